@@ -1,0 +1,3 @@
+//! Everything between the simulation and the socket.
+
+pub mod conditioner;

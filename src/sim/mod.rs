@@ -1,0 +1,3 @@
+//! The deterministic simulation shared by server and client: no I/O, no clocks, no floats.
+
+pub mod map;
