@@ -6,4 +6,5 @@
 //! [`ui`] that only draws.
 
 pub mod net;
+pub mod server;
 pub mod sim;

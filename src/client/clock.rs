@@ -1,0 +1,92 @@
+//! The client's estimate of the server's clock, and of how late snapshots arrive.
+//!
+//! Each snapshot says which server tick it shows; subtracting the local time it arrived
+//! gives one noisy sample of the offset between the clocks (including the one-way delay,
+//! which is what interpolation wants: we render relative to the stream as it arrives).
+//! Smoothing the samples gives a steady server time; their spread is the jitter that
+//! the interpolation delay must cover.
+
+/// Weight of a new offset sample: small, so one late packet barely moves the clock.
+const OFFSET_GAIN: f64 = 0.05;
+const JITTER_GAIN: f64 = 0.1;
+/// A sample this far from the estimate means the server restarted or the link stalled
+/// for a long time: start over rather than drift for seconds.
+const RESYNC_SECS: f64 = 1.0;
+
+#[derive(Clone, Debug, Default)]
+pub struct ServerClock {
+    offset: Option<f64>,
+    jitter: f64,
+}
+
+impl ServerClock {
+    /// Records that a snapshot from `server_secs` arrived at `local_secs`.
+    pub fn observe(&mut self, local_secs: f64, server_secs: f64) {
+        let sample = server_secs - local_secs;
+        match self.offset {
+            Some(offset) if (sample - offset).abs() < RESYNC_SECS => {
+                let dev = sample - offset;
+                self.offset = Some(offset + dev * OFFSET_GAIN);
+                self.jitter += (dev.abs() - self.jitter) * JITTER_GAIN;
+            }
+            _ => {
+                self.offset = Some(sample);
+                self.jitter = 0.0;
+            }
+        }
+    }
+
+    /// The server time it is now, as seen through the network (None before any snapshot).
+    pub fn server_secs(&self, local_secs: f64) -> Option<f64> {
+        self.offset.map(|o| local_secs + o)
+    }
+
+    /// Mean absolute deviation of arrival times from the smoothed clock, in seconds.
+    pub fn jitter_secs(&self) -> f64 {
+        self.jitter
+    }
+}
+
+/// How far in the past to draw remote players: two snapshot periods (so one lost
+/// snapshot still leaves a pair to interpolate between) plus a margin for jitter.
+pub fn interp_delay_target(snapshot_period_secs: f64, jitter_secs: f64) -> f64 {
+    2.0 * snapshot_period_secs + 3.0 * jitter_secs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steady_arrivals_give_a_steady_clock_and_no_jitter() {
+        let mut c = ServerClock::default();
+        for i in 0..100 {
+            let server = f64::from(i) * 0.05;
+            c.observe(10.0 + server + 0.03, server);
+        }
+        let now = c.server_secs(20.0).unwrap();
+        assert!((now - (20.0 - 10.03)).abs() < 1e-9);
+        assert!(c.jitter_secs() < 1e-9);
+    }
+
+    #[test]
+    fn jittery_arrivals_measure_jitter() {
+        let mut c = ServerClock::default();
+        for i in 0..400 {
+            let server = f64::from(i) * 0.05;
+            let late = if i % 2 == 0 { 0.0 } else { 0.02 };
+            c.observe(server + 0.05 + late, server);
+        }
+        assert!((c.jitter_secs() - 0.01).abs() < 0.003, "{}", c.jitter_secs());
+        let delay = interp_delay_target(0.05, c.jitter_secs());
+        assert!(delay > 0.1 && delay < 0.15);
+    }
+
+    #[test]
+    fn a_big_jump_resyncs() {
+        let mut c = ServerClock::default();
+        c.observe(1.0, 100.0);
+        c.observe(1.05, 5.0);
+        assert!((c.server_secs(1.05).unwrap() - 5.0).abs() < 1e-9);
+    }
+}

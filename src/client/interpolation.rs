@@ -1,0 +1,198 @@
+//! Entity interpolation for remote players.
+//!
+//! Snapshots arrive every 50 ms or so, late and unevenly. Drawing each one as it lands
+//! makes other players jump; instead they are drawn a little in the past, at a render
+//! time between two buffered snapshots, so their motion is continuous. When the render
+//! time runs past the newest snapshot (a late or lost packet), a player is extrapolated
+//! along its last velocity for a short while, then held still until news arrives.
+
+use std::collections::VecDeque;
+
+use crate::net::protocol::PlayerSnap;
+use crate::sim::world::PlayerId;
+
+/// Snapshots kept: over 3 s at 20 Hz, plenty for any interpolation delay we choose.
+const CAPACITY: usize = 64;
+
+/// How a position on screen was obtained this frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Sample {
+    /// Between two snapshots that bracket the render time.
+    Interpolated,
+    /// Past the newest snapshot, projected along the last velocity.
+    Extrapolated,
+    /// Past the extrapolation limit (or before the oldest snapshot): frozen.
+    Held,
+}
+
+#[derive(Clone, Debug)]
+pub struct TimedSnapshot {
+    pub tick: u32,
+    pub players: Vec<PlayerSnap>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct SnapshotBuffer {
+    entries: VecDeque<TimedSnapshot>,
+}
+
+impl SnapshotBuffer {
+    /// Inserts in tick order; a duplicate tick is ignored.
+    pub fn push(&mut self, tick: u32, players: Vec<PlayerSnap>) {
+        let at = self.entries.partition_point(|e| e.tick < tick);
+        if self.entries.get(at).is_some_and(|e| e.tick == tick) {
+            return;
+        }
+        self.entries.insert(at, TimedSnapshot { tick, players });
+        if self.entries.len() > CAPACITY {
+            self.entries.pop_front();
+        }
+    }
+
+    pub fn newest(&self) -> Option<&TimedSnapshot> {
+        self.entries.back()
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &TimedSnapshot> {
+        self.entries.iter()
+    }
+
+    /// Snapshots newer than `render_tick`: the buffer's margin against a late packet.
+    pub fn ahead_of(&self, render_tick: f64) -> usize {
+        self.entries
+            .iter()
+            .filter(|e| f64::from(e.tick) > render_tick)
+            .count()
+    }
+
+    /// Which way the frame at `render_tick` is drawn, whatever the player.
+    pub fn mode(&self, render_tick: f64, max_extrapolate_ticks: f64) -> Sample {
+        match self.newest() {
+            Some(n) if render_tick <= f64::from(n.tick) => Sample::Interpolated,
+            Some(n) if render_tick - f64::from(n.tick) <= max_extrapolate_ticks => {
+                Sample::Extrapolated
+            }
+            _ => Sample::Held,
+        }
+    }
+
+    /// Position of player `id` at `render_tick`, in sub-cell units.
+    pub fn sample(
+        &self,
+        id: PlayerId,
+        render_tick: f64,
+        max_extrapolate_ticks: f64,
+    ) -> Option<((f64, f64), Sample)> {
+        let find = |e: &TimedSnapshot| e.players.iter().find(|p| p.id == id).copied();
+        let mut before: Option<(u32, PlayerSnap)> = None;
+        let mut after: Option<(u32, PlayerSnap)> = None;
+        for e in &self.entries {
+            let Some(p) = find(e) else { continue };
+            if f64::from(e.tick) <= render_tick {
+                before = Some((e.tick, p));
+            } else {
+                after = Some((e.tick, p));
+                break;
+            }
+        }
+        let pos = |p: &PlayerSnap| (f64::from(p.state.x), f64::from(p.state.y));
+        match (before, after) {
+            (Some((t0, a)), Some((t1, b))) => {
+                let f = (render_tick - f64::from(t0)) / f64::from(t1 - t0);
+                let (ax, ay) = pos(&a);
+                let (bx, by) = pos(&b);
+                Some(((ax + (bx - ax) * f, ay + (by - ay) * f), Sample::Interpolated))
+            }
+            (Some((t0, a)), None) => {
+                let ahead = render_tick - f64::from(t0);
+                let (ax, ay) = pos(&a);
+                let (vx, vy) = (f64::from(a.state.vx), f64::from(a.state.vy));
+                let (t, sample) = if ahead <= max_extrapolate_ticks {
+                    (ahead, Sample::Extrapolated)
+                } else {
+                    (max_extrapolate_ticks, Sample::Held)
+                };
+                let sample = if ahead == 0.0 { Sample::Interpolated } else { sample };
+                Some(((ax + vx * t, ay + vy * t), sample))
+            }
+            (None, Some((_, b))) => Some((pos(&b), Sample::Held)),
+            (None, None) => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::world::PlayerState;
+
+    fn snap(id: PlayerId, x: i32, y: i32, vx: i32, vy: i32) -> PlayerSnap {
+        PlayerSnap {
+            id,
+            state: PlayerState { x, y, vx, vy },
+        }
+    }
+
+    #[test]
+    fn between_two_snapshots_positions_lie_on_the_segment_and_advance() {
+        let mut buf = SnapshotBuffer::default();
+        buf.push(100, vec![snap(1, 1000, 2000, 30, 0)]);
+        buf.push(103, vec![snap(1, 1090, 1940, 30, -20)]);
+        let mut last = f64::NEG_INFINITY;
+        for i in 0..=300 {
+            let t = 100.0 + 3.0 * f64::from(i) / 300.0;
+            let ((x, y), s) = buf.sample(1, t, 6.0).unwrap();
+            assert_eq!(s, Sample::Interpolated);
+            // On the segment: y is the linear function of x through both endpoints.
+            let along = (x - 1000.0) / 90.0;
+            assert!((0.0..=1.0).contains(&along));
+            assert!((y - (2000.0 - 60.0 * along)).abs() < 1e-9);
+            assert!(x >= last, "monotone in time");
+            last = x;
+        }
+    }
+
+    #[test]
+    fn underrun_extrapolates_then_holds() {
+        let mut buf = SnapshotBuffer::default();
+        buf.push(100, vec![snap(1, 1000, 1000, 0, 0)]);
+        buf.push(103, vec![snap(1, 1090, 1000, 30, 0)]);
+        let ((x, _), s) = buf.sample(1, 105.0, 6.0).unwrap();
+        assert_eq!(s, Sample::Extrapolated);
+        assert!((x - 1150.0).abs() < 1e-9);
+        assert_eq!(buf.mode(105.0, 6.0), Sample::Extrapolated);
+        let ((x, _), s) = buf.sample(1, 130.0, 6.0).unwrap();
+        assert_eq!(s, Sample::Held);
+        assert!((x - 1270.0).abs() < 1e-9, "held where extrapolation stopped");
+        assert_eq!(buf.mode(130.0, 6.0), Sample::Held);
+    }
+
+    #[test]
+    fn out_of_order_snapshots_are_sorted_and_duplicates_dropped() {
+        let mut buf = SnapshotBuffer::default();
+        buf.push(106, vec![snap(1, 60, 0, 0, 0)]);
+        buf.push(100, vec![snap(1, 0, 0, 0, 0)]);
+        buf.push(103, vec![snap(1, 30, 0, 0, 0)]);
+        buf.push(103, vec![snap(1, 999, 0, 0, 0)]);
+        let ticks: Vec<u32> = buf.iter().map(|e| e.tick).collect();
+        assert_eq!(ticks, vec![100, 103, 106]);
+        assert_eq!(buf.sample(1, 104.5, 6.0).unwrap().0 .0, 45.0);
+    }
+
+    #[test]
+    fn a_player_missing_from_one_snapshot_interpolates_across_it() {
+        let mut buf = SnapshotBuffer::default();
+        buf.push(100, vec![snap(1, 0, 0, 0, 0), snap(2, 0, 0, 0, 0)]);
+        buf.push(103, vec![snap(2, 0, 0, 0, 0)]);
+        buf.push(106, vec![snap(1, 60, 0, 0, 0), snap(2, 0, 0, 0, 0)]);
+        assert_eq!(buf.sample(1, 103.0, 6.0).unwrap().0 .0, 30.0);
+    }
+}

@@ -1,0 +1,298 @@
+//! Client-side prediction and server reconciliation for the local player.
+//!
+//! Every command is applied locally the moment it is made and remembered, with the state
+//! it produced, in a power-of-two ring indexed by seq. When a snapshot says which seq the
+//! server applied last and where that left us, the ring says where we thought we were
+//! after that same seq. If the two differ the server wins: we take its state and replay
+//! every later command on top. The jump this makes on screen is hidden by a visual error
+//! offset that decays over about 100 ms, unless it is too big to hide.
+
+use crate::sim::map::{CELL, Map};
+use crate::sim::world::{Command, PlayerState, Rules, move_player};
+
+/// Seqs remembered: 512 commands is 8.5 s at 60 Hz, far longer than any RTT we play at.
+pub const RING: usize = 512;
+const MASK: u32 = RING as u32 - 1;
+/// Errors larger than this (in sub-cell units) snap instead of sliding: smoothing a
+/// teleport would show the player gliding through walls.
+const SNAP_DISTANCE: f64 = 2.0 * CELL as f64;
+/// Time constant of the visual error decay, in seconds: ~95% gone after 100 ms.
+const SMOOTHING_TAU: f64 = 0.033;
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Entry {
+    seq: u32,
+    cmd: Command,
+    state: PlayerState,
+}
+
+/// One disagreement with the server, as measured when it was found.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Correction {
+    /// Where the prediction had the player now, before the replay (sub-cell units).
+    pub predicted: PlayerState,
+    /// Where the replay from the server's state put the player now.
+    pub corrected: PlayerState,
+    /// Distance between the two, in cells.
+    pub cells: f64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Prediction {
+    ring: Vec<Entry>,
+    latest_seq: u32,
+    acked_seq: u32,
+    state: PlayerState,
+    /// Visual offset (sub-cell units) added to the drawn position after a correction.
+    error: (f64, f64),
+}
+
+impl Prediction {
+    /// Starts from the server's state for `acked_seq` (0 before any command).
+    pub fn new(state: PlayerState, acked_seq: u32) -> Prediction {
+        let mut p = Prediction {
+            ring: vec![Entry::default(); RING],
+            latest_seq: acked_seq,
+            acked_seq,
+            state,
+            error: (0.0, 0.0),
+        };
+        p.ring[(acked_seq & MASK) as usize] = Entry {
+            seq: acked_seq,
+            cmd: Command::default(),
+            state,
+        };
+        p
+    }
+
+    pub fn state(&self) -> PlayerState {
+        self.state
+    }
+
+    pub fn latest_seq(&self) -> u32 {
+        self.latest_seq
+    }
+
+    pub fn acked_seq(&self) -> u32 {
+        self.acked_seq
+    }
+
+    /// Commands made but not yet acknowledged by the server.
+    pub fn pending(&self) -> u32 {
+        self.latest_seq - self.acked_seq
+    }
+
+    /// The newest `limit` unacknowledged commands, oldest first: the redundant window
+    /// every input packet carries.
+    pub fn unacked(&self, limit: usize) -> impl Iterator<Item = (u32, Command)> + '_ {
+        let first = (self.acked_seq + 1).max(self.latest_seq.saturating_sub(limit as u32 - 1));
+        (first..=self.latest_seq).map(|seq| (seq, self.ring[(seq & MASK) as usize].cmd))
+    }
+
+    /// Makes the next command: applies it at once and remembers it. Returns its seq.
+    pub fn push(&mut self, map: &Map, rules: &Rules, cmd: Command, others: &[PlayerState]) -> u32 {
+        self.latest_seq += 1;
+        if self.latest_seq - self.acked_seq >= RING as u32 {
+            // The server has not acknowledged anything for a whole ring: keep the ring's
+            // oldest entry meaningful by treating it as acknowledged.
+            self.acked_seq = self.latest_seq - RING as u32 + 1;
+        }
+        self.state = move_player(map, rules, self.state, cmd, others);
+        self.ring[(self.latest_seq & MASK) as usize] = Entry {
+            seq: self.latest_seq,
+            cmd,
+            state: self.state,
+        };
+        self.latest_seq
+    }
+
+    /// Checks the server's state after `ack_seq` against the prediction for that seq.
+    /// On a difference, and if `correct` is on, takes the server's state and replays the
+    /// later commands. Returns the correction made (or, with `correct` off, the one that
+    /// would have been made).
+    #[allow(clippy::too_many_arguments)]
+    pub fn reconcile(
+        &mut self,
+        map: &Map,
+        rules: &Rules,
+        ack_seq: u32,
+        server: PlayerState,
+        others: &[PlayerState],
+        correct: bool,
+        smooth: bool,
+    ) -> Option<Correction> {
+        // An older snapshot than one already used (reordering), or an ack of a command
+        // we never made (a confused or hostile server): nothing to learn.
+        if ack_seq < self.acked_seq || ack_seq > self.latest_seq {
+            return None;
+        }
+        self.acked_seq = ack_seq;
+        let entry = self.ring[(ack_seq & MASK) as usize];
+        if entry.seq == ack_seq && entry.state == server {
+            return None;
+        }
+        let predicted = self.state;
+        let mut replayed = server;
+        for seq in ack_seq + 1..=self.latest_seq {
+            let cmd = self.ring[(seq & MASK) as usize].cmd;
+            replayed = move_player(map, rules, replayed, cmd, others);
+        }
+        let dx = f64::from(predicted.x - replayed.x);
+        let dy = f64::from(predicted.y - replayed.y);
+        let correction = Correction {
+            predicted,
+            corrected: replayed,
+            cells: dx.hypot(dy) / f64::from(CELL),
+        };
+        if !correct {
+            // Reconciliation off: keep believing the prediction and its history, so
+            // turning reconciliation back on corrects from the next snapshot.
+            return Some(correction);
+        }
+        // Rewrite the history from the server's state, so the next snapshot compares
+        // against what we now believe rather than what we believed before.
+        let mut s = server;
+        self.ring[(ack_seq & MASK) as usize] = Entry {
+            seq: ack_seq,
+            cmd: entry.cmd,
+            state: s,
+        };
+        for seq in ack_seq + 1..=self.latest_seq {
+            let e = &mut self.ring[(seq & MASK) as usize];
+            s = move_player(map, rules, s, e.cmd, others);
+            e.state = s;
+        }
+        self.state = replayed;
+        let error = (self.error.0 + dx, self.error.1 + dy);
+        self.error = if smooth && error.0.hypot(error.1) <= SNAP_DISTANCE {
+            error
+        } else {
+            (0.0, 0.0)
+        };
+        Some(correction)
+    }
+
+    /// Restarts from the server's word, dropping all history: used when the history is
+    /// unusable (prediction switched back on after being off with reconciliation off).
+    pub fn reset(&mut self, server: PlayerState, ack_seq: u32) {
+        *self = Prediction::new(server, ack_seq);
+    }
+
+    /// Lets the visual error decay by `dt` seconds.
+    pub fn decay(&mut self, dt: f64) {
+        let k = (-dt / SMOOTHING_TAU).exp();
+        self.error = (self.error.0 * k, self.error.1 * k);
+    }
+
+    /// Where to draw the local player, in sub-cell units: the prediction plus what is
+    /// left of the last correction's visual error.
+    pub fn drawn(&self) -> (f64, f64) {
+        (
+            f64::from(self.state.x) + self.error.0,
+            f64::from(self.state.y) + self.error.1,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::world::Buttons;
+
+    fn setup() -> (Map, Rules) {
+        let map = Map::parse("t", "########\n#S.....#\n#......#\n########").unwrap();
+        (map, Rules::for_tick_rate(60))
+    }
+
+    fn right() -> Command {
+        Command {
+            buttons: Buttons::RIGHT,
+        }
+    }
+
+    #[test]
+    fn agreeing_server_causes_no_correction() {
+        let (map, rules) = setup();
+        let start = PlayerState::at_cell(1, 1);
+        let mut p = Prediction::new(start, 0);
+        let mut server = start;
+        for _ in 0..10 {
+            p.push(&map, &rules, right(), &[]);
+        }
+        for seq in 1..=4 {
+            server = move_player(&map, &rules, server, right(), &[]);
+            let _ = seq;
+        }
+        assert_eq!(p.reconcile(&map, &rules, 4, server, &[], true, true), None);
+        assert_eq!(p.pending(), 6);
+        assert_eq!(p.unacked(64).map(|(s, _)| s).collect::<Vec<_>>(), (5..=10).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn disagreement_replays_from_the_server_state() {
+        let (map, rules) = setup();
+        let start = PlayerState::at_cell(1, 1);
+        let mut p = Prediction::new(start, 0);
+        for _ in 0..6 {
+            p.push(&map, &rules, right(), &[]);
+        }
+        // The server teleported us down a row before applying seq 3.
+        let mut server = start;
+        for _ in 0..2 {
+            server = move_player(&map, &rules, server, right(), &[]);
+        }
+        server.y += CELL;
+        server = move_player(&map, &rules, server, right(), &[]);
+        let c = p
+            .reconcile(&map, &rules, 3, server, &[], true, true)
+            .expect("a correction");
+        assert!((c.cells - 1.0).abs() < 1e-9);
+        let mut expect = server;
+        for _ in 0..3 {
+            expect = move_player(&map, &rules, expect, right(), &[]);
+        }
+        assert_eq!(p.state(), expect);
+        // The drawn position starts where we were and decays towards the truth.
+        assert!((p.drawn().1 - f64::from(expect.y - CELL)).abs() < 1e-9);
+        p.decay(0.1);
+        assert!((p.drawn().1 - f64::from(expect.y)).abs() < 0.05 * f64::from(CELL));
+        // The same snapshot again is not a second correction.
+        assert_eq!(p.reconcile(&map, &rules, 3, server, &[], true, true), None);
+    }
+
+    #[test]
+    fn large_errors_snap() {
+        let (map, rules) = setup();
+        let mut p = Prediction::new(PlayerState::at_cell(1, 1), 0);
+        p.push(&map, &rules, right(), &[]);
+        let far = PlayerState::at_cell(6, 2);
+        assert!(p.reconcile(&map, &rules, 1, far, &[], true, true).is_some());
+        assert_eq!(p.drawn(), (f64::from(far.x), f64::from(far.y)));
+    }
+
+    #[test]
+    fn reconciliation_off_keeps_the_prediction() {
+        let (map, rules) = setup();
+        let mut p = Prediction::new(PlayerState::at_cell(1, 1), 0);
+        p.push(&map, &rules, right(), &[]);
+        p.push(&map, &rules, right(), &[]);
+        let before = p.state();
+        let far = PlayerState::at_cell(6, 2);
+        assert!(p.reconcile(&map, &rules, 1, far, &[], false, true).is_some());
+        assert_eq!(p.state(), before);
+    }
+
+    #[test]
+    fn stale_and_impossible_acks_are_ignored() {
+        let (map, rules) = setup();
+        let mut p = Prediction::new(PlayerState::at_cell(1, 1), 0);
+        for _ in 0..3 {
+            p.push(&map, &rules, right(), &[]);
+        }
+        let s = p.state();
+        assert_eq!(p.reconcile(&map, &rules, 99, PlayerState::default(), &[], true, true), None);
+        assert!(p.reconcile(&map, &rules, 3, s, &[], true, true).is_none());
+        assert_eq!(p.reconcile(&map, &rules, 2, PlayerState::default(), &[], true, true), None);
+        assert_eq!(p.state(), s);
+    }
+}

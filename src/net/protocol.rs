@@ -1,0 +1,251 @@
+//! The messages client and server exchange, and what makes one acceptable.
+//!
+//! Every datagram is one message. Bytes go through [`super::codec`] only; this module
+//! says what the bytes mean and rejects values no honest peer sends.
+
+use serde::{Deserialize, Serialize};
+
+use crate::sim::world::{Command, PlayerId, PlayerState};
+
+/// Bumped on any change to the messages below. `Connect` stays variant 0 with `magic` and
+/// `version` first, so every past and future build can tell a mismatch apart from noise.
+pub const PROTOCOL_VERSION: u16 = 1;
+/// "NARE": marks a connect request as netarena's, not a stray datagram.
+pub const MAGIC: u32 = 0x4E41_5245;
+/// Most unacknowledged commands one input packet may carry (~1 s at 60 Hz).
+pub const MAX_COMMANDS_PER_INPUT: usize = 64;
+/// Longest player name, in characters, after sanitising.
+pub const MAX_NAME_CHARS: usize = 16;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum ClientMsg {
+    Connect {
+        magic: u32,
+        version: u16,
+        name: String,
+    },
+    Input(InputPacket),
+    Leave,
+}
+
+/// A run of identical consecutive commands; held keys make long runs, so the redundant
+/// window costs a few bytes whatever its length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommandRun {
+    pub cmd: Command,
+    pub count: u8,
+}
+
+/// Every command the server has not acknowledged yet, oldest first, ending at `last_seq`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InputPacket {
+    /// The client's clock when it sent this, echoed back for round-trip time.
+    pub client_time_ms: u32,
+    /// Newest snapshot tick the client has received.
+    pub ack_tick: u32,
+    pub last_seq: u32,
+    pub runs: Vec<CommandRun>,
+}
+
+impl InputPacket {
+    pub fn command_count(&self) -> usize {
+        self.runs.iter().map(|r| usize::from(r.count)).sum()
+    }
+
+    /// Packs `(seq, command)` pairs, which must be consecutive and oldest first.
+    pub fn pack(
+        client_time_ms: u32,
+        ack_tick: u32,
+        commands: impl IntoIterator<Item = (u32, Command)>,
+    ) -> InputPacket {
+        let mut runs: Vec<CommandRun> = Vec::new();
+        let mut last_seq = 0;
+        for (seq, cmd) in commands {
+            last_seq = seq;
+            match runs.last_mut() {
+                Some(run) if run.cmd == cmd && run.count < u8::MAX => run.count += 1,
+                _ => runs.push(CommandRun { cmd, count: 1 }),
+            }
+        }
+        InputPacket {
+            client_time_ms,
+            ack_tick,
+            last_seq,
+            runs,
+        }
+    }
+
+    /// The commands with their seqs, oldest first. Only call on a validated packet.
+    pub fn commands(&self) -> impl Iterator<Item = (u32, Command)> + '_ {
+        let first = self.last_seq + 1 - self.command_count() as u32;
+        self.runs
+            .iter()
+            .flat_map(|r| std::iter::repeat_n(r.cmd, usize::from(r.count)))
+            .enumerate()
+            .map(move |(i, cmd)| (first + i as u32, cmd))
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum ServerMsg {
+    Welcome(Welcome),
+    Reject(RejectReason),
+    Snapshot(Snapshot),
+    Roster(Vec<RosterEntry>),
+    /// The server is shutting down or has dropped this client.
+    Bye(String),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Welcome {
+    pub player_id: PlayerId,
+    pub tick_rate: u16,
+    pub snapshot_rate: u16,
+    pub server_tick: u32,
+    pub server_name: String,
+    pub map_name: String,
+    /// The map's grid text; the client parses it with the same validator as a file.
+    pub map_text: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum RejectReason {
+    Full { max_players: u16 },
+    Version { server: u16 },
+}
+
+impl std::fmt::Display for RejectReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RejectReason::Full { max_players } => {
+                write!(f, "server is full ({max_players} players)")
+            }
+            RejectReason::Version { server } => write!(
+                f,
+                "protocol version mismatch: server speaks v{server}, this client v{PROTOCOL_VERSION}"
+            ),
+        }
+    }
+}
+
+/// The authoritative world at one server tick, as one client should see it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Snapshot {
+    pub tick: u32,
+    /// Last command seq the server applied for this client (0: none yet).
+    pub ack_seq: u32,
+    /// The newest `client_time_ms` received from this client...
+    pub echo_time_ms: u32,
+    /// ...and how long the server held it before this reply, so RTT excludes that wait.
+    pub echo_hold_ms: u16,
+    pub players: Vec<PlayerSnap>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerSnap {
+    pub id: PlayerId,
+    pub state: PlayerState,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RosterEntry {
+    pub id: PlayerId,
+    pub name: String,
+    pub bot: bool,
+}
+
+/// Why a decoded message is refused even though its bytes were well-formed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Invalid {
+    #[error("input carries no commands or more than {MAX_COMMANDS_PER_INPUT}")]
+    CommandCount,
+    #[error("input run of zero commands")]
+    EmptyRun,
+    #[error("input seqs would start before 1")]
+    SeqUnderflow,
+    #[error("snapshot with too many players")]
+    TooManyPlayers,
+}
+
+impl InputPacket {
+    pub fn validate(&self) -> Result<(), Invalid> {
+        if self.runs.iter().any(|r| r.count == 0) {
+            return Err(Invalid::EmptyRun);
+        }
+        let n = self.command_count();
+        if n == 0 || n > MAX_COMMANDS_PER_INPUT {
+            return Err(Invalid::CommandCount);
+        }
+        if (self.last_seq as usize) < n {
+            return Err(Invalid::SeqUnderflow);
+        }
+        Ok(())
+    }
+}
+
+/// Keeps printable characters only and bounds the length, so nobody can put escape
+/// sequences into another player's terminal or stretch the HUD.
+pub fn sanitize_name(raw: &str) -> String {
+    let name: String = raw
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(MAX_NAME_CHARS)
+        .collect();
+    let name = name.trim();
+    if name.is_empty() {
+        "player".to_owned()
+    } else {
+        name.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::world::Buttons;
+
+    fn cmd(bits: u8) -> Command {
+        Command {
+            buttons: Buttons::from_bits_truncate(bits),
+        }
+    }
+
+    #[test]
+    fn runs_pack_and_unpack_the_same_commands() {
+        let commands: Vec<(u32, Command)> = (40..100)
+            .map(|seq| (seq, cmd(if seq % 17 < 9 { 1 } else { 8 })))
+            .collect();
+        let packet = InputPacket::pack(5, 6, commands.clone());
+        assert!(packet.runs.len() < 10);
+        packet.validate().unwrap();
+        assert_eq!(packet.commands().collect::<Vec<_>>(), commands);
+    }
+
+    #[test]
+    fn hostile_inputs_are_invalid() {
+        let run = |count| CommandRun { cmd: cmd(1), count };
+        let mk = |last_seq, runs| InputPacket {
+            client_time_ms: 0,
+            ack_tick: 0,
+            last_seq,
+            runs,
+        };
+        assert_eq!(mk(10, vec![]).validate(), Err(Invalid::CommandCount));
+        assert_eq!(mk(10, vec![run(0)]).validate(), Err(Invalid::EmptyRun));
+        assert_eq!(mk(3, vec![run(5)]).validate(), Err(Invalid::SeqUnderflow));
+        assert_eq!(
+            mk(1000, vec![run(255)]).validate(),
+            Err(Invalid::CommandCount)
+        );
+    }
+
+    #[test]
+    fn names_lose_control_characters() {
+        assert_eq!(sanitize_name("\u{1b}[31mred\u{7}"), "[31mred");
+        assert_eq!(sanitize_name("   "), "player");
+        assert_eq!(
+            sanitize_name(&"x".repeat(50)).chars().count(),
+            MAX_NAME_CHARS
+        );
+    }
+}

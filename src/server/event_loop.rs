@@ -1,0 +1,116 @@
+//! The server's I/O shell: a mio loop that feeds datagrams and fixed-rate ticks to
+//! [`Server`] and sends what it produces.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use mio::{Events, Poll, Token};
+
+use super::{Server, ServerConfig, ServerEvent};
+use crate::net::codec;
+use crate::net::conditioner::Conditions;
+use crate::net::transport::Transport;
+
+const SOCKET: Token = Token(0);
+/// Falling further behind than this many ticks (a stalled machine) skips them instead of
+/// running a burst of catch-up ticks that would teleport everyone.
+const MAX_CATCH_UP_TICKS: u32 = 5;
+
+/// How the loop reports to its owner.
+pub trait Observer {
+    /// The socket is bound; clients can connect to `addr`.
+    fn started(&mut self, _addr: SocketAddr, _server: &Server) {}
+    fn event(&mut self, _event: &ServerEvent) {}
+}
+
+pub struct NetOptions {
+    pub bind: SocketAddr,
+    pub outgoing: Conditions,
+    pub incoming: Conditions,
+}
+
+/// Runs until `stop` is set, then says goodbye to every client.
+pub fn run(
+    config: ServerConfig,
+    net: NetOptions,
+    stop: &AtomicBool,
+    observer: &mut dyn Observer,
+) -> anyhow::Result<()> {
+    let mut poll = Poll::new().context("cannot create poll")?;
+    let mut transport = Transport::bind(
+        net.bind,
+        poll.registry(),
+        SOCKET,
+        net.outgoing,
+        net.incoming,
+        config.seed,
+    )
+    .with_context(|| format!("cannot listen on UDP {}", net.bind))?;
+    let period = Duration::from_secs(1) / u32::from(config.tick_rate.max(1));
+    let mut server = Server::new(config);
+    observer.started(transport.local_addr()?, &server);
+    let mut events = Events::with_capacity(64);
+    let mut buf = Vec::with_capacity(codec::MAX_SERVER_DATAGRAM);
+    let mut next_tick = Instant::now() + period;
+
+    loop {
+        let now = Instant::now();
+        if stop.load(Ordering::Relaxed) {
+            server.shutdown("server shutting down");
+            send_outbox(&mut server, &mut transport, &mut buf, now);
+            // Let delayed goodbyes leave before the socket closes.
+            let deadline = now + Duration::from_millis(500);
+            while let Some(due) = transport.next_due().filter(|d| *d <= deadline) {
+                std::thread::sleep(due.saturating_duration_since(Instant::now()));
+                transport.flush(Instant::now());
+            }
+            return Ok(());
+        }
+        let wake = transport.next_due().map_or(next_tick, |d| d.min(next_tick));
+        // Wake at least every 100 ms to notice `stop`.
+        let timeout = wake
+            .saturating_duration_since(now)
+            .min(Duration::from_millis(100));
+        if let Err(e) = poll.poll(&mut events, Some(timeout))
+            && e.kind() != std::io::ErrorKind::Interrupted
+        {
+            return Err(e).context("poll failed");
+        }
+
+        let now = Instant::now();
+        transport.receive(now, |from, bytes| match codec::decode_client(bytes) {
+            Ok(msg) => server.handle(now, from, msg),
+            Err(e) => {
+                tracing::debug!("dropped datagram from {from}: {e}");
+                server.note_malformed();
+            }
+        });
+        let mut ran = 0;
+        while now >= next_tick {
+            if ran == MAX_CATCH_UP_TICKS {
+                tracing::warn!("server fell behind; skipping ticks");
+                next_tick = now + period;
+                break;
+            }
+            server.tick(next_tick);
+            next_tick += period;
+            ran += 1;
+        }
+        send_outbox(&mut server, &mut transport, &mut buf, now);
+        transport.flush(now);
+        for event in server.take_events() {
+            observer.event(&event);
+        }
+    }
+}
+
+fn send_outbox(server: &mut Server, transport: &mut Transport, buf: &mut Vec<u8>, now: Instant) {
+    for (addr, msg) in server.take_outbox() {
+        match codec::encode_server(&msg, buf) {
+            Ok(()) => transport.send(now, addr, buf),
+            Err(e) => tracing::error!("cannot encode message for {addr}: {e}"),
+        }
+    }
+}

@@ -1,0 +1,448 @@
+//! The authoritative server: a state machine fed with decoded messages and clock ticks,
+//! producing messages to send and events to report. It owns no socket and reads no
+//! clock, so tests drive it directly; [`event_loop`] wires it to UDP.
+
+pub mod commands;
+pub mod event_loop;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use crate::net::protocol::{
+    ClientMsg, InputPacket, MAGIC, PROTOCOL_VERSION, PlayerSnap, RejectReason, RosterEntry,
+    ServerMsg, Snapshot, Welcome, sanitize_name,
+};
+use crate::sim::bot::Wander;
+use crate::sim::map::Map;
+use crate::sim::world::{PlayerId, PlayerState, Rules, World};
+use commands::CommandQueue;
+
+/// Most players one server holds: player ids are one byte.
+pub const PLAYER_LIMIT: u16 = 256;
+
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    pub map: Map,
+    pub bots: u16,
+    pub tick_rate: u16,
+    pub snapshot_rate: u16,
+    pub max_players: u16,
+    pub name: String,
+    /// A client not heard from for this long is dropped.
+    pub client_timeout: Duration,
+    pub seed: u64,
+}
+
+impl ServerConfig {
+    pub fn new(map: Map) -> ServerConfig {
+        ServerConfig {
+            map,
+            bots: 0,
+            tick_rate: 60,
+            snapshot_rate: 20,
+            max_players: 16,
+            name: "netarena".to_owned(),
+            client_timeout: Duration::from_secs(5),
+            seed: 1,
+        }
+    }
+
+    /// Server ticks between two snapshots.
+    pub fn snapshot_interval(&self) -> u32 {
+        u32::from((self.tick_rate / self.snapshot_rate.max(1)).max(1))
+    }
+}
+
+/// Something worth a line in the dedicated server's output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ServerEvent {
+    Joined {
+        id: PlayerId,
+        name: String,
+        from: Option<SocketAddr>,
+    },
+    Left {
+        id: PlayerId,
+        name: String,
+        reason: &'static str,
+    },
+}
+
+impl fmt::Display for ServerEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ServerEvent::Joined { id, name, from } => match from {
+                Some(addr) => write!(f, "join  #{id} {name} from {addr}"),
+                None => write!(f, "join  #{id} {name} (bot)"),
+            },
+            ServerEvent::Left { id, name, reason } => write!(f, "leave #{id} {name} ({reason})"),
+        }
+    }
+}
+
+/// What the server knows of a remote client beyond its player.
+#[derive(Clone, Debug)]
+struct Remote {
+    addr: SocketAddr,
+    last_heard: Instant,
+    /// Newest client timestamp seen, and when it arrived, for the RTT echo.
+    echo_time_ms: u32,
+    echo_received: Instant,
+}
+
+#[derive(Clone, Debug)]
+enum Driver {
+    Remote(Remote),
+    Bot(Box<Wander>),
+}
+
+#[derive(Clone, Debug)]
+struct Slot {
+    id: PlayerId,
+    name: String,
+    queue: CommandQueue,
+    driver: Driver,
+    /// Seq the bot's next command gets: bots number commands like clients do.
+    bot_seq: u32,
+}
+
+/// Counters of what the server refused, for logs and tests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Refusals {
+    pub malformed: u64,
+    pub invalid: u64,
+    pub unknown_sender: u64,
+}
+
+pub struct Server {
+    config: ServerConfig,
+    rules: Rules,
+    world: World,
+    slots: Vec<Slot>,
+    by_addr: HashMap<SocketAddr, PlayerId>,
+    outbox: Vec<(SocketAddr, ServerMsg)>,
+    events: Vec<ServerEvent>,
+    roster_dirty: bool,
+    refusals: Refusals,
+}
+
+impl Server {
+    pub fn new(config: ServerConfig) -> Server {
+        let mut server = Server {
+            rules: Rules::for_tick_rate(config.tick_rate),
+            world: World::default(),
+            slots: Vec::new(),
+            by_addr: HashMap::new(),
+            outbox: Vec::new(),
+            events: Vec::new(),
+            roster_dirty: false,
+            refusals: Refusals::default(),
+            config,
+        };
+        for n in 0..server.config.bots {
+            let seed = server
+                .config
+                .seed
+                .wrapping_mul(0x9E37_79B9)
+                .wrapping_add(u64::from(n));
+            let name = format!("bot-{}", n + 1);
+            if server
+                .add_player(name, Driver::Bot(Box::new(Wander::new(seed))))
+                .is_none()
+            {
+                break;
+            }
+        }
+        server
+    }
+
+    pub fn config(&self) -> &ServerConfig {
+        &self.config
+    }
+
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    pub fn refusals(&self) -> Refusals {
+        self.refusals
+    }
+
+    pub fn player_count(&self) -> usize {
+        self.slots.len()
+    }
+
+    pub fn is_connected(&self, addr: SocketAddr) -> bool {
+        self.by_addr.contains_key(&addr)
+    }
+
+    /// Moves a player by decree (tests, and later respawns): the next snapshot tells its
+    /// client, whose prediction must then correct once.
+    pub fn teleport(&mut self, id: PlayerId, state: PlayerState) {
+        if self.world.get(id).is_some() {
+            self.world.put(id, state);
+        }
+    }
+
+    /// Counts a datagram that did not decode.
+    pub fn note_malformed(&mut self) {
+        self.refusals.malformed += 1;
+    }
+
+    pub fn take_outbox(&mut self) -> std::vec::Drain<'_, (SocketAddr, ServerMsg)> {
+        self.outbox.drain(..)
+    }
+
+    pub fn take_events(&mut self) -> std::vec::Drain<'_, ServerEvent> {
+        self.events.drain(..)
+    }
+
+    fn add_player(&mut self, name: String, driver: Driver) -> Option<PlayerId> {
+        let limit = self.config.max_players.min(PLAYER_LIMIT);
+        if self.slots.len() >= usize::from(limit) {
+            return None;
+        }
+        let id = (0..=u8::MAX).find(|id| self.slots.iter().all(|s| s.id != *id))?;
+        let from = match &driver {
+            Driver::Remote(r) => Some(r.addr),
+            Driver::Bot(_) => None,
+        };
+        let spawn = self.world.spawn_point(&self.config.map, id);
+        self.world.put(id, spawn);
+        self.events.push(ServerEvent::Joined {
+            id,
+            name: name.clone(),
+            from,
+        });
+        let at = self.slots.partition_point(|s| s.id < id);
+        self.slots.insert(
+            at,
+            Slot {
+                id,
+                name,
+                queue: CommandQueue::default(),
+                driver,
+                bot_seq: 0,
+            },
+        );
+        if let Some(addr) = from {
+            self.by_addr.insert(addr, id);
+        }
+        self.roster_dirty = true;
+        Some(id)
+    }
+
+    fn remove_player(&mut self, id: PlayerId, reason: &'static str) {
+        let Some(at) = self.slots.iter().position(|s| s.id == id) else {
+            return;
+        };
+        let slot = self.slots.remove(at);
+        if let Driver::Remote(r) = &slot.driver {
+            self.by_addr.remove(&r.addr);
+        }
+        self.world.remove(id);
+        self.events.push(ServerEvent::Left {
+            id,
+            name: slot.name,
+            reason,
+        });
+        self.roster_dirty = true;
+    }
+
+    fn welcome(&self, id: PlayerId) -> ServerMsg {
+        ServerMsg::Welcome(Welcome {
+            player_id: id,
+            tick_rate: self.config.tick_rate,
+            snapshot_rate: self.config.snapshot_rate,
+            server_tick: self.world.tick,
+            server_name: self.config.name.clone(),
+            map_name: self.config.map.name().to_owned(),
+            map_text: self.config.map.text().to_owned(),
+        })
+    }
+
+    /// Handles one decoded message from `from`.
+    pub fn handle(&mut self, now: Instant, from: SocketAddr, msg: ClientMsg) {
+        match msg {
+            ClientMsg::Connect {
+                magic,
+                version,
+                name,
+            } => self.on_connect(now, from, magic, version, &name),
+            ClientMsg::Input(input) => self.on_input(now, from, input),
+            ClientMsg::Leave => {
+                if let Some(&id) = self.by_addr.get(&from) {
+                    self.remove_player(id, "left");
+                } else {
+                    self.refusals.unknown_sender += 1;
+                }
+            }
+        }
+    }
+
+    fn on_connect(&mut self, now: Instant, from: SocketAddr, magic: u32, version: u16, name: &str) {
+        if magic != MAGIC {
+            self.refusals.invalid += 1;
+            return;
+        }
+        if version != PROTOCOL_VERSION {
+            self.outbox.push((
+                from,
+                ServerMsg::Reject(RejectReason::Version {
+                    server: PROTOCOL_VERSION,
+                }),
+            ));
+            return;
+        }
+        // A repeated connect means our welcome was lost: send it again.
+        if let Some(&id) = self.by_addr.get(&from) {
+            self.outbox.push((from, self.welcome(id)));
+            return;
+        }
+        let remote = Remote {
+            addr: from,
+            last_heard: now,
+            echo_time_ms: 0,
+            echo_received: now,
+        };
+        match self.add_player(sanitize_name(name), Driver::Remote(remote)) {
+            Some(id) => self.outbox.push((from, self.welcome(id))),
+            None => self.outbox.push((
+                from,
+                ServerMsg::Reject(RejectReason::Full {
+                    max_players: self.config.max_players,
+                }),
+            )),
+        }
+    }
+
+    fn on_input(&mut self, now: Instant, from: SocketAddr, input: InputPacket) {
+        let Some(&id) = self.by_addr.get(&from) else {
+            self.refusals.unknown_sender += 1;
+            return;
+        };
+        if input.validate().is_err() {
+            self.refusals.invalid += 1;
+            return;
+        }
+        let Some(slot) = self.slots.iter_mut().find(|s| s.id == id) else {
+            return;
+        };
+        if let Driver::Remote(r) = &mut slot.driver {
+            r.last_heard = now;
+            r.echo_time_ms = input.client_time_ms;
+            r.echo_received = now;
+        }
+        for (seq, mut cmd) in input.commands() {
+            cmd.buttons = crate::sim::world::Buttons::from_bits_truncate(cmd.buttons.bits());
+            slot.queue.offer(seq, cmd);
+        }
+    }
+
+    /// Advances the world by one tick at time `now`.
+    pub fn tick(&mut self, now: Instant) {
+        self.drop_silent_clients(now);
+        let map = &self.config.map;
+        for slot in &mut self.slots {
+            if let Driver::Bot(brain) = &mut slot.driver {
+                let me = self.world.get(slot.id).unwrap_or_default();
+                slot.bot_seq += 1;
+                slot.queue.offer(slot.bot_seq, brain.next(&me));
+            }
+            for (_, cmd) in slot.queue.take_for_tick() {
+                self.world.apply(map, &self.rules, slot.id, cmd);
+            }
+        }
+        self.world.tick += 1;
+
+        let tick_rate = u32::from(self.config.tick_rate);
+        if self.roster_dirty || self.world.tick % tick_rate == 0 {
+            self.roster_dirty = false;
+            self.broadcast_roster();
+        }
+        if self.world.tick % self.config.snapshot_interval() == 0 {
+            self.send_snapshots(now);
+        }
+    }
+
+    fn drop_silent_clients(&mut self, now: Instant) {
+        let timeout = self.config.client_timeout;
+        let silent: Vec<PlayerId> = self
+            .slots
+            .iter()
+            .filter(|s| match &s.driver {
+                Driver::Remote(r) => now.saturating_duration_since(r.last_heard) > timeout,
+                Driver::Bot(_) => false,
+            })
+            .map(|s| s.id)
+            .collect();
+        for id in silent {
+            if let Some(Driver::Remote(r)) =
+                self.slots.iter().find(|s| s.id == id).map(|s| &s.driver)
+            {
+                let addr = r.addr;
+                self.outbox
+                    .push((addr, ServerMsg::Bye("timed out".to_owned())));
+            }
+            self.remove_player(id, "timed out");
+        }
+    }
+
+    fn remotes(&self) -> impl Iterator<Item = (&Slot, &Remote)> {
+        self.slots.iter().filter_map(|s| match &s.driver {
+            Driver::Remote(r) => Some((s, r)),
+            Driver::Bot(_) => None,
+        })
+    }
+
+    fn broadcast_roster(&mut self) {
+        let roster: Vec<RosterEntry> = self
+            .slots
+            .iter()
+            .map(|s| RosterEntry {
+                id: s.id,
+                name: s.name.clone(),
+                bot: matches!(s.driver, Driver::Bot(_)),
+            })
+            .collect();
+        let addrs: Vec<SocketAddr> = self.remotes().map(|(_, r)| r.addr).collect();
+        for addr in addrs {
+            self.outbox.push((addr, ServerMsg::Roster(roster.clone())));
+        }
+    }
+
+    fn send_snapshots(&mut self, now: Instant) {
+        let players: Vec<PlayerSnap> = self
+            .world
+            .players()
+            .iter()
+            .map(|&(id, state)| PlayerSnap { id, state })
+            .collect();
+        let tick = self.world.tick;
+        let mut out = Vec::new();
+        for (slot, r) in self.remotes() {
+            let hold = now.saturating_duration_since(r.echo_received).as_millis();
+            out.push((
+                r.addr,
+                ServerMsg::Snapshot(Snapshot {
+                    tick,
+                    ack_seq: slot.queue.last_applied(),
+                    echo_time_ms: r.echo_time_ms,
+                    echo_hold_ms: u16::try_from(hold).unwrap_or(u16::MAX),
+                    players: players.clone(),
+                }),
+            ));
+        }
+        self.outbox.extend(out);
+    }
+
+    /// Says goodbye to every client; the caller sends the outbox one last time.
+    pub fn shutdown(&mut self, reason: &str) {
+        let addrs: Vec<SocketAddr> = self.remotes().map(|(_, r)| r.addr).collect();
+        for addr in addrs {
+            self.outbox.push((addr, ServerMsg::Bye(reason.to_owned())));
+        }
+    }
+}
