@@ -5,6 +5,8 @@
 //! authoritative [`server`], the predicting and interpolating [`client`], and a
 //! [`ui`] that only draws.
 
+pub mod client;
 pub mod net;
 pub mod server;
 pub mod sim;
+pub mod ui;

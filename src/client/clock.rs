@@ -77,7 +77,11 @@ mod tests {
             let late = if i % 2 == 0 { 0.0 } else { 0.02 };
             c.observe(server + 0.05 + late, server);
         }
-        assert!((c.jitter_secs() - 0.01).abs() < 0.003, "{}", c.jitter_secs());
+        assert!(
+            (c.jitter_secs() - 0.01).abs() < 0.003,
+            "{}",
+            c.jitter_secs()
+        );
         let delay = interp_delay_target(0.05, c.jitter_secs());
         assert!(delay > 0.1 && delay < 0.15);
     }

@@ -109,7 +109,10 @@ impl SnapshotBuffer {
                 let f = (render_tick - f64::from(t0)) / f64::from(t1 - t0);
                 let (ax, ay) = pos(&a);
                 let (bx, by) = pos(&b);
-                Some(((ax + (bx - ax) * f, ay + (by - ay) * f), Sample::Interpolated))
+                Some((
+                    (ax + (bx - ax) * f, ay + (by - ay) * f),
+                    Sample::Interpolated,
+                ))
             }
             (Some((t0, a)), None) => {
                 let ahead = render_tick - f64::from(t0);
@@ -120,7 +123,11 @@ impl SnapshotBuffer {
                 } else {
                     (max_extrapolate_ticks, Sample::Held)
                 };
-                let sample = if ahead == 0.0 { Sample::Interpolated } else { sample };
+                let sample = if ahead == 0.0 {
+                    Sample::Interpolated
+                } else {
+                    sample
+                };
                 Some(((ax + vx * t, ay + vy * t), sample))
             }
             (None, Some((_, b))) => Some((pos(&b), Sample::Held)),
@@ -171,7 +178,10 @@ mod tests {
         assert_eq!(buf.mode(105.0, 6.0), Sample::Extrapolated);
         let ((x, _), s) = buf.sample(1, 130.0, 6.0).unwrap();
         assert_eq!(s, Sample::Held);
-        assert!((x - 1270.0).abs() < 1e-9, "held where extrapolation stopped");
+        assert!(
+            (x - 1270.0).abs() < 1e-9,
+            "held where extrapolation stopped"
+        );
         assert_eq!(buf.mode(130.0, 6.0), Sample::Held);
     }
 
@@ -184,7 +194,7 @@ mod tests {
         buf.push(103, vec![snap(1, 999, 0, 0, 0)]);
         let ticks: Vec<u32> = buf.iter().map(|e| e.tick).collect();
         assert_eq!(ticks, vec![100, 103, 106]);
-        assert_eq!(buf.sample(1, 104.5, 6.0).unwrap().0 .0, 45.0);
+        assert_eq!(buf.sample(1, 104.5, 6.0).unwrap().0.0, 45.0);
     }
 
     #[test]
@@ -193,6 +203,6 @@ mod tests {
         buf.push(100, vec![snap(1, 0, 0, 0, 0), snap(2, 0, 0, 0, 0)]);
         buf.push(103, vec![snap(2, 0, 0, 0, 0)]);
         buf.push(106, vec![snap(1, 60, 0, 0, 0), snap(2, 0, 0, 0, 0)]);
-        assert_eq!(buf.sample(1, 103.0, 6.0).unwrap().0 .0, 30.0);
+        assert_eq!(buf.sample(1, 103.0, 6.0).unwrap().0.0, 30.0);
     }
 }

@@ -225,7 +225,10 @@ mod tests {
         }
         assert_eq!(p.reconcile(&map, &rules, 4, server, &[], true, true), None);
         assert_eq!(p.pending(), 6);
-        assert_eq!(p.unacked(64).map(|(s, _)| s).collect::<Vec<_>>(), (5..=10).collect::<Vec<_>>());
+        assert_eq!(
+            p.unacked(64).map(|(s, _)| s).collect::<Vec<_>>(),
+            (5..=10).collect::<Vec<_>>()
+        );
     }
 
     #[test]
@@ -278,7 +281,10 @@ mod tests {
         p.push(&map, &rules, right(), &[]);
         let before = p.state();
         let far = PlayerState::at_cell(6, 2);
-        assert!(p.reconcile(&map, &rules, 1, far, &[], false, true).is_some());
+        assert!(
+            p.reconcile(&map, &rules, 1, far, &[], false, true)
+                .is_some()
+        );
         assert_eq!(p.state(), before);
     }
 
@@ -290,9 +296,15 @@ mod tests {
             p.push(&map, &rules, right(), &[]);
         }
         let s = p.state();
-        assert_eq!(p.reconcile(&map, &rules, 99, PlayerState::default(), &[], true, true), None);
+        assert_eq!(
+            p.reconcile(&map, &rules, 99, PlayerState::default(), &[], true, true),
+            None
+        );
         assert!(p.reconcile(&map, &rules, 3, s, &[], true, true).is_none());
-        assert_eq!(p.reconcile(&map, &rules, 2, PlayerState::default(), &[], true, true), None);
+        assert_eq!(
+            p.reconcile(&map, &rules, 2, PlayerState::default(), &[], true, true),
+            None
+        );
         assert_eq!(p.state(), s);
     }
 }

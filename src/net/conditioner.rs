@@ -361,7 +361,7 @@ impl Conditioner {
             return true;
         }
         let burst = self.conditions.burst_len;
-        if !(burst > 1.0) {
+        if burst.is_nan() || burst <= 1.0 {
             return self.rng.random::<f64>() < loss;
         }
         let (p, r) = gilbert_elliott(loss, burst);

@@ -21,7 +21,7 @@ pub const MAX_HEIGHT: usize = 50;
 
 /// Anything smaller has no room for a floor, let alone a fight, once the border is walled.
 const MIN_SIZE: usize = 5;
-/// Spawn indices travel over the wire and into per-player tables; a bound keeps those small.
+/// Far more than 16 players can use; the bound keeps spawn indices small and cheap to send.
 const MAX_SPAWNS: usize = 64;
 /// A full 100x50 map with CRLF endings and comments is well under this; anything bigger
 /// is almost certainly the wrong file, and we never want to read a huge one into memory.
@@ -720,6 +720,19 @@ mod tests {
             let copy = Map::parse("<server>", map.text()).unwrap().with_name(name);
             assert_eq!(copy, map, "{name}");
         }
+    }
+
+    #[test]
+    fn readme_example_is_valid() {
+        let readme = include_str!("../../maps/README.md");
+        let example = readme
+            .split("## Example")
+            .nth(1)
+            .and_then(|rest| rest.split("```text\n").nth(1))
+            .and_then(|block| block.split("```").next())
+            .expect("maps/README.md has an example block");
+        let map = Map::parse("pit.txt", example).unwrap();
+        assert_eq!((map.width(), map.height(), map.spawns().len()), (9, 5, 2));
     }
 
     #[test]

@@ -1,0 +1,450 @@
+//! Command-line interface: every flag, its default and its help text live here, and are
+//! mapped to [`ServerConfig`] and [`ClientConfig`] in one place.
+
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use anyhow::{Context, anyhow, bail};
+use clap::{Args, Parser, Subcommand};
+
+use netarena::client::headless::{self, BotKind};
+use netarena::client::interactive::{self, Outcome};
+use netarena::client::{ClientConfig, GhostMode, Switches};
+use netarena::net::conditioner::Conditions;
+use netarena::server::event_loop::{self, NetOptions, Observer};
+use netarena::server::{Server, ServerConfig, ServerEvent};
+use netarena::sim::map::Map;
+
+pub const DEFAULT_PORT: u16 = 7777;
+
+#[derive(Parser)]
+#[command(
+    name = "netarena",
+    version,
+    about = "A fast top-down ASCII deathmatch for the LAN, whose netcode you can see",
+    long_about = None
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Host a match: run the server and play in this terminal
+    Host(HostArgs),
+    /// Run a dedicated, headless server (one line per event; Ctrl-C stops it)
+    Server(ServerArgs),
+    /// Join a match running on another terminal or machine
+    Join(JoinArgs),
+}
+
+#[derive(Args, Clone)]
+struct MatchArgs {
+    /// UDP port to listen on
+    #[arg(long, default_value_t = DEFAULT_PORT)]
+    port: u16,
+    /// Built-in map name (arena, duel, warehouse, catacombs) or a path to a map file
+    #[arg(long, default_value = "arena")]
+    map: String,
+    /// Server-side bot players that wander the map
+    #[arg(long, default_value_t = 0)]
+    bots: u16,
+    /// Simulation ticks per second
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u16).range(10..=240))]
+    tick_rate: u16,
+    /// Snapshots sent to each client per second
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u16).range(1..=240))]
+    snapshot_rate: u16,
+    /// Most players (humans and bots) at once
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u16).range(1..=256))]
+    max_players: u16,
+}
+
+#[derive(Args, Clone, Default)]
+struct NetArgs {
+    /// Simulated network profile: off, lan, wifi, mobile, bad (one-way figures; see the README)
+    #[arg(long, value_name = "NAME")]
+    profile: Option<String>,
+    /// Simulated one-way latency in ms, added to every datagram in each direction
+    #[arg(long, value_name = "MS")]
+    lag: Option<u32>,
+    /// Simulated jitter in ms (+-), without reordering
+    #[arg(long, value_name = "MS")]
+    jitter: Option<u32>,
+    /// Simulated loss in percent, in each direction
+    #[arg(long, value_name = "PCT")]
+    loss: Option<f64>,
+    /// Mean length of a loss burst in packets (1 = independent losses)
+    #[arg(long, value_name = "PACKETS")]
+    burst: Option<f64>,
+    /// Simulated duplication in percent
+    #[arg(long, value_name = "PCT")]
+    dup: Option<f64>,
+    /// Simulated reordering in percent
+    #[arg(long, value_name = "PCT")]
+    reorder: Option<f64>,
+    /// Simulated bandwidth cap in kbit/s (0 = none)
+    #[arg(long, value_name = "KBPS")]
+    bandwidth: Option<u32>,
+    /// Seed for the simulated network, so a run can be repeated exactly
+    #[arg(long, default_value_t = 7)]
+    seed: u64,
+}
+
+impl NetArgs {
+    /// The profile (or clean), with each explicit flag overriding its field.
+    fn conditions(&self) -> anyhow::Result<Conditions> {
+        let mut c = match &self.profile {
+            Some(name) => Conditions::profile(name).ok_or_else(|| {
+                anyhow!(
+                    "unknown network profile '{name}' (profiles: {})",
+                    Conditions::PROFILES.join(", ")
+                )
+            })?,
+            None => Conditions::default(),
+        };
+        if let Some(v) = self.lag {
+            c.latency_ms = v;
+        }
+        if let Some(v) = self.jitter {
+            c.jitter_ms = v;
+        }
+        if let Some(v) = self.loss {
+            c.loss_pct = percent("loss", v)?;
+        }
+        if let Some(v) = self.burst {
+            if !(v.is_finite() && v >= 0.0) {
+                bail!("--burst must be a number of packets, got {v}");
+            }
+            c.burst_len = v;
+        }
+        if let Some(v) = self.dup {
+            c.dup_pct = percent("dup", v)?;
+        }
+        if let Some(v) = self.reorder {
+            c.reorder_pct = percent("reorder", v)?;
+        }
+        if let Some(v) = self.bandwidth {
+            c.bandwidth_kbps = v;
+        }
+        Ok(c)
+    }
+}
+
+fn percent(flag: &str, v: f64) -> anyhow::Result<f64> {
+    if (0.0..=100.0).contains(&v) {
+        Ok(v)
+    } else {
+        bail!("--{flag} must be a percentage from 0 to 100, got {v}")
+    }
+}
+
+#[derive(Args, Clone)]
+struct ViewArgs {
+    /// Start with client-side prediction off (the local player waits for the server)
+    #[arg(long)]
+    no_prediction: bool,
+    /// Start with reconciliation off (prediction errors are never corrected)
+    #[arg(long)]
+    no_reconciliation: bool,
+    /// Start with interpolation off (remote players jump to each snapshot)
+    #[arg(long)]
+    no_interpolation: bool,
+    /// Start with dead reckoning of remote players instead of interpolation
+    #[arg(long)]
+    extrapolate: bool,
+    /// Start with correction smoothing off (corrections snap)
+    #[arg(long)]
+    no_smoothing: bool,
+    /// Debug ghosts: where the server says each player is
+    #[arg(long, value_enum, default_value_t = GhostMode::Off)]
+    ghosts: GhostMode,
+    /// Cap the frame rate (default: uncapped)
+    #[arg(long, value_name = "N")]
+    fps_cap: Option<u32>,
+}
+
+impl ViewArgs {
+    fn switches(&self) -> Switches {
+        Switches {
+            prediction: !self.no_prediction,
+            reconciliation: !self.no_reconciliation && !self.no_prediction,
+            interpolation: !self.no_interpolation,
+            extrapolation: self.extrapolate,
+            smoothing: !self.no_smoothing,
+            ghosts: self.ghosts,
+        }
+    }
+}
+
+#[derive(Args)]
+struct HostArgs {
+    #[command(flatten)]
+    game: MatchArgs,
+    /// Your player name
+    #[arg(long, default_value_t = default_name())]
+    name: String,
+    #[command(flatten)]
+    view: ViewArgs,
+    #[command(flatten)]
+    net: NetArgs,
+    /// Write logs to this file (the screen belongs to the game)
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct ServerArgs {
+    #[command(flatten)]
+    game: MatchArgs,
+    /// Server name shown to players
+    #[arg(long, default_value = "netarena")]
+    server_name: String,
+    /// Seconds of silence after which a client is dropped
+    #[arg(long, default_value_t = 5)]
+    client_timeout: u64,
+    #[command(flatten)]
+    net: NetArgs,
+    /// Write logs to this file
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct JoinArgs {
+    /// Server address, HOST or HOST:PORT (default port 7777)
+    address: String,
+    /// Your player name
+    #[arg(long, default_value_t = default_name())]
+    name: String,
+    /// Run without a terminal, driven by a bot (for tests, load tests and benchmarks)
+    #[arg(long)]
+    headless: bool,
+    /// Headless only: what drives the keys
+    #[arg(long, value_enum, default_value_t = BotKind::Wander, requires = "headless")]
+    bot: BotKind,
+    /// Headless only: how long to play, in seconds
+    #[arg(long, default_value_t = 10.0, requires = "headless")]
+    seconds: f64,
+    /// Headless only: write a JSON report here at exit
+    #[arg(long, value_name = "FILE", requires = "headless")]
+    report: Option<PathBuf>,
+    #[command(flatten)]
+    view: ViewArgs,
+    #[command(flatten)]
+    net: NetArgs,
+    /// Write logs to this file (the screen belongs to the game)
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
+}
+
+fn default_name() -> String {
+    std::env::var("USER")
+        .ok()
+        .filter(|u| !u.is_empty())
+        .unwrap_or_else(|| "player".to_owned())
+}
+
+pub fn run() -> anyhow::Result<ExitCode> {
+    let cli = Cli::parse();
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+    ] {
+        signal_hook::flag::register(signal, Arc::clone(&stop))
+            .context("cannot install signal handlers")?;
+    }
+    match cli.command {
+        Command::Host(args) => host(args, &stop),
+        Command::Server(args) => server(args, &stop),
+        Command::Join(args) => join(args, &stop),
+    }
+}
+
+/// Keeps the log writer's worker alive for as long as the program runs.
+type LogGuard = Option<tracing_appender::non_blocking::WorkerGuard>;
+
+fn init_log(path: Option<&PathBuf>) -> anyhow::Result<LogGuard> {
+    let Some(path) = path else { return Ok(None) };
+    let file = std::fs::File::create(path)
+        .with_context(|| format!("cannot create log file {}", path.display()))?;
+    let (writer, guard) = tracing_appender::non_blocking(file);
+    tracing_subscriber::fmt()
+        .with_writer(writer)
+        .with_ansi(false)
+        .with_max_level(tracing::Level::DEBUG)
+        .init();
+    Ok(Some(guard))
+}
+
+fn server_config(game: &MatchArgs, name: &str, seed: u64) -> anyhow::Result<ServerConfig> {
+    let map = Map::load(&game.map)?;
+    if game.snapshot_rate > game.tick_rate {
+        bail!(
+            "--snapshot-rate ({}) cannot exceed --tick-rate ({})",
+            game.snapshot_rate,
+            game.tick_rate
+        );
+    }
+    let mut config = ServerConfig::new(map);
+    config.bots = game.bots;
+    config.tick_rate = game.tick_rate;
+    config.snapshot_rate = game.snapshot_rate;
+    config.max_players = game.max_players;
+    config.name = name.to_owned();
+    config.seed = seed;
+    Ok(config)
+}
+
+/// Prints the dedicated server's lines.
+struct PrintEvents;
+
+impl Observer for PrintEvents {
+    fn started(&mut self, addr: SocketAddr, server: &Server) {
+        let c = server.config();
+        println!(
+            "netarena server \"{}\" listening on {addr} (UDP), map {} ({}x{}), {} Hz ticks, {} Hz snapshots, max {} players",
+            c.name,
+            c.map.name(),
+            c.map.width(),
+            c.map.height(),
+            c.tick_rate,
+            c.snapshot_rate,
+            c.max_players
+        );
+    }
+
+    fn event(&mut self, event: &ServerEvent) {
+        println!("{event}");
+    }
+}
+
+fn server(args: ServerArgs, stop: &AtomicBool) -> anyhow::Result<ExitCode> {
+    let _log = init_log(args.log.as_ref())?;
+    let mut config = server_config(&args.game, &args.server_name, args.net.seed)?;
+    config.client_timeout = Duration::from_secs(args.client_timeout.max(1));
+    let conditions = args.net.conditions()?;
+    let net = NetOptions {
+        bind: SocketAddr::from(([0, 0, 0, 0], args.game.port)),
+        outgoing: conditions.clone(),
+        incoming: conditions,
+    };
+    event_loop::run(config, net, stop, &mut PrintEvents)?;
+    println!("server stopped");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// In host mode the server's events go to the log: the screen belongs to the game.
+struct LogEvents(mpsc::Sender<anyhow::Result<SocketAddr>>);
+
+impl Observer for LogEvents {
+    fn started(&mut self, addr: SocketAddr, _server: &Server) {
+        let _ = self.0.send(Ok(addr));
+    }
+
+    fn event(&mut self, event: &ServerEvent) {
+        tracing::info!("{event}");
+    }
+}
+
+fn host(args: HostArgs, stop: &Arc<AtomicBool>) -> anyhow::Result<ExitCode> {
+    let _log = init_log(args.log.as_ref())?;
+    let config = server_config(&args.game, &format!("{}'s game", args.name), args.net.seed)?;
+    let conditions = args.net.conditions()?;
+    let (tx, rx) = mpsc::channel();
+    let server_stop = Arc::new(AtomicBool::new(false));
+    let server_thread = {
+        let server_stop = Arc::clone(&server_stop);
+        let net = NetOptions {
+            bind: SocketAddr::from(([0, 0, 0, 0], args.game.port)),
+            outgoing: Conditions::default(),
+            incoming: Conditions::default(),
+        };
+        std::thread::Builder::new()
+            .name("server".into())
+            .spawn(move || {
+                let mut observer = LogEvents(tx.clone());
+                if let Err(e) = event_loop::run(config, net, &server_stop, &mut observer) {
+                    let _ = tx.send(Err(e));
+                }
+            })
+            .context("cannot start the server thread")?
+    };
+    let addr = rx
+        .recv_timeout(Duration::from_secs(5))
+        .map_err(|_| anyhow!("the server did not start within 5 s"))??;
+
+    // The host's own client joins over loopback, through the simulated network if any:
+    // it plays under exactly the conditions a remote player would.
+    let mut client = ClientConfig::new(SocketAddr::from(([127, 0, 0, 1], addr.port())), &args.name);
+    client.switches = args.view.switches();
+    client.fps_cap = args.view.fps_cap;
+    client.outgoing = conditions.clone();
+    client.incoming = conditions;
+    client.seed = args.net.seed;
+    let result = interactive::run(client, stop);
+    server_stop.store(true, Ordering::Relaxed);
+    let _ = server_thread.join();
+    finish(result)
+}
+
+fn finish(result: anyhow::Result<Outcome>) -> anyhow::Result<ExitCode> {
+    match result? {
+        Outcome::Quit => Ok(ExitCode::SUCCESS),
+        Outcome::Stopped => Ok(ExitCode::from(130)),
+    }
+}
+
+fn resolve(address: &str) -> anyhow::Result<SocketAddr> {
+    let with_port = if address.parse::<SocketAddr>().is_ok()
+        || address
+            .rsplit_once(':')
+            .is_some_and(|(h, p)| !h.contains(':') && p.parse::<u16>().is_ok())
+    {
+        address.to_owned()
+    } else if address.contains(':') && !address.starts_with('[') {
+        format!("[{address}]:{DEFAULT_PORT}")
+    } else {
+        format!("{address}:{DEFAULT_PORT}")
+    };
+    let addrs: Vec<SocketAddr> = with_port
+        .to_socket_addrs()
+        .with_context(|| format!("cannot resolve server address '{address}'"))?
+        .collect();
+    addrs
+        .iter()
+        .find(|a| a.is_ipv4())
+        .or(addrs.first())
+        .copied()
+        .ok_or_else(|| anyhow!("server address '{address}' resolves to nothing"))
+}
+
+fn join(args: JoinArgs, stop: &AtomicBool) -> anyhow::Result<ExitCode> {
+    let _log = init_log(args.log.as_ref())?;
+    let conditions = args.net.conditions()?;
+    let mut client = ClientConfig::new(resolve(&args.address)?, &args.name);
+    client.switches = args.view.switches();
+    client.fps_cap = args.view.fps_cap;
+    client.outgoing = conditions.clone();
+    client.incoming = conditions;
+    client.seed = args.net.seed;
+    if args.headless {
+        headless::run(
+            &client,
+            args.bot,
+            args.seconds,
+            args.report.as_deref(),
+            stop,
+        )?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    finish(interactive::run(client, stop))
+}

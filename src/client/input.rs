@@ -1,0 +1,199 @@
+//! Keys to button state and actions.
+//!
+//! Holding a key must move smoothly and letting go must stop promptly. Terminals that
+//! speak the keyboard enhancement protocol report releases, which is exact. Others only
+//! send a press and then, after the OS repeat delay, a stream of repeats; there a key
+//! counts as held until a timeout after its last press or repeat: long after the first
+//! press (to bridge the repeat delay), short once repeats are flowing.
+
+use std::time::{Duration, Instant};
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+use crate::sim::world::Buttons;
+
+/// Bridges the gap between a key's first press and its first auto-repeat (typically
+/// 250-600 ms).
+const FIRST_HOLD: Duration = Duration::from_millis(550);
+/// Once repeats arrive every ~30 ms, a gap this long means the key was released.
+const REPEAT_HOLD: Duration = Duration::from_millis(150);
+/// A second press this soon after the first is an auto-repeat, not a new press.
+const REPEAT_WINDOW: Duration = Duration::from_millis(700);
+
+/// Something a key asks for besides movement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    Quit,
+    TogglePrediction,
+    ToggleReconciliation,
+    ToggleInterpolation,
+    ToggleExtrapolation,
+    ToggleSmoothing,
+    CycleGhosts,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Hold {
+    last: Instant,
+    repeating: bool,
+}
+
+const DIRECTIONS: [Buttons; 4] = [Buttons::UP, Buttons::DOWN, Buttons::LEFT, Buttons::RIGHT];
+
+#[derive(Debug)]
+pub struct Keys {
+    /// True when the terminal reports key releases.
+    enhanced: bool,
+    held: [Option<Hold>; 4],
+}
+
+fn direction(code: KeyCode) -> Option<usize> {
+    match code {
+        KeyCode::Up | KeyCode::Char('w' | 'W') => Some(0),
+        KeyCode::Down | KeyCode::Char('s' | 'S') => Some(1),
+        KeyCode::Left | KeyCode::Char('a' | 'A') => Some(2),
+        KeyCode::Right | KeyCode::Char('d' | 'D') => Some(3),
+        _ => None,
+    }
+}
+
+impl Keys {
+    pub fn new(enhanced: bool) -> Keys {
+        Keys {
+            enhanced,
+            held: [None; 4],
+        }
+    }
+
+    /// Takes one key event; returns an action if the key is bound to one.
+    pub fn handle(&mut self, ev: &KeyEvent, now: Instant) -> Option<Action> {
+        if let Some(i) = direction(ev.code) {
+            match ev.kind {
+                KeyEventKind::Release => self.held[i] = None,
+                KeyEventKind::Press | KeyEventKind::Repeat => {
+                    let repeating = ev.kind == KeyEventKind::Repeat
+                        || self.held[i].is_some_and(|h| now.duration_since(h.last) < REPEAT_WINDOW);
+                    self.held[i] = Some(Hold {
+                        last: now,
+                        repeating,
+                    });
+                    if !self.enhanced {
+                        // Without release events a terminal repeats only the last key
+                        // pressed, so the opposite direction is certainly not held.
+                        self.held[i ^ 1] = None;
+                    }
+                }
+            }
+            return None;
+        }
+        if ev.kind == KeyEventKind::Release {
+            return None;
+        }
+        if ev.modifiers.contains(KeyModifiers::CONTROL) {
+            return matches!(ev.code, KeyCode::Char('c')).then_some(Action::Quit);
+        }
+        match ev.code {
+            KeyCode::Char('q') | KeyCode::Esc => Some(Action::Quit),
+            KeyCode::Char('p') => Some(Action::TogglePrediction),
+            KeyCode::Char('r') => Some(Action::ToggleReconciliation),
+            KeyCode::Char('i') => Some(Action::ToggleInterpolation),
+            KeyCode::Char('x') => Some(Action::ToggleExtrapolation),
+            KeyCode::Char('m') => Some(Action::ToggleSmoothing),
+            KeyCode::Char('g') => Some(Action::CycleGhosts),
+            _ => None,
+        }
+    }
+
+    /// The buttons held at `now`.
+    pub fn buttons(&mut self, now: Instant) -> Buttons {
+        let mut b = Buttons::empty();
+        for (i, slot) in self.held.iter_mut().enumerate() {
+            if let Some(h) = *slot {
+                let limit = if h.repeating { REPEAT_HOLD } else { FIRST_HOLD };
+                if !self.enhanced && now.duration_since(h.last) > limit {
+                    *slot = None;
+                    continue;
+                }
+                b.set(DIRECTIONS[i], true);
+            }
+        }
+        b
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(code: KeyCode, kind: KeyEventKind) -> KeyEvent {
+        KeyEvent::new_with_kind(code, KeyModifiers::NONE, kind)
+    }
+
+    #[test]
+    fn legacy_hold_bridges_the_repeat_delay_and_stops_after_release() {
+        let t0 = Instant::now();
+        let ms = |n| t0 + Duration::from_millis(n);
+        let mut k = Keys::new(false);
+        k.handle(&key(KeyCode::Char('d'), KeyEventKind::Press), t0);
+        assert_eq!(
+            k.buttons(ms(400)),
+            Buttons::RIGHT,
+            "still held before the first repeat"
+        );
+        // Repeats every 33 ms from 500 ms to 1000 ms, then the key is let go.
+        let mut t = 500;
+        while t <= 1000 {
+            k.handle(&key(KeyCode::Char('d'), KeyEventKind::Press), ms(t));
+            assert_eq!(k.buttons(ms(t + 20)), Buttons::RIGHT);
+            t += 33;
+        }
+        assert_eq!(
+            k.buttons(ms(1200)),
+            Buttons::empty(),
+            "stopped within 200 ms of release"
+        );
+    }
+
+    #[test]
+    fn enhanced_terminals_use_release_events() {
+        let t0 = Instant::now();
+        let mut k = Keys::new(true);
+        k.handle(&key(KeyCode::Up, KeyEventKind::Press), t0);
+        k.handle(&key(KeyCode::Left, KeyEventKind::Press), t0);
+        assert_eq!(
+            k.buttons(t0 + Duration::from_secs(5)),
+            Buttons::UP.union(Buttons::LEFT)
+        );
+        k.handle(&key(KeyCode::Up, KeyEventKind::Release), t0);
+        assert_eq!(k.buttons(t0), Buttons::LEFT);
+    }
+
+    #[test]
+    fn opposite_key_cancels_in_legacy_mode() {
+        let t0 = Instant::now();
+        let mut k = Keys::new(false);
+        k.handle(&key(KeyCode::Char('a'), KeyEventKind::Press), t0);
+        k.handle(&key(KeyCode::Char('d'), KeyEventKind::Press), t0);
+        assert_eq!(k.buttons(t0), Buttons::RIGHT);
+    }
+
+    #[test]
+    fn actions() {
+        let mut k = Keys::new(false);
+        let t0 = Instant::now();
+        assert_eq!(
+            k.handle(&key(KeyCode::Char('q'), KeyEventKind::Press), t0),
+            Some(Action::Quit)
+        );
+        assert_eq!(
+            k.handle(&key(KeyCode::Esc, KeyEventKind::Press), t0),
+            Some(Action::Quit)
+        );
+        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert_eq!(k.handle(&ctrl_c, t0), Some(Action::Quit));
+        assert_eq!(
+            k.handle(&key(KeyCode::Char('g'), KeyEventKind::Press), t0),
+            Some(Action::CycleGhosts)
+        );
+    }
+}

@@ -1,0 +1,177 @@
+//! The terminal client's frame loop: sample keys every frame, run command ticks at a
+//! fixed rate, draw as fast as frames can be drawn (or at `--fps-cap`).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use ratatui::crossterm::event::{self, Event};
+use ratatui::crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
+use ratatui::crossterm::{execute, queue};
+
+use super::ClientConfig;
+use super::input::{Action, Keys};
+use super::link::Link;
+use super::session::{ClientSession, SessionEnd};
+use super::terminal::{self, Tui};
+use crate::sim::world::Buttons;
+use crate::ui;
+
+/// How the game ended, for the message printed after the terminal is restored.
+pub enum Outcome {
+    Quit,
+    Stopped,
+}
+
+pub fn run(config: ClientConfig, stop: &AtomicBool) -> anyhow::Result<Outcome> {
+    let mut link = Link::open(&config)?;
+    let welcome = link.connect(&config.name, config.timeout)?;
+    let session = ClientSession::new(welcome, Instant::now(), config.switches)
+        .context("the server sent a map this client cannot use")?;
+    let (mut tui, enhanced, _guard) = terminal::enter().context("cannot set up the terminal")?;
+    let result = play(&mut tui, &mut link, session, &config, enhanced, stop);
+    // Tell the server we are gone; a few copies, since any one may be lost.
+    let now = Instant::now();
+    for _ in 0..3 {
+        link.send(now, &ClientSession::leave());
+    }
+    let deadline = now + Duration::from_millis(300);
+    while Instant::now() < deadline && link.wait(deadline).is_ok() {
+        link.pump(Instant::now(), |_| {});
+    }
+    result
+}
+
+fn play(
+    tui: &mut Tui,
+    link: &mut Link,
+    mut session: ClientSession,
+    config: &ClientConfig,
+    enhanced: bool,
+    stop: &AtomicBool,
+) -> anyhow::Result<Outcome> {
+    let tick_period = Duration::from_secs(1) / session_tick_rate(&session);
+    let frame_period = config.fps_cap.map(|f| Duration::from_secs(1) / f.max(1));
+    let mut keys = Keys::new(enhanced);
+    let mut next_command = Instant::now();
+    let mut last_command = Instant::now();
+    let mut last_buttons = Buttons::empty();
+    let mut fps = FpsCounter::default();
+
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            return Ok(Outcome::Stopped);
+        }
+        let now = Instant::now();
+        let mut ended = None;
+        link.pump(now, |msg| {
+            if let Some(end) = session.on_message(now, msg) {
+                ended = Some(end);
+            }
+        });
+        if let Some(SessionEnd::ServerSaidBye(reason)) = ended {
+            bail!("the server closed the connection: {reason}");
+        }
+        if now.duration_since(session.last_heard()) > config.timeout {
+            bail!(
+                "the server at {} stopped answering ({} s of silence)",
+                link.server(),
+                config.timeout.as_secs()
+            );
+        }
+
+        while event::poll(Duration::ZERO)? {
+            match event::read()? {
+                Event::Key(key) => match keys.handle(&key, now) {
+                    Some(Action::Quit) => return Ok(Outcome::Quit),
+                    Some(action) => apply(&mut session, action),
+                    None => {}
+                },
+                Event::Resize(..) => tui.autoresize()?,
+                _ => {}
+            }
+        }
+
+        // A newly pressed key runs the next command tick now rather than up to a tick
+        // later, so the local player starts moving in the very next frame. Only when at
+        // least half a tick has passed, so key mashing cannot outpace real time by much
+        // (and the server's budget would absorb it anyway).
+        let buttons = keys.buttons(now);
+        if buttons != last_buttons && now.duration_since(last_command) >= tick_period / 2 {
+            next_command = next_command.min(now);
+        }
+        last_buttons = buttons;
+        let mut ticks = 0;
+        while now >= next_command {
+            if let Some(msg) = session.command_tick(now, buttons) {
+                link.send(now, &msg);
+            }
+            last_command = now;
+            next_command += tick_period;
+            ticks += 1;
+            if ticks > 5 {
+                // We were suspended or starved: resume the cadence from now.
+                next_command = now + tick_period;
+            }
+        }
+
+        session.frame(now);
+        let conditions = link.conditions().0.summary();
+        let view = session.view(now, fps.value(), conditions);
+        queue!(tui.backend_mut(), BeginSynchronizedUpdate)?;
+        tui.draw(|f| ui::draw(f, &view))?;
+        execute!(tui.backend_mut(), EndSynchronizedUpdate)?;
+        fps.frame(now);
+
+        if let Some(period) = frame_period {
+            let until = (now + period).min(next_command);
+            link.wait(until)?;
+        }
+    }
+}
+
+fn session_tick_rate(session: &ClientSession) -> u32 {
+    // The session knows the rate as f64 for interpolation; commands need whole ticks.
+    session.tick_rate().round().max(1.0) as u32
+}
+
+fn apply(session: &mut ClientSession, action: Action) {
+    let s = &mut session.switches;
+    match action {
+        Action::Quit => {}
+        Action::TogglePrediction => {
+            let on = !s.prediction;
+            session.set_prediction(on);
+        }
+        Action::ToggleReconciliation => s.reconciliation = !s.reconciliation,
+        Action::ToggleInterpolation => s.interpolation = !s.interpolation,
+        Action::ToggleExtrapolation => s.extrapolation = !s.extrapolation,
+        Action::ToggleSmoothing => s.smoothing = !s.smoothing,
+        Action::CycleGhosts => s.ghosts = s.ghosts.next(),
+    }
+}
+
+/// Frames per second over the last half second.
+#[derive(Default)]
+struct FpsCounter {
+    window_start: Option<Instant>,
+    frames: u32,
+    value: f64,
+}
+
+impl FpsCounter {
+    fn frame(&mut self, now: Instant) {
+        let start = *self.window_start.get_or_insert(now);
+        self.frames += 1;
+        let elapsed = now.duration_since(start).as_secs_f64();
+        if elapsed >= 0.5 {
+            self.value = f64::from(self.frames) / elapsed;
+            self.frames = 0;
+            self.window_start = Some(now);
+        }
+    }
+
+    fn value(&self) -> f64 {
+        self.value
+    }
+}

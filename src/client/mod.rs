@@ -1,0 +1,115 @@
+//! The client: a thin I/O shell ([`interactive`] for a terminal, [`headless`] for tests
+//! and benchmarks) around one [`session::ClientSession`], which holds the netcode.
+
+pub mod clock;
+pub mod headless;
+pub mod input;
+pub mod interactive;
+pub mod interpolation;
+pub mod link;
+pub mod prediction;
+pub mod session;
+pub mod terminal;
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use crate::net::conditioner::Conditions;
+
+/// The netcode techniques a player can switch on and off to see what each one does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Switches {
+    /// Draw the local player where our own simulation of our commands puts it (on), or
+    /// where the server last said it was (off: a "dumb terminal").
+    pub prediction: bool,
+    /// Correct the prediction when the server disagrees (off: drift and stay wrong).
+    pub reconciliation: bool,
+    /// Draw remote players between buffered snapshots (off: jump to each newest one).
+    pub interpolation: bool,
+    /// Dead reckoning: project remote players to the present along their last velocity
+    /// instead of drawing them in the past.
+    pub extrapolation: bool,
+    /// Hide small corrections by letting the visual error decay (off: snap).
+    pub smoothing: bool,
+    pub ghosts: GhostMode,
+}
+
+impl Default for Switches {
+    fn default() -> Switches {
+        Switches {
+            prediction: true,
+            reconciliation: true,
+            interpolation: true,
+            extrapolation: false,
+            smoothing: true,
+            ghosts: GhostMode::Off,
+        }
+    }
+}
+
+/// What the debug ghost overlay shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum GhostMode {
+    #[default]
+    Off,
+    /// Where the newest snapshot puts each player.
+    Server,
+    /// Server positions plus the snapshot positions still in the interpolation buffer.
+    Trail,
+}
+
+impl GhostMode {
+    pub fn server(self) -> bool {
+        self != GhostMode::Off
+    }
+
+    pub fn trail(self) -> bool {
+        self == GhostMode::Trail
+    }
+
+    pub fn next(self) -> GhostMode {
+        match self {
+            GhostMode::Off => GhostMode::Server,
+            GhostMode::Server => GhostMode::Trail,
+            GhostMode::Trail => GhostMode::Off,
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            GhostMode::Trail => "ghosts+trail",
+            _ => "ghosts",
+        }
+    }
+}
+
+/// Everything a client needs to know to join, built from the command line in one place.
+#[derive(Clone, Debug)]
+pub struct ClientConfig {
+    pub server: SocketAddr,
+    pub name: String,
+    pub switches: Switches,
+    /// Simulated conditions on datagrams we send, and on those we receive.
+    pub outgoing: Conditions,
+    pub incoming: Conditions,
+    /// Frame rate cap; None renders as fast as the terminal takes frames.
+    pub fps_cap: Option<u32>,
+    /// Give up joining, or declare the server gone, after this much silence.
+    pub timeout: Duration,
+    pub seed: u64,
+}
+
+impl ClientConfig {
+    pub fn new(server: SocketAddr, name: &str) -> ClientConfig {
+        ClientConfig {
+            server,
+            name: name.to_owned(),
+            switches: Switches::default(),
+            outgoing: Conditions::default(),
+            incoming: Conditions::default(),
+            fps_cap: None,
+            timeout: Duration::from_secs(5),
+            seed: 7,
+        }
+    }
+}

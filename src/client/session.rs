@@ -1,0 +1,500 @@
+//! One client's view of a match: prediction of the local player, interpolation of the
+//! others, the server clock, and the numbers that show how well each is doing.
+//!
+//! A state machine fed with decoded server messages, command ticks and frames, each with
+//! the time it happened; it owns no socket and reads no clock, so tests can step it
+//! against a [`crate::server::Server`] with any latency they like.
+
+use std::time::Instant;
+
+use serde::Serialize;
+
+use super::Switches;
+use super::clock::{ServerClock, interp_delay_target};
+use super::interpolation::{Sample, SnapshotBuffer};
+use super::prediction::{Correction, Prediction};
+use crate::net::protocol::{
+    ClientMsg, InputPacket, MAX_COMMANDS_PER_INPUT, PlayerSnap, RosterEntry, ServerMsg, Snapshot,
+    Welcome,
+};
+use crate::sim::map::{CELL, Map, MapError};
+use crate::sim::world::{Buttons, Command, PlayerId, PlayerState, Rules};
+use crate::ui::{Hud, RosterLine, Sprite, SpriteKind, View};
+
+/// How far past the newest snapshot a remote player may be extrapolated before it is
+/// held still: long enough to hide one late packet, short enough not to run through walls.
+const MAX_EXTRAPOLATE_SECS: f64 = 0.1;
+/// With dead reckoning (the `extrapolation` switch) remote players are projected to the
+/// present from the newest snapshot, up to this far.
+const MAX_DEAD_RECKONING_SECS: f64 = 0.25;
+
+/// Why a session ended from the server's side.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SessionEnd {
+    ServerSaidBye(String),
+}
+
+/// Running counts of what the netcode did, for the HUD, overlays and the JSON report.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SessionStats {
+    pub commands_sent: u64,
+    pub snapshots_received: u64,
+    /// Snapshots the server sent that never arrived, counted from gaps in their ticks.
+    pub snapshots_lost: u64,
+    pub corrections: u64,
+    pub last_correction_cells: f64,
+    pub max_correction_cells: f64,
+    pub rtt_ms: f64,
+    pub rtt_ms_mean: f64,
+    #[serde(skip)]
+    rtt_sum: f64,
+    #[serde(skip)]
+    rtt_samples: u64,
+    pub frames_interpolated: u64,
+    pub frames_extrapolated: u64,
+    pub frames_held: u64,
+    pub interp_delay_ms_mean: f64,
+    #[serde(skip)]
+    delay_sum: f64,
+    #[serde(skip)]
+    delay_samples: u64,
+}
+
+/// What the client has seen of another player, for reports and tests.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct RemoteSeen {
+    pub id: PlayerId,
+    pub name: String,
+    /// Total distance travelled between consecutive snapshots, in cells.
+    pub distance_cells: f64,
+}
+
+pub struct ClientSession {
+    player_id: PlayerId,
+    map: Map,
+    rules: Rules,
+    tick_rate: f64,
+    snapshot_period: f64,
+    server_name: String,
+    start: Instant,
+    prediction: Option<Prediction>,
+    buffer: SnapshotBuffer,
+    clock: ServerClock,
+    /// The newest snapshot received (by tick).
+    latest: Option<Snapshot>,
+    roster: Vec<RosterEntry>,
+    remotes: Vec<RemoteSeen>,
+    interp_delay: f64,
+    last_frame: Option<Instant>,
+    last_heard: Instant,
+    last_correction: Option<(Instant, Correction)>,
+    pub switches: Switches,
+    stats: SessionStats,
+}
+
+impl ClientSession {
+    pub fn new(welcome: Welcome, now: Instant, switches: Switches) -> Result<Self, MapError> {
+        let map = Map::parse("server map", &welcome.map_text)?.with_name(&welcome.map_name);
+        let tick_rate = f64::from(welcome.tick_rate.max(1));
+        let snapshot_period =
+            1.0 / f64::from(welcome.snapshot_rate.clamp(1, welcome.tick_rate.max(1)));
+        Ok(ClientSession {
+            player_id: welcome.player_id,
+            map,
+            rules: Rules::for_tick_rate(welcome.tick_rate),
+            tick_rate,
+            snapshot_period,
+            server_name: welcome.server_name,
+            start: now,
+            prediction: None,
+            buffer: SnapshotBuffer::default(),
+            clock: ServerClock::default(),
+            latest: None,
+            roster: Vec::new(),
+            remotes: Vec::new(),
+            interp_delay: interp_delay_target(snapshot_period, 0.0),
+            last_frame: None,
+            last_heard: now,
+            last_correction: None,
+            switches,
+            stats: SessionStats::default(),
+        })
+    }
+
+    pub fn map(&self) -> &Map {
+        &self.map
+    }
+
+    pub fn tick_rate(&self) -> f64 {
+        self.tick_rate
+    }
+
+    pub fn player_id(&self) -> PlayerId {
+        self.player_id
+    }
+
+    pub fn server_name(&self) -> &str {
+        &self.server_name
+    }
+
+    pub fn last_heard(&self) -> Instant {
+        self.last_heard
+    }
+
+    pub fn stats(&self) -> &SessionStats {
+        &self.stats
+    }
+
+    pub fn remotes_seen(&self) -> &[RemoteSeen] {
+        &self.remotes
+    }
+
+    pub fn interp_delay_secs(&self) -> f64 {
+        self.interp_delay
+    }
+
+    pub fn jitter_secs(&self) -> f64 {
+        self.clock.jitter_secs()
+    }
+
+    pub fn buffered_snapshots(&self) -> usize {
+        self.buffer.len()
+    }
+
+    pub fn last_correction(&self) -> Option<&(Instant, Correction)> {
+        self.last_correction.as_ref()
+    }
+
+    /// Highest seq the server has acknowledged.
+    pub fn acked_seq(&self) -> u32 {
+        self.prediction.as_ref().map_or(0, |p| p.acked_seq())
+    }
+
+    pub fn pending_commands(&self) -> u32 {
+        self.prediction.as_ref().map_or(0, |p| p.pending())
+    }
+
+    /// The predicted state of the local player (None until the first snapshot).
+    pub fn predicted(&self) -> Option<PlayerState> {
+        self.prediction.as_ref().map(|p| p.state())
+    }
+
+    /// The newest authoritative state of the local player.
+    pub fn server_state(&self) -> Option<PlayerState> {
+        self.latest
+            .as_ref()
+            .and_then(|s| find(&s.players, self.player_id))
+    }
+
+    pub fn latest_tick(&self) -> Option<u32> {
+        self.latest.as_ref().map(|s| s.tick)
+    }
+
+    fn local_secs(&self, now: Instant) -> f64 {
+        now.saturating_duration_since(self.start).as_secs_f64()
+    }
+
+    fn local_ms(&self, now: Instant) -> u32 {
+        // Wraps after 49 days; RTT arithmetic below wraps with it.
+        now.saturating_duration_since(self.start).as_millis() as u32
+    }
+
+    /// Applies one message from the server.
+    pub fn on_message(&mut self, now: Instant, msg: ServerMsg) -> Option<SessionEnd> {
+        self.last_heard = now;
+        match msg {
+            ServerMsg::Snapshot(snap) => self.on_snapshot(now, snap),
+            ServerMsg::Roster(roster) => self.roster = roster,
+            ServerMsg::Bye(reason) => return Some(SessionEnd::ServerSaidBye(reason)),
+            // A repeated welcome (our connect was retried) or a late reject: nothing new.
+            ServerMsg::Welcome(_) | ServerMsg::Reject(_) => {}
+        }
+        None
+    }
+
+    fn on_snapshot(&mut self, now: Instant, snap: Snapshot) {
+        self.stats.snapshots_received += 1;
+        let newest = self.latest.as_ref().map(|s| s.tick);
+        if newest.is_some_and(|t| snap.tick <= t) {
+            // Late or duplicate: still useful to fill the interpolation buffer.
+            self.buffer.push(snap.tick, snap.players);
+            self.stats.snapshots_lost = self.stats.snapshots_lost.saturating_sub(1);
+            return;
+        }
+        if let Some(prev) = newest {
+            let interval = (self.tick_rate * self.snapshot_period).round().max(1.0) as u32;
+            let missing = (snap.tick - prev) / interval;
+            self.stats.snapshots_lost += u64::from(missing.saturating_sub(1));
+        }
+
+        let local = self.local_secs(now);
+        self.clock
+            .observe(local, f64::from(snap.tick) / self.tick_rate);
+        let target = interp_delay_target(self.snapshot_period, self.clock.jitter_secs());
+        self.interp_delay += (target - self.interp_delay) * 0.1;
+        self.stats.delay_sum += self.interp_delay;
+        self.stats.delay_samples += 1;
+        self.stats.interp_delay_ms_mean =
+            1000.0 * self.stats.delay_sum / self.stats.delay_samples as f64;
+
+        if snap.echo_time_ms != 0 {
+            let rtt = self
+                .local_ms(now)
+                .wrapping_sub(snap.echo_time_ms)
+                .wrapping_sub(u32::from(snap.echo_hold_ms));
+            // A wrapped (negative) result means a bogus echo.
+            if rtt < 60_000 {
+                let rtt = f64::from(rtt);
+                self.stats.rtt_ms = if self.stats.rtt_samples == 0 {
+                    rtt
+                } else {
+                    self.stats.rtt_ms + (rtt - self.stats.rtt_ms) * 0.125
+                };
+                self.stats.rtt_sum += rtt;
+                self.stats.rtt_samples += 1;
+                self.stats.rtt_ms_mean = self.stats.rtt_sum / self.stats.rtt_samples as f64;
+            }
+        }
+
+        self.note_remote_motion(&snap.players);
+        if let Some(me) = find(&snap.players, self.player_id) {
+            let others = others_of(&snap.players, self.player_id);
+            match &mut self.prediction {
+                None => self.prediction = Some(Prediction::new(me, snap.ack_seq)),
+                Some(p) => {
+                    let correction = p.reconcile(
+                        &self.map,
+                        &self.rules,
+                        snap.ack_seq,
+                        me,
+                        &others,
+                        self.switches.reconciliation,
+                        self.switches.smoothing,
+                    );
+                    if let Some(c) = correction {
+                        self.stats.corrections += 1;
+                        self.stats.last_correction_cells = c.cells;
+                        self.stats.max_correction_cells =
+                            self.stats.max_correction_cells.max(c.cells);
+                        self.last_correction = Some((now, c));
+                    }
+                }
+            }
+        }
+        self.buffer.push(snap.tick, snap.players.clone());
+        self.latest = Some(snap);
+    }
+
+    fn note_remote_motion(&mut self, players: &[PlayerSnap]) {
+        let Some(prev) = self.latest.as_ref() else {
+            return;
+        };
+        for p in players.iter().filter(|p| p.id != self.player_id) {
+            let Some(before) = find(&prev.players, p.id) else {
+                continue;
+            };
+            let moved = f64::from(p.state.x - before.x).hypot(f64::from(p.state.y - before.y));
+            let name = self.name_of(p.id);
+            match self.remotes.iter_mut().find(|r| r.id == p.id) {
+                Some(r) => {
+                    r.distance_cells += moved / f64::from(CELL);
+                    r.name = name;
+                }
+                None => self.remotes.push(RemoteSeen {
+                    id: p.id,
+                    name,
+                    distance_cells: moved / f64::from(CELL),
+                }),
+            }
+        }
+    }
+
+    fn name_of(&self, id: PlayerId) -> String {
+        self.roster
+            .iter()
+            .find(|r| r.id == id)
+            .map_or_else(|| format!("#{id}"), |r| r.name.clone())
+    }
+
+    /// Makes one command from the buttons held, predicts it, and returns the input packet
+    /// to send (every unacknowledged command). None until the server has placed us.
+    pub fn command_tick(&mut self, now: Instant, buttons: Buttons) -> Option<ClientMsg> {
+        let others = self
+            .latest
+            .as_ref()
+            .map(|s| others_of(&s.players, self.player_id))
+            .unwrap_or_default();
+        let ack_tick = self.latest_tick().unwrap_or(0);
+        let client_ms = self.local_ms(now).max(1);
+        let p = self.prediction.as_mut()?;
+        p.push(&self.map, &self.rules, Command { buttons }, &others);
+        self.stats.commands_sent += 1;
+        Some(ClientMsg::Input(InputPacket::pack(
+            client_ms,
+            ack_tick,
+            p.unacked(MAX_COMMANDS_PER_INPUT),
+        )))
+    }
+
+    /// The server tick remote players are drawn at now.
+    pub fn render_tick(&self, now: Instant) -> Option<f64> {
+        let server = self.clock.server_secs(self.local_secs(now))?;
+        let delay = if self.switches.extrapolation {
+            0.0
+        } else {
+            self.interp_delay
+        };
+        Some((server - delay) * self.tick_rate)
+    }
+
+    fn extrapolation_limit_ticks(&self) -> f64 {
+        let secs = if self.switches.extrapolation {
+            MAX_DEAD_RECKONING_SECS
+        } else {
+            MAX_EXTRAPOLATE_SECS
+        };
+        secs * self.tick_rate
+    }
+
+    /// Advances per-frame state (error smoothing) and counts how this frame is drawn.
+    pub fn frame(&mut self, now: Instant) -> Option<Sample> {
+        let dt = self
+            .last_frame
+            .map_or(0.0, |t| now.saturating_duration_since(t).as_secs_f64());
+        self.last_frame = Some(now);
+        if let Some(p) = &mut self.prediction {
+            p.decay(if self.switches.smoothing {
+                dt
+            } else {
+                f64::INFINITY
+            });
+        }
+        let mode = self
+            .buffer
+            .mode(self.render_tick(now)?, self.extrapolation_limit_ticks());
+        match mode {
+            Sample::Interpolated => self.stats.frames_interpolated += 1,
+            Sample::Extrapolated => self.stats.frames_extrapolated += 1,
+            Sample::Held => self.stats.frames_held += 1,
+        }
+        Some(mode)
+    }
+
+    /// Switches prediction on or off. Coming back on, the prediction restarts from the
+    /// server's newest word plus the commands it has not applied yet, so nothing jumps
+    /// out of sync whatever happened while it was off.
+    pub fn set_prediction(&mut self, on: bool) {
+        self.switches.prediction = on;
+        if on && !self.switches.reconciliation {
+            self.switches.reconciliation = true;
+        }
+        let server = self.server_state();
+        if on && let (Some(p), Some(server)) = (&mut self.prediction, server) {
+            let ack = p.acked_seq();
+            let _ = p.reconcile(&self.map, &self.rules, ack, server, &[], true, false);
+        }
+    }
+
+    /// Positions (in cells) of every player as drawn this frame, plus ghosts.
+    pub fn view(&self, now: Instant, fps: f64, conditions: String) -> View<'_> {
+        let mut sprites = Vec::new();
+        let to_cells = |(x, y): (f64, f64)| (x / f64::from(CELL), y / f64::from(CELL));
+        let render_tick = self.render_tick(now);
+        let limit = self.extrapolation_limit_ticks();
+
+        if let Some(latest) = &self.latest {
+            if self.switches.ghosts.trail() {
+                let newest = latest.tick;
+                for snap in self.buffer.iter().filter(|s| s.tick < newest) {
+                    let age = (f64::from(newest - snap.tick) / self.tick_rate) as f32;
+                    for p in &snap.players {
+                        let (x, y) = to_cells((f64::from(p.state.x), f64::from(p.state.y)));
+                        sprites.push(Sprite::new(p.id, x, y, SpriteKind::Trail { age_secs: age }));
+                    }
+                }
+            }
+            if self.switches.ghosts.server() {
+                for p in &latest.players {
+                    let (x, y) = to_cells((f64::from(p.state.x), f64::from(p.state.y)));
+                    let kind = if p.id == self.player_id {
+                        SpriteKind::LocalGhost
+                    } else {
+                        SpriteKind::Ghost
+                    };
+                    sprites.push(Sprite::new(p.id, x, y, kind));
+                }
+            }
+            for p in latest.players.iter().filter(|p| p.id != self.player_id) {
+                let pos = match render_tick {
+                    Some(t) if self.switches.interpolation || self.switches.extrapolation => {
+                        self.buffer.sample(p.id, t, limit).map(|(pos, _)| pos)
+                    }
+                    _ => None,
+                }
+                .unwrap_or((f64::from(p.state.x), f64::from(p.state.y)));
+                let (x, y) = to_cells(pos);
+                sprites.push(Sprite::new(p.id, x, y, SpriteKind::Remote));
+            }
+        }
+        let local = match (&self.prediction, self.switches.prediction) {
+            (Some(p), true) => Some(p.drawn()),
+            _ => self
+                .server_state()
+                .map(|s| (f64::from(s.x), f64::from(s.y))),
+        };
+        if let Some(pos) = local {
+            let (x, y) = to_cells(pos);
+            sprites.push(Sprite::new(self.player_id, x, y, SpriteKind::Local));
+        }
+
+        let roster = self
+            .roster
+            .iter()
+            .map(|r| RosterLine {
+                id: r.id,
+                name: r.name.clone(),
+                local: r.id == self.player_id,
+                bot: r.bot,
+            })
+            .collect();
+        View {
+            map: &self.map,
+            sprites,
+            hud: Hud {
+                fps,
+                rtt_ms: self.stats.rtt_ms,
+                server_tick: self.latest_tick().unwrap_or(0),
+                pending: self.pending_commands(),
+                corrections: self.stats.corrections,
+                switches: self.switches,
+                conditions,
+            },
+            roster,
+            notice: if self.latest.is_none() {
+                Some(format!(
+                    "joined {}; waiting for the first snapshot…",
+                    self.server_name
+                ))
+            } else {
+                None
+            },
+        }
+    }
+
+    /// The goodbye to send when quitting.
+    pub fn leave() -> ClientMsg {
+        ClientMsg::Leave
+    }
+}
+
+fn find(players: &[PlayerSnap], id: PlayerId) -> Option<PlayerState> {
+    players.iter().find(|p| p.id == id).map(|p| p.state)
+}
+
+fn others_of(players: &[PlayerSnap], me: PlayerId) -> Vec<PlayerState> {
+    players
+        .iter()
+        .filter(|p| p.id != me)
+        .map(|p| p.state)
+        .collect()
+}

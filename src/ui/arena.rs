@@ -1,0 +1,72 @@
+//! The arena: walls, floor and sprites, written straight into the frame buffer (one pass
+//! over the map, no allocation per cell).
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Position, Rect};
+use ratatui::style::{Color, Modifier, Style};
+
+use super::{CELL_COLS, SpriteKind, View, player_color, player_glyph};
+use crate::sim::map::Tile;
+
+const WALL: Style = Style::new().fg(Color::Gray).bg(Color::DarkGray);
+const FLOOR: Style = Style::new().fg(Color::DarkGray);
+
+pub fn draw(buf: &mut Buffer, area: Rect, view: &View) {
+    let map = view.map;
+    for y in 0..map.height() {
+        for x in 0..map.width() {
+            let (symbol, style) = match map.tile(i32::from(x), i32::from(y)) {
+                Tile::Wall => ("▒", WALL),
+                Tile::Floor => (" ", FLOOR),
+            };
+            for c in 0..CELL_COLS {
+                let pos = Position::new(area.x + x * CELL_COLS + c, area.y + y);
+                if let Some(cell) = buf.cell_mut(pos) {
+                    let symbol = if c == 0 && symbol == " " {
+                        "·"
+                    } else {
+                        symbol
+                    };
+                    cell.set_symbol(symbol).set_style(style);
+                }
+            }
+        }
+    }
+    for sprite in &view.sprites {
+        // Two columns per cell give half-cell steps horizontally: the glyph sits in the
+        // column its centre is nearest to.
+        let col = (sprite.x * f64::from(CELL_COLS) - 0.5).floor();
+        let row = sprite.y.floor();
+        if col < 0.0 || row < 0.0 {
+            continue;
+        }
+        let (col, row) = (col as u16, row as u16);
+        if col >= area.width || row >= area.height {
+            continue;
+        }
+        let color = player_color(sprite.id);
+        let letter = player_glyph(sprite.id);
+        let (glyph, style) = match sprite.kind {
+            SpriteKind::Trail { age_secs } => {
+                let glyph = if age_secs < 0.1 { '•' } else { '·' };
+                (glyph, Style::new().fg(color).add_modifier(Modifier::DIM))
+            }
+            SpriteKind::Ghost => (
+                letter.to_ascii_lowercase(),
+                Style::new().fg(color).add_modifier(Modifier::DIM),
+            ),
+            SpriteKind::LocalGhost => (
+                'o',
+                Style::new().fg(Color::White).add_modifier(Modifier::DIM),
+            ),
+            SpriteKind::Remote => (letter, Style::new().fg(color).add_modifier(Modifier::BOLD)),
+            SpriteKind::Local => (
+                '@',
+                Style::new().fg(Color::White).add_modifier(Modifier::BOLD),
+            ),
+        };
+        if let Some(cell) = buf.cell_mut(Position::new(area.x + col, area.y + row)) {
+            cell.set_char(glyph).set_style(style);
+        }
+    }
+}

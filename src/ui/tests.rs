@@ -1,0 +1,93 @@
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+use super::*;
+use crate::client::GhostMode;
+
+fn small_map() -> Map {
+    Map::parse(
+        "small",
+        "############\n#S.........#\n#...##.....#\n#.........S#\n############",
+    )
+    .unwrap()
+}
+
+fn hud() -> Hud {
+    Hud {
+        fps: 2345.0,
+        rtt_ms: 151.0,
+        server_tick: 1234,
+        pending: 9,
+        corrections: 2,
+        switches: Switches {
+            ghosts: GhostMode::Server,
+            ..Switches::default()
+        },
+        conditions: "75±10ms 2.0% loss".into(),
+    }
+}
+
+fn render(map: &Map, width: u16, height: u16, sprites: Vec<Sprite>) -> String {
+    let view = View {
+        map,
+        sprites,
+        hud: hud(),
+        roster: vec![
+            RosterLine {
+                id: 0,
+                name: "ann".into(),
+                local: true,
+                bot: false,
+            },
+            RosterLine {
+                id: 1,
+                name: "bot-1".into(),
+                local: false,
+                bot: true,
+            },
+        ],
+        notice: None,
+    };
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|f| draw(f, &view)).unwrap();
+    let buf = terminal.backend().buffer();
+    let mut out = String::new();
+    for y in 0..buf.area.height {
+        for x in 0..buf.area.width {
+            out.push_str(buf[(x, y)].symbol());
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn arena_with_hud_ghosts_and_roster() {
+    let map = small_map();
+    let sprites = vec![
+        // The local player's ghost trails it by a cell; the remote's ghost leads it.
+        Sprite::new(0, 2.5, 1.5, SpriteKind::LocalGhost),
+        Sprite::new(1, 8.5, 3.5, SpriteKind::Ghost),
+        Sprite::new(1, 7.5, 3.5, SpriteKind::Remote),
+        Sprite::new(0, 3.5, 1.5, SpriteKind::Local),
+    ];
+    insta::assert_snapshot!(render(&map, 110, 7, sprites));
+}
+
+#[test]
+fn half_cell_positions_use_the_second_column() {
+    let map = small_map();
+    let at = |x| render(&map, 24, 7, vec![Sprite::new(0, x, 1.5, SpriteKind::Local)]);
+    let col = |s: String| s.lines().nth(2).unwrap().chars().position(|c| c == '@');
+    assert_eq!(col(at(3.5)), Some(6));
+    assert_eq!(col(at(3.99)), Some(7));
+    assert_eq!(col(at(4.0)), Some(7));
+    assert_eq!(col(at(4.3)), Some(8));
+}
+
+#[test]
+fn too_small_terminal_says_what_it_needs() {
+    let map = small_map();
+    let out = render(&map, 20, 5, vec![]);
+    assert!(out.contains("needs 24x7"), "{out}");
+}
