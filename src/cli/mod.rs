@@ -304,13 +304,22 @@ fn server_config(game: &MatchArgs, name: &str, seed: u64) -> anyhow::Result<Serv
     Ok(config)
 }
 
+/// Prints one line of the dedicated server's output. A closed stdout (the reader went
+/// away) must not take the server down with it, so write errors are ignored.
+fn say(line: std::fmt::Arguments) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
 /// Prints the dedicated server's lines.
 struct PrintEvents;
 
 impl Observer for PrintEvents {
     fn started(&mut self, addr: SocketAddr, server: &Server) {
         let c = server.config();
-        println!(
+        say(format_args!(
             "netarena server \"{}\" listening on {addr} (UDP), map {} ({}x{}), {} Hz ticks, {} Hz snapshots, max {} players",
             c.name,
             c.map.name(),
@@ -319,11 +328,11 @@ impl Observer for PrintEvents {
             c.tick_rate,
             c.snapshot_rate,
             c.max_players
-        );
+        ));
     }
 
     fn event(&mut self, event: &ServerEvent) {
-        println!("{event}");
+        say(format_args!("{event}"));
     }
 }
 
@@ -338,7 +347,7 @@ fn server(args: ServerArgs, stop: &AtomicBool) -> anyhow::Result<ExitCode> {
         incoming: conditions,
     };
     event_loop::run(config, net, stop, &mut PrintEvents)?;
-    println!("server stopped");
+    say(format_args!("server stopped"));
     Ok(ExitCode::SUCCESS)
 }
 

@@ -77,8 +77,8 @@ impl GhostMode {
 
     pub fn label(self) -> &'static str {
         match self {
-            GhostMode::Trail => "ghosts+trail",
-            _ => "ghosts",
+            GhostMode::Trail => "ghost+trail",
+            _ => "ghost",
         }
     }
 }

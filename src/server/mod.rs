@@ -358,11 +358,15 @@ impl Server {
         self.world.tick += 1;
 
         let tick_rate = u32::from(self.config.tick_rate);
-        if self.roster_dirty || self.world.tick % tick_rate == 0 {
+        if self.roster_dirty || self.world.tick.is_multiple_of(tick_rate) {
             self.roster_dirty = false;
             self.broadcast_roster();
         }
-        if self.world.tick % self.config.snapshot_interval() == 0 {
+        if self
+            .world
+            .tick
+            .is_multiple_of(self.config.snapshot_interval())
+        {
             self.send_snapshots(now);
         }
     }

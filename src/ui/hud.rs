@@ -11,54 +11,51 @@ use super::{Hud, RosterLine, player_color, player_glyph};
 const LABEL: Style = Style::new().fg(Color::DarkGray);
 const VALUE: Style = Style::new().fg(Color::White);
 
-fn switch(name: &'static str, on: bool) -> Span<'static> {
+/// A switch as `+name` (on, green) or `-name` (off, grey): readable without colour.
+fn switch(name: &str, on: bool) -> Span<'static> {
     if on {
-        Span::styled(name, Style::new().fg(Color::LightGreen))
+        Span::styled(format!("+{name}"), Style::new().fg(Color::LightGreen))
     } else {
-        Span::styled(
-            name,
-            Style::new()
-                .fg(Color::DarkGray)
-                .add_modifier(Modifier::CROSSED_OUT),
-        )
+        Span::styled(format!("-{name}"), Style::new().fg(Color::DarkGray))
     }
 }
 
 pub fn draw_hud(frame: &mut Frame, area: Rect, hud: &Hud) {
     let s = &hud.switches;
-    let mut spans = vec![
+    let spans = vec![
         Span::styled("FPS ", LABEL),
         Span::styled(format!("{:<5.0}", hud.fps), VALUE),
-        Span::styled(" RTT ", LABEL),
-        Span::styled(format!("{:>3.0}ms", hud.rtt_ms), VALUE),
-        Span::styled(" tick ", LABEL),
-        Span::styled(hud.server_tick.to_string(), VALUE),
-        Span::styled(" pend ", LABEL),
-        Span::styled(format!("{:<2}", hud.pending), VALUE),
-        Span::styled(" corr ", LABEL),
-        Span::styled(hud.corrections.to_string(), VALUE),
-        Span::raw("  "),
+        Span::styled("RTT ", LABEL),
+        Span::styled(format!("{:.0}ms ", hud.rtt_ms), VALUE),
+        Span::styled("tick ", LABEL),
+        Span::styled(format!("{} ", hud.server_tick), VALUE),
+        Span::styled("pend ", LABEL),
+        Span::styled(format!("{} ", hud.pending), VALUE),
+        Span::styled("corr ", LABEL),
+        Span::styled(format!("{} ", hud.corrections), VALUE),
+        Span::styled("│ ", LABEL),
         switch("pred", s.prediction),
         Span::raw(" "),
-        switch("recon", s.reconciliation),
+        switch("rec", s.reconciliation),
         Span::raw(" "),
-        switch("interp", s.interpolation),
+        switch("int", s.interpolation),
         Span::raw(" "),
-        switch("extra", s.extrapolation),
+        switch("ext", s.extrapolation),
         Span::raw(" "),
-        switch("smooth", s.smoothing),
+        switch("smo", s.smoothing),
         Span::raw(" "),
         switch(s.ghosts.label(), s.ghosts.server()),
     ];
-    spans.push(Span::styled("  net ", LABEL));
-    spans.push(Span::styled(
-        hud.conditions.clone(),
-        Style::new().fg(Color::LightYellow),
-    ));
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-pub fn draw_roster(frame: &mut Frame, area: Rect, roster: &[RosterLine]) {
+/// Players on the left, the simulated network conditions on the right.
+pub fn draw_roster(frame: &mut Frame, area: Rect, roster: &[RosterLine], conditions: &str) {
+    let net = Line::from(vec![
+        Span::styled("net ", LABEL),
+        Span::styled(conditions.to_owned(), Style::new().fg(Color::LightYellow)),
+    ]);
+    let net_width = (net.width() as u16).min(area.width);
     let mut spans = Vec::with_capacity(roster.len() * 2);
     for r in roster {
         let (glyph, color) = if r.local {
@@ -70,12 +67,13 @@ pub fn draw_roster(frame: &mut Frame, area: Rect, roster: &[RosterLine]) {
             format!("{glyph} "),
             Style::new().fg(color).add_modifier(Modifier::BOLD),
         ));
-        let name = if r.bot {
-            format!("{} ", r.name)
-        } else {
-            format!("{}  ", r.name)
-        };
-        spans.push(Span::styled(name, Style::new().fg(color)));
+        spans.push(Span::styled(
+            format!("{}  ", r.name),
+            Style::new().fg(color),
+        ));
     }
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    let players = Rect::new(area.x, area.y, area.width - net_width, 1);
+    frame.render_widget(Paragraph::new(Line::from(spans)), players);
+    let right = Rect::new(area.right() - net_width, area.y, net_width, 1);
+    frame.render_widget(Paragraph::new(net), right);
 }

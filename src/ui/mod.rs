@@ -130,6 +130,7 @@ pub fn draw(frame: &mut Frame, view: &View) {
         frame,
         Rect::new(area.x, arena.bottom(), area.width, 1),
         &view.roster,
+        &view.hud.conditions,
     );
     if let Some(notice) = &view.notice {
         let width = (notice.chars().count() as u16 + 4).min(arena.width);

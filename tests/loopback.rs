@@ -1,0 +1,193 @@
+//! Whole program over real loopback UDP: a dedicated server process and headless client
+//! processes, as a user would run them.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+const BIN: &str = env!("CARGO_BIN_EXE_netarena");
+
+/// A server process, killed when dropped.
+struct ServerProcess {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start_server(extra: &[&str]) -> ServerProcess {
+    let mut child = Command::new(BIN)
+        .args(["server", "--port", "0"])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("server starts");
+    let mut lines = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    lines.read_line(&mut first).unwrap();
+    // Keep reading, so the server never writes into a full or closed pipe.
+    std::thread::spawn(move || for _ in lines.lines() {});
+    let port = first
+        .split("listening on ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|addr| addr.rsplit(':').next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no address in {first:?}"));
+    ServerProcess { child, port }
+}
+
+fn temp_report(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("netarena-{}-{name}.json", std::process::id()))
+}
+
+fn headless(port: u16, name: &str, seconds: &str, extra: &[&str]) -> (Child, PathBuf) {
+    let report = temp_report(name);
+    let child = Command::new(BIN)
+        .args([
+            "join",
+            &format!("127.0.0.1:{port}"),
+            "--headless",
+            "--bot",
+            "wander",
+        ])
+        .args(["--name", name, "--seconds", seconds, "--report"])
+        .arg(&report)
+        .args(extra)
+        .spawn()
+        .expect("client starts");
+    (child, report)
+}
+
+fn finish(mut child: Child, report: PathBuf) -> serde_json::Value {
+    let status = child.wait().unwrap();
+    assert!(status.success(), "headless client failed: {status}");
+    let text = std::fs::read_to_string(&report).expect("report written");
+    let _ = std::fs::remove_file(&report);
+    serde_json::from_str(&text).expect("report is valid JSON")
+}
+
+fn num(r: &serde_json::Value, key: &str) -> f64 {
+    r[key]
+        .as_f64()
+        .unwrap_or_else(|| panic!("report lacks {key}: {r}"))
+}
+
+#[test]
+fn two_headless_clients_see_each_other_move() {
+    let server = start_server(&[]);
+    let (a, ra) = headless(server.port, "alice", "4", &["--seed", "1"]);
+    let (b, rb) = headless(server.port, "bob", "4", &["--seed", "2"]);
+    let reports = [finish(a, ra), finish(b, rb)];
+
+    for (r, other) in reports.iter().zip(["bob", "alice"]) {
+        for key in [
+            "commands_sent",
+            "commands_acked",
+            "snapshots_received",
+            "corrections",
+            "max_correction_cells",
+            "rtt_ms_mean",
+            "bytes_in",
+            "bytes_out",
+            "packets_in",
+            "packets_out",
+            "seconds",
+        ] {
+            assert!(num(r, key) >= 0.0, "{key}");
+        }
+        let seconds = num(r, "seconds");
+        assert!((3.9..6.0).contains(&seconds), "{seconds}");
+        // 60 commands and 20 snapshots a second, give or take start-up.
+        let sent = num(r, "commands_sent");
+        assert!(
+            sent > 50.0 * seconds && sent < 70.0 * seconds,
+            "commands {sent}"
+        );
+        assert!(num(r, "commands_acked") > sent - 30.0);
+        let snaps = num(r, "snapshots_received");
+        assert!(
+            snaps > 15.0 * seconds && snaps < 25.0 * seconds,
+            "snapshots {snaps}"
+        );
+        let rtt = num(r, "rtt_ms_mean");
+        assert!(rtt > 0.0 && rtt < 100.0, "loopback rtt {rtt}");
+        assert!(num(r, "bytes_in") > num(r, "packets_in") * 10.0);
+        assert!(num(r, "packets_out") >= sent * 0.9);
+
+        let seen = r["remote_players"].as_array().expect("remote_players");
+        let other_seen = seen
+            .iter()
+            .find(|p| p["name"] == other)
+            .unwrap_or_else(|| panic!("never saw {other}: {r}"));
+        let moved = other_seen["distance_cells"].as_f64().unwrap();
+        assert!(moved > 3.0, "{other} moved only {moved} cells");
+    }
+}
+
+#[test]
+fn an_unreachable_server_is_reported_within_seconds() {
+    // A port nobody listens on: bind one, note it, close it.
+    let port = std::net::UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let start = std::time::Instant::now();
+    let out = Command::new(BIN)
+        .args([
+            "join",
+            &format!("127.0.0.1:{port}"),
+            "--headless",
+            "--seconds",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no answer from"), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "one clear line: {stderr}");
+    assert!(start.elapsed() < Duration::from_secs(15));
+}
+
+#[test]
+fn a_full_server_says_so() {
+    let server = start_server(&["--max-players", "1", "--bots", "1"]);
+    let out = Command::new(BIN)
+        .args([
+            "join",
+            &format!("127.0.0.1:{}", server.port),
+            "--headless",
+            "--seconds",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("server is full"), "{stderr}");
+}
+
+#[test]
+fn a_bad_map_names_its_line_and_column() {
+    let path = std::env::temp_dir().join(format!("netarena-bad-{}.txt", std::process::id()));
+    std::fs::write(&path, "#####\n#S..#\n#.?.#\n#...#\n#####\n").unwrap();
+    let out = Command::new(BIN)
+        .args(["server", "--port", "0", "--map"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&path);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(":3:3:"), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+}

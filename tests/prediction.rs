@@ -1,0 +1,95 @@
+//! Client-side prediction against the real server state machine, under latency.
+
+mod support;
+
+use std::time::Duration;
+
+use netarena::sim::bot::Wander;
+use netarena::sim::map::{CELL, Map};
+use netarena::sim::world::PlayerState;
+use support::{Stepper, lag};
+
+fn wander(
+    seed: u64,
+) -> impl FnMut(&netarena::client::session::ClientSession) -> netarena::sim::world::Buttons {
+    let mut brain = Wander::new(seed);
+    move |c| match c.predicted() {
+        Some(me) => brain.next(&me).buttons,
+        None => Default::default(),
+    }
+}
+
+#[test]
+fn predictions_equal_the_server_for_every_acked_seq() {
+    let map = Map::builtin("arena").unwrap();
+    let mut s = Stepper::new(map, 0, lag(100, 20, 5.0), lag(100, 20, 5.0));
+    s.run(Duration::from_secs(30), wander(3));
+
+    assert!(s.acks.len() > 400, "snapshots arrived: {}", s.acks.len());
+    let mut compared = 0;
+    for &(ack, server) in &s.acks {
+        if ack == 0 {
+            continue;
+        }
+        let predicted = s.predicted_at(ack).expect("we made every acked seq");
+        assert_eq!(predicted, server, "prediction for seq {ack}");
+        compared += 1;
+    }
+    assert!(compared > 400);
+    let stats = s.client.stats();
+    assert_eq!(stats.corrections, 0);
+    assert!(stats.commands_sent > 1700, "{}", stats.commands_sent);
+    // With 200 ms RTT, about 12 commands are in flight at any time.
+    assert!(
+        s.client.pending_commands() >= 6,
+        "{}",
+        s.client.pending_commands()
+    );
+    assert!(
+        s.client.pending_commands() <= 40,
+        "{}",
+        s.client.pending_commands()
+    );
+}
+
+#[test]
+fn a_teleport_is_corrected_exactly_once_and_converges() {
+    let map = Map::builtin("arena").unwrap();
+    let far = map.spawns()[map.spawns().len() - 1];
+    let mut s = Stepper::new(map, 0, lag(75, 0, 0.0), lag(75, 0, 0.0));
+    s.run(Duration::from_secs(3), wander(5));
+    assert_eq!(s.client.stats().corrections, 0);
+
+    let me = s.client.player_id();
+    let target = PlayerState::at_cell(far.0, far.1);
+    s.server.teleport(me, target);
+    let acks_before = s.acks.len();
+    s.run(Duration::from_secs(5), wander(6));
+
+    let stats = s.client.stats();
+    assert_eq!(stats.corrections, 1, "one correction for one teleport");
+    assert!(
+        stats.max_correction_cells >= 1.0,
+        "{}",
+        stats.max_correction_cells
+    );
+    // Once the commands made before the correction have been acknowledged (half a
+    // second is over three RTTs), every snapshot agrees with the replayed prediction.
+    let after: Vec<_> = s.acks[acks_before..].iter().skip(10).collect();
+    assert!(after.len() > 50);
+    for &&(ack, server) in &after {
+        assert_eq!(
+            s.predicted_at(ack),
+            Some(server),
+            "seq {ack} after the teleport"
+        );
+    }
+    // The drawn position has converged on the prediction (smoothing is over).
+    let predicted = s.client.predicted().unwrap();
+    let server_now = s.server.world().get(me).unwrap();
+    let gap = f64::from(predicted.x - server_now.x).hypot(f64::from(predicted.y - server_now.y));
+    assert!(
+        gap / f64::from(CELL) < 3.0,
+        "prediction is a few ticks ahead, not lost: {gap}"
+    );
+}

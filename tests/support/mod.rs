@@ -1,0 +1,150 @@
+//! A deterministic stepper: one server and one client session in this process, joined
+//! by link conditioners on simulated time. No sockets, no sleeps: every run is the same.
+
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use netarena::client::Switches;
+use netarena::client::session::ClientSession;
+use netarena::net::codec;
+use netarena::net::conditioner::{Conditioner, Conditions};
+use netarena::net::protocol::{ClientMsg, MAGIC, PROTOCOL_VERSION, ServerMsg};
+use netarena::server::{Server, ServerConfig};
+use netarena::sim::map::Map;
+use netarena::sim::world::{Buttons, PlayerState};
+
+pub const CLIENT: &str = "10.0.0.2:5000";
+
+pub struct Stepper {
+    pub server: Server,
+    pub client: ClientSession,
+    pub now: Instant,
+    up: Conditioner,
+    down: Conditioner,
+    step: Duration,
+    next_server_tick: Instant,
+    next_command: Instant,
+    tick: Duration,
+    buf: Vec<u8>,
+    /// Every snapshot the client received: (ack_seq, the server's state for us).
+    pub acks: Vec<(u32, PlayerState)>,
+    /// The client's predicted state right after making each seq.
+    pub predicted: Vec<(u32, PlayerState)>,
+}
+
+fn addr(s: &str) -> SocketAddr {
+    s.parse().unwrap()
+}
+
+impl Stepper {
+    /// Connects one client through `up` (client to server) and `down` conditions.
+    pub fn new(map: Map, bots: u16, up: Conditions, down: Conditions) -> Stepper {
+        let mut config = ServerConfig::new(map);
+        config.bots = bots;
+        let tick = Duration::from_secs(1) / u32::from(config.tick_rate);
+        let mut server = Server::new(config);
+        let now = Instant::now();
+        server.handle(
+            now,
+            addr(CLIENT),
+            ClientMsg::Connect {
+                magic: MAGIC,
+                version: PROTOCOL_VERSION,
+                name: "stepper".into(),
+            },
+        );
+        let welcome = server
+            .take_outbox()
+            .find_map(|(_, m)| match m {
+                ServerMsg::Welcome(w) => Some(w),
+                _ => None,
+            })
+            .expect("welcomed");
+        let client = ClientSession::new(welcome, now, Switches::default()).unwrap();
+        Stepper {
+            server,
+            client,
+            now,
+            up: Conditioner::new(up, 11),
+            down: Conditioner::new(down, 12),
+            step: Duration::from_millis(1),
+            next_server_tick: now + tick,
+            // Out of phase with the server, as a real client would be.
+            next_command: now + tick / 3,
+            tick,
+            buf: Vec::new(),
+            acks: Vec::new(),
+            predicted: Vec::new(),
+        }
+    }
+
+    /// Runs for `duration` of simulated time, the client holding whatever `keys` says.
+    pub fn run(&mut self, duration: Duration, mut keys: impl FnMut(&ClientSession) -> Buttons) {
+        let end = self.now + duration;
+        while self.now < end {
+            self.now += self.step;
+            let now = self.now;
+            // Client to server.
+            let server = &mut self.server;
+            self.up.drain_due(now, |from, bytes| {
+                let msg = codec::decode_client(bytes).expect("client bytes decode");
+                server.handle(now, from, msg);
+            });
+            while now >= self.next_server_tick {
+                self.server.tick(self.next_server_tick);
+                self.next_server_tick += self.tick;
+            }
+            for (to, msg) in self.server.take_outbox().collect::<Vec<_>>() {
+                codec::encode_server(&msg, &mut self.buf).unwrap();
+                self.down.push(now, to, &self.buf);
+            }
+            // Server to client.
+            let client = &mut self.client;
+            let me = client.player_id();
+            let acks = &mut self.acks;
+            self.down.drain_due(now, |_, bytes| {
+                let msg = codec::decode_server(bytes).expect("server bytes decode");
+                if let ServerMsg::Snapshot(s) = &msg
+                    && let Some(p) = s.players.iter().find(|p| p.id == me)
+                {
+                    acks.push((s.ack_seq, p.state));
+                }
+                client.on_message(now, msg);
+            });
+            while now >= self.next_command {
+                let buttons = keys(&self.client);
+                if let Some(msg) = self.client.command_tick(now, buttons) {
+                    if let ClientMsg::Input(input) = &msg {
+                        self.predicted
+                            .push((input.last_seq, self.client.predicted().unwrap()));
+                    }
+                    codec::encode_client(&msg, &mut self.buf).unwrap();
+                    // The address a conditioner carries is just a label; here, the sender.
+                    self.up.push(now, addr(CLIENT), &self.buf);
+                }
+                self.client.frame(now);
+                self.next_command += self.tick;
+            }
+        }
+    }
+
+    /// The prediction the client made for `seq`.
+    pub fn predicted_at(&self, seq: u32) -> Option<PlayerState> {
+        self.predicted
+            .iter()
+            .find(|(s, _)| *s == seq)
+            .map(|(_, p)| *p)
+    }
+}
+
+/// One-way conditions of a fixed latency and jitter.
+pub fn lag(latency_ms: u32, jitter_ms: u32, loss_pct: f64) -> Conditions {
+    Conditions {
+        latency_ms,
+        jitter_ms,
+        loss_pct,
+        ..Conditions::default()
+    }
+}

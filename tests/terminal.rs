@@ -1,0 +1,527 @@
+//! Whole-program tests: the real `netarena` binary played in a real terminal (tmux).
+//!
+//! Each test starts its own tmux server (`tmux -L <socket>`), so the tests run in
+//! parallel without seeing each other, and a guard kills that server when the test ends,
+//! passed or panicked. The game runs under `sh -c '...; echo EXIT=$?; stty -a; sleep 60'`
+//! so that after it exits the pane shows its exit status and the terminal's modes, which
+//! is how we check that raw mode, the alternate screen and the hidden cursor were undone.
+//!
+//! Nothing here measures time: every wait polls the screen until a generous deadline.
+//!
+//! tmux is required. Without it every test fails with a message saying so.
+
+use std::io::ErrorKind;
+use std::net::UdpSocket;
+use std::process::{Command, Output};
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+/// How long any one thing may take to appear on screen (CI is slow and noisy).
+const DEADLINE: Duration = Duration::from_secs(10);
+/// Interval between key presses when "holding" a key: a fast auto-repeat.
+const REPEAT: Duration = Duration::from_millis(30);
+/// The session every test creates on its own server.
+const SESSION: &str = "game";
+/// Rows of the default map, `arena`: the HUD sits right above them.
+const ARENA_ROWS: usize = 20;
+/// The terminal size the default map needs.
+const ARENA_NEEDS: &str = "76x22";
+
+// ---------------------------------------------------------------------------------------
+// tmux driving
+// ---------------------------------------------------------------------------------------
+
+/// One private tmux server with one session running one command. Killed on drop.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    /// Starts a detached `width` x `height` session running `sh -c script`.
+    fn start(test: &str, width: u16, height: u16, script: &str) -> Tmux {
+        require_tmux();
+        let tmux = Tmux {
+            socket: format!("netarena-test-{}-{test}", std::process::id()),
+        };
+        // A leftover server with this name (from a crashed run that reused our pid) would
+        // make new-session attach to stale state: start from nothing.
+        let _ = tmux.run(&["kill-server"]);
+        let (w, h) = (width.to_string(), height.to_string());
+        tmux.ok(&[
+            "new-session",
+            "-d",
+            "-s",
+            SESSION,
+            "-x",
+            &w,
+            "-y",
+            &h,
+            // Several arguments: tmux runs them directly, whatever the user's shell is.
+            "sh",
+            "-c",
+            script,
+        ]);
+        tmux
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new("tmux")
+            // Our own server, and no user configuration (key bindings, sizes, shells).
+            .args(["-L", &self.socket, "-f", "/dev/null"])
+            .args(args)
+            .env_remove("TMUX")
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run tmux {args:?}: {e}"))
+    }
+
+    /// Runs a tmux command that must succeed; returns its stdout.
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "tmux {args:?} failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// The visible screen, one line per terminal row (trailing blanks trimmed).
+    fn screen(&self) -> String {
+        self.ok(&["capture-pane", "-p", "-t", SESSION])
+    }
+
+    /// The visible screen plus scrollback, with lines the terminal wrapped joined back.
+    fn history(&self) -> String {
+        self.ok(&["capture-pane", "-p", "-J", "-S", "-200", "-t", SESSION])
+    }
+
+    /// A tmux format evaluated for the pane, e.g. `#{cursor_flag}`.
+    fn format(&self, format: &str) -> String {
+        self.ok(&["display-message", "-p", "-t", SESSION, format])
+            .trim()
+            .to_owned()
+    }
+
+    /// Types `text` literally (no key-name lookup).
+    fn type_text(&self, text: &str) {
+        self.ok(&["send-keys", "-t", SESSION, "-l", text]);
+    }
+
+    fn resize(&self, width: u16, height: u16) {
+        let (w, h) = (width.to_string(), height.to_string());
+        // resize-window also switches the window to `window-size manual`, so the size
+        // sticks although no client is attached.
+        self.ok(&["resize-window", "-t", SESSION, "-x", &w, "-y", &h]);
+    }
+
+    /// Polls `capture` until `done` accepts it; panics with the last capture on timeout.
+    fn wait_for_in<T>(
+        &self,
+        what: &str,
+        capture: impl Fn(&Tmux) -> String,
+        mut done: impl FnMut(&str) -> Option<T>,
+    ) -> T {
+        let deadline = Instant::now() + DEADLINE;
+        loop {
+            let text = capture(self);
+            if let Some(found) = done(&text) {
+                return found;
+            }
+            if Instant::now() > deadline {
+                panic!(
+                    "timed out after {DEADLINE:?} waiting for {what}; the pane shows:\n{}",
+                    framed(&text)
+                );
+            }
+            sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Polls the visible screen until `done` accepts it.
+    fn wait_for<T>(&self, what: &str, done: impl FnMut(&str) -> Option<T>) -> T {
+        self.wait_for_in(what, Tmux::screen, done)
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        // Ends the session; the game gets SIGHUP and the sleep dies with the pane.
+        let _ = self.run(&["kill-server"]);
+    }
+}
+
+/// Fails the test with a clear message if tmux cannot be run.
+fn require_tmux() {
+    match Command::new("tmux").arg("-V").output() {
+        Ok(out) if out.status.success() => {}
+        Ok(out) => panic!(
+            "`tmux -V` failed ({}): {}. These tests drive the game in tmux; \
+             install a working tmux (e.g. `apt-get install tmux`).",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ),
+        Err(e) if e.kind() == ErrorKind::NotFound => panic!(
+            "tmux is not installed (not found on PATH). These tests drive the game in \
+             tmux; install it (e.g. `apt-get install tmux`)."
+        ),
+        Err(e) => panic!("cannot run tmux: {e}"),
+    }
+}
+
+/// A capture with a border, so blank lines at either end show in failure messages.
+fn framed(text: &str) -> String {
+    let mut out = String::from("+----\n");
+    for line in text.lines() {
+        out.push('|');
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.push_str("+----");
+    out
+}
+
+// ---------------------------------------------------------------------------------------
+// The game
+// ---------------------------------------------------------------------------------------
+
+/// A UDP port nobody is using right now.
+fn free_port() -> u16 {
+    let socket = UdpSocket::bind("127.0.0.1:0").expect("cannot bind a UDP socket");
+    socket.local_addr().expect("no local address").port()
+}
+
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+fn binary() -> &'static str {
+    env!("CARGO_BIN_EXE_netarena")
+}
+
+/// The pane's script: the game, then its exit status and the terminal modes, then a pause
+/// that keeps the pane (and what it shows) alive until the test is done with it.
+fn game_script(args: &str) -> String {
+    format!(
+        "{} {args}; echo EXIT=$?; stty -a; sleep 60",
+        shell_quote(binary())
+    )
+}
+
+/// A parsed game screen: the arena rows as characters, so that a character's index in
+/// its row is its terminal column ('▒' and '·' are one column wide).
+struct Screen {
+    /// (terminal row, characters) for each arena row.
+    arena: Vec<(usize, Vec<char>)>,
+}
+
+impl Screen {
+    /// The arena below the HUD, if the screen shows the game.
+    fn parse(text: &str) -> Option<Screen> {
+        let lines: Vec<&str> = text.lines().collect();
+        let hud = lines.iter().position(|l| l.starts_with("FPS"))?;
+        let arena: Vec<(usize, Vec<char>)> = lines
+            .iter()
+            .enumerate()
+            .skip(hud + 1)
+            .take(ARENA_ROWS)
+            .map(|(row, line)| (row, line.chars().collect()))
+            .collect();
+        let complete = arena.len() == ARENA_ROWS && arena.iter().all(|(_, l)| l.contains(&'▒'));
+        complete.then_some(Screen { arena })
+    }
+
+    /// Every (row, column) in the arena showing `glyph`.
+    fn find(&self, glyph: char) -> Vec<(usize, usize)> {
+        let mut found = Vec::new();
+        for (row, line) in &self.arena {
+            for (col, &c) in line.iter().enumerate() {
+                if c == glyph {
+                    found.push((*row, col));
+                }
+            }
+        }
+        found
+    }
+
+    /// Where the local player is, if exactly one `@` is in the arena.
+    fn local(&self) -> Option<(usize, usize)> {
+        match self.find('@')[..] {
+            [one] => Some(one),
+            _ => None,
+        }
+    }
+}
+
+/// Waits until the arena is on screen and `ready` accepts it.
+fn wait_for_arena<T>(tmux: &Tmux, what: &str, mut ready: impl FnMut(&Screen) -> Option<T>) -> T {
+    tmux.wait_for(what, |text| Screen::parse(text).and_then(|s| ready(&s)))
+}
+
+/// Holds each key in turn (a press every [`REPEAT`] for up to `per_key`) until `check`
+/// accepts a capture taken while the key is held. Returns the key and that capture's
+/// result, or None with the last capture if no key got there.
+fn hold_keys_until<T>(
+    tmux: &Tmux,
+    keys: &[&str],
+    per_key: Duration,
+    mut check: impl FnMut(&Screen) -> Option<T>,
+) -> Result<(String, T), String> {
+    let mut last = String::new();
+    for key in keys {
+        let until = Instant::now() + per_key;
+        while Instant::now() < until {
+            tmux.type_text(key);
+            sleep(REPEAT);
+            last = tmux.screen();
+            if let Some(found) = Screen::parse(&last).and_then(|s| check(&s)) {
+                return Ok((key.to_string(), found));
+            }
+        }
+    }
+    Err(last)
+}
+
+/// The exit status the pane's script printed after the game, once it has finished
+/// printing the terminal modes too.
+fn wait_for_exit(tmux: &Tmux) -> (u8, String) {
+    tmux.wait_for_in(
+        "the game to exit and `stty -a` to report",
+        Tmux::history,
+        |text| {
+            let tokens: Vec<&str> = text.split_whitespace().collect();
+            let status = tokens
+                .iter()
+                .find_map(|t| t.strip_prefix("EXIT=")?.parse::<u8>().ok())?;
+            // The line with the local modes comes after the status; wait for all of it.
+            let has = |flag: &str| {
+                tokens.contains(&flag) || tokens.contains(&format!("-{flag}").as_str())
+            };
+            (has("icanon") && has("echo") && has("isig")).then(|| (status, text.to_owned()))
+        },
+    )
+}
+
+/// Checks that the game gave the terminal back: cooked mode with echo (as `stty -a`
+/// printed it after the game), the normal screen, and a visible cursor.
+fn assert_terminal_restored(tmux: &Tmux, history: &str) {
+    let tokens: Vec<&str> = history.split_whitespace().collect();
+    for flag in ["icanon", "echo", "isig"] {
+        assert!(
+            tokens.contains(&flag) && !tokens.contains(&format!("-{flag}").as_str()),
+            "after the game, `stty -a` should show `{flag}` (raw mode off), not `-{flag}`:\n{}",
+            framed(history)
+        );
+    }
+    assert_eq!(
+        tmux.format("#{alternate_on}"),
+        "0",
+        "the game should leave the alternate screen"
+    );
+    assert_eq!(
+        tmux.format("#{cursor_flag}"),
+        "1",
+        "the game should show the cursor again"
+    );
+    assert!(
+        !tmux.screen().contains('▒'),
+        "the arena should be gone from the screen after exit:\n{}",
+        framed(&tmux.screen())
+    );
+}
+
+/// The pid of the game started with `--port port` (not the shell around it).
+fn game_pid(port: u16) -> Option<u32> {
+    let port = port.to_string();
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let args: Vec<String> = cmdline
+            .split(|&b| b == 0)
+            .map(|a| String::from_utf8_lossy(a).into_owned())
+            .collect();
+        let is_game = args.first().is_some_and(|a| a.ends_with("netarena"));
+        let our_port = args.windows(2).any(|w| w[0] == "--port" && w[1] == port);
+        if is_game && our_port {
+            return Some(pid);
+        }
+    }
+    None
+}
+
+// ---------------------------------------------------------------------------------------
+// Tests
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn host_shows_arena_moves_and_quits_cleanly() {
+    let port = free_port();
+    let tmux = Tmux::start(
+        "play",
+        100,
+        30,
+        &game_script(&format!(
+            "host --bots 1 --port {port} --fps-cap 200 --name tester"
+        )),
+    );
+
+    // HUD, walls, one local player and the bot (bots join first: bot-1 is 'A').
+    let start = wait_for_arena(&tmux, "the arena with '@' and bot 'A'", |s| {
+        let bots = s.find('A');
+        (!bots.is_empty()).then_some(())?;
+        s.local()
+    });
+    let text = tmux.screen();
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("FPS ") && l.contains("RTT")),
+        "HUD missing:\n{}",
+        framed(&text)
+    );
+    let roster = text
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or_default();
+    assert!(
+        roster.contains("@ tester") && roster.contains("A bot-1"),
+        "the roster (last line) should list '@ tester' and 'A bot-1', got {roster:?}"
+    );
+
+    // Hold a direction until '@' moves; a spawn point may have walls on some sides.
+    let moved = hold_keys_until(
+        &tmux,
+        &["d", "a", "s", "w"],
+        Duration::from_millis(1500),
+        |s| s.local().filter(|&at| at != start),
+    );
+    if let Err(last) = moved {
+        panic!(
+            "'@' never left {start:?} while holding d, a, s or w; last screen:\n{}",
+            framed(&last)
+        );
+    }
+
+    tmux.type_text("q");
+    let (status, history) = wait_for_exit(&tmux);
+    assert_eq!(
+        status,
+        0,
+        "quitting with q should exit 0:\n{}",
+        framed(&history)
+    );
+    assert_terminal_restored(&tmux, &history);
+}
+
+#[test]
+fn too_small_terminal_explains_and_recovers_on_resize() {
+    let port = free_port();
+    let tmux = Tmux::start(
+        "small",
+        40,
+        10,
+        &game_script(&format!("host --port {port} --fps-cap 200")),
+    );
+
+    // The message is word-wrapped by the game: join the lines before searching.
+    tmux.wait_for(
+        "a 'too small' message with the size the map needs",
+        |text| {
+            let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            (words.contains("too small") && words.contains(ARENA_NEEDS)).then_some(())
+        },
+    );
+
+    tmux.resize(100, 30);
+    wait_for_arena(&tmux, "the arena after enlarging to 100x30", |s| s.local());
+    assert!(
+        !tmux.screen().contains("too small"),
+        "the message should be gone:\n{}",
+        framed(&tmux.screen())
+    );
+
+    tmux.type_text("q");
+    let (status, history) = wait_for_exit(&tmux);
+    assert_eq!(
+        status,
+        0,
+        "quitting with q should exit 0:\n{}",
+        framed(&history)
+    );
+    assert_terminal_restored(&tmux, &history);
+}
+
+#[test]
+fn sigterm_restores_the_terminal() {
+    let port = free_port();
+    let tmux = Tmux::start(
+        "sigterm",
+        100,
+        30,
+        &game_script(&format!("host --port {port} --fps-cap 200")),
+    );
+    wait_for_arena(&tmux, "the arena", |s| s.local());
+
+    let pid = game_pid(port).unwrap_or_else(|| panic!("no netarena process with --port {port}"));
+    let kill = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .expect("cannot run kill");
+    assert!(kill.success(), "kill -TERM {pid} failed");
+
+    let (status, history) = wait_for_exit(&tmux);
+    // The game catches SIGTERM, restores the terminal and exits with a signal-style
+    // status (128 + n). An uncaught SIGTERM would also give 143, so the real check is
+    // the terminal's state below.
+    assert!(
+        status == 130 || status == 143,
+        "after SIGTERM the exit status should be 130 or 143, got {status}:\n{}",
+        framed(&history)
+    );
+    assert_terminal_restored(&tmux, &history);
+}
+
+#[test]
+fn server_ghost_trails_the_local_player_under_latency() {
+    let port = free_port();
+    let tmux = Tmux::start(
+        "ghosts",
+        100,
+        30,
+        &game_script(&format!(
+            "host --bots 0 --ghosts server --lag 150 --port {port} --fps-cap 200"
+        )),
+    );
+    wait_for_arena(&tmux, "the arena", |s| s.local());
+    let hud = tmux.screen();
+    assert!(
+        hud.lines().any(|l| l.starts_with("FPS") && l.contains("net 150ms")),
+        "the HUD should show the simulated 150 ms latency:\n{}",
+        framed(&hud)
+    );
+
+    // With 300 ms of round trip the predicted '@' runs ahead of where the server last
+    // saw it, so the dim 'o' shows on another cell while the key is held.
+    let seen = hold_keys_until(
+        &tmux,
+        &["d", "a", "s", "w"],
+        Duration::from_millis(2000),
+        |s| {
+            let local = s.local()?;
+            let ghost = *s.find('o').first()?;
+            Some((local, ghost))
+        },
+    );
+    match seen {
+        Ok((_, (local, ghost))) => assert_ne!(local, ghost),
+        Err(last) => panic!(
+            "never saw '@' and its ghost 'o' apart while holding a direction; last \
+             screen:\n{}",
+            framed(&last)
+        ),
+    }
+}
