@@ -191,3 +191,37 @@ fn a_bad_map_names_its_line_and_column() {
     assert!(stderr.contains(":3:3:"), "{stderr}");
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
 }
+
+#[test]
+fn input_redundancy_covers_lag_jitter_and_loss() {
+    let server = start_server(&[]);
+    let (c, r) = headless(
+        server.port,
+        "solo",
+        "30",
+        &["--lag", "100", "--jitter", "20", "--loss", "5", "--seed", "9"],
+    );
+    let r = finish(c, r);
+    // 5% of input packets are lost on the way up, but every one carries all the
+    // commands not yet acknowledged, so the server applies every command and the
+    // prediction never disagrees with it.
+    assert_eq!(num(&r, "corrections"), 0.0, "{r}");
+    let rtt = num(&r, "rtt_ms_mean");
+    assert!((160.0..=240.0).contains(&rtt), "RTT {rtt} ms, expected 200 +-20%");
+    for key in ["loss_up_pct", "loss_down_pct"] {
+        let loss = num(&r, key);
+        assert!((2.5..=8.5).contains(&loss), "{key} {loss}%, expected about 5%");
+    }
+    let acked = num(&r, "commands_acked");
+    assert!(acked > num(&r, "commands_sent") - 40.0, "{r}");
+}
+
+#[test]
+fn a_clean_link_measures_no_loss() {
+    let server = start_server(&[]);
+    let (c, r) = headless(server.port, "clean", "3", &[]);
+    let r = finish(c, r);
+    assert_eq!(num(&r, "loss_up_pct"), 0.0);
+    assert_eq!(num(&r, "loss_down_pct"), 0.0);
+    assert_eq!(num(&r, "corrections"), 0.0);
+}

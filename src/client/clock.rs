@@ -36,6 +36,12 @@ impl ServerClock {
         }
     }
 
+    /// How much later than the smoothed clock expects a snapshot from `server_secs`
+    /// arrived at `local_secs` (negative: early).
+    pub fn lateness_secs(&self, local_secs: f64, server_secs: f64) -> f64 {
+        self.offset.map_or(0.0, |o| o - (server_secs - local_secs))
+    }
+
     /// The server time it is now, as seen through the network (None before any snapshot).
     pub fn server_secs(&self, local_secs: f64) -> Option<f64> {
         self.offset.map(|o| local_secs + o)

@@ -30,6 +30,13 @@ pub enum Action {
     ToggleExtrapolation,
     ToggleSmoothing,
     CycleGhosts,
+    ToggleStats,
+    ToggleHelp,
+    LagUp,
+    LagDown,
+    CycleJitter,
+    CycleLoss,
+    CycleProfile,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -100,6 +107,13 @@ impl Keys {
             KeyCode::Char('x') => Some(Action::ToggleExtrapolation),
             KeyCode::Char('m') => Some(Action::ToggleSmoothing),
             KeyCode::Char('g') => Some(Action::CycleGhosts),
+            KeyCode::Char('n') => Some(Action::ToggleStats),
+            KeyCode::Char('?') | KeyCode::F(1) => Some(Action::ToggleHelp),
+            KeyCode::Char('+' | '=') => Some(Action::LagUp),
+            KeyCode::Char('-' | '_') => Some(Action::LagDown),
+            KeyCode::Char('j') => Some(Action::CycleJitter),
+            KeyCode::Char('l') => Some(Action::CycleLoss),
+            KeyCode::Char('c') => Some(Action::CycleProfile),
             _ => None,
         }
     }

@@ -12,6 +12,7 @@ use ratatui::crossterm::{execute, queue};
 use super::ClientConfig;
 use super::input::{Action, Keys};
 use super::link::Link;
+use super::rates::RateMeter;
 use super::session::{ClientSession, SessionEnd};
 use super::terminal::{self, Tui};
 use crate::sim::world::Buttons;
@@ -57,6 +58,8 @@ fn play(
     let mut last_command = Instant::now();
     let mut last_buttons = Buttons::empty();
     let mut fps = FpsCounter::default();
+    let mut overlays = Overlays::default();
+    let mut rates = RateMeter::default();
 
     loop {
         if stop.load(Ordering::Relaxed) {
@@ -84,7 +87,7 @@ fn play(
             match event::read()? {
                 Event::Key(key) => match keys.handle(&key, now) {
                     Some(Action::Quit) => return Ok(Outcome::Quit),
-                    Some(action) => apply(&mut session, action),
+                    Some(action) => apply(&mut session, link, &mut overlays, action),
                     None => {}
                 },
                 Event::Resize(..) => tui.autoresize()?,
@@ -116,8 +119,13 @@ fn play(
         }
 
         session.frame(now);
+        rates.sample(now, link.traffic(), session.stats());
         let conditions = link.conditions().0.summary();
-        let view = session.view(now, fps.value(), conditions);
+        let mut view = session.view(now, fps.value(), conditions);
+        view.help = overlays.help;
+        if overlays.stats {
+            view.stats = Some(session.stats_view(now, rates.rates()));
+        }
         queue!(tui.backend_mut(), BeginSynchronizedUpdate)?;
         tui.draw(|f| ui::draw(f, &view))?;
         execute!(tui.backend_mut(), EndSynchronizedUpdate)?;
@@ -135,7 +143,30 @@ fn session_tick_rate(session: &ClientSession) -> u32 {
     session.tick_rate().round().max(1.0) as u32
 }
 
-fn apply(session: &mut ClientSession, action: Action) {
+/// Which overlays are open.
+#[derive(Default)]
+struct Overlays {
+    stats: bool,
+    help: bool,
+}
+
+/// Steps the lag keys move through.
+const LAG_STEP_MS: u32 = 25;
+const MAX_LAG_MS: u32 = 1000;
+const JITTER_STEPS_MS: [u32; 5] = [0, 5, 10, 20, 40];
+const LOSS_STEPS_PCT: [f64; 6] = [0.0, 1.0, 2.0, 5.0, 10.0, 20.0];
+
+/// The step after `current` in `steps` (wrapping), or the first.
+fn next_step<T: PartialOrd + Copy>(steps: &[T], current: T) -> T {
+    steps
+        .iter()
+        .copied()
+        .find(|s| *s > current)
+        .unwrap_or(steps[0])
+}
+
+fn apply(session: &mut ClientSession, link: &mut Link, overlays: &mut Overlays, action: Action) {
+    let mut conditions = link.conditions().0.clone();
     let s = &mut session.switches;
     match action {
         Action::Quit => {}
@@ -143,11 +174,31 @@ fn apply(session: &mut ClientSession, action: Action) {
             let on = !s.prediction;
             session.set_prediction(on);
         }
-        Action::ToggleReconciliation => s.reconciliation = !s.reconciliation,
+        Action::ToggleReconciliation => {
+            // Reconciliation corrects a prediction; without prediction there is none.
+            s.reconciliation = !s.reconciliation && s.prediction;
+        }
         Action::ToggleInterpolation => s.interpolation = !s.interpolation,
         Action::ToggleExtrapolation => s.extrapolation = !s.extrapolation,
         Action::ToggleSmoothing => s.smoothing = !s.smoothing,
         Action::CycleGhosts => s.ghosts = s.ghosts.next(),
+        Action::ToggleStats => overlays.stats = !overlays.stats,
+        Action::ToggleHelp => overlays.help = !overlays.help,
+        Action::LagUp => {
+            conditions.latency_ms = (conditions.latency_ms + LAG_STEP_MS).min(MAX_LAG_MS)
+        }
+        Action::LagDown => {
+            conditions.latency_ms = conditions.latency_ms.saturating_sub(LAG_STEP_MS)
+        }
+        Action::CycleJitter => {
+            conditions.jitter_ms = next_step(&JITTER_STEPS_MS, conditions.jitter_ms)
+        }
+        Action::CycleLoss => conditions.loss_pct = next_step(&LOSS_STEPS_PCT, conditions.loss_pct),
+        Action::CycleProfile => conditions = conditions.next_profile().1,
+    }
+    if &conditions != link.conditions().0 {
+        // The same simulated path both ways, as the command line sets it.
+        link.set_conditions(conditions.clone(), conditions);
     }
 }
 

@@ -6,8 +6,10 @@ pub mod headless;
 pub mod input;
 pub mod interactive;
 pub mod interpolation;
+pub mod lagometer;
 pub mod link;
 pub mod prediction;
+pub mod rates;
 pub mod session;
 pub mod terminal;
 

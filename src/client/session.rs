@@ -12,14 +12,16 @@ use serde::Serialize;
 use super::Switches;
 use super::clock::{ServerClock, interp_delay_target};
 use super::interpolation::{Sample, SnapshotBuffer};
+use super::lagometer::{self, Lagometer};
 use super::prediction::{Correction, Prediction};
+use super::rates::Rates;
 use crate::net::protocol::{
     ClientMsg, InputPacket, MAX_COMMANDS_PER_INPUT, PlayerSnap, RosterEntry, ServerMsg, Snapshot,
     Welcome,
 };
 use crate::sim::map::{CELL, Map, MapError};
 use crate::sim::world::{Buttons, Command, PlayerId, PlayerState, Rules};
-use crate::ui::{Hud, RosterLine, Sprite, SpriteKind, View};
+use crate::ui::{Hud, RosterLine, Sprite, SpriteKind, StatsView, View};
 
 /// How far past the newest snapshot a remote player may be extrapolated before it is
 /// held still: long enough to hide one late packet, short enough not to run through walls.
@@ -27,6 +29,9 @@ const MAX_EXTRAPOLATE_SECS: f64 = 0.1;
 /// With dead reckoning (the `extrapolation` switch) remote players are projected to the
 /// present from the newest snapshot, up to this far.
 const MAX_DEAD_RECKONING_SECS: f64 = 0.25;
+
+/// How long a correction's two positions stay marked on screen.
+const CORRECTION_FLASH_SECS: f64 = 0.5;
 
 /// Why a session ended from the server's side.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,9 +55,15 @@ pub struct SessionStats {
     rtt_sum: f64,
     #[serde(skip)]
     rtt_samples: u64,
+    /// Loss measured from sequence numbers: input packets the server never saw, and
+    /// snapshots that never arrived, in percent.
+    pub loss_up_pct: f64,
+    pub loss_down_pct: f64,
     pub frames_interpolated: u64,
     pub frames_extrapolated: u64,
     pub frames_held: u64,
+    /// Times the render time ran past the newest snapshot (interpolation ran dry).
+    pub underruns: u64,
     pub interp_delay_ms_mean: f64,
     #[serde(skip)]
     delay_sum: f64,
@@ -88,6 +99,9 @@ pub struct ClientSession {
     last_frame: Option<Instant>,
     last_heard: Instant,
     last_correction: Option<(Instant, Correction)>,
+    packets_sent: u32,
+    last_mode: Option<Sample>,
+    lagometer: Lagometer,
     pub switches: Switches,
     stats: SessionStats,
 }
@@ -116,6 +130,9 @@ impl ClientSession {
             last_frame: None,
             last_heard: now,
             last_correction: None,
+            packets_sent: 0,
+            last_mode: None,
+            lagometer: Lagometer::default(),
             switches,
             stats: SessionStats::default(),
         })
@@ -155,6 +172,10 @@ impl ClientSession {
 
     pub fn jitter_secs(&self) -> f64 {
         self.clock.jitter_secs()
+    }
+
+    pub fn lagometer(&self) -> &Lagometer {
+        &self.lagometer
     }
 
     pub fn buffered_snapshots(&self) -> usize {
@@ -221,10 +242,17 @@ impl ClientSession {
             self.stats.snapshots_lost = self.stats.snapshots_lost.saturating_sub(1);
             return;
         }
+        let mut dropped = 0;
         if let Some(prev) = newest {
             let interval = (self.tick_rate * self.snapshot_period).round().max(1.0) as u32;
-            let missing = (snap.tick - prev) / interval;
-            self.stats.snapshots_lost += u64::from(missing.saturating_sub(1));
+            dropped = ((snap.tick - prev) / interval).saturating_sub(1);
+            self.stats.snapshots_lost += u64::from(dropped);
+        }
+        let expected = self.stats.snapshots_received + self.stats.snapshots_lost;
+        self.stats.loss_down_pct = 100.0 * self.stats.snapshots_lost as f64 / expected as f64;
+        if snap.input_high > 0 {
+            let seen = f64::from(snap.inputs_received.min(snap.input_high));
+            self.stats.loss_up_pct = 100.0 * (1.0 - seen / f64::from(snap.input_high));
         }
 
         let local = self.local_secs(now);
@@ -256,6 +284,14 @@ impl ClientSession {
             }
         }
 
+        // A snapshot's one-way delay cannot be measured without shared clocks; half the
+        // RTT plus how late it is against the smoothed clock is the honest estimate.
+        let lateness = self
+            .clock
+            .lateness_secs(local, f64::from(snap.tick) / self.tick_rate);
+        let delay_ms = (self.stats.rtt_ms / 2.0 + lateness * 1000.0).max(0.0);
+        self.lagometer
+            .snapshot(now, delay_ms, dropped, self.stats.rtt_ms);
         self.note_remote_motion(&snap.players);
         if let Some(me) = find(&snap.players, self.player_id) {
             let others = others_of(&snap.players, self.player_id);
@@ -329,8 +365,10 @@ impl ClientSession {
         let p = self.prediction.as_mut()?;
         p.push(&self.map, &self.rules, Command { buttons }, &others);
         self.stats.commands_sent += 1;
+        self.packets_sent += 1;
         Some(ClientMsg::Input(InputPacket::pack(
             client_ms,
+            self.packets_sent,
             ack_tick,
             p.unacked(MAX_COMMANDS_PER_INPUT),
         )))
@@ -377,6 +415,11 @@ impl ClientSession {
             Sample::Extrapolated => self.stats.frames_extrapolated += 1,
             Sample::Held => self.stats.frames_held += 1,
         }
+        if mode != Sample::Interpolated && self.last_mode == Some(Sample::Interpolated) {
+            self.stats.underruns += 1;
+        }
+        self.last_mode = Some(mode);
+        self.lagometer.frame(now, mode);
         Some(mode)
     }
 
@@ -442,6 +485,17 @@ impl ClientSession {
                 .server_state()
                 .map(|s| (f64::from(s.x), f64::from(s.y))),
         };
+        if let Some((at, c)) = &self.last_correction
+            && now.saturating_duration_since(*at).as_secs_f64() < CORRECTION_FLASH_SECS
+        {
+            for (state, kind) in [
+                (c.predicted, SpriteKind::FlashPredicted),
+                (c.corrected, SpriteKind::FlashCorrected),
+            ] {
+                let (x, y) = to_cells((f64::from(state.x), f64::from(state.y)));
+                sprites.push(Sprite::new(self.player_id, x, y, kind));
+            }
+        }
         if let Some(pos) = local {
             let (x, y) = to_cells(pos);
             sprites.push(Sprite::new(self.player_id, x, y, SpriteKind::Local));
@@ -470,6 +524,8 @@ impl ClientSession {
                 conditions,
             },
             roster,
+            stats: None,
+            help: false,
             notice: if self.latest.is_none() {
                 Some(format!(
                     "joined {}; waiting for the first snapshot…",
@@ -478,6 +534,35 @@ impl ClientSession {
             } else {
                 None
             },
+        }
+    }
+
+    /// The numbers for the stats overlay.
+    pub fn stats_view(&self, now: Instant, rates: Rates) -> StatsView {
+        let s = &self.stats;
+        StatsView {
+            rtt_ms: s.rtt_ms,
+            jitter_ms: 1000.0 * self.clock.jitter_secs(),
+            packets_in: rates.packets_in,
+            packets_out: rates.packets_out,
+            bytes_in: rates.bytes_in,
+            bytes_out: rates.bytes_out,
+            loss_up_pct: s.loss_up_pct,
+            loss_down_pct: s.loss_down_pct,
+            snapshots_per_sec: rates.snapshots,
+            commands_sent: s.commands_sent,
+            commands_acked: self.acked_seq(),
+            pending: self.pending_commands(),
+            corrections: s.corrections,
+            corrections_per_min: rates.corrections_per_min,
+            last_correction_cells: s.last_correction_cells,
+            max_correction_cells: s.max_correction_cells,
+            interp_delay_ms: 1000.0 * self.interp_delay,
+            buffered: self.render_tick(now).map_or(0, |t| self.buffer.ahead_of(t)),
+            frames_extrapolated: s.frames_extrapolated,
+            frames_held: s.frames_held,
+            underruns: s.underruns,
+            slices: self.lagometer.recent(lagometer::SLICES).copied().collect(),
         }
     }
 

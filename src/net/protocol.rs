@@ -41,6 +41,8 @@ pub struct CommandRun {
 pub struct InputPacket {
     /// The client's clock when it sent this, echoed back for round-trip time.
     pub client_time_ms: u32,
+    /// Counts input packets, so the server can tell the client how many went missing.
+    pub packet_seq: u32,
     /// Newest snapshot tick the client has received.
     pub ack_tick: u32,
     pub last_seq: u32,
@@ -55,6 +57,7 @@ impl InputPacket {
     /// Packs `(seq, command)` pairs, which must be consecutive and oldest first.
     pub fn pack(
         client_time_ms: u32,
+        packet_seq: u32,
         ack_tick: u32,
         commands: impl IntoIterator<Item = (u32, Command)>,
     ) -> InputPacket {
@@ -69,6 +72,7 @@ impl InputPacket {
         }
         InputPacket {
             client_time_ms,
+            packet_seq,
             ack_tick,
             last_seq,
             runs,
@@ -138,6 +142,10 @@ pub struct Snapshot {
     pub echo_time_ms: u32,
     /// ...and how long the server held it before this reply, so RTT excludes that wait.
     pub echo_hold_ms: u16,
+    /// Input packets received from this client, and the highest `packet_seq` among
+    /// them: the client's measure of loss on its way up.
+    pub inputs_received: u32,
+    pub input_high: u32,
     pub players: Vec<PlayerSnap>,
 }
 
@@ -215,7 +223,7 @@ mod tests {
         let commands: Vec<(u32, Command)> = (40..100)
             .map(|seq| (seq, cmd(if seq % 17 < 9 { 1 } else { 8 })))
             .collect();
-        let packet = InputPacket::pack(5, 6, commands.clone());
+        let packet = InputPacket::pack(5, 1, 6, commands.clone());
         assert!(packet.runs.len() < 10);
         packet.validate().unwrap();
         assert_eq!(packet.commands().collect::<Vec<_>>(), commands);
@@ -226,6 +234,7 @@ mod tests {
         let run = |count| CommandRun { cmd: cmd(1), count };
         let mk = |last_seq, runs| InputPacket {
             client_time_ms: 0,
+            packet_seq: 1,
             ack_tick: 0,
             last_seq,
             runs,

@@ -90,6 +90,8 @@ struct Remote {
     /// Newest client timestamp seen, and when it arrived, for the RTT echo.
     echo_time_ms: u32,
     echo_received: Instant,
+    inputs_received: u32,
+    input_high: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -306,6 +308,8 @@ impl Server {
             last_heard: now,
             echo_time_ms: 0,
             echo_received: now,
+            inputs_received: 0,
+            input_high: 0,
         };
         match self.add_player(sanitize_name(name), Driver::Remote(remote)) {
             Some(id) => self.outbox.push((from, self.welcome(id))),
@@ -332,8 +336,14 @@ impl Server {
         };
         if let Driver::Remote(r) = &mut slot.driver {
             r.last_heard = now;
-            r.echo_time_ms = input.client_time_ms;
-            r.echo_received = now;
+            // Only newer packets count: the newest timestamp is the one to echo, and a
+            // duplicate or reordered copy must not look like a recovered loss.
+            if input.packet_seq > r.input_high {
+                r.input_high = input.packet_seq;
+                r.inputs_received += 1;
+                r.echo_time_ms = input.client_time_ms;
+                r.echo_received = now;
+            }
         }
         for (seq, mut cmd) in input.commands() {
             cmd.buttons = crate::sim::world::Buttons::from_bits_truncate(cmd.buttons.bits());
@@ -435,6 +445,8 @@ impl Server {
                     ack_seq: slot.queue.last_applied(),
                     echo_time_ms: r.echo_time_ms,
                     echo_hold_ms: u16::try_from(hold).unwrap_or(u16::MAX),
+                    inputs_received: r.inputs_received,
+                    input_high: r.input_high,
                     players: players.clone(),
                 }),
             ));

@@ -59,6 +59,18 @@ pub fn draw(buf: &mut Buffer, area: Rect, view: &View) {
                 'o',
                 Style::new().fg(Color::White).add_modifier(Modifier::DIM),
             ),
+            SpriteKind::FlashPredicted => (
+                'x',
+                Style::new()
+                    .fg(Color::LightRed)
+                    .add_modifier(Modifier::BOLD),
+            ),
+            SpriteKind::FlashCorrected => (
+                '+',
+                Style::new()
+                    .fg(Color::LightGreen)
+                    .add_modifier(Modifier::BOLD),
+            ),
             SpriteKind::Remote => (letter, Style::new().fg(color).add_modifier(Modifier::BOLD)),
             SpriteKind::Local => (
                 '@',

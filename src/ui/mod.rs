@@ -3,6 +3,9 @@
 
 mod arena;
 mod hud;
+mod overlays;
+
+pub use overlays::StatsView;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -31,6 +34,10 @@ pub enum SpriteKind {
     LocalGhost,
     Remote,
     Local,
+    /// Just after a correction: where the prediction had the local player...
+    FlashPredicted,
+    /// ...and where the server's state, replayed, put it.
+    FlashCorrected,
 }
 
 /// Something to draw at a position in cells (the centre of the player's square).
@@ -77,6 +84,8 @@ pub struct View<'a> {
     pub roster: Vec<RosterLine>,
     /// A message shown over the arena (waiting, disconnected...).
     pub notice: Option<String>,
+    pub stats: Option<StatsView>,
+    pub help: bool,
 }
 
 /// The letter a player is drawn with; the local player is always `@`.
@@ -132,6 +141,12 @@ pub fn draw(frame: &mut Frame, view: &View) {
         &view.roster,
         &view.hud.conditions,
     );
+    if let Some(stats) = &view.stats {
+        overlays::draw_stats(frame, arena, stats);
+    }
+    if view.help {
+        overlays::draw_help(frame, arena);
+    }
     if let Some(notice) = &view.notice {
         let width = (notice.chars().count() as u16 + 4).min(arena.width);
         let r = Rect::new(

@@ -47,6 +47,8 @@ fn render(map: &Map, width: u16, height: u16, sprites: Vec<Sprite>) -> String {
             },
         ],
         notice: None,
+        stats: None,
+        help: false,
     };
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     terminal.draw(|f| draw(f, &view)).unwrap();

@@ -1,0 +1,109 @@
+//! A scrolling record of the last few seconds of netcode, in fixed time slices: how each
+//! frame was drawn (interpolated, extrapolated, held), which snapshots arrived and how
+//! late, which were lost, and the RTT. The stats overlay draws it as a lagometer.
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use super::interpolation::Sample;
+
+/// Width of one slice (one column of the graph).
+pub const SLICE: Duration = Duration::from_millis(50);
+/// Slices kept: 6 s, more than the widest overlay shows.
+pub const SLICES: usize = 120;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Slice {
+    /// The worst way any frame in this slice was drawn (None: no frame).
+    pub worst: Option<Sample>,
+    pub snapshots: u16,
+    /// Snapshots found missing (by tick gaps) when a later one arrived in this slice.
+    pub dropped: u16,
+    /// Largest estimated one-way delay of a snapshot in this slice, in ms.
+    pub delay_ms: f32,
+    /// RTT estimate at the end of the slice, in ms.
+    pub rtt_ms: f32,
+}
+
+fn severity(s: Sample) -> u8 {
+    match s {
+        Sample::Interpolated => 0,
+        Sample::Extrapolated => 1,
+        Sample::Held => 2,
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Lagometer {
+    start: Option<Instant>,
+    /// Index of the newest slice since `start`.
+    newest: u64,
+    slices: VecDeque<Slice>,
+}
+
+impl Lagometer {
+    fn current(&mut self, now: Instant) -> &mut Slice {
+        let start = *self.start.get_or_insert(now);
+        let index = (now.saturating_duration_since(start).as_nanos() / SLICE.as_nanos()) as u64;
+        if self.slices.is_empty() {
+            self.newest = index;
+            self.slices.push_back(Slice::default());
+        }
+        while self.newest < index {
+            self.newest += 1;
+            let rtt_ms = self.slices.back().map_or(0.0, |s| s.rtt_ms);
+            self.slices.push_back(Slice {
+                rtt_ms,
+                ..Slice::default()
+            });
+            if self.slices.len() > SLICES {
+                self.slices.pop_front();
+            }
+        }
+        self.slices.back_mut().expect("at least one slice")
+    }
+
+    pub fn frame(&mut self, now: Instant, mode: Sample) {
+        let slice = self.current(now);
+        if slice.worst.is_none_or(|w| severity(mode) > severity(w)) {
+            slice.worst = Some(mode);
+        }
+    }
+
+    pub fn snapshot(&mut self, now: Instant, delay_ms: f64, dropped_before: u32, rtt_ms: f64) {
+        let slice = self.current(now);
+        slice.snapshots += 1;
+        slice.dropped = slice.dropped.saturating_add(dropped_before as u16);
+        slice.delay_ms = slice.delay_ms.max(delay_ms as f32);
+        slice.rtt_ms = rtt_ms as f32;
+    }
+
+    /// The newest `n` slices, oldest first (fewer at the start of a session).
+    pub fn recent(&self, n: usize) -> impl Iterator<Item = &Slice> {
+        self.slices.iter().skip(self.slices.len().saturating_sub(n))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slices_scroll_and_keep_the_worst_frame() {
+        let t0 = Instant::now();
+        let mut l = Lagometer::default();
+        l.frame(t0, Sample::Interpolated);
+        l.frame(t0 + Duration::from_millis(10), Sample::Held);
+        l.frame(t0 + Duration::from_millis(20), Sample::Extrapolated);
+        l.snapshot(t0 + Duration::from_millis(120), 55.0, 1, 100.0);
+        let s: Vec<Slice> = l.recent(10).copied().collect();
+        assert_eq!(s.len(), 3);
+        assert_eq!(s[0].worst, Some(Sample::Held));
+        assert_eq!(s[1].worst, None);
+        assert_eq!((s[2].snapshots, s[2].dropped, s[2].delay_ms), (1, 1, 55.0));
+        for i in 0..500 {
+            l.frame(t0 + SLICE * i, Sample::Interpolated);
+        }
+        assert_eq!(l.recent(1000).count(), SLICES);
+    }
+}

@@ -1,0 +1,243 @@
+//! Overlays drawn over the arena: the live network stats with the lagometer, and help.
+
+use ratatui::Frame;
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Position, Rect};
+use ratatui::style::{Color, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Sparkline};
+
+use crate::client::interpolation::Sample;
+use crate::client::lagometer::Slice;
+
+/// The numbers behind the stats overlay.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StatsView {
+    pub rtt_ms: f64,
+    pub jitter_ms: f64,
+    pub packets_in: f64,
+    pub packets_out: f64,
+    pub bytes_in: f64,
+    pub bytes_out: f64,
+    pub loss_up_pct: f64,
+    pub loss_down_pct: f64,
+    pub snapshots_per_sec: f64,
+    pub commands_sent: u64,
+    pub commands_acked: u32,
+    pub pending: u32,
+    pub corrections: u64,
+    pub corrections_per_min: f64,
+    pub last_correction_cells: f64,
+    pub max_correction_cells: f64,
+    pub interp_delay_ms: f64,
+    pub buffered: usize,
+    pub frames_extrapolated: u64,
+    pub frames_held: u64,
+    pub underruns: u64,
+    /// Oldest first, one per lagometer column.
+    pub slices: Vec<Slice>,
+}
+
+const LABEL: Style = Style::new().fg(Color::DarkGray);
+const VALUE: Style = Style::new().fg(Color::White);
+const HEAD: Style = Style::new().fg(Color::LightCyan);
+
+fn row(parts: &[(&str, String)]) -> Line<'static> {
+    let mut spans = Vec::with_capacity(parts.len() * 2);
+    for (label, value) in parts {
+        spans.push(Span::styled(format!("{label} "), LABEL));
+        spans.push(Span::styled(format!("{value}  "), VALUE));
+    }
+    Line::from(spans)
+}
+
+/// Height of the lagometer's snapshot-delay bars.
+const BAR_ROWS: u16 = 4;
+
+pub fn draw_stats(frame: &mut Frame, arena: Rect, s: &StatsView) {
+    let width = arena.width.min(62);
+    let height = (12 + BAR_ROWS + 3).min(arena.height);
+    let area = Rect::new(arena.right() - width, arena.y, width, height);
+    frame.render_widget(Clear, area);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(" net stats (n) ")
+        .border_style(LABEL);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+
+    let kb = |b: f64| format!("{:.1}kB/s", b / 1000.0);
+    let lines = vec![
+        row(&[
+            ("RTT", format!("{:.0}ms", s.rtt_ms)),
+            ("jitter", format!("{:.1}ms", s.jitter_ms)),
+            ("snaps", format!("{:.1}/s", s.snapshots_per_sec)),
+        ]),
+        row(&[
+            (
+                "in ",
+                format!("{:>3.0}pkt/s {:>8}", s.packets_in, kb(s.bytes_in)),
+            ),
+            ("loss", format!("{:.1}%", s.loss_down_pct)),
+        ]),
+        row(&[
+            (
+                "out",
+                format!("{:>3.0}pkt/s {:>8}", s.packets_out, kb(s.bytes_out)),
+            ),
+            ("loss", format!("{:.1}%", s.loss_up_pct)),
+        ]),
+        Line::styled("prediction", HEAD),
+        row(&[
+            ("cmds sent", s.commands_sent.to_string()),
+            ("acked", s.commands_acked.to_string()),
+            ("pending", s.pending.to_string()),
+        ]),
+        row(&[
+            ("corrections", s.corrections.to_string()),
+            ("/min", format!("{:.1}", s.corrections_per_min)),
+            ("last", format!("{:.2}", s.last_correction_cells)),
+            ("max", format!("{:.2} cells", s.max_correction_cells)),
+        ]),
+        Line::styled("interpolation", HEAD),
+        row(&[
+            ("delay", format!("{:.0}ms", s.interp_delay_ms)),
+            ("buffered", s.buffered.to_string()),
+            ("underruns", s.underruns.to_string()),
+        ]),
+        row(&[
+            ("frames extrapolated", s.frames_extrapolated.to_string()),
+            ("held", s.frames_held.to_string()),
+        ]),
+        Line::from(vec![
+            Span::styled("lagometer ", HEAD),
+            Span::styled("█", Style::new().fg(Color::Green)),
+            Span::styled("interp ", LABEL),
+            Span::styled("█", Style::new().fg(Color::Yellow)),
+            Span::styled("extrap ", LABEL),
+            Span::styled("█", Style::new().fg(Color::Red)),
+            Span::styled("held ", LABEL),
+            Span::styled("│", Style::new().fg(Color::Cyan)),
+            Span::styled("snapshot delay ", LABEL),
+            Span::styled("×", Style::new().fg(Color::Red)),
+            Span::styled("lost", LABEL),
+        ]),
+    ];
+    let text_rows = lines.len() as u16;
+    frame.render_widget(Paragraph::new(lines), inner);
+
+    let graph = Rect::new(
+        inner.x,
+        inner.y + text_rows,
+        inner.width,
+        inner.height.saturating_sub(text_rows),
+    );
+    if graph.height < BAR_ROWS + 2 {
+        return;
+    }
+    let columns = usize::from(graph.width);
+    let slices = &s.slices[s.slices.len().saturating_sub(columns)..];
+    draw_lagometer(
+        frame.buffer_mut(),
+        Rect::new(graph.x, graph.y, graph.width, BAR_ROWS + 1),
+        slices,
+    );
+    let rtt: Vec<u64> = slices.iter().map(|sl| sl.rtt_ms.round() as u64).collect();
+    let spark_area = Rect::new(graph.x, graph.y + BAR_ROWS + 1, graph.width, 1);
+    frame.render_widget(
+        Sparkline::default()
+            .data(&rtt)
+            .style(Style::new().fg(Color::Magenta)),
+        spark_area,
+    );
+}
+
+/// One column per slice: the top row shows how frames were drawn, the rows below a bar
+/// as tall as the slice's worst snapshot delay (full height = 250 ms), `×` for losses.
+fn draw_lagometer(buf: &mut Buffer, area: Rect, slices: &[Slice]) {
+    const LEVELS: [&str; 8] = ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"];
+    const FULL_SCALE_MS: f32 = 250.0;
+    for (i, slice) in slices.iter().enumerate() {
+        let x = area.x + i as u16;
+        let color = match slice.worst {
+            Some(Sample::Interpolated) => Some(Color::Green),
+            Some(Sample::Extrapolated) => Some(Color::Yellow),
+            Some(Sample::Held) => Some(Color::Red),
+            None => None,
+        };
+        if let (Some(color), Some(cell)) = (color, buf.cell_mut(Position::new(x, area.y))) {
+            cell.set_symbol("▀").set_style(Style::new().fg(color));
+        }
+        let bottom = area.y + area.height - 1;
+        if slice.dropped > 0 {
+            if let Some(cell) = buf.cell_mut(Position::new(x, bottom)) {
+                cell.set_symbol("×").set_style(Style::new().fg(Color::Red));
+            }
+            continue;
+        }
+        if slice.snapshots == 0 {
+            continue;
+        }
+        // Eighths of a row, so small differences in delay still show.
+        let eighths = ((slice.delay_ms / FULL_SCALE_MS).min(1.0) * f32::from(BAR_ROWS * 8))
+            .round()
+            .max(1.0) as u16;
+        for r in 0..BAR_ROWS {
+            let fill = eighths.saturating_sub(r * 8).min(8);
+            if fill == 0 {
+                break;
+            }
+            if let Some(cell) = buf.cell_mut(Position::new(x, bottom - r)) {
+                cell.set_symbol(LEVELS[usize::from(fill - 1)])
+                    .set_style(Style::new().fg(Color::Cyan));
+            }
+        }
+    }
+}
+
+const HELP: &[(&str, &str)] = &[
+    ("WASD / arrows", "move"),
+    ("q / Esc", "quit"),
+    ("p", "prediction on/off"),
+    ("r", "reconciliation on/off"),
+    ("i", "interpolation on/off"),
+    ("x", "extrapolation (dead reckoning) on/off"),
+    ("m", "correction smoothing on/off"),
+    ("g", "ghosts: off / server / server + trail"),
+    ("n", "network stats and lagometer"),
+    ("+ / -", "simulated latency up / down 25 ms"),
+    ("j", "cycle simulated jitter"),
+    ("l", "cycle simulated loss"),
+    ("c", "cycle network profiles"),
+    ("? / F1", "this help"),
+];
+
+pub fn draw_help(frame: &mut Frame, arena: Rect) {
+    let width = arena.width.min(56);
+    let height = (HELP.len() as u16 + 4).min(arena.height);
+    let area = Rect::new(
+        arena.x + (arena.width - width) / 2,
+        arena.y + (arena.height - height) / 2,
+        width,
+        height,
+    );
+    frame.render_widget(Clear, area);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(" keys (? to close) ")
+        .border_style(LABEL);
+    let mut lines: Vec<Line> = HELP
+        .iter()
+        .map(|(k, what)| {
+            Line::from(vec![
+                Span::styled(format!("{k:>14}  "), Style::new().fg(Color::LightYellow)),
+                Span::styled(*what, VALUE),
+            ])
+        })
+        .collect();
+    lines.push(Line::styled(
+        "HUD: +on/-off for pred rec int ext smo ghost",
+        LABEL,
+    ));
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}
