@@ -120,7 +120,12 @@ fn two_headless_clients_see_each_other_move() {
         let rtt = num(r, "rtt_ms_mean");
         assert!(rtt > 0.0 && rtt < 100.0, "loopback rtt {rtt}");
         assert!(num(r, "bytes_in") > num(r, "packets_in") * 10.0);
-        assert!(num(r, "packets_out") >= sent * 0.9);
+        // An input packet every other command tick, more when keys change.
+        let packets = num(r, "packets_out");
+        assert!(
+            packets >= sent * 0.45 && packets <= sent,
+            "{packets} packets"
+        );
 
         let seen = r["remote_players"].as_array().expect("remote_players");
         let other_seen = seen
@@ -199,7 +204,9 @@ fn input_redundancy_covers_lag_jitter_and_loss() {
         server.port,
         "solo",
         "30",
-        &["--lag", "100", "--jitter", "20", "--loss", "5", "--seed", "9"],
+        &[
+            "--lag", "100", "--jitter", "20", "--loss", "5", "--seed", "9",
+        ],
     );
     let r = finish(c, r);
     // 5% of input packets are lost on the way up, but every one carries all the
@@ -207,10 +214,16 @@ fn input_redundancy_covers_lag_jitter_and_loss() {
     // prediction never disagrees with it.
     assert_eq!(num(&r, "corrections"), 0.0, "{r}");
     let rtt = num(&r, "rtt_ms_mean");
-    assert!((160.0..=240.0).contains(&rtt), "RTT {rtt} ms, expected 200 +-20%");
+    assert!(
+        (160.0..=240.0).contains(&rtt),
+        "RTT {rtt} ms, expected 200 +-20%"
+    );
     for key in ["loss_up_pct", "loss_down_pct"] {
         let loss = num(&r, key);
-        assert!((2.5..=8.5).contains(&loss), "{key} {loss}%, expected about 5%");
+        assert!(
+            (2.5..=8.5).contains(&loss),
+            "{key} {loss}%, expected about 5%"
+        );
     }
     let acked = num(&r, "commands_acked");
     assert!(acked > num(&r, "commands_sent") - 40.0, "{r}");

@@ -27,7 +27,7 @@ fn predictions_equal_the_server_for_every_acked_seq() {
 
     assert!(s.acks.len() > 400, "snapshots arrived: {}", s.acks.len());
     let mut compared = 0;
-    for &(ack, server) in &s.acks {
+    for &(_, ack, server) in &s.acks {
         if ack == 0 {
             continue;
         }
@@ -77,7 +77,7 @@ fn a_teleport_is_corrected_exactly_once_and_converges() {
     // second is over three RTTs), every snapshot agrees with the replayed prediction.
     let after: Vec<_> = s.acks[acks_before..].iter().skip(10).collect();
     assert!(after.len() > 50);
-    for &&(ack, server) in &after {
+    for &&(_, ack, server) in &after {
         assert_eq!(
             s.predicted_at(ack),
             Some(server),

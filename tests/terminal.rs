@@ -12,6 +12,7 @@
 
 use std::io::ErrorKind;
 use std::net::UdpSocket;
+use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
@@ -31,17 +32,22 @@ const ARENA_NEEDS: &str = "76x22";
 // tmux driving
 // ---------------------------------------------------------------------------------------
 
-/// One private tmux server with one session running one command. Killed on drop.
+/// One private tmux server with one session running one command (a script that starts
+/// the game on `port`). The server, its socket file and the game are gone after drop.
 struct Tmux {
     socket: String,
+    socket_path: Option<PathBuf>,
+    port: u16,
 }
 
 impl Tmux {
     /// Starts a detached `width` x `height` session running `sh -c script`.
-    fn start(test: &str, width: u16, height: u16, script: &str) -> Tmux {
+    fn start(test: &str, width: u16, height: u16, port: u16, script: &str) -> Tmux {
         require_tmux();
-        let tmux = Tmux {
+        let mut tmux = Tmux {
             socket: format!("netarena-test-{}-{test}", std::process::id()),
+            socket_path: None,
+            port,
         };
         // A leftover server with this name (from a crashed run that reused our pid) would
         // make new-session attach to stale state: start from nothing.
@@ -61,6 +67,8 @@ impl Tmux {
             "-c",
             script,
         ]);
+        let path = tmux.ok(&["display-message", "-p", "#{socket_path}"]);
+        tmux.socket_path = Some(PathBuf::from(path.trim()));
         tmux
     }
 
@@ -148,6 +156,22 @@ impl Drop for Tmux {
     fn drop(&mut self) {
         // Ends the session; the game gets SIGHUP and the sleep dies with the pane.
         let _ = self.run(&["kill-server"]);
+        // A game still running when its terminal goes away can spin forever (see
+        // `closing_the_terminal_ends_the_game`): never leave one behind burning a CPU.
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while let Some(pid) = game_pid(self.port) {
+            if Instant::now() > deadline {
+                let _ = Command::new("kill")
+                    .args(["-KILL", &pid.to_string()])
+                    .status();
+                break;
+            }
+            sleep(Duration::from_millis(50));
+        }
+        // tmux leaves the socket file behind.
+        if let Some(path) = &self.socket_path {
+            let _ = std::fs::remove_file(path);
+        }
     }
 }
 
@@ -379,6 +403,7 @@ fn host_shows_arena_moves_and_quits_cleanly() {
         "play",
         100,
         30,
+        port,
         &game_script(&format!(
             "host --bots 1 --port {port} --fps-cap 200 --name tester"
         )),
@@ -430,6 +455,7 @@ fn too_small_terminal_explains_and_recovers_on_resize() {
         "small",
         40,
         10,
+        port,
         &game_script(&format!("host --port {port} --fps-cap 200")),
     );
 
@@ -468,6 +494,7 @@ fn sigterm_restores_the_terminal() {
         "sigterm",
         100,
         30,
+        port,
         &game_script(&format!("host --port {port} --fps-cap 200")),
     );
     wait_for_arena(&tmux, "the arena", |s| s.local());
@@ -498,6 +525,7 @@ fn server_ghost_trails_the_local_player_under_latency() {
         "ghosts",
         100,
         30,
+        port,
         &game_script(&format!(
             "host --bots 0 --ghosts server --lag 150 --port {port} --fps-cap 200"
         )),
@@ -531,5 +559,51 @@ fn server_ghost_trails_the_local_player_under_latency() {
              screen:\n{}",
             framed(&last)
         ),
+    }
+
+    // Esc quits too (q is covered above); wait for it so the guard's hangup never meets
+    // a running game.
+    tmux.ok(&["send-keys", "-t", SESSION, "Escape"]);
+    let (status, history) = wait_for_exit(&tmux);
+    assert_eq!(
+        status,
+        0,
+        "quitting with Esc should exit 0:\n{}",
+        framed(&history)
+    );
+    assert_terminal_restored(&tmux, &history, true);
+}
+
+/// Closing the terminal (here: killing the tmux server, which hangs up the pty) must end
+/// the game, as a closed terminal window or a dropped ssh session would.
+///
+/// Ignored because it fails now, in roughly one run in ten to twenty: crossterm 0.29's
+/// event source loops forever when the tty reads EOF (crossterm-rs/crossterm#793), so
+/// when the hangup finds the game inside `event::poll` the game never gets back to its
+/// stop flag: it spins at 100% CPU with its UDP port bound until killed with SIGKILL.
+/// Many rounds make the race likely to show. Run with `--ignored` once that is fixed.
+#[test]
+#[ignore = "fails: a hung-up terminal can leave the game spinning (crossterm#793)"]
+fn closing_the_terminal_ends_the_game() {
+    for round in 0..20 {
+        let port = free_port();
+        let tmux = Tmux::start(
+            &format!("hangup{round}"),
+            100,
+            30,
+            port,
+            &game_script(&format!("host --port {port} --fps-cap 200")),
+        );
+        wait_for_arena(&tmux, "the arena", |s| s.local());
+        tmux.ok(&["kill-server"]);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while let Some(pid) = game_pid(port) {
+            assert!(
+                Instant::now() < deadline,
+                "round {round}: the game (pid {pid}) still runs 5 s after its terminal was \
+                 closed"
+            );
+            sleep(Duration::from_millis(50));
+        }
     }
 }

@@ -43,6 +43,9 @@ pub struct Report {
     pub loss_up_pct: f64,
     pub loss_down_pct: f64,
     pub jitter_ms: f64,
+    pub snapshot_bytes_mean: f64,
+    pub full_state_bytes_mean: f64,
+    pub undecodable_snapshots: u64,
     pub bytes_in: u64,
     pub bytes_out: u64,
     pub packets_in: u64,
@@ -75,8 +78,8 @@ pub fn run(
             break;
         }
         let mut ended = None;
-        link.pump(now, |msg| {
-            if let Some(e) = session.on_message(now, msg) {
+        link.pump(now, |msg, len| {
+            if let Some(e) = session.on_message(now, msg, len) {
                 ended = Some(e);
             }
         });
@@ -110,7 +113,7 @@ pub fn run(
     let deadline = now + Duration::from_millis(600);
     while Instant::now() < deadline {
         link.wait(deadline)?;
-        link.pump(Instant::now(), |_| {});
+        link.pump(Instant::now(), |_, _| {});
     }
 
     let stats = session.stats();
@@ -132,6 +135,9 @@ pub fn run(
         loss_up_pct: stats.loss_up_pct,
         loss_down_pct: stats.loss_down_pct,
         jitter_ms: 1000.0 * session.jitter_secs(),
+        snapshot_bytes_mean: stats.snapshot_bytes_mean,
+        full_state_bytes_mean: stats.full_state_bytes_mean,
+        undecodable_snapshots: stats.undecodable,
         bytes_in: traffic.bytes_in,
         bytes_out: traffic.bytes_out,
         packets_in: traffic.packets_in,

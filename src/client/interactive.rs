@@ -38,7 +38,7 @@ pub fn run(config: ClientConfig, stop: &AtomicBool) -> anyhow::Result<Outcome> {
     }
     let deadline = now + Duration::from_millis(300);
     while Instant::now() < deadline && link.wait(deadline).is_ok() {
-        link.pump(Instant::now(), |_| {});
+        link.pump(Instant::now(), |_, _| {});
     }
     result
 }
@@ -67,8 +67,8 @@ fn play(
         }
         let now = Instant::now();
         let mut ended = None;
-        link.pump(now, |msg| {
-            if let Some(end) = session.on_message(now, msg) {
+        link.pump(now, |msg, len| {
+            if let Some(end) = session.on_message(now, msg, len) {
                 ended = Some(end);
             }
         });

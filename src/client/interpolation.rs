@@ -49,6 +49,15 @@ impl SnapshotBuffer {
         }
     }
 
+    /// The players of the snapshot for `tick`, if still held: a delta baseline.
+    pub fn get(&self, tick: u32) -> Option<&[PlayerSnap]> {
+        let at = self.entries.partition_point(|e| e.tick < tick);
+        self.entries
+            .get(at)
+            .filter(|e| e.tick == tick)
+            .map(|e| e.players.as_slice())
+    }
+
     pub fn newest(&self) -> Option<&TimedSnapshot> {
         self.entries.back()
     }

@@ -93,7 +93,7 @@ impl Link {
 
     /// Sends delayed datagrams that are due and hands every server message that has
     /// arrived to `deliver`. Anything not from the server, or not decodable, is dropped.
-    pub fn pump(&mut self, now: Instant, mut deliver: impl FnMut(ServerMsg)) {
+    pub fn pump(&mut self, now: Instant, mut deliver: impl FnMut(ServerMsg, usize)) {
         self.transport.flush(now);
         let server = self.server;
         let malformed = &mut self.malformed;
@@ -102,7 +102,7 @@ impl Link {
                 return;
             }
             match codec::decode_server(bytes) {
-                Ok(msg) => deliver(msg),
+                Ok(msg) => deliver(msg, bytes.len()),
                 Err(e) => {
                     *malformed += 1;
                     tracing::debug!("dropped datagram from server: {e}");
@@ -135,7 +135,7 @@ impl Link {
                 next_try = now + CONNECT_RETRY;
             }
             let mut answer = None;
-            self.pump(now, |msg| match msg {
+            self.pump(now, |msg, _| match msg {
                 ServerMsg::Welcome(w) => answer = Some(Ok(w)),
                 ServerMsg::Reject(reason) => answer = Some(Err(reason)),
                 _ => {}

@@ -200,7 +200,7 @@ mod tests {
     use crate::sim::world::Buttons;
 
     fn setup() -> (Map, Rules) {
-        let map = Map::parse("t", "########\n#S.....#\n#......#\n########").unwrap();
+        let map = Map::parse("t", "########\n#S.....#\n#......#\n#......#\n########").unwrap();
         (map, Rules::for_tick_rate(60))
     }
 

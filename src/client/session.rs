@@ -17,8 +17,9 @@ use super::prediction::{Correction, Prediction};
 use super::rates::Rates;
 use crate::net::protocol::{
     ClientMsg, InputPacket, MAX_COMMANDS_PER_INPUT, PlayerSnap, RosterEntry, ServerMsg, Snapshot,
-    Welcome,
+    SnapshotDelta, Welcome,
 };
+use crate::net::{codec, delta};
 use crate::sim::map::{CELL, Map, MapError};
 use crate::sim::world::{Buttons, Command, PlayerId, PlayerState, Rules};
 use crate::ui::{Hud, RosterLine, Sprite, SpriteKind, StatsView, View};
@@ -29,6 +30,15 @@ const MAX_EXTRAPOLATE_SECS: f64 = 0.1;
 /// With dead reckoning (the `extrapolation` switch) remote players are projected to the
 /// present from the newest snapshot, up to this far.
 const MAX_DEAD_RECKONING_SECS: f64 = 0.25;
+
+/// Input packets per second while the buttons stay the same: every other command tick
+/// at 60 Hz, which halves the 28-byte UDP/IP headers going up and costs at most one tick
+/// of extra delay for commands that carry no news.
+pub const DEFAULT_INPUT_RATE: u16 = 30;
+
+fn input_interval(tick_rate: u16, input_rate: u16) -> u32 {
+    u32::from((tick_rate / input_rate.max(1)).max(1))
+}
 
 /// How long a correction's two positions stay marked on screen.
 const CORRECTION_FLASH_SECS: f64 = 0.5;
@@ -65,6 +75,16 @@ pub struct SessionStats {
     /// Times the render time ran past the newest snapshot (interpolation ran dry).
     pub underruns: u64,
     pub interp_delay_ms_mean: f64,
+    /// Snapshots that could not be decoded (baseline gone, or malformed).
+    pub undecodable: u64,
+    /// Mean size of a snapshot datagram as received, and of the same snapshot encoded
+    /// in full, in bytes.
+    pub snapshot_bytes_mean: f64,
+    pub full_state_bytes_mean: f64,
+    #[serde(skip)]
+    snapshot_bytes_sum: u64,
+    #[serde(skip)]
+    full_state_bytes_sum: u64,
     #[serde(skip)]
     delay_sum: f64,
     #[serde(skip)]
@@ -100,6 +120,10 @@ pub struct ClientSession {
     last_heard: Instant,
     last_correction: Option<(Instant, Correction)>,
     packets_sent: u32,
+    /// Command ticks per input packet, when the buttons do not change.
+    input_interval: u32,
+    unsent_ticks: u32,
+    last_buttons: Option<Buttons>,
     last_mode: Option<Sample>,
     lagometer: Lagometer,
     pub switches: Switches,
@@ -131,6 +155,9 @@ impl ClientSession {
             last_heard: now,
             last_correction: None,
             packets_sent: 0,
+            input_interval: input_interval(welcome.tick_rate, DEFAULT_INPUT_RATE),
+            unsent_ticks: 0,
+            last_buttons: None,
             last_mode: None,
             lagometer: Lagometer::default(),
             switches,
@@ -140,6 +167,16 @@ impl ClientSession {
 
     pub fn map(&self) -> &Map {
         &self.map
+    }
+
+    /// Sets how many input packets a second to send while the buttons stay the same.
+    pub fn set_input_rate(&mut self, rate: u16) {
+        self.input_interval = input_interval(self.tick_rate as u16, rate);
+    }
+
+    /// Newest command seq made.
+    pub fn latest_seq(&self) -> u32 {
+        self.prediction.as_ref().map_or(0, |p| p.latest_seq())
     }
 
     pub fn tick_rate(&self) -> f64 {
@@ -207,6 +244,11 @@ impl ClientSession {
             .and_then(|s| find(&s.players, self.player_id))
     }
 
+    /// The command seq the newest snapshot says the server applied last.
+    pub fn server_ack_seq(&self) -> u32 {
+        self.latest.as_ref().map_or(0, |s| s.ack_seq)
+    }
+
     pub fn latest_tick(&self) -> Option<u32> {
         self.latest.as_ref().map(|s| s.tick)
     }
@@ -220,17 +262,44 @@ impl ClientSession {
         now.saturating_duration_since(self.start).as_millis() as u32
     }
 
-    /// Applies one message from the server.
-    pub fn on_message(&mut self, now: Instant, msg: ServerMsg) -> Option<SessionEnd> {
+    /// Applies one message from the server, which arrived as `wire_bytes` bytes.
+    pub fn on_message(
+        &mut self,
+        now: Instant,
+        msg: ServerMsg,
+        wire_bytes: usize,
+    ) -> Option<SessionEnd> {
         self.last_heard = now;
         match msg {
-            ServerMsg::Snapshot(snap) => self.on_snapshot(now, snap),
+            ServerMsg::Snapshot(delta) => self.on_delta(now, &delta, wire_bytes),
             ServerMsg::Roster(roster) => self.roster = roster,
             ServerMsg::Bye(reason) => return Some(SessionEnd::ServerSaidBye(reason)),
             // A repeated welcome (our connect was retried) or a late reject: nothing new.
             ServerMsg::Welcome(_) | ServerMsg::Reject(_) => {}
         }
         None
+    }
+
+    fn on_delta(&mut self, now: Instant, delta: &SnapshotDelta, wire_bytes: usize) {
+        let baseline = delta::baseline_tick(delta).and_then(|t| self.buffer.get(t));
+        let snap = match delta::decode(delta, baseline) {
+            Ok(snap) => snap,
+            Err(e) => {
+                // Without its baseline (evicted, or the server is confused) a delta
+                // means nothing; the next one will be against a newer ack.
+                tracing::debug!("dropped snapshot {}: {e}", delta.tick);
+                self.stats.undecodable += 1;
+                return;
+            }
+        };
+        // What the same snapshot would have cost in full, for the compression figures.
+        let full = codec::encoded_len_server(&ServerMsg::Snapshot(delta::encode(&snap, None)));
+        self.stats.snapshot_bytes_sum += wire_bytes as u64;
+        self.stats.full_state_bytes_sum += full as u64;
+        self.on_snapshot(now, snap);
+        let n = self.stats.snapshots_received as f64;
+        self.stats.snapshot_bytes_mean = self.stats.snapshot_bytes_sum as f64 / n;
+        self.stats.full_state_bytes_mean = self.stats.full_state_bytes_sum as f64 / n;
     }
 
     fn on_snapshot(&mut self, now: Instant, snap: Snapshot) {
@@ -250,9 +319,9 @@ impl ClientSession {
         }
         let expected = self.stats.snapshots_received + self.stats.snapshots_lost;
         self.stats.loss_down_pct = 100.0 * self.stats.snapshots_lost as f64 / expected as f64;
-        if snap.input_high > 0 {
-            let seen = f64::from(snap.inputs_received.min(snap.input_high));
-            self.stats.loss_up_pct = 100.0 * (1.0 - seen / f64::from(snap.input_high));
+        if let Some(inputs) = snap.inputs.filter(|i| i.high > 0) {
+            let seen = f64::from(inputs.received.min(inputs.high));
+            self.stats.loss_up_pct = 100.0 * (1.0 - seen / f64::from(inputs.high));
         }
 
         let local = self.local_secs(now);
@@ -352,8 +421,10 @@ impl ClientSession {
             .map_or_else(|| format!("#{id}"), |r| r.name.clone())
     }
 
-    /// Makes one command from the buttons held, predicts it, and returns the input packet
-    /// to send (every unacknowledged command). None until the server has placed us.
+    /// Makes one command from the buttons held and predicts it. Returns the input packet
+    /// to send (every unacknowledged command) when one is due: at the input rate, or at
+    /// once when the buttons change, so starting and stopping reach the server without
+    /// waiting. None until the server has placed us.
     pub fn command_tick(&mut self, now: Instant, buttons: Buttons) -> Option<ClientMsg> {
         let others = self
             .latest
@@ -365,6 +436,13 @@ impl ClientSession {
         let p = self.prediction.as_mut()?;
         p.push(&self.map, &self.rules, Command { buttons }, &others);
         self.stats.commands_sent += 1;
+        self.unsent_ticks += 1;
+        let changed = self.last_buttons != Some(buttons);
+        self.last_buttons = Some(buttons);
+        if !changed && self.unsent_ticks < self.input_interval {
+            return None;
+        }
+        self.unsent_ticks = 0;
         self.packets_sent += 1;
         Some(ClientMsg::Input(InputPacket::pack(
             client_ms,

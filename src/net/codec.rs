@@ -52,6 +52,28 @@ fn encode_with<T: Serialize, const N: usize>(
     Ok(())
 }
 
+/// The encoded size of a server message, for statistics.
+pub fn encoded_len_server(msg: &ServerMsg) -> usize {
+    let mut sink = SizeCounter(0);
+    match bincode::serde::encode_into_std_write(msg, &mut sink, config::<MAX_SERVER_DATAGRAM>()) {
+        Ok(n) => n,
+        Err(_) => sink.0,
+    }
+}
+
+/// Counts bytes instead of storing them.
+struct SizeCounter(usize);
+
+impl std::io::Write for SizeCounter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 pub fn decode_client(bytes: &[u8]) -> Result<ClientMsg, CodecError> {
     decode_with(bytes, config::<MAX_CLIENT_DATAGRAM>())
 }

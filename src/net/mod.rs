@@ -2,5 +2,6 @@
 
 pub mod codec;
 pub mod conditioner;
+pub mod delta;
 pub mod protocol;
 pub mod transport;

@@ -94,7 +94,7 @@ impl InputPacket {
 pub enum ServerMsg {
     Welcome(Welcome),
     Reject(RejectReason),
-    Snapshot(Snapshot),
+    Snapshot(SnapshotDelta),
     Roster(Vec<RosterEntry>),
     /// The server is shutting down or has dropped this client.
     Bye(String),
@@ -132,8 +132,39 @@ impl std::fmt::Display for RejectReason {
     }
 }
 
-/// The authoritative world at one server tick, as one client should see it.
+/// A snapshot as it travels: players as changes against a baseline snapshot the
+/// client has acknowledged (see [`super::delta`]), or all in full.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SnapshotDelta {
+    pub tick: u32,
+    /// Ticks from the baseline to this snapshot; 0: no baseline, every player in `added`.
+    pub baseline_age: u8,
+    pub ack_seq: u32,
+    pub echo_time_ms: u32,
+    pub echo_hold_ms: u16,
+    /// Sent now and then, not every time: loss statistics need no more.
+    pub inputs: Option<InputCounts>,
+    /// Players in the baseline that are gone.
+    pub removed: Vec<PlayerId>,
+    /// Players not in the baseline, in full.
+    pub added: Vec<PlayerSnap>,
+    /// Four bits per player present in both, in id order: which fields follow in
+    /// `values` (x, y against a prediction from the baseline's velocity; vx, vy).
+    pub masks: Vec<u8>,
+    pub values: Vec<i32>,
+}
+
+/// Input packets received from a client, and the highest `packet_seq` among them: the
+/// client's measure of loss on its way up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InputCounts {
+    pub received: u32,
+    pub high: u32,
+}
+
+/// The authoritative world at one server tick, as one client should see it: what a
+/// [`SnapshotDelta`] decodes to.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Snapshot {
     pub tick: u32,
     /// Last command seq the server applied for this client (0: none yet).
@@ -142,14 +173,11 @@ pub struct Snapshot {
     pub echo_time_ms: u32,
     /// ...and how long the server held it before this reply, so RTT excludes that wait.
     pub echo_hold_ms: u16,
-    /// Input packets received from this client, and the highest `packet_seq` among
-    /// them: the client's measure of loss on its way up.
-    pub inputs_received: u32,
-    pub input_high: u32,
+    pub inputs: Option<InputCounts>,
     pub players: Vec<PlayerSnap>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct PlayerSnap {
     pub id: PlayerId,
     pub state: PlayerState,

@@ -5,19 +5,24 @@
 pub mod commands;
 pub mod event_loop;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::net::delta;
 use crate::net::protocol::{
-    ClientMsg, InputPacket, MAGIC, PROTOCOL_VERSION, PlayerSnap, RejectReason, RosterEntry,
-    ServerMsg, Snapshot, Welcome, sanitize_name,
+    ClientMsg, InputCounts, InputPacket, MAGIC, PROTOCOL_VERSION, PlayerSnap, RejectReason,
+    RosterEntry, ServerMsg, Snapshot, SnapshotDelta, Welcome, sanitize_name,
 };
 use crate::sim::bot::Wander;
 use crate::sim::map::Map;
 use crate::sim::world::{PlayerId, PlayerState, Rules, World};
 use commands::CommandQueue;
+
+/// Snapshots kept as possible baselines: 1.6 s at 20 Hz, longer than any useful ack.
+const SNAPSHOT_HISTORY: usize = 32;
 
 /// Most players one server holds: player ids are one byte.
 pub const PLAYER_LIMIT: u16 = 256;
@@ -92,6 +97,8 @@ struct Remote {
     echo_received: Instant,
     inputs_received: u32,
     input_high: u32,
+    /// Newest snapshot the client says it has: the baseline for its next delta.
+    acked_tick: Option<u32>,
 }
 
 #[derive(Clone, Debug)]
@@ -128,6 +135,8 @@ pub struct Server {
     events: Vec<ServerEvent>,
     roster_dirty: bool,
     refusals: Refusals,
+    /// Recent snapshots by tick, shared by every client's delta encoding.
+    history: VecDeque<(u32, Arc<[PlayerSnap]>)>,
 }
 
 impl Server {
@@ -141,6 +150,7 @@ impl Server {
             events: Vec::new(),
             roster_dirty: false,
             refusals: Refusals::default(),
+            history: VecDeque::new(),
             config,
         };
         for n in 0..server.config.bots {
@@ -310,6 +320,7 @@ impl Server {
             echo_received: now,
             inputs_received: 0,
             input_high: 0,
+            acked_tick: None,
         };
         match self.add_player(sanitize_name(name), Driver::Remote(remote)) {
             Some(id) => self.outbox.push((from, self.welcome(id))),
@@ -336,6 +347,12 @@ impl Server {
         };
         if let Driver::Remote(r) = &mut slot.driver {
             r.last_heard = now;
+            // Only a tick we have actually sent can be a baseline; anything else is a
+            // confused or lying client, and it gets full snapshots.
+            if input.ack_tick <= self.world.tick && r.acked_tick.is_none_or(|t| input.ack_tick > t)
+            {
+                r.acked_tick = Some(input.ack_tick);
+            }
             // Only newer packets count: the newest timestamp is the one to echo, and a
             // duplicate or reordered copy must not look like a recovered loss.
             if input.packet_seq > r.input_high {
@@ -428,30 +445,48 @@ impl Server {
     }
 
     fn send_snapshots(&mut self, now: Instant) {
-        let players: Vec<PlayerSnap> = self
-            .world
-            .players()
-            .iter()
-            .map(|&(id, state)| PlayerSnap { id, state })
-            .collect();
         let tick = self.world.tick;
+        let snapshot = Snapshot {
+            tick,
+            ack_seq: 0,
+            echo_time_ms: 0,
+            echo_hold_ms: 0,
+            inputs: None,
+            players: self
+                .world
+                .players()
+                .iter()
+                .map(|&(id, state)| PlayerSnap { id, state })
+                .collect(),
+        };
+        // Loss counts go out with one snapshot in ten: enough for a statistic.
+        let with_inputs = (tick / self.config.snapshot_interval()).is_multiple_of(10);
+        // Clients that acknowledged the same baseline get the same body: encode it once.
+        let mut bodies: HashMap<Option<u32>, SnapshotDelta> = HashMap::new();
         let mut out = Vec::new();
         for (slot, r) in self.remotes() {
+            let base = r
+                .acked_tick
+                .and_then(|t| self.history.iter().find(|(h, _)| *h == t));
+            let body = bodies
+                .entry(base.map(|(t, _)| *t))
+                .or_insert_with(|| delta::encode(&snapshot, base.map(|(t, p)| (*t, &p[..]))));
             let hold = now.saturating_duration_since(r.echo_received).as_millis();
-            out.push((
-                r.addr,
-                ServerMsg::Snapshot(Snapshot {
-                    tick,
-                    ack_seq: slot.queue.last_applied(),
-                    echo_time_ms: r.echo_time_ms,
-                    echo_hold_ms: u16::try_from(hold).unwrap_or(u16::MAX),
-                    inputs_received: r.inputs_received,
-                    input_high: r.input_high,
-                    players: players.clone(),
-                }),
-            ));
+            let mut msg = body.clone();
+            msg.ack_seq = slot.queue.last_applied();
+            msg.echo_time_ms = r.echo_time_ms;
+            msg.echo_hold_ms = u16::try_from(hold).unwrap_or(u16::MAX);
+            msg.inputs = with_inputs.then_some(InputCounts {
+                received: r.inputs_received,
+                high: r.input_high,
+            });
+            out.push((r.addr, ServerMsg::Snapshot(msg)));
         }
         self.outbox.extend(out);
+        self.history.push_back((tick, snapshot.players.into()));
+        if self.history.len() > SNAPSHOT_HISTORY {
+            self.history.pop_front();
+        }
     }
 
     /// Says goodbye to every client; the caller sends the outbox one last time.

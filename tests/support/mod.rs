@@ -28,8 +28,8 @@ pub struct Stepper {
     next_command: Instant,
     tick: Duration,
     buf: Vec<u8>,
-    /// Every snapshot the client received: (ack_seq, the server's state for us).
-    pub acks: Vec<(u32, PlayerState)>,
+    /// Every new snapshot the client decoded: (tick, ack_seq, the server's state for us).
+    pub acks: Vec<(u32, u32, PlayerState)>,
     /// The client's predicted state right after making each seq.
     pub predicted: Vec<(u32, PlayerState)>,
 }
@@ -102,24 +102,24 @@ impl Stepper {
             }
             // Server to client.
             let client = &mut self.client;
-            let me = client.player_id();
             let acks = &mut self.acks;
             self.down.drain_due(now, |_, bytes| {
                 let msg = codec::decode_server(bytes).expect("server bytes decode");
-                if let ServerMsg::Snapshot(s) = &msg
-                    && let Some(p) = s.players.iter().find(|p| p.id == me)
+                client.on_message(now, msg, bytes.len());
+                // What the client now holds as the newest word from the server.
+                if let (Some(state), Some(tick)) = (client.server_state(), client.latest_tick())
+                    && acks.last().is_none_or(|(t, _, _)| *t != tick)
                 {
-                    acks.push((s.ack_seq, p.state));
+                    acks.push((tick, client.server_ack_seq(), state));
                 }
-                client.on_message(now, msg);
             });
             while now >= self.next_command {
                 let buttons = keys(&self.client);
-                if let Some(msg) = self.client.command_tick(now, buttons) {
-                    if let ClientMsg::Input(input) = &msg {
-                        self.predicted
-                            .push((input.last_seq, self.client.predicted().unwrap()));
-                    }
+                let sent = self.client.command_tick(now, buttons);
+                if let Some(state) = self.client.predicted() {
+                    self.predicted.push((self.client.latest_seq(), state));
+                }
+                if let Some(msg) = sent {
                     codec::encode_client(&msg, &mut self.buf).unwrap();
                     // The address a conditioner carries is just a label; here, the sender.
                     self.up.push(now, addr(CLIENT), &self.buf);
