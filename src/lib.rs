@@ -5,6 +5,7 @@
 //! authoritative [`server`], the predicting and interpolating [`client`], and a
 //! [`ui`] that only draws.
 
+pub mod bench;
 pub mod client;
 pub mod net;
 pub mod server;

@@ -293,7 +293,7 @@ fn wait_for_arena<T>(tmux: &Tmux, what: &str, mut ready: impl FnMut(&Screen) -> 
 
 /// Holds each key in turn (a press every [`REPEAT`] for up to `per_key`) until `check`
 /// accepts a capture taken while the key is held. Returns the key and that capture's
-/// result, or None with the last capture if no key got there.
+/// result, or Err with the last capture if no key got there.
 fn hold_keys_until<T>(
     tmux: &Tmux,
     keys: &[&str],
@@ -340,9 +340,9 @@ fn wait_for_exit(tmux: &Tmux) -> (u8, String) {
 /// `arena_gone`, also that no wall is left on the visible screen.
 ///
 /// That last check is skipped after a resize: tmux 3.3 itself copies part of the
-/// alternate screen into the normal one when the window was resized in between (replaying
-/// the game's exact output bytes, which never draw outside the alternate screen, without
-/// the game shows the same thing).
+/// alternate screen into the normal one when the window was resized in between. The game
+/// is not to blame: its output only draws between entering and leaving the alternate
+/// screen, and replaying those exact bytes from another program leaves the same residue.
 fn assert_terminal_restored(tmux: &Tmux, history: &str, arena_gone: bool) {
     let tokens: Vec<&str> = history.split_whitespace().collect();
     for flag in ["icanon", "echo", "isig"] {

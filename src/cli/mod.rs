@@ -42,6 +42,54 @@ enum Command {
     Server(ServerArgs),
     /// Join a match running on another terminal or machine
     Join(JoinArgs),
+    /// Measure frame rendering, the server tick, or bandwidth
+    Bench(BenchArgs),
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    #[command(subcommand)]
+    which: BenchCommand,
+    /// Print one JSON object instead of a table
+    #[arg(long, global = true)]
+    json: bool,
+    /// A short run, for smoke tests (overrides sizes and durations)
+    #[arg(long, global = true)]
+    quick: bool,
+}
+
+#[derive(Subcommand)]
+enum BenchCommand {
+    /// Real game frames through ratatui into a byte sink, against a static floor
+    Render {
+        #[arg(long, default_value_t = 200)]
+        width: u16,
+        #[arg(long, default_value_t = 60)]
+        height: u16,
+        #[arg(long, default_value_t = 32)]
+        players: u8,
+        #[arg(long, default_value_t = 5000)]
+        frames: u32,
+        /// Overlays to draw: none, or all (ghosts, trails, stats with lagometer)
+        #[arg(long, default_value = "all", value_parser = ["none", "all"])]
+        overlays: String,
+    },
+    /// A server with N remote players ticking as fast as it can
+    Server {
+        #[arg(long, default_value_t = 64)]
+        players: u16,
+        #[arg(long, default_value_t = 3000)]
+        ticks: u32,
+    },
+    /// A real server and N headless clients over loopback UDP
+    Net {
+        #[arg(long, default_value_t = 16)]
+        players: u16,
+        #[arg(long, default_value_t = 10.0)]
+        seconds: f64,
+        #[command(flatten)]
+        net: NetArgs,
+    },
 }
 
 #[derive(Args, Clone)]
@@ -266,6 +314,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Host(args) => host(args, &stop),
         Command::Server(args) => server(args, &stop),
         Command::Join(args) => join(args, &stop),
+        Command::Bench(args) => bench(args),
     }
 }
 
@@ -456,4 +505,50 @@ fn join(args: JoinArgs, stop: &AtomicBool) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     finish(interactive::run(client, stop))
+}
+
+fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
+    use netarena::bench::{self, net, render, server};
+    match args.which {
+        BenchCommand::Render {
+            width,
+            height,
+            players,
+            frames,
+            overlays,
+        } => {
+            let opts = render::RenderOptions {
+                width,
+                height,
+                players,
+                frames: if args.quick { frames.min(50) } else { frames },
+                overlays: overlays == "all",
+            };
+            bench::print("bench render", &render::run(&opts)?, args.json)?;
+        }
+        BenchCommand::Server { players, ticks } => {
+            let opts = server::ServerOptions {
+                players,
+                ticks: if args.quick { ticks.min(60) } else { ticks },
+            };
+            bench::print("bench server", &server::run(&opts)?, args.json)?;
+        }
+        BenchCommand::Net {
+            players,
+            seconds,
+            net,
+        } => {
+            let opts = net::NetBenchOptions {
+                players: if args.quick { players.min(2) } else { players },
+                seconds: if args.quick {
+                    seconds.min(1.5)
+                } else {
+                    seconds
+                },
+                conditions: net.conditions()?,
+            };
+            bench::print("bench net", &net::run(&opts)?, args.json)?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }

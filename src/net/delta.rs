@@ -75,7 +75,7 @@ pub fn encode(snap: &Snapshot, baseline: Option<(u32, &[PlayerSnap])>) -> Snapsh
                         out.values.push(value);
                     }
                 }
-                if common % 2 == 0 {
+                if common.is_multiple_of(2) {
                     out.masks.push(mask);
                 } else {
                     *out.masks.last_mut().expect("pushed for the even entry") |= mask << 4;
@@ -134,7 +134,7 @@ pub fn decode(
                 .masks
                 .get(common / 2)
                 .ok_or(malformed("too few masks"))?;
-            let mask = if common % 2 == 0 {
+            let mask = if common.is_multiple_of(2) {
                 byte & 0xF
             } else {
                 byte >> 4

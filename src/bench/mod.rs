@@ -1,0 +1,55 @@
+//! `netarena bench`: reproducible numbers for the frame rate, the server tick and the
+//! bandwidth. Each benchmark returns a flat result that prints as a table or as one JSON
+//! object whose keys stay stable.
+
+pub mod net;
+pub mod render;
+pub mod server;
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+/// The value at quantile `q` (0..=1) of `samples`, in microseconds.
+pub fn percentile_us(samples: &mut [Duration], q: f64) -> f64 {
+    if samples.is_empty() {
+        return 0.0;
+    }
+    samples.sort_unstable();
+    let i = ((samples.len() - 1) as f64 * q).round() as usize;
+    samples[i].as_secs_f64() * 1e6
+}
+
+/// Prints a result as `key  value` lines, or as one line of JSON.
+pub fn print<T: Serialize>(title: &str, result: &T, json: bool) -> anyhow::Result<()> {
+    if json {
+        println!("{}", serde_json::to_string(result)?);
+        return Ok(());
+    }
+    println!("{title}");
+    let value = serde_json::to_value(result)?;
+    if let Some(map) = value.as_object() {
+        let width = map.keys().map(String::len).max().unwrap_or(0);
+        for (k, v) in map {
+            let shown = match v.as_f64() {
+                Some(f) if f.fract() != 0.0 => format!("{f:.2}"),
+                _ => v.to_string(),
+            };
+            println!("  {k:<width$}  {shown}");
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles() {
+        let mut v: Vec<Duration> = (1..=100).map(Duration::from_micros).collect();
+        assert_eq!(percentile_us(&mut v, 0.5), 51.0);
+        assert_eq!(percentile_us(&mut v, 0.99), 99.0);
+        assert_eq!(percentile_us(&mut [], 0.5), 0.0);
+    }
+}

@@ -1,0 +1,146 @@
+//! The server's tick as fast as it goes: N remote players whose input packets arrive as
+//! bytes and go through the normal decode and command path, and every snapshot encoded
+//! for every client. Only the server's share of the work is timed.
+
+use std::collections::HashMap;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use super::percentile_us;
+use crate::net::codec;
+use crate::net::protocol::{
+    ClientMsg, InputPacket, MAGIC, MAX_COMMANDS_PER_INPUT, PROTOCOL_VERSION, ServerMsg,
+};
+use crate::server::{Server, ServerConfig};
+use crate::sim::bot::Wander;
+use crate::sim::map::Map;
+use crate::sim::world::Command;
+
+pub struct ServerOptions {
+    pub players: u16,
+    pub ticks: u32,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ServerResult {
+    pub players: u16,
+    pub ticks: u32,
+    pub tick_us_p50: f64,
+    pub tick_us_p99: f64,
+    pub snapshot_bytes_mean: f64,
+}
+
+/// A remote player as the server sees it: commands, acks, packets.
+struct FakeClient {
+    addr: SocketAddr,
+    brain: Wander,
+    commands: Vec<Command>,
+    acked_seq: u32,
+    acked_tick: u32,
+    packets: u32,
+}
+
+pub fn run(opts: &ServerOptions) -> anyhow::Result<ServerResult> {
+    let map = Map::builtin("warehouse").expect("warehouse is built in");
+    let mut config = ServerConfig::new(map);
+    config.max_players = opts.players.clamp(1, crate::server::PLAYER_LIMIT);
+    let period = Duration::from_secs(1) / u32::from(config.tick_rate);
+    let mut server = Server::new(config);
+    let mut now = Instant::now();
+    let mut clients: Vec<FakeClient> = Vec::new();
+    let mut by_addr = HashMap::new();
+    let mut ids = HashMap::new();
+    for i in 0..opts.players {
+        let addr = SocketAddr::from((Ipv4Addr::new(10, 1, (i >> 8) as u8, i as u8), 40_000));
+        server.handle(
+            now,
+            addr,
+            ClientMsg::Connect {
+                magic: MAGIC,
+                version: PROTOCOL_VERSION,
+                name: format!("p{i}"),
+            },
+        );
+        for (to, msg) in server.take_outbox() {
+            if let ServerMsg::Welcome(w) = msg {
+                ids.insert(to, w.player_id);
+            }
+        }
+        by_addr.insert(addr, clients.len());
+        clients.push(FakeClient {
+            addr,
+            brain: Wander::new(u64::from(i)),
+            commands: Vec::new(),
+            acked_seq: 0,
+            acked_tick: 0,
+            packets: 0,
+        });
+    }
+
+    let mut times = Vec::with_capacity(opts.ticks as usize);
+    let mut wire = Vec::with_capacity(codec::MAX_SERVER_DATAGRAM);
+    let (mut snapshot_bytes, mut snapshots) = (0u64, 0u64);
+    let mut packets: Vec<(SocketAddr, Vec<u8>)> = Vec::new();
+    for tick in 0..opts.ticks {
+        now += period;
+        // The clients' side, untimed: one command each, a packet every other tick.
+        packets.clear();
+        for (i, c) in clients.iter_mut().enumerate() {
+            let me = ids
+                .get(&c.addr)
+                .and_then(|id| server.world().get(*id))
+                .unwrap_or_default();
+            c.commands.push(c.brain.next(&me));
+            if !(tick as usize + i).is_multiple_of(2) {
+                continue;
+            }
+            c.packets += 1;
+            let latest = c.commands.len() as u32;
+            let first =
+                (c.acked_seq + 1).max(latest.saturating_sub(MAX_COMMANDS_PER_INPUT as u32 - 1));
+            let input = InputPacket::pack(
+                tick,
+                c.packets,
+                c.acked_tick,
+                (first..=latest).map(|seq| (seq, c.commands[seq as usize - 1])),
+            );
+            let mut bytes = Vec::new();
+            codec::encode_client(&ClientMsg::Input(input), &mut bytes)?;
+            packets.push((c.addr, bytes));
+        }
+
+        let start = Instant::now();
+        for (from, bytes) in &packets {
+            let msg = codec::decode_client(bytes)?;
+            server.handle(now, *from, msg);
+        }
+        server.tick(now);
+        let mut acks = Vec::new();
+        for (to, msg) in server.take_outbox() {
+            codec::encode_server(&msg, &mut wire)?;
+            if let ServerMsg::Snapshot(s) = &msg {
+                snapshot_bytes += wire.len() as u64;
+                snapshots += 1;
+                acks.push((to, s.ack_seq, s.tick));
+            }
+        }
+        times.push(start.elapsed());
+
+        // Every snapshot arrives: the clients acknowledge it in their next packet.
+        for (to, seq, tick) in acks {
+            if let Some(&i) = by_addr.get(&to) {
+                clients[i].acked_seq = seq;
+                clients[i].acked_tick = tick;
+            }
+        }
+    }
+    Ok(ServerResult {
+        players: opts.players,
+        ticks: opts.ticks,
+        tick_us_p50: percentile_us(&mut times, 0.5),
+        tick_us_p99: percentile_us(&mut times, 0.99),
+        snapshot_bytes_mean: snapshot_bytes as f64 / snapshots.max(1) as f64,
+    })
+}
