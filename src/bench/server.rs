@@ -10,9 +10,7 @@ use serde::Serialize;
 
 use super::percentile_us;
 use crate::net::codec;
-use crate::net::protocol::{
-    ClientMsg, InputPacket, MAGIC, MAX_COMMANDS_PER_INPUT, PROTOCOL_VERSION, ServerMsg,
-};
+use crate::net::protocol::{ClientMsg, InputPacket, MAX_COMMANDS_PER_INPUT, ServerMsg};
 use crate::server::{Server, ServerConfig};
 use crate::sim::bot::Wander;
 use crate::sim::map::Map;
@@ -54,20 +52,10 @@ pub fn run(opts: &ServerOptions) -> anyhow::Result<ServerResult> {
     let mut ids = HashMap::new();
     for i in 0..opts.players {
         let addr = SocketAddr::from((Ipv4Addr::new(10, 1, (i >> 8) as u8, i as u8), 40_000));
-        server.handle(
-            now,
-            addr,
-            ClientMsg::Connect {
-                magic: MAGIC,
-                version: PROTOCOL_VERSION,
-                name: format!("p{i}"),
-            },
-        );
-        for (to, msg) in server.take_outbox() {
-            if let ServerMsg::Welcome(w) = msg {
-                ids.insert(to, w.player_id);
-            }
-        }
+        let welcome = server
+            .join_in_process(now, addr, &format!("p{i}"))
+            .ok_or_else(|| anyhow::anyhow!("bench player {i} could not join"))?;
+        ids.insert(addr, welcome.player_id);
         by_addr.insert(addr, clients.len());
         clients.push(FakeClient {
             addr,
@@ -113,8 +101,7 @@ pub fn run(opts: &ServerOptions) -> anyhow::Result<ServerResult> {
 
         let start = Instant::now();
         for (from, bytes) in &packets {
-            let msg = codec::decode_client(bytes)?;
-            server.handle(now, *from, msg);
+            server.receive(now, *from, bytes);
         }
         server.tick(now);
         let mut acks = Vec::new();

@@ -5,7 +5,7 @@ use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -302,18 +302,21 @@ fn default_name() -> String {
 pub fn run() -> anyhow::Result<ExitCode> {
     let cli = Cli::parse();
     let stop = Arc::new(AtomicBool::new(false));
-    for signal in [
+    let signal = Arc::new(AtomicUsize::new(0));
+    for sig in [
         signal_hook::consts::SIGINT,
         signal_hook::consts::SIGTERM,
         signal_hook::consts::SIGHUP,
     ] {
-        signal_hook::flag::register(signal, Arc::clone(&stop))
+        signal_hook::flag::register_usize(sig, Arc::clone(&signal), sig as usize)
+            .and_then(|_| signal_hook::flag::register(sig, Arc::clone(&stop)))
             .context("cannot install signal handlers")?;
     }
+    watchdog(Arc::clone(&stop), Arc::clone(&signal));
     match cli.command {
-        Command::Host(args) => host(args, &stop),
+        Command::Host(args) => host(args, &stop, &signal),
         Command::Server(args) => server(args, &stop),
-        Command::Join(args) => join(args, &stop),
+        Command::Join(args) => join(args, &stop, &signal),
         Command::Bench(args) => bench(args),
     }
 }
@@ -413,7 +416,7 @@ impl Observer for LogEvents {
     }
 }
 
-fn host(args: HostArgs, stop: &Arc<AtomicBool>) -> anyhow::Result<ExitCode> {
+fn host(args: HostArgs, stop: &AtomicBool, signal: &AtomicUsize) -> anyhow::Result<ExitCode> {
     let _log = init_log(args.log.as_ref())?;
     let config = server_config(&args.game, &format!("{}'s game", args.name), args.net.seed)?;
     let conditions = args.net.conditions()?;
@@ -451,13 +454,44 @@ fn host(args: HostArgs, stop: &Arc<AtomicBool>) -> anyhow::Result<ExitCode> {
     let result = interactive::run(client, stop);
     server_stop.store(true, Ordering::Relaxed);
     let _ = server_thread.join();
-    finish(result)
+    finish(result, signal)
 }
 
-fn finish(result: anyhow::Result<Outcome>) -> anyhow::Result<ExitCode> {
+/// Exit status for a run ended by a signal: 128 + its number, as shells report it.
+fn signal_status(signal: usize) -> u8 {
+    128u8.saturating_add(u8::try_from(signal).unwrap_or(0))
+}
+
+/// After a signal, the loops notice `stop` and exit cleanly within a few hundred ms. If
+/// one does not (crossterm can spin inside `event::poll` once the terminal has hung up),
+/// this gives the terminal back and exits anyway.
+fn watchdog(stop: Arc<AtomicBool>, signal: Arc<AtomicUsize>) {
+    const GRACE: Duration = Duration::from_secs(3);
+    let spawned = std::thread::Builder::new()
+        .name("watchdog".into())
+        .spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            std::thread::sleep(GRACE);
+            netarena::client::terminal::restore();
+            eprintln!(
+                "netarena: did not stop within {} s of a signal; exiting",
+                GRACE.as_secs()
+            );
+            std::process::exit(i32::from(signal_status(signal.load(Ordering::Relaxed))));
+        });
+    if let Err(e) = spawned {
+        tracing::warn!("no watchdog thread: {e}");
+    }
+}
+
+fn finish(result: anyhow::Result<Outcome>, signal: &AtomicUsize) -> anyhow::Result<ExitCode> {
     match result? {
         Outcome::Quit => Ok(ExitCode::SUCCESS),
-        Outcome::Stopped => Ok(ExitCode::from(130)),
+        Outcome::Stopped => Ok(ExitCode::from(signal_status(
+            signal.load(Ordering::Relaxed),
+        ))),
     }
 }
 
@@ -485,7 +519,7 @@ fn resolve(address: &str) -> anyhow::Result<SocketAddr> {
         .ok_or_else(|| anyhow!("server address '{address}' resolves to nothing"))
 }
 
-fn join(args: JoinArgs, stop: &AtomicBool) -> anyhow::Result<ExitCode> {
+fn join(args: JoinArgs, stop: &AtomicBool, signal: &AtomicUsize) -> anyhow::Result<ExitCode> {
     let _log = init_log(args.log.as_ref())?;
     let conditions = args.net.conditions()?;
     let mut client = ClientConfig::new(resolve(&args.address)?, &args.name);
@@ -504,7 +538,7 @@ fn join(args: JoinArgs, stop: &AtomicBool) -> anyhow::Result<ExitCode> {
         )?;
         return Ok(ExitCode::SUCCESS);
     }
-    finish(interactive::run(client, stop))
+    finish(interactive::run(client, stop), signal)
 }
 
 fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {

@@ -9,7 +9,7 @@ use mio::{Events, Poll, Token};
 use super::ClientConfig;
 use crate::net::codec;
 use crate::net::conditioner::Conditions;
-use crate::net::protocol::{ClientMsg, MAGIC, PROTOCOL_VERSION, ServerMsg, Welcome};
+use crate::net::protocol::{ClientMsg, ServerMsg, Welcome};
 use crate::net::transport::{Traffic, Transport};
 
 const SOCKET: Token = Token(0);
@@ -111,15 +111,12 @@ impl Link {
         });
     }
 
-    /// Asks to join until welcomed, refused, or `timeout` passes.
+    /// Asks to join until welcomed, refused, or `timeout` passes. The server first
+    /// answers with a challenge cookie, which the next request echoes.
     pub fn connect(&mut self, name: &str, timeout: Duration) -> anyhow::Result<Welcome> {
         let start = Instant::now();
         let deadline = start + timeout;
-        let request = ClientMsg::Connect {
-            magic: MAGIC,
-            version: PROTOCOL_VERSION,
-            name: name.to_owned(),
-        };
+        let mut cookie = None;
         let mut next_try = start;
         loop {
             let now = Instant::now();
@@ -131,18 +128,27 @@ impl Link {
                 );
             }
             if now >= next_try {
-                self.send(now, &request);
+                match codec::connect_request(name, cookie, &mut self.buf) {
+                    Ok(()) => self.transport.send(now, self.server, &self.buf),
+                    Err(e) => bail!("cannot encode a connect request: {e}"),
+                }
                 next_try = now + CONNECT_RETRY;
             }
             let mut answer = None;
             self.pump(now, |msg, _| match msg {
                 ServerMsg::Welcome(w) => answer = Some(Ok(w)),
                 ServerMsg::Reject(reason) => answer = Some(Err(reason)),
+                ServerMsg::Challenge(c) => {
+                    cookie = Some(c);
+                    // Answer the challenge at once rather than at the next retry.
+                    next_try = now;
+                }
                 _ => {}
             });
             match answer {
                 Some(Ok(welcome)) => return Ok(welcome),
                 Some(Err(reason)) => bail!("{} refused to let us join: {reason}", self.server),
+                None if next_try <= now => {}
                 None => self.wait(next_try.min(deadline))?,
             }
         }

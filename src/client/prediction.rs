@@ -172,12 +172,6 @@ impl Prediction {
         Some(correction)
     }
 
-    /// Restarts from the server's word, dropping all history: used when the history is
-    /// unusable (prediction switched back on after being off with reconciliation off).
-    pub fn reset(&mut self, server: PlayerState, ack_seq: u32) {
-        *self = Prediction::new(server, ack_seq);
-    }
-
     /// Lets the visual error decay by `dt` seconds.
     pub fn decay(&mut self, dt: f64) {
         let k = (-dt / SMOOTHING_TAU).exp();

@@ -275,7 +275,7 @@ impl ClientSession {
             ServerMsg::Roster(roster) => self.roster = roster,
             ServerMsg::Bye(reason) => return Some(SessionEnd::ServerSaidBye(reason)),
             // A repeated welcome (our connect was retried) or a late reject: nothing new.
-            ServerMsg::Welcome(_) | ServerMsg::Reject(_) => {}
+            ServerMsg::Welcome(_) | ServerMsg::Reject(_) | ServerMsg::Challenge(_) => {}
         }
         None
     }
@@ -510,9 +510,14 @@ impl ClientSession {
             self.switches.reconciliation = true;
         }
         let server = self.server_state();
+        let others = self
+            .latest
+            .as_ref()
+            .map(|s| others_of(&s.players, self.player_id))
+            .unwrap_or_default();
         if on && let (Some(p), Some(server)) = (&mut self.prediction, server) {
             let ack = p.acked_seq();
-            let _ = p.reconcile(&self.map, &self.rules, ack, server, &[], true, false);
+            let _ = p.reconcile(&self.map, &self.rules, ack, server, &others, true, false);
         }
     }
 

@@ -5,7 +5,7 @@
 use bincode::config::{Configuration, Limit, LittleEndian, Varint};
 use serde::Serialize;
 
-use super::protocol::{ClientMsg, ServerMsg};
+use super::protocol::{ClientMsg, Cookie, MAGIC, MIN_CONNECT_BYTES, PROTOCOL_VERSION, ServerMsg};
 
 /// Largest client datagram we accept: connect requests and input packets are small.
 pub const MAX_CLIENT_DATAGRAM: usize = 1200;
@@ -74,6 +74,39 @@ impl std::io::Write for SizeCounter {
     }
 }
 
+/// Reads just the start of a connect request, `(magic, version)`, which every protocol
+/// version lays out the same way: so a request from another version, which may not
+/// decode as ours, can still be told apart from noise and answered.
+pub fn peek_connect(bytes: &[u8]) -> Option<(u32, u16)> {
+    let cfg = config::<MAX_CLIENT_DATAGRAM>();
+    let bytes = bytes.get(..bytes.len().min(MAX_CLIENT_DATAGRAM))?;
+    match bincode::serde::decode_from_slice::<(u32, u32, u16), _>(bytes, cfg) {
+        Ok(((0, magic, version), _)) => Some((magic, version)),
+        _ => None,
+    }
+}
+
+/// A connect request, padded so the server may answer it.
+pub fn connect_request(
+    name: &str,
+    cookie: Option<Cookie>,
+    buf: &mut Vec<u8>,
+) -> Result<(), CodecError> {
+    let mut msg = ClientMsg::Connect {
+        magic: MAGIC,
+        version: PROTOCOL_VERSION,
+        name: name.to_owned(),
+        cookie,
+        padding: Vec::new(),
+    };
+    encode_client(&msg, buf)?;
+    if let ClientMsg::Connect { padding, .. } = &mut msg {
+        // The padding's own length prefix is a byte while it stays under 251.
+        padding.resize(MIN_CONNECT_BYTES.saturating_sub(buf.len()), 0);
+    }
+    encode_client(&msg, buf)
+}
+
 pub fn decode_client(bytes: &[u8]) -> Result<ClientMsg, CodecError> {
     decode_with(bytes, config::<MAX_CLIENT_DATAGRAM>())
 }
@@ -99,18 +132,21 @@ fn decode_with<T: serde::de::DeserializeOwned, const N: usize>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::protocol::{MAGIC, PROTOCOL_VERSION};
 
     #[test]
-    fn round_trip() {
-        let msg = ClientMsg::Connect {
-            magic: MAGIC,
-            version: PROTOCOL_VERSION,
-            name: "ann".into(),
-        };
+    fn connect_requests_are_padded_and_peekable() {
         let mut buf = Vec::new();
-        encode_client(&msg, &mut buf).unwrap();
-        assert_eq!(decode_client(&buf).unwrap(), msg);
+        connect_request("ann", None, &mut buf).unwrap();
+        assert!(buf.len() >= MIN_CONNECT_BYTES && buf.len() < MIN_CONNECT_BYTES + 4);
+        assert!(matches!(
+            decode_client(&buf).unwrap(),
+            ClientMsg::Connect { .. }
+        ));
+        assert_eq!(peek_connect(&buf), Some((MAGIC, PROTOCOL_VERSION)));
+        // A future version's request with a different tail still peeks.
+        let future = [0u8, 0xFC, 0x45, 0x52, 0x41, 0x4E, 9, 0xFF, 0xFF];
+        assert_eq!(peek_connect(&future), Some((MAGIC, 9)));
+        assert_eq!(peek_connect(&[2, 0, 0]), None);
     }
 
     #[test]

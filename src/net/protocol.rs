@@ -9,7 +9,7 @@ use crate::sim::world::{Command, PlayerId, PlayerState};
 
 /// Bumped on any change to the messages below. `Connect` stays variant 0 with `magic` and
 /// `version` first, so every past and future build can tell a mismatch apart from noise.
-pub const PROTOCOL_VERSION: u16 = 1;
+pub const PROTOCOL_VERSION: u16 = 2;
 /// "NARE": marks a connect request as netarena's, not a stray datagram.
 pub const MAGIC: u32 = 0x4E41_5245;
 /// Most unacknowledged commands one input packet may carry (~1 s at 60 Hz).
@@ -17,12 +17,20 @@ pub const MAX_COMMANDS_PER_INPUT: usize = 64;
 /// Longest player name, in characters, after sanitising.
 pub const MAX_NAME_CHARS: usize = 16;
 
+/// Smallest connect request the server answers: a challenge is smaller, so answering
+/// spoofed requests can never amplify traffic.
+pub const MIN_CONNECT_BYTES: usize = 64;
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum ClientMsg {
     Connect {
         magic: u32,
         version: u16,
         name: String,
+        /// The server's challenge, echoed; None on the first request.
+        cookie: Option<Cookie>,
+        /// Zeros up to [`MIN_CONNECT_BYTES`].
+        padding: Vec<u8>,
     },
     Input(InputPacket),
     Leave,
@@ -98,6 +106,15 @@ pub enum ServerMsg {
     Roster(Vec<RosterEntry>),
     /// The server is shutting down or has dropped this client.
     Bye(String),
+    /// Echo this cookie in a new connect request to prove you receive at your address.
+    Challenge(Cookie),
+}
+
+/// A server's stateless proof-of-address token: see `server::cookie`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cookie {
+    pub window: u32,
+    pub mac: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -80,13 +80,7 @@ pub fn run(
         }
 
         let now = Instant::now();
-        transport.receive(now, |from, bytes| match codec::decode_client(bytes) {
-            Ok(msg) => server.handle(now, from, msg),
-            Err(e) => {
-                tracing::debug!("dropped datagram from {from}: {e}");
-                server.note_malformed();
-            }
-        });
+        transport.receive(now, |from, bytes| server.receive(now, from, bytes));
         let mut ran = 0;
         while now >= next_tick {
             if ran == MAX_CATCH_UP_TICKS {

@@ -3,7 +3,9 @@
 //! clock, so tests drive it directly; [`event_loop`] wires it to UDP.
 
 pub mod commands;
+pub mod cookie;
 pub mod event_loop;
+pub mod rate_limit;
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
@@ -11,15 +13,23 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::net::delta;
 use crate::net::protocol::{
-    ClientMsg, InputCounts, InputPacket, MAGIC, PROTOCOL_VERSION, PlayerSnap, RejectReason,
-    RosterEntry, ServerMsg, Snapshot, SnapshotDelta, Welcome, sanitize_name,
+    ClientMsg, Cookie, InputCounts, InputPacket, MAGIC, MIN_CONNECT_BYTES, PROTOCOL_VERSION,
+    PlayerSnap, RejectReason, RosterEntry, ServerMsg, Snapshot, SnapshotDelta, Welcome,
+    sanitize_name,
 };
+use crate::net::{codec, delta};
 use crate::sim::bot::Wander;
 use crate::sim::map::Map;
 use crate::sim::world::{PlayerId, PlayerState, Rules, World};
 use commands::CommandQueue;
+use cookie::{CookieError, CookieJar};
+use rate_limit::RateLimit;
+
+/// Connect requests one address may make: a burst, then a steady trickle. A real client
+/// retries every 250 ms for 5 s.
+const CONNECT_BURST: f64 = 10.0;
+const CONNECTS_PER_SEC: f64 = 5.0;
 
 /// Snapshots kept as possible baselines: 1.6 s at 20 Hz, longer than any useful ack.
 const SNAPSHOT_HISTORY: usize = 32;
@@ -120,9 +130,16 @@ struct Slot {
 /// Counters of what the server refused, for logs and tests.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Refusals {
+    /// Datagrams that did not decode.
     pub malformed: u64,
+    /// Decoded, but with values no honest peer sends.
     pub invalid: u64,
+    /// Anything but a connect from an address that is not a client.
     pub unknown_sender: u64,
+    /// Connect requests over the per-address rate.
+    pub rate_limited: u64,
+    /// Forged or replayed cookies.
+    pub bad_cookie: u64,
 }
 
 pub struct Server {
@@ -137,6 +154,10 @@ pub struct Server {
     refusals: Refusals,
     /// Recent snapshots by tick, shared by every client's delta encoding.
     history: VecDeque<(u32, Arc<[PlayerSnap]>)>,
+    cookies: CookieJar,
+    connect_limit: RateLimit,
+    /// When the server first saw time pass: cookie windows count from here.
+    epoch: Option<Instant>,
 }
 
 impl Server {
@@ -151,6 +172,9 @@ impl Server {
             roster_dirty: false,
             refusals: Refusals::default(),
             history: VecDeque::new(),
+            cookies: CookieJar::default(),
+            connect_limit: RateLimit::new(CONNECTS_PER_SEC, CONNECT_BURST),
+            epoch: None,
             config,
         };
         for n in 0..server.config.bots {
@@ -196,11 +220,6 @@ impl Server {
         if self.world.get(id).is_some() {
             self.world.put(id, state);
         }
-    }
-
-    /// Counts a datagram that did not decode.
-    pub fn note_malformed(&mut self) {
-        self.refusals.malformed += 1;
     }
 
     pub fn take_outbox(&mut self) -> std::vec::Drain<'_, (SocketAddr, ServerMsg)> {
@@ -267,7 +286,9 @@ impl Server {
         ServerMsg::Welcome(Welcome {
             player_id: id,
             tick_rate: self.config.tick_rate,
-            snapshot_rate: self.config.snapshot_rate,
+            // The rate snapshots really go out at: the tick rate divided by a whole
+            // number of ticks, which may be above the rate asked for.
+            snapshot_rate: self.config.tick_rate / self.config.snapshot_interval() as u16,
             server_tick: self.world.tick,
             server_name: self.config.name.clone(),
             map_name: self.config.map.name().to_owned(),
@@ -275,14 +296,57 @@ impl Server {
         })
     }
 
-    /// Handles one decoded message from `from`.
-    pub fn handle(&mut self, now: Instant, from: SocketAddr, msg: ClientMsg) {
+    /// Takes one datagram from `from`: decodes it (bounded), and handles it or counts
+    /// why not. Nothing a datagram holds can make this panic.
+    pub fn receive(&mut self, now: Instant, from: SocketAddr, bytes: &[u8]) {
+        self.epoch.get_or_insert(now);
+        match codec::decode_client(bytes) {
+            Ok(msg) => self.handle(now, from, msg, bytes.len()),
+            Err(e) => match codec::peek_connect(bytes) {
+                // Another version's connect may not decode as ours; answer it anyway.
+                Some((MAGIC, version)) if version != PROTOCOL_VERSION => {
+                    if self.connect_limit.allow(from, now) {
+                        self.reply_unproven(
+                            from,
+                            bytes.len(),
+                            ServerMsg::Reject(RejectReason::Version {
+                                server: PROTOCOL_VERSION,
+                            }),
+                        );
+                    }
+                }
+                _ => {
+                    tracing::debug!("dropped datagram from {from}: {e}");
+                    self.refusals.malformed += 1;
+                }
+            },
+        }
+    }
+
+    fn handle(&mut self, now: Instant, from: SocketAddr, msg: ClientMsg, wire_len: usize) {
         match msg {
             ClientMsg::Connect {
                 magic,
                 version,
                 name,
-            } => self.on_connect(now, from, magic, version, &name),
+                cookie,
+                padding: _,
+            } => {
+                if magic != MAGIC {
+                    self.refusals.invalid += 1;
+                } else if !self.connect_limit.allow(from, now) {
+                    self.refusals.rate_limited += 1;
+                } else if version != PROTOCOL_VERSION {
+                    let reject = RejectReason::Version {
+                        server: PROTOCOL_VERSION,
+                    };
+                    self.reply_unproven(from, wire_len, ServerMsg::Reject(reject));
+                } else if wire_len < MIN_CONNECT_BYTES {
+                    self.refusals.invalid += 1;
+                } else {
+                    self.on_connect(now, from, &name, cookie, wire_len);
+                }
+            }
             ClientMsg::Input(input) => self.on_input(now, from, input),
             ClientMsg::Leave => {
                 if let Some(&id) = self.by_addr.get(&from) {
@@ -294,24 +358,55 @@ impl Server {
         }
     }
 
-    fn on_connect(&mut self, now: Instant, from: SocketAddr, magic: u32, version: u16, name: &str) {
-        if magic != MAGIC {
+    /// Sends `msg` to an address that has not proved it receives there, only if the
+    /// reply is no larger than the request: no amplification for spoofed sources.
+    fn reply_unproven(&mut self, to: SocketAddr, request_len: usize, msg: ServerMsg) {
+        if codec::encoded_len_server(&msg) <= request_len {
+            self.outbox.push((to, msg));
+        } else {
             self.refusals.invalid += 1;
-            return;
         }
-        if version != PROTOCOL_VERSION {
-            self.outbox.push((
-                from,
-                ServerMsg::Reject(RejectReason::Version {
-                    server: PROTOCOL_VERSION,
-                }),
-            ));
-            return;
-        }
+    }
+
+    fn cookie_window(&self, now: Instant) -> u32 {
+        let since = self
+            .epoch
+            .map_or(0, |e| now.saturating_duration_since(e).as_secs());
+        (since / cookie::WINDOW_SECS) as u32
+    }
+
+    fn on_connect(
+        &mut self,
+        now: Instant,
+        from: SocketAddr,
+        name: &str,
+        cookie: Option<Cookie>,
+        wire_len: usize,
+    ) {
         // A repeated connect means our welcome was lost: send it again.
         if let Some(&id) = self.by_addr.get(&from) {
             self.outbox.push((from, self.welcome(id)));
             return;
+        }
+        let window = self.cookie_window(now);
+        let Some(cookie) = cookie else {
+            let challenge = ServerMsg::Challenge(self.cookies.issue(from, window));
+            self.reply_unproven(from, wire_len, challenge);
+            return;
+        };
+        match self.cookies.redeem(from, cookie, window) {
+            Ok(()) => {}
+            Err(CookieError::Expired) => {
+                // A slow client, most likely: let it try again with a fresh one.
+                let challenge = ServerMsg::Challenge(self.cookies.issue(from, window));
+                self.reply_unproven(from, wire_len, challenge);
+                return;
+            }
+            Err(e) => {
+                tracing::debug!("refused connect from {from}: {e}");
+                self.refusals.bad_cookie += 1;
+                return;
+            }
         }
         let remote = Remote {
             addr: from,
@@ -370,6 +465,7 @@ impl Server {
 
     /// Advances the world by one tick at time `now`.
     pub fn tick(&mut self, now: Instant) {
+        self.epoch.get_or_insert(now);
         self.drop_silent_clients(now);
         let map = &self.config.map;
         for slot in &mut self.slots {
@@ -487,6 +583,33 @@ impl Server {
         if self.history.len() > SNAPSHOT_HISTORY {
             self.history.pop_front();
         }
+    }
+
+    /// Joins from `addr` the way a client does (request, challenge, request with the
+    /// cookie), for benchmarks and tests that drive a server without sockets. Messages
+    /// for other addresses stay in the outbox.
+    pub fn join_in_process(
+        &mut self,
+        now: Instant,
+        addr: SocketAddr,
+        name: &str,
+    ) -> Option<Welcome> {
+        let mut buf = Vec::new();
+        let mut cookie = None;
+        for _ in 0..2 {
+            codec::connect_request(name, cookie, &mut buf).ok()?;
+            self.receive(now, addr, &buf);
+            let mut kept = Vec::new();
+            for (to, msg) in self.outbox.drain(..) {
+                match msg {
+                    ServerMsg::Challenge(c) if to == addr => cookie = Some(c),
+                    ServerMsg::Welcome(w) if to == addr => return Some(w),
+                    other => kept.push((to, other)),
+                }
+            }
+            self.outbox = kept;
+        }
+        None
     }
 
     /// Says goodbye to every client; the caller sends the outbox one last time.

@@ -48,7 +48,8 @@ pub fn draw(buf: &mut Buffer, area: Rect, view: &View) {
         let letter = player_glyph(sprite.id);
         let (glyph, style) = match sprite.kind {
             SpriteKind::Trail { age_secs } => {
-                let glyph = if age_secs < 0.1 { '•' } else { '·' };
+                // Not '·': that is the floor.
+                let glyph = if age_secs < 0.1 { '•' } else { '∘' };
                 (glyph, Style::new().fg(color).add_modifier(Modifier::DIM))
             }
             SpriteKind::Ghost => (

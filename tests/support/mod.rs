@@ -10,7 +10,6 @@ use netarena::client::Switches;
 use netarena::client::session::ClientSession;
 use netarena::net::codec;
 use netarena::net::conditioner::{Conditioner, Conditions};
-use netarena::net::protocol::{ClientMsg, MAGIC, PROTOCOL_VERSION, ServerMsg};
 use netarena::server::{Server, ServerConfig};
 use netarena::sim::map::Map;
 use netarena::sim::world::{Buttons, PlayerState};
@@ -46,21 +45,8 @@ impl Stepper {
         let tick = Duration::from_secs(1) / u32::from(config.tick_rate);
         let mut server = Server::new(config);
         let now = Instant::now();
-        server.handle(
-            now,
-            addr(CLIENT),
-            ClientMsg::Connect {
-                magic: MAGIC,
-                version: PROTOCOL_VERSION,
-                name: "stepper".into(),
-            },
-        );
         let welcome = server
-            .take_outbox()
-            .find_map(|(_, m)| match m {
-                ServerMsg::Welcome(w) => Some(w),
-                _ => None,
-            })
+            .join_in_process(now, addr(CLIENT), "stepper")
             .expect("welcomed");
         let client = ClientSession::new(welcome, now, Switches::default()).unwrap();
         Stepper {
@@ -89,8 +75,7 @@ impl Stepper {
             // Client to server.
             let server = &mut self.server;
             self.up.drain_due(now, |from, bytes| {
-                let msg = codec::decode_client(bytes).expect("client bytes decode");
-                server.handle(now, from, msg);
+                server.receive(now, from, bytes);
             });
             while now >= self.next_server_tick {
                 self.server.tick(self.next_server_tick);

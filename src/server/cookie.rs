@@ -1,0 +1,143 @@
+//! Stateless connection cookies.
+//!
+//! A connect request from an address we have never heard from gets only a challenge: a
+//! cookie that is a keyed hash of the address and the current time window. The server
+//! remembers nothing. Only a request that echoes a valid cookie, which proves the sender
+//! receives at that address, gets a player slot. Spoofed floods therefore cost no memory
+//! and, since a challenge is smaller than the padded request, cannot be amplified.
+
+use std::collections::{HashSet, VecDeque};
+use std::hash::{BuildHasher, Hash, Hasher, RandomState};
+use std::net::SocketAddr;
+
+use crate::net::protocol::Cookie;
+
+/// Length of one cookie time window. A cookie is good in its window and the next, so for
+/// 8 to 16 seconds: ample for one round trip, short enough that a captured cookie dies.
+pub const WINDOW_SECS: u64 = 8;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum CookieError {
+    #[error("cookie does not match this address")]
+    Forged,
+    #[error("cookie has expired")]
+    Expired,
+    #[error("cookie was already used")]
+    Replayed,
+}
+
+pub struct CookieJar {
+    /// A per-process random SipHash key: cookies cannot be computed off this server.
+    key: RandomState,
+    /// Cookies already redeemed, with their window, oldest first; pruned as windows pass.
+    used: VecDeque<(u32, u64)>,
+    used_set: HashSet<u64>,
+}
+
+impl Default for CookieJar {
+    fn default() -> Self {
+        CookieJar {
+            key: RandomState::new(),
+            used: VecDeque::new(),
+            used_set: HashSet::new(),
+        }
+    }
+}
+
+impl CookieJar {
+    fn mac(&self, addr: SocketAddr, window: u32) -> u64 {
+        let mut h = self.key.build_hasher();
+        addr.hash(&mut h);
+        window.hash(&mut h);
+        h.finish()
+    }
+
+    pub fn issue(&self, addr: SocketAddr, window: u32) -> Cookie {
+        Cookie {
+            window,
+            mac: self.mac(addr, window),
+        }
+    }
+
+    /// Checks a cookie echoed from `addr` in window `now`, and spends it.
+    pub fn redeem(
+        &mut self,
+        addr: SocketAddr,
+        cookie: Cookie,
+        now: u32,
+    ) -> Result<(), CookieError> {
+        if cookie.mac != self.mac(addr, cookie.window) {
+            return Err(CookieError::Forged);
+        }
+        if cookie.window > now || now - cookie.window > 1 {
+            return Err(CookieError::Expired);
+        }
+        while self
+            .used
+            .front()
+            .is_some_and(|(w, _)| now - (*w).min(now) > 1)
+        {
+            if let Some((_, mac)) = self.used.pop_front() {
+                self.used_set.remove(&mac);
+            }
+        }
+        if !self.used_set.insert(cookie.mac) {
+            return Err(CookieError::Replayed);
+        }
+        self.used.push_back((cookie.window, cookie.mac));
+        Ok(())
+    }
+
+    /// Cookies remembered as spent (bounded by the connect rate limit and two windows).
+    pub fn spent(&self) -> usize {
+        self.used.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn addr(s: &str) -> SocketAddr {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn a_cookie_is_good_once_for_its_address_for_two_windows() {
+        let mut jar = CookieJar::default();
+        let a = addr("10.0.0.1:5000");
+        let c = jar.issue(a, 10);
+        assert_eq!(
+            jar.redeem(addr("10.0.0.2:5000"), c, 10),
+            Err(CookieError::Forged)
+        );
+        assert_eq!(
+            jar.redeem(addr("10.0.0.1:5001"), c, 10),
+            Err(CookieError::Forged)
+        );
+        assert_eq!(jar.redeem(a, c, 11), Ok(()));
+        assert_eq!(jar.redeem(a, c, 11), Err(CookieError::Replayed));
+        let late = jar.issue(a, 12);
+        assert_eq!(jar.redeem(a, late, 14), Err(CookieError::Expired));
+        let forged = Cookie {
+            window: 12,
+            mac: late.mac ^ 1,
+        };
+        assert_eq!(jar.redeem(a, forged, 12), Err(CookieError::Forged));
+    }
+
+    #[test]
+    fn spent_cookies_are_forgotten_once_expired() {
+        let mut jar = CookieJar::default();
+        for i in 0..100 {
+            let a = SocketAddr::from(([10, 0, 0, 1], 1000 + i));
+            let c = jar.issue(a, 5);
+            jar.redeem(a, c, 5).unwrap();
+        }
+        assert_eq!(jar.spent(), 100);
+        let a = addr("10.9.9.9:1");
+        let c = jar.issue(a, 9);
+        jar.redeem(a, c, 9).unwrap();
+        assert_eq!(jar.spent(), 1);
+    }
+}
