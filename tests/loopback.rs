@@ -1,84 +1,12 @@
 //! Whole program over real loopback UDP: a dedicated server process and headless client
 //! processes, as a user would run them.
 
-use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
-const BIN: &str = env!("CARGO_BIN_EXE_netarena");
+mod support;
 
-/// A server process, killed when dropped.
-struct ServerProcess {
-    child: Child,
-    port: u16,
-}
-
-impl Drop for ServerProcess {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start_server(extra: &[&str]) -> ServerProcess {
-    let mut child = Command::new(BIN)
-        .args(["server", "--port", "0"])
-        .args(extra)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("server starts");
-    let mut lines = BufReader::new(child.stdout.take().unwrap());
-    let mut first = String::new();
-    lines.read_line(&mut first).unwrap();
-    // Keep reading, so the server never writes into a full or closed pipe.
-    std::thread::spawn(move || for _ in lines.lines() {});
-    let port = first
-        .split("listening on ")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|addr| addr.rsplit(':').next())
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_else(|| panic!("no address in {first:?}"));
-    ServerProcess { child, port }
-}
-
-fn temp_report(name: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("netarena-{}-{name}.json", std::process::id()))
-}
-
-fn headless(port: u16, name: &str, seconds: &str, extra: &[&str]) -> (Child, PathBuf) {
-    let report = temp_report(name);
-    let child = Command::new(BIN)
-        .args([
-            "join",
-            &format!("127.0.0.1:{port}"),
-            "--headless",
-            "--bot",
-            "wander",
-        ])
-        .args(["--name", name, "--seconds", seconds, "--report"])
-        .arg(&report)
-        .args(extra)
-        .spawn()
-        .expect("client starts");
-    (child, report)
-}
-
-fn finish(mut child: Child, report: PathBuf) -> serde_json::Value {
-    let status = child.wait().unwrap();
-    assert!(status.success(), "headless client failed: {status}");
-    let text = std::fs::read_to_string(&report).expect("report written");
-    let _ = std::fs::remove_file(&report);
-    serde_json::from_str(&text).expect("report is valid JSON")
-}
-
-fn num(r: &serde_json::Value, key: &str) -> f64 {
-    r[key]
-        .as_f64()
-        .unwrap_or_else(|| panic!("report lacks {key}: {r}"))
-}
+use support::process::{BIN, finish, headless, num, start_server};
 
 #[test]
 fn two_headless_clients_see_each_other_move() {

@@ -114,6 +114,7 @@ pub enum ServerMsg {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Cookie {
     pub window: u32,
+    pub nonce: u32,
     pub mac: u64,
 }
 
@@ -216,6 +217,8 @@ pub enum Invalid {
     EmptyRun,
     #[error("input seqs would start before 1")]
     SeqUnderflow,
+    #[error("input seq absurdly large")]
+    SeqOverflow,
     #[error("snapshot with too many players")]
     TooManyPlayers,
 }
@@ -231,6 +234,11 @@ impl InputPacket {
         }
         if (self.last_seq as usize) < n {
             return Err(Invalid::SeqUnderflow);
+        }
+        // Four years of commands at 240 Hz fit below this; anything above is a lie, and
+        // keeping well clear of u32::MAX keeps seq arithmetic from overflowing.
+        if self.last_seq > u32::MAX / 2 {
+            return Err(Invalid::SeqOverflow);
         }
         Ok(())
     }
@@ -290,6 +298,10 @@ mod tests {
         assert_eq!(
             mk(1000, vec![run(255)]).validate(),
             Err(Invalid::CommandCount)
+        );
+        assert_eq!(
+            mk(u32::MAX, vec![run(1)]).validate(),
+            Err(Invalid::SeqOverflow)
         );
     }
 

@@ -16,6 +16,8 @@ pub const MAX_CREDIT: u32 = 6;
 /// Commands held waiting. A client beyond this is refused new commands until the queue
 /// drains; it will resend them, since they stay unacknowledged.
 pub const MAX_QUEUED: usize = 128;
+/// Largest gap in seqs accepted: 10 s of lost commands at 240 Hz.
+pub const MAX_SEQ_JUMP: u32 = 2400;
 
 #[derive(Clone, Debug, Default)]
 pub struct CommandQueue {
@@ -29,10 +31,15 @@ pub struct CommandQueue {
 
 impl CommandQueue {
     /// Offers one received command. Seqs at or below the newest queued are duplicates;
-    /// a gap (commands lost beyond the redundancy window) is accepted and skipped.
+    /// a gap (commands lost beyond the redundancy window) is accepted and skipped, but
+    /// not an absurd jump ahead, which would make every later honest command look old.
     pub fn offer(&mut self, seq: u32, cmd: Command) {
         if seq <= self.last_queued {
             self.duplicates += 1;
+            return;
+        }
+        if seq - self.last_queued > MAX_SEQ_JUMP {
+            self.refused += 1;
             return;
         }
         if self.pending.len() >= MAX_QUEUED {
@@ -123,6 +130,16 @@ mod tests {
             q.offer(seq, Command::default());
         }
         assert_eq!(drain(&mut q), vec![1, 2, 3, 4, 5]);
+    }
+
+    #[test]
+    fn an_absurd_jump_is_refused() {
+        let mut q = CommandQueue::default();
+        q.offer(1, Command::default());
+        q.offer(1_000_000, Command::default());
+        q.offer(2, Command::default());
+        assert_eq!(drain(&mut q), vec![1]);
+        assert_eq!(drain(&mut q), vec![2]);
     }
 
     #[test]

@@ -32,6 +32,7 @@ pub struct CookieJar {
     /// Cookies already redeemed, with their window, oldest first; pruned as windows pass.
     used: VecDeque<(u32, u64)>,
     used_set: HashSet<u64>,
+    issued: u32,
 }
 
 impl Default for CookieJar {
@@ -40,22 +41,28 @@ impl Default for CookieJar {
             key: RandomState::new(),
             used: VecDeque::new(),
             used_set: HashSet::new(),
+            issued: 0,
         }
     }
 }
 
 impl CookieJar {
-    fn mac(&self, addr: SocketAddr, window: u32) -> u64 {
+    fn mac(&self, addr: SocketAddr, window: u32, nonce: u32) -> u64 {
         let mut h = self.key.build_hasher();
         addr.hash(&mut h);
         window.hash(&mut h);
+        nonce.hash(&mut h);
         h.finish()
     }
 
-    pub fn issue(&self, addr: SocketAddr, window: u32) -> Cookie {
+    /// A fresh cookie for `addr`. Each differs (a counter goes into the hash), so an
+    /// address that leaves and rejoins within a window is not taken for a replay.
+    pub fn issue(&mut self, addr: SocketAddr, window: u32) -> Cookie {
+        self.issued = self.issued.wrapping_add(1);
         Cookie {
             window,
-            mac: self.mac(addr, window),
+            nonce: self.issued,
+            mac: self.mac(addr, window, self.issued),
         }
     }
 
@@ -66,7 +73,7 @@ impl CookieJar {
         cookie: Cookie,
         now: u32,
     ) -> Result<(), CookieError> {
-        if cookie.mac != self.mac(addr, cookie.window) {
+        if cookie.mac != self.mac(addr, cookie.window, cookie.nonce) {
             return Err(CookieError::Forged);
         }
         if cookie.window > now || now - cookie.window > 1 {
@@ -120,10 +127,16 @@ mod tests {
         let late = jar.issue(a, 12);
         assert_eq!(jar.redeem(a, late, 14), Err(CookieError::Expired));
         let forged = Cookie {
-            window: 12,
             mac: late.mac ^ 1,
+            ..late
         };
         assert_eq!(jar.redeem(a, forged, 12), Err(CookieError::Forged));
+        let again = jar.issue(a, 11);
+        assert_eq!(
+            jar.redeem(a, again, 11),
+            Ok(()),
+            "a new cookie, same address"
+        );
     }
 
     #[test]

@@ -1,0 +1,336 @@
+//! A server on a LAN is exposed to every machine on it: hostile datagrams, cheating and
+//! vanishing clients, and churn must leave it running, fair and flat in memory.
+
+mod support;
+
+use std::net::{SocketAddr, UdpSocket};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg32;
+
+use netarena::net::codec;
+use netarena::net::protocol::{ClientMsg, InputPacket, ServerMsg};
+use netarena::server::{Server, ServerConfig};
+use netarena::sim::map::Map;
+use netarena::sim::world::{Buttons, Command as Cmd};
+use support::process::{BIN, finish, headless, num, start_server};
+
+/// A raw UDP peer speaking the protocol by hand.
+struct Peer {
+    socket: UdpSocket,
+    server: SocketAddr,
+    buf: Vec<u8>,
+}
+
+impl Peer {
+    fn new(port: u16) -> Peer {
+        let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
+        socket
+            .set_read_timeout(Some(Duration::from_millis(500)))
+            .unwrap();
+        Peer {
+            socket,
+            server: SocketAddr::from(([127, 0, 0, 1], port)),
+            buf: vec![0; 65536],
+        }
+    }
+
+    fn send(&self, bytes: &[u8]) {
+        let _ = self.socket.send_to(bytes, self.server);
+    }
+
+    fn recv(&mut self) -> Option<ServerMsg> {
+        let (n, _) = self.socket.recv_from(&mut self.buf).ok()?;
+        codec::decode_server(&self.buf[..n]).ok()
+    }
+
+    /// The full handshake; true once welcomed.
+    fn join(&mut self, name: &str) -> bool {
+        let mut req = Vec::new();
+        let mut cookie = None;
+        for _ in 0..6 {
+            codec::connect_request(name, cookie, &mut req).unwrap();
+            self.send(&req);
+            while let Some(msg) = self.recv() {
+                match msg {
+                    ServerMsg::Challenge(c) => {
+                        cookie = Some(c);
+                        break;
+                    }
+                    ServerMsg::Welcome(_) => return true,
+                    _ => {}
+                }
+            }
+        }
+        false
+    }
+
+    fn leave(&self) {
+        let mut buf = Vec::new();
+        codec::encode_client(&ClientMsg::Leave, &mut buf).unwrap();
+        self.send(&buf);
+    }
+}
+
+#[test]
+fn a_flood_of_random_and_mutated_datagrams_is_survived() {
+    let mut server = start_server(&["--bots", "2"]);
+    let (a, ra) = headless(server.port, "alice", "12", &["--seed", "1"]);
+    let (b, rb) = headless(server.port, "bob", "12", &["--seed", "2"]);
+    std::thread::sleep(Duration::from_millis(1000));
+
+    // Valid packets of every kind, to mutate.
+    let mut samples: Vec<Vec<u8>> = Vec::new();
+    let mut buf = Vec::new();
+    codec::connect_request("mallory", None, &mut buf).unwrap();
+    samples.push(buf.clone());
+    let input = InputPacket::pack(
+        5,
+        1,
+        3,
+        (1..=20).map(|s| {
+            (
+                s,
+                Cmd {
+                    buttons: Buttons::RIGHT,
+                },
+            )
+        }),
+    );
+    codec::encode_client(&ClientMsg::Input(input), &mut buf).unwrap();
+    samples.push(buf.clone());
+    codec::encode_client(&ClientMsg::Leave, &mut buf).unwrap();
+    samples.push(buf.clone());
+
+    let peer = Peer::new(server.port);
+    let mut rng = Pcg32::seed_from_u64(99);
+    let start = Instant::now();
+    for i in 0..100_000u32 {
+        let datagram: Vec<u8> = if i % 2 == 0 {
+            let len = rng.random_range(0..1500);
+            (0..len).map(|_| rng.random()).collect()
+        } else {
+            let mut d = samples[rng.random_range(0..samples.len())].clone();
+            match rng.random_range(0..4) {
+                0 => {
+                    let at = rng.random_range(0..d.len());
+                    d[at] = rng.random();
+                }
+                1 => d.truncate(rng.random_range(0..d.len())),
+                2 => d.extend((0..rng.random_range(1..64)).map(|_| rng.random::<u8>())),
+                _ => {
+                    for _ in 0..rng.random_range(1..8) {
+                        let at = rng.random_range(0..d.len());
+                        d[at] ^= 1 << rng.random_range(0..8);
+                    }
+                }
+            }
+            d
+        };
+        peer.send(&datagram);
+        // Pace the flood a little so it lasts a few seconds of play, not a blink.
+        if i % 2000 == 0 {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+    let flood_secs = start.elapsed().as_secs_f64();
+
+    for r in [finish(a, ra), finish(b, rb)] {
+        // Both clients played on: snapshots kept coming at 20 Hz through the flood.
+        let seconds = num(&r, "seconds");
+        let snaps = num(&r, "snapshots_received");
+        assert!(
+            snaps > 15.0 * seconds,
+            "only {snaps} snapshots in {seconds} s"
+        );
+        assert!(num(&r, "commands_acked") > 50.0 * seconds, "{r}");
+    }
+    assert!(server.is_running(), "the server survived");
+    assert!(
+        flood_secs < 11.0,
+        "the flood overlapped the play ({flood_secs} s)"
+    );
+}
+
+/// Speed hacking: a client sending commands three times faster than real time moves no
+/// further than an honest one over 10 s.
+#[test]
+fn a_speed_hacking_client_gains_nothing() {
+    let map = Map::parse(
+        "corridor",
+        &[
+            "##########################################",
+            "#S......................................S#",
+            "#.......................................S#",
+            "#.......................................S#",
+            "##########################################",
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let mut config = ServerConfig::new(map);
+    config.max_players = 2;
+    let tick = Duration::from_secs(1) / u32::from(config.tick_rate);
+    let mut server = Server::new(config);
+    let mut now = Instant::now();
+    let honest: SocketAddr = "10.0.0.1:1000".parse().unwrap();
+    let cheat: SocketAddr = "10.0.0.2:1000".parse().unwrap();
+    let ids = [honest, cheat].map(|a| server.join_in_process(now, a, "p").unwrap().player_id);
+    // Start both mid-corridor, on different rows, so neither meets a wall or the other.
+    for (row, id) in [1, 3].into_iter().zip(ids) {
+        server.teleport(id, netarena::sim::world::PlayerState::at_cell(20, row));
+    }
+    // Both walk back and forth: 60 commands right, 60 left, so no wall stops them.
+    let pattern = |seq: u32| Cmd {
+        buttons: if (seq / 60) % 2 == 0 {
+            Buttons::RIGHT
+        } else {
+            Buttons::LEFT
+        },
+    };
+    let mut seqs = [0u32; 2];
+    let mut travelled = [0i64; 2];
+    let mut buf = Vec::new();
+    for _ in 0..600 {
+        now += tick;
+        for (k, (addr, per_tick)) in [(honest, 1), (cheat, 3)].into_iter().enumerate() {
+            let first = seqs[k] + 1;
+            seqs[k] += per_tick;
+            let input =
+                InputPacket::pack(1, seqs[k], 0, (first..=seqs[k]).map(|s| (s, pattern(s))));
+            codec::encode_client(&ClientMsg::Input(input), &mut buf).unwrap();
+            server.receive(now, addr, &buf);
+        }
+        let before = ids.map(|id| server.world().get(id).unwrap());
+        server.tick(now);
+        let _ = server.take_outbox().count();
+        for k in 0..2 {
+            let after = server.world().get(ids[k]).unwrap();
+            travelled[k] +=
+                i64::from((after.x - before[k].x).abs() + (after.y - before[k].y).abs());
+        }
+    }
+    let [h, c] = travelled;
+    assert!(h > 0);
+    let diff = (c - h).abs() as f64 / h as f64;
+    assert!(
+        diff <= 0.01,
+        "honest {h}, cheater {c}: {:.2}% apart",
+        diff * 100.0
+    );
+}
+
+#[test]
+fn a_killed_client_is_timed_out_and_its_slot_freed() {
+    let server = start_server(&["--max-players", "1"]);
+    let (mut c, _) = headless(server.port, "victim", "60", &[]);
+    server
+        .wait_for_line("join", Duration::from_secs(5))
+        .expect("joined");
+    c.kill().unwrap();
+    let _ = c.wait();
+    let line = server
+        .wait_for_line("leave", Duration::from_secs(10))
+        .expect("timed out within 10 s");
+    assert!(line.contains("timed out"), "{line}");
+    // The one slot is free again.
+    let mut peer = Peer::new(server.port);
+    assert!(peer.join("next"), "the freed slot takes a new player");
+}
+
+#[test]
+fn clients_say_clearly_when_the_server_goes_away() {
+    let mut server = start_server(&[]);
+    let report = support::process::temp_report("orphan");
+    let client = Command::new(BIN)
+        .args([
+            "join",
+            &format!("127.0.0.1:{}", server.port),
+            "--headless",
+            "--seconds",
+            "30",
+            "--report",
+        ])
+        .arg(&report)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    // Killed outright: no goodbye reaches the client, it has to notice the silence.
+    server.child.kill().unwrap();
+    let start = Instant::now();
+    let out = client.wait_with_output().unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("stopped answering"), "{stderr}");
+    assert!(start.elapsed() < Duration::from_secs(10));
+}
+
+#[test]
+fn a_stopped_server_says_goodbye() {
+    let server = start_server(&[]);
+    let client = Command::new(BIN)
+        .args([
+            "join",
+            &format!("127.0.0.1:{}", server.port),
+            "--headless",
+            "--seconds",
+            "30",
+        ])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    server
+        .wait_for_line("join", Duration::from_secs(5))
+        .expect("joined");
+    let _ = Command::new("kill")
+        .args(["-TERM", &server.child.id().to_string()])
+        .status();
+    let out = client.wait_with_output().unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("server closed the connection: server shutting down"),
+        "{stderr}"
+    );
+}
+
+/// 64 clients joining and leaving over and over for a minute: the server's memory stays
+/// flat and its ticks stay on time (a watching client keeps getting 20 snapshots/s).
+#[test]
+fn churn_leaves_memory_flat_and_ticks_on_time() {
+    let server = start_server(&["--max-players", "80"]);
+    let (w, rw) = headless(server.port, "watcher", "62", &[]);
+    let mut peers: Vec<Peer> = (0..64).map(|_| Peer::new(server.port)).collect();
+    let start = Instant::now();
+    let mut rss_warm = None;
+    let mut joins = 0;
+    while start.elapsed() < Duration::from_secs(60) {
+        for p in &mut peers {
+            if p.join("churn") {
+                joins += 1;
+            }
+        }
+        for p in &peers {
+            p.leave();
+        }
+        if rss_warm.is_none() && start.elapsed() > Duration::from_secs(10) {
+            rss_warm = Some(server.rss_kib());
+        }
+    }
+    let rss_end = server.rss_kib();
+    let warm = rss_warm.expect("measured after warm-up");
+    eprintln!(
+        "churn: {joins} joins in 60 s; server RSS {warm} KiB after 10 s, {rss_end} KiB at the end"
+    );
+    assert!(joins > 64 * 10, "only {joins} joins in a minute");
+    assert!(
+        rss_end <= warm + 2048,
+        "memory grew from {warm} KiB to {rss_end} KiB"
+    );
+    let r = finish(w, rw);
+    let seconds = num(&r, "seconds");
+    assert!(num(&r, "snapshots_received") > 18.0 * seconds, "{r}");
+}
