@@ -184,7 +184,7 @@ fn a_speed_hacking_client_gains_nothing() {
     }
     // Both walk back and forth: 60 commands right, 60 left, so no wall stops them.
     let pattern = |seq: u32| Cmd {
-        buttons: if (seq / 60) % 2 == 0 {
+        buttons: if (seq / 60).is_multiple_of(2) {
             Buttons::RIGHT
         } else {
             Buttons::LEFT

@@ -619,7 +619,10 @@ fn describe_threads(pid: u32) -> String {
     for task in tasks.flatten() {
         let dir = task.path();
         let read = |file: &str| {
-            std::fs::read_to_string(dir.join(file)).unwrap_or_default().trim().to_owned()
+            std::fs::read_to_string(dir.join(file))
+                .unwrap_or_default()
+                .trim()
+                .to_owned()
         };
         // stat: "tid (comm) state ... utime stime ..."; comm may hold spaces, so split
         // after its closing parenthesis.
