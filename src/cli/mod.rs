@@ -216,6 +216,24 @@ struct ViewArgs {
     /// Cap the frame rate (default: uncapped)
     #[arg(long, value_name = "N")]
     fps_cap: Option<u32>,
+    /// Input packets per second while keys stay the same (a change is sent at once)
+    #[arg(long, default_value_t = netarena::client::session::DEFAULT_INPUT_RATE, value_parser = clap::value_parser!(u16).range(1..=240))]
+    input_rate: u16,
+    /// Testing aid: panic on this thread a second after start
+    #[arg(long, hide = true, value_enum)]
+    debug_panic: Option<PanicSite>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum PanicSite {
+    Client,
+    Server,
+}
+
+impl ViewArgs {
+    fn panic_after(&self, site: PanicSite) -> Option<Duration> {
+        (self.debug_panic == Some(site)).then_some(Duration::from_secs(1))
+    }
 }
 
 impl ViewArgs {
@@ -418,7 +436,8 @@ impl Observer for LogEvents {
 
 fn host(args: HostArgs, stop: &AtomicBool, signal: &AtomicUsize) -> anyhow::Result<ExitCode> {
     let _log = init_log(args.log.as_ref())?;
-    let config = server_config(&args.game, &format!("{}'s game", args.name), args.net.seed)?;
+    let mut config = server_config(&args.game, &format!("{}'s game", args.name), args.net.seed)?;
+    config.debug_panic_after = args.view.panic_after(PanicSite::Server);
     let conditions = args.net.conditions()?;
     let (tx, rx) = mpsc::channel();
     let server_stop = Arc::new(AtomicBool::new(false));
@@ -448,9 +467,11 @@ fn host(args: HostArgs, stop: &AtomicBool, signal: &AtomicUsize) -> anyhow::Resu
     let mut client = ClientConfig::new(SocketAddr::from(([127, 0, 0, 1], addr.port())), &args.name);
     client.switches = args.view.switches();
     client.fps_cap = args.view.fps_cap;
+    client.input_rate = args.view.input_rate;
     client.outgoing = conditions.clone();
     client.incoming = conditions;
     client.seed = args.net.seed;
+    client.debug_panic_after = args.view.panic_after(PanicSite::Client);
     let result = interactive::run(client, stop);
     server_stop.store(true, Ordering::Relaxed);
     let _ = server_thread.join();
@@ -525,6 +546,8 @@ fn join(args: JoinArgs, stop: &AtomicBool, signal: &AtomicUsize) -> anyhow::Resu
     let mut client = ClientConfig::new(resolve(&args.address)?, &args.name);
     client.switches = args.view.switches();
     client.fps_cap = args.view.fps_cap;
+    client.input_rate = args.view.input_rate;
+    client.debug_panic_after = args.view.panic_after(PanicSite::Client);
     client.outgoing = conditions.clone();
     client.incoming = conditions;
     client.seed = args.net.seed;

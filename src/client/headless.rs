@@ -68,6 +68,7 @@ pub fn run(
     let start = Instant::now();
     let mut session = ClientSession::new(welcome, start, config.switches)
         .context("the server sent a map this client cannot use")?;
+    session.set_input_rate(config.input_rate);
     let mut brain = Wander::new(config.seed);
     let end = start + Duration::from_secs_f64(seconds.max(0.0));
     let mut next_command = start;

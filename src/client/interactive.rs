@@ -27,8 +27,9 @@ pub enum Outcome {
 pub fn run(config: ClientConfig, stop: &AtomicBool) -> anyhow::Result<Outcome> {
     let mut link = Link::open(&config)?;
     let welcome = link.connect(&config.name, config.timeout)?;
-    let session = ClientSession::new(welcome, Instant::now(), config.switches)
+    let mut session = ClientSession::new(welcome, Instant::now(), config.switches)
         .context("the server sent a map this client cannot use")?;
+    session.set_input_rate(config.input_rate);
     let (mut tui, enhanced, _guard) = terminal::enter().context("cannot set up the terminal")?;
     let result = play(&mut tui, &mut link, session, &config, enhanced, stop);
     // Tell the server we are gone; a few copies, since any one may be lost.
@@ -60,12 +61,16 @@ fn play(
     let mut fps = FpsCounter::default();
     let mut overlays = Overlays::default();
     let mut rates = RateMeter::default();
+    let panic_at = config.debug_panic_after.map(|d| Instant::now() + d);
 
     loop {
         if stop.load(Ordering::Relaxed) {
             return Ok(Outcome::Stopped);
         }
         let now = Instant::now();
+        if panic_at.is_some_and(|t| now >= t) {
+            panic!("debug panic requested with --debug-panic");
+        }
         let mut ended = None;
         link.pump(now, |msg, len| {
             if let Some(end) = session.on_message(now, msg, len) {
@@ -125,6 +130,10 @@ fn play(
         view.help = overlays.help;
         if overlays.stats {
             view.stats = Some(session.stats_view(now, rates.rates()));
+        }
+        if !terminal::may_draw() {
+            // Another thread panicked; its hook is restoring the terminal and exiting.
+            std::thread::park();
         }
         queue!(tui.backend_mut(), BeginSynchronizedUpdate)?;
         tui.draw(|f| ui::draw(f, &view))?;

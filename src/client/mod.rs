@@ -99,6 +99,10 @@ pub struct ClientConfig {
     /// Give up joining, or declare the server gone, after this much silence.
     pub timeout: Duration,
     pub seed: u64,
+    /// Input packets per second while the buttons stay the same.
+    pub input_rate: u16,
+    /// Testing aid: panic this long after joining (proves the terminal is restored).
+    pub debug_panic_after: Option<Duration>,
 }
 
 impl ClientConfig {
@@ -112,6 +116,8 @@ impl ClientConfig {
             fps_cap: None,
             timeout: Duration::from_secs(5),
             seed: 7,
+            input_rate: session::DEFAULT_INPUT_RATE,
+            debug_panic_after: None,
         }
     }
 }

@@ -27,6 +27,13 @@ pub type Tui = Terminal<CrosstermBackend<BufWriter<Stdout>>>;
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 static ENHANCED: AtomicBool = AtomicBool::new(false);
 static HOOK: Once = Once::new();
+/// Set by the panic hook: the terminal is being given back, draw nothing more.
+static CLOSING: AtomicBool = AtomicBool::new(false);
+
+/// False once a panic anywhere has begun giving the terminal back.
+pub fn may_draw() -> bool {
+    !CLOSING.load(Ordering::SeqCst)
+}
 
 /// Restores the terminal when dropped.
 pub struct TerminalGuard {
@@ -45,8 +52,18 @@ pub fn enter() -> io::Result<(Tui, bool, TerminalGuard)> {
     HOOK.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
+            // Stop the frame loop drawing (it may be on another thread), let a frame in
+            // flight finish, then restore, so the report prints on a clean screen.
+            CLOSING.store(true, Ordering::SeqCst);
+            if ACTIVE.load(Ordering::SeqCst) {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
             restore();
             previous(info);
+            // A panic on any thread ends the game: half a game (a dead server thread
+            // under a live client, or the reverse) drawing on a restored terminal is
+            // worse than none.
+            std::process::exit(101);
         }));
     });
     enable_raw_mode()?;

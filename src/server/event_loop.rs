@@ -49,6 +49,7 @@ pub fn run(
     )
     .with_context(|| format!("cannot listen on UDP {}", net.bind))?;
     let period = Duration::from_secs(1) / u32::from(config.tick_rate.max(1));
+    let panic_at = config.debug_panic_after.map(|d| Instant::now() + d);
     let mut server = Server::new(config);
     observer.started(transport.local_addr()?, &server);
     let mut events = Events::with_capacity(64);
@@ -57,6 +58,9 @@ pub fn run(
 
     loop {
         let now = Instant::now();
+        if panic_at.is_some_and(|t| now >= t) {
+            panic!("debug panic requested with --debug-panic");
+        }
         if stop.load(Ordering::Relaxed) {
             server.shutdown("server shutting down");
             send_outbox(&mut server, &mut transport, &mut buf, now);

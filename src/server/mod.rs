@@ -48,6 +48,8 @@ pub struct ServerConfig {
     /// A client not heard from for this long is dropped.
     pub client_timeout: Duration,
     pub seed: u64,
+    /// Testing aid: the event loop panics this long after starting.
+    pub debug_panic_after: Option<Duration>,
 }
 
 impl ServerConfig {
@@ -61,6 +63,7 @@ impl ServerConfig {
             name: "netarena".to_owned(),
             client_timeout: Duration::from_secs(5),
             seed: 1,
+            debug_panic_after: None,
         }
     }
 
