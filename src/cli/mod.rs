@@ -12,8 +12,10 @@ use std::time::Duration;
 use anyhow::{Context, anyhow, bail};
 use clap::{Args, Parser, Subcommand};
 
+use netarena::client::discovery::{self, DEFAULT_PORTS, Scope};
 use netarena::client::headless::{self, BotKind};
 use netarena::client::interactive::{self, Outcome};
+use netarena::client::join_screen;
 use netarena::client::{ClientConfig, GhostMode, Switches};
 use netarena::net::conditioner::Conditions;
 use netarena::server::event_loop::{self, NetOptions, Observer};
@@ -40,8 +42,10 @@ enum Command {
     Host(HostArgs),
     /// Run a dedicated, headless server (one line per event; Ctrl-C stops it)
     Server(ServerArgs),
-    /// Join a match running on another terminal or machine
+    /// Join a match running on another terminal or machine (no address: browse the LAN)
     Join(JoinArgs),
+    /// List the servers on the local network, for scripts
+    List(ListArgs),
     /// Measure frame rendering, the server tick, or bandwidth
     Bench(BenchArgs),
 }
@@ -256,6 +260,12 @@ struct HostArgs {
     /// Your player name
     #[arg(long, default_value_t = default_name())]
     name: String,
+    /// Server name shown to players browsing the LAN (default: "NAME's game")
+    #[arg(long)]
+    server_name: Option<String>,
+    /// Do not answer LAN discovery (join by address only)
+    #[arg(long)]
+    no_discovery: bool,
     #[command(flatten)]
     view: ViewArgs,
     #[command(flatten)]
@@ -272,6 +282,12 @@ struct ServerArgs {
     /// Server name shown to players
     #[arg(long, default_value = "netarena")]
     server_name: String,
+    /// Do not answer LAN discovery (join by address only)
+    #[arg(long)]
+    no_discovery: bool,
+    /// Testing aid: speak another protocol version
+    #[arg(long, hide = true)]
+    debug_protocol_version: Option<u16>,
     /// Seconds of silence after which a client is dropped
     #[arg(long, default_value_t = 5)]
     client_timeout: u64,
@@ -282,10 +298,45 @@ struct ServerArgs {
     log: Option<PathBuf>,
 }
 
+#[derive(Args, Clone)]
+struct DiscoveryArgs {
+    /// Where to look for servers: lan (broadcast, and this machine) or loopback
+    #[arg(long, value_enum, default_value_t = Scope::Lan)]
+    scope: Scope,
+    /// UDP port to ask (repeatable; default 7777 to 7781)
+    #[arg(long = "discovery-port", value_name = "PORT")]
+    ports: Vec<u16>,
+}
+
+impl DiscoveryArgs {
+    fn ports(&self) -> Vec<u16> {
+        if self.ports.is_empty() {
+            DEFAULT_PORTS.collect()
+        } else {
+            self.ports.clone()
+        }
+    }
+}
+
+#[derive(Args)]
+struct ListArgs {
+    /// Print a JSON array instead of a table
+    #[arg(long)]
+    json: bool,
+    /// How long to wait for answers, in milliseconds
+    #[arg(long, default_value_t = 1000)]
+    wait_ms: u64,
+    #[command(flatten)]
+    discovery: DiscoveryArgs,
+}
+
 #[derive(Args)]
 struct JoinArgs {
-    /// Server address, HOST or HOST:PORT (default port 7777)
-    address: String,
+    /// Server address, HOST or HOST:PORT (default port 7777); omit to browse the LAN
+    #[arg(required_if_eq("headless", "true"))]
+    address: Option<String>,
+    #[command(flatten)]
+    discovery: DiscoveryArgs,
     /// Your player name
     #[arg(long, default_value_t = default_name())]
     name: String,
@@ -335,6 +386,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Host(args) => host(args, &stop, &signal),
         Command::Server(args) => server(args, &stop),
         Command::Join(args) => join(args, &stop, &signal),
+        Command::List(args) => list(args),
         Command::Bench(args) => bench(args),
     }
 }
@@ -409,6 +461,10 @@ impl Observer for PrintEvents {
 fn server(args: ServerArgs, stop: &AtomicBool) -> anyhow::Result<ExitCode> {
     let _log = init_log(args.log.as_ref())?;
     let mut config = server_config(&args.game, &args.server_name, args.net.seed)?;
+    config.discoverable = !args.no_discovery;
+    if let Some(v) = args.debug_protocol_version {
+        config.protocol_version = v;
+    }
     config.client_timeout = Duration::from_secs(args.client_timeout.max(1));
     let conditions = args.net.conditions()?;
     let net = NetOptions {
@@ -436,7 +492,12 @@ impl Observer for LogEvents {
 
 fn host(args: HostArgs, stop: &AtomicBool, signal: &AtomicUsize) -> anyhow::Result<ExitCode> {
     let _log = init_log(args.log.as_ref())?;
-    let mut config = server_config(&args.game, &format!("{}'s game", args.name), args.net.seed)?;
+    let server_name = args
+        .server_name
+        .clone()
+        .unwrap_or_else(|| format!("{}'s game", args.name));
+    let mut config = server_config(&args.game, &server_name, args.net.seed)?;
+    config.discoverable = !args.no_discovery;
     config.debug_panic_after = args.view.panic_after(PanicSite::Server);
     let conditions = args.net.conditions()?;
     let (tx, rx) = mpsc::channel();
@@ -543,7 +604,17 @@ fn resolve(address: &str) -> anyhow::Result<SocketAddr> {
 fn join(args: JoinArgs, stop: &AtomicBool, signal: &AtomicUsize) -> anyhow::Result<ExitCode> {
     let _log = init_log(args.log.as_ref())?;
     let conditions = args.net.conditions()?;
-    let mut client = ClientConfig::new(resolve(&args.address)?, &args.name);
+    let server = match &args.address {
+        Some(address) => resolve(address)?,
+        None => {
+            match join_screen::choose(args.discovery.scope, &args.discovery.ports(), stop, resolve)?
+            {
+                Some(addr) => addr,
+                None => return Ok(ExitCode::SUCCESS),
+            }
+        }
+    };
+    let mut client = ClientConfig::new(server, &args.name);
     client.switches = args.view.switches();
     client.fps_cap = args.view.fps_cap;
     client.input_rate = args.view.input_rate;
@@ -606,6 +677,38 @@ fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
             };
             bench::print("bench net", &net::run(&opts)?, args.json)?;
         }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
+    let found = discovery::search(
+        args.discovery.scope,
+        &args.discovery.ports(),
+        Duration::from_millis(args.wait_ms),
+    )?;
+    if args.json {
+        println!("{}", serde_json::to_string(&found)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if found.is_empty() {
+        println!("no servers found");
+    }
+    for s in &found {
+        let version = if s.compatible {
+            "ok".to_owned()
+        } else {
+            format!("v{} incompatible", s.version)
+        };
+        println!(
+            "{:<22} {:<24} {:<10} {:>3}/{:<3} {:>5.1} ms  {version}",
+            s.address.to_string(),
+            s.name,
+            s.map,
+            s.players,
+            s.max_players,
+            s.ping_ms
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

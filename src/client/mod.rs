@@ -2,10 +2,12 @@
 //! and benchmarks) around one [`session::ClientSession`], which holds the netcode.
 
 pub mod clock;
+pub mod discovery;
 pub mod headless;
 pub mod input;
 pub mod interactive;
 pub mod interpolation;
+pub mod join_screen;
 pub mod lagometer;
 pub mod link;
 pub mod prediction;

@@ -275,7 +275,10 @@ impl ClientSession {
             ServerMsg::Roster(roster) => self.roster = roster,
             ServerMsg::Bye(reason) => return Some(SessionEnd::ServerSaidBye(reason)),
             // A repeated welcome (our connect was retried) or a late reject: nothing new.
-            ServerMsg::Welcome(_) | ServerMsg::Reject(_) | ServerMsg::Challenge(_) => {}
+            ServerMsg::Welcome(_)
+            | ServerMsg::Reject(_)
+            | ServerMsg::Challenge(_)
+            | ServerMsg::Info(_) => {}
         }
         None
     }

@@ -5,7 +5,9 @@
 use bincode::config::{Configuration, Limit, LittleEndian, Varint};
 use serde::Serialize;
 
-use super::protocol::{ClientMsg, Cookie, MAGIC, MIN_CONNECT_BYTES, PROTOCOL_VERSION, ServerMsg};
+use super::protocol::{
+    ClientMsg, Cookie, MAGIC, MIN_CONNECT_BYTES, MIN_DISCOVER_BYTES, PROTOCOL_VERSION, ServerMsg,
+};
 
 /// Largest client datagram we accept: connect requests and input packets are small.
 pub const MAX_CLIENT_DATAGRAM: usize = 1200;
@@ -103,6 +105,21 @@ pub fn connect_request(
     if let ClientMsg::Connect { padding, .. } = &mut msg {
         // The padding's own length prefix is a byte while it stays under 251.
         padding.resize(MIN_CONNECT_BYTES.saturating_sub(buf.len()), 0);
+    }
+    encode_client(&msg, buf)
+}
+
+/// A discovery request, padded so a server may answer it.
+pub fn discover_request(nonce: u32, buf: &mut Vec<u8>) -> Result<(), CodecError> {
+    let mut msg = ClientMsg::Discover {
+        magic: MAGIC,
+        version: PROTOCOL_VERSION,
+        nonce,
+        padding: Vec::new(),
+    };
+    encode_client(&msg, buf)?;
+    if let ClientMsg::Discover { padding, .. } = &mut msg {
+        padding.resize(MIN_DISCOVER_BYTES.saturating_sub(buf.len()), 0);
     }
     encode_client(&msg, buf)
 }

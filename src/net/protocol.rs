@@ -34,7 +34,21 @@ pub enum ClientMsg {
     },
     Input(InputPacket),
     Leave,
+    /// "Who is there?", broadcast on the LAN. Padded to [`MIN_DISCOVER_BYTES`] so the
+    /// answer is never larger than the question.
+    Discover {
+        magic: u32,
+        version: u16,
+        /// Echoed in the answer, to match it and time the round trip.
+        nonce: u32,
+        padding: Vec<u8>,
+    },
 }
+
+/// Smallest discovery request a server answers.
+pub const MIN_DISCOVER_BYTES: usize = 96;
+/// Longest server or map name in a discovery answer, in characters.
+pub const MAX_INFO_NAME_CHARS: usize = 24;
 
 /// A run of identical consecutive commands; held keys make long runs, so the redundant
 /// window costs a few bytes whatever its length.
@@ -108,6 +122,20 @@ pub enum ServerMsg {
     Bye(String),
     /// Echo this cookie in a new connect request to prove you receive at your address.
     Challenge(Cookie),
+    /// The answer to a discovery request.
+    Info(ServerInfo),
+}
+
+/// What a server tells a LAN looking for games.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerInfo {
+    /// The protocol the server speaks: a client of another version cannot join.
+    pub version: u16,
+    pub nonce: u32,
+    pub name: String,
+    pub map: String,
+    pub players: u16,
+    pub max_players: u16,
 }
 
 /// A server's stateless proof-of-address token: see `server::cookie`.

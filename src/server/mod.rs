@@ -14,9 +14,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::net::protocol::{
-    ClientMsg, Cookie, InputCounts, InputPacket, MAGIC, MIN_CONNECT_BYTES, PROTOCOL_VERSION,
-    PlayerSnap, RejectReason, RosterEntry, ServerMsg, Snapshot, SnapshotDelta, Welcome,
-    sanitize_name,
+    ClientMsg, Cookie, InputCounts, InputPacket, MAGIC, MAX_INFO_NAME_CHARS, MIN_CONNECT_BYTES,
+    MIN_DISCOVER_BYTES, PROTOCOL_VERSION, PlayerSnap, RejectReason, RosterEntry, ServerInfo,
+    ServerMsg, Snapshot, SnapshotDelta, Welcome, sanitize_name,
 };
 use crate::net::{codec, delta};
 use crate::sim::bot::Wander;
@@ -30,6 +30,9 @@ use rate_limit::RateLimit;
 /// retries every 250 ms for 5 s.
 const CONNECT_BURST: f64 = 10.0;
 const CONNECTS_PER_SEC: f64 = 5.0;
+/// Discovery requests one address may make: a join screen refreshes a few times a second.
+const DISCOVER_BURST: f64 = 10.0;
+const DISCOVERS_PER_SEC: f64 = 4.0;
 
 /// Snapshots kept as possible baselines: 1.6 s at 20 Hz, longer than any useful ack.
 const SNAPSHOT_HISTORY: usize = 32;
@@ -50,6 +53,10 @@ pub struct ServerConfig {
     pub seed: u64,
     /// Testing aid: the event loop panics this long after starting.
     pub debug_panic_after: Option<Duration>,
+    /// Answer LAN discovery requests.
+    pub discoverable: bool,
+    /// The protocol version spoken; other values only to test version mismatches.
+    pub protocol_version: u16,
 }
 
 impl ServerConfig {
@@ -64,6 +71,8 @@ impl ServerConfig {
             client_timeout: Duration::from_secs(5),
             seed: 1,
             debug_panic_after: None,
+            discoverable: true,
+            protocol_version: PROTOCOL_VERSION,
         }
     }
 
@@ -159,6 +168,7 @@ pub struct Server {
     history: VecDeque<(u32, Arc<[PlayerSnap]>)>,
     cookies: CookieJar,
     connect_limit: RateLimit,
+    discover_limit: RateLimit,
     /// When the server first saw time pass: cookie windows count from here.
     epoch: Option<Instant>,
 }
@@ -177,6 +187,7 @@ impl Server {
             history: VecDeque::new(),
             cookies: CookieJar::default(),
             connect_limit: RateLimit::new(CONNECTS_PER_SEC, CONNECT_BURST),
+            discover_limit: RateLimit::new(DISCOVERS_PER_SEC, DISCOVER_BURST),
             epoch: None,
             config,
         };
@@ -285,6 +296,18 @@ impl Server {
         self.roster_dirty = true;
     }
 
+    fn info(&self, nonce: u32) -> ServerInfo {
+        let short = |s: &str| s.chars().take(MAX_INFO_NAME_CHARS).collect::<String>();
+        ServerInfo {
+            version: self.config.protocol_version,
+            nonce,
+            name: short(&self.config.name),
+            map: short(self.config.map.name()),
+            players: self.slots.len() as u16,
+            max_players: self.config.max_players,
+        }
+    }
+
     fn welcome(&self, id: PlayerId) -> ServerMsg {
         ServerMsg::Welcome(Welcome {
             player_id: id,
@@ -307,13 +330,13 @@ impl Server {
             Ok(msg) => self.handle(now, from, msg, bytes.len()),
             Err(e) => match codec::peek_connect(bytes) {
                 // Another version's connect may not decode as ours; answer it anyway.
-                Some((MAGIC, version)) if version != PROTOCOL_VERSION => {
+                Some((MAGIC, version)) if version != self.config.protocol_version => {
                     if self.connect_limit.allow(from, now) {
                         self.reply_unproven(
                             from,
                             bytes.len(),
                             ServerMsg::Reject(RejectReason::Version {
-                                server: PROTOCOL_VERSION,
+                                server: self.config.protocol_version,
                             }),
                         );
                     }
@@ -339,15 +362,33 @@ impl Server {
                     self.refusals.invalid += 1;
                 } else if !self.connect_limit.allow(from, now) {
                     self.refusals.rate_limited += 1;
-                } else if version != PROTOCOL_VERSION {
+                } else if version != self.config.protocol_version {
                     let reject = RejectReason::Version {
-                        server: PROTOCOL_VERSION,
+                        server: self.config.protocol_version,
                     };
                     self.reply_unproven(from, wire_len, ServerMsg::Reject(reject));
                 } else if wire_len < MIN_CONNECT_BYTES {
                     self.refusals.invalid += 1;
                 } else {
                     self.on_connect(now, from, &name, cookie, wire_len);
+                }
+            }
+            ClientMsg::Discover {
+                magic,
+                version: _,
+                nonce,
+                padding: _,
+            } => {
+                // Answered whatever the asker's version: telling it ours is the point.
+                if magic != MAGIC || !self.config.discoverable {
+                    self.refusals.invalid += 1;
+                } else if !self.discover_limit.allow(from, now) {
+                    self.refusals.rate_limited += 1;
+                } else if wire_len < MIN_DISCOVER_BYTES {
+                    self.refusals.invalid += 1;
+                } else {
+                    let info = ServerMsg::Info(self.info(nonce));
+                    self.reply_unproven(from, wire_len, info);
                 }
             }
             ClientMsg::Input(input) => self.on_input(now, from, input),

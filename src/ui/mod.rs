@@ -3,6 +3,7 @@
 
 mod arena;
 mod hud;
+pub mod join_screen;
 mod overlays;
 
 pub use overlays::StatsView;

@@ -1,0 +1,173 @@
+//! Finding servers on the LAN: broadcast a small request to the game ports (and ask
+//! loopback too, for servers on this machine), collect the answers, time each one.
+
+use std::collections::HashMap;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use mio::net::UdpSocket;
+use mio::{Events, Interest, Poll, Registry, Token};
+use serde::Serialize;
+
+use crate::net::codec;
+use crate::net::protocol::{PROTOCOL_VERSION, ServerMsg};
+
+/// Ports asked by default: the game's port and the next few, where a second or third
+/// server on one machine would go.
+pub const DEFAULT_PORTS: std::ops::RangeInclusive<u16> = 7777..=7781;
+
+/// Where discovery requests go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Scope {
+    /// This machine only.
+    Loopback,
+    /// Broadcast on the local network, and this machine.
+    Lan,
+}
+
+/// One server that answered.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Found {
+    pub address: SocketAddr,
+    pub name: String,
+    pub map: String,
+    pub players: u16,
+    pub max_players: u16,
+    pub version: u16,
+    pub compatible: bool,
+    pub ping_ms: f64,
+}
+
+pub struct Discovery {
+    socket: UdpSocket,
+    targets: Vec<SocketAddr>,
+    sent: HashMap<u32, Instant>,
+    next_nonce: u32,
+    found: Vec<Found>,
+    buf: Vec<u8>,
+}
+
+impl Discovery {
+    pub fn new(scope: Scope, ports: &[u16]) -> anyhow::Result<Discovery> {
+        let socket = UdpSocket::bind((Ipv4Addr::UNSPECIFIED, 0).into())
+            .context("cannot open a UDP socket for discovery")?;
+        let mut targets: Vec<SocketAddr> = ports
+            .iter()
+            .map(|p| SocketAddr::from((Ipv4Addr::LOCALHOST, *p)))
+            .collect();
+        if scope == Scope::Lan {
+            socket
+                .set_broadcast(true)
+                .context("cannot enable UDP broadcast")?;
+            targets.extend(
+                ports
+                    .iter()
+                    .map(|p| SocketAddr::from((Ipv4Addr::BROADCAST, *p))),
+            );
+        }
+        Ok(Discovery {
+            socket,
+            targets,
+            sent: HashMap::new(),
+            next_nonce: 1,
+            found: Vec::new(),
+            buf: vec![0; 2048],
+        })
+    }
+
+    /// Sends one round of requests.
+    pub fn probe(&mut self, now: Instant) {
+        let mut request = Vec::new();
+        for target in &self.targets {
+            let nonce = self.next_nonce;
+            self.next_nonce = self.next_nonce.wrapping_add(1);
+            if codec::discover_request(nonce, &mut request).is_ok()
+                && self.socket.send_to(&request, *target).is_ok()
+            {
+                self.sent.insert(nonce, now);
+            }
+        }
+    }
+
+    /// Takes in every answer that has arrived, timing each as it is read.
+    pub fn receive(&mut self) {
+        while let Ok((n, from)) = self.socket.recv_from(&mut self.buf) {
+            let now = Instant::now();
+            let Ok(ServerMsg::Info(info)) = codec::decode_server(&self.buf[..n]) else {
+                continue;
+            };
+            let Some(sent) = self.sent.get(&info.nonce) else {
+                continue;
+            };
+            let found = Found {
+                address: from,
+                name: sanitize(&info.name),
+                map: sanitize(&info.map),
+                players: info.players,
+                max_players: info.max_players,
+                version: info.version,
+                compatible: info.version == PROTOCOL_VERSION,
+                ping_ms: now.saturating_duration_since(*sent).as_secs_f64() * 1000.0,
+            };
+            match self.found.iter_mut().find(|f| f.address == from) {
+                Some(f) => *f = found,
+                None => self.found.push(found),
+            }
+        }
+        // Forget requests nobody answered within a few seconds.
+        let now = Instant::now();
+        self.sent
+            .retain(|_, at| now.saturating_duration_since(*at) < Duration::from_secs(3));
+    }
+
+    pub fn found(&self) -> &[Found] {
+        &self.found
+    }
+
+    pub fn clear(&mut self) {
+        self.found.clear();
+    }
+
+    /// Lets a mio poll wake when answers arrive.
+    pub fn register(&mut self, registry: &Registry, token: Token) -> std::io::Result<()> {
+        registry.register(&mut self.socket, token, Interest::READABLE)
+    }
+}
+
+/// Servers are strangers: keep their names printable.
+fn sanitize(s: &str) -> String {
+    s.chars().filter(|c| !c.is_control()).collect()
+}
+
+/// Asks for `wait`, re-asking a few times to ride out a lost datagram.
+pub fn search(scope: Scope, ports: &[u16], wait: Duration) -> anyhow::Result<Vec<Found>> {
+    let mut d = Discovery::new(scope, ports)?;
+    let mut poll = Poll::new().context("cannot create poll")?;
+    d.register(poll.registry(), Token(0))?;
+    let mut events = Events::with_capacity(8);
+    let start = Instant::now();
+    let end = start + wait;
+    let mut next_probe = start;
+    loop {
+        let now = Instant::now();
+        if now >= end {
+            break;
+        }
+        if now >= next_probe {
+            d.probe(now);
+            next_probe = now + wait / 3;
+        }
+        d.receive();
+        let until = next_probe.min(end);
+        if let Err(e) = poll.poll(&mut events, Some(until.saturating_duration_since(now)))
+            && e.kind() != std::io::ErrorKind::Interrupted
+        {
+            return Err(e).context("poll failed");
+        }
+    }
+    d.receive();
+    let mut found = d.found().to_vec();
+    found.sort_by(|a, b| a.ping_ms.total_cmp(&b.ping_ms));
+    Ok(found)
+}

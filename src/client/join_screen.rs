@@ -1,0 +1,106 @@
+//! The server browser's loop: search, list, choose or type, and hand back an address.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
+
+use super::discovery::{Discovery, Scope};
+use super::terminal;
+use crate::ui::join_screen::{JoinView, draw_join};
+
+/// How often the browser asks again while open, so the list stays live.
+const REFRESH: Duration = Duration::from_secs(2);
+/// How long "searching…" shows after a request.
+const SEARCH_WINDOW: Duration = Duration::from_millis(800);
+
+/// Shows the browser until the player picks a server (Some) or quits (None).
+/// `resolve` turns typed text into an address, with a one-line error.
+pub fn choose(
+    scope: Scope,
+    ports: &[u16],
+    stop: &AtomicBool,
+    resolve: impl Fn(&str) -> anyhow::Result<SocketAddr>,
+) -> anyhow::Result<Option<SocketAddr>> {
+    let mut discovery = Discovery::new(scope, ports)?;
+    let (mut tui, _, _guard) = terminal::enter().context("cannot set up the terminal")?;
+    let mut selected = 0usize;
+    let mut typed = String::new();
+    let mut error: Option<String> = None;
+    let mut last_probe: Option<Instant> = None;
+
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        let now = Instant::now();
+        if last_probe.is_none_or(|t| now.duration_since(t) >= REFRESH) {
+            discovery.probe(now);
+            last_probe = Some(now);
+        }
+        discovery.receive();
+        let servers = discovery.found();
+        selected = selected.min(servers.len().saturating_sub(1));
+        let searching = last_probe.is_some_and(|t| now.duration_since(t) < SEARCH_WINDOW);
+        let view = JoinView {
+            servers,
+            selected,
+            typed: &typed,
+            searching,
+            error: error.as_deref(),
+        };
+        tui.draw(|f| draw_join(f, &view))?;
+
+        // A short wait: answers are timed when read, so this bounds the ping error.
+        if !event::poll(Duration::from_millis(5))? {
+            continue;
+        }
+        let Event::Key(key) = event::read()? else {
+            continue;
+        };
+        if key.kind == KeyEventKind::Release {
+            continue;
+        }
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        match key.code {
+            KeyCode::Esc => return Ok(None),
+            KeyCode::Char('c') if ctrl => return Ok(None),
+            KeyCode::Char('q') if typed.is_empty() => return Ok(None),
+            KeyCode::Char('r') if typed.is_empty() => {
+                discovery.clear();
+                last_probe = None;
+                error = None;
+            }
+            KeyCode::Up => selected = selected.saturating_sub(1),
+            KeyCode::Down => selected += 1,
+            KeyCode::Backspace => {
+                typed.pop();
+            }
+            KeyCode::Char(c) if !c.is_control() && typed.len() < 64 => {
+                typed.push(c);
+                error = None;
+            }
+            KeyCode::Enter if !typed.is_empty() => match resolve(&typed) {
+                Ok(addr) => return Ok(Some(addr)),
+                Err(e) => error = Some(format!("{e:#}")),
+            },
+            KeyCode::Enter => match discovery.found().get(selected) {
+                Some(s) if s.compatible => return Ok(Some(s.address)),
+                Some(s) => {
+                    error = Some(format!(
+                        "{} speaks protocol v{}; this client speaks v{}: it cannot be joined",
+                        s.name,
+                        s.version,
+                        crate::net::protocol::PROTOCOL_VERSION
+                    ))
+                }
+                None => {
+                    error = Some("no server selected: wait for the list, or type an address".into())
+                }
+            },
+            _ => {}
+        }
+    }
+}

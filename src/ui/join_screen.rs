@@ -1,0 +1,107 @@
+//! The server browser shown by `netarena join` without an address.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState};
+
+use crate::client::discovery::Found;
+
+/// Everything the server browser shows.
+pub struct JoinView<'a> {
+    pub servers: &'a [Found],
+    pub selected: usize,
+    /// An address being typed, if any.
+    pub typed: &'a str,
+    pub searching: bool,
+    pub error: Option<&'a str>,
+}
+
+const DIM: Style = Style::new().fg(Color::DarkGray);
+
+pub fn draw_join(frame: &mut Frame, view: &JoinView) {
+    let [title, list, address, help, error] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(3),
+        Constraint::Length(1),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(frame.area());
+
+    let status = if view.searching { "  searching…" } else { "" };
+    frame.render_widget(
+        Paragraph::new(Line::from(vec![
+            Span::styled("netarena", Style::new().add_modifier(Modifier::BOLD)),
+            Span::raw(" — games on your network"),
+            Span::styled(status, DIM),
+        ])),
+        title,
+    );
+
+    let block = Block::default().borders(Borders::ALL).border_style(DIM);
+    if view.servers.is_empty() {
+        let text = if view.searching {
+            "Searching for servers… (start one with `netarena host`)"
+        } else {
+            "No servers found. Press r to search again, or type an address."
+        };
+        frame.render_widget(Paragraph::new(text).style(DIM).block(block), list);
+    } else {
+        let rows = view.servers.iter().map(|s| {
+            let style = if s.compatible { Style::new() } else { DIM };
+            let version = if s.compatible {
+                Span::styled("ok", Style::new().fg(Color::LightGreen))
+            } else {
+                Span::styled(
+                    format!("v{} incompatible", s.version),
+                    Style::new().fg(Color::LightRed),
+                )
+            };
+            Row::new(vec![
+                Cell::from(s.name.clone()),
+                Cell::from(s.map.clone()),
+                Cell::from(format!("{}/{}", s.players, s.max_players)),
+                Cell::from(format!("{:.0} ms", s.ping_ms)),
+                Cell::from(Line::from(version)),
+            ])
+            .style(style)
+        });
+        let table = Table::new(
+            rows,
+            [
+                Constraint::Min(12),
+                Constraint::Length(11),
+                Constraint::Length(7),
+                Constraint::Length(7),
+                Constraint::Length(16),
+            ],
+        )
+        .header(Row::new(["server", "map", "players", "ping", "version"]).style(DIM))
+        .row_highlight_style(Style::new().add_modifier(Modifier::REVERSED))
+        .highlight_symbol("> ")
+        .block(block);
+        let mut state = TableState::default().with_selected(Some(view.selected));
+        frame.render_stateful_widget(table, list, &mut state);
+    }
+
+    let cursor = if view.typed.is_empty() { "" } else { "_" };
+    frame.render_widget(
+        Paragraph::new(Line::from(vec![
+            Span::styled("address: ", DIM),
+            Span::raw(format!("{}{cursor}", view.typed)),
+        ])),
+        address,
+    );
+    frame.render_widget(
+        Paragraph::new("↑↓ choose  Enter join  r refresh  type HOST[:PORT]  Esc quit").style(DIM),
+        help,
+    );
+    if let Some(e) = view.error {
+        frame.render_widget(
+            Paragraph::new(e).style(Style::new().fg(Color::LightRed)),
+            error,
+        );
+    }
+}

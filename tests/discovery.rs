@@ -1,0 +1,138 @@
+//! Finding servers without typing an address.
+
+mod support;
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use support::process::{BIN, start_server};
+
+fn list(ports: &[u16]) -> Vec<serde_json::Value> {
+    let mut cmd = Command::new(BIN);
+    cmd.args(["list", "--json", "--scope", "loopback", "--wait-ms", "600"]);
+    for p in ports {
+        cmd.args(["--discovery-port", &p.to_string()]);
+    }
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("list --json is JSON");
+    v.as_array().expect("an array").clone()
+}
+
+#[test]
+fn list_finds_servers_and_respects_opt_out_and_versions() {
+    let open = start_server(&["--server-name", "lan party", "--bots", "2", "--map", "duel"]);
+    let hidden = start_server(&["--no-discovery"]);
+    let future = start_server(&["--debug-protocol-version", "99"]);
+    let found = list(&[open.port, hidden.port, future.port]);
+
+    let by_port = |p: u16| {
+        found
+            .iter()
+            .find(|s| s["address"].as_str().unwrap().ends_with(&format!(":{p}")))
+    };
+    let s = by_port(open.port).expect("the open server is listed");
+    assert_eq!(s["name"], "lan party");
+    assert_eq!(s["map"], "duel");
+    assert_eq!(s["players"], 2);
+    assert_eq!(s["max_players"], 16);
+    assert_eq!(s["compatible"], true);
+    assert!(s["ping_ms"].as_f64().unwrap() < 500.0);
+
+    assert!(
+        by_port(hidden.port).is_none(),
+        "--no-discovery is not listed"
+    );
+
+    let f = by_port(future.port).expect("the other version is listed");
+    assert_eq!(f["compatible"], false);
+    assert_eq!(f["version"], 99);
+    let out = Command::new(BIN)
+        .args([
+            "join",
+            &format!("127.0.0.1:{}", future.port),
+            "--headless",
+            "--seconds",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        !out.status.success(),
+        "an incompatible server cannot be joined"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("version mismatch"));
+}
+
+#[test]
+fn the_join_screen_lists_and_joins_in_a_real_terminal() {
+    let server = start_server(&["--server-name", "screen test"]);
+    let future = start_server(&[
+        "--server-name",
+        "the future",
+        "--debug-protocol-version",
+        "99",
+    ]);
+    let socket = format!("netarena-discovery-{}", std::process::id());
+    let tmux = |args: &[&str]| {
+        Command::new("tmux")
+            .arg("-L")
+            .arg(&socket)
+            .args(args)
+            .output()
+            .expect("tmux is installed")
+    };
+    struct Kill<'a>(&'a dyn Fn(&[&str]) -> std::process::Output);
+    impl Drop for Kill<'_> {
+        fn drop(&mut self) {
+            (self.0)(&["kill-server"]);
+        }
+    }
+    let _kill = Kill(&tmux);
+    let cmd = format!(
+        "{BIN} join --scope loopback --discovery-port {} --discovery-port {} --fps-cap 100 --name tester; echo EXIT=$?; sleep 30",
+        future.port, server.port
+    );
+    tmux(&["new-session", "-d", "-x", "80", "-y", "24", &cmd]);
+    let screen = || String::from_utf8_lossy(&tmux(&["capture-pane", "-p"]).stdout).into_owned();
+    let wait_for = |needle: &str| {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let s = screen();
+            if s.contains(needle) {
+                return s;
+            }
+            assert!(Instant::now() < deadline, "never saw {needle:?}:\n{s}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    let s = wait_for("screen test");
+    assert!(
+        s.contains("the future") && s.contains("incompatible"),
+        "{s}"
+    );
+    // Pick the incompatible one: refused in place, the screen stays.
+    let rows: Vec<&str> = s.lines().collect();
+    let future_row = rows.iter().position(|l| l.contains("the future")).unwrap();
+    let test_row = rows.iter().position(|l| l.contains("screen test")).unwrap();
+    // The list's order is the order answers came in; move to "the future" first.
+    let future_first = future_row < test_row;
+    if !future_first {
+        tmux(&["send-keys", "Down"]);
+    }
+    tmux(&["send-keys", "Enter"]);
+    wait_for("cannot be joined");
+    // Now the compatible one: the game starts.
+    tmux(&[
+        "send-keys",
+        if first == "screen test" { "Up" } else { "Down" },
+    ]);
+    tmux(&["send-keys", "Enter"]);
+    wait_for("@ tester");
+    tmux(&["send-keys", "q"]);
+    wait_for("EXIT=0");
+}
