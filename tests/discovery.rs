@@ -127,10 +127,7 @@ fn the_join_screen_lists_and_joins_in_a_real_terminal() {
     tmux(&["send-keys", "Enter"]);
     wait_for("cannot be joined");
     // Now the compatible one: the game starts.
-    tmux(&[
-        "send-keys",
-        if first == "screen test" { "Up" } else { "Down" },
-    ]);
+    tmux(&["send-keys", if future_first { "Down" } else { "Up" }]);
     tmux(&["send-keys", "Enter"]);
     wait_for("@ tester");
     tmux(&["send-keys", "q"]);
