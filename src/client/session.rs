@@ -295,6 +295,9 @@ impl ClientSession {
                 return;
             }
         };
+        if self.is_duplicate(snap.tick) {
+            return;
+        }
         // What the same snapshot would have cost in full, for the compression figures.
         let full = codec::encoded_len_server(&ServerMsg::Snapshot(delta::encode(&snap, None)));
         self.stats.snapshot_bytes_sum += wire_bytes as u64;
@@ -305,11 +308,20 @@ impl ClientSession {
         self.stats.full_state_bytes_mean = self.stats.full_state_bytes_sum as f64 / n;
     }
 
+    /// Whether a snapshot for `tick` was already taken in (the network duplicated it).
+    fn is_duplicate(&self, tick: u32) -> bool {
+        self.buffer.get(tick).is_some() || self.latest.as_ref().is_some_and(|s| s.tick == tick)
+    }
+
     fn on_snapshot(&mut self, now: Instant, snap: Snapshot) {
+        if self.is_duplicate(snap.tick) {
+            return;
+        }
         self.stats.snapshots_received += 1;
         let newest = self.latest.as_ref().map(|s| s.tick);
-        if newest.is_some_and(|t| snap.tick <= t) {
-            // Late or duplicate: still useful to fill the interpolation buffer.
+        if newest.is_some_and(|t| snap.tick < t) {
+            // Late: it was counted lost when a newer one arrived; it still fills a gap
+            // in the interpolation buffer.
             self.buffer.push(snap.tick, snap.players);
             self.stats.snapshots_lost = self.stats.snapshots_lost.saturating_sub(1);
             return;

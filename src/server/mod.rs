@@ -119,6 +119,8 @@ struct Remote {
     echo_received: Instant,
     inputs_received: u32,
     input_high: u32,
+    /// Bit k set: packet `input_high - k` has been received.
+    input_window: u64,
     /// Newest snapshot the client says it has: the baseline for its next delta.
     acked_tick: Option<u32>,
 }
@@ -459,6 +461,7 @@ impl Server {
             echo_received: now,
             inputs_received: 0,
             input_high: 0,
+            input_window: 0,
             acked_tick: None,
         };
         match self.add_player(sanitize_name(name), Driver::Remote(remote)) {
@@ -492,13 +495,25 @@ impl Server {
             {
                 r.acked_tick = Some(input.ack_tick);
             }
-            // Only newer packets count: the newest timestamp is the one to echo, and a
-            // duplicate or reordered copy must not look like a recovered loss.
-            if input.packet_seq > r.input_high {
-                r.input_high = input.packet_seq;
+            // Count each packet once, late ones too (a 64-packet window of seqs seen),
+            // so reordering is not taken for loss nor duplication for recovery. Only the
+            // newest packet's timestamp is echoed.
+            let seq = input.packet_seq;
+            if seq > r.input_high {
+                let shift = seq - r.input_high;
+                r.input_window = if shift >= 64 {
+                    0
+                } else {
+                    r.input_window << shift
+                };
+                r.input_window |= 1;
+                r.input_high = seq;
                 r.inputs_received += 1;
                 r.echo_time_ms = input.client_time_ms;
                 r.echo_received = now;
+            } else if r.input_high - seq < 64 && r.input_window & (1 << (r.input_high - seq)) == 0 {
+                r.input_window |= 1 << (r.input_high - seq);
+                r.inputs_received += 1;
             }
         }
         for (seq, mut cmd) in input.commands() {
