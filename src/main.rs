@@ -2,6 +2,7 @@
 
 mod cli;
 
+use std::io::Write;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -9,7 +10,8 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             // The terminal is already restored here (guards drop before we return).
-            eprintln!("netarena: {e:#}");
+            // stderr may be gone (a closed terminal): nothing to do about that.
+            let _ = writeln!(std::io::stderr(), "netarena: {e:#}");
             ExitCode::FAILURE
         }
     }

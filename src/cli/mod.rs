@@ -1,6 +1,7 @@
 //! Command-line interface: every flag, its default and its help text live here, and are
 //! mapped to [`ServerConfig`] and [`ClientConfig`] in one place.
 
+use std::io::Write;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -557,7 +558,9 @@ fn watchdog(stop: Arc<AtomicBool>, signal: Arc<AtomicUsize>) {
             }
             std::thread::sleep(GRACE);
             netarena::client::terminal::restore();
-            eprintln!(
+            // stderr may be a terminal that hung up: a failed write must not panic.
+            let _ = writeln!(
+                std::io::stderr(),
                 "netarena: did not stop within {} s of a signal; exiting",
                 GRACE.as_secs()
             );

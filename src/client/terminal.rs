@@ -6,6 +6,7 @@
 //! which ends the loop so the guard drops.
 
 use std::io::{self, BufWriter, Stdout, Write};
+use std::mem::ManuallyDrop;
 use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -21,7 +22,10 @@ use ratatui::crossterm::terminal::{
     supports_keyboard_enhancement,
 };
 
-pub type Tui = Terminal<CrosstermBackend<BufWriter<Stdout>>>;
+/// The terminal, never dropped: ratatui's drop prints to stderr when it cannot show
+/// the cursor, and stderr is gone once the terminal has hung up, which would turn a
+/// clean exit into a panic. [`TerminalGuard`] does the restoring instead.
+pub type Tui = ManuallyDrop<Terminal<CrosstermBackend<BufWriter<Stdout>>>>;
 
 /// Set while we own the terminal, so restoring twice (hook, then guard) is harmless.
 static ACTIVE: AtomicBool = AtomicBool::new(false);
@@ -85,7 +89,7 @@ pub fn enter() -> io::Result<(Tui, bool, TerminalGuard)> {
     let backend = CrosstermBackend::new(BufWriter::with_capacity(64 * 1024, io::stdout()));
     let mut terminal = Terminal::new(backend)?;
     terminal.clear()?;
-    Ok((terminal, enhanced, guard))
+    Ok((ManuallyDrop::new(terminal), enhanced, guard))
 }
 
 /// Gives the terminal back. Safe to call from any thread, any number of times.
