@@ -86,19 +86,7 @@ fn a_flood_of_random_and_mutated_datagrams_is_survived() {
     let mut buf = Vec::new();
     codec::connect_request("mallory", None, &mut buf).unwrap();
     samples.push(buf.clone());
-    let input = InputPacket::pack(
-        5,
-        1,
-        3,
-        (1..=20).map(|s| {
-            (
-                s,
-                Cmd {
-                    buttons: Buttons::RIGHT,
-                },
-            )
-        }),
-    );
+    let input = InputPacket::pack(5, 1, 3, (1..=20).map(|s| (s, Cmd::moving(Buttons::RIGHT))));
     codec::encode_client(&ClientMsg::Input(input), &mut buf).unwrap();
     samples.push(buf.clone());
     codec::encode_client(&ClientMsg::Leave, &mut buf).unwrap();
@@ -183,12 +171,12 @@ fn a_speed_hacking_client_gains_nothing() {
         server.teleport(id, netarena::sim::world::PlayerState::at_cell(20, row));
     }
     // Both walk back and forth: 60 commands right, 60 left, so no wall stops them.
-    let pattern = |seq: u32| Cmd {
-        buttons: if (seq / 60).is_multiple_of(2) {
+    let pattern = |seq: u32| {
+        Cmd::moving(if (seq / 60).is_multiple_of(2) {
             Buttons::RIGHT
         } else {
             Buttons::LEFT
-        },
+        })
     };
     let mut seqs = [0u32; 2];
     let mut travelled = [0i64; 2];

@@ -12,9 +12,7 @@ use netarena::net::protocol::{
 use netarena::sim::world::{Buttons, Command, PlayerState};
 
 fn command() -> impl Strategy<Value = Command> {
-    (0u8..16).prop_map(|b| Command {
-        buttons: Buttons::from_bits_truncate(b),
-    })
+    (0u8..16).prop_map(|b| Command::moving(Buttons::from_bits_truncate(b)))
 }
 
 fn cookie() -> impl Strategy<Value = Cookie> {

@@ -13,7 +13,7 @@ use super::ClientConfig;
 use super::link::Link;
 use super::session::{ClientSession, RemoteSeen, SessionEnd};
 use crate::sim::bot::Wander;
-use crate::sim::world::Buttons;
+use crate::sim::world::Command;
 
 /// What drives the headless client's keys.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -91,11 +91,11 @@ pub fn run(
             bail!("the server at {} stopped answering", link.server());
         }
         while now >= next_command {
-            let buttons = match (bot, session.predicted()) {
-                (BotKind::Wander, Some(me)) => brain.next(&me).buttons,
-                _ => Buttons::empty(),
+            let cmd = match (bot, session.predicted()) {
+                (BotKind::Wander, Some(me)) => brain.next(&me),
+                _ => Command::default(),
             };
-            if let Some(msg) = session.command_tick(now, buttons) {
+            if let Some(msg) = session.command_tick(now, cmd) {
                 link.send(now, &msg);
             }
             // One frame per command tick stands in for the terminal's frames.

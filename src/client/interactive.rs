@@ -15,7 +15,7 @@ use super::link::Link;
 use super::rates::RateMeter;
 use super::session::{ClientSession, SessionEnd};
 use super::terminal::{self, Tui};
-use crate::sim::world::Buttons;
+use crate::sim::world::{Buttons, Command};
 use crate::ui;
 
 /// How the game ended, for the message printed after the terminal is restored.
@@ -111,7 +111,7 @@ fn play(
         last_buttons = buttons;
         let mut ticks = 0;
         while now >= next_command {
-            if let Some(msg) = session.command_tick(now, buttons) {
+            if let Some(msg) = session.command_tick(now, Command::moving(buttons)) {
                 link.send(now, &msg);
             }
             last_command = now;

@@ -199,9 +199,7 @@ mod tests {
     }
 
     fn right() -> Command {
-        Command {
-            buttons: Buttons::RIGHT,
-        }
+        Command::moving(Buttons::RIGHT)
     }
 
     #[test]

@@ -21,7 +21,7 @@ use crate::net::protocol::{
 };
 use crate::net::{codec, delta};
 use crate::sim::map::{CELL, Map, MapError};
-use crate::sim::world::{Buttons, Command, PlayerId, PlayerState, Rules};
+use crate::sim::world::{Command, PlayerId, PlayerState, Rules};
 use crate::ui::{Hud, RosterLine, Sprite, SpriteKind, StatsView, View};
 
 /// How far past the newest snapshot a remote player may be extrapolated before it is
@@ -123,7 +123,7 @@ pub struct ClientSession {
     /// Command ticks per input packet, when the buttons do not change.
     input_interval: u32,
     unsent_ticks: u32,
-    last_buttons: Option<Buttons>,
+    last_command: Option<Command>,
     last_mode: Option<Sample>,
     lagometer: Lagometer,
     pub switches: Switches,
@@ -157,7 +157,7 @@ impl ClientSession {
             packets_sent: 0,
             input_interval: input_interval(welcome.tick_rate, DEFAULT_INPUT_RATE),
             unsent_ticks: 0,
-            last_buttons: None,
+            last_command: None,
             last_mode: None,
             lagometer: Lagometer::default(),
             switches,
@@ -440,7 +440,7 @@ impl ClientSession {
     /// to send (every unacknowledged command) when one is due: at the input rate, or at
     /// once when the buttons change, so starting and stopping reach the server without
     /// waiting. None until the server has placed us.
-    pub fn command_tick(&mut self, now: Instant, buttons: Buttons) -> Option<ClientMsg> {
+    pub fn command_tick(&mut self, now: Instant, cmd: Command) -> Option<ClientMsg> {
         let others = self
             .latest
             .as_ref()
@@ -449,11 +449,11 @@ impl ClientSession {
         let ack_tick = self.latest_tick().unwrap_or(0);
         let client_ms = self.local_ms(now).max(1);
         let p = self.prediction.as_mut()?;
-        p.push(&self.map, &self.rules, Command { buttons }, &others);
+        p.push(&self.map, &self.rules, cmd, &others);
         self.stats.commands_sent += 1;
         self.unsent_ticks += 1;
-        let changed = self.last_buttons != Some(buttons);
-        self.last_buttons = Some(buttons);
+        let changed = self.last_command != Some(cmd);
+        self.last_command = Some(cmd);
         if !changed && self.unsent_ticks < self.input_interval {
             return None;
         }

@@ -294,9 +294,7 @@ mod tests {
     use crate::sim::world::Buttons;
 
     fn cmd(bits: u8) -> Command {
-        Command {
-            buttons: Buttons::from_bits_truncate(bits),
-        }
+        Command::moving(Buttons::from_bits_truncate(bits))
     }
 
     #[test]

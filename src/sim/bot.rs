@@ -48,9 +48,7 @@ impl Wander {
             self.ticks_left = self.rng.random_range(15..90);
         }
         self.ticks_left -= 1;
-        Command {
-            buttons: self.heading,
-        }
+        Command::moving(self.heading)
     }
 }
 

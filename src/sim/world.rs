@@ -28,8 +28,10 @@ impl Buttons {
     pub const DOWN: Buttons = Buttons(2);
     pub const LEFT: Buttons = Buttons(4);
     pub const RIGHT: Buttons = Buttons(8);
+    /// Fire the selected weapon.
+    pub const FIRE: Buttons = Buttons(16);
     /// Every bit a command may carry; anything else from the network is masked off.
-    pub const ALL: Buttons = Buttons(15);
+    pub const ALL: Buttons = Buttons(31);
 
     pub const fn empty() -> Buttons {
         Buttons(0)
@@ -72,6 +74,29 @@ impl Buttons {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Command {
     pub buttons: Buttons,
+    /// The weapon wanted (see `combat::Weapon`); switching takes time on the server.
+    pub weapon: u8,
+    /// Aim direction, 0..8 clockwise from east (see `combat::aim_vector`).
+    pub aim: u8,
+}
+
+impl Command {
+    pub const fn moving(buttons: Buttons) -> Command {
+        Command {
+            buttons,
+            weapon: 0,
+            aim: 0,
+        }
+    }
+
+    /// Clamps fields a hostile client could set out of range.
+    pub fn sanitized(self) -> Command {
+        Command {
+            buttons: Buttons::from_bits_truncate(self.buttons.bits()),
+            weapon: self.weapon.min(1),
+            aim: self.aim % 8,
+        }
+    }
 }
 
 /// Everything the simulation knows about one player.
@@ -289,9 +314,7 @@ mod tests {
         ])
     }
 
-    const RIGHT: Command = Command {
-        buttons: Buttons::RIGHT,
-    };
+    const RIGHT: Command = Command::moving(Buttons::RIGHT);
 
     #[test]
     fn same_commands_give_same_states() {
@@ -312,9 +335,7 @@ mod tests {
             for _ in 0..2000 {
                 for id in [1, 2] {
                     rng = rng.wrapping_mul(1_103_515_245).wrapping_add(12345);
-                    let cmd = Command {
-                        buttons: Buttons::from_bits_truncate((rng >> 16) as u8),
-                    };
+                    let cmd = Command::moving(Buttons::from_bits_truncate((rng >> 16) as u8));
                     w.apply(&m, &rules, id, cmd);
                 }
                 trace.push(w.players().to_vec());
@@ -343,9 +364,7 @@ mod tests {
         let m = open_map();
         let rules = Rules::for_tick_rate(60);
         let mut s = PlayerState::at_cell(1, 1);
-        let up_right = Command {
-            buttons: Buttons::UP.union(Buttons::RIGHT),
-        };
+        let up_right = Command::moving(Buttons::UP.union(Buttons::RIGHT));
         for _ in 0..10 {
             s = move_player(&m, &rules, s, up_right, &[]);
         }
@@ -362,15 +381,7 @@ mod tests {
         let rules = Rules::for_tick_rate(60);
         let mut s = PlayerState::at_cell(3, 1);
         for _ in 0..60 {
-            s = move_player(
-                &m,
-                &rules,
-                s,
-                Command {
-                    buttons: Buttons::DOWN,
-                },
-                &[],
-            );
+            s = move_player(&m, &rules, s, Command::moving(Buttons::DOWN), &[]);
         }
         assert_eq!(s.cell(), (3, 3), "walked down through the gap");
     }
@@ -387,9 +398,7 @@ mod tests {
         assert_eq!(s.x, other.x - 2 * HALF, "stopped touching the other player");
         // Walking away from an overlapping player is never blocked.
         let overlapping = PlayerState { x: s.x + 10, ..s };
-        let left = Command {
-            buttons: Buttons::LEFT,
-        };
+        let left = Command::moving(Buttons::LEFT);
         let moved = move_player(&m, &rules, s, left, &[overlapping]);
         assert!(moved.x < s.x);
     }

@@ -14,7 +14,7 @@ use netarena::net::codec;
 use netarena::net::conditioner::{Conditioner, Conditions};
 use netarena::server::{Server, ServerConfig};
 use netarena::sim::map::Map;
-use netarena::sim::world::{Buttons, PlayerState};
+use netarena::sim::world::{Buttons, Command, PlayerState};
 
 pub const CLIENT: &str = "10.0.0.2:5000";
 
@@ -102,7 +102,7 @@ impl Stepper {
             });
             while now >= self.next_command {
                 let buttons = keys(&self.client);
-                let sent = self.client.command_tick(now, buttons);
+                let sent = self.client.command_tick(now, Command::moving(buttons));
                 if let Some(state) = self.client.predicted() {
                     self.predicted.push((self.client.latest_seq(), state));
                 }
