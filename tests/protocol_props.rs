@@ -6,9 +6,10 @@ use proptest::prelude::*;
 use netarena::net::codec;
 use netarena::net::delta;
 use netarena::net::protocol::{
-    ClientMsg, CommandRun, Cookie, InputCounts, InputPacket, PlayerSnap, RejectReason, RosterEntry,
-    ServerMsg, SnapshotDelta, Welcome,
+    ClientMsg, CommandRun, Cookie, GameEvent, InputCounts, InputPacket, PlayerSnap, PlayerStatus,
+    RailShot, RejectReason, RosterEntry, ServerInfo, ServerMsg, SnapshotDelta, Welcome,
 };
+use netarena::sim::combat::{Projectile, Weapon};
 use netarena::sim::world::{Buttons, Command, PlayerState};
 
 fn command() -> impl Strategy<Value = Command> {
@@ -35,6 +36,118 @@ fn player() -> impl Strategy<Value = PlayerSnap> {
             id,
             state: PlayerState { x, y, vx, vy },
         })
+}
+
+fn status() -> impl Strategy<Value = PlayerStatus> {
+    (
+        any::<u8>(),
+        any::<i16>(),
+        any::<bool>(),
+        any::<i16>(),
+        any::<u16>(),
+        any::<bool>(),
+    )
+        .prop_map(|(id, health, alive, frags, deaths, rail)| PlayerStatus {
+            id,
+            health,
+            alive,
+            frags,
+            deaths,
+            weapon: if rail { Weapon::Rail } else { Weapon::Blaster },
+        })
+}
+
+fn game_event() -> impl Strategy<Value = GameEvent> {
+    let point = (any::<i32>(), any::<i32>());
+    prop_oneof![
+        status().prop_map(GameEvent::Status),
+        (
+            any::<u16>(),
+            any::<u8>(),
+            any::<u32>(),
+            any::<i32>(),
+            any::<i32>(),
+            -200..200i32,
+            -200..200i32
+        )
+            .prop_map(
+                |(id, owner, born, x, y, vx, vy)| GameEvent::Shot(Projectile {
+                    id,
+                    owner,
+                    born,
+                    x,
+                    y,
+                    vx,
+                    vy
+                })
+            ),
+        (
+            any::<u16>(),
+            any::<u32>(),
+            proptest::option::of(any::<u8>())
+        )
+            .prop_map(|(id, tick, hit)| GameEvent::ShotEnd { id, tick, hit }),
+        (
+            any::<u8>(),
+            any::<u32>(),
+            point,
+            point,
+            proptest::option::of(any::<u8>()),
+            any::<u16>(),
+            proptest::option::of(point),
+            proptest::option::of(point)
+        )
+            .prop_map(
+                |(shooter, tick, from, to, hit, rewound_ticks, tested_at, present_at)| {
+                    GameEvent::Rail(RailShot {
+                        shooter,
+                        tick,
+                        from,
+                        to,
+                        hit,
+                        rewound_ticks,
+                        tested_at,
+                        present_at,
+                    })
+                }
+            ),
+        (any::<u8>(), any::<u8>(), any::<bool>()).prop_map(|(killer, victim, rail)| {
+            GameEvent::Kill {
+                killer,
+                victim,
+                weapon: if rail { Weapon::Rail } else { Weapon::Blaster },
+            }
+        }),
+        (any::<u8>(), "\\PC{0,120}").prop_map(|(from, text)| GameEvent::Chat { from, text }),
+        (
+            "[a-z]{1,10}",
+            "[#.S\n]{0,100}",
+            any::<u32>(),
+            any::<u16>(),
+            any::<u32>()
+        )
+            .prop_map(
+                |(map_name, map_text, started_tick, frag_limit, time_limit_secs)| {
+                    GameEvent::MatchStart {
+                        map_name,
+                        map_text,
+                        started_tick,
+                        frag_limit,
+                        time_limit_secs,
+                    }
+                }
+            ),
+        (
+            proptest::option::of(any::<u8>()),
+            proptest::collection::vec(status(), 0..8),
+            "[a-z]{1,10}"
+        )
+            .prop_map(|(winner, standings, next_map)| GameEvent::MatchEnd {
+                winner,
+                standings,
+                next_map
+            }),
+    ]
 }
 
 fn client_msg() -> impl Strategy<Value = ClientMsg> {
@@ -67,6 +180,9 @@ fn client_msg() -> impl Strategy<Value = ClientMsg> {
                     client_time_ms,
                     packet_seq,
                     ack_tick,
+                    event_ack: packet_seq ^ 7,
+                    view_tick: ack_tick / 2,
+                    rtt_ms: (client_time_ms % 1000) as u16,
                     last_seq,
                     runs: runs
                         .into_iter()
@@ -75,6 +191,19 @@ fn client_msg() -> impl Strategy<Value = ClientMsg> {
                 })
             }),
         Just(ClientMsg::Leave),
+        (
+            any::<u32>(),
+            any::<u16>(),
+            any::<u32>(),
+            proptest::collection::vec(any::<u8>(), 0..100)
+        )
+            .prop_map(|(magic, version, nonce, padding)| ClientMsg::Discover {
+                magic,
+                version,
+                nonce,
+                padding
+            }),
+        "\\PC{0,100}".prop_map(ClientMsg::Chat),
     ]
 }
 
@@ -120,6 +249,7 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
         proptest::collection::vec(player(), 0..20),
         proptest::collection::vec(any::<u8>(), 0..20),
         proptest::collection::vec(any::<i32>(), 0..40),
+        proptest::collection::vec((any::<u32>(), game_event()), 0..6),
     )
         .prop_map(
             |(
@@ -133,6 +263,7 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
                 added,
                 masks,
                 values,
+                events,
             )| {
                 ServerMsg::Snapshot(SnapshotDelta {
                     tick,
@@ -145,6 +276,7 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
                     added,
                     masks,
                     values,
+                    events,
                 })
             },
         );
@@ -157,13 +289,36 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
             |r| {
                 ServerMsg::Roster(
                     r.into_iter()
-                        .map(|(id, name, bot)| RosterEntry { id, name, bot })
+                        .map(|(id, name, bot)| RosterEntry {
+                            id,
+                            name,
+                            bot,
+                            ping_ms: u16::from(id),
+                        })
                         .collect(),
                 )
             }
         ),
         "\\PC{0,40}".prop_map(ServerMsg::Bye),
         cookie().prop_map(ServerMsg::Challenge),
+        (
+            any::<u16>(),
+            any::<u32>(),
+            "\\PC{0,24}",
+            "[a-z]{0,24}",
+            any::<u16>(),
+            any::<u16>()
+        )
+            .prop_map(|(version, nonce, name, map, players, max_players)| {
+                ServerMsg::Info(ServerInfo {
+                    version,
+                    nonce,
+                    name,
+                    map,
+                    players,
+                    max_players,
+                })
+            }),
     ]
 }
 

@@ -46,6 +46,7 @@ pub fn encode(snap: &Snapshot, baseline: Option<(u32, &[PlayerSnap])>) -> Snapsh
         added: Vec::new(),
         masks: Vec::new(),
         values: Vec::new(),
+        events: Vec::new(),
     };
     let Some((base_tick, base)) =
         baseline.filter(|(t, _)| snap.tick.wrapping_sub(*t).wrapping_sub(1) < 255)

@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::sim::combat::{Projectile, Weapon};
 use crate::sim::world::{Command, PlayerId, PlayerState};
 
 /// Bumped on any change to the messages below. `Connect` stays variant 0 with `magic` and
@@ -43,6 +44,8 @@ pub enum ClientMsg {
         nonce: u32,
         padding: Vec<u8>,
     },
+    /// A chat line; the server cleans, bounds and rate-limits it.
+    Chat(String),
 }
 
 /// Smallest discovery request a server answers.
@@ -67,6 +70,13 @@ pub struct InputPacket {
     pub packet_seq: u32,
     /// Newest snapshot tick the client has received.
     pub ack_tick: u32,
+    /// Every game event up to this seq has arrived.
+    pub event_ack: u32,
+    /// The server tick the client was drawing remote players at when it made the newest
+    /// command: where a rail shot is tested against (lag compensation).
+    pub view_tick: u32,
+    /// The client's smoothed RTT, for the scoreboard.
+    pub rtt_ms: u16,
     pub last_seq: u32,
     pub runs: Vec<CommandRun>,
 }
@@ -96,6 +106,9 @@ impl InputPacket {
             client_time_ms,
             packet_seq,
             ack_tick,
+            event_ack: 0,
+            view_tick: 0,
+            rtt_ms: 0,
             last_seq,
             runs,
         }
@@ -198,6 +211,72 @@ pub struct SnapshotDelta {
     /// `values` (x, y against a prediction from the baseline's velocity; vx, vy).
     pub masks: Vec<u8>,
     pub values: Vec<i32>,
+    /// Game events the client has not acknowledged, oldest first, by seq.
+    pub events: Vec<(u32, GameEvent)>,
+}
+
+/// Something that happened in the match, delivered reliably: repeated in every
+/// snapshot until the client acknowledges it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum GameEvent {
+    /// A player's combat state changed (spawned, hurt, died, scored, switched weapon).
+    Status(PlayerStatus),
+    /// A blaster projectile was fired; the client flies it from here itself.
+    Shot(Projectile),
+    /// A projectile ended (wall, player, or old age) at `tick`.
+    ShotEnd {
+        id: u16,
+        tick: u32,
+        hit: Option<PlayerId>,
+    },
+    Rail(RailShot),
+    Kill {
+        killer: PlayerId,
+        victim: PlayerId,
+        weapon: Weapon,
+    },
+    Chat {
+        from: PlayerId,
+        text: String,
+    },
+    /// A match begins on this map (also sent to each client that joins mid-match).
+    MatchStart {
+        map_name: String,
+        map_text: String,
+        started_tick: u32,
+        frag_limit: u16,
+        time_limit_secs: u32,
+    },
+    MatchEnd {
+        winner: Option<PlayerId>,
+        standings: Vec<PlayerStatus>,
+        next_map: String,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerStatus {
+    pub id: PlayerId,
+    pub health: i16,
+    pub alive: bool,
+    pub frags: i16,
+    pub deaths: u16,
+    pub weapon: Weapon,
+}
+
+/// A rail shot as the server decided it, with what the lag compensation overlay draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RailShot {
+    pub shooter: PlayerId,
+    pub tick: u32,
+    pub from: (i32, i32),
+    pub to: (i32, i32),
+    pub hit: Option<PlayerId>,
+    /// How many ticks the targets were rewound (0: not compensated).
+    pub rewound_ticks: u16,
+    /// The victim where the server tested it (rewound), and where it really was.
+    pub tested_at: Option<(i32, i32)>,
+    pub present_at: Option<(i32, i32)>,
 }
 
 /// Input packets received from a client, and the highest `packet_seq` among them: the
@@ -234,6 +313,7 @@ pub struct RosterEntry {
     pub id: PlayerId,
     pub name: String,
     pub bot: bool,
+    pub ping_ms: u16,
 }
 
 /// Why a decoded message is refused even though its bytes were well-formed.
@@ -272,19 +352,27 @@ impl InputPacket {
     }
 }
 
+/// Longest chat line, in characters, after cleaning.
+pub const MAX_CHAT_CHARS: usize = 120;
+
 /// Keeps printable characters only and bounds the length, so nobody can put escape
-/// sequences into another player's terminal or stretch the HUD.
-pub fn sanitize_name(raw: &str) -> String {
-    let name: String = raw
+/// sequences (ESC, CSI, OSC, BEL and every other C0/C1 control) into another player's
+/// terminal or stretch the screen.
+pub fn sanitize_text(raw: &str, max_chars: usize) -> String {
+    let text: String = raw
         .chars()
         .filter(|c| !c.is_control())
-        .take(MAX_NAME_CHARS)
+        .take(max_chars)
         .collect();
-    let name = name.trim();
+    text.trim().to_owned()
+}
+
+pub fn sanitize_name(raw: &str) -> String {
+    let name = sanitize_text(raw, MAX_NAME_CHARS);
     if name.is_empty() {
         "player".to_owned()
     } else {
-        name.to_owned()
+        name
     }
 }
 
@@ -314,6 +402,9 @@ mod tests {
         let mk = |last_seq, runs| InputPacket {
             client_time_ms: 0,
             packet_seq: 1,
+            event_ack: 0,
+            view_tick: 0,
+            rtt_ms: 0,
             ack_tick: 0,
             last_seq,
             runs,
@@ -329,6 +420,14 @@ mod tests {
             mk(u32::MAX, vec![run(1)]).validate(),
             Err(Invalid::SeqOverflow)
         );
+    }
+
+    #[test]
+    fn chat_loses_escape_sequences() {
+        let evil = "hi \u{1b}[2J\u{1b}]0;pwned\u{7}\u{9b}31m\r\n there";
+        let clean = sanitize_text(evil, MAX_CHAT_CHARS);
+        assert!(!clean.chars().any(char::is_control), "{clean:?}");
+        assert!(clean.starts_with("hi ") && clean.ends_with("there"));
     }
 
     #[test]

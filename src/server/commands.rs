@@ -21,7 +21,7 @@ pub const MAX_SEQ_JUMP: u32 = 2400;
 
 #[derive(Clone, Debug, Default)]
 pub struct CommandQueue {
-    pending: VecDeque<(u32, Command)>,
+    pending: VecDeque<(u32, Command, u32)>,
     last_queued: u32,
     last_applied: u32,
     credit: u32,
@@ -33,7 +33,8 @@ impl CommandQueue {
     /// Offers one received command. Seqs at or below the newest queued are duplicates;
     /// a gap (commands lost beyond the redundancy window) is accepted and skipped, but
     /// not an absurd jump ahead, which would make every later honest command look old.
-    pub fn offer(&mut self, seq: u32, cmd: Command) {
+    /// `view` is the tick the client was viewing when it sent it, for lag compensation.
+    pub fn offer(&mut self, seq: u32, cmd: Command, view: u32) {
         if seq <= self.last_queued {
             self.duplicates += 1;
             return;
@@ -46,16 +47,16 @@ impl CommandQueue {
             self.refused += 1;
             return;
         }
-        self.pending.push_back((seq, cmd));
+        self.pending.push_back((seq, cmd, view));
         self.last_queued = seq;
     }
 
     /// Adds this tick's credit and takes the commands it pays for, oldest first.
-    pub fn take_for_tick(&mut self) -> impl Iterator<Item = (u32, Command)> + '_ {
+    pub fn take_for_tick(&mut self) -> impl Iterator<Item = (u32, Command, u32)> + '_ {
         self.credit = (self.credit + 1).min(MAX_CREDIT);
         let n = (self.credit as usize).min(self.pending.len());
         self.credit -= n as u32;
-        if let Some(&(seq, _)) = self.pending.get(n.wrapping_sub(1)) {
+        if let Some(&(seq, _, _)) = self.pending.get(n.wrapping_sub(1)) {
             self.last_applied = seq;
         }
         self.pending.drain(..n)
@@ -88,14 +89,14 @@ mod tests {
     use super::*;
 
     fn drain(q: &mut CommandQueue) -> Vec<u32> {
-        q.take_for_tick().map(|(s, _)| s).collect()
+        q.take_for_tick().map(|(s, _, _)| s).collect()
     }
 
     #[test]
     fn duplicates_are_dropped_and_order_kept() {
         let mut q = CommandQueue::default();
         for seq in [1, 2, 1, 3, 2, 3] {
-            q.offer(seq, Command::default());
+            q.offer(seq, Command::default(), 0);
         }
         assert_eq!(q.len(), 3);
         assert_eq!(q.duplicates(), 3);
@@ -112,7 +113,7 @@ mod tests {
             // A speed hack: three commands per tick.
             for _ in 0..3 {
                 seq += 1;
-                q.offer(seq, Command::default());
+                q.offer(seq, Command::default(), 0);
             }
             applied += drain(&mut q).len();
         }
@@ -127,7 +128,7 @@ mod tests {
             assert!(drain(&mut q).is_empty());
         }
         for seq in 1..=5 {
-            q.offer(seq, Command::default());
+            q.offer(seq, Command::default(), 0);
         }
         assert_eq!(drain(&mut q), vec![1, 2, 3, 4, 5]);
     }
@@ -135,9 +136,9 @@ mod tests {
     #[test]
     fn an_absurd_jump_is_refused() {
         let mut q = CommandQueue::default();
-        q.offer(1, Command::default());
-        q.offer(1_000_000, Command::default());
-        q.offer(2, Command::default());
+        q.offer(1, Command::default(), 0);
+        q.offer(1_000_000, Command::default(), 0);
+        q.offer(2, Command::default(), 0);
         assert_eq!(drain(&mut q), vec![1]);
         assert_eq!(drain(&mut q), vec![2]);
     }
@@ -145,8 +146,8 @@ mod tests {
     #[test]
     fn gaps_are_skipped() {
         let mut q = CommandQueue::default();
-        q.offer(1, Command::default());
-        q.offer(5, Command::default());
+        q.offer(1, Command::default(), 0);
+        q.offer(5, Command::default(), 0);
         assert_eq!(drain(&mut q), vec![1]);
         assert_eq!(drain(&mut q), vec![5]);
         assert_eq!(q.last_applied(), 5);

@@ -2,9 +2,11 @@
 //! producing messages to send and events to report. It owns no socket and reads no
 //! clock, so tests drive it directly; [`event_loop`] wires it to UDP.
 
+pub mod bots;
 pub mod commands;
 pub mod cookie;
 pub mod event_loop;
+pub mod game;
 pub mod rate_limit;
 
 use std::collections::{HashMap, VecDeque};
@@ -18,12 +20,15 @@ use crate::net::protocol::{
     MIN_DISCOVER_BYTES, PROTOCOL_VERSION, PlayerSnap, RejectReason, RosterEntry, ServerInfo,
     ServerMsg, Snapshot, SnapshotDelta, Welcome, sanitize_name,
 };
+use crate::net::protocol::{GameEvent, MAX_CHAT_CHARS, sanitize_text};
 use crate::net::{codec, delta};
-use crate::sim::bot::Wander;
+use crate::sim::combat::Weapon;
 use crate::sim::map::Map;
 use crate::sim::world::{PlayerId, PlayerState, Rules, World};
+use bots::{FightBot, Situation};
 use commands::CommandQueue;
 use cookie::{CookieError, CookieJar};
+use game::{Match, MatchConfig};
 use rate_limit::RateLimit;
 
 /// Connect requests one address may make: a burst, then a steady trickle. A real client
@@ -36,6 +41,28 @@ const DISCOVERS_PER_SEC: f64 = 4.0;
 
 /// Snapshots kept as possible baselines: 1.6 s at 20 Hz, longer than any useful ack.
 const SNAPSHOT_HISTORY: usize = 32;
+
+/// Unacknowledged events carried by one snapshot, oldest first.
+const EVENTS_PER_SNAPSHOT: usize = 24;
+/// Events a client may leave unacknowledged: past this the oldest are dropped, so a
+/// client that never acknowledges cannot grow memory (it times out soon anyway).
+const MAX_PENDING_EVENTS: usize = 1024;
+/// Chat lines one client may send: a burst, then one a second.
+const CHAT_BURST: f64 = 3.0;
+const CHATS_PER_SEC: f64 = 1.0;
+
+/// Adds events to a remote slot's resend queue.
+fn push_events(slot: &mut Slot, events: &[GameEvent]) {
+    if let Driver::Remote(r) = &mut slot.driver {
+        for e in events {
+            r.events.push_back((r.next_event, e.clone()));
+            r.next_event += 1;
+        }
+        if r.events.len() > MAX_PENDING_EVENTS {
+            r.events.drain(..r.events.len() - MAX_PENDING_EVENTS);
+        }
+    }
+}
 
 /// Most players one server holds: player ids are one byte.
 pub const PLAYER_LIMIT: u16 = 256;
@@ -57,12 +84,15 @@ pub struct ServerConfig {
     pub discoverable: bool,
     /// The protocol version spoken; other values only to test version mismatches.
     pub protocol_version: u16,
+    /// 1 (slow, sloppy) to 5 (quick, precise).
+    pub bot_skill: u8,
+    /// Limits, rotation and lag compensation. Its first map is `map`.
+    pub game: MatchConfig,
 }
 
 impl ServerConfig {
     pub fn new(map: Map) -> ServerConfig {
         ServerConfig {
-            map,
             bots: 0,
             tick_rate: 60,
             snapshot_rate: 20,
@@ -73,6 +103,9 @@ impl ServerConfig {
             debug_panic_after: None,
             discoverable: true,
             protocol_version: PROTOCOL_VERSION,
+            bot_skill: 3,
+            game: MatchConfig::new(map.clone()),
+            map,
         }
     }
 
@@ -95,6 +128,17 @@ pub enum ServerEvent {
         name: String,
         reason: &'static str,
     },
+    Frag {
+        killer: String,
+        victim: String,
+        weapon: Weapon,
+    },
+    /// A match ended: standings lines, best first.
+    Results {
+        map: String,
+        lines: Vec<String>,
+        next_map: String,
+    },
 }
 
 impl fmt::Display for ServerEvent {
@@ -105,6 +149,32 @@ impl fmt::Display for ServerEvent {
                 None => write!(f, "join  #{id} {name} (bot)"),
             },
             ServerEvent::Left { id, name, reason } => write!(f, "leave #{id} {name} ({reason})"),
+            ServerEvent::Frag {
+                killer,
+                victim,
+                weapon,
+            } => {
+                if killer == victim {
+                    write!(f, "frag  {victim} fragged themselves ({})", weapon.name())
+                } else {
+                    write!(
+                        f,
+                        "frag  {killer} fragged {victim} with the {}",
+                        weapon.name()
+                    )
+                }
+            }
+            ServerEvent::Results {
+                map,
+                lines,
+                next_map,
+            } => {
+                write!(f, "match over on {map}:")?;
+                for (i, line) in lines.iter().enumerate() {
+                    write!(f, "\n  {}. {line}", i + 1)?;
+                }
+                write!(f, "\nnext map: {next_map}")
+            }
         }
     }
 }
@@ -123,12 +193,17 @@ struct Remote {
     input_window: u64,
     /// Newest snapshot the client says it has: the baseline for its next delta.
     acked_tick: Option<u32>,
+    /// Game events not yet acknowledged, by seq; resent with every snapshot.
+    events: VecDeque<(u32, GameEvent)>,
+    next_event: u32,
+    /// The client's own RTT figure, for the scoreboard.
+    rtt_ms: u16,
 }
 
 #[derive(Clone, Debug)]
 enum Driver {
     Remote(Remote),
-    Bot(Box<Wander>),
+    Bot(Box<FightBot>),
 }
 
 #[derive(Clone, Debug)]
@@ -171,6 +246,10 @@ pub struct Server {
     cookies: CookieJar,
     connect_limit: RateLimit,
     discover_limit: RateLimit,
+    chat_limit: RateLimit,
+    game: Match,
+    /// The map in play (changes with the rotation).
+    map: Map,
     /// When the server first saw time pass: cookie windows count from here.
     epoch: Option<Instant>,
 }
@@ -190,6 +269,9 @@ impl Server {
             cookies: CookieJar::default(),
             connect_limit: RateLimit::new(CONNECTS_PER_SEC, CONNECT_BURST),
             discover_limit: RateLimit::new(DISCOVERS_PER_SEC, DISCOVER_BURST),
+            chat_limit: RateLimit::new(CHATS_PER_SEC, CHAT_BURST),
+            game: Match::new(config.game.clone(), config.tick_rate),
+            map: config.game.maps[0].clone(),
             epoch: None,
             config,
         };
@@ -200,8 +282,9 @@ impl Server {
                 .wrapping_mul(0x9E37_79B9)
                 .wrapping_add(u64::from(n));
             let name = format!("bot-{}", n + 1);
+            let bot = FightBot::new(seed, server.config.bot_skill);
             if server
-                .add_player(name, Driver::Bot(Box::new(Wander::new(seed))))
+                .add_player(name, Driver::Bot(Box::new(bot)))
                 .is_none()
             {
                 break;
@@ -256,8 +339,10 @@ impl Server {
             Driver::Remote(r) => Some(r.addr),
             Driver::Bot(_) => None,
         };
-        let spawn = self.world.spawn_point(&self.config.map, id);
+        let spawn = self.world.spawn_point(&self.map, id);
         self.world.put(id, spawn);
+        let status = self.game.join(id, self.world.tick);
+        self.broadcast(vec![status]);
         self.events.push(ServerEvent::Joined {
             id,
             name: name.clone(),
@@ -276,6 +361,12 @@ impl Server {
         );
         if let Some(addr) = from {
             self.by_addr.insert(addr, id);
+            // Bring the newcomer up to date: the match, and everyone's standing.
+            let mut intro = vec![self.game.start_event()];
+            intro.extend(self.game.statuses().into_iter().map(GameEvent::Status));
+            if let Some(slot) = self.slots.iter_mut().find(|s| s.id == id) {
+                push_events(slot, &intro);
+            }
         }
         self.roster_dirty = true;
         Some(id)
@@ -290,6 +381,7 @@ impl Server {
             self.by_addr.remove(&r.addr);
         }
         self.world.remove(id);
+        self.game.leave(id);
         self.events.push(ServerEvent::Left {
             id,
             name: slot.name,
@@ -304,7 +396,7 @@ impl Server {
             version: self.config.protocol_version,
             nonce,
             name: short(&self.config.name),
-            map: short(self.config.map.name()),
+            map: short(self.map.name()),
             players: self.slots.len() as u16,
             max_players: self.config.max_players,
         }
@@ -319,8 +411,8 @@ impl Server {
             snapshot_rate: self.config.tick_rate / self.config.snapshot_interval() as u16,
             server_tick: self.world.tick,
             server_name: self.config.name.clone(),
-            map_name: self.config.map.name().to_owned(),
-            map_text: self.config.map.text().to_owned(),
+            map_name: self.map.name().to_owned(),
+            map_text: self.map.text().to_owned(),
         })
     }
 
@@ -394,6 +486,20 @@ impl Server {
                 }
             }
             ClientMsg::Input(input) => self.on_input(now, from, input),
+            ClientMsg::Chat(text) => {
+                let Some(&id) = self.by_addr.get(&from) else {
+                    self.refusals.unknown_sender += 1;
+                    return;
+                };
+                if !self.chat_limit.allow(from, now) {
+                    self.refusals.rate_limited += 1;
+                    return;
+                }
+                let text = sanitize_text(&text, MAX_CHAT_CHARS);
+                if !text.is_empty() {
+                    self.broadcast(vec![GameEvent::Chat { from: id, text }]);
+                }
+            }
             ClientMsg::Leave => {
                 if let Some(&id) = self.by_addr.get(&from) {
                     self.remove_player(id, "left");
@@ -463,6 +569,9 @@ impl Server {
             input_high: 0,
             input_window: 0,
             acked_tick: None,
+            events: VecDeque::new(),
+            next_event: 1,
+            rtt_ms: 0,
         };
         match self.add_player(sanitize_name(name), Driver::Remote(remote)) {
             Some(id) => self.outbox.push((from, self.welcome(id))),
@@ -515,10 +624,18 @@ impl Server {
                 r.input_window |= 1 << (r.input_high - seq);
                 r.inputs_received += 1;
             }
+            r.rtt_ms = input.rtt_ms;
+            // Events up to the ack have arrived: stop resending them.
+            let ack = input.event_ack.min(r.next_event.saturating_sub(1));
+            while r.events.front().is_some_and(|(seq, _)| *seq <= ack) {
+                r.events.pop_front();
+            }
         }
-        for (seq, mut cmd) in input.commands() {
-            cmd.buttons = crate::sim::world::Buttons::from_bits_truncate(cmd.buttons.bits());
-            slot.queue.offer(seq, cmd);
+        // A view in the future is a lie; one further back than the history is simply
+        // not compensated (the match decides).
+        let view = input.view_tick.min(self.world.tick);
+        for (seq, cmd) in input.commands() {
+            slot.queue.offer(seq, cmd.sanitized(), view);
         }
     }
 
@@ -526,17 +643,45 @@ impl Server {
     pub fn tick(&mut self, now: Instant) {
         self.epoch.get_or_insert(now);
         self.drop_silent_clients(now);
-        let map = &self.config.map;
+        let tick = self.world.tick;
+        if tick == 0 {
+            self.game.start(tick);
+        }
+        let mut events = Vec::new();
+        let game = &mut self.game;
         for slot in &mut self.slots {
-            if let Driver::Bot(brain) = &mut slot.driver {
-                let me = self.world.get(slot.id).unwrap_or_default();
+            if let Driver::Bot(brain) = &mut slot.driver
+                && let Some(state) = self.world.get(slot.id)
+            {
+                let situation = Situation {
+                    me: slot.id,
+                    state,
+                    world: &self.world,
+                    map: &self.map,
+                    tick,
+                    tick_rate: u32::from(self.config.tick_rate),
+                    alive: &|id| game.is_alive(id),
+                };
+                let cmd = brain.next(&situation);
                 slot.bot_seq += 1;
-                slot.queue.offer(slot.bot_seq, brain.next(&me));
+                slot.queue.offer(slot.bot_seq, cmd, tick);
             }
-            for (_, cmd) in slot.queue.take_for_tick() {
-                self.world.apply(map, &self.rules, slot.id, cmd);
+            for (_, cmd, view) in slot.queue.take_for_tick() {
+                // Commands keep being taken (and acknowledged) while dead or between
+                // matches; they just do nothing.
+                if !game.is_alive(slot.id) || game.in_results() {
+                    continue;
+                }
+                self.world.apply(&self.map, &self.rules, slot.id, cmd);
+                game.command(slot.id, cmd, view, tick, &self.world, &mut events);
             }
         }
+        game.step(tick, &mut self.world, &mut events);
+        if game.map().name() != self.map.name() || game.map().text() != self.map.text() {
+            self.map = game.map().clone();
+        }
+        self.report(&events);
+        self.broadcast(events);
         self.world.tick += 1;
 
         let tick_rate = u32::from(self.config.tick_rate);
@@ -550,6 +695,61 @@ impl Server {
             .is_multiple_of(self.config.snapshot_interval())
         {
             self.send_snapshots(now);
+        }
+    }
+
+    /// Turns game events into lines for the dedicated server's output.
+    fn report(&mut self, events: &[GameEvent]) {
+        let name = |id: PlayerId| {
+            self.slots
+                .iter()
+                .find(|s| s.id == id)
+                .map_or_else(|| format!("#{id}"), |s| s.name.clone())
+        };
+        let mut lines = Vec::new();
+        for e in events {
+            match e {
+                GameEvent::Kill {
+                    killer,
+                    victim,
+                    weapon,
+                } => lines.push(ServerEvent::Frag {
+                    killer: name(*killer),
+                    victim: name(*victim),
+                    weapon: *weapon,
+                }),
+                GameEvent::MatchEnd {
+                    standings,
+                    next_map,
+                    ..
+                } => lines.push(ServerEvent::Results {
+                    map: self.map.name().to_owned(),
+                    lines: standings
+                        .iter()
+                        .map(|p| {
+                            format!(
+                                "{:<16} {:>3} frags {:>3} deaths",
+                                name(p.id),
+                                p.frags,
+                                p.deaths
+                            )
+                        })
+                        .collect(),
+                    next_map: next_map.clone(),
+                }),
+                _ => {}
+            }
+        }
+        self.events.extend(lines);
+    }
+
+    /// Queues events for every remote client, to be resent until acknowledged.
+    fn broadcast(&mut self, events: Vec<GameEvent>) {
+        if events.is_empty() {
+            return;
+        }
+        for slot in &mut self.slots {
+            push_events(slot, &events);
         }
     }
 
@@ -576,6 +776,11 @@ impl Server {
         }
     }
 
+    /// The match, for tests and tools.
+    pub fn game(&self) -> &Match {
+        &self.game
+    }
+
     fn remotes(&self) -> impl Iterator<Item = (&Slot, &Remote)> {
         self.slots.iter().filter_map(|s| match &s.driver {
             Driver::Remote(r) => Some((s, r)),
@@ -591,6 +796,10 @@ impl Server {
                 id: s.id,
                 name: s.name.clone(),
                 bot: matches!(s.driver, Driver::Bot(_)),
+                ping_ms: match &s.driver {
+                    Driver::Remote(r) => r.rtt_ms,
+                    Driver::Bot(_) => 0,
+                },
             })
             .collect();
         let addrs: Vec<SocketAddr> = self.remotes().map(|(_, r)| r.addr).collect();
@@ -635,6 +844,7 @@ impl Server {
                 received: r.inputs_received,
                 high: r.input_high,
             });
+            msg.events = r.events.iter().take(EVENTS_PER_SNAPSHOT).cloned().collect();
             out.push((r.addr, ServerMsg::Snapshot(msg)));
         }
         self.outbox.extend(out);

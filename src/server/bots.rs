@@ -1,0 +1,199 @@
+//! Bots that fight: they find a path to the nearest enemy, line up a shot, and fire
+//! after a human-like reaction time, not always straight. Their commands go through the
+//! same queue as a client's.
+
+use std::collections::VecDeque;
+
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg32;
+
+use crate::sim::combat::{self, Weapon};
+use crate::sim::map::{CELL, Map};
+use crate::sim::world::{Buttons, Command, PlayerId, PlayerState, World};
+
+/// What a bot can see of the match when it decides.
+pub struct Situation<'a> {
+    pub me: PlayerId,
+    pub state: PlayerState,
+    pub world: &'a World,
+    pub map: &'a Map,
+    pub tick: u32,
+    pub tick_rate: u32,
+    /// Whether a player is alive (and so worth chasing).
+    pub alive: &'a dyn Fn(PlayerId) -> bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct FightBot {
+    rng: Pcg32,
+    /// 1 (slow, sloppy) to 5 (quick, precise).
+    skill: u8,
+    aim: u8,
+    /// When the current target first lined up; the bot fires a reaction time later.
+    lined_up_since: Option<u32>,
+    path: VecDeque<(i32, i32)>,
+    next_path: u32,
+}
+
+impl FightBot {
+    pub fn new(seed: u64, skill: u8) -> FightBot {
+        FightBot {
+            rng: Pcg32::seed_from_u64(seed),
+            skill: skill.clamp(1, 5),
+            aim: 0,
+            lined_up_since: None,
+            path: VecDeque::new(),
+            next_path: 0,
+        }
+    }
+
+    fn reaction_ticks(&self, tick_rate: u32) -> u32 {
+        // 500 ms at skill 1 down to 150 ms at skill 5, like people from sloppy to sharp.
+        let ms = 500 - (u32::from(self.skill) - 1) * 87;
+        ms * tick_rate / 1000
+    }
+
+    /// Chance in percent that a shot goes one eighth off.
+    fn misaim_pct(&self) -> u32 {
+        40 - u32::from(self.skill) * 7
+    }
+
+    pub fn next(&mut self, s: &Situation) -> Command {
+        let me = s.state;
+        let target = s
+            .world
+            .players()
+            .iter()
+            .filter(|(id, _)| *id != s.me && (s.alive)(*id))
+            .min_by_key(|(_, t)| dist2(&me, t))
+            .copied();
+        let Some((target_id, t)) = target else {
+            self.lined_up_since = None;
+            return Command::default();
+        };
+
+        // Lined up along one of the eight aims, with nothing in between?
+        let lined_up = (0..8u8).find(|&aim| {
+            combat::rail(s.map, (me.x, me.y), aim, &[(target_id, t)])
+                .1
+                .is_some()
+        });
+        let far = dist2(&me, &t) > i64::from(6 * CELL) * i64::from(6 * CELL);
+        let weapon = if far { Weapon::Rail } else { Weapon::Blaster };
+        if let Some(aim) = lined_up {
+            let since = *self.lined_up_since.get_or_insert(s.tick);
+            if s.tick - since >= self.reaction_ticks(s.tick_rate) {
+                self.aim = if self.rng.random_range(0..100) < self.misaim_pct() {
+                    (aim + if self.rng.random_bool(0.5) { 1 } else { 7 }) % 8
+                } else {
+                    aim
+                };
+                return Command {
+                    buttons: Buttons::FIRE,
+                    weapon: weapon.index(),
+                    aim: self.aim,
+                };
+            }
+            // Hold still while taking aim.
+            return Command {
+                buttons: Buttons::empty(),
+                weapon: weapon.index(),
+                aim,
+            };
+        }
+        self.lined_up_since = None;
+
+        if s.tick >= self.next_path || self.path.is_empty() {
+            self.path = path_to(s.map, me.cell(), t.cell());
+            // Re-plan twice a second, at slightly different times for each bot.
+            self.next_path = s.tick + s.tick_rate / 2 + self.rng.random_range(0..10);
+        }
+        while let Some(&(cx, cy)) = self.path.front() {
+            let (wx, wy) = (cx * CELL + CELL / 2, cy * CELL + CELL / 2);
+            if (wx - me.x).abs() < CELL / 4 && (wy - me.y).abs() < CELL / 4 {
+                self.path.pop_front();
+                continue;
+            }
+            let dx = deadzone(wx - me.x);
+            let dy = deadzone(wy - me.y);
+            let mut buttons = Buttons::empty();
+            buttons.set(Buttons::RIGHT, dx > 0);
+            buttons.set(Buttons::LEFT, dx < 0);
+            buttons.set(Buttons::DOWN, dy > 0);
+            buttons.set(Buttons::UP, dy < 0);
+            if let Some(aim) = combat::aim_of(dx, dy) {
+                self.aim = aim;
+            }
+            return Command {
+                buttons,
+                weapon: weapon.index(),
+                aim: self.aim,
+            };
+        }
+        Command::default()
+    }
+}
+
+fn deadzone(d: i32) -> i32 {
+    if d.abs() < CELL / 8 { 0 } else { d.signum() }
+}
+
+fn dist2(a: &PlayerState, b: &PlayerState) -> i64 {
+    let dx = i64::from(a.x - b.x);
+    let dy = i64::from(a.y - b.y);
+    dx * dx + dy * dy
+}
+
+/// Breadth-first search over floor cells (4-neighbour, so paths never cut wall corners);
+/// the cells to walk through after `from`, ending at `to`. Empty if unreachable.
+pub fn path_to(map: &Map, from: (i32, i32), to: (i32, i32)) -> VecDeque<(i32, i32)> {
+    let (w, h) = (i32::from(map.width()), i32::from(map.height()));
+    let index = |(x, y): (i32, i32)| (y * w + x) as usize;
+    let inside = |(x, y): (i32, i32)| x >= 0 && y >= 0 && x < w && y < h;
+    if !inside(from) || !inside(to) || map.is_wall(to.0, to.1) {
+        return VecDeque::new();
+    }
+    let mut came: Vec<Option<(i32, i32)>> = vec![None; (w * h) as usize];
+    let mut queue = VecDeque::from([from]);
+    came[index(from)] = Some(from);
+    while let Some(c) = queue.pop_front() {
+        if c == to {
+            break;
+        }
+        for (dx, dy) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+            let n = (c.0 + dx, c.1 + dy);
+            if inside(n) && !map.is_wall(n.0, n.1) && came[index(n)].is_none() {
+                came[index(n)] = Some(c);
+                queue.push_back(n);
+            }
+        }
+    }
+    let mut path = VecDeque::new();
+    let mut c = to;
+    while c != from {
+        let Some(prev) = came[index(c)] else {
+            return VecDeque::new();
+        };
+        path.push_front(c);
+        c = prev;
+    }
+    path
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_go_around_walls() {
+        let map = Map::parse("t", "#######\n#S#...#\n#.#.#.#\n#...#.#\n#######").unwrap();
+        let path = path_to(&map, (1, 1), (5, 1));
+        assert_eq!(path.back(), Some(&(5, 1)));
+        assert!(path.iter().all(|&(x, y)| !map.is_wall(x, y)));
+        assert_eq!(path.len(), 8, "down, right, up and right again: {path:?}");
+        assert!(
+            path_to(&map, (1, 1), (2, 1)).is_empty(),
+            "a wall is no destination"
+        );
+    }
+}

@@ -1,0 +1,449 @@
+//! The match: health, weapons, projectiles, lag-compensated rails, deaths, respawns,
+//! frags, and the frag and time limits with a map rotation. Fed commands and ticks by
+//! [`super::Server`]; every outcome is a [`GameEvent`] for the clients.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use crate::net::protocol::{GameEvent, PlayerStatus, RailShot};
+use crate::sim::combat::{self, CombatRules, MAX_HEALTH, Projectile, Weapon};
+use crate::sim::map::Map;
+use crate::sim::world::{Buttons, Command, PlayerId, PlayerState, World};
+
+/// Ticks of positions kept for lag compensation: one second at 60 Hz.
+const HISTORY_TICKS: usize = 64;
+
+#[derive(Clone, Debug)]
+pub struct MatchConfig {
+    /// Maps played in turn; the first is played first.
+    pub maps: Vec<Map>,
+    pub frag_limit: u16,
+    pub time_limit_secs: u32,
+    /// Test rail shots where the shooter saw its targets (on), or where they are now.
+    pub lag_compensation: bool,
+    /// The furthest back a shot may be rewound; older views get no compensation.
+    pub max_rewind_ms: u32,
+    pub results_secs: u32,
+}
+
+impl MatchConfig {
+    pub fn new(map: Map) -> MatchConfig {
+        MatchConfig {
+            maps: vec![map],
+            frag_limit: 20,
+            time_limit_secs: 300,
+            lag_compensation: true,
+            max_rewind_ms: 250,
+            results_secs: 5,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Combatant {
+    health: i16,
+    alive: bool,
+    respawn_at: u32,
+    protected_until: u32,
+    frags: i16,
+    deaths: u16,
+    weapon: Weapon,
+    next_fire: u32,
+}
+
+impl Combatant {
+    fn status(&self, id: PlayerId) -> PlayerStatus {
+        PlayerStatus {
+            id,
+            health: self.health,
+            alive: self.alive,
+            frags: self.frags,
+            deaths: self.deaths,
+            weapon: self.weapon,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Playing,
+    Results { until: u32 },
+}
+
+pub struct Match {
+    pub config: MatchConfig,
+    rules: CombatRules,
+    tick_rate: u32,
+    map_index: usize,
+    started: u32,
+    phase: Phase,
+    players: BTreeMap<PlayerId, Combatant>,
+    projectiles: Vec<Projectile>,
+    next_projectile: u16,
+    /// Alive players' positions after each recent tick, for rewinding.
+    history: VecDeque<(u32, Vec<(PlayerId, PlayerState)>)>,
+}
+
+/// Why a kill happened, for the dedicated server's log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Frag {
+    pub killer: PlayerId,
+    pub victim: PlayerId,
+    pub weapon: Weapon,
+}
+
+impl Match {
+    pub fn new(config: MatchConfig, tick_rate: u16) -> Match {
+        Match {
+            rules: CombatRules::for_tick_rate(tick_rate),
+            tick_rate: u32::from(tick_rate.max(1)),
+            map_index: 0,
+            started: 0,
+            phase: Phase::Playing,
+            players: BTreeMap::new(),
+            projectiles: Vec::new(),
+            next_projectile: 1,
+            history: VecDeque::new(),
+            config,
+        }
+    }
+
+    pub fn map(&self) -> &Map {
+        &self.config.maps[self.map_index]
+    }
+
+    pub fn rules(&self) -> &CombatRules {
+        &self.rules
+    }
+
+    pub fn in_results(&self) -> bool {
+        matches!(self.phase, Phase::Results { .. })
+    }
+
+    pub fn is_alive(&self, id: PlayerId) -> bool {
+        self.players.get(&id).is_some_and(|c| c.alive)
+    }
+
+    pub fn status(&self, id: PlayerId) -> Option<PlayerStatus> {
+        self.players.get(&id).map(|c| c.status(id))
+    }
+
+    pub fn statuses(&self) -> Vec<PlayerStatus> {
+        self.players.iter().map(|(id, c)| c.status(*id)).collect()
+    }
+
+    pub fn can_fire(&self, id: PlayerId, tick: u32) -> bool {
+        self.players
+            .get(&id)
+            .is_some_and(|c| c.alive && tick >= c.next_fire)
+    }
+
+    pub fn start_event(&self) -> GameEvent {
+        GameEvent::MatchStart {
+            map_name: self.map().name().to_owned(),
+            map_text: self.map().text().to_owned(),
+            started_tick: self.started,
+            frag_limit: self.config.frag_limit,
+            time_limit_secs: self.config.time_limit_secs,
+        }
+    }
+
+    /// A new player, placed at once (the caller has put it in `world`).
+    pub fn join(&mut self, id: PlayerId, tick: u32) -> GameEvent {
+        let c = Combatant {
+            health: MAX_HEALTH,
+            alive: true,
+            respawn_at: 0,
+            protected_until: tick + self.rules.protect_ticks,
+            frags: 0,
+            deaths: 0,
+            weapon: Weapon::Blaster,
+            next_fire: tick,
+        };
+        let status = c.status(id);
+        self.players.insert(id, c);
+        GameEvent::Status(status)
+    }
+
+    pub fn leave(&mut self, id: PlayerId) {
+        self.players.remove(&id);
+        self.projectiles.retain(|p| p.owner != id);
+    }
+
+    /// Weapon switching and firing for one command of `id`, applied at `tick`.
+    pub fn command(
+        &mut self,
+        id: PlayerId,
+        cmd: Command,
+        view_tick: u32,
+        tick: u32,
+        world: &World,
+        events: &mut Vec<GameEvent>,
+    ) {
+        if self.in_results() {
+            return;
+        }
+        let rules = self.rules;
+        let Some(c) = self.players.get_mut(&id) else {
+            return;
+        };
+        if !c.alive {
+            return;
+        }
+        let wanted = Weapon::from_index(cmd.weapon);
+        if wanted != c.weapon {
+            // A switch takes time whatever the client sends: switching faster, or
+            // switching to dodge a cooldown, gains nothing.
+            c.weapon = wanted;
+            c.next_fire = c.next_fire.max(tick + rules.switch_ticks);
+            events.push(GameEvent::Status(c.status(id)));
+        }
+        if !cmd.buttons.contains(Buttons::FIRE) || tick < c.next_fire {
+            return;
+        }
+        c.next_fire = tick + rules.cooldown(c.weapon);
+        let Some(me) = world.get(id) else { return };
+        match c.weapon {
+            Weapon::Blaster => {
+                let p = Projectile::fire(self.next_projectile, id, &me, cmd.aim, tick, &rules);
+                self.next_projectile = self.next_projectile.wrapping_add(1).max(1);
+                self.projectiles.push(p);
+                events.push(GameEvent::Shot(p));
+            }
+            Weapon::Rail => self.fire_rail(id, me, cmd.aim, view_tick, tick, world, events),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn fire_rail(
+        &mut self,
+        shooter: PlayerId,
+        me: PlayerState,
+        aim: u8,
+        view_tick: u32,
+        tick: u32,
+        world: &World,
+        events: &mut Vec<GameEvent>,
+    ) {
+        let present: Vec<(PlayerId, PlayerState)> = world
+            .players()
+            .iter()
+            .filter(|(id, _)| *id != shooter && self.is_alive(*id))
+            .copied()
+            .collect();
+        let rewind = tick.saturating_sub(view_tick);
+        let max_rewind = self.config.max_rewind_ms * self.tick_rate / 1000;
+        // Test against where the shooter saw the targets, if allowed and remembered;
+        // otherwise against the present (no compensation).
+        let rewound: Option<Vec<(PlayerId, PlayerState)>> =
+            (self.config.lag_compensation && view_tick <= tick && rewind <= max_rewind)
+                .then(|| self.history.iter().find(|(t, _)| *t == view_tick))
+                .flatten()
+                .map(|(_, players)| {
+                    players
+                        .iter()
+                        .filter(|(id, _)| present.iter().any(|(p, _)| p == id))
+                        .copied()
+                        .collect()
+                });
+        let targets = rewound.as_deref().unwrap_or(&present);
+        let (to, hit) = combat::rail(self.map(), (me.x, me.y), aim, targets);
+        let compensated = rewound.is_some();
+        let shot = RailShot {
+            shooter,
+            tick,
+            from: (me.x, me.y),
+            to,
+            hit: hit.map(|(id, _)| id),
+            rewound_ticks: if compensated { rewind as u16 } else { 0 },
+            tested_at: hit.map(|(_, s)| (s.x, s.y)),
+            present_at: hit
+                .and_then(|(id, _)| present.iter().find(|(p, _)| *p == id))
+                .map(|(_, s)| (s.x, s.y)),
+        };
+        events.push(GameEvent::Rail(shot));
+        if let Some((victim, _)) = hit {
+            self.damage(victim, shooter, Weapon::Rail, tick, events);
+        }
+    }
+
+    fn damage(
+        &mut self,
+        victim: PlayerId,
+        attacker: PlayerId,
+        weapon: Weapon,
+        tick: u32,
+        events: &mut Vec<GameEvent>,
+    ) {
+        let respawn = self.rules.respawn_ticks;
+        let Some(v) = self.players.get_mut(&victim) else {
+            return;
+        };
+        if !v.alive || tick < v.protected_until {
+            return;
+        }
+        v.health -= weapon.damage();
+        if v.health > 0 {
+            events.push(GameEvent::Status(v.status(victim)));
+            return;
+        }
+        v.health = 0;
+        v.alive = false;
+        v.deaths += 1;
+        v.respawn_at = tick + respawn;
+        events.push(GameEvent::Status(v.status(victim)));
+        if attacker != victim
+            && let Some(k) = self.players.get_mut(&attacker)
+        {
+            k.frags += 1;
+            events.push(GameEvent::Status(k.status(attacker)));
+        }
+        events.push(GameEvent::Kill {
+            killer: attacker,
+            victim,
+            weapon,
+        });
+    }
+
+    /// The rest of a tick, after every command: projectiles fly and hit, the dead are
+    /// taken out and respawned, positions are remembered, limits are checked.
+    pub fn step(&mut self, tick: u32, world: &mut World, events: &mut Vec<GameEvent>) {
+        if let Phase::Results { until } = self.phase {
+            if tick >= until {
+                self.next_map(tick, world, events);
+            }
+            return;
+        }
+        let map = self.config.maps[self.map_index].clone();
+        let mut hits = Vec::new();
+        let mut i = 0;
+        while i < self.projectiles.len() {
+            let p = &mut self.projectiles[i];
+            let flying = p.advance(&map) && tick - p.born < self.rules.projectile_ttl;
+            let hit = flying
+                .then(|| {
+                    world
+                        .players()
+                        .iter()
+                        .find(|(id, s)| *id != p.owner && p.touches(s))
+                        .map(|(id, _)| *id)
+                })
+                .flatten();
+            if flying && hit.is_none() {
+                i += 1;
+                continue;
+            }
+            let p = self.projectiles.swap_remove(i);
+            events.push(GameEvent::ShotEnd {
+                id: p.id,
+                tick,
+                hit,
+            });
+            if let Some(victim) = hit {
+                hits.push((victim, p.owner));
+            }
+        }
+        for (victim, owner) in hits {
+            self.damage(victim, owner, Weapon::Blaster, tick, events);
+        }
+        // The dead leave the world (nobody collides with or shoots a corpse)...
+        for (id, c) in &self.players {
+            if !c.alive && world.get(*id).is_some() {
+                world.remove(*id);
+            }
+        }
+        // ...and come back at the spawn point farthest from everyone, protected.
+        let due: Vec<PlayerId> = self
+            .players
+            .iter()
+            .filter(|(_, c)| !c.alive && tick >= c.respawn_at)
+            .map(|(id, _)| *id)
+            .collect();
+        for id in due {
+            self.respawn(id, tick, world, events);
+        }
+        self.remember(tick, world);
+        self.check_limits(tick, events);
+    }
+
+    fn respawn(&mut self, id: PlayerId, tick: u32, world: &mut World, events: &mut Vec<GameEvent>) {
+        let spawn = world.spawn_point(self.map(), id);
+        world.put(id, spawn);
+        if let Some(c) = self.players.get_mut(&id) {
+            c.alive = true;
+            c.health = MAX_HEALTH;
+            c.protected_until = tick + self.rules.protect_ticks;
+            events.push(GameEvent::Status(c.status(id)));
+        }
+    }
+
+    fn remember(&mut self, tick: u32, world: &World) {
+        let alive = world
+            .players()
+            .iter()
+            .filter(|(id, _)| self.is_alive(*id))
+            .copied()
+            .collect();
+        self.history.push_back((tick, alive));
+        if self.history.len() > HISTORY_TICKS {
+            self.history.pop_front();
+        }
+    }
+
+    fn check_limits(&mut self, tick: u32, events: &mut Vec<GameEvent>) {
+        let time_up =
+            tick.saturating_sub(self.started) >= self.config.time_limit_secs * self.tick_rate;
+        let frag_limit = self
+            .players
+            .values()
+            .any(|c| c.frags >= self.config.frag_limit as i16);
+        if !(time_up || frag_limit) {
+            return;
+        }
+        let mut standings = self.statuses();
+        // Most frags, then fewest deaths, then lowest id: always one winner.
+        standings.sort_by(|a, b| {
+            b.frags
+                .cmp(&a.frags)
+                .then(a.deaths.cmp(&b.deaths))
+                .then(a.id.cmp(&b.id))
+        });
+        let next = (self.map_index + 1) % self.config.maps.len();
+        events.push(GameEvent::MatchEnd {
+            winner: standings.first().map(|s| s.id),
+            standings,
+            next_map: self.config.maps[next].name().to_owned(),
+        });
+        self.projectiles.clear();
+        self.phase = Phase::Results {
+            until: tick + self.config.results_secs * self.tick_rate,
+        };
+    }
+
+    fn next_map(&mut self, tick: u32, world: &mut World, events: &mut Vec<GameEvent>) {
+        self.map_index = (self.map_index + 1) % self.config.maps.len();
+        self.started = tick;
+        self.phase = Phase::Playing;
+        self.history.clear();
+        let ids: Vec<PlayerId> = self.players.keys().copied().collect();
+        for (_, c) in self.players.iter_mut() {
+            c.frags = 0;
+            c.deaths = 0;
+        }
+        for id in &ids {
+            world.remove(*id);
+        }
+        events.push(self.start_event());
+        for id in ids {
+            self.respawn(id, tick, world, events);
+        }
+    }
+
+    /// Starts the clock (the first tick the match is played).
+    pub fn start(&mut self, tick: u32) {
+        self.started = tick;
+    }
+
+    pub fn projectiles(&self) -> &[Projectile] {
+        &self.projectiles
+    }
+}

@@ -1,0 +1,277 @@
+//! Weapons: aim directions, blaster projectiles and the rail's trace. Pure and in
+//! integers like the rest of the simulation, so a client flying a projectile from its
+//! birth event lands on exactly the positions the server computed.
+
+use serde::{Deserialize, Serialize};
+
+use super::map::{CELL, Map};
+use super::world::{HALF, PlayerId, PlayerState};
+
+pub const MAX_HEALTH: i16 = 100;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Weapon {
+    /// Projectiles: fast fire, moderate damage, dodgeable.
+    #[default]
+    Blaster,
+    /// Hitscan: slow fire, heavy damage, decided by server-side rewind.
+    Rail,
+}
+
+impl Weapon {
+    pub fn from_index(i: u8) -> Weapon {
+        if i == 1 {
+            Weapon::Rail
+        } else {
+            Weapon::Blaster
+        }
+    }
+
+    pub fn index(self) -> u8 {
+        self as u8
+    }
+
+    pub fn damage(self) -> i16 {
+        match self {
+            Weapon::Blaster => 25,
+            Weapon::Rail => 80,
+        }
+    }
+
+    /// Seconds between shots, in thousandths.
+    fn cooldown_ms(self) -> u32 {
+        match self {
+            Weapon::Blaster => 250,
+            Weapon::Rail => 1250,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Weapon::Blaster => "blaster",
+            Weapon::Rail => "rail",
+        }
+    }
+}
+
+/// Combat timings in ticks, for one tick rate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CombatRules {
+    pub blaster_cooldown: u32,
+    pub rail_cooldown: u32,
+    /// Time a weapon switch takes before the new weapon can fire.
+    pub switch_ticks: u32,
+    pub respawn_ticks: u32,
+    /// Invulnerability after spawning.
+    pub protect_ticks: u32,
+    /// Sub-cell units a projectile flies per tick along one axis.
+    pub projectile_speed: i32,
+    pub projectile_ttl: u32,
+}
+
+impl CombatRules {
+    pub fn for_tick_rate(tick_rate: u16) -> CombatRules {
+        let rate = u32::from(tick_rate.max(1));
+        let ticks = |ms: u32| (ms * rate).div_ceil(1000).max(1);
+        CombatRules {
+            blaster_cooldown: ticks(Weapon::Blaster.cooldown_ms()),
+            rail_cooldown: ticks(Weapon::Rail.cooldown_ms()),
+            switch_ticks: ticks(300),
+            respawn_ticks: ticks(2000),
+            protect_ticks: ticks(1500),
+            // 24 cells/s: fast, but under a player's width per tick, so a projectile
+            // cannot pass through anyone between two ticks.
+            projectile_speed: (24 * CELL / rate as i32).min(2 * HALF - 1),
+            projectile_ttl: ticks(1500),
+        }
+    }
+
+    pub fn cooldown(&self, w: Weapon) -> u32 {
+        match w {
+            Weapon::Blaster => self.blaster_cooldown,
+            Weapon::Rail => self.rail_cooldown,
+        }
+    }
+}
+
+/// Unit step of aim direction `aim` (0 = east, then clockwise in eighths).
+pub fn aim_vector(aim: u8) -> (i32, i32) {
+    const DIRS: [(i32, i32); 8] = [
+        (1, 0),
+        (1, 1),
+        (0, 1),
+        (-1, 1),
+        (-1, 0),
+        (-1, -1),
+        (0, -1),
+        (1, -1),
+    ];
+    DIRS[usize::from(aim % 8)]
+}
+
+/// The aim for a movement direction, if moving.
+pub fn aim_of(dx: i32, dy: i32) -> Option<u8> {
+    (0..8).find(|&a| aim_vector(a) == (dx.signum(), dy.signum()))
+}
+
+/// Per-tick velocity along an aim: diagonals are scaled by 1/sqrt(2) as movement is.
+pub fn aim_velocity(aim: u8, speed: i32) -> (i32, i32) {
+    let (dx, dy) = aim_vector(aim);
+    let s = if dx != 0 && dy != 0 {
+        speed * 181 / 256
+    } else {
+        speed
+    };
+    (dx * s, dy * s)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Projectile {
+    pub id: u16,
+    pub owner: PlayerId,
+    /// Tick it was fired on; it is at `origin` then, and one step further each tick.
+    pub born: u32,
+    pub x: i32,
+    pub y: i32,
+    pub vx: i32,
+    pub vy: i32,
+}
+
+impl Projectile {
+    pub fn fire(
+        id: u16,
+        owner: PlayerId,
+        from: &PlayerState,
+        aim: u8,
+        tick: u32,
+        rules: &CombatRules,
+    ) -> Projectile {
+        let (vx, vy) = aim_velocity(aim, rules.projectile_speed);
+        Projectile {
+            id,
+            owner,
+            born: tick,
+            x: from.x,
+            y: from.y,
+            vx,
+            vy,
+        }
+    }
+
+    /// Moves one tick. False if it flew into a wall (and is gone).
+    pub fn advance(&mut self, map: &Map) -> bool {
+        self.x += self.vx;
+        self.y += self.vy;
+        !map.is_wall(self.x.div_euclid(CELL), self.y.div_euclid(CELL))
+    }
+
+    /// Whether it is inside `target`'s square.
+    pub fn touches(&self, target: &PlayerState) -> bool {
+        (self.x - target.x).abs() < HALF && (self.y - target.y).abs() < HALF
+    }
+
+    /// Positions tick by tick from birth (index 0) until a wall or the end of its life:
+    /// what a client draws between the birth and removal events.
+    pub fn flight(mut self, map: &Map, rules: &CombatRules) -> Vec<(i32, i32)> {
+        let mut path = vec![(self.x, self.y)];
+        for _ in 0..rules.projectile_ttl {
+            if !self.advance(map) {
+                break;
+            }
+            path.push((self.x, self.y));
+        }
+        path
+    }
+}
+
+/// Granularity of the rail trace: far under a player's width, so nothing is skipped.
+const RAIL_STEP: i32 = CELL / 16;
+
+/// Traces a rail from `from` along `aim` to the first wall. Returns the end point and
+/// the first target (by id, from `targets`) whose square the beam enters, with where.
+pub fn rail(
+    map: &Map,
+    from: (i32, i32),
+    aim: u8,
+    targets: &[(PlayerId, PlayerState)],
+) -> ((i32, i32), Option<(PlayerId, PlayerState)>) {
+    let (dx, dy) = aim_velocity(aim, RAIL_STEP);
+    let (mut x, mut y) = from;
+    let limit = (map.width().max(map.height()) as i32 + 1) * CELL / RAIL_STEP * 2;
+    for _ in 0..limit {
+        let (nx, ny) = (x + dx, y + dy);
+        if map.is_wall(nx.div_euclid(CELL), ny.div_euclid(CELL)) {
+            break;
+        }
+        (x, y) = (nx, ny);
+        if let Some(hit) = targets
+            .iter()
+            .find(|(_, t)| (x - t.x).abs() < HALF && (y - t.y).abs() < HALF)
+        {
+            return ((x, y), Some(*hit));
+        }
+    }
+    ((x, y), None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map() -> Map {
+        Map::parse(
+            "t",
+            "############\n#S.........#\n#..........#\n#.......#..#\n############",
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn projectiles_fly_straight_and_stop_at_walls() {
+        let rules = CombatRules::for_tick_rate(60);
+        let from = PlayerState::at_cell(1, 1);
+        let p = Projectile::fire(1, 0, &from, 0, 100, &rules);
+        let path = p.flight(&map(), &rules);
+        assert_eq!(path[0], (from.x, from.y));
+        assert!(
+            path.windows(2)
+                .all(|w| w[1].0 - w[0].0 == rules.projectile_speed && w[1].1 == w[0].1)
+        );
+        let (lx, _) = *path.last().unwrap();
+        assert!(
+            lx < 11 * CELL && lx + rules.projectile_speed >= 11 * CELL,
+            "stops at the east wall"
+        );
+    }
+
+    #[test]
+    fn the_rail_hits_the_first_target_in_line_and_stops_at_walls() {
+        let m = map();
+        let from = PlayerState::at_cell(1, 3);
+        let near = PlayerState::at_cell(4, 3);
+        let far = PlayerState::at_cell(6, 3);
+        let (_, hit) = rail(&m, (from.x, from.y), 0, &[(2, far), (1, near)]);
+        assert_eq!(hit.map(|h| h.0), Some(1));
+        let behind_wall = PlayerState::at_cell(9, 3);
+        let (end, hit) = rail(&m, (from.x, from.y), 0, &[(3, behind_wall)]);
+        assert_eq!(hit, None);
+        assert!(end.0 < 8 * CELL, "stopped by the wall at column 8");
+        // Off the line by more than half a player: a miss.
+        let off = PlayerState {
+            y: from.y + HALF + 10,
+            ..near
+        };
+        assert_eq!(rail(&m, (from.x, from.y), 0, &[(1, off)]).1, None);
+    }
+
+    #[test]
+    fn aims() {
+        assert_eq!(aim_of(1, 0), Some(0));
+        assert_eq!(aim_of(-1, -1), Some(5));
+        assert_eq!(aim_of(0, 0), None);
+        for a in 0..8 {
+            let (dx, dy) = aim_vector(a);
+            assert_eq!(aim_of(dx, dy), Some(a));
+        }
+    }
+}
