@@ -17,9 +17,11 @@ use super::percentile_us;
 use crate::client::interpolation::Sample;
 use crate::client::lagometer::Slice;
 use crate::client::{GhostMode, Switches};
+use crate::sim::combat::Weapon;
 use crate::sim::map::{MAX_HEIGHT, MAX_WIDTH, Map};
 use crate::ui::{
-    self, CELL_COLS, CHROME_ROWS, Hud, RosterLine, Sprite, SpriteKind, StatsView, View,
+    self, Beam, CELL_COLS, CHROME_ROWS, CombatHud, Hud, RosterLine, Sprite, SpriteKind, StatsView,
+    View,
 };
 
 pub struct RenderOptions {
@@ -180,9 +182,41 @@ fn frame_view<'a>(map: &'a Map, opts: &RenderOptions, t: u32) -> View<'a> {
             bot: id != 0,
         })
         .collect();
+    let (w, h) = (f64::from(map.width()), f64::from(map.height()));
+    let beams = if opts.overlays {
+        vec![Beam {
+            id: 1,
+            from: (2.5, h / 2.0),
+            to: (w - 2.5, h / 2.0),
+            fading: t.is_multiple_of(2),
+        }]
+    } else {
+        Vec::new()
+    };
     View {
         map,
         sprites: sprites(map, opts.players, t, opts.overlays),
+        beams,
+        combat: Some(CombatHud {
+            health: 100 - (t % 100) as i16,
+            alive: true,
+            weapon: Weapon::Blaster,
+            frags: 3,
+            frag_limit: 20,
+            time_left_secs: Some(300 - t / 60 % 300),
+        }),
+        feed: if opts.overlays {
+            vec![
+                "player-1 [rail] player-2".into(),
+                "player-3 [blaster] player-4".into(),
+            ]
+        } else {
+            Vec::new()
+        },
+        chat: Vec::new(),
+        chat_input: None,
+        scoreboard: None,
+        results: None,
         hud: Hud {
             fps: 2500.0 + f64::from(t % 7),
             rtt_ms: 150.0,

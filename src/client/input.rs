@@ -37,6 +37,10 @@ pub enum Action {
     CycleJitter,
     CycleLoss,
     CycleProfile,
+    SelectWeapon(u8),
+    ToggleScoreboard,
+    OpenChat,
+    ToggleLagCompensation,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -45,17 +49,29 @@ struct Hold {
     repeating: bool,
 }
 
-const DIRECTIONS: [Buttons; 4] = [Buttons::UP, Buttons::DOWN, Buttons::LEFT, Buttons::RIGHT];
+/// The held keys: four directions, then fire.
+const HELD: [Buttons; 5] = [
+    Buttons::UP,
+    Buttons::DOWN,
+    Buttons::LEFT,
+    Buttons::RIGHT,
+    Buttons::FIRE,
+];
+const FIRE: usize = 4;
+/// A single tap of fire is one shot, not half a second of shooting: its first hold is
+/// short. Held down, repeats keep it going.
+const FIRE_FIRST_HOLD: Duration = Duration::from_millis(120);
 
 #[derive(Debug)]
 pub struct Keys {
     /// True when the terminal reports key releases.
     enhanced: bool,
-    held: [Option<Hold>; 4],
+    held: [Option<Hold>; 5],
 }
 
-fn direction(code: KeyCode) -> Option<usize> {
+fn held_key(code: KeyCode) -> Option<usize> {
     match code {
+        KeyCode::Char(' ') => Some(FIRE),
         KeyCode::Up | KeyCode::Char('w' | 'W') => Some(0),
         KeyCode::Down | KeyCode::Char('s' | 'S') => Some(1),
         KeyCode::Left | KeyCode::Char('a' | 'A') => Some(2),
@@ -68,13 +84,13 @@ impl Keys {
     pub fn new(enhanced: bool) -> Keys {
         Keys {
             enhanced,
-            held: [None; 4],
+            held: [None; 5],
         }
     }
 
     /// Takes one key event; returns an action if the key is bound to one.
     pub fn handle(&mut self, ev: &KeyEvent, now: Instant) -> Option<Action> {
-        if let Some(i) = direction(ev.code) {
+        if let Some(i) = held_key(ev.code) {
             match ev.kind {
                 KeyEventKind::Release => self.held[i] = None,
                 KeyEventKind::Press | KeyEventKind::Repeat => {
@@ -84,7 +100,7 @@ impl Keys {
                         last: now,
                         repeating,
                     });
-                    if !self.enhanced {
+                    if !self.enhanced && i != FIRE {
                         // Without release events a terminal repeats only the last key
                         // pressed, so the opposite direction is certainly not held.
                         self.held[i ^ 1] = None;
@@ -114,6 +130,11 @@ impl Keys {
             KeyCode::Char('j') => Some(Action::CycleJitter),
             KeyCode::Char('l') => Some(Action::CycleLoss),
             KeyCode::Char('c') => Some(Action::CycleProfile),
+            KeyCode::Char('1') => Some(Action::SelectWeapon(0)),
+            KeyCode::Char('2') => Some(Action::SelectWeapon(1)),
+            KeyCode::Tab => Some(Action::ToggleScoreboard),
+            KeyCode::Char('t') => Some(Action::OpenChat),
+            KeyCode::Char('v') => Some(Action::ToggleLagCompensation),
             _ => None,
         }
     }
@@ -123,12 +144,16 @@ impl Keys {
         let mut b = Buttons::empty();
         for (i, slot) in self.held.iter_mut().enumerate() {
             if let Some(h) = *slot {
-                let limit = if h.repeating { REPEAT_HOLD } else { FIRST_HOLD };
+                let limit = match (h.repeating, i) {
+                    (true, _) => REPEAT_HOLD,
+                    (false, FIRE) => FIRE_FIRST_HOLD,
+                    (false, _) => FIRST_HOLD,
+                };
                 if !self.enhanced && now.duration_since(h.last) > limit {
                     *slot = None;
                     continue;
                 }
-                b.set(DIRECTIONS[i], true);
+                b.set(HELD[i], true);
             }
         }
         b

@@ -15,6 +15,8 @@ use super::link::Link;
 use super::rates::RateMeter;
 use super::session::{ClientSession, SessionEnd};
 use super::terminal::{self, Tui};
+use crate::net::protocol::{ClientMsg, MAX_CHAT_CHARS};
+use crate::sim::combat::aim_of;
 use crate::sim::world::{Buttons, Command};
 use crate::ui;
 
@@ -60,6 +62,10 @@ fn play(
     let mut last_buttons = Buttons::empty();
     let mut fps = FpsCounter::default();
     let mut overlays = Overlays::default();
+    let mut aim = 0u8;
+    let mut weapon = 0u8;
+    // The chat line being typed, when the editor is open: keys go to it, not the game.
+    let mut chat: Option<String> = None;
     let mut rates = RateMeter::default();
     let panic_at = config.debug_panic_after.map(|d| Instant::now() + d);
 
@@ -90,8 +96,15 @@ fn play(
 
         while event::poll(Duration::ZERO)? {
             match event::read()? {
+                Event::Key(key) if chat.is_some() => {
+                    if let Some(line) = edit_chat(&mut chat, &key) {
+                        link.send(now, &ClientMsg::Chat(line));
+                    }
+                }
                 Event::Key(key) => match keys.handle(&key, now) {
                     Some(Action::Quit) => return Ok(Outcome::Quit),
+                    Some(Action::SelectWeapon(w)) => weapon = w,
+                    Some(Action::OpenChat) => chat = Some(String::new()),
                     Some(action) => apply(&mut session, link, &mut overlays, action),
                     None => {}
                 },
@@ -104,14 +117,27 @@ fn play(
         // later, so the local player starts moving in the very next frame. Only when at
         // least half a tick has passed, so key mashing cannot outpace real time by much
         // (and the server's budget would absorb it anyway).
-        let buttons = keys.buttons(now);
+        let buttons = if chat.is_some() {
+            Buttons::empty()
+        } else {
+            keys.buttons(now)
+        };
+        let (dx, dy) = buttons.direction();
+        if let Some(a) = aim_of(dx, dy) {
+            aim = a;
+        }
         if buttons != last_buttons && now.duration_since(last_command) >= tick_period / 2 {
             next_command = next_command.min(now);
         }
         last_buttons = buttons;
         let mut ticks = 0;
         while now >= next_command {
-            if let Some(msg) = session.command_tick(now, Command::moving(buttons)) {
+            let cmd = Command {
+                buttons,
+                weapon,
+                aim,
+            };
+            if let Some(msg) = session.command_tick(now, cmd) {
                 link.send(now, &msg);
             }
             last_command = now;
@@ -128,6 +154,7 @@ fn play(
         let conditions = link.conditions().0.summary();
         let mut view = session.view(now, fps.value(), conditions);
         view.help = overlays.help;
+        view.chat_input = chat.clone();
         if overlays.stats {
             view.stats = Some(session.stats_view(now, rates.rates()));
         }
@@ -204,11 +231,44 @@ fn apply(session: &mut ClientSession, link: &mut Link, overlays: &mut Overlays, 
         }
         Action::CycleLoss => conditions.loss_pct = next_step(&LOSS_STEPS_PCT, conditions.loss_pct),
         Action::CycleProfile => conditions = conditions.next_profile().1,
+        Action::ToggleScoreboard => session.show_scoreboard = !session.show_scoreboard,
+        Action::ToggleLagCompensation => {
+            session.show_lag_compensation = !session.show_lag_compensation;
+        }
+        // Handled by the loop, which owns the weapon choice and the chat editor.
+        Action::SelectWeapon(_) | Action::OpenChat => {}
     }
     if &conditions != link.conditions().0 {
         // The same simulated path both ways, as the command line sets it.
         link.set_conditions(conditions.clone(), conditions);
     }
+}
+
+/// One key into the chat editor. Returns the line to send on Enter.
+fn edit_chat(
+    chat: &mut Option<String>,
+    key: &ratatui::crossterm::event::KeyEvent,
+) -> Option<String> {
+    use ratatui::crossterm::event::{KeyCode, KeyEventKind};
+    if key.kind == KeyEventKind::Release {
+        return None;
+    }
+    let text = chat.as_mut()?;
+    match key.code {
+        KeyCode::Esc => *chat = None,
+        KeyCode::Enter => {
+            let line = chat.take().unwrap_or_default();
+            return (!line.trim().is_empty()).then_some(line);
+        }
+        KeyCode::Backspace => {
+            text.pop();
+        }
+        KeyCode::Char(c) if !c.is_control() && text.chars().count() < MAX_CHAT_CHARS => {
+            text.push(c)
+        }
+        _ => {}
+    }
+    None
 }
 
 /// Frames per second over the last half second.

@@ -2,6 +2,7 @@
 //! and benchmarks) around one [`session::ClientSession`], which holds the netcode.
 
 pub mod clock;
+pub mod combat;
 pub mod discovery;
 pub mod headless;
 pub mod input;

@@ -89,6 +89,14 @@ impl Prediction {
         (first..=self.latest_seq).map(|seq| (seq, self.ring[(seq & MASK) as usize].cmd))
     }
 
+    /// Notes that the server has applied commands up to `ack_seq` without a state to
+    /// compare (our player is dead and out of the world), so they stop being resent.
+    pub fn acknowledge(&mut self, ack_seq: u32) {
+        if ack_seq > self.acked_seq && ack_seq <= self.latest_seq {
+            self.acked_seq = ack_seq;
+        }
+    }
+
     /// Makes the next command: applies it at once and remembers it. Returns its seq.
     pub fn push(&mut self, map: &Map, rules: &Rules, cmd: Command, others: &[PlayerState]) -> u32 {
         self.latest_seq += 1;

@@ -11,18 +11,23 @@ use serde::Serialize;
 
 use super::Switches;
 use super::clock::{ServerClock, interp_delay_target};
+use super::combat::{BEAM_SECS, CombatState};
 use super::interpolation::{Sample, SnapshotBuffer};
 use super::lagometer::{self, Lagometer};
 use super::prediction::{Correction, Prediction};
 use super::rates::Rates;
+use crate::net::protocol::PlayerStatus;
 use crate::net::protocol::{
     ClientMsg, InputPacket, MAX_COMMANDS_PER_INPUT, PlayerSnap, RosterEntry, ServerMsg, Snapshot,
     SnapshotDelta, Welcome,
 };
 use crate::net::{codec, delta};
+use crate::sim::combat::CombatRules;
 use crate::sim::map::{CELL, Map, MapError};
-use crate::sim::world::{Command, PlayerId, PlayerState, Rules};
-use crate::ui::{Hud, RosterLine, Sprite, SpriteKind, StatsView, View};
+use crate::sim::world::{Buttons, Command, PlayerId, PlayerState, Rules};
+use crate::ui::{
+    Beam, CombatHud, Hud, ResultsView, RosterLine, ScoreLine, Sprite, SpriteKind, StatsView, View,
+};
 
 /// How far past the newest snapshot a remote player may be extrapolated before it is
 /// held still: long enough to hide one late packet, short enough not to run through walls.
@@ -39,6 +44,9 @@ pub const DEFAULT_INPUT_RATE: u16 = 30;
 fn input_interval(tick_rate: u16, input_rate: u16) -> u32 {
     u32::from((tick_rate / input_rate.max(1)).max(1))
 }
+
+/// How long the muzzle flash tell stays up.
+const MUZZLE_SECS: f64 = 0.15;
 
 /// How long a correction's two positions stay marked on screen.
 const CORRECTION_FLASH_SECS: f64 = 0.5;
@@ -120,6 +128,11 @@ pub struct ClientSession {
     last_heard: Instant,
     last_correction: Option<(Instant, Correction)>,
     packets_sent: u32,
+    pub combat: CombatState,
+    combat_rules: CombatRules,
+    /// When our weapon is ready again by our own count, and the last tell shown.
+    local_next_fire: Option<Instant>,
+    muzzle: Option<(Instant, u8)>,
     /// Command ticks per input packet, when the buttons do not change.
     input_interval: u32,
     unsent_ticks: u32,
@@ -127,6 +140,10 @@ pub struct ClientSession {
     last_mode: Option<Sample>,
     lagometer: Lagometer,
     pub switches: Switches,
+    /// Overlays drawn from session data: the scoreboard, and the rewound hitboxes of
+    /// rail shots.
+    pub show_scoreboard: bool,
+    pub show_lag_compensation: bool,
     stats: SessionStats,
 }
 
@@ -155,12 +172,18 @@ impl ClientSession {
             last_heard: now,
             last_correction: None,
             packets_sent: 0,
+            combat: CombatState::default(),
+            local_next_fire: None,
+            muzzle: None,
+            combat_rules: CombatRules::for_tick_rate(welcome.tick_rate),
             input_interval: input_interval(welcome.tick_rate, DEFAULT_INPUT_RATE),
             unsent_ticks: 0,
             last_command: None,
             last_mode: None,
             lagometer: Lagometer::default(),
             switches,
+            show_scoreboard: false,
+            show_lag_compensation: false,
             stats: SessionStats::default(),
         })
     }
@@ -284,6 +307,18 @@ impl ClientSession {
     }
 
     fn on_delta(&mut self, now: Instant, delta: &SnapshotDelta, wire_bytes: usize) {
+        // Events ride in every snapshot until acknowledged, whatever its baseline.
+        for (seq, event) in &delta.events {
+            if let Some(change) =
+                self.combat
+                    .on_event(now, *seq, event, &self.map, &self.combat_rules)
+            {
+                match Map::parse("server map", &change.text) {
+                    Ok(map) => self.map = map.with_name(&change.name),
+                    Err(e) => tracing::warn!("the server sent an unusable map: {e}"),
+                }
+            }
+        }
         let baseline = delta::baseline_tick(delta).and_then(|t| self.buffer.get(t));
         let snap = match delta::decode(delta, baseline) {
             Ok(snap) => snap,
@@ -377,10 +412,27 @@ impl ClientSession {
         self.lagometer
             .snapshot(now, delay_ms, dropped, self.stats.rtt_ms);
         self.note_remote_motion(&snap.players);
+        let was_absent = self
+            .latest
+            .as_ref()
+            .is_some_and(|l| find(&l.players, self.player_id).is_none());
         if let Some(me) = find(&snap.players, self.player_id) {
             let others = others_of(&snap.players, self.player_id);
             match &mut self.prediction {
                 None => self.prediction = Some(Prediction::new(me, snap.ack_seq)),
+                // Back from the dead at a spawn point: what we predicted meanwhile was
+                // moot. Restart from the server's word; this is no misprediction.
+                Some(p) if was_absent => {
+                    let _ = p.reconcile(
+                        &self.map,
+                        &self.rules,
+                        snap.ack_seq,
+                        me,
+                        &others,
+                        true,
+                        false,
+                    );
+                }
                 Some(p) => {
                     let correction = p.reconcile(
                         &self.map,
@@ -400,6 +452,11 @@ impl ClientSession {
                     }
                 }
             }
+        }
+        if find(&snap.players, self.player_id).is_none()
+            && let Some(p) = &mut self.prediction
+        {
+            p.acknowledge(snap.ack_seq);
         }
         self.buffer.push(snap.tick, snap.players.clone());
         self.latest = Some(snap);
@@ -448,6 +505,24 @@ impl ClientSession {
             .unwrap_or_default();
         let ack_tick = self.latest_tick().unwrap_or(0);
         let client_ms = self.local_ms(now).max(1);
+        let view_tick = self
+            .render_tick(now)
+            .map_or(0, |t| t.round().max(0.0) as u32);
+        let event_ack = self.combat.event_ack();
+        let rtt_ms = self.stats.rtt_ms.round().clamp(0.0, 65535.0) as u16;
+        // The tell: show the shot leave the moment fire is pressed, if the weapon is
+        // ready by our own count, without waiting a round trip for the server.
+        if cmd.buttons.contains(Buttons::FIRE)
+            && self.prediction.is_some()
+            && self.combat.status(self.player_id).is_none_or(|s| s.alive)
+            && self.local_next_fire.is_none_or(|t| now >= t)
+        {
+            let weapon = crate::sim::combat::Weapon::from_index(cmd.weapon);
+            let ticks = self.combat_rules.cooldown(weapon);
+            self.local_next_fire =
+                Some(now + std::time::Duration::from_secs_f64(f64::from(ticks) / self.tick_rate));
+            self.muzzle = Some((now, cmd.aim));
+        }
         let p = self.prediction.as_mut()?;
         p.push(&self.map, &self.rules, cmd, &others);
         self.stats.commands_sent += 1;
@@ -459,12 +534,16 @@ impl ClientSession {
         }
         self.unsent_ticks = 0;
         self.packets_sent += 1;
-        Some(ClientMsg::Input(InputPacket::pack(
+        let mut input = InputPacket::pack(
             client_ms,
             self.packets_sent,
             ack_tick,
             p.unacked(MAX_COMMANDS_PER_INPUT),
-        )))
+        );
+        input.event_ack = event_ack;
+        input.view_tick = view_tick;
+        input.rtt_ms = rtt_ms;
+        Some(ClientMsg::Input(input))
     }
 
     /// The server tick remote players are drawn at now.
@@ -493,6 +572,7 @@ impl ClientSession {
             .last_frame
             .map_or(0.0, |t| now.saturating_duration_since(t).as_secs_f64());
         self.last_frame = Some(now);
+        self.combat.prune(now, self.render_tick(now));
         if let Some(p) = &mut self.prediction {
             p.decay(if self.switches.smoothing {
                 dt
@@ -577,7 +657,46 @@ impl ClientSession {
                 sprites.push(Sprite::new(p.id, x, y, SpriteKind::Remote));
             }
         }
+        if let Some(t) = render_tick {
+            for (owner, x, y) in self.combat.projectiles_at(t) {
+                let (x, y) = to_cells((x, y));
+                sprites.push(Sprite::new(owner, x, y, SpriteKind::Projectile));
+            }
+        }
+        let mut beams = Vec::new();
+        for (at, rail) in &self.combat.rails {
+            let age = now.saturating_duration_since(*at).as_secs_f64();
+            let point = |(x, y): (i32, i32)| to_cells((f64::from(x), f64::from(y)));
+            beams.push(Beam {
+                id: rail.shooter,
+                from: point(rail.from),
+                to: point(rail.to),
+                fading: age > BEAM_SECS / 2.0,
+            });
+            if self.show_lag_compensation {
+                if let Some(p) = rail.tested_at {
+                    let (x, y) = point(p);
+                    sprites.push(Sprite::new(
+                        rail.hit.unwrap_or(rail.shooter),
+                        x,
+                        y,
+                        SpriteKind::TestedBox,
+                    ));
+                }
+                if let Some(p) = rail.present_at {
+                    let (x, y) = point(p);
+                    sprites.push(Sprite::new(
+                        rail.hit.unwrap_or(rail.shooter),
+                        x,
+                        y,
+                        SpriteKind::PresentBox,
+                    ));
+                }
+            }
+        }
+        let alive = self.combat.status(self.player_id).is_none_or(|s| s.alive);
         let local = match (&self.prediction, self.switches.prediction) {
+            _ if !alive => None,
             (Some(p), true) => Some(p.drawn()),
             _ => self
                 .server_state()
@@ -594,6 +713,18 @@ impl ClientSession {
                 sprites.push(Sprite::new(self.player_id, x, y, kind));
             }
         }
+        if let (Some((at, aim)), Some((x, y))) = (self.muzzle, local)
+            && now.saturating_duration_since(at).as_secs_f64() < MUZZLE_SECS
+        {
+            let (dx, dy) = crate::sim::combat::aim_vector(aim);
+            let (x, y) = to_cells((x, y));
+            sprites.push(Sprite::new(
+                self.player_id,
+                x + f64::from(dx) * 0.8,
+                y + f64::from(dy) * 0.8,
+                SpriteKind::Muzzle,
+            ));
+        }
         if let Some(pos) = local {
             let (x, y) = to_cells(pos);
             sprites.push(Sprite::new(self.player_id, x, y, SpriteKind::Local));
@@ -609,9 +740,76 @@ impl ClientSession {
                 bot: r.bot,
             })
             .collect();
+        let name = |id: PlayerId| self.name_of(id);
+        let feed = self
+            .combat
+            .feed
+            .iter()
+            .map(|(_, k)| {
+                if k.killer == k.victim {
+                    format!("{} fragged themselves", name(k.victim))
+                } else {
+                    format!(
+                        "{} [{}] {}",
+                        name(k.killer),
+                        k.weapon.name(),
+                        name(k.victim)
+                    )
+                }
+            })
+            .collect();
+        let chat = self
+            .combat
+            .chat
+            .iter()
+            .map(|(_, from, text)| format!("{}: {text}", name(*from)))
+            .collect();
+        let me = self.combat.status(self.player_id);
+        let clock = self.combat.clock.as_ref();
+        let server_tick = f64::from(self.latest_tick().unwrap_or(0));
+        let combat = me.map(|s| CombatHud {
+            health: s.health,
+            alive: s.alive,
+            weapon: s.weapon,
+            frags: s.frags,
+            frag_limit: clock.map_or(0, |c| c.frag_limit),
+            time_left_secs: clock.map(|c| {
+                let elapsed = (server_tick - f64::from(c.started_tick)) / self.tick_rate;
+                (f64::from(c.time_limit_secs) - elapsed).max(0.0) as u32
+            }),
+        });
+        let score_line = |s: &PlayerStatus| ScoreLine {
+            id: s.id,
+            name: name(s.id),
+            frags: s.frags,
+            deaths: s.deaths,
+            ping_ms: self
+                .roster
+                .iter()
+                .find(|r| r.id == s.id)
+                .map_or(0, |r| r.ping_ms),
+            local: s.id == self.player_id,
+        };
+        let results = self.combat.results.as_ref().map(|r| ResultsView {
+            winner: r.winner.map_or_else(|| "nobody".to_owned(), name),
+            lines: r.standings.iter().map(score_line).collect(),
+            next_map: r.next_map.clone(),
+        });
+        let scoreboard = {
+            let mut lines: Vec<ScoreLine> = self.combat.statuses.values().map(score_line).collect();
+            lines.sort_by(|a, b| b.frags.cmp(&a.frags).then(a.deaths.cmp(&b.deaths)));
+            lines
+        };
         View {
             map: &self.map,
             sprites,
+            beams,
+            combat,
+            feed,
+            chat,
+            chat_input: None,
+            scoreboard: self.show_scoreboard.then_some(scoreboard),
+            results,
             hud: Hud {
                 fps,
                 rtt_ms: self.stats.rtt_ms,

@@ -5,7 +5,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::{Position, Rect};
 use ratatui::style::{Color, Modifier, Style};
 
-use super::{CELL_COLS, SpriteKind, View, player_color, player_glyph};
+use super::{Beam, CELL_COLS, SpriteKind, View, player_color, player_glyph};
 use crate::sim::map::Tile;
 
 const WALL: Style = Style::new().fg(Color::Gray).bg(Color::DarkGray);
@@ -31,6 +31,9 @@ pub fn draw(buf: &mut Buffer, area: Rect, view: &View) {
                 }
             }
         }
+    }
+    for beam in &view.beams {
+        draw_beam(buf, area, beam);
     }
     for sprite in &view.sprites {
         // Two columns per cell give half-cell steps horizontally: the glyph sits in the
@@ -72,6 +75,20 @@ pub fn draw(buf: &mut Buffer, area: Rect, view: &View) {
                     .fg(Color::LightGreen)
                     .add_modifier(Modifier::BOLD),
             ),
+            SpriteKind::Projectile => ('*', Style::new().fg(color).add_modifier(Modifier::BOLD)),
+            SpriteKind::Muzzle => (
+                '✶',
+                Style::new()
+                    .fg(Color::LightYellow)
+                    .add_modifier(Modifier::BOLD),
+            ),
+            SpriteKind::TestedBox => (
+                '▢',
+                Style::new()
+                    .fg(Color::LightMagenta)
+                    .add_modifier(Modifier::BOLD),
+            ),
+            SpriteKind::PresentBox => ('◆', Style::new().fg(Color::LightCyan)),
             SpriteKind::Remote => (letter, Style::new().fg(color).add_modifier(Modifier::BOLD)),
             SpriteKind::Local => (
                 '@',
@@ -79,6 +96,35 @@ pub fn draw(buf: &mut Buffer, area: Rect, view: &View) {
             ),
         };
         if let Some(cell) = buf.cell_mut(Position::new(area.x + col, area.y + row)) {
+            cell.set_char(glyph).set_style(style);
+        }
+    }
+}
+
+/// A rail beam: the cells along the line, in the shooter's colour.
+fn draw_beam(buf: &mut Buffer, area: Rect, beam: &Beam) {
+    let (x0, y0) = beam.from;
+    let (x1, y1) = beam.to;
+    let steps = ((x1 - x0).abs().max((y1 - y0).abs()) * 2.0).ceil().max(1.0) as u32;
+    let glyph = match ((x1 - x0).abs() > 0.1, (y1 - y0).abs() > 0.1) {
+        (true, false) => '─',
+        (false, true) => '│',
+        _ if (x1 - x0) * (y1 - y0) > 0.0 => '╲',
+        _ => '╱',
+    };
+    let mut style = Style::new().fg(player_color(beam.id));
+    if beam.fading {
+        style = style.add_modifier(Modifier::DIM);
+    }
+    for i in 0..=steps {
+        let t = f64::from(i) / f64::from(steps);
+        let (x, y) = (x0 + (x1 - x0) * t, y0 + (y1 - y0) * t);
+        let col = (x * f64::from(CELL_COLS) - 0.5).floor();
+        let row = y.floor();
+        if col < 0.0 || row < 0.0 || col >= f64::from(area.width) || row >= f64::from(area.height) {
+            continue;
+        }
+        if let Some(cell) = buf.cell_mut(Position::new(area.x + col as u16, area.y + row as u16)) {
             cell.set_char(glyph).set_style(style);
         }
     }

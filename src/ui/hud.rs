@@ -6,7 +6,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{Hud, RosterLine, player_color, player_glyph};
+use super::{CombatHud, Hud, RosterLine, player_color, player_glyph};
 
 const LABEL: Style = Style::new().fg(Color::DarkGray);
 const VALUE: Style = Style::new().fg(Color::White);
@@ -46,6 +46,62 @@ pub fn draw_hud(frame: &mut Frame, area: Rect, hud: &Hud) {
         Span::raw(" "),
         switch(s.ghosts.label(), s.ghosts.server()),
     ];
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// The fighting line: health, weapon, frags, clock; or the chat line being typed.
+pub fn draw_combat(
+    frame: &mut Frame,
+    area: Rect,
+    combat: Option<&CombatHud>,
+    chat_input: Option<&str>,
+) {
+    if let Some(text) = chat_input {
+        let line = Line::from(vec![
+            Span::styled("say: ", Style::new().fg(Color::LightYellow)),
+            Span::raw(format!("{text}_")),
+            Span::styled("   Enter send, Esc cancel", LABEL),
+        ]);
+        frame.render_widget(Paragraph::new(line), area);
+        return;
+    }
+    let Some(c) = combat else {
+        return;
+    };
+    let mut spans = Vec::new();
+    if c.alive {
+        let color = match c.health {
+            h if h > 60 => Color::LightGreen,
+            h if h > 25 => Color::LightYellow,
+            _ => Color::LightRed,
+        };
+        spans.push(Span::styled("HP ", LABEL));
+        spans.push(Span::styled(
+            format!("{:<3} ", c.health),
+            Style::new().fg(color).add_modifier(Modifier::BOLD),
+        ));
+    } else {
+        spans.push(Span::styled(
+            "DEAD, respawning… ",
+            Style::new()
+                .fg(Color::LightRed)
+                .add_modifier(Modifier::BOLD),
+        ));
+    }
+    spans.push(Span::styled(format!("{:<7} ", c.weapon.name()), VALUE));
+    spans.push(Span::styled("frags ", LABEL));
+    spans.push(Span::styled(
+        format!("{}/{} ", c.frags, c.frag_limit),
+        VALUE,
+    ));
+    if let Some(t) = c.time_left_secs {
+        spans.push(Span::styled("time ", LABEL));
+        spans.push(Span::styled(format!("{}:{:02} ", t / 60, t % 60), VALUE));
+    }
+    spans.push(Span::styled(
+        "│ space fire  1/2 weapon  t chat  Tab scores  ? help",
+        LABEL,
+    ));
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 

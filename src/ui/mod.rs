@@ -15,13 +15,14 @@ use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Wrap};
 
 use crate::client::Switches;
+use crate::sim::combat::Weapon;
 use crate::sim::map::Map;
 use crate::sim::world::PlayerId;
 
 /// Terminal columns per arena cell: two, so a step sideways looks as long as a step down.
 pub const CELL_COLS: u16 = 2;
-/// Rows taken by the HUD above the arena and the roster below it.
-pub const CHROME_ROWS: u16 = 2;
+/// Rows taken by the HUD above the arena, and the combat line and roster below it.
+pub const CHROME_ROWS: u16 = 3;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum SpriteKind {
@@ -39,6 +40,50 @@ pub enum SpriteKind {
     FlashPredicted,
     /// ...and where the server's state, replayed, put it.
     FlashCorrected,
+    Projectile,
+    /// The local "tell": a muzzle flash drawn the moment fire is pressed.
+    Muzzle,
+    /// A rail victim where the server tested the shot (rewound to the shooter's view)...
+    TestedBox,
+    /// ...and where it really was at that moment.
+    PresentBox,
+}
+
+/// A rail beam, in cells.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Beam {
+    pub id: PlayerId,
+    pub from: (f64, f64),
+    pub to: (f64, f64),
+    pub fading: bool,
+}
+
+/// The local player's fighting state.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CombatHud {
+    pub health: i16,
+    pub alive: bool,
+    pub weapon: Weapon,
+    pub frags: i16,
+    pub frag_limit: u16,
+    pub time_left_secs: Option<u32>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScoreLine {
+    pub id: PlayerId,
+    pub name: String,
+    pub frags: i16,
+    pub deaths: u16,
+    pub ping_ms: u16,
+    pub local: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResultsView {
+    pub winner: String,
+    pub lines: Vec<ScoreLine>,
+    pub next_map: String,
 }
 
 /// Something to draw at a position in cells (the centre of the player's square).
@@ -81,6 +126,15 @@ pub struct View<'a> {
     pub map: &'a Map,
     /// Drawn in order: later sprites cover earlier ones.
     pub sprites: Vec<Sprite>,
+    pub beams: Vec<Beam>,
+    pub combat: Option<CombatHud>,
+    /// Kill feed and chat lines, oldest first.
+    pub feed: Vec<String>,
+    pub chat: Vec<String>,
+    /// The chat line being typed, when the editor is open.
+    pub chat_input: Option<String>,
+    pub scoreboard: Option<Vec<ScoreLine>>,
+    pub results: Option<ResultsView>,
     pub hud: Hud,
     pub roster: Vec<RosterLine>,
     /// A message shown over the arena (waiting, disconnected...).
@@ -136,12 +190,26 @@ pub fn draw(frame: &mut Frame, view: &View) {
     let arena = Rect::new(left, top + 1, need_w, view.map.height());
     hud::draw_hud(frame, Rect::new(area.x, top, area.width, 1), &view.hud);
     arena::draw(frame.buffer_mut(), arena, view);
-    hud::draw_roster(
+    hud::draw_combat(
         frame,
         Rect::new(area.x, arena.bottom(), area.width, 1),
+        view.combat.as_ref(),
+        view.chat_input.as_deref(),
+    );
+    hud::draw_roster(
+        frame,
+        Rect::new(area.x, arena.bottom() + 1, area.width, 1),
         &view.roster,
         &view.hud.conditions,
     );
+    overlays::draw_feeds(frame, arena, &view.feed, &view.chat);
+    if let Some(lines) = &view.scoreboard {
+        overlays::draw_scoreboard(frame, arena, " scores (Tab) ", lines, None);
+    }
+    if let Some(r) = &view.results {
+        let title = format!(" match over: {} wins — next: {} ", r.winner, r.next_map);
+        overlays::draw_scoreboard(frame, arena, &title, &r.lines, Some(&r.winner));
+    }
     if let Some(stats) = &view.stats {
         overlays::draw_stats(frame, arena, stats);
     }

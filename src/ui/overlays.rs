@@ -3,10 +3,11 @@
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Position, Rect};
-use ratatui::style::{Color, Style};
+use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Sparkline};
 
+use super::ScoreLine;
 use crate::client::interpolation::Sample;
 use crate::client::lagometer::Slice;
 
@@ -204,6 +205,11 @@ const HELP: &[(&str, &str)] = &[
     ("x", "extrapolation (dead reckoning) on/off"),
     ("m", "correction smoothing on/off"),
     ("g", "ghosts: off / server / server + trail"),
+    ("space", "fire"),
+    ("1 / 2", "blaster / rail"),
+    ("Tab", "scoreboard"),
+    ("t", "chat"),
+    ("v", "lag compensation: rewound hitboxes"),
     ("n", "network stats and lagometer"),
     ("+ / -", "simulated latency up / down 25 ms"),
     ("j", "cycle simulated jitter"),
@@ -240,4 +246,80 @@ pub fn draw_help(frame: &mut Frame, arena: Rect) {
         LABEL,
     ));
     frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// Kill feed at the arena's top right, chat at its bottom left.
+pub fn draw_feeds(frame: &mut Frame, arena: Rect, feed: &[String], chat: &[String]) {
+    for (i, line) in feed.iter().rev().take(4).enumerate() {
+        let width = (line.chars().count() as u16 + 2).min(arena.width);
+        let r = Rect::new(arena.right() - width, arena.y + i as u16, width, 1);
+        frame.render_widget(Clear, r);
+        frame.render_widget(
+            Paragraph::new(format!(" {line} ")).style(Style::new().fg(Color::LightRed)),
+            r,
+        );
+    }
+    let shown: Vec<&String> = chat.iter().rev().take(3).collect();
+    for (i, line) in shown.iter().enumerate() {
+        let width = (line.chars().count() as u16 + 2).min(arena.width);
+        let r = Rect::new(
+            arena.x,
+            arena.bottom().saturating_sub(1 + i as u16),
+            width,
+            1,
+        );
+        frame.render_widget(Clear, r);
+        frame.render_widget(
+            Paragraph::new(format!(" {line} ")).style(Style::new().fg(Color::LightYellow)),
+            r,
+        );
+    }
+}
+
+/// The scoreboard (Tab) and the end-of-match results share one table.
+pub fn draw_scoreboard(
+    frame: &mut Frame,
+    arena: Rect,
+    title: &str,
+    lines: &[ScoreLine],
+    winner: Option<&str>,
+) {
+    let width = arena.width.min(52);
+    let height = (lines.len() as u16 + 4).min(arena.height);
+    let area = Rect::new(
+        arena.x + (arena.width - width) / 2,
+        arena.y + (arena.height - height) / 2,
+        width,
+        height,
+    );
+    frame.render_widget(Clear, area);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(title.to_owned())
+        .border_style(LABEL);
+    let mut text = vec![Line::styled(
+        format!(
+            "{:<20} {:>5} {:>6} {:>6}",
+            "player", "frags", "deaths", "ping"
+        ),
+        LABEL,
+    )];
+    for l in lines {
+        let mut style = Style::new().fg(if l.local {
+            Color::White
+        } else {
+            super::player_color(l.id)
+        });
+        if l.local || winner == Some(l.name.as_str()) {
+            style = style.add_modifier(Modifier::BOLD);
+        }
+        text.push(Line::styled(
+            format!(
+                "{:<20} {:>5} {:>6} {:>4}ms",
+                l.name, l.frags, l.deaths, l.ping_ms
+            ),
+            style,
+        ));
+    }
+    frame.render_widget(Paragraph::new(text).block(block), area);
 }

@@ -31,6 +31,13 @@ fn render(map: &Map, width: u16, height: u16, sprites: Vec<Sprite>) -> String {
     let view = View {
         map,
         sprites,
+        beams: Vec::new(),
+        combat: None,
+        feed: Vec::new(),
+        chat: Vec::new(),
+        chat_input: None,
+        scoreboard: None,
+        results: None,
         hud: hud(),
         roster: vec![
             RosterLine {
