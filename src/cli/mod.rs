@@ -105,9 +105,27 @@ struct MatchArgs {
     /// Built-in map name (arena, duel, warehouse, catacombs) or a path to a map file
     #[arg(long, default_value = "arena")]
     map: String,
-    /// Server-side bot players that wander the map
+    /// Map rotation, comma-separated (names or paths); overrides --map
+    #[arg(long, value_delimiter = ',', value_name = "A,B,C")]
+    maps: Vec<String>,
+    /// Server-side bot players that hunt and shoot
     #[arg(long, default_value_t = 0)]
     bots: u16,
+    /// Bot skill, 1 (slow and sloppy) to 5 (quick and precise)
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(1..=5))]
+    bot_skill: u8,
+    /// Frags that win a match
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u16).range(1..))]
+    frag_limit: u16,
+    /// Match length in seconds
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u32).range(10..))]
+    time_limit: u32,
+    /// Test rail shots against the present, not where the shooter saw its target
+    #[arg(long)]
+    no_lag_comp: bool,
+    /// The furthest back (ms) lag compensation rewinds; older views are not compensated
+    #[arg(long, default_value_t = 250)]
+    max_rewind_ms: u32,
     /// Simulation ticks per second
     #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u16).range(10..=240))]
     tick_rate: u16,
@@ -418,6 +436,18 @@ fn server_config(game: &MatchArgs, name: &str, seed: u64) -> anyhow::Result<Serv
         );
     }
     let mut config = ServerConfig::new(map);
+    if !game.maps.is_empty() {
+        config.game.maps = game
+            .maps
+            .iter()
+            .map(|m| Map::load(m.trim()))
+            .collect::<Result<_, _>>()?;
+    }
+    config.game.frag_limit = game.frag_limit;
+    config.game.time_limit_secs = game.time_limit;
+    config.game.lag_compensation = !game.no_lag_comp;
+    config.game.max_rewind_ms = game.max_rewind_ms;
+    config.bot_skill = game.bot_skill;
     config.bots = game.bots;
     config.tick_rate = game.tick_rate;
     config.snapshot_rate = game.snapshot_rate;
@@ -445,9 +475,9 @@ impl Observer for PrintEvents {
         say(format_args!(
             "netarena server \"{}\" listening on {addr} (UDP), map {} ({}x{}), {} Hz ticks, {} Hz snapshots, max {} players",
             c.name,
-            c.map.name(),
-            c.map.width(),
-            c.map.height(),
+            c.game.maps[0].name(),
+            c.game.maps[0].width(),
+            c.game.maps[0].height(),
             c.tick_rate,
             c.snapshot_rate,
             c.max_players

@@ -224,9 +224,9 @@ impl CombatState {
             .collect()
     }
 
-    /// The locally flown path of projectile `id`, and its end tick if known (for tests).
-    pub fn flight(&self, id: u16) -> Option<&Flight> {
-        self.flights.iter().find(|f| f.shot.id == id)
+    /// Projectiles being flown locally, with their paths and end ticks if known.
+    pub fn flights(&self) -> &[Flight] {
+        &self.flights
     }
 
     pub fn status(&self, id: PlayerId) -> Option<&PlayerStatus> {

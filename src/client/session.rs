@@ -616,12 +616,25 @@ impl ClientSession {
         }
     }
 
+    /// Where remote player `id` is drawn now, in sub-cell units: interpolated (or dead
+    /// reckoned) with those switches on, else at its newest snapshot.
+    pub fn remote_position(&self, id: PlayerId, now: Instant) -> Option<(f64, f64)> {
+        let newest = find(&self.latest.as_ref()?.players, id)?;
+        let sampled = match self.render_tick(now) {
+            Some(t) if self.switches.interpolation || self.switches.extrapolation => self
+                .buffer
+                .sample(id, t, self.extrapolation_limit_ticks())
+                .map(|(pos, _)| pos),
+            _ => None,
+        };
+        Some(sampled.unwrap_or((f64::from(newest.x), f64::from(newest.y))))
+    }
+
     /// Positions (in cells) of every player as drawn this frame, plus ghosts.
     pub fn view(&self, now: Instant, fps: f64, conditions: String) -> View<'_> {
         let mut sprites = Vec::new();
         let to_cells = |(x, y): (f64, f64)| (x / f64::from(CELL), y / f64::from(CELL));
         let render_tick = self.render_tick(now);
-        let limit = self.extrapolation_limit_ticks();
 
         if let Some(latest) = &self.latest {
             if self.switches.ghosts.trail() {
@@ -646,15 +659,10 @@ impl ClientSession {
                 }
             }
             for p in latest.players.iter().filter(|p| p.id != self.player_id) {
-                let pos = match render_tick {
-                    Some(t) if self.switches.interpolation || self.switches.extrapolation => {
-                        self.buffer.sample(p.id, t, limit).map(|(pos, _)| pos)
-                    }
-                    _ => None,
+                if let Some(pos) = self.remote_position(p.id, now) {
+                    let (x, y) = to_cells(pos);
+                    sprites.push(Sprite::new(p.id, x, y, SpriteKind::Remote));
                 }
-                .unwrap_or((f64::from(p.state.x), f64::from(p.state.y)));
-                let (x, y) = to_cells(pos);
-                sprites.push(Sprite::new(p.id, x, y, SpriteKind::Remote));
             }
         }
         if let Some(t) = render_tick {

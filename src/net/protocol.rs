@@ -223,7 +223,8 @@ pub enum GameEvent {
     Status(PlayerStatus),
     /// A blaster projectile was fired; the client flies it from here itself.
     Shot(Projectile),
-    /// A projectile ended (wall, player, or old age) at `tick`.
+    /// A projectile ended (wall, player, or old age); `tick` is the first snapshot tick
+    /// without it.
     ShotEnd {
         id: u16,
         tick: u32,

@@ -9,7 +9,8 @@ use crate::sim::combat::{self, CombatRules, MAX_HEALTH, Projectile, Weapon};
 use crate::sim::map::Map;
 use crate::sim::world::{Buttons, Command, PlayerId, PlayerState, World};
 
-/// Ticks of positions kept for lag compensation: one second at 60 Hz.
+/// Ticks of positions kept for lag compensation: a second at 60 Hz, more than any
+/// rewind the bound allows at its default.
 const HISTORY_TICKS: usize = 64;
 
 #[derive(Clone, Debug)]
@@ -20,7 +21,8 @@ pub struct MatchConfig {
     pub time_limit_secs: u32,
     /// Test rail shots where the shooter saw its targets (on), or where they are now.
     pub lag_compensation: bool,
-    /// The furthest back a shot may be rewound; older views get no compensation.
+    /// The most latency a shot is compensated for, on top of the standard interpolation
+    /// delay (two snapshot periods); a staler view gets no compensation.
     pub max_rewind_ms: u32,
     pub results_secs: u32,
 }
@@ -73,6 +75,8 @@ pub struct Match {
     pub config: MatchConfig,
     rules: CombatRules,
     tick_rate: u32,
+    /// The interpolation delay clients use on a clean link, in ticks.
+    interp_window: u32,
     map_index: usize,
     started: u32,
     phase: Phase,
@@ -92,10 +96,11 @@ pub struct Frag {
 }
 
 impl Match {
-    pub fn new(config: MatchConfig, tick_rate: u16) -> Match {
+    pub fn new(config: MatchConfig, tick_rate: u16, snapshot_interval: u32) -> Match {
         Match {
             rules: CombatRules::for_tick_rate(tick_rate),
             tick_rate: u32::from(tick_rate.max(1)),
+            interp_window: 2 * snapshot_interval,
             map_index: 0,
             started: 0,
             phase: Phase::Playing,
@@ -231,7 +236,9 @@ impl Match {
             .copied()
             .collect();
         let rewind = tick.saturating_sub(view_tick);
-        let max_rewind = self.config.max_rewind_ms * self.tick_rate / 1000;
+        // The bound is on the shooter's latency: every client draws others two snapshot
+        // periods in the past by design, and that part is always undone.
+        let max_rewind = self.config.max_rewind_ms * self.tick_rate / 1000 + self.interp_window;
         // Test against where the shooter saw the targets, if allowed and remembered;
         // otherwise against the present (no compensation).
         let rewound: Option<Vec<(PlayerId, PlayerState)>> =
@@ -313,12 +320,12 @@ impl Match {
             }
             return;
         }
-        let map = self.config.maps[self.map_index].clone();
+        let map = &self.config.maps[self.map_index];
         let mut hits = Vec::new();
         let mut i = 0;
         while i < self.projectiles.len() {
             let p = &mut self.projectiles[i];
-            let flying = p.advance(&map) && tick - p.born < self.rules.projectile_ttl;
+            let flying = p.advance(map) && tick - p.born < self.rules.projectile_ttl;
             let hit = flying
                 .then(|| {
                     world
@@ -333,9 +340,10 @@ impl Match {
                 continue;
             }
             let p = self.projectiles.swap_remove(i);
+            // In snapshot time: the snapshot after this tick is the first without it.
             events.push(GameEvent::ShotEnd {
                 id: p.id,
-                tick,
+                tick: tick + 1,
                 hit,
             });
             if let Some(victim) = hit {

@@ -69,7 +69,6 @@ pub const PLAYER_LIMIT: u16 = 256;
 
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
-    pub map: Map,
     pub bots: u16,
     pub tick_rate: u16,
     pub snapshot_rate: u16,
@@ -86,7 +85,7 @@ pub struct ServerConfig {
     pub protocol_version: u16,
     /// 1 (slow, sloppy) to 5 (quick, precise).
     pub bot_skill: u8,
-    /// Limits, rotation and lag compensation. Its first map is `map`.
+    /// Maps, limits and lag compensation.
     pub game: MatchConfig,
 }
 
@@ -104,8 +103,7 @@ impl ServerConfig {
             discoverable: true,
             protocol_version: PROTOCOL_VERSION,
             bot_skill: 3,
-            game: MatchConfig::new(map.clone()),
-            map,
+            game: MatchConfig::new(map),
         }
     }
 
@@ -270,7 +268,11 @@ impl Server {
             connect_limit: RateLimit::new(CONNECTS_PER_SEC, CONNECT_BURST),
             discover_limit: RateLimit::new(DISCOVERS_PER_SEC, DISCOVER_BURST),
             chat_limit: RateLimit::new(CHATS_PER_SEC, CHAT_BURST),
-            game: Match::new(config.game.clone(), config.tick_rate),
+            game: Match::new(
+                config.game.clone(),
+                config.tick_rate,
+                config.snapshot_interval(),
+            ),
             map: config.game.maps[0].clone(),
             epoch: None,
             config,

@@ -166,6 +166,23 @@ pub fn move_player(
     let mut next = me;
     next.x = move_axis(map, me.x, me.y, dx * speed, Axis::X, others);
     next.y = move_axis(map, next.x, me.y, dy * speed, Axis::Y, others);
+    // Corner assist: walking straight into the corner of an opening that the player's
+    // own lane leads into, slide sideways towards the lane's centre, so a player a few
+    // units off-line still gets into a one-cell corridor instead of sticking.
+    let blocked_x = dx != 0 && dy == 0 && next.x == me.x;
+    let blocked_y = dy != 0 && dx == 0 && next.y == me.y;
+    if blocked_x || blocked_y {
+        let (cx, cy) = me.cell();
+        if !map.is_wall(cx + dx, cy + dy) {
+            if blocked_x {
+                let toward = (cy * CELL + CELL / 2 - me.y).clamp(-speed, speed);
+                next.y = move_axis(map, next.x, me.y, toward, Axis::Y, others);
+            } else {
+                let toward = (cx * CELL + CELL / 2 - me.x).clamp(-speed, speed);
+                next.x = move_axis(map, me.x, next.y, toward, Axis::X, others);
+            }
+        }
+    }
     next.vx = next.x - me.x;
     next.vy = next.y - me.y;
     next
@@ -384,6 +401,23 @@ mod tests {
             s = move_player(&m, &rules, s, Command::moving(Buttons::DOWN), &[]);
         }
         assert_eq!(s.cell(), (3, 3), "walked down through the gap");
+    }
+
+    #[test]
+    fn corner_assist_slides_an_off_line_player_into_a_corridor() {
+        let m = map(&[
+            "#######", "#S....#", "#.....#", "###.###", "#.....#", "#######",
+        ]);
+        let rules = Rules::for_tick_rate(60);
+        // Half a player off the corridor's centre line: the corner blocks a straight walk.
+        let mut s = PlayerState {
+            x: 3 * CELL + CELL / 2 + 40,
+            ..PlayerState::at_cell(3, 2)
+        };
+        for _ in 0..40 {
+            s = move_player(&m, &rules, s, Command::moving(Buttons::DOWN), &[]);
+        }
+        assert_eq!(s.cell(), (3, 4), "slid to the centre and went through");
     }
 
     #[test]

@@ -32,7 +32,14 @@ fn render(map: &Map, width: u16, height: u16, sprites: Vec<Sprite>) -> String {
         map,
         sprites,
         beams: Vec::new(),
-        combat: None,
+        combat: Some(CombatHud {
+            health: 75,
+            alive: true,
+            weapon: crate::sim::combat::Weapon::Rail,
+            frags: 3,
+            frag_limit: 20,
+            time_left_secs: Some(125),
+        }),
         feed: Vec::new(),
         chat: Vec::new(),
         chat_input: None,
@@ -80,13 +87,13 @@ fn arena_with_hud_ghosts_and_roster() {
         Sprite::new(1, 7.5, 3.5, SpriteKind::Remote),
         Sprite::new(0, 3.5, 1.5, SpriteKind::Local),
     ];
-    insta::assert_snapshot!(render(&map, 110, 7, sprites));
+    insta::assert_snapshot!(render(&map, 110, 8, sprites));
 }
 
 #[test]
 fn half_cell_positions_use_the_second_column() {
     let map = small_map();
-    let at = |x| render(&map, 24, 7, vec![Sprite::new(0, x, 1.5, SpriteKind::Local)]);
+    let at = |x| render(&map, 24, 8, vec![Sprite::new(0, x, 1.5, SpriteKind::Local)]);
     let col = |s: String| s.lines().nth(2).unwrap().chars().position(|c| c == '@');
     assert_eq!(col(at(3.5)), Some(6));
     assert_eq!(col(at(3.99)), Some(7));
@@ -98,5 +105,5 @@ fn half_cell_positions_use_the_second_column() {
 fn too_small_terminal_says_what_it_needs() {
     let map = small_map();
     let out = render(&map, 20, 5, vec![]);
-    assert!(out.contains("needs 24x7"), "{out}");
+    assert!(out.contains("needs 24x8"), "{out}");
 }

@@ -44,6 +44,10 @@ impl Stepper {
     pub fn new(map: Map, bots: u16, up: Conditions, down: Conditions) -> Stepper {
         let mut config = ServerConfig::new(map);
         config.bots = bots;
+        Stepper::with_config(config, up, down)
+    }
+
+    pub fn with_config(config: ServerConfig, up: Conditions, down: Conditions) -> Stepper {
         let tick = Duration::from_secs(1) / u32::from(config.tick_rate);
         let mut server = Server::new(config);
         let now = Instant::now();
@@ -68,8 +72,17 @@ impl Stepper {
         }
     }
 
-    /// Runs for `duration` of simulated time, the client holding whatever `keys` says.
+    /// Runs for `duration` of simulated time, the client moving as `keys` says.
     pub fn run(&mut self, duration: Duration, mut keys: impl FnMut(&ClientSession) -> Buttons) {
+        self.run_commands(duration, |c, _| Command::moving(keys(c)));
+    }
+
+    /// Runs for `duration` of simulated time, the client sending what `make` says.
+    pub fn run_commands(
+        &mut self,
+        duration: Duration,
+        mut make: impl FnMut(&ClientSession, Instant) -> Command,
+    ) {
         let end = self.now + duration;
         while self.now < end {
             self.now += self.step;
@@ -101,8 +114,8 @@ impl Stepper {
                 }
             });
             while now >= self.next_command {
-                let buttons = keys(&self.client);
-                let sent = self.client.command_tick(now, Command::moving(buttons));
+                let cmd = make(&self.client, now);
+                let sent = self.client.command_tick(now, cmd);
                 if let Some(state) = self.client.predicted() {
                     self.predicted.push((self.client.latest_seq(), state));
                 }

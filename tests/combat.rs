@@ -1,0 +1,286 @@
+//! Combat: projectiles flown by clients as the server flies them, lag-compensated rail
+//! shots, whole bot matches, and chat that cannot reach into anyone's terminal.
+
+mod support;
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use netarena::net::codec;
+use netarena::net::protocol::{ClientMsg, GameEvent, ServerMsg};
+use netarena::server::game::MatchConfig;
+use netarena::server::{Server, ServerConfig, ServerEvent};
+use netarena::sim::combat::Weapon;
+use netarena::sim::map::{CELL, Map};
+use netarena::sim::world::{Buttons, Command, PlayerState};
+use support::{Stepper, lag};
+
+fn open_map() -> Map {
+    let mut rows = vec!["#".repeat(32)];
+    for y in 1..15 {
+        let mut row = String::from("#");
+        for x in 1..31 {
+            row.push(if x == 2 && y == 7 { 'S' } else { '.' });
+        }
+        row.push('#');
+        rows.push(row);
+    }
+    rows.push("#".repeat(32));
+    Map::parse("open", &rows.join("\n")).unwrap()
+}
+
+#[test]
+fn clients_fly_projectiles_exactly_as_the_server_does() {
+    let mut s = Stepper::new(open_map(), 0, lag(40, 5, 0.0), lag(40, 5, 0.0));
+    s.run(Duration::from_millis(500), |_| Buttons::empty());
+    // Record where the server has each projectile after every tick.
+    let mut server_paths: std::collections::BTreeMap<u16, Vec<(u32, i32, i32)>> =
+        Default::default();
+    let mut fired = 0;
+    // The client forgets a flight once drawn to its end: keep the last look at each.
+    let mut client_flights: std::collections::BTreeMap<u16, netarena::client::combat::Flight> =
+        Default::default();
+    for _ in 0..200 {
+        s.run_commands(Duration::from_millis(10), |_, _| {
+            fired += 1;
+            Command {
+                buttons: if fired < 40 {
+                    Buttons::FIRE
+                } else {
+                    Buttons::empty()
+                },
+                weapon: 0,
+                aim: (fired / 10 % 8) as u8,
+            }
+        });
+        let tick = s.server.world().tick;
+        for p in s.server.game().projectiles() {
+            // Snapshot time: the world after tick T is the snapshot labelled T + 1.
+            server_paths.entry(p.id).or_default().push((tick, p.x, p.y));
+        }
+        for f in s.client.combat.flights() {
+            client_flights.insert(f.shot.id, f.clone());
+        }
+    }
+    assert!(
+        server_paths.len() >= 3,
+        "several shots: {}",
+        server_paths.len()
+    );
+    let mut compared = 0;
+    for (id, path) in &server_paths {
+        let flight = client_flights
+            .get(id)
+            .expect("the client heard of the shot");
+        for &(tick, x, y) in path {
+            let k = (tick - flight.shot.born) as usize;
+            assert_eq!(
+                flight.path.get(k),
+                Some(&(x, y)),
+                "shot {id} at tick {tick}"
+            );
+            compared += 1;
+        }
+        // The server removed it the tick after its last recorded position, which is
+        // where the client's own flight ends (a wall) and what the removal event says.
+        let (last_tick, _, _) = *path.last().unwrap();
+        assert_eq!(
+            flight.ended,
+            Some(last_tick + 1),
+            "shot {id} ends at the removal event"
+        );
+        assert_eq!(
+            flight.path.len() as u32,
+            last_tick + 1 - flight.shot.born,
+            "shot {id} hit the wall where the client expected"
+        );
+    }
+    assert!(compared > 50);
+}
+
+/// Shooter at the west, a target walking down the east: the shooter fires east when
+/// its interpolated view shows the target on its row. The server sees the target
+/// about 200 ms (RTT/2 plus the interpolation delay, ~1.5 cells at 9 cells/s) further on.
+fn rail_at_a_moving_target(compensate: bool, max_rewind_ms: u32) -> Option<u8> {
+    let mut config = ServerConfig::new(open_map());
+    config.game = MatchConfig {
+        lag_compensation: compensate,
+        max_rewind_ms,
+        ..MatchConfig::new(open_map())
+    };
+    let mut s = Stepper::with_config(config, lag(100, 0, 0.0), lag(100, 0, 0.0));
+    let target: SocketAddr = "10.9.9.9:9".parse().unwrap();
+    let t = s
+        .server
+        .join_in_process(s.now, target, "target")
+        .unwrap()
+        .player_id;
+    let shooter = s.client.player_id();
+    let row_y = 7 * CELL + CELL / 2;
+    s.server.teleport(shooter, PlayerState::at_cell(2, 7));
+    // Let spawn protection wear off and the switch to the rail finish, with the target
+    // parked above the line of fire.
+    let mut y = 2 * CELL;
+    let rail = Command {
+        buttons: Buttons::empty(),
+        weapon: Weapon::Rail as u8,
+        aim: 0,
+    };
+    for _ in 0..150 {
+        s.server.teleport(
+            t,
+            PlayerState {
+                x: 22 * CELL,
+                y,
+                vx: 0,
+                vy: 0,
+            },
+        );
+        s.run_commands(Duration::from_millis(16), |_, _| rail);
+    }
+    let mut fired = false;
+    for _ in 0..200 {
+        y += 38;
+        s.server.teleport(
+            t,
+            PlayerState {
+                x: 22 * CELL,
+                y,
+                vx: 0,
+                vy: 38,
+            },
+        );
+        s.run_commands(Duration::from_micros(16_667), |c, now| {
+            let seen = c.remote_position(t, now).map(|(_, y)| y);
+            let fire = !fired && seen.is_some_and(|sy| (sy - f64::from(row_y)).abs() < 20.0);
+            fired |= fire;
+            Command {
+                buttons: if fire {
+                    Buttons::FIRE
+                } else {
+                    Buttons::empty()
+                },
+                weapon: Weapon::Rail as u8,
+                aim: 0,
+            }
+        });
+        if fired && !s.client.combat.rails.is_empty() {
+            break;
+        }
+    }
+    s.run(Duration::from_millis(400), |_| Buttons::empty());
+    let (_, shot) = s
+        .client
+        .combat
+        .rails
+        .back()
+        .copied()
+        .expect("the rail went off");
+    assert!(fired);
+    eprintln!("compensate {compensate}, max rewind {max_rewind_ms} ms: {shot:?}");
+    if let (Some(tested), Some(present)) = (shot.tested_at, shot.present_at) {
+        // The overlay's two boxes are well apart: that is the latency undone.
+        assert!((present.1 - tested.1).abs() > CELL, "{shot:?}");
+    }
+    shot.hit
+}
+
+#[test]
+fn lag_compensation_hits_where_the_shooter_saw_the_target() {
+    assert!(
+        rail_at_a_moving_target(true, 250).is_some(),
+        "with compensation: a hit"
+    );
+    assert_eq!(rail_at_a_moving_target(false, 250), None, "without: a miss");
+    assert_eq!(
+        rail_at_a_moving_target(true, 50),
+        None,
+        "beyond the rewind bound: a miss"
+    );
+}
+
+#[test]
+fn a_minute_of_bots_on_every_map_ends_with_a_winner() {
+    for name in Map::BUILTIN_NAMES {
+        let map = Map::builtin(name).unwrap();
+        let mut config = ServerConfig::new(map.clone());
+        config.bots = 4;
+        config.game.time_limit_secs = 60;
+        let tick_rate = config.tick_rate;
+        let mut server = Server::new(config);
+        let mut now = Instant::now();
+        let mut results = None;
+        let mut frags = 0;
+        for _ in 0..(61 * u32::from(tick_rate)) {
+            now += Duration::from_secs(1) / u32::from(tick_rate);
+            server.tick(now);
+            for e in server.take_events() {
+                match e {
+                    ServerEvent::Frag { .. } => frags += 1,
+                    ServerEvent::Results { lines, .. } => results = Some(lines),
+                    _ => {}
+                }
+            }
+            if results.is_some() {
+                break;
+            }
+        }
+        let lines = results.unwrap_or_else(|| panic!("{name}: the match never ended"));
+        assert_eq!(lines.len(), 4, "{name}");
+        let statuses = server.game().statuses();
+        let total_frags: i32 = statuses.iter().map(|s| i32::from(s.frags)).sum();
+        let total_deaths: i32 = statuses.iter().map(|s| i32::from(s.deaths)).sum();
+        // Nobody can hit themselves, so every death is someone's frag.
+        assert_eq!(total_frags, total_deaths, "{name}: {statuses:?}");
+        assert_eq!(total_frags, frags, "{name}: every frag was reported");
+        assert!(frags > 0, "{name}: the bots fought");
+    }
+}
+
+#[test]
+fn names_and_chat_reach_others_without_control_characters() {
+    let mut config = ServerConfig::new(open_map());
+    config.game.time_limit_secs = 600;
+    let mut server = Server::new(config);
+    let now = Instant::now();
+    let mallory: SocketAddr = "10.0.0.66:1".parse().unwrap();
+    let alice: SocketAddr = "10.0.0.1:1".parse().unwrap();
+    server
+        .join_in_process(now, mallory, "\u{1b}[31mmal\u{7}lory\u{9b}2J")
+        .unwrap();
+    server.join_in_process(now, alice, "alice").unwrap();
+    let mut buf = Vec::new();
+    let evil = "hi \u{1b}[2J\u{1b}]0;owned\u{7} \u{9b}31m\r\nbye\u{0}";
+    codec::encode_client(&ClientMsg::Chat(evil.into()), &mut buf).unwrap();
+    server.receive(now, mallory, &buf);
+    let mut chat = None;
+    let mut names = Vec::new();
+    for i in 0..30 {
+        server.tick(now + Duration::from_millis(17 * i));
+        for (to, msg) in server.take_outbox() {
+            if to != alice {
+                continue;
+            }
+            // Through the real codec, as alice's client would get it.
+            codec::encode_server(&msg, &mut buf).unwrap();
+            match codec::decode_server(&buf).unwrap() {
+                ServerMsg::Snapshot(d) => {
+                    for (_, e) in d.events {
+                        if let GameEvent::Chat { text, .. } = e {
+                            chat = Some(text);
+                        }
+                    }
+                }
+                ServerMsg::Roster(r) => names = r.into_iter().map(|e| e.name).collect(),
+                _ => {}
+            }
+        }
+    }
+    let chat = chat.expect("alice got the chat line");
+    assert!(!chat.chars().any(char::is_control), "{chat:?}");
+    assert!(chat.starts_with("hi ") && chat.ends_with("bye"), "{chat:?}");
+    assert!(names.iter().any(|n| n.contains("mallory")), "{names:?}");
+    for n in &names {
+        assert!(!n.chars().any(char::is_control), "{n:?}");
+    }
+}
