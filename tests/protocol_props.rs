@@ -121,7 +121,7 @@ fn game_event() -> impl Strategy<Value = GameEvent> {
         (any::<u8>(), "\\PC{0,120}").prop_map(|(from, text)| GameEvent::Chat { from, text }),
         (
             "[a-z]{1,10}",
-            "[#.S\n]{0,100}",
+            proptest::option::of("[#.S\n]{0,100}"),
             any::<u32>(),
             any::<u16>(),
             any::<u32>()

@@ -37,6 +37,8 @@ struct FakeClient {
     commands: Vec<Command>,
     acked_seq: u32,
     acked_tick: u32,
+    /// Newest game event seen, acknowledged in the next packet as a client does.
+    acked_event: u32,
     packets: u32,
 }
 
@@ -63,6 +65,7 @@ pub fn run(opts: &ServerOptions) -> anyhow::Result<ServerResult> {
             commands: Vec::new(),
             acked_seq: 0,
             acked_tick: 0,
+            acked_event: 0,
             packets: 0,
         });
     }
@@ -88,12 +91,14 @@ pub fn run(opts: &ServerOptions) -> anyhow::Result<ServerResult> {
             let latest = c.commands.len() as u32;
             let first =
                 (c.acked_seq + 1).max(latest.saturating_sub(MAX_COMMANDS_PER_INPUT as u32 - 1));
-            let input = InputPacket::pack(
+            let mut input = InputPacket::pack(
                 tick,
                 c.packets,
                 c.acked_tick,
                 (first..=latest).map(|seq| (seq, c.commands[seq as usize - 1])),
             );
+            input.event_ack = c.acked_event;
+            input.view_tick = c.acked_tick;
             let mut bytes = Vec::new();
             codec::encode_client(&ClientMsg::Input(input), &mut bytes)?;
             packets.push((c.addr, bytes));
@@ -110,16 +115,18 @@ pub fn run(opts: &ServerOptions) -> anyhow::Result<ServerResult> {
             if let ServerMsg::Snapshot(s) = &msg {
                 snapshot_bytes += wire.len() as u64;
                 snapshots += 1;
-                acks.push((to, s.ack_seq, s.tick));
+                let event = s.events.last().map_or(0, |(seq, _)| *seq);
+                acks.push((to, s.ack_seq, s.tick, event));
             }
         }
         times.push(start.elapsed());
 
         // Every snapshot arrives: the clients acknowledge it in their next packet.
-        for (to, seq, tick) in acks {
+        for (to, seq, tick, event) in acks {
             if let Some(&i) = by_addr.get(&to) {
                 clients[i].acked_seq = seq;
                 clients[i].acked_tick = tick;
+                clients[i].acked_event = clients[i].acked_event.max(event);
             }
         }
     }

@@ -144,10 +144,10 @@ impl CombatState {
                 });
                 self.results = None;
                 self.flights.clear();
-                if map_text != map.text() {
+                if let Some(text) = map_text.as_ref().filter(|t| t.as_str() != map.text()) {
                     return Some(MapChange {
                         name: map_name.clone(),
-                        text: map_text.clone(),
+                        text: text.clone(),
                     });
                 }
             }

@@ -240,10 +240,12 @@ pub enum GameEvent {
         from: PlayerId,
         text: String,
     },
-    /// A match begins on this map (also sent to each client that joins mid-match).
+    /// A match begins (also sent to each client that joins mid-match).
     MatchStart {
         map_name: String,
-        map_text: String,
+        /// The new map's text when the map changes; None when it is the map the client
+        /// already has (from its welcome), so joining costs no second copy.
+        map_text: Option<String>,
         started_tick: u32,
         frag_limit: u16,
         time_limit_secs: u32,

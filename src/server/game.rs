@@ -142,10 +142,11 @@ impl Match {
             .is_some_and(|c| c.alive && tick >= c.next_fire)
     }
 
-    pub fn start_event(&self) -> GameEvent {
+    /// The match-start event; with the map's text when the map has just changed.
+    pub fn start_event(&self, with_map: bool) -> GameEvent {
         GameEvent::MatchStart {
             map_name: self.map().name().to_owned(),
-            map_text: self.map().text().to_owned(),
+            map_text: with_map.then(|| self.map().text().to_owned()),
             started_tick: self.started,
             frag_limit: self.config.frag_limit,
             time_limit_secs: self.config.time_limit_secs,
@@ -440,7 +441,7 @@ impl Match {
         for id in &ids {
             world.remove(*id);
         }
-        events.push(self.start_event());
+        events.push(self.start_event(true));
         for id in ids {
             self.respawn(id, tick, world, events);
         }

@@ -42,6 +42,7 @@ const DISCOVERS_PER_SEC: f64 = 4.0;
 /// Snapshots kept as possible baselines: 1.6 s at 20 Hz, longer than any useful ack.
 const SNAPSHOT_HISTORY: usize = 32;
 
+const ROSTER_REFRESH_SECS: u32 = 3;
 /// Unacknowledged events carried by one snapshot, oldest first.
 const EVENTS_PER_SNAPSHOT: usize = 24;
 /// Events a client may leave unacknowledged: past this the oldest are dropped, so a
@@ -364,7 +365,7 @@ impl Server {
         if let Some(addr) = from {
             self.by_addr.insert(addr, id);
             // Bring the newcomer up to date: the match, and everyone's standing.
-            let mut intro = vec![self.game.start_event()];
+            let mut intro = vec![self.game.start_event(false)];
             intro.extend(self.game.statuses().into_iter().map(GameEvent::Status));
             if let Some(slot) = self.slots.iter_mut().find(|s| s.id == id) {
                 push_events(slot, &intro);
@@ -686,8 +687,10 @@ impl Server {
         self.broadcast(events);
         self.world.tick += 1;
 
-        let tick_rate = u32::from(self.config.tick_rate);
-        if self.roster_dirty || self.world.tick.is_multiple_of(tick_rate) {
+        // The roster goes out on every change, and every few seconds in case that copy
+        // was lost (and to refresh the pings on the scoreboard).
+        let every = u32::from(self.config.tick_rate) * ROSTER_REFRESH_SECS;
+        if self.roster_dirty || self.world.tick.is_multiple_of(every) {
             self.roster_dirty = false;
             self.broadcast_roster();
         }
