@@ -197,7 +197,11 @@ fn draw_lagometer(buf: &mut Buffer, area: Rect, slices: &[Slice]) {
 }
 
 const HELP: &[(&str, &str)] = &[
-    ("WASD / arrows", "move"),
+    ("WASD / arrows", "move (you aim where you move)"),
+    ("space", "fire"),
+    ("1 / 2", "blaster / rail"),
+    ("Tab", "scoreboard"),
+    ("t", "chat"),
     ("q / Esc", "quit"),
     ("p", "prediction on/off"),
     ("r", "reconciliation on/off"),
@@ -205,33 +209,20 @@ const HELP: &[(&str, &str)] = &[
     ("x", "extrapolation (dead reckoning) on/off"),
     ("m", "correction smoothing on/off"),
     ("g", "ghosts: off / server / server + trail"),
-    ("space", "fire"),
-    ("1 / 2", "blaster / rail"),
-    ("Tab", "scoreboard"),
-    ("t", "chat"),
     ("v", "lag compensation: rewound hitboxes"),
     ("n", "network stats and lagometer"),
-    ("+ / -", "simulated latency up / down 25 ms"),
-    ("j", "cycle simulated jitter"),
-    ("l", "cycle simulated loss"),
-    ("c", "cycle network profiles"),
+    ("+ - j l c", "sim. latency up/down, jitter, loss, profile"),
     ("? / F1", "this help"),
 ];
 
 pub fn draw_help(frame: &mut Frame, arena: Rect) {
-    let width = arena.width.min(56);
-    let height = (HELP.len() as u16 + 4).min(arena.height);
-    let area = Rect::new(
-        arena.x + (arena.width - width) / 2,
-        arena.y + (arena.height - height) / 2,
-        width,
-        height,
+    let inner = popup(
+        frame,
+        arena,
+        56,
+        HELP.len() as u16 + 3,
+        " keys (? to close) ",
     );
-    frame.render_widget(Clear, area);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .title(" keys (? to close) ")
-        .border_style(LABEL);
     let mut lines: Vec<Line> = HELP
         .iter()
         .map(|(k, what)| {
@@ -245,7 +236,27 @@ pub fn draw_help(frame: &mut Frame, arena: Rect) {
         "HUD: +on/-off for pred rec int ext smo ghost",
         LABEL,
     ));
-    frame.render_widget(Paragraph::new(lines).block(block), area);
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// A bordered box centred on the arena, cleared; returns the area inside the border.
+fn popup(frame: &mut Frame, arena: Rect, width: u16, inner_height: u16, title: &str) -> Rect {
+    let width = arena.width.min(width);
+    let height = (inner_height + 2).min(arena.height);
+    let area = Rect::new(
+        arena.x + (arena.width - width) / 2,
+        arena.y + (arena.height - height) / 2,
+        width,
+        height,
+    );
+    frame.render_widget(Clear, area);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(title.to_owned())
+        .border_style(LABEL);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    inner
 }
 
 /// Kill feed at the arena's top right, chat at its bottom left.
@@ -284,19 +295,7 @@ pub fn draw_scoreboard(
     lines: &[ScoreLine],
     winner: Option<&str>,
 ) {
-    let width = arena.width.min(52);
-    let height = (lines.len() as u16 + 4).min(arena.height);
-    let area = Rect::new(
-        arena.x + (arena.width - width) / 2,
-        arena.y + (arena.height - height) / 2,
-        width,
-        height,
-    );
-    frame.render_widget(Clear, area);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .title(title.to_owned())
-        .border_style(LABEL);
+    let inner = popup(frame, arena, 52, lines.len() as u16 + 1, title);
     let mut text = vec![Line::styled(
         format!(
             "{:<20} {:>5} {:>6} {:>6}",
@@ -321,5 +320,5 @@ pub fn draw_scoreboard(
             style,
         ));
     }
-    frame.render_widget(Paragraph::new(text).block(block), area);
+    frame.render_widget(Paragraph::new(text), inner);
 }
