@@ -322,3 +322,76 @@ fn churn_leaves_memory_flat_and_ticks_on_time() {
     let seconds = num(&r, "seconds");
     assert!(num(&r, "snapshots_received") > 18.0 * seconds, "{r}");
 }
+
+/// A connect request from an address that has not proved it receives there gets only a
+/// challenge, smaller than the request, and costs the server no slot; a forged or
+/// replayed cookie gets nothing at all.
+#[test]
+fn unproven_addresses_get_a_small_challenge_and_no_slot() {
+    let mut server = Server::new(ServerConfig::new(Map::builtin("duel").unwrap()));
+    let now = Instant::now();
+    let spoofed: SocketAddr = "10.1.2.3:4444".parse().unwrap();
+    let mut request = Vec::new();
+    codec::connect_request("spoof", None, &mut request).unwrap();
+    server.receive(now, spoofed, &request);
+    let out: Vec<_> = server.take_outbox().collect();
+    assert_eq!(out.len(), 1);
+    let ServerMsg::Challenge(cookie) = out[0].1 else {
+        panic!("expected a challenge, got {:?}", out[0].1);
+    };
+    let mut reply = Vec::new();
+    codec::encode_server(&out[0].1, &mut reply).unwrap();
+    assert!(
+        reply.len() <= request.len(),
+        "{} > {}",
+        reply.len(),
+        request.len()
+    );
+    assert_eq!(server.player_count(), 0, "no slot for an unproven address");
+
+    // The cookie is bound to its address, and good once.
+    codec::connect_request("spoof", Some(cookie), &mut request).unwrap();
+    server.receive(now, "10.1.2.4:4444".parse().unwrap(), &request);
+    assert_eq!(server.take_outbox().count(), 0);
+    assert_eq!(server.player_count(), 0);
+    server.receive(now, spoofed, &request);
+    assert_eq!(server.player_count(), 1, "the real owner joins");
+    server.receive(now, spoofed, &[0xFF; 3]);
+    server.receive(now, "10.9.9.9:1".parse().unwrap(), &request);
+    assert_eq!(server.player_count(), 1);
+    assert!(server.refusals().malformed >= 1 && server.refusals().bad_cookie >= 1);
+
+    // A request too small to be worth answering is not answered at all.
+    let _ = server.take_outbox().count();
+    let mut small = Vec::new();
+    codec::encode_client(
+        &ClientMsg::Connect {
+            magic: netarena::net::protocol::MAGIC,
+            version: netarena::net::protocol::PROTOCOL_VERSION,
+            name: String::new(),
+            cookie: None,
+            padding: Vec::new(),
+        },
+        &mut small,
+    )
+    .unwrap();
+    server.receive(now, "10.5.5.5:5".parse().unwrap(), &small);
+    assert_eq!(
+        server.take_outbox().count(),
+        0,
+        "no reply to an unpadded request"
+    );
+}
+
+/// Commands with values no client can honestly send are clamped, not trusted.
+#[test]
+fn impossible_command_values_are_clamped() {
+    let wild = Cmd {
+        buttons: Buttons::from_bits_truncate(0xFF),
+        weapon: 200,
+        aim: 77,
+    }
+    .sanitized();
+    assert_eq!(wild.buttons, Buttons::ALL);
+    assert!(wild.weapon <= 1 && wild.aim < 8);
+}

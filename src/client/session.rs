@@ -733,6 +733,36 @@ impl ClientSession {
                 SpriteKind::Muzzle,
             ));
         }
+        // Facing, beside each player: ours is the aim of our newest command; others'
+        // is where they last moved.
+        let mut facing = Vec::new();
+        if let (Some(pos), Some(cmd)) = (local, self.last_command) {
+            facing.push((self.player_id, pos, cmd.aim));
+        }
+        for sprite in sprites.iter().filter(|s| s.kind == SpriteKind::Remote) {
+            let moving = self
+                .latest
+                .as_ref()
+                .and_then(|l| find(&l.players, sprite.id))
+                .and_then(|s| crate::sim::combat::aim_of(s.vx, s.vy));
+            if let Some(aim) = moving {
+                let at = (sprite.x * f64::from(CELL), sprite.y * f64::from(CELL));
+                facing.push((sprite.id, at, aim));
+            }
+        }
+        for (id, (x, y), aim) in facing {
+            let (dx, dy) = crate::sim::combat::aim_vector(aim);
+            let (x, y) = to_cells((x, y));
+            sprites.insert(
+                0,
+                Sprite::new(
+                    id,
+                    x + f64::from(dx) * 0.75,
+                    y + f64::from(dy) * 0.75,
+                    SpriteKind::Aim(aim),
+                ),
+            );
+        }
         if let Some(pos) = local {
             let (x, y) = to_cells(pos);
             sprites.push(Sprite::new(self.player_id, x, y, SpriteKind::Local));

@@ -89,6 +89,10 @@ pub fn draw(buf: &mut Buffer, area: Rect, view: &View) {
                     .add_modifier(Modifier::BOLD),
             ),
             SpriteKind::PresentBox => ('◆', Style::new().fg(Color::LightCyan)),
+            SpriteKind::Aim(aim) => (
+                ['→', '↘', '↓', '↙', '←', '↖', '↑', '↗'][usize::from(aim % 8)],
+                Style::new().fg(color).add_modifier(Modifier::DIM),
+            ),
             SpriteKind::Remote => (letter, Style::new().fg(color).add_modifier(Modifier::BOLD)),
             SpriteKind::Local => (
                 '@',

@@ -47,6 +47,8 @@ pub enum SpriteKind {
     TestedBox,
     /// ...and where it really was at that moment.
     PresentBox,
+    /// Which way a player faces (and so fires): an arrow beside it, aim 0..8.
+    Aim(u8),
 }
 
 /// A rail beam, in cells.
