@@ -61,6 +61,7 @@ fn play(
     let mut last_command = Instant::now();
     let mut last_buttons = Buttons::empty();
     let mut fps = FpsCounter::default();
+    let mut next_frame = Instant::now();
     let mut overlays = Overlays::default();
     let mut aim = 0u8;
     let mut weapon = 0u8;
@@ -149,6 +150,15 @@ fn play(
             }
         }
 
+        // With a cap, a frame is drawn only when one is due; the loop still wakes for
+        // packets and command ticks in between.
+        if let Some(period) = frame_period {
+            if now < next_frame {
+                link.wait(next_frame.min(next_command))?;
+                continue;
+            }
+            next_frame = (next_frame + period).max(now);
+        }
         session.frame(now);
         rates.sample(now, link.traffic(), session.stats());
         let conditions = link.conditions().0.summary();
@@ -166,11 +176,6 @@ fn play(
         tui.draw(|f| ui::draw(f, &view))?;
         execute!(tui.backend_mut(), EndSynchronizedUpdate)?;
         fps.frame(now);
-
-        if let Some(period) = frame_period {
-            let until = (now + period).min(next_command);
-            link.wait(until)?;
-        }
     }
 }
 

@@ -48,14 +48,15 @@ impl FightBot {
     }
 
     fn reaction_ticks(&self, tick_rate: u32) -> u32 {
-        // 500 ms at skill 1 down to 150 ms at skill 5, like people from sloppy to sharp.
-        let ms = 500 - (u32::from(self.skill) - 1) * 87;
+        // 700 ms at skill 1 down to 180 ms at skill 5, like people from sloppy to sharp.
+        let ms = 700 - (u32::from(self.skill) - 1) * 130;
         ms * tick_rate / 1000
     }
 
     /// Chance in percent that a shot goes one eighth off.
     fn misaim_pct(&self) -> u32 {
-        40 - u32::from(self.skill) * 7
+        // 37% at skill 1, 5% at skill 5.
+        45 - u32::from(self.skill) * 8
     }
 
     pub fn next(&mut self, s: &Situation) -> Command {
