@@ -284,3 +284,32 @@ fn names_and_chat_reach_others_without_control_characters() {
         assert!(!n.chars().any(char::is_control), "{n:?}");
     }
 }
+
+#[test]
+fn a_finished_match_shows_results_then_the_next_map_reaches_clients() {
+    let duel = Map::builtin("duel").unwrap();
+    let mut config = ServerConfig::new(duel.clone());
+    config.game.maps = vec![duel, Map::builtin("arena").unwrap()];
+    config.game.time_limit_secs = 3;
+    config.game.results_secs = 2;
+    let mut s = Stepper::with_config(config, lag(30, 0, 0.0), lag(30, 0, 0.0));
+    s.run(Duration::from_millis(3500), |_| Buttons::empty());
+    let results = s.client.combat.results.as_ref().expect("results are shown");
+    assert_eq!(results.next_map, "arena");
+    assert!(results.winner.is_some());
+    assert_eq!(
+        s.client.map().name(),
+        "duel",
+        "still on the old map during results"
+    );
+    s.run(Duration::from_millis(2500), |_| Buttons::empty());
+    assert_eq!(s.client.map().name(), "arena", "the next map arrived");
+    assert!(
+        s.client.combat.results.is_none(),
+        "results cleared for the new match"
+    );
+    assert_eq!(s.client.map().text(), Map::builtin("arena").unwrap().text());
+    // And we play on it: the server put us back in the world.
+    s.run(Duration::from_millis(500), |_| Buttons::RIGHT);
+    assert!(s.client.server_state().is_some());
+}

@@ -140,10 +140,24 @@ impl Prediction {
             return None;
         }
         let predicted = self.state;
+        // Replay the later commands from the server's state. With reconciliation on,
+        // the history is rewritten as we go, so the next snapshot compares against what
+        // we now believe; off, the prediction and its history stand, and reconciliation
+        // switched back on corrects from the next snapshot.
         let mut replayed = server;
+        if correct {
+            self.ring[(ack_seq & MASK) as usize] = Entry {
+                seq: ack_seq,
+                cmd: entry.cmd,
+                state: server,
+            };
+        }
         for seq in ack_seq + 1..=self.latest_seq {
-            let cmd = self.ring[(seq & MASK) as usize].cmd;
-            replayed = move_player(map, rules, replayed, cmd, others);
+            let e = &mut self.ring[(seq & MASK) as usize];
+            replayed = move_player(map, rules, replayed, e.cmd, others);
+            if correct {
+                e.state = replayed;
+            }
         }
         let dx = f64::from(predicted.x - replayed.x);
         let dy = f64::from(predicted.y - replayed.y);
@@ -153,22 +167,7 @@ impl Prediction {
             cells: dx.hypot(dy) / f64::from(CELL),
         };
         if !correct {
-            // Reconciliation off: keep believing the prediction and its history, so
-            // turning reconciliation back on corrects from the next snapshot.
             return Some(correction);
-        }
-        // Rewrite the history from the server's state, so the next snapshot compares
-        // against what we now believe rather than what we believed before.
-        let mut s = server;
-        self.ring[(ack_seq & MASK) as usize] = Entry {
-            seq: ack_seq,
-            cmd: entry.cmd,
-            state: s,
-        };
-        for seq in ack_seq + 1..=self.latest_seq {
-            let e = &mut self.ring[(seq & MASK) as usize];
-            s = move_player(map, rules, s, e.cmd, others);
-            e.state = s;
         }
         self.state = replayed;
         let error = (self.error.0 + dx, self.error.1 + dy);

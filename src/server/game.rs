@@ -112,6 +112,11 @@ impl Match {
         }
     }
 
+    /// Which map of the rotation is in play; changes when a match ends.
+    pub fn map_index(&self) -> usize {
+        self.map_index
+    }
+
     pub fn map(&self) -> &Map {
         &self.config.maps[self.map_index]
     }

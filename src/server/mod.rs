@@ -247,8 +247,9 @@ pub struct Server {
     discover_limit: RateLimit,
     chat_limit: RateLimit,
     game: Match,
-    /// The map in play (changes with the rotation).
+    /// The map in play (changes with the rotation), and its place in the rotation.
     map: Map,
+    map_index: usize,
     /// When the server first saw time pass: cookie windows count from here.
     epoch: Option<Instant>,
 }
@@ -275,6 +276,7 @@ impl Server {
                 config.snapshot_interval(),
             ),
             map: config.game.maps[0].clone(),
+            map_index: 0,
             epoch: None,
             config,
         };
@@ -680,7 +682,8 @@ impl Server {
             }
         }
         game.step(tick, &mut self.world, &mut events);
-        if game.map().name() != self.map.name() || game.map().text() != self.map.text() {
+        if game.map_index() != self.map_index {
+            self.map_index = game.map_index();
             self.map = game.map().clone();
         }
         self.report(&events);
