@@ -21,12 +21,15 @@ pub fn percentile_us(samples: &mut [Duration], q: f64) -> f64 {
 }
 
 /// Prints a result as `key  value` lines, or as one line of JSON.
+/// A reader that stops early (`| head`) is not an error worth a panic.
 pub fn print<T: Serialize>(title: &str, result: &T, json: bool) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
     if json {
-        println!("{}", serde_json::to_string(result)?);
+        let _ = writeln!(out, "{}", serde_json::to_string(result)?);
         return Ok(());
     }
-    println!("{title}");
+    let _ = writeln!(out, "{title}");
     let value = serde_json::to_value(result)?;
     if let Some(map) = value.as_object() {
         let width = map.keys().map(String::len).max().unwrap_or(0);
@@ -35,7 +38,7 @@ pub fn print<T: Serialize>(title: &str, result: &T, json: bool) -> anyhow::Resul
                 Some(f) if f.fract() != 0.0 => format!("{f:.2}"),
                 _ => v.to_string(),
             };
-            println!("  {k:<width$}  {shown}");
+            let _ = writeln!(out, "  {k:<width$}  {shown}");
         }
     }
     Ok(())

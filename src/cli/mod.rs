@@ -721,11 +721,11 @@ fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
         Duration::from_millis(args.wait_ms),
     )?;
     if args.json {
-        println!("{}", serde_json::to_string(&found)?);
+        say(format_args!("{}", serde_json::to_string(&found)?));
         return Ok(ExitCode::SUCCESS);
     }
     if found.is_empty() {
-        println!("no servers found");
+        say(format_args!("no servers found"));
     }
     for s in &found {
         let version = if s.compatible {
@@ -733,7 +733,7 @@ fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
         } else {
             format!("v{} incompatible", s.version)
         };
-        println!(
+        say(format_args!(
             "{:<22} {:<24} {:<10} {:>3}/{:<3} {:>5.1} ms  {version}",
             s.address.to_string(),
             s.name,
@@ -741,7 +741,7 @@ fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
             s.players,
             s.max_players,
             s.ping_ms
-        );
+        ));
     }
     Ok(ExitCode::SUCCESS)
 }

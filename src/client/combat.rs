@@ -186,10 +186,11 @@ impl CombatState {
         {
             self.chat.pop_front();
         }
+        // Kept past their showing time by a margin for the interpolation delay.
         while self
             .rails
             .front()
-            .is_some_and(|(at, _)| older(at, BEAM_SECS))
+            .is_some_and(|(at, _)| older(at, BEAM_SECS + 1.0))
         {
             self.rails.pop_front();
         }

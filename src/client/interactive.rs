@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use ratatui::crossterm::event::{self, Event};
+use ratatui::crossterm::event::{self, Event, KeyCode, KeyModifiers};
 use ratatui::crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
 use ratatui::crossterm::{execute, queue};
 
@@ -97,6 +97,13 @@ fn play(
 
         while event::poll(Duration::ZERO)? {
             match event::read()? {
+                // Ctrl-C quits from anywhere, the chat editor included.
+                Event::Key(key)
+                    if key.modifiers.contains(KeyModifiers::CONTROL)
+                        && key.code == KeyCode::Char('c') =>
+                {
+                    return Ok(Outcome::Quit);
+                }
                 Event::Key(key) if chat.is_some() => {
                     if let Some(line) = edit_chat(&mut chat, &key) {
                         link.send(now, &ClientMsg::Chat(line));

@@ -672,8 +672,14 @@ impl ClientSession {
             }
         }
         let mut beams = Vec::new();
-        for (at, rail) in &self.combat.rails {
-            let age = now.saturating_duration_since(*at).as_secs_f64();
+        for (_, rail) in &self.combat.rails {
+            // Beams are shown on the same clock as the players they start from: in
+            // snapshot time, at the render tick (the shot happened during tick T, so
+            // the snapshot labelled T + 1 is the first to show it).
+            let age = render_tick.map_or(0.0, |t| (t - f64::from(rail.tick + 1)) / self.tick_rate);
+            if !(0.0..BEAM_SECS).contains(&age) {
+                continue;
+            }
             let point = |(x, y): (i32, i32)| to_cells((f64::from(x), f64::from(y)));
             beams.push(Beam {
                 id: rail.shooter,

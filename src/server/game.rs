@@ -9,9 +9,9 @@ use crate::sim::combat::{self, CombatRules, MAX_HEALTH, Projectile, Weapon};
 use crate::sim::map::Map;
 use crate::sim::world::{Buttons, Command, PlayerId, PlayerState, World};
 
-/// Ticks of positions kept for lag compensation: a second at 60 Hz, more than any
-/// rewind the bound allows at its default.
-const HISTORY_TICKS: usize = 64;
+/// Seconds of positions kept for lag compensation: more than any rewind the bound
+/// allows at its default, and the cap on the bound itself.
+const HISTORY_SECS: u32 = 1;
 
 #[derive(Clone, Debug)]
 pub struct MatchConfig {
@@ -241,15 +241,19 @@ impl Match {
             .filter(|(id, _)| *id != shooter && self.is_alive(*id))
             .copied()
             .collect();
-        let rewind = tick.saturating_sub(view_tick);
+        // The view is in snapshot time: snapshot V shows the world after tick V - 1,
+        // which is history entry V - 1.
+        let seen_tick = view_tick.saturating_sub(1);
+        let rewind = tick.saturating_sub(seen_tick);
         // The bound is on the shooter's latency: every client draws others two snapshot
         // periods in the past by design, and that part is always undone.
-        let max_rewind = self.config.max_rewind_ms * self.tick_rate / 1000 + self.interp_window;
+        let max_rewind = (self.config.max_rewind_ms * self.tick_rate / 1000 + self.interp_window)
+            .min(HISTORY_SECS * self.tick_rate);
         // Test against where the shooter saw the targets, if allowed and remembered;
         // otherwise against the present (no compensation).
         let rewound: Option<Vec<(PlayerId, PlayerState)>> =
             (self.config.lag_compensation && view_tick <= tick && rewind <= max_rewind)
-                .then(|| self.history.iter().find(|(t, _)| *t == view_tick))
+                .then(|| self.history.iter().find(|(t, _)| *t == seen_tick))
                 .flatten()
                 .map(|(_, players)| {
                     players
@@ -398,7 +402,7 @@ impl Match {
             .copied()
             .collect();
         self.history.push_back((tick, alive));
-        if self.history.len() > HISTORY_TICKS {
+        if self.history.len() > (HISTORY_SECS * self.tick_rate) as usize {
             self.history.pop_front();
         }
     }

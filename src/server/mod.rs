@@ -45,8 +45,8 @@ const SNAPSHOT_HISTORY: usize = 32;
 const ROSTER_REFRESH_SECS: u32 = 3;
 /// Unacknowledged events carried by one snapshot, oldest first.
 const EVENTS_PER_SNAPSHOT: usize = 24;
-/// Events a client may leave unacknowledged: past this the oldest are dropped, so a
-/// client that never acknowledges cannot grow memory (it times out soon anyway).
+/// Events a client may leave unacknowledged. Events must arrive in order and none may
+/// be lost, so a client this far behind cannot catch up: it is dropped instead.
 const MAX_PENDING_EVENTS: usize = 1024;
 /// Chat lines one client may send: a burst, then one a second.
 const CHAT_BURST: f64 = 3.0;
@@ -60,7 +60,9 @@ fn push_events(slot: &mut Slot, events: &[GameEvent]) {
             r.next_event += 1;
         }
         if r.events.len() > MAX_PENDING_EVENTS {
-            r.events.drain(..r.events.len() - MAX_PENDING_EVENTS);
+            // Stop queueing; the tick drops this client (see `drop_silent_clients`).
+            r.events.truncate(MAX_PENDING_EVENTS);
+            r.overflowed = true;
         }
     }
 }
@@ -197,6 +199,8 @@ struct Remote {
     next_event: u32,
     /// The client's own RTT figure, for the scoreboard.
     rtt_ms: u16,
+    /// Its event queue overflowed: it must go.
+    overflowed: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -577,6 +581,7 @@ impl Server {
             events: VecDeque::new(),
             next_event: 1,
             rtt_ms: 0,
+            overflowed: false,
         };
         match self.add_player(sanitize_name(name), Driver::Remote(remote)) {
             Some(id) => self.outbox.push((from, self.welcome(id))),
@@ -730,7 +735,7 @@ impl Server {
                     standings,
                     next_map,
                     ..
-                } => lines.push(ServerEvent::Results {
+                } if !standings.is_empty() => lines.push(ServerEvent::Results {
                     map: self.map.name().to_owned(),
                     lines: standings
                         .iter()
@@ -761,26 +766,23 @@ impl Server {
         }
     }
 
+    /// Drops clients that went silent, and clients too far behind on game events.
     fn drop_silent_clients(&mut self, now: Instant) {
         let timeout = self.config.client_timeout;
-        let silent: Vec<PlayerId> = self
+        let gone: Vec<(PlayerId, SocketAddr, &'static str)> = self
             .slots
             .iter()
-            .filter(|s| match &s.driver {
-                Driver::Remote(r) => now.saturating_duration_since(r.last_heard) > timeout,
-                Driver::Bot(_) => false,
+            .filter_map(|s| match &s.driver {
+                Driver::Remote(r) if r.overflowed => Some((s.id, r.addr, "too far behind")),
+                Driver::Remote(r) if now.saturating_duration_since(r.last_heard) > timeout => {
+                    Some((s.id, r.addr, "timed out"))
+                }
+                _ => None,
             })
-            .map(|s| s.id)
             .collect();
-        for id in silent {
-            if let Some(Driver::Remote(r)) =
-                self.slots.iter().find(|s| s.id == id).map(|s| &s.driver)
-            {
-                let addr = r.addr;
-                self.outbox
-                    .push((addr, ServerMsg::Bye("timed out".to_owned())));
-            }
-            self.remove_player(id, "timed out");
+        for (id, addr, reason) in gone {
+            self.outbox.push((addr, ServerMsg::Bye(reason.to_owned())));
+            self.remove_player(id, reason);
         }
     }
 

@@ -24,7 +24,7 @@ pub fn draw_hud(frame: &mut Frame, area: Rect, hud: &Hud) {
     let s = &hud.switches;
     let spans = vec![
         Span::styled("FPS ", LABEL),
-        Span::styled(format!("{:<5.0}", hud.fps), VALUE),
+        Span::styled(format!("{:<5.0} ", hud.fps), VALUE),
         Span::styled("RTT ", LABEL),
         Span::styled(format!("{:.0}ms ", hud.rtt_ms), VALUE),
         Span::styled("tick ", LABEL),

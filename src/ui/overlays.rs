@@ -211,7 +211,7 @@ const HELP: &[(&str, &str)] = &[
     ("g", "ghosts: off / server / server + trail"),
     ("v", "lag compensation: rewound hitboxes"),
     ("n", "network stats and lagometer"),
-    ("+ - j l c", "sim. latency up/down, jitter, loss, profile"),
+    ("+ - j l c", "lag +/-25 ms, jitter, loss, profile"),
     ("? / F1", "this help"),
 ];
 
