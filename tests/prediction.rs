@@ -93,3 +93,44 @@ fn a_teleport_is_corrected_exactly_once_and_converges() {
         "prediction is a few ticks ahead, not lost: {gap}"
     );
 }
+
+/// A lag spike delivers a burst of commands; the server applies one per tick, so without
+/// care the backlog would stay as input delay forever. The client slows its command
+/// clock while the server reports a backlog, and the delay drains away.
+#[test]
+fn a_backlog_after_a_lag_spike_drains() {
+    let map = Map::builtin("arena").unwrap();
+    let mut s = Stepper::new(map, 0, lag(5, 0, 0.0), lag(5, 0, 0.0));
+    // Mean pending commands over a second, sampled every 10 ms.
+    let mean_pending = |s: &mut Stepper, seed: u64| {
+        let mut brain = wander(seed);
+        let mut sum = 0;
+        for _ in 0..100 {
+            s.run(Duration::from_millis(10), &mut brain);
+            sum += s.client.pending_commands();
+        }
+        f64::from(sum) / 100.0
+    };
+    s.run(Duration::from_secs(2), wander(8));
+    let calm = mean_pending(&mut s, 7);
+    // 400 ms of lag on the way up, then gone: the delayed commands arrive in a burst.
+    s.set_conditions(lag(400, 0, 0.0), lag(5, 0, 0.0));
+    s.run(Duration::from_secs(2), wander(9));
+    s.set_conditions(lag(5, 0, 0.0), lag(5, 0, 0.0));
+    let after_spike = mean_pending(&mut s, 10);
+    assert!(
+        after_spike > calm + 10.0,
+        "the spike left a backlog: {calm} -> {after_spike}"
+    );
+    s.run(Duration::from_secs(10), wander(11));
+    let drained = mean_pending(&mut s, 12);
+    assert!(
+        drained <= calm + 2.0,
+        "backlog drained: {calm} -> {after_spike} -> {drained}"
+    );
+    assert_eq!(
+        s.client.stats().corrections,
+        0,
+        "and the prediction never disagreed"
+    );
+}

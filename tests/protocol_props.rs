@@ -272,6 +272,7 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
                     echo_time_ms,
                     echo_hold_ms,
                     inputs: inputs.map(|(received, high)| InputCounts { received, high }),
+                    queued: baseline_age.wrapping_mul(3),
                     removed,
                     added,
                     masks,

@@ -100,7 +100,7 @@ pub fn run(
             }
             // One frame per command tick stands in for the terminal's frames.
             session.frame(now);
-            next_command += tick_period;
+            next_command += tick_period.mul_f64(session.command_period_scale());
         }
         link.wait(next_command.min(end))?;
     }

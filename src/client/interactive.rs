@@ -149,7 +149,7 @@ fn play(
                 link.send(now, &msg);
             }
             last_command = now;
-            next_command += tick_period;
+            next_command += tick_period.mul_f64(session.command_period_scale());
             ticks += 1;
             if ticks > 5 {
                 // We were suspended or starved: resume the cadence from now.

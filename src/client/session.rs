@@ -45,6 +45,12 @@ fn input_interval(tick_rate: u16, input_rate: u16) -> u32 {
     u32::from((tick_rate / input_rate.max(1)).max(1))
 }
 
+/// Commands the server may hold for us before we slow down (input packets carry two
+/// commands and jitter brings bursts, so a few are normal), and the level we then
+/// drain to before going back to full speed.
+const QUEUE_HIGH: u8 = 3;
+const QUEUE_LOW: u8 = 1;
+
 /// How long the muzzle flash tell stays up.
 const MUZZLE_SECS: f64 = 0.15;
 
@@ -128,6 +134,9 @@ pub struct ClientSession {
     last_heard: Instant,
     last_correction: Option<(Instant, Correction)>,
     packets_sent: u32,
+    /// Slowing the command clock to drain a backlog on the server (see
+    /// [`ClientSession::command_period_scale`]).
+    draining: bool,
     pub combat: CombatState,
     combat_rules: CombatRules,
     /// When our weapon is ready again by our own count, and the last tell shown.
@@ -172,6 +181,7 @@ impl ClientSession {
             last_heard: now,
             last_correction: None,
             packets_sent: 0,
+            draining: false,
             combat: CombatState::default(),
             local_next_fire: None,
             muzzle: None,
@@ -190,6 +200,14 @@ impl ClientSession {
 
     pub fn map(&self) -> &Map {
         &self.map
+    }
+
+    /// How much longer than a tick to wait before the next command. The server applies
+    /// at most one command per tick; commands that piled up there (after a lag spike,
+    /// say) would otherwise stay as input delay for good. While its queue for us is
+    /// long we make commands 5% slower, which drains it at ~3 commands a second.
+    pub fn command_period_scale(&self) -> f64 {
+        if self.draining { 1.05 } else { 1.0 }
     }
 
     /// Sets how many input packets a second to send while the buttons stay the same.
@@ -412,6 +430,11 @@ impl ClientSession {
         self.lagometer
             .snapshot(now, delay_ms, dropped, self.stats.rtt_ms);
         self.note_remote_motion(&snap.players);
+        if snap.queued > QUEUE_HIGH {
+            self.draining = true;
+        } else if snap.queued <= QUEUE_LOW {
+            self.draining = false;
+        }
         let was_absent = self
             .latest
             .as_ref()

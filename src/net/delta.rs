@@ -42,6 +42,7 @@ pub fn encode(snap: &Snapshot, baseline: Option<(u32, &[PlayerSnap])>) -> Snapsh
         echo_time_ms: snap.echo_time_ms,
         echo_hold_ms: snap.echo_hold_ms,
         inputs: snap.inputs,
+        queued: snap.queued,
         removed: Vec::new(),
         added: Vec::new(),
         masks: Vec::new(),
@@ -188,6 +189,7 @@ pub fn decode(
         echo_time_ms: delta.echo_time_ms,
         echo_hold_ms: delta.echo_hold_ms,
         inputs: delta.inputs,
+        queued: delta.queued,
         players,
     })
 }
@@ -210,6 +212,7 @@ mod tests {
             echo_time_ms: 5,
             echo_hold_ms: 1,
             inputs: None,
+            queued: 0,
             players: world
                 .players()
                 .iter()

@@ -203,6 +203,9 @@ pub struct SnapshotDelta {
     pub echo_hold_ms: u16,
     /// Sent now and then, not every time: loss statistics need no more.
     pub inputs: Option<InputCounts>,
+    /// Commands of this client waiting in the server's queue: the client slows its
+    /// command clock a little while this backlog is large, so it drains.
+    pub queued: u8,
     /// Players in the baseline that are gone.
     pub removed: Vec<PlayerId>,
     /// Players not in the baseline, in full.
@@ -302,6 +305,7 @@ pub struct Snapshot {
     /// ...and how long the server held it before this reply, so RTT excludes that wait.
     pub echo_hold_ms: u16,
     pub inputs: Option<InputCounts>,
+    pub queued: u8,
     pub players: Vec<PlayerSnap>,
 }
 

@@ -826,6 +826,7 @@ impl Server {
             echo_time_ms: 0,
             echo_hold_ms: 0,
             inputs: None,
+            queued: 0,
             players: self
                 .world
                 .players()
@@ -855,6 +856,7 @@ impl Server {
                 high: r.input_high,
             });
             msg.events = r.events.iter().take(EVENTS_PER_SNAPSHOT).cloned().collect();
+            msg.queued = u8::try_from(slot.queue.len()).unwrap_or(u8::MAX);
             out.push((r.addr, ServerMsg::Snapshot(msg)));
         }
         self.outbox.extend(out);

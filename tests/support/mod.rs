@@ -125,9 +125,15 @@ impl Stepper {
                     self.up.push(now, addr(CLIENT), &self.buf);
                 }
                 self.client.frame(now);
-                self.next_command += self.tick;
+                self.next_command += self.tick.mul_f64(self.client.command_period_scale());
             }
         }
+    }
+
+    /// Changes the simulated network in both directions, from now on.
+    pub fn set_conditions(&mut self, up: Conditions, down: Conditions) {
+        self.up.set_conditions(up);
+        self.down.set_conditions(down);
     }
 
     /// The prediction the client made for `seq`.
