@@ -112,7 +112,7 @@ struct MatchArgs {
     #[arg(long, default_value_t = 0)]
     bots: u16,
     /// Bot skill, 1 (slow and sloppy) to 5 (quick and precise)
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(1..=5))]
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=5))]
     bot_skill: u8,
     /// Frags that win a match
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u16).range(1..))]
@@ -433,6 +433,13 @@ fn server_config(game: &MatchArgs, name: &str, seed: u64) -> anyhow::Result<Serv
             "--snapshot-rate ({}) cannot exceed --tick-rate ({})",
             game.snapshot_rate,
             game.tick_rate
+        );
+    }
+    if game.bots > game.max_players {
+        bail!(
+            "--bots {} is more than --max-players {}",
+            game.bots,
+            game.max_players
         );
     }
     let mut config = ServerConfig::new(map);

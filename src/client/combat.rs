@@ -57,6 +57,8 @@ pub struct CombatState {
     pub chat: VecDeque<(Instant, PlayerId, String)>,
     pub clock: Option<MatchClock>,
     pub results: Option<Results>,
+    /// A new match began: everyone was put back at a spawn point by decree.
+    restarted: bool,
 }
 
 impl Default for CombatState {
@@ -70,6 +72,7 @@ impl Default for CombatState {
             chat: VecDeque::new(),
             clock: None,
             results: None,
+            restarted: false,
         }
     }
 }
@@ -144,6 +147,7 @@ impl CombatState {
                 });
                 self.results = None;
                 self.flights.clear();
+                self.restarted = true;
                 if let Some(text) = map_text.as_ref().filter(|t| t.as_str() != map.text()) {
                     return Some(MapChange {
                         name: map_name.clone(),
@@ -166,6 +170,11 @@ impl CombatState {
             }
         }
         None
+    }
+
+    /// Whether a match began since the last call.
+    pub fn take_restart(&mut self) -> bool {
+        std::mem::take(&mut self.restarted)
     }
 
     /// Forgets what has faded: old feed and chat lines, beams, finished flights.

@@ -62,6 +62,10 @@ fn play(
     let mut last_buttons = Buttons::empty();
     let mut fps = FpsCounter::default();
     let mut next_frame = Instant::now();
+    let mut screen = {
+        let size = tui.size()?;
+        (size.width, size.height)
+    };
     let mut overlays = Overlays::default();
     let mut aim = 0u8;
     let mut weapon = 0u8;
@@ -95,6 +99,8 @@ fn play(
             );
         }
 
+        let (need_w, need_h) = ui::required_size(session.map());
+        let too_small = screen.0 < need_w || screen.1 < need_h;
         while event::poll(Duration::ZERO)? {
             match event::read()? {
                 // Ctrl-C quits from anywhere, the chat editor included.
@@ -103,6 +109,12 @@ fn play(
                         && key.code == KeyCode::Char('c') =>
                 {
                     return Ok(Outcome::Quit);
+                }
+                // While the terminal is too small nothing is shown, so only quitting acts.
+                Event::Key(key) if too_small => {
+                    if matches!(key.code, KeyCode::Char('q') | KeyCode::Esc) {
+                        return Ok(Outcome::Quit);
+                    }
                 }
                 Event::Key(key) if chat.is_some() => {
                     if let Some(line) = edit_chat(&mut chat, &key) {
@@ -116,7 +128,10 @@ fn play(
                     Some(action) => apply(&mut session, link, &mut overlays, action),
                     None => {}
                 },
-                Event::Resize(..) => tui.autoresize()?,
+                Event::Resize(w, h) => {
+                    tui.autoresize()?;
+                    screen = (w, h);
+                }
                 _ => {}
             }
         }

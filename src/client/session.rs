@@ -337,6 +337,11 @@ impl ClientSession {
                 }
             }
         }
+        // A new match respawns everyone by decree: start predicting afresh from the
+        // next snapshot instead of counting the jump as a misprediction.
+        if self.combat.take_restart() {
+            self.prediction = None;
+        }
         let baseline = delta::baseline_tick(delta).and_then(|t| self.buffer.get(t));
         let snap = match delta::decode(delta, baseline) {
             Ok(snap) => snap,
@@ -623,10 +628,10 @@ impl ClientSession {
     /// server's newest word plus the commands it has not applied yet, so nothing jumps
     /// out of sync whatever happened while it was off.
     pub fn set_prediction(&mut self, on: bool) {
+        // Reconciliation corrects a prediction: without one it is off too, and it comes
+        // back with it.
         self.switches.prediction = on;
-        if on && !self.switches.reconciliation {
-            self.switches.reconciliation = true;
-        }
+        self.switches.reconciliation = on;
         let server = self.server_state();
         let others = self
             .latest

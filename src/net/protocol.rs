@@ -181,7 +181,7 @@ impl std::fmt::Display for RejectReason {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             RejectReason::Full { max_players } => {
-                write!(f, "server is full ({max_players} players)")
+                write!(f, "server is full (at most {max_players} players)")
             }
             RejectReason::Version { server } => write!(
                 f,

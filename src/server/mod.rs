@@ -105,7 +105,7 @@ impl ServerConfig {
             debug_panic_after: None,
             discoverable: true,
             protocol_version: PROTOCOL_VERSION,
-            bot_skill: 3,
+            bot_skill: 2,
             game: MatchConfig::new(map),
         }
     }

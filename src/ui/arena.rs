@@ -11,7 +11,8 @@ use crate::sim::map::Tile;
 const WALL: Style = Style::new().fg(Color::Gray).bg(Color::DarkGray);
 const FLOOR: Style = Style::new().fg(Color::DarkGray);
 
-pub fn draw(buf: &mut Buffer, area: Rect, view: &View) {
+/// The map's walls and floor.
+pub fn draw_tiles(buf: &mut Buffer, area: Rect, view: &View) {
     let map = view.map;
     for y in 0..map.height() {
         for x in 0..map.width() {
@@ -32,6 +33,11 @@ pub fn draw(buf: &mut Buffer, area: Rect, view: &View) {
             }
         }
     }
+}
+
+/// Beams and sprites, over the tiles and the kill feed and chat lines: text may cover
+/// the floor, never a player.
+pub fn draw_sprites(buf: &mut Buffer, area: Rect, view: &View) {
     for beam in &view.beams {
         draw_beam(buf, area, beam);
     }
@@ -44,6 +50,12 @@ pub fn draw(buf: &mut Buffer, area: Rect, view: &View) {
             continue;
         }
         let (col, row) = (col as u16, row as u16);
+        // Facing arrows and the muzzle flash are decorations: never over a wall.
+        if matches!(sprite.kind, SpriteKind::Aim(_) | SpriteKind::Muzzle)
+            && view.map.is_wall(sprite.x.floor() as i32, row.into())
+        {
+            continue;
+        }
         if col >= area.width || row >= area.height {
             continue;
         }

@@ -191,7 +191,9 @@ pub fn draw(frame: &mut Frame, view: &View) {
     let top = area.y + (area.height - need_h) / 2;
     let arena = Rect::new(left, top + 1, need_w, view.map.height());
     hud::draw_hud(frame, Rect::new(area.x, top, area.width, 1), &view.hud);
-    arena::draw(frame.buffer_mut(), arena, view);
+    arena::draw_tiles(frame.buffer_mut(), arena, view);
+    overlays::draw_feeds(frame, arena, &view.feed, &view.chat);
+    arena::draw_sprites(frame.buffer_mut(), arena, view);
     hud::draw_combat(
         frame,
         Rect::new(area.x, arena.bottom(), area.width, 1),
@@ -204,7 +206,6 @@ pub fn draw(frame: &mut Frame, view: &View) {
         &view.roster,
         &view.hud.conditions,
     );
-    overlays::draw_feeds(frame, arena, &view.feed, &view.chat);
     if let Some(lines) = &view.scoreboard {
         overlays::draw_scoreboard(frame, arena, " scores (Tab) ", lines, None);
     }
