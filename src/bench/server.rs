@@ -28,6 +28,8 @@ pub struct ServerResult {
     pub tick_us_p50: f64,
     pub tick_us_p99: f64,
     pub snapshot_bytes_mean: f64,
+    /// Players still connected at the end: all of them, or the run measured less work.
+    pub players_at_end: usize,
 }
 
 /// A remote player as the server sees it: commands, acks, packets.
@@ -136,5 +138,6 @@ pub fn run(opts: &ServerOptions) -> anyhow::Result<ServerResult> {
         tick_us_p50: percentile_us(&mut times, 0.5),
         tick_us_p99: percentile_us(&mut times, 0.99),
         snapshot_bytes_mean: snapshot_bytes as f64 / snapshots.max(1) as f64,
+        players_at_end: server.player_count(),
     })
 }
