@@ -5,7 +5,7 @@ mod support;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use support::process::{BIN, start_server};
+use support::process::{BIN, headless_join, start_server};
 
 fn list(ports: &[u16]) -> Vec<serde_json::Value> {
     let mut cmd = Command::new(BIN);
@@ -51,16 +51,7 @@ fn list_finds_servers_and_respects_opt_out_and_versions() {
     let f = by_port(future.port).expect("the other version is listed");
     assert_eq!(f["compatible"], false);
     assert_eq!(f["version"], 99);
-    let out = Command::new(BIN)
-        .args([
-            "join",
-            &format!("127.0.0.1:{}", future.port),
-            "--headless",
-            "--seconds",
-            "1",
-        ])
-        .output()
-        .unwrap();
+    let out = headless_join(future.port, "1").output().unwrap();
     assert!(
         !out.status.success(),
         "an incompatible server cannot be joined"

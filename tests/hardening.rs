@@ -15,7 +15,7 @@ use netarena::net::protocol::{ClientMsg, InputPacket, ServerMsg};
 use netarena::server::{Server, ServerConfig};
 use netarena::sim::map::Map;
 use netarena::sim::world::{Buttons, Command as Cmd};
-use support::process::{BIN, finish, headless, num, start_server};
+use support::process::{finish, headless, headless_join, num, start_server};
 
 /// A raw UDP peer speaking the protocol by hand.
 struct Peer {
@@ -232,15 +232,8 @@ fn a_killed_client_is_timed_out_and_its_slot_freed() {
 fn clients_say_clearly_when_the_server_goes_away() {
     let mut server = start_server(&[]);
     let report = support::process::temp_report("orphan");
-    let client = Command::new(BIN)
-        .args([
-            "join",
-            &format!("127.0.0.1:{}", server.port),
-            "--headless",
-            "--seconds",
-            "30",
-            "--report",
-        ])
+    let client = headless_join(server.port, "30")
+        .arg("--report")
         .arg(&report)
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -259,14 +252,7 @@ fn clients_say_clearly_when_the_server_goes_away() {
 #[test]
 fn a_stopped_server_says_goodbye() {
     let server = start_server(&[]);
-    let client = Command::new(BIN)
-        .args([
-            "join",
-            &format!("127.0.0.1:{}", server.port),
-            "--headless",
-            "--seconds",
-            "30",
-        ])
+    let client = headless_join(server.port, "30")
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 mod support;
 
-use support::process::{BIN, finish, headless, num, start_server};
+use support::process::{BIN, finish, headless, headless_join, num, start_server};
 
 #[test]
 fn two_headless_clients_see_each_other_move() {
@@ -74,16 +74,7 @@ fn an_unreachable_server_is_reported_within_seconds() {
         .unwrap()
         .port();
     let start = std::time::Instant::now();
-    let out = Command::new(BIN)
-        .args([
-            "join",
-            &format!("127.0.0.1:{port}"),
-            "--headless",
-            "--seconds",
-            "1",
-        ])
-        .output()
-        .unwrap();
+    let out = headless_join(port, "1").output().unwrap();
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("no answer from"), "{stderr}");
@@ -94,16 +85,7 @@ fn an_unreachable_server_is_reported_within_seconds() {
 #[test]
 fn a_full_server_says_so() {
     let server = start_server(&["--max-players", "1", "--bots", "1"]);
-    let out = Command::new(BIN)
-        .args([
-            "join",
-            &format!("127.0.0.1:{}", server.port),
-            "--headless",
-            "--seconds",
-            "1",
-        ])
-        .output()
-        .unwrap();
+    let out = headless_join(server.port, "1").output().unwrap();
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("server is full"), "{stderr}");

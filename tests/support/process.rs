@@ -57,17 +57,23 @@ pub fn temp_report(name: &str) -> PathBuf {
     std::env::temp_dir().join(format!("netarena-{}-{name}.json", std::process::id()))
 }
 
+/// `netarena join 127.0.0.1:PORT --headless --seconds SECONDS`, to add to and run.
+pub fn headless_join(port: u16, seconds: &str) -> Command {
+    let mut cmd = Command::new(BIN);
+    cmd.args([
+        "join",
+        &format!("127.0.0.1:{port}"),
+        "--headless",
+        "--seconds",
+        seconds,
+    ]);
+    cmd
+}
+
 pub fn headless(port: u16, name: &str, seconds: &str, extra: &[&str]) -> (Child, PathBuf) {
     let report = temp_report(name);
-    let child = Command::new(BIN)
-        .args([
-            "join",
-            &format!("127.0.0.1:{port}"),
-            "--headless",
-            "--bot",
-            "wander",
-        ])
-        .args(["--name", name, "--seconds", seconds, "--report"])
+    let child = headless_join(port, seconds)
+        .args(["--bot", "wander", "--name", name, "--report"])
         .arg(&report)
         .args(extra)
         .spawn()
