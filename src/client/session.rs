@@ -784,19 +784,18 @@ impl ClientSession {
                 facing.push((sprite.id, at, aim));
             }
         }
-        for (id, (x, y), aim) in facing {
+        // Arrows go under everything else: one splice at the front, not an insert each.
+        let arrows = facing.into_iter().map(|(id, (x, y), aim)| {
             let (dx, dy) = crate::sim::combat::aim_vector(aim);
             let (x, y) = to_cells((x, y));
-            sprites.insert(
-                0,
-                Sprite::new(
-                    id,
-                    x + f64::from(dx) * 0.75,
-                    y + f64::from(dy) * 0.75,
-                    SpriteKind::Aim(aim),
-                ),
-            );
-        }
+            Sprite::new(
+                id,
+                x + f64::from(dx) * 0.75,
+                y + f64::from(dy) * 0.75,
+                SpriteKind::Aim(aim),
+            )
+        });
+        sprites.splice(0..0, arrows);
         if let Some(pos) = local {
             let (x, y) = to_cells(pos);
             sprites.push(Sprite::new(self.player_id, x, y, SpriteKind::Local));
