@@ -1,0 +1,106 @@
+//! docs/CLI.md is generated from the binary's own `--help` output, so the reference cannot
+//! drift from the clap definitions. This test regenerates it in memory and compares;
+//! `NETARENA_UPDATE_DOCS=1 cargo test --test cli_reference` rewrites the file.
+
+use std::path::Path;
+use std::process::Command;
+
+const DOC: &str = "docs/CLI.md";
+const REGENERATE: &str = "NETARENA_UPDATE_DOCS=1 cargo test --test cli_reference";
+
+/// `netarena <path...> --help`, in an environment that cannot change the text: no `$USER`
+/// (it is the default player name), no colour forcing, and a fixed terminal size in case
+/// clap ever wraps by width (it does only with its `wrap_help` feature).
+fn help(path: &[String]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_netarena"))
+        .args(path)
+        .arg("--help")
+        .env_clear()
+        .env("COLUMNS", "100")
+        .env("LINES", "40")
+        .output()
+        .expect("run netarena --help");
+    assert!(
+        out.status.success(),
+        "`netarena {} --help` failed: {}",
+        path.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("help is UTF-8")
+}
+
+/// The subcommand names listed under `Commands:` in a help text, without clap's own `help`.
+fn subcommands(help: &str) -> Vec<String> {
+    help.lines()
+        .skip_while(|l| l.trim_end() != "Commands:")
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(str::to_owned)
+        .collect()
+}
+
+/// One section per command, depth first, in the order the help lists them.
+fn render(path: &mut Vec<String>, out: &mut String) {
+    let text = help(path);
+    let name = std::iter::once("netarena")
+        .chain(path.iter().map(String::as_str))
+        .collect::<Vec<_>>()
+        .join(" ");
+    out.push_str(&format!("\n## `{name}`\n\n```text\n"));
+    for line in text.trim_end().lines() {
+        // Trailing blanks would not survive an editor that trims them.
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out.push_str("```\n");
+    for sub in subcommands(&text) {
+        path.push(sub);
+        render(path, out);
+        path.pop();
+    }
+}
+
+fn reference() -> String {
+    let mut out = format!(
+        "# Command-line reference\n\n\
+         Generated from `netarena --help` and the `--help` of every subcommand by\n\
+         `tests/cli_reference.rs`. Do not edit it by hand: change the help in `src/cli/`\n\
+         and run `{REGENERATE}`.\n"
+    );
+    render(&mut Vec::new(), &mut out);
+    out
+}
+
+#[test]
+fn subcommands_are_read_from_the_commands_section() {
+    let text = "Usage: x <COMMAND>\n\nCommands:\n  host    Host\n  bench   Measure\n  help    Print\n\nOptions:\n  -h, --help  Print help\n";
+    assert_eq!(subcommands(text), ["host", "bench"]);
+    assert!(subcommands("Usage: x [OPTIONS]\n\nOptions:\n  --json  JSON\n").is_empty());
+}
+
+#[test]
+fn cli_reference_is_current() {
+    let fresh = reference();
+    // Nested subcommands are found, not listed here: `bench` has its own.
+    assert!(fresh.contains("## `netarena bench render`"), "{fresh}");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(DOC);
+    if std::env::var_os("NETARENA_UPDATE_DOCS").is_some() {
+        std::fs::write(&path, &fresh).expect("write docs/CLI.md");
+        return;
+    }
+    let current = std::fs::read_to_string(&path).unwrap_or_default();
+    if current != fresh {
+        let first = current
+            .lines()
+            .zip(fresh.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(current.lines().count().min(fresh.lines().count()));
+        panic!(
+            "{DOC} is out of date with the binary's --help (first difference at line {}).\n\
+             Regenerate it with:\n    {REGENERATE}",
+            first + 1
+        );
+    }
+}
