@@ -35,6 +35,8 @@ fn subcommands(help: &str) -> Vec<String> {
         .skip_while(|l| l.trim_end() != "Commands:")
         .skip(1)
         .take_while(|l| l.starts_with("  "))
+        // A name sits at two spaces; deeper lines continue a description.
+        .filter(|l| !l.starts_with("   "))
         .filter_map(|l| l.split_whitespace().next())
         .filter(|name| *name != "help")
         .map(str::to_owned)
@@ -75,7 +77,7 @@ fn reference() -> String {
 
 #[test]
 fn subcommands_are_read_from_the_commands_section() {
-    let text = "Usage: x <COMMAND>\n\nCommands:\n  host    Host\n  bench   Measure\n  help    Print\n\nOptions:\n  -h, --help  Print help\n";
+    let text = "Usage: x <COMMAND>\n\nCommands:\n  host    Host\n  bench\n          Measure\n  help    Print\n\nOptions:\n  -h, --help  Print help\n";
     assert_eq!(subcommands(text), ["host", "bench"]);
     assert!(subcommands("Usage: x [OPTIONS]\n\nOptions:\n  --json  JSON\n").is_empty());
 }
