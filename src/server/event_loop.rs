@@ -38,6 +38,7 @@ pub fn run(
     stop: &AtomicBool,
     observer: &mut dyn Observer,
 ) -> anyhow::Result<()> {
+    config.validate()?;
     let mut poll = Poll::new().context("cannot create poll")?;
     let mut transport = Transport::bind(
         net.bind,
@@ -70,6 +71,14 @@ pub fn run(
                 std::thread::sleep(due.saturating_duration_since(Instant::now()));
                 transport.flush(Instant::now());
             }
+            let traffic = transport.traffic();
+            tracing::info!(
+                "server figures: {} datagrams out ({} failed to send), {} in; refused: {:?}",
+                traffic.packets_out,
+                transport.send_errors(),
+                traffic.packets_in,
+                server.refusals()
+            );
             return Ok(());
         }
         let wake = transport.next_due().map_or(next_tick, |d| d.min(next_tick));
