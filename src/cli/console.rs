@@ -100,7 +100,7 @@ impl Observer for LogEvents {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use netarena::server::report::Standing;
+    use netarena::server::Standing;
     use netarena::sim::combat::Weapon;
 
     #[test]

@@ -1,6 +1,8 @@
 //! Command-line interface: the flags ([`args`]), their mapping to the library's configs
 //! ([`config`]), signals, logging, the server console, and one runner per subcommand.
 
+#![warn(unreachable_pub)]
+
 mod args;
 mod bench;
 mod config;

@@ -95,7 +95,7 @@ impl ServerConfig {
     }
 
     /// Server ticks between two snapshots.
-    pub fn snapshot_interval(&self) -> u32 {
+    pub(crate) fn snapshot_interval(&self) -> u32 {
         u32::from((self.tick_rate / self.snapshot_rate.max(1)).max(1))
     }
 

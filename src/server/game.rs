@@ -113,7 +113,7 @@ impl Match {
         &self.config.maps[self.map_index]
     }
 
-    pub(crate) fn in_results(&self) -> bool {
+    pub fn in_results(&self) -> bool {
         matches!(self.phase, Phase::Results { .. })
     }
 

@@ -2,10 +2,12 @@
 //! producing messages to send and events to report. It owns no socket and reads no
 //! clock, so tests drive it directly; [`event_loop`] wires it to UDP.
 //!
-//! [`Server`] coordinates; the work lives in rooms: [`intake`] (decoding and refusals),
+//! [`Server`] coordinates; the work lives in rooms: `intake` (decoding and refusals),
 //! `handshake` (connects and discovery answers), `connection` (one client's state and
 //! loss window), `reliable` (the event queue), `snapshots` (fan-out), `roster` (who
-//! plays), [`game`] (the match rules) and [`report`] (what the owner is told).
+//! plays), [`game`] (the match rules) and `report` (what the owner is told).
+
+#![warn(unreachable_pub)]
 
 pub(crate) mod bots;
 pub(crate) mod commands;
@@ -15,10 +17,10 @@ pub mod cookie;
 pub mod event_loop;
 pub mod game;
 mod handshake;
-pub mod intake;
+mod intake;
 pub mod rate_limit;
 mod reliable;
-pub mod report;
+mod report;
 mod roster;
 mod snapshots;
 
@@ -37,7 +39,7 @@ use roster::{Driver, Slot};
 
 pub use config::{PLAYER_LIMIT, ServerConfig};
 pub use intake::Refusals;
-pub use report::ServerEvent;
+pub use report::{ServerEvent, Standing};
 
 /// The roster is resent this often even unchanged, for lost copies and fresh pings.
 const ROSTER_REFRESH_SECS: u32 = 3;
@@ -217,7 +219,7 @@ impl Server {
     }
 
     /// Says goodbye to every client; the caller sends the outbox one last time.
-    pub fn shutdown(&mut self, reason: &str) {
+    pub(crate) fn shutdown(&mut self, reason: &str) {
         let addrs: Vec<SocketAddr> = self.remotes().map(|(_, c)| c.addr).collect();
         for addr in addrs {
             self.outbox.push((addr, ServerMsg::Bye(reason.to_owned())));
