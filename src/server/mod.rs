@@ -28,7 +28,7 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::time::Instant;
 
-use crate::net::protocol::ServerMsg;
+use crate::net::protocol::{GameEvent, ServerMsg};
 use crate::sim::map::Map;
 use crate::sim::world::{PlayerId, PlayerState, Rules, World};
 use bots::{FightBot, Situation};
@@ -184,7 +184,7 @@ impl Server {
 
     /// Bots choose, every queued command due this tick is applied, and the match steps:
     /// the game events of the tick.
-    fn play_commands(&mut self, tick: u32) -> Vec<crate::net::protocol::GameEvent> {
+    fn play_commands(&mut self, tick: u32) -> Vec<GameEvent> {
         let mut events = Vec::new();
         let game = &mut self.game;
         for slot in &mut self.slots {

@@ -63,7 +63,8 @@ pub enum MapError {
         col: usize,
         msg: String,
     },
-    /// The file could not be used at all (missing, a directory, too large, unknown name).
+    /// The file could not be used at all (missing, a directory or other non-regular file,
+    /// too large, unknown name); the loader outside `sim` reports these.
     #[error("{0}")]
     File(String),
 }
