@@ -18,7 +18,7 @@ use crate::net::protocol::{PROTOCOL_VERSION, ServerMsg};
 pub const DEFAULT_PORTS: std::ops::RangeInclusive<u16> = 7777..=7781;
 
 /// Where discovery requests go.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scope {
     /// This machine only.
     Loopback,

@@ -16,7 +16,7 @@ use crate::sim::bot::Wander;
 use crate::sim::world::Command;
 
 /// What drives the headless client's keys.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BotKind {
     /// Wanders the map, turning when blocked.
     Wander,

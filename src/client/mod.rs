@@ -15,6 +15,7 @@ pub mod prediction;
 pub mod rates;
 pub mod session;
 pub mod terminal;
+pub mod validate;
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -53,7 +54,7 @@ impl Default for Switches {
 }
 
 /// What the debug ghost overlay shows.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum GhostMode {
     #[default]
     Off,

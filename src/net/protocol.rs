@@ -334,8 +334,6 @@ pub enum Invalid {
     SeqUnderflow,
     #[error("input seq absurdly large")]
     SeqOverflow,
-    #[error("snapshot with too many players")]
-    TooManyPlayers,
 }
 
 impl InputPacket {

@@ -12,19 +12,19 @@ use crate::sim::map::{CELL, Map};
 use crate::sim::world::{Buttons, Command, PlayerId, PlayerState, World};
 
 /// What a bot can see of the match when it decides.
-pub struct Situation<'a> {
-    pub me: PlayerId,
-    pub state: PlayerState,
-    pub world: &'a World,
-    pub map: &'a Map,
-    pub tick: u32,
-    pub tick_rate: u32,
+pub(crate) struct Situation<'a> {
+    pub(crate) me: PlayerId,
+    pub(crate) state: PlayerState,
+    pub(crate) world: &'a World,
+    pub(crate) map: &'a Map,
+    pub(crate) tick: u32,
+    pub(crate) tick_rate: u32,
     /// Whether a player is alive (and so worth chasing).
-    pub alive: &'a dyn Fn(PlayerId) -> bool,
+    pub(crate) alive: &'a dyn Fn(PlayerId) -> bool,
 }
 
 #[derive(Clone, Debug)]
-pub struct FightBot {
+pub(crate) struct FightBot {
     rng: Pcg32,
     /// 1 (slow, sloppy) to 5 (quick, precise).
     skill: u8,
@@ -36,7 +36,7 @@ pub struct FightBot {
 }
 
 impl FightBot {
-    pub fn new(seed: u64, skill: u8) -> FightBot {
+    pub(crate) fn new(seed: u64, skill: u8) -> FightBot {
         FightBot {
             rng: Pcg32::seed_from_u64(seed),
             skill: skill.clamp(1, 5),
@@ -59,7 +59,7 @@ impl FightBot {
         45 - u32::from(self.skill) * 8
     }
 
-    pub fn next(&mut self, s: &Situation) -> Command {
+    pub(crate) fn next(&mut self, s: &Situation) -> Command {
         let me = s.state;
         let target = s
             .world
@@ -147,7 +147,7 @@ fn dist2(a: &PlayerState, b: &PlayerState) -> i64 {
 
 /// Breadth-first search over floor cells (4-neighbour, so paths never cut wall corners);
 /// the cells to walk through after `from`, ending at `to`. Empty if unreachable.
-pub fn path_to(map: &Map, from: (i32, i32), to: (i32, i32)) -> VecDeque<(i32, i32)> {
+pub(crate) fn path_to(map: &Map, from: (i32, i32), to: (i32, i32)) -> VecDeque<(i32, i32)> {
     let (w, h) = (i32::from(map.width()), i32::from(map.height()));
     let index = |(x, y): (i32, i32)| (y * w + x) as usize;
     let inside = |(x, y): (i32, i32)| x >= 0 && y >= 0 && x < w && y < h;

@@ -12,15 +12,15 @@ use crate::sim::world::Command;
 
 /// Credit that may be saved up: how far behind real time a client may fall (after a late
 /// packet burst) and still catch up at once. 6 ticks is 100 ms at 60 Hz.
-pub const MAX_CREDIT: u32 = 6;
+pub(crate) const MAX_CREDIT: u32 = 6;
 /// Commands held waiting. A client beyond this is refused new commands until the queue
 /// drains; it will resend them, since they stay unacknowledged.
-pub const MAX_QUEUED: usize = 128;
+pub(crate) const MAX_QUEUED: usize = 128;
 /// Largest gap in seqs accepted: 10 s of lost commands at 240 Hz.
-pub const MAX_SEQ_JUMP: u32 = 2400;
+pub(crate) const MAX_SEQ_JUMP: u32 = 2400;
 
 #[derive(Clone, Debug, Default)]
-pub struct CommandQueue {
+pub(crate) struct CommandQueue {
     pending: VecDeque<(u32, Command, u32)>,
     last_queued: u32,
     last_applied: u32,
@@ -34,7 +34,7 @@ impl CommandQueue {
     /// a gap (commands lost beyond the redundancy window) is accepted and skipped, but
     /// not an absurd jump ahead, which would make every later honest command look old.
     /// `view` is the tick the client was viewing when it sent it, for lag compensation.
-    pub fn offer(&mut self, seq: u32, cmd: Command, view: u32) {
+    pub(crate) fn offer(&mut self, seq: u32, cmd: Command, view: u32) {
         if seq <= self.last_queued {
             self.duplicates += 1;
             return;
@@ -52,7 +52,7 @@ impl CommandQueue {
     }
 
     /// Adds this tick's credit and takes the commands it pays for, oldest first.
-    pub fn take_for_tick(&mut self) -> impl Iterator<Item = (u32, Command, u32)> + '_ {
+    pub(crate) fn take_for_tick(&mut self) -> impl Iterator<Item = (u32, Command, u32)> + '_ {
         self.credit = (self.credit + 1).min(MAX_CREDIT);
         let n = (self.credit as usize).min(self.pending.len());
         self.credit -= n as u32;
@@ -63,23 +63,21 @@ impl CommandQueue {
     }
 
     /// The last seq applied: what snapshots acknowledge.
-    pub fn last_applied(&self) -> u32 {
+    pub(crate) fn last_applied(&self) -> u32 {
         self.last_applied
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.pending.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.pending.is_empty()
-    }
-
-    pub fn duplicates(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn duplicates(&self) -> u64 {
         self.duplicates
     }
 
-    pub fn refused(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn refused(&self) -> u64 {
         self.refused
     }
 }

@@ -38,6 +38,7 @@ pub fn run(
     stop: &AtomicBool,
     observer: &mut dyn Observer,
 ) -> anyhow::Result<()> {
+    config.validate()?;
     let mut poll = Poll::new().context("cannot create poll")?;
     let mut transport = Transport::bind(
         net.bind,
@@ -62,14 +63,7 @@ pub fn run(
             panic!("debug panic requested with --debug-panic");
         }
         if stop.load(Ordering::Relaxed) {
-            server.shutdown("server shutting down");
-            send_outbox(&mut server, &mut transport, &mut buf, now);
-            // Let delayed goodbyes leave before the socket closes.
-            let deadline = now + Duration::from_millis(500);
-            while let Some(due) = transport.next_due().filter(|d| *d <= deadline) {
-                std::thread::sleep(due.saturating_duration_since(Instant::now()));
-                transport.flush(Instant::now());
-            }
+            goodbye(&mut server, &mut transport, &mut buf, now);
             return Ok(());
         }
         let wake = transport.next_due().map_or(next_tick, |d| d.min(next_tick));
@@ -102,6 +96,26 @@ pub fn run(
             observer.event(&event);
         }
     }
+}
+
+/// Says goodbye to every client, lets delayed goodbyes leave before the socket closes,
+/// and logs the server's figures.
+fn goodbye(server: &mut Server, transport: &mut Transport, buf: &mut Vec<u8>, now: Instant) {
+    server.shutdown("server shutting down");
+    send_outbox(server, transport, buf, now);
+    let deadline = now + Duration::from_millis(500);
+    while let Some(due) = transport.next_due().filter(|d| *d <= deadline) {
+        std::thread::sleep(due.saturating_duration_since(Instant::now()));
+        transport.flush(Instant::now());
+    }
+    let traffic = transport.traffic();
+    tracing::info!(
+        "server figures: {} datagrams out ({} failed to send), {} in; refused: {:?}",
+        traffic.packets_out,
+        transport.send_errors(),
+        traffic.packets_in,
+        server.refusals()
+    );
 }
 
 fn send_outbox(server: &mut Server, transport: &mut Transport, buf: &mut Vec<u8>, now: Instant) {

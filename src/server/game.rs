@@ -72,7 +72,7 @@ enum Phase {
 }
 
 pub struct Match {
-    pub config: MatchConfig,
+    pub(crate) config: MatchConfig,
     rules: CombatRules,
     tick_rate: u32,
     /// The interpolation delay clients use on a clean link, in ticks.
@@ -87,16 +87,8 @@ pub struct Match {
     history: VecDeque<(u32, Vec<(PlayerId, PlayerState)>)>,
 }
 
-/// Why a kill happened, for the dedicated server's log.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Frag {
-    pub killer: PlayerId,
-    pub victim: PlayerId,
-    pub weapon: Weapon,
-}
-
 impl Match {
-    pub fn new(config: MatchConfig, tick_rate: u16, snapshot_interval: u32) -> Match {
+    pub(crate) fn new(config: MatchConfig, tick_rate: u16, snapshot_interval: u32) -> Match {
         Match {
             rules: CombatRules::for_tick_rate(tick_rate),
             tick_rate: u32::from(tick_rate.max(1)),
@@ -113,42 +105,28 @@ impl Match {
     }
 
     /// Which map of the rotation is in play; changes when a match ends.
-    pub fn map_index(&self) -> usize {
+    pub(crate) fn map_index(&self) -> usize {
         self.map_index
     }
 
-    pub fn map(&self) -> &Map {
+    pub(crate) fn map(&self) -> &Map {
         &self.config.maps[self.map_index]
-    }
-
-    pub fn rules(&self) -> &CombatRules {
-        &self.rules
     }
 
     pub fn in_results(&self) -> bool {
         matches!(self.phase, Phase::Results { .. })
     }
 
-    pub fn is_alive(&self, id: PlayerId) -> bool {
+    pub(crate) fn is_alive(&self, id: PlayerId) -> bool {
         self.players.get(&id).is_some_and(|c| c.alive)
-    }
-
-    pub fn status(&self, id: PlayerId) -> Option<PlayerStatus> {
-        self.players.get(&id).map(|c| c.status(id))
     }
 
     pub fn statuses(&self) -> Vec<PlayerStatus> {
         self.players.iter().map(|(id, c)| c.status(*id)).collect()
     }
 
-    pub fn can_fire(&self, id: PlayerId, tick: u32) -> bool {
-        self.players
-            .get(&id)
-            .is_some_and(|c| c.alive && tick >= c.next_fire)
-    }
-
     /// The match-start event; with the map's text when the map has just changed.
-    pub fn start_event(&self, with_map: bool) -> GameEvent {
+    pub(crate) fn start_event(&self, with_map: bool) -> GameEvent {
         GameEvent::MatchStart {
             map_name: self.map().name().to_owned(),
             map_text: with_map.then(|| self.map().text().to_owned()),
@@ -159,7 +137,7 @@ impl Match {
     }
 
     /// A new player, placed at once (the caller has put it in `world`).
-    pub fn join(&mut self, id: PlayerId, tick: u32) -> GameEvent {
+    pub(crate) fn join(&mut self, id: PlayerId, tick: u32) -> GameEvent {
         let c = Combatant {
             health: MAX_HEALTH,
             alive: true,
@@ -175,13 +153,13 @@ impl Match {
         GameEvent::Status(status)
     }
 
-    pub fn leave(&mut self, id: PlayerId) {
+    pub(crate) fn leave(&mut self, id: PlayerId) {
         self.players.remove(&id);
         self.projectiles.retain(|p| p.owner != id);
     }
 
     /// Weapon switching and firing for one command of `id`, applied at `tick`.
-    pub fn command(
+    pub(crate) fn command(
         &mut self,
         id: PlayerId,
         cmd: Command,
@@ -247,7 +225,10 @@ impl Match {
         let rewind = tick.saturating_sub(seen_tick);
         // The bound is on the shooter's latency: every client draws others two snapshot
         // periods in the past by design, and that part is always undone.
-        let max_rewind = (self.config.max_rewind_ms * self.tick_rate / 1000 + self.interp_window)
+        let rewind_ticks = u64::from(self.config.max_rewind_ms) * u64::from(self.tick_rate) / 1000;
+        let max_rewind = u32::try_from(rewind_ticks)
+            .unwrap_or(u32::MAX)
+            .saturating_add(self.interp_window)
             .min(HISTORY_SECS * self.tick_rate);
         // Test against where the shooter saw the targets, if allowed and remembered;
         // otherwise against the present (no compensation).
@@ -305,13 +286,13 @@ impl Match {
         }
         v.health = 0;
         v.alive = false;
-        v.deaths += 1;
+        v.deaths = v.deaths.saturating_add(1);
         v.respawn_at = tick + respawn;
         events.push(GameEvent::Status(v.status(victim)));
         if attacker != victim
             && let Some(k) = self.players.get_mut(&attacker)
         {
-            k.frags += 1;
+            k.frags = k.frags.saturating_add(1);
             events.push(GameEvent::Status(k.status(attacker)));
         }
         events.push(GameEvent::Kill {
@@ -323,7 +304,7 @@ impl Match {
 
     /// The rest of a tick, after every command: projectiles fly and hit, the dead are
     /// taken out and respawned, positions are remembered, limits are checked.
-    pub fn step(&mut self, tick: u32, world: &mut World, events: &mut Vec<GameEvent>) {
+    pub(crate) fn step(&mut self, tick: u32, world: &mut World, events: &mut Vec<GameEvent>) {
         if let Phase::Results { until } = self.phase {
             if tick >= until {
                 self.next_map(tick, world, events);
@@ -408,12 +389,12 @@ impl Match {
     }
 
     fn check_limits(&mut self, tick: u32, events: &mut Vec<GameEvent>) {
-        let time_up =
-            tick.saturating_sub(self.started) >= self.config.time_limit_secs * self.tick_rate;
-        let frag_limit = self
-            .players
-            .values()
-            .any(|c| c.frags >= self.config.frag_limit as i16);
+        // Saturating, and the limit clamped to what a frag count can reach: even a
+        // config that skipped `ServerConfig::validate` can neither wrap nor end at once.
+        let time_limit = self.config.time_limit_secs.saturating_mul(self.tick_rate);
+        let time_up = tick.saturating_sub(self.started) >= time_limit;
+        let limit = i16::try_from(self.config.frag_limit).unwrap_or(i16::MAX);
+        let frag_limit = self.players.values().any(|c| c.frags >= limit);
         if !(time_up || frag_limit) {
             return;
         }
@@ -433,7 +414,7 @@ impl Match {
         });
         self.projectiles.clear();
         self.phase = Phase::Results {
-            until: tick + self.config.results_secs * self.tick_rate,
+            until: tick.saturating_add(self.config.results_secs.saturating_mul(self.tick_rate)),
         };
     }
 
@@ -457,7 +438,7 @@ impl Match {
     }
 
     /// Starts the clock (the first tick the match is played).
-    pub fn start(&mut self, tick: u32) {
+    pub(crate) fn start(&mut self, tick: u32) {
         self.started = tick;
     }
 

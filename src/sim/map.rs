@@ -8,7 +8,6 @@
 //! Validation is strict and reports `file:line:col` positions because maps are
 //! hand-written by players; a vague "bad map" would send them hunting.
 
-use std::io::Read;
 use std::path::Path;
 
 /// Sub-cell units per cell: positions are fixed point so the simulation stays
@@ -23,9 +22,6 @@ pub const MAX_HEIGHT: usize = 50;
 const MIN_SIZE: usize = 5;
 /// Far more than 16 players can use; the bound keeps spawn indices small and cheap to send.
 const MAX_SPAWNS: usize = 64;
-/// A full 100x50 map with CRLF endings and comments is well under this; anything bigger
-/// is almost certainly the wrong file, and we never want to read a huge one into memory.
-const MAX_FILE_BYTES: u64 = 64 * 1024;
 
 /// Built-in maps, compiled into the binary so the game works from any directory.
 const BUILTINS: &[(&str, &str)] = &[
@@ -67,13 +63,14 @@ pub enum MapError {
         col: usize,
         msg: String,
     },
-    /// The file could not be used at all (missing, a directory, too large, unknown name).
+    /// The file could not be used at all (missing, a directory or other non-regular file,
+    /// too large, unknown name); the loader outside `sim` reports these.
     #[error("{0}")]
     File(String),
 }
 
 impl Map {
-    /// Names accepted by [`Map::builtin`] and [`Map::load`]; the first one is the default.
+    /// Names accepted by [`Map::builtin`]; the first one is the default.
     pub const BUILTIN_NAMES: &'static [&'static str] = &["arena", "duel", "warehouse", "catacombs"];
 
     /// Parses map text. `file` appears in error messages, and its file stem becomes the
@@ -220,50 +217,6 @@ impl Map {
         Map::parse(file, text)
     }
 
-    /// Loads a built-in map by name, or else a map file from a path.
-    pub fn load(name_or_path: &str) -> Result<Map, MapError> {
-        if let Some(map) = Map::builtin(name_or_path) {
-            return Ok(map);
-        }
-        let path = Path::new(name_or_path);
-        let file_error = |msg: String| MapError::File(format!("{name_or_path}: {msg}"));
-
-        let meta = match std::fs::metadata(path) {
-            Ok(meta) => meta,
-            // A bare word like `arnea` is far more likely a mistyped built-in than a
-            // missing file, so list the names that would have worked.
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound && looks_like_name(name_or_path) => {
-                return Err(MapError::File(format!(
-                    "no built-in map or file named {name_or_path} (built-ins: {})",
-                    Map::BUILTIN_NAMES.join(", ")
-                )));
-            }
-            Err(e) => return Err(file_error(e.to_string())),
-        };
-        if meta.is_dir() {
-            return Err(file_error("is a directory".to_owned()));
-        }
-        if meta.len() > MAX_FILE_BYTES {
-            return Err(file_error(format!(
-                "file too large ({} bytes, limit {MAX_FILE_BYTES})",
-                meta.len()
-            )));
-        }
-
-        // The metadata check is not enough on its own: special files such as /dev/zero
-        // report a length of 0, and a file can grow after we looked. Bound the read too.
-        let mut bytes = Vec::new();
-        std::fs::File::open(path)
-            .and_then(|file| file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
-            .map_err(|e| file_error(e.to_string()))?;
-        if bytes.len() as u64 > MAX_FILE_BYTES {
-            return Err(file_error(format!(
-                "file too large (more than {MAX_FILE_BYTES} bytes)"
-            )));
-        }
-        Map::parse_bytes(name_or_path, &bytes)
-    }
-
     /// One of the maps compiled into the game, see [`Map::BUILTIN_NAMES`].
     pub fn builtin(name: &str) -> Option<Map> {
         let &(name, text) = BUILTINS.iter().find(|(builtin, _)| *builtin == name)?;
@@ -359,11 +312,6 @@ fn ragged(len: usize, width: usize) -> String {
     format!("ragged row: {len} columns, but the first row has {width}")
 }
 
-/// Whether a `--map` argument is a bare word (a would-be built-in) rather than a path.
-fn looks_like_name(arg: &str) -> bool {
-    !arg.contains('.') && !arg.chars().any(std::path::is_separator)
-}
-
 /// 1-based line and column (in characters) of byte `offset` in `text`.
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset];
@@ -394,18 +342,6 @@ mod tests {
     fn position(result: Result<Map, MapError>) -> (usize, usize) {
         let (line, col, _) = syntax_error(result);
         (line, col)
-    }
-
-    fn file_error(result: Result<Map, MapError>) -> String {
-        match result {
-            Err(MapError::File(msg)) => msg,
-            other => panic!("expected a file error, got {other:?}"),
-        }
-    }
-
-    /// A scratch path unique to this test process and test name.
-    fn temp_path(name: &str) -> std::path::PathBuf {
-        std::env::temp_dir().join(format!("netarena-map-test-{}-{name}", std::process::id()))
     }
 
     #[test]
@@ -621,74 +557,6 @@ mod tests {
     }
 
     #[test]
-    fn load_directory() {
-        let dir = std::env::temp_dir();
-        let dir = dir.to_str().unwrap();
-        assert_eq!(file_error(Map::load(dir)), format!("{dir}: is a directory"));
-    }
-
-    #[test]
-    fn load_too_large_file() {
-        let path = temp_path("large.txt");
-        std::fs::write(&path, "#".repeat(70_000)).unwrap();
-        let path_str = path.to_str().unwrap().to_owned();
-        let result = Map::load(&path_str);
-        std::fs::remove_file(&path).unwrap();
-        assert_eq!(
-            file_error(result),
-            format!("{path_str}: file too large (70000 bytes, limit 65536)")
-        );
-    }
-
-    #[test]
-    fn load_missing_file() {
-        let path = temp_path("missing.txt");
-        let path = path.to_str().unwrap();
-        let msg = file_error(Map::load(path));
-        // The rest is the OS's wording, which we do not pin down.
-        assert!(msg.starts_with(&format!("{path}: ")), "{msg}");
-        assert!(msg.len() > path.len() + 2, "{msg}");
-    }
-
-    #[test]
-    fn load_unknown_name() {
-        assert_eq!(
-            file_error(Map::load("arnea")),
-            "no built-in map or file named arnea (built-ins: arena, duel, warehouse, catacombs)"
-        );
-        // Built-in names are case-sensitive.
-        assert!(matches!(Map::load("Arena"), Err(MapError::File(_))));
-    }
-
-    #[test]
-    fn load_builtin_and_file() {
-        assert_eq!(Map::load("duel").unwrap(), Map::builtin("duel").unwrap());
-
-        let path = temp_path("pit.txt");
-        std::fs::write(&path, format!("; a custom map\r\n{SMALL}\r\n")).unwrap();
-        let path_str = path.to_str().unwrap().to_owned();
-        let result = Map::load(&path_str);
-        std::fs::remove_file(&path).unwrap();
-        let map = result.unwrap();
-        assert_eq!(
-            map.name(),
-            format!("netarena-map-test-{}-pit", std::process::id())
-        );
-        assert_eq!(map.text(), SMALL);
-    }
-
-    #[test]
-    fn load_reports_syntax_errors_with_the_path() {
-        let path = temp_path("bad.txt");
-        std::fs::write(&path, "#####\n#S..#\n#.?.#\n#...#\n#####\n").unwrap();
-        let path_str = path.to_str().unwrap().to_owned();
-        let result = Map::load(&path_str);
-        std::fs::remove_file(&path).unwrap();
-        let err = result.unwrap_err().to_string();
-        assert!(err.starts_with(&format!("{path_str}:3:3: ")), "{err}");
-    }
-
-    #[test]
     fn out_of_bounds_is_wall() {
         let map = Map::parse("m", SMALL).unwrap();
         for (x, y) in [
@@ -742,7 +610,6 @@ mod tests {
         for &name in Map::BUILTIN_NAMES {
             let map = Map::builtin(name).unwrap_or_else(|| panic!("{name} missing"));
             assert_eq!(map.name(), name);
-            assert_eq!(Map::load(name).unwrap(), map);
         }
         assert!(Map::builtin("nope").is_none());
     }

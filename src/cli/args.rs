@@ -1,0 +1,420 @@
+//! Every flag, its default and its help text: the one definition `--help` comes from.
+//! Numeric flags are parsed against the same bounds the configs' `validate` enforces.
+
+use std::fmt::Display;
+use std::ops::RangeInclusive;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use netarena::client::discovery::Scope;
+use netarena::client::headless::BotKind;
+use netarena::client::validate::{DELAYS_MS, FPS_CAPS, INPUT_RATES};
+use netarena::client::{GhostMode, session::DEFAULT_INPUT_RATE};
+use netarena::server::config::{
+    BOT_SKILLS, CLIENT_TIMEOUTS_SECS, FRAG_LIMITS, MAX_PLAYERS, MAX_REWINDS_MS, PLAYER_LIMIT,
+    SNAPSHOT_RATES, TICK_RATES, TIME_LIMITS,
+};
+
+pub(crate) const DEFAULT_PORT: u16 = 7777;
+
+/// A parser for a number in `range`, whose error reads "must be from 10 to 86400 seconds".
+fn bounded<T>(
+    range: RangeInclusive<T>,
+    unit: &'static str,
+) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static
+where
+    T: FromStr + PartialOrd + Display + Clone + Send + Sync + 'static,
+{
+    move |text: &str| {
+        let expected = || format!("must be from {} to {}{unit}", range.start(), range.end());
+        match text.parse::<T>() {
+            Ok(v) if range.contains(&v) => Ok(v),
+            Ok(_) => Err(expected()),
+            Err(_) => Err(format!("not a whole number: {}", expected())),
+        }
+    }
+}
+
+#[derive(Parser)]
+#[command(
+    name = "netarena",
+    version,
+    about = "A fast top-down ASCII deathmatch for the LAN, whose netcode you can see",
+    long_about = None
+)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+#[derive(Subcommand)]
+pub(crate) enum Command {
+    /// Host a match: run the server and play in this terminal
+    Host(HostArgs),
+    /// Run a dedicated, headless server (one line per event; Ctrl-C stops it)
+    Server(ServerArgs),
+    /// Join a match running on another terminal or machine (no address: browse the LAN)
+    Join(JoinArgs),
+    /// List the servers on the local network, for scripts
+    List(ListArgs),
+    /// Measure frame rendering, the server tick, or bandwidth
+    Bench(BenchArgs),
+}
+
+#[derive(Args)]
+pub(crate) struct BenchArgs {
+    #[command(subcommand)]
+    pub(crate) which: BenchCommand,
+    /// Print one JSON object instead of a table
+    #[arg(long, global = true)]
+    pub(crate) json: bool,
+    /// A short run, for smoke tests (overrides sizes and durations)
+    #[arg(long, global = true)]
+    pub(crate) quick: bool,
+}
+
+#[derive(Subcommand)]
+pub(crate) enum BenchCommand {
+    /// Real game frames through ratatui into a byte sink, against a static floor
+    Render {
+        #[arg(long, default_value_t = 200)]
+        width: u16,
+        #[arg(long, default_value_t = 60)]
+        height: u16,
+        #[arg(long, default_value_t = 32)]
+        players: u8,
+        #[arg(long, default_value_t = 5000)]
+        frames: u32,
+        /// Overlays to draw: none, or all (ghosts, trails, stats with lagometer)
+        #[arg(long, default_value = "all", value_parser = ["none", "all"])]
+        overlays: String,
+    },
+    /// A server with N remote players ticking as fast as it can
+    Server {
+        #[arg(long, default_value_t = 64)]
+        players: u16,
+        #[arg(long, default_value_t = 3000)]
+        ticks: u32,
+    },
+    /// A real server and N headless clients over loopback UDP
+    Net {
+        #[arg(long, default_value_t = 16, value_parser = bounded(0..=PLAYER_LIMIT, ""))]
+        players: u16,
+        #[arg(long, default_value_t = 10.0)]
+        seconds: f64,
+        #[command(flatten)]
+        net: NetArgs,
+    },
+}
+
+#[derive(Args, Clone)]
+pub(crate) struct MatchArgs {
+    /// UDP port to listen on
+    #[arg(long, default_value_t = DEFAULT_PORT)]
+    pub(crate) port: u16,
+    /// Built-in map name (arena, duel, warehouse, catacombs) or a path to a map file
+    #[arg(long, default_value = "arena")]
+    pub(crate) map: String,
+    /// Map rotation, comma-separated (names or paths); overrides --map
+    #[arg(long, value_delimiter = ',', value_name = "A,B,C")]
+    pub(crate) maps: Vec<String>,
+    /// Server-side bot players that hunt and shoot
+    #[arg(long, default_value_t = 0, value_parser = bounded(0..=PLAYER_LIMIT, ""))]
+    pub(crate) bots: u16,
+    /// Bot skill, 1 (slow and sloppy) to 5 (quick and precise)
+    #[arg(long, default_value_t = 2, value_parser = bounded(BOT_SKILLS, ""))]
+    pub(crate) bot_skill: u8,
+    /// Frags that win a match
+    #[arg(long, default_value_t = 20, value_parser = bounded(FRAG_LIMITS, " frags"))]
+    pub(crate) frag_limit: u16,
+    /// Match length in seconds
+    #[arg(long, default_value_t = 300, value_parser = bounded(TIME_LIMITS, " seconds"))]
+    pub(crate) time_limit: u32,
+    /// Test rail shots against the present, not where the shooter saw its target
+    #[arg(long)]
+    pub(crate) no_lag_comp: bool,
+    /// The furthest back (ms) lag compensation rewinds; older views are not compensated
+    #[arg(long, default_value_t = 250, value_parser = bounded(MAX_REWINDS_MS, " ms"))]
+    pub(crate) max_rewind_ms: u32,
+    /// Simulation ticks per second
+    #[arg(long, default_value_t = 60, value_parser = bounded(TICK_RATES, " per second"))]
+    pub(crate) tick_rate: u16,
+    /// Snapshots sent to each client per second
+    #[arg(long, default_value_t = 20, value_parser = bounded(SNAPSHOT_RATES, " per second"))]
+    pub(crate) snapshot_rate: u16,
+    /// Most players (humans and bots) at once
+    #[arg(long, default_value_t = 16, value_parser = bounded(MAX_PLAYERS, ""))]
+    pub(crate) max_players: u16,
+}
+
+#[derive(Args, Clone, Default)]
+pub(crate) struct NetArgs {
+    /// Simulated network profile: off, lan, wifi, mobile, bad (one-way figures; see the README)
+    #[arg(long, value_name = "NAME")]
+    pub(crate) profile: Option<String>,
+    /// Simulated one-way latency in ms, added to every datagram in each direction
+    #[arg(long, value_name = "MS", value_parser = bounded(DELAYS_MS, " ms"))]
+    pub(crate) lag: Option<u32>,
+    /// Simulated jitter in ms (+-), without reordering
+    #[arg(long, value_name = "MS", value_parser = bounded(DELAYS_MS, " ms"))]
+    pub(crate) jitter: Option<u32>,
+    /// Simulated loss in percent, in each direction
+    #[arg(long, value_name = "PCT")]
+    pub(crate) loss: Option<f64>,
+    /// Mean length of a loss burst in packets (1 = independent losses)
+    #[arg(long, value_name = "PACKETS")]
+    pub(crate) burst: Option<f64>,
+    /// Simulated duplication in percent
+    #[arg(long, value_name = "PCT")]
+    pub(crate) dup: Option<f64>,
+    /// Simulated reordering in percent
+    #[arg(long, value_name = "PCT")]
+    pub(crate) reorder: Option<f64>,
+    /// Simulated bandwidth cap in kbit/s (0 = none)
+    #[arg(long, value_name = "KBPS")]
+    pub(crate) bandwidth: Option<u32>,
+    /// Seed for the simulated network, so a run can be repeated exactly
+    #[arg(long, default_value_t = 7)]
+    pub(crate) seed: u64,
+}
+
+/// What the debug ghost overlay shows (the CLI's names for [`GhostMode`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Ghosts {
+    #[default]
+    Off,
+    /// Where the newest snapshot puts each player.
+    Server,
+    /// Server positions plus the snapshot positions still in the interpolation buffer.
+    Trail,
+}
+
+impl From<Ghosts> for GhostMode {
+    fn from(g: Ghosts) -> GhostMode {
+        match g {
+            Ghosts::Off => GhostMode::Off,
+            Ghosts::Server => GhostMode::Server,
+            Ghosts::Trail => GhostMode::Trail,
+        }
+    }
+}
+
+#[derive(Args, Clone)]
+pub(crate) struct ViewArgs {
+    /// Start with client-side prediction off (the local player waits for the server)
+    #[arg(long)]
+    pub(crate) no_prediction: bool,
+    /// Start with reconciliation off (prediction errors are never corrected)
+    #[arg(long)]
+    pub(crate) no_reconciliation: bool,
+    /// Start with interpolation off (remote players jump to each snapshot)
+    #[arg(long)]
+    pub(crate) no_interpolation: bool,
+    /// Start with dead reckoning of remote players instead of interpolation
+    #[arg(long)]
+    pub(crate) extrapolate: bool,
+    /// Start with correction smoothing off (corrections snap)
+    #[arg(long)]
+    pub(crate) no_smoothing: bool,
+    /// Debug ghosts: where the server says each player is
+    #[arg(long, value_enum, default_value_t = Ghosts::Off)]
+    pub(crate) ghosts: Ghosts,
+    /// Cap the frame rate (default: uncapped)
+    #[arg(long, value_name = "N", value_parser = bounded(FPS_CAPS, " frames per second"))]
+    pub(crate) fps_cap: Option<u32>,
+    /// Input packets per second while keys stay the same (a change is sent at once)
+    #[arg(long, default_value_t = DEFAULT_INPUT_RATE, value_parser = bounded(INPUT_RATES, " per second"))]
+    pub(crate) input_rate: u16,
+    /// Testing aid: panic on this thread a second after start
+    #[arg(long, hide = true, value_enum)]
+    pub(crate) debug_panic: Option<PanicSite>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum PanicSite {
+    Client,
+    Server,
+}
+
+#[derive(Args)]
+pub(crate) struct HostArgs {
+    #[command(flatten)]
+    pub(crate) game: MatchArgs,
+    /// Your player name
+    #[arg(long, default_value_t = default_name())]
+    pub(crate) name: String,
+    /// Server name shown to players browsing the LAN (default: "NAME's game")
+    #[arg(long)]
+    pub(crate) server_name: Option<String>,
+    /// Do not answer LAN discovery (join by address only)
+    #[arg(long)]
+    pub(crate) no_discovery: bool,
+    #[command(flatten)]
+    pub(crate) view: ViewArgs,
+    #[command(flatten)]
+    pub(crate) net: NetArgs,
+    /// Write logs to this file (the screen belongs to the game)
+    #[arg(long, value_name = "FILE")]
+    pub(crate) log: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub(crate) struct ServerArgs {
+    #[command(flatten)]
+    pub(crate) game: MatchArgs,
+    /// Server name shown to players
+    #[arg(long, default_value = "netarena")]
+    pub(crate) server_name: String,
+    /// Do not answer LAN discovery (join by address only)
+    #[arg(long)]
+    pub(crate) no_discovery: bool,
+    /// Testing aid: speak another protocol version
+    #[arg(long, hide = true)]
+    pub(crate) debug_protocol_version: Option<u16>,
+    /// Seconds of silence after which a client is dropped
+    #[arg(long, default_value_t = 5, value_parser = bounded(CLIENT_TIMEOUTS_SECS, " seconds"))]
+    pub(crate) client_timeout: u64,
+    #[command(flatten)]
+    pub(crate) net: NetArgs,
+    /// Write logs to this file
+    #[arg(long, value_name = "FILE")]
+    pub(crate) log: Option<PathBuf>,
+}
+
+/// Where discovery requests go (the CLI's names for [`Scope`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ScopeArg {
+    /// This machine only.
+    Loopback,
+    /// Broadcast on the local network, and this machine.
+    Lan,
+}
+
+impl From<ScopeArg> for Scope {
+    fn from(s: ScopeArg) -> Scope {
+        match s {
+            ScopeArg::Loopback => Scope::Loopback,
+            ScopeArg::Lan => Scope::Lan,
+        }
+    }
+}
+
+#[derive(Args, Clone)]
+pub(crate) struct DiscoveryArgs {
+    /// Where to look for servers: lan (broadcast, and this machine) or loopback
+    #[arg(long, value_enum, default_value_t = ScopeArg::Lan)]
+    pub(crate) scope: ScopeArg,
+    /// UDP port to ask (repeatable; default 7777 to 7781)
+    #[arg(long = "discovery-port", value_name = "PORT")]
+    pub(crate) ports: Vec<u16>,
+}
+
+#[derive(Args)]
+pub(crate) struct ListArgs {
+    /// Print a JSON array instead of a table
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// How long to wait for answers, in milliseconds
+    #[arg(long, default_value_t = 1000)]
+    pub(crate) wait_ms: u64,
+    #[command(flatten)]
+    pub(crate) discovery: DiscoveryArgs,
+}
+
+/// What drives a headless client's keys (the CLI's names for [`BotKind`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum BotArg {
+    /// Wanders the map, turning when blocked.
+    Wander,
+    /// Holds no keys.
+    Idle,
+}
+
+impl From<BotArg> for BotKind {
+    fn from(b: BotArg) -> BotKind {
+        match b {
+            BotArg::Wander => BotKind::Wander,
+            BotArg::Idle => BotKind::Idle,
+        }
+    }
+}
+
+#[derive(Args)]
+pub(crate) struct JoinArgs {
+    /// Server address, HOST or HOST:PORT (default port 7777); omit to browse the LAN
+    #[arg(required_if_eq("headless", "true"))]
+    pub(crate) address: Option<String>,
+    #[command(flatten)]
+    pub(crate) discovery: DiscoveryArgs,
+    /// Your player name
+    #[arg(long, default_value_t = default_name())]
+    pub(crate) name: String,
+    /// Run without a terminal, driven by a bot (for tests, load tests and benchmarks)
+    #[arg(long)]
+    pub(crate) headless: bool,
+    /// Headless only: what drives the keys
+    #[arg(long, value_enum, default_value_t = BotArg::Wander, requires = "headless")]
+    pub(crate) bot: BotArg,
+    /// Headless only: how long to play, in seconds
+    #[arg(long, default_value_t = 10.0, requires = "headless")]
+    pub(crate) seconds: f64,
+    /// Headless only: write a JSON report here at exit
+    #[arg(long, value_name = "FILE", requires = "headless")]
+    pub(crate) report: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) view: ViewArgs,
+    #[command(flatten)]
+    pub(crate) net: NetArgs,
+    /// Write logs to this file (the screen belongs to the game)
+    #[arg(long, value_name = "FILE")]
+    pub(crate) log: Option<PathBuf>,
+}
+
+fn default_name() -> String {
+    std::env::var("USER")
+        .ok()
+        .filter(|u| !u.is_empty())
+        .unwrap_or_else(|| "player".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error(args: &[&str]) -> String {
+        let mut argv = vec!["netarena"];
+        argv.extend_from_slice(args);
+        match Cli::try_parse_from(argv) {
+            Ok(_) => panic!("{args:?} was accepted"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn out_of_range_flags_say_what_would_do() {
+        let err = error(&["server", "--time-limit", "5"]);
+        assert!(err.contains("must be from 10 to 86400 seconds"), "{err}");
+        let err = error(&["server", "--frag-limit", "32768"]);
+        assert!(err.contains("must be from 1 to 32767 frags"), "{err}");
+        let err = error(&["host", "--tick-rate", "abc"]);
+        assert!(
+            err.contains("not a whole number: must be from 10 to 240"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn the_extremes_are_accepted() {
+        for (flag, value) in [
+            ("--time-limit", "86400"),
+            ("--frag-limit", "32767"),
+            ("--max-rewind-ms", "1000"),
+            ("--tick-rate", "240"),
+        ] {
+            let argv = ["netarena", "server", flag, value];
+            assert!(Cli::try_parse_from(argv).is_ok(), "{flag} {value}");
+        }
+    }
+}

@@ -1,0 +1,52 @@
+//! `netarena bench`: frame rendering, the server tick, or bandwidth over loopback.
+
+use std::process::ExitCode;
+
+use netarena::bench::{self, net, render, server};
+
+use super::args::{BenchArgs, BenchCommand};
+
+pub(crate) fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
+    match args.which {
+        BenchCommand::Render {
+            width,
+            height,
+            players,
+            frames,
+            overlays,
+        } => {
+            let opts = render::RenderOptions {
+                width,
+                height,
+                players,
+                frames: if args.quick { frames.min(50) } else { frames },
+                overlays: overlays == "all",
+            };
+            bench::print("bench render", &render::run(&opts)?, args.json)?;
+        }
+        BenchCommand::Server { players, ticks } => {
+            let opts = server::ServerOptions {
+                players,
+                ticks: if args.quick { ticks.min(60) } else { ticks },
+            };
+            bench::print("bench server", &server::run(&opts)?, args.json)?;
+        }
+        BenchCommand::Net {
+            players,
+            seconds,
+            net,
+        } => {
+            let opts = net::NetBenchOptions {
+                players: if args.quick { players.min(2) } else { players },
+                seconds: if args.quick {
+                    seconds.min(1.5)
+                } else {
+                    seconds
+                },
+                conditions: net.conditions()?,
+            };
+            bench::print("bench net", &net::run(&opts)?, args.json)?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

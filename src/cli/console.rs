@@ -1,0 +1,150 @@
+//! The dedicated server's console: one line per [`ServerEvent`], formatted here from
+//! the plain data the server reports.
+
+use std::fmt::{self, Display};
+use std::io::Write;
+use std::net::SocketAddr;
+use std::sync::mpsc;
+
+use netarena::server::event_loop::Observer;
+use netarena::server::{Server, ServerEvent};
+
+/// Prints one line of output. A closed stdout (the reader went away) must not take the
+/// server down with it, so write errors are ignored.
+pub(crate) fn say(line: fmt::Arguments) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
+/// How one server event reads on the console and in the log.
+pub(crate) struct Line<'a>(pub(crate) &'a ServerEvent);
+
+impl Display for Line<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            ServerEvent::Joined { id, name, from } => match from {
+                Some(addr) => write!(f, "join  #{id} {name} from {addr}"),
+                None => write!(f, "join  #{id} {name} (bot)"),
+            },
+            ServerEvent::Left { id, name, reason } => write!(f, "leave #{id} {name} ({reason})"),
+            ServerEvent::Frag {
+                killer,
+                victim,
+                weapon,
+            } => {
+                if killer == victim {
+                    write!(f, "frag  {victim} fragged themselves ({})", weapon.name())
+                } else {
+                    let weapon = weapon.name();
+                    write!(f, "frag  {killer} fragged {victim} with the {weapon}")
+                }
+            }
+            ServerEvent::Results {
+                map,
+                lines,
+                next_map,
+            } => {
+                write!(f, "match over on {map}:")?;
+                for (i, p) in lines.iter().enumerate() {
+                    let (name, frags, deaths) = (&p.name, p.frags, p.deaths);
+                    write!(
+                        f,
+                        "\n  {}. {name:<16} {frags:>3} frags {deaths:>3} deaths",
+                        i + 1
+                    )?;
+                }
+                write!(f, "\nnext map: {next_map}")
+            }
+        }
+    }
+}
+
+/// Prints the dedicated server's lines.
+pub(crate) struct PrintEvents;
+
+impl Observer for PrintEvents {
+    fn started(&mut self, addr: SocketAddr, server: &Server) {
+        let c = server.config();
+        let map = &c.game.maps[0];
+        say(format_args!(
+            "netarena server \"{}\" listening on {addr} (UDP), map {} ({}x{}), {} Hz ticks, {} Hz snapshots, max {} players",
+            c.name,
+            map.name(),
+            map.width(),
+            map.height(),
+            c.tick_rate,
+            c.snapshot_rate,
+            c.max_players
+        ));
+    }
+
+    fn event(&mut self, event: &ServerEvent) {
+        say(format_args!("{}", Line(event)));
+    }
+}
+
+/// In host mode the server's events go to the log: the screen belongs to the game.
+pub(crate) struct LogEvents(pub(crate) mpsc::Sender<anyhow::Result<SocketAddr>>);
+
+impl Observer for LogEvents {
+    fn started(&mut self, addr: SocketAddr, _server: &Server) {
+        let _ = self.0.send(Ok(addr));
+    }
+
+    fn event(&mut self, event: &ServerEvent) {
+        tracing::info!("{}", Line(event));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use netarena::server::Standing;
+    use netarena::sim::combat::Weapon;
+
+    #[test]
+    fn lines_read_as_before() {
+        let joined = ServerEvent::Joined {
+            id: 3,
+            name: "ann".into(),
+            from: Some("10.0.0.1:5000".parse().unwrap()),
+        };
+        assert_eq!(Line(&joined).to_string(), "join  #3 ann from 10.0.0.1:5000");
+        let bot = ServerEvent::Joined {
+            id: 0,
+            name: "bot-1".into(),
+            from: None,
+        };
+        assert_eq!(Line(&bot).to_string(), "join  #0 bot-1 (bot)");
+        let left = ServerEvent::Left {
+            id: 3,
+            name: "ann".into(),
+            reason: "timed out",
+        };
+        assert_eq!(Line(&left).to_string(), "leave #3 ann (timed out)");
+        let frag = ServerEvent::Frag {
+            killer: "ann".into(),
+            victim: "bob".into(),
+            weapon: Weapon::Rail,
+        };
+        let rail = Weapon::Rail.name();
+        assert_eq!(
+            Line(&frag).to_string(),
+            format!("frag  ann fragged bob with the {rail}")
+        );
+        let results = ServerEvent::Results {
+            map: "duel".into(),
+            lines: vec![Standing {
+                name: "ann".into(),
+                frags: 12,
+                deaths: 3,
+            }],
+            next_map: "arena".into(),
+        };
+        assert_eq!(
+            Line(&results).to_string(),
+            "match over on duel:\n  1. ann               12 frags   3 deaths\nnext map: arena"
+        );
+    }
+}

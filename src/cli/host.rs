@@ -1,0 +1,71 @@
+//! `netarena host`: a server on its own thread, and this terminal's player joining it
+//! over loopback.
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use anyhow::{Context, anyhow};
+
+use netarena::client::interactive;
+use netarena::net::conditioner::Conditions;
+use netarena::server::event_loop::{self, NetOptions};
+
+use super::args::{HostArgs, PanicSite};
+use super::config::{client_config, server_config};
+use super::console::LogEvents;
+use super::logging;
+use super::signals::finish;
+
+pub(crate) fn run(
+    args: HostArgs,
+    stop: &AtomicBool,
+    signal: &AtomicUsize,
+) -> anyhow::Result<ExitCode> {
+    let _log = logging::init(args.log.as_ref())?;
+    let server_name = args
+        .server_name
+        .clone()
+        .unwrap_or_else(|| format!("{}'s game", args.name));
+    let mut config = server_config(&args.game, &server_name, args.net.seed)?;
+    config.discoverable = !args.no_discovery;
+    config.debug_panic_after = args.view.panic_after(PanicSite::Server);
+    config.validate()?;
+    let conditions = args.net.conditions()?;
+    // The host's own client joins over loopback, through the simulated network if any:
+    // it plays under exactly the conditions a remote player would.
+    let loopback = SocketAddr::from(([127, 0, 0, 1], args.game.port));
+    let mut client = client_config(loopback, &args.name, &args.view, &args.net, conditions)?;
+
+    let (tx, rx) = mpsc::channel();
+    let server_stop = Arc::new(AtomicBool::new(false));
+    let server_thread = {
+        let server_stop = Arc::clone(&server_stop);
+        let net = NetOptions {
+            bind: SocketAddr::from(([0, 0, 0, 0], args.game.port)),
+            outgoing: Conditions::default(),
+            incoming: Conditions::default(),
+        };
+        std::thread::Builder::new()
+            .name("server".into())
+            .spawn(move || {
+                let mut observer = LogEvents(tx.clone());
+                if let Err(e) = event_loop::run(config, net, &server_stop, &mut observer) {
+                    let _ = tx.send(Err(e));
+                }
+            })
+            .context("cannot start the server thread")?
+    };
+    let addr = rx
+        .recv_timeout(Duration::from_secs(5))
+        .map_err(|_| anyhow!("the server did not start within 5 s"))??;
+    client.server = SocketAddr::from(([127, 0, 0, 1], addr.port()));
+
+    let result = interactive::run(client, stop);
+    server_stop.store(true, Ordering::Relaxed);
+    let _ = server_thread.join();
+    finish(result, signal)
+}

@@ -1,0 +1,43 @@
+//! `netarena join`: play on a server by address, or choose one on the join screen; or,
+//! headless, let a bot play (tests, load tests, benchmarks).
+
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, AtomicUsize};
+
+use netarena::client::{headless, interactive, join_screen};
+
+use super::args::JoinArgs;
+use super::config::{client_config, resolve};
+use super::logging;
+use super::signals::finish;
+
+pub(crate) fn run(
+    args: JoinArgs,
+    stop: &AtomicBool,
+    signal: &AtomicUsize,
+) -> anyhow::Result<ExitCode> {
+    let _log = logging::init(args.log.as_ref())?;
+    let conditions = args.net.conditions()?;
+    let server = match &args.address {
+        Some(address) => resolve(address)?,
+        None => {
+            let scope = args.discovery.scope.into();
+            match join_screen::choose(scope, &args.discovery.ports(), stop, resolve)? {
+                Some(addr) => addr,
+                None => return Ok(ExitCode::SUCCESS),
+            }
+        }
+    };
+    let client = client_config(server, &args.name, &args.view, &args.net, conditions)?;
+    if args.headless {
+        headless::run(
+            &client,
+            args.bot.into(),
+            args.seconds,
+            args.report.as_deref(),
+            stop,
+        )?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    finish(interactive::run(client, stop), signal)
+}

@@ -1,0 +1,143 @@
+//! Joining and being found: the cookie challenge that proves a client receives at its
+//! address, the welcome, the refusals, and the answers to LAN discovery. Nothing sent to
+//! an address that has not proved itself is larger than what it sent.
+
+use std::net::SocketAddr;
+use std::time::Instant;
+
+use super::Server;
+use super::connection::Connection;
+use super::cookie::{self, CookieError};
+use super::roster::Driver;
+use crate::net::codec;
+use crate::net::protocol::{
+    Cookie, MAX_INFO_NAME_CHARS, RejectReason, ServerInfo, ServerMsg, Welcome, sanitize_name,
+};
+
+/// Connect requests one address may make: a burst, then a steady trickle. A real client
+/// retries every 250 ms for 5 s.
+pub(super) const CONNECT_BURST: f64 = 10.0;
+pub(super) const CONNECTS_PER_SEC: f64 = 5.0;
+/// Discovery requests one address may make: a join screen refreshes a few times a second.
+pub(super) const DISCOVER_BURST: f64 = 10.0;
+pub(super) const DISCOVERS_PER_SEC: f64 = 4.0;
+
+impl Server {
+    /// What a LAN discovery request is answered with.
+    pub(super) fn info(&self, nonce: u32) -> ServerInfo {
+        let short = |s: &str| s.chars().take(MAX_INFO_NAME_CHARS).collect::<String>();
+        ServerInfo {
+            version: self.config.protocol_version,
+            nonce,
+            name: short(&self.config.name),
+            map: short(self.map.name()),
+            players: self.slots.len() as u16,
+            max_players: self.config.max_players,
+        }
+    }
+
+    fn welcome(&self, id: u8) -> ServerMsg {
+        ServerMsg::Welcome(Welcome {
+            player_id: id,
+            tick_rate: self.config.tick_rate,
+            // The rate snapshots really go out at: the tick rate divided by a whole
+            // number of ticks, which may be above the rate asked for.
+            snapshot_rate: self.config.tick_rate / self.config.snapshot_interval() as u16,
+            server_tick: self.world.tick,
+            server_name: self.config.name.clone(),
+            map_name: self.map.name().to_owned(),
+            map_text: self.map.text().to_owned(),
+        })
+    }
+
+    /// Sends `msg` to an address that has not proved it receives there, only if the
+    /// reply is no larger than the request: no amplification for spoofed sources.
+    pub(super) fn reply_unproven(&mut self, to: SocketAddr, request_len: usize, msg: ServerMsg) {
+        if codec::encoded_len_server(&msg) <= request_len {
+            self.outbox.push((to, msg));
+        } else {
+            self.refusals.invalid += 1;
+        }
+    }
+
+    fn cookie_window(&self, now: Instant) -> u32 {
+        let since = self
+            .epoch
+            .map_or(0, |e| now.saturating_duration_since(e).as_secs());
+        (since / cookie::WINDOW_SECS) as u32
+    }
+
+    /// A connect request that passed the checks on its form: challenge it, or admit it
+    /// if it carries a good cookie.
+    pub(super) fn on_connect(
+        &mut self,
+        now: Instant,
+        from: SocketAddr,
+        name: &str,
+        cookie: Option<Cookie>,
+        wire_len: usize,
+    ) {
+        // A repeated connect means our welcome was lost: send it again.
+        if let Some(&id) = self.by_addr.get(&from) {
+            self.outbox.push((from, self.welcome(id)));
+            return;
+        }
+        let window = self.cookie_window(now);
+        let Some(cookie) = cookie else {
+            let challenge = ServerMsg::Challenge(self.cookies.issue(from, window));
+            self.reply_unproven(from, wire_len, challenge);
+            return;
+        };
+        match self.cookies.redeem(from, cookie, window) {
+            Ok(()) => {}
+            Err(CookieError::Expired) => {
+                // A slow client, most likely: let it try again with a fresh one.
+                let challenge = ServerMsg::Challenge(self.cookies.issue(from, window));
+                self.reply_unproven(from, wire_len, challenge);
+                return;
+            }
+            Err(e) => {
+                tracing::debug!("refused connect from {from}: {e}");
+                self.refusals.bad_cookie += 1;
+                return;
+            }
+        }
+        let driver = Driver::Remote(Connection::new(from, now));
+        match self.add_player(sanitize_name(name), driver) {
+            Some(id) => self.outbox.push((from, self.welcome(id))),
+            None => self.outbox.push((
+                from,
+                ServerMsg::Reject(RejectReason::Full {
+                    max_players: self.config.max_players,
+                }),
+            )),
+        }
+    }
+
+    /// Joins from `addr` the way a client does (request, challenge, request with the
+    /// cookie), for benchmarks and tests that drive a server without sockets. Messages
+    /// for other addresses stay in the outbox.
+    pub fn join_in_process(
+        &mut self,
+        now: Instant,
+        addr: SocketAddr,
+        name: &str,
+    ) -> Option<Welcome> {
+        let mut buf = Vec::new();
+        let mut cookie = None;
+        for _ in 0..2 {
+            codec::connect_request(name, cookie, &mut buf).ok()?;
+            self.receive(now, addr, &buf);
+            let mut kept = Vec::new();
+            for (to, msg) in self.outbox.drain(..) {
+                match msg {
+                    ServerMsg::Challenge(c) if to == addr => cookie = Some(c),
+                    ServerMsg::Welcome(w) if to == addr => return Some(w),
+                    other => kept.push((to, other)),
+                }
+            }
+            self.outbox = kept;
+        }
+        None
+    }
+}

@@ -1,0 +1,128 @@
+//! Datagram intake: every datagram is decoded (bounded) and either handed to the room
+//! that deals with it or counted in [`Refusals`] with the reason it was refused.
+//! Nothing a datagram holds can make this panic.
+
+use std::net::SocketAddr;
+use std::time::Instant;
+
+use super::Server;
+use crate::net::codec;
+use crate::net::protocol::{
+    ClientMsg, GameEvent, MAGIC, MAX_CHAT_CHARS, MIN_CONNECT_BYTES, MIN_DISCOVER_BYTES,
+    RejectReason, ServerMsg, sanitize_text,
+};
+
+/// Chat lines one client may send: a burst, then one a second.
+pub(super) const CHAT_BURST: f64 = 3.0;
+pub(super) const CHATS_PER_SEC: f64 = 1.0;
+
+/// Counters of what the server refused, for logs and tests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Refusals {
+    /// Datagrams that did not decode.
+    pub malformed: u64,
+    /// Decoded, but with values no honest peer sends.
+    pub invalid: u64,
+    /// Anything but a connect from an address that is not a client.
+    pub unknown_sender: u64,
+    /// Connect requests over the per-address rate.
+    pub rate_limited: u64,
+    /// Forged or replayed cookies.
+    pub bad_cookie: u64,
+}
+
+impl Server {
+    /// Takes one datagram from `from`: decodes it (bounded), and handles it or counts
+    /// why not.
+    pub fn receive(&mut self, now: Instant, from: SocketAddr, bytes: &[u8]) {
+        self.epoch.get_or_insert(now);
+        match codec::decode_client(bytes) {
+            Ok(msg) => self.handle(now, from, msg, bytes.len()),
+            Err(e) => match codec::peek_connect(bytes) {
+                // Another version's connect may not decode as ours; answer it anyway.
+                Some((MAGIC, version)) if version != self.config.protocol_version => {
+                    if self.connect_limit.allow(from, now) {
+                        self.reject_version(from, bytes.len());
+                    }
+                }
+                _ => {
+                    tracing::debug!("dropped datagram from {from}: {e}");
+                    self.refusals.malformed += 1;
+                }
+            },
+        }
+    }
+
+    fn reject_version(&mut self, from: SocketAddr, wire_len: usize) {
+        let reject = RejectReason::Version {
+            server: self.config.protocol_version,
+        };
+        self.reply_unproven(from, wire_len, ServerMsg::Reject(reject));
+    }
+
+    fn handle(&mut self, now: Instant, from: SocketAddr, msg: ClientMsg, wire_len: usize) {
+        match msg {
+            ClientMsg::Connect {
+                magic,
+                version,
+                name,
+                cookie,
+                padding: _,
+            } => {
+                if magic != MAGIC {
+                    self.refusals.invalid += 1;
+                } else if !self.connect_limit.allow(from, now) {
+                    self.refusals.rate_limited += 1;
+                } else if version != self.config.protocol_version {
+                    self.reject_version(from, wire_len);
+                } else if wire_len < MIN_CONNECT_BYTES {
+                    self.refusals.invalid += 1;
+                } else {
+                    self.on_connect(now, from, &name, cookie, wire_len);
+                }
+            }
+            ClientMsg::Discover {
+                magic,
+                version: _,
+                nonce,
+                padding: _,
+            } => {
+                // Answered whatever the asker's version: telling it ours is the point.
+                if magic != MAGIC || !self.config.discoverable {
+                    self.refusals.invalid += 1;
+                } else if !self.discover_limit.allow(from, now) {
+                    self.refusals.rate_limited += 1;
+                } else if wire_len < MIN_DISCOVER_BYTES {
+                    self.refusals.invalid += 1;
+                } else {
+                    let info = ServerMsg::Info(self.info(nonce));
+                    self.reply_unproven(from, wire_len, info);
+                }
+            }
+            ClientMsg::Input(input) => self.on_input(now, from, input),
+            ClientMsg::Chat(text) => self.on_chat(now, from, &text),
+            ClientMsg::Leave => {
+                if let Some(&id) = self.by_addr.get(&from) {
+                    self.remove_player(id, "left");
+                } else {
+                    self.refusals.unknown_sender += 1;
+                }
+            }
+        }
+    }
+
+    fn on_chat(&mut self, now: Instant, from: SocketAddr, text: &str) {
+        let Some(&id) = self.by_addr.get(&from) else {
+            self.refusals.unknown_sender += 1;
+            return;
+        };
+        if !self.chat_limit.allow(from, now) {
+            self.refusals.rate_limited += 1;
+            return;
+        }
+        let text = sanitize_text(text, MAX_CHAT_CHARS);
+        if !text.is_empty() {
+            self.broadcast(vec![GameEvent::Chat { from: id, text }]);
+        }
+    }
+}

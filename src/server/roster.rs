@@ -1,0 +1,165 @@
+//! Who is playing: the slots (remote clients and bots), joining and leaving, dropping
+//! the silent, and the roster every client's scoreboard shows.
+
+use std::net::SocketAddr;
+use std::time::Instant;
+
+use super::bots::FightBot;
+use super::commands::CommandQueue;
+use super::config::PLAYER_LIMIT;
+use super::connection::Connection;
+use super::{Server, ServerEvent};
+use crate::net::protocol::{GameEvent, RosterEntry, ServerMsg};
+use crate::sim::world::PlayerId;
+
+#[derive(Clone, Debug)]
+pub(crate) enum Driver {
+    Remote(Connection),
+    Bot(Box<FightBot>),
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Slot {
+    pub(crate) id: PlayerId,
+    pub(crate) name: String,
+    pub(crate) queue: CommandQueue,
+    pub(crate) driver: Driver,
+    /// Seq the bot's next command gets: bots number commands like clients do.
+    pub(crate) bot_seq: u32,
+}
+
+impl Slot {
+    /// Queues events for a remote slot, to be resent until acknowledged.
+    fn push_events(&mut self, events: &[GameEvent]) {
+        if let Driver::Remote(c) = &mut self.driver {
+            c.events.push(events);
+        }
+    }
+}
+
+impl Server {
+    pub(super) fn add_player(&mut self, name: String, driver: Driver) -> Option<PlayerId> {
+        let limit = self.config.max_players.min(PLAYER_LIMIT);
+        if self.slots.len() >= usize::from(limit) {
+            return None;
+        }
+        let id = (0..=u8::MAX).find(|id| self.slots.iter().all(|s| s.id != *id))?;
+        let from = match &driver {
+            Driver::Remote(c) => Some(c.addr),
+            Driver::Bot(_) => None,
+        };
+        let spawn = self.world.spawn_point(&self.map, id);
+        self.world.put(id, spawn);
+        let status = self.game.join(id, self.world.tick);
+        self.broadcast(vec![status]);
+        self.events.push(ServerEvent::Joined {
+            id,
+            name: name.clone(),
+            from,
+        });
+        let at = self.slots.partition_point(|s| s.id < id);
+        self.slots.insert(
+            at,
+            Slot {
+                id,
+                name,
+                queue: CommandQueue::default(),
+                driver,
+                bot_seq: 0,
+            },
+        );
+        if let Some(addr) = from {
+            self.by_addr.insert(addr, id);
+            // Bring the newcomer up to date: the match, and everyone's standing.
+            let mut intro = vec![self.game.start_event(false)];
+            intro.extend(self.game.statuses().into_iter().map(GameEvent::Status));
+            self.slots[at].push_events(&intro);
+        }
+        self.roster_dirty = true;
+        Some(id)
+    }
+
+    pub(super) fn remove_player(&mut self, id: PlayerId, reason: &'static str) {
+        let Some(at) = self.slots.iter().position(|s| s.id == id) else {
+            return;
+        };
+        let slot = self.slots.remove(at);
+        if let Driver::Remote(c) = &slot.driver {
+            self.by_addr.remove(&c.addr);
+        }
+        self.world.remove(id);
+        self.game.leave(id);
+        self.events.push(ServerEvent::Left {
+            id,
+            name: slot.name,
+            reason,
+        });
+        self.roster_dirty = true;
+    }
+
+    /// A player's name for the reports; its id if it has gone.
+    pub(super) fn name_of(&self, id: PlayerId) -> String {
+        self.slots
+            .iter()
+            .find(|s| s.id == id)
+            .map_or_else(|| format!("#{id}"), |s| s.name.clone())
+    }
+
+    /// Queues events for every remote client, to be resent until acknowledged.
+    pub(super) fn broadcast(&mut self, events: Vec<GameEvent>) {
+        if events.is_empty() {
+            return;
+        }
+        for slot in &mut self.slots {
+            slot.push_events(&events);
+        }
+    }
+
+    /// Drops clients that went silent, and clients too far behind on game events.
+    pub(super) fn drop_silent_clients(&mut self, now: Instant) {
+        let timeout = self.config.client_timeout;
+        let gone: Vec<(PlayerId, SocketAddr, &'static str)> = self
+            .remotes()
+            .filter_map(|(s, c)| {
+                if c.events.overflowed() {
+                    Some((s.id, c.addr, "too far behind"))
+                } else if now.saturating_duration_since(c.last_heard) > timeout {
+                    Some((s.id, c.addr, "timed out"))
+                } else {
+                    None
+                }
+            })
+            .collect();
+        for (id, addr, reason) in gone {
+            self.outbox.push((addr, ServerMsg::Bye(reason.to_owned())));
+            self.remove_player(id, reason);
+        }
+    }
+
+    pub(super) fn remotes(&self) -> impl Iterator<Item = (&Slot, &Connection)> {
+        self.slots.iter().filter_map(|s| match &s.driver {
+            Driver::Remote(c) => Some((s, c)),
+            Driver::Bot(_) => None,
+        })
+    }
+
+    pub(super) fn broadcast_roster(&mut self) {
+        let roster: Vec<RosterEntry> = self
+            .slots
+            .iter()
+            .map(|s| RosterEntry {
+                id: s.id,
+                name: s.name.clone(),
+                bot: matches!(s.driver, Driver::Bot(_)),
+                ping_ms: match &s.driver {
+                    Driver::Remote(c) => c.rtt_ms,
+                    Driver::Bot(_) => 0,
+                },
+            })
+            .collect();
+        let addrs: Vec<SocketAddr> = self.remotes().map(|(_, c)| c.addr).collect();
+        for addr in addrs {
+            self.outbox.push((addr, ServerMsg::Roster(roster.clone())));
+        }
+    }
+}

@@ -1,0 +1,76 @@
+//! Snapshot fan-out: one snapshot of the world per interval, delta-encoded for each
+//! client against the newest one it acknowledged, with its own acks, echo, loss counts
+//! and pending events.
+
+use std::collections::{HashMap, VecDeque};
+use std::time::Instant;
+
+use super::Server;
+use crate::net::delta;
+use crate::net::protocol::{PlayerSnap, ServerMsg, Snapshot, SnapshotDelta};
+
+/// Snapshots kept as possible baselines: 1.6 s at 20 Hz, longer than any useful ack.
+const SNAPSHOT_HISTORY: usize = 32;
+/// Loss counts go out with one snapshot in this many: enough for a statistic.
+const INPUT_COUNTS_EVERY: u32 = 10;
+
+/// Recent snapshots by tick, shared by every client's delta encoding.
+#[derive(Default)]
+pub(crate) struct History(VecDeque<(u32, Vec<PlayerSnap>)>);
+
+impl History {
+    fn get(&self, tick: u32) -> Option<&[PlayerSnap]> {
+        self.0.iter().find(|(t, _)| *t == tick).map(|(_, p)| &p[..])
+    }
+
+    fn push(&mut self, tick: u32, players: Vec<PlayerSnap>) {
+        self.0.push_back((tick, players));
+        if self.0.len() > SNAPSHOT_HISTORY {
+            self.0.pop_front();
+        }
+    }
+}
+
+impl Server {
+    pub(super) fn send_snapshots(&mut self, now: Instant) {
+        let tick = self.world.tick;
+        let snapshot = Snapshot {
+            tick,
+            ack_seq: 0,
+            echo_time_ms: 0,
+            echo_hold_ms: 0,
+            inputs: None,
+            queued: 0,
+            players: self
+                .world
+                .players()
+                .iter()
+                .map(|&(id, state)| PlayerSnap { id, state })
+                .collect(),
+        };
+        let with_inputs =
+            (tick / self.config.snapshot_interval()).is_multiple_of(INPUT_COUNTS_EVERY);
+        // Clients that acknowledged the same baseline get the same body: encode it once.
+        let mut bodies: HashMap<Option<u32>, SnapshotDelta> = HashMap::new();
+        let mut out = Vec::new();
+        for (slot, c) in self.remotes() {
+            let base = c
+                .acked_tick
+                .and_then(|t| self.history.get(t).map(|players| (t, players)));
+            let body = bodies
+                .entry(base.map(|(t, _)| t))
+                .or_insert_with(|| delta::encode(&snapshot, base));
+            let hold = now.saturating_duration_since(c.echo_received).as_millis();
+            let mut msg = body.clone();
+            msg.ack_seq = slot.queue.last_applied();
+            msg.echo_time_ms = c.echo_time_ms;
+            msg.echo_hold_ms = u16::try_from(hold).unwrap_or(u16::MAX);
+            msg.inputs = with_inputs.then(|| c.input_counts());
+            msg.events = c.events.for_snapshot();
+            msg.queued = u8::try_from(slot.queue.len()).unwrap_or(u8::MAX);
+            out.push((c.addr, ServerMsg::Snapshot(msg)));
+        }
+        self.outbox.extend(out);
+        self.history.push(tick, snapshot.players);
+    }
+}
