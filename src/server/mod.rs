@@ -31,8 +31,13 @@ use cookie::{CookieError, CookieJar};
 use game::{Match, MatchConfig};
 use rate_limit::RateLimit;
 
-/// Connect requests one address may make: a burst, then a steady trickle. A real client
-/// retries every 250 ms for 5 s.
+/// Connect requests without a cookie one host may make: a burst, then a steady trickle,
+/// enough for a machine that starts a dozen clients at once. Each gets only a challenge,
+/// smaller than the request.
+const CHALLENGE_BURST: f64 = 40.0;
+const CHALLENGES_PER_SEC: f64 = 20.0;
+/// Connect requests with a cookie one socket address may make. A real client retries
+/// every 250 ms for 5 s.
 const CONNECT_BURST: f64 = 10.0;
 const CONNECTS_PER_SEC: f64 = 5.0;
 /// Discovery requests one address may make: a join screen refreshes a few times a second.
@@ -247,6 +252,7 @@ pub struct Server {
     /// Recent snapshots by tick, shared by every client's delta encoding.
     history: VecDeque<(u32, Arc<[PlayerSnap]>)>,
     cookies: CookieJar,
+    challenge_limit: RateLimit,
     connect_limit: RateLimit,
     discover_limit: RateLimit,
     chat_limit: RateLimit,
@@ -271,9 +277,10 @@ impl Server {
             refusals: Refusals::default(),
             history: VecDeque::new(),
             cookies: CookieJar::default(),
-            connect_limit: RateLimit::new(CONNECTS_PER_SEC, CONNECT_BURST),
-            discover_limit: RateLimit::new(DISCOVERS_PER_SEC, DISCOVER_BURST),
-            chat_limit: RateLimit::new(CHATS_PER_SEC, CHAT_BURST),
+            challenge_limit: RateLimit::per_host(CHALLENGES_PER_SEC, CHALLENGE_BURST),
+            connect_limit: RateLimit::per_socket(CONNECTS_PER_SEC, CONNECT_BURST),
+            discover_limit: RateLimit::per_host(DISCOVERS_PER_SEC, DISCOVER_BURST),
+            chat_limit: RateLimit::per_socket(CHATS_PER_SEC, CHAT_BURST),
             game: Match::new(
                 config.game.clone(),
                 config.tick_rate,
@@ -434,7 +441,7 @@ impl Server {
             Err(e) => match codec::peek_connect(bytes) {
                 // Another version's connect may not decode as ours; answer it anyway.
                 Some((MAGIC, version)) if version != self.config.protocol_version => {
-                    if self.connect_limit.allow(from, now) {
+                    if self.challenge_limit.allow(from, now) {
                         self.reply_unproven(
                             from,
                             bytes.len(),
@@ -461,9 +468,13 @@ impl Server {
                 cookie,
                 padding: _,
             } => {
+                let limit = match cookie {
+                    None => &mut self.challenge_limit,
+                    Some(_) => &mut self.connect_limit,
+                };
                 if magic != MAGIC {
                     self.refusals.invalid += 1;
-                } else if !self.connect_limit.allow(from, now) {
+                } else if !limit.allow(from, now) {
                     self.refusals.rate_limited += 1;
                 } else if version != self.config.protocol_version {
                     let reject = RejectReason::Version {
