@@ -49,12 +49,12 @@ fn absurd(rng: &mut Pcg32, real: Option<&ServerMsg>) -> ServerMsg {
                 for p in &mut s.added {
                     p.id = rng.random();
                 }
-                let template = s.added.first().cloned();
+                let template = s.added.first().copied();
                 if let Some(p) = template {
                     s.added
                         .extend((0..rng.random_range(0..300)).map(|i| PlayerSnap {
                             id: i as _,
-                            ..p.clone()
+                            ..p
                         }));
                 }
             }
