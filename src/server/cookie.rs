@@ -7,8 +7,11 @@
 //! and, since a challenge is smaller than the padded request, cannot be amplified.
 
 use std::collections::{HashSet, VecDeque};
-use std::hash::{BuildHasher, Hash, Hasher, RandomState};
-use std::net::SocketAddr;
+use std::hash::Hasher;
+use std::net::{IpAddr, SocketAddr};
+
+use siphasher::sip::SipHasher24;
+use subtle::ConstantTimeEq;
 
 use crate::net::protocol::Cookie;
 
@@ -27,8 +30,9 @@ pub enum CookieError {
 }
 
 pub struct CookieJar {
-    /// A per-process random SipHash key: cookies cannot be computed off this server.
-    key: RandomState,
+    /// A per-process random 128-bit SipHash-2-4 key, drawn from the operating system's
+    /// generator: cookies cannot be computed off this server.
+    key: [u8; 16],
     /// Cookies already redeemed, with their window, oldest first; pruned as windows pass.
     used: VecDeque<(u32, u64)>,
     used_set: HashSet<u64>,
@@ -38,7 +42,7 @@ pub struct CookieJar {
 impl Default for CookieJar {
     fn default() -> Self {
         CookieJar {
-            key: RandomState::new(),
+            key: rand::random(),
             used: VecDeque::new(),
             used_set: HashSet::new(),
             issued: 0,
@@ -47,12 +51,30 @@ impl Default for CookieJar {
 }
 
 impl CookieJar {
+    /// SipHash-2-4, a keyed pseudo-random function made to authenticate short messages,
+    /// over a fixed encoding of the address, window and nonce: 64 bits.
     fn mac(&self, addr: SocketAddr, window: u32, nonce: u32) -> u64 {
-        let mut h = self.key.build_hasher();
-        addr.hash(&mut h);
-        window.hash(&mut h);
-        nonce.hash(&mut h);
+        let mut h = SipHasher24::new_with_key(&self.key);
+        match addr.ip() {
+            IpAddr::V4(v4) => {
+                h.write_u8(4);
+                h.write(&v4.octets());
+            }
+            IpAddr::V6(v6) => {
+                h.write_u8(6);
+                h.write(&v6.octets());
+            }
+        }
+        h.write(&addr.port().to_le_bytes());
+        h.write(&window.to_le_bytes());
+        h.write(&nonce.to_le_bytes());
         h.finish()
+    }
+
+    /// Whether `cookie` carries the MAC this jar gives it, compared in constant time.
+    fn authentic(&self, addr: SocketAddr, cookie: Cookie) -> bool {
+        let expected = self.mac(addr, cookie.window, cookie.nonce).to_le_bytes();
+        bool::from(expected.ct_eq(&cookie.mac.to_le_bytes()))
     }
 
     /// A fresh cookie for `addr`. Each differs (a counter goes into the hash), so an
@@ -73,7 +95,7 @@ impl CookieJar {
         cookie: Cookie,
         now: u32,
     ) -> Result<(), CookieError> {
-        if cookie.mac != self.mac(addr, cookie.window, cookie.nonce) {
+        if !self.authentic(addr, cookie) {
             return Err(CookieError::Forged);
         }
         if cookie.window > now || now - cookie.window > 1 {
@@ -137,6 +159,34 @@ mod tests {
             Ok(()),
             "a new cookie, same address"
         );
+    }
+
+    #[test]
+    fn jars_have_their_own_keys() {
+        let a = addr("10.0.0.1:5000");
+        let mut one = CookieJar::default();
+        let mut other = CookieJar::default();
+        let c = one.issue(a, 3);
+        assert_eq!(other.redeem(a, c, 3), Err(CookieError::Forged));
+        assert_eq!(one.redeem(a, c, 3), Ok(()));
+    }
+
+    #[test]
+    fn the_mac_is_siphash_2_4_of_a_fixed_encoding() {
+        // The MAC is exactly SipHash-2-4 of this byte layout: the address family, the
+        // octets, then port, window and nonce little-endian (stable across Rust versions).
+        let jar = CookieJar {
+            key: std::array::from_fn(|i| i as u8),
+            ..CookieJar::default()
+        };
+        let mut message = vec![4u8, 10, 0, 0, 1];
+        message.extend_from_slice(&5000u16.to_le_bytes());
+        message.extend_from_slice(&7u32.to_le_bytes());
+        message.extend_from_slice(&9u32.to_le_bytes());
+        let mut h = SipHasher24::new_with_key(&jar.key);
+        h.write(&message);
+        assert_eq!(jar.mac(addr("10.0.0.1:5000"), 7, 9), h.finish());
+        assert_ne!(jar.mac(addr("10.0.0.1:5000"), 7, 10), h.finish());
     }
 
     #[test]

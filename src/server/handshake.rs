@@ -14,8 +14,13 @@ use crate::net::protocol::{
     Cookie, MAX_INFO_NAME_CHARS, RejectReason, ServerInfo, ServerMsg, Welcome, sanitize_name,
 };
 
-/// Connect requests one address may make: a burst, then a steady trickle. A real client
-/// retries every 250 ms for 5 s.
+/// Connect requests without a cookie one host may make: a burst, then a steady trickle,
+/// enough for a machine that starts a dozen clients at once. Each gets only a challenge,
+/// smaller than the request.
+pub(super) const CHALLENGE_BURST: f64 = 40.0;
+pub(super) const CHALLENGES_PER_SEC: f64 = 20.0;
+/// Connect requests with a cookie one socket address may make. A real client retries
+/// every 250 ms for 5 s.
 pub(super) const CONNECT_BURST: f64 = 10.0;
 pub(super) const CONNECTS_PER_SEC: f64 = 5.0;
 /// Discovery requests one address may make: a join screen refreshes a few times a second.

@@ -41,7 +41,7 @@ impl Server {
             Err(e) => match codec::peek_connect(bytes) {
                 // Another version's connect may not decode as ours; answer it anyway.
                 Some((MAGIC, version)) if version != self.config.protocol_version => {
-                    if self.connect_limit.allow(from, now) {
+                    if self.challenge_limit.allow(from, now) {
                         self.reject_version(from, bytes.len());
                     }
                 }
@@ -69,9 +69,13 @@ impl Server {
                 cookie,
                 padding: _,
             } => {
+                let limit = match cookie {
+                    None => &mut self.challenge_limit,
+                    Some(_) => &mut self.connect_limit,
+                };
                 if magic != MAGIC {
                     self.refusals.invalid += 1;
-                } else if !self.connect_limit.allow(from, now) {
+                } else if !limit.allow(from, now) {
                     self.refusals.rate_limited += 1;
                 } else if version != self.config.protocol_version {
                     self.reject_version(from, wire_len);

@@ -56,6 +56,7 @@ pub struct Server {
     refusals: Refusals,
     history: snapshots::History,
     cookies: CookieJar,
+    challenge_limit: RateLimit,
     connect_limit: RateLimit,
     discover_limit: RateLimit,
     chat_limit: RateLimit,
@@ -80,9 +81,19 @@ impl Server {
             refusals: Refusals::default(),
             history: snapshots::History::default(),
             cookies: CookieJar::default(),
-            connect_limit: RateLimit::new(handshake::CONNECTS_PER_SEC, handshake::CONNECT_BURST),
-            discover_limit: RateLimit::new(handshake::DISCOVERS_PER_SEC, handshake::DISCOVER_BURST),
-            chat_limit: RateLimit::new(intake::CHATS_PER_SEC, intake::CHAT_BURST),
+            challenge_limit: RateLimit::per_host(
+                handshake::CHALLENGES_PER_SEC,
+                handshake::CHALLENGE_BURST,
+            ),
+            connect_limit: RateLimit::per_socket(
+                handshake::CONNECTS_PER_SEC,
+                handshake::CONNECT_BURST,
+            ),
+            discover_limit: RateLimit::per_host(
+                handshake::DISCOVERS_PER_SEC,
+                handshake::DISCOVER_BURST,
+            ),
+            chat_limit: RateLimit::per_socket(intake::CHATS_PER_SEC, intake::CHAT_BURST),
             game: Match::new(
                 config.game.clone(),
                 config.tick_rate,

@@ -1,0 +1,256 @@
+//! A hostile server cannot hurt a client. A relay stands where the server should be: it
+//! completes the real handshake (it forwards to a real server behind it), and then, beside
+//! the real traffic, sends the client 100,000 datagrams of its own: random bytes, mutated
+//! copies of real server datagrams, and well-formed but absurd messages (player ids out of
+//! range, huge counts, event floods, huge maps, ticks going backwards and far ahead).
+//! The client must neither panic nor hang, its memory must stay bounded, and it either
+//! plays on or ends with a clear one-line message.
+
+mod support;
+
+use std::net::{SocketAddr, UdpSocket};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg32;
+
+use netarena::net::codec;
+use netarena::net::protocol::{GameEvent, PlayerSnap, RosterEntry, ServerMsg};
+use support::process::{BIN, num, start_server, temp_report};
+
+const HOSTILE: usize = 100_000;
+
+/// Resident memory of a process in KiB, if it still runs.
+fn rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+}
+
+/// A well-formed message with absurd contents, derived from a real one when there is one.
+fn absurd(rng: &mut Pcg32, real: Option<&ServerMsg>) -> ServerMsg {
+    let big = |rng: &mut Pcg32| -> u32 {
+        match rng.random_range(0..4) {
+            0 => 0,
+            1 => u32::MAX - rng.random_range(0..3),
+            _ => rng.random(),
+        }
+    };
+    if let Some(ServerMsg::Snapshot(real)) = real {
+        let mut s = real.clone();
+        match rng.random_range(0..8) {
+            0 => s.tick = big(rng),
+            1 => s.tick = s.tick.wrapping_sub(rng.random_range(1..10_000)),
+            2 => {
+                for p in &mut s.added {
+                    p.id = rng.random();
+                }
+                let template = s.added.first().copied();
+                if let Some(p) = template {
+                    s.added.extend(
+                        (0..rng.random_range(0..300)).map(|i| PlayerSnap { id: i as _, ..p }),
+                    );
+                }
+            }
+            3 => {
+                s.masks = (0..rng.random_range(0..2000))
+                    .map(|_| rng.random())
+                    .collect();
+                s.values = (0..rng.random_range(0..2000))
+                    .map(|_| rng.random())
+                    .collect();
+            }
+            4 => {
+                let count = rng.random_range(0..3000);
+                s.events = (0..count)
+                    .map(|i| {
+                        let seq = if rng.random() { big(rng) } else { i };
+                        let event = GameEvent::Chat {
+                            from: rng.random(),
+                            text: "\u{1b}[2J".repeat(rng.random_range(0..50)),
+                        };
+                        (seq, event)
+                    })
+                    .collect();
+            }
+            5 => {
+                let event = GameEvent::MatchStart {
+                    map_name: "x".repeat(rng.random_range(0..5000)),
+                    map_text: Some(
+                        "#".repeat(rng.random_range(0..40_000))
+                            + &"\n".repeat(rng.random_range(0..500)),
+                    ),
+                    started_tick: big(rng),
+                    frag_limit: rng.random(),
+                    time_limit_secs: big(rng),
+                };
+                s.events = vec![(big(rng), event)];
+            }
+            6 => {
+                s.baseline_age = rng.random();
+                s.ack_seq = big(rng);
+                s.echo_time_ms = big(rng);
+                s.queued = rng.random();
+            }
+            _ => {
+                s.removed = (0..rng.random_range(0..1000))
+                    .map(|_| rng.random())
+                    .collect()
+            }
+        }
+        return ServerMsg::Snapshot(s);
+    }
+    ServerMsg::Roster(
+        (0..rng.random_range(0..2000))
+            .map(|i| RosterEntry {
+                id: i as _,
+                name: "\u{7}n".repeat(rng.random_range(0..40)),
+                bot: rng.random(),
+                ping_ms: rng.random(),
+            })
+            .collect(),
+    )
+}
+
+/// One hostile datagram.
+fn hostile(rng: &mut Pcg32, real: &[Vec<u8>], buf: &mut Vec<u8>) -> Vec<u8> {
+    let sample = (!real.is_empty()).then(|| &real[rng.random_range(0..real.len())]);
+    match (rng.random_range(0..3), sample) {
+        (0, _) | (_, None) => {
+            let len = rng.random_range(0..1500);
+            (0..len).map(|_| rng.random()).collect()
+        }
+        (1, Some(d)) => {
+            let mut d = d.clone();
+            for _ in 0..rng.random_range(1..6) {
+                let at = rng.random_range(0..d.len());
+                d[at] ^= 1 << rng.random_range(0..8);
+            }
+            if rng.random_range(0..4) == 0 {
+                d.truncate(rng.random_range(0..d.len()));
+            }
+            d
+        }
+        (_, Some(d)) => {
+            let decoded = codec::decode_server(d).ok();
+            let msg = absurd(rng, decoded.as_ref());
+            buf.clear();
+            match codec::encode_server(&msg, buf) {
+                Ok(()) => buf.clone(),
+                // Too large for one datagram: its front, which must be refused.
+                Err(_) => d[..d.len() / 2].to_vec(),
+            }
+        }
+    }
+}
+
+#[test]
+fn a_hostile_server_cannot_hurt_a_client() {
+    let server = start_server(&["--bots", "3"]);
+    let real_server = SocketAddr::from(([127, 0, 0, 1], server.port));
+    let relay = UdpSocket::bind("127.0.0.1:0").unwrap();
+    relay.set_nonblocking(true).unwrap();
+    let upstream = UdpSocket::bind("127.0.0.1:0").unwrap();
+    upstream.set_nonblocking(true).unwrap();
+    let relay_port = relay.local_addr().unwrap().port();
+
+    let report = temp_report("hostile");
+    let mut child = Command::new(BIN)
+        .args(["join", &format!("127.0.0.1:{relay_port}"), "--headless"])
+        .args(["--bot", "wander", "--seconds", "20", "--report"])
+        .arg(&report)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("client starts");
+    let pid = child.id();
+
+    let mut rng = Pcg32::seed_from_u64(7);
+    let mut client: Option<SocketAddr> = None;
+    let mut real: Vec<Vec<u8>> = Vec::new();
+    let mut buf = vec![0u8; 65536];
+    let mut scratch = Vec::new();
+    let mut sent = 0usize;
+    let mut peak_rss = 0u64;
+    let start = Instant::now();
+    let deadline = start + Duration::from_secs(40);
+    let status = loop {
+        // Relay the real traffic both ways.
+        while let Ok((n, from)) = relay.recv_from(&mut buf) {
+            client = Some(from);
+            let _ = upstream.send_to(&buf[..n], real_server);
+        }
+        while let Ok((n, _)) = upstream.recv_from(&mut buf) {
+            if let Some(c) = client {
+                let _ = relay.send_to(&buf[..n], c);
+            }
+            if real.len() < 200 {
+                real.push(buf[..n].to_vec());
+            } else {
+                let i = rng.random_range(0..real.len());
+                real[i] = buf[..n].to_vec();
+            }
+        }
+        // Once the client is in (it has real snapshots), attack: about 100,000 hostile
+        // datagrams spread over 15 s of its 20.
+        let elapsed = start.elapsed().as_secs_f64();
+        if let Some(c) = client.filter(|_| real.len() > 20) {
+            let due = ((elapsed - 2.0) / 15.0 * HOSTILE as f64).clamp(0.0, HOSTILE as f64);
+            while (sent as f64) < due {
+                let d = hostile(&mut rng, &real, &mut scratch);
+                let _ = relay.send_to(&d, c);
+                sent += 1;
+            }
+        }
+        if let Some(kib) = rss_kib(pid) {
+            peak_rss = peak_rss.max(kib);
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the client hung: still running after 40 s of a 20 s session"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    let mut stderr = String::new();
+    use std::io::Read;
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    eprintln!("hostile: {sent} datagrams sent; client peak RSS {peak_rss} KiB; {status}");
+    assert!(
+        !stderr.contains("panicked"),
+        "the client panicked: {stderr}"
+    );
+    assert!(sent >= HOSTILE, "only {sent} hostile datagrams were sent");
+    assert!(
+        peak_rss < 100 * 1024,
+        "the client's memory grew to {peak_rss} KiB"
+    );
+    if status.success() {
+        let text = std::fs::read_to_string(&report).expect("report written");
+        let _ = std::fs::remove_file(&report);
+        let r: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let seconds = num(&r, "seconds");
+        assert!(seconds > 19.0, "the session ended early: {r}");
+        assert!(
+            num(&r, "snapshots_received") > 10.0 * seconds,
+            "the client stopped playing: {r}"
+        );
+    } else {
+        let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+        assert_eq!(
+            lines.len(),
+            1,
+            "a failing client says why in one line, not: {stderr}"
+        );
+    }
+}
