@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
+use super::app::ChatKey;
 use crate::sim::world::Buttons;
 
 /// Bridges the gap between a key's first press and its first auto-repeat (typically
@@ -157,6 +158,20 @@ impl Keys {
             }
         }
         b
+    }
+}
+
+/// A key for the chat editor, if it means anything there.
+pub fn chat_key(ev: &KeyEvent) -> Option<ChatKey> {
+    if ev.kind == KeyEventKind::Release {
+        return None;
+    }
+    match ev.code {
+        KeyCode::Esc => Some(ChatKey::Cancel),
+        KeyCode::Enter => Some(ChatKey::Send),
+        KeyCode::Backspace => Some(ChatKey::Backspace),
+        KeyCode::Char(c) => Some(ChatKey::Char(c)),
+        _ => None,
     }
 }
 

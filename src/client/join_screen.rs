@@ -7,9 +7,9 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
 
-use super::discovery::{Discovery, Scope};
+use super::discovery::{Discovery, Found, Scope};
 use super::terminal;
-use crate::ui::join_screen::{JoinView, draw_join};
+use crate::ui::join_screen::{JoinView, ServerLine, draw_join};
 
 /// How often the browser asks again while open, so the list stays live.
 const REFRESH: Duration = Duration::from_secs(2);
@@ -41,11 +41,11 @@ pub fn choose(
             last_probe = Some(now);
         }
         discovery.receive();
-        let servers = discovery.found();
+        let servers: Vec<ServerLine> = discovery.found().iter().map(server_line).collect();
         selected = selected.min(servers.len().saturating_sub(1));
         let searching = last_probe.is_some_and(|t| now.duration_since(t) < SEARCH_WINDOW);
         let view = JoinView {
-            servers,
+            servers: &servers,
             selected,
             typed: &typed,
             searching,
@@ -102,5 +102,17 @@ pub fn choose(
             },
             _ => {}
         }
+    }
+}
+
+fn server_line(f: &Found) -> ServerLine {
+    ServerLine {
+        name: f.name.clone(),
+        map: f.map.clone(),
+        players: f.players,
+        max_players: f.max_players,
+        version: f.version,
+        compatible: f.compatible,
+        ping_ms: f.ping_ms,
     }
 }

@@ -65,10 +65,6 @@ impl Link {
         self.malformed
     }
 
-    pub fn conditions(&self) -> (&Conditions, &Conditions) {
-        self.transport.conditions()
-    }
-
     pub fn set_conditions(&mut self, outgoing: Conditions, incoming: Conditions) {
         self.transport.set_conditions(outgoing, incoming);
     }

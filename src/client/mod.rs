@@ -1,20 +1,29 @@
-//! The client: a thin I/O shell ([`interactive`] for a terminal, [`headless`] for tests
-//! and benchmarks) around one [`session::ClientSession`], which holds the netcode.
+//! The client: thin I/O shells ([`interactive`] for a terminal, [`headless`] for tests
+//! and benchmarks) around one [`driver::Driver`]: the netcode in a
+//! [`session::ClientSession`], the player's state in an [`app::App`], and commands made
+//! on a [`cadence::CommandClock`]. [`view`] turns them into what the UI draws.
 
-pub mod clock;
+pub mod app;
+pub mod brain;
+pub mod cadence;
+mod clock;
 pub mod combat;
 pub mod discovery;
+pub mod driver;
 pub mod headless;
 pub mod input;
 pub mod interactive;
 pub mod interpolation;
 pub mod join_screen;
-pub mod lagometer;
-pub mod link;
-pub mod prediction;
+mod lagometer;
+mod link;
+pub mod match_log;
+pub mod net_stats;
+mod prediction;
 pub mod rates;
 pub mod session;
 pub mod terminal;
+mod view;
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -37,6 +46,26 @@ pub struct Switches {
     /// Hide small corrections by letting the visual error decay (off: snap).
     pub smoothing: bool,
     pub ghosts: GhostMode,
+}
+
+impl Switches {
+    /// Reconciliation corrects a prediction: without prediction there is none. The one
+    /// place that rule is kept; every change of switches goes through it.
+    pub fn normalized(self) -> Switches {
+        Switches {
+            reconciliation: self.reconciliation && self.prediction,
+            ..self
+        }
+    }
+
+    /// Prediction on or off, reconciliation with it.
+    pub fn with_prediction(self, on: bool) -> Switches {
+        Switches {
+            prediction: on,
+            reconciliation: on,
+            ..self
+        }
+    }
 }
 
 impl Default for Switches {
@@ -77,13 +106,6 @@ impl GhostMode {
             GhostMode::Off => GhostMode::Server,
             GhostMode::Server => GhostMode::Trail,
             GhostMode::Trail => GhostMode::Off,
-        }
-    }
-
-    pub fn label(self) -> &'static str {
-        match self {
-            GhostMode::Trail => "ghost+trail",
-            _ => "ghost",
         }
     }
 }

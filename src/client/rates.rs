@@ -3,7 +3,7 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use super::session::SessionStats;
+use super::net_stats::SessionStats;
 use crate::net::transport::Traffic;
 
 const SAMPLE_EVERY: Duration = Duration::from_millis(500);
@@ -11,7 +11,7 @@ const SAMPLE_EVERY: Duration = Duration::from_millis(500);
 const KEEP: usize = 122;
 
 #[derive(Clone, Copy, Debug)]
-struct Sample {
+struct Reading {
     at: Instant,
     traffic: Traffic,
     snapshots: u64,
@@ -31,7 +31,7 @@ pub struct Rates {
 
 #[derive(Debug, Default)]
 pub struct RateMeter {
-    samples: VecDeque<Sample>,
+    samples: VecDeque<Reading>,
     rates: Rates,
 }
 
@@ -45,7 +45,7 @@ impl RateMeter {
         {
             return;
         }
-        let new = Sample {
+        let new = Reading {
             at: now,
             traffic,
             snapshots: stats.snapshots_received,

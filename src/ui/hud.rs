@@ -44,7 +44,14 @@ pub fn draw_hud(frame: &mut Frame, area: Rect, hud: &Hud) {
         Span::raw(" "),
         switch("smo", s.smoothing),
         Span::raw(" "),
-        switch(s.ghosts.label(), s.ghosts.server()),
+        switch(
+            if s.ghost_trail {
+                "ghost+trail"
+            } else {
+                "ghost"
+            },
+            s.ghosts,
+        ),
     ];
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }

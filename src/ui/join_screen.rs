@@ -6,11 +6,21 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState};
 
-use crate::client::discovery::Found;
+/// One server that answered, as the browser lists it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ServerLine {
+    pub name: String,
+    pub map: String,
+    pub players: u16,
+    pub max_players: u16,
+    pub version: u16,
+    pub compatible: bool,
+    pub ping_ms: f64,
+}
 
 /// Everything the server browser shows.
 pub struct JoinView<'a> {
-    pub servers: &'a [Found],
+    pub servers: &'a [ServerLine],
     pub selected: usize,
     /// An address being typed, if any.
     pub typed: &'a str,

@@ -6,7 +6,7 @@ mod hud;
 pub mod join_screen;
 mod overlays;
 
-pub use overlays::StatsView;
+pub use overlays::{DrawMode, LagSlice, StatsView};
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -14,7 +14,6 @@ use ratatui::style::Color;
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Wrap};
 
-use crate::client::Switches;
 use crate::sim::combat::Weapon;
 use crate::sim::map::Map;
 use crate::sim::world::PlayerId;
@@ -103,6 +102,19 @@ impl Sprite {
     }
 }
 
+/// Which netcode techniques are on, as the HUD shows them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SwitchLights {
+    pub prediction: bool,
+    pub reconciliation: bool,
+    pub interpolation: bool,
+    pub extrapolation: bool,
+    pub smoothing: bool,
+    /// The server-position ghosts, and with them the interpolation buffer's trail.
+    pub ghosts: bool,
+    pub ghost_trail: bool,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Hud {
     pub fps: f64,
@@ -110,7 +122,7 @@ pub struct Hud {
     pub server_tick: u32,
     pub pending: u32,
     pub corrections: u64,
-    pub switches: Switches,
+    pub switches: SwitchLights,
     /// The simulated network conditions in force, as a short summary.
     pub conditions: String,
 }

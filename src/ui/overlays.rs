@@ -8,8 +8,29 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Sparkline};
 
 use super::ScoreLine;
-use crate::client::interpolation::Sample;
-use crate::client::lagometer::Slice;
+
+/// How the frames of a lagometer slice were drawn: between snapshots, projected past
+/// the newest, or frozen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DrawMode {
+    Interpolated,
+    Extrapolated,
+    Held,
+}
+
+/// One column of the lagometer: a fixed slice of recent time.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LagSlice {
+    /// The worst way any frame in this slice was drawn (None: no frame).
+    pub worst: Option<DrawMode>,
+    pub snapshots: u16,
+    /// Snapshots found missing when a later one arrived in this slice.
+    pub dropped: u16,
+    /// Largest estimated one-way delay of a snapshot in this slice, in ms.
+    pub delay_ms: f32,
+    /// RTT estimate at the end of the slice, in ms.
+    pub rtt_ms: f32,
+}
 
 /// The numbers behind the stats overlay.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -36,7 +57,7 @@ pub struct StatsView {
     pub frames_held: u64,
     pub underruns: u64,
     /// Oldest first, one per lagometer column.
-    pub slices: Vec<Slice>,
+    pub slices: Vec<LagSlice>,
 }
 
 const LABEL: Style = Style::new().fg(Color::DarkGray);
@@ -155,15 +176,15 @@ pub fn draw_stats(frame: &mut Frame, arena: Rect, s: &StatsView) {
 
 /// One column per slice: the top row shows how frames were drawn, the rows below a bar
 /// as tall as the slice's worst snapshot delay (full height = 250 ms), `×` for losses.
-fn draw_lagometer(buf: &mut Buffer, area: Rect, slices: &[Slice]) {
+fn draw_lagometer(buf: &mut Buffer, area: Rect, slices: &[LagSlice]) {
     const LEVELS: [&str; 8] = ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"];
     const FULL_SCALE_MS: f32 = 250.0;
     for (i, slice) in slices.iter().enumerate() {
         let x = area.x + i as u16;
         let color = match slice.worst {
-            Some(Sample::Interpolated) => Some(Color::Green),
-            Some(Sample::Extrapolated) => Some(Color::Yellow),
-            Some(Sample::Held) => Some(Color::Red),
+            Some(DrawMode::Interpolated) => Some(Color::Green),
+            Some(DrawMode::Extrapolated) => Some(Color::Yellow),
+            Some(DrawMode::Held) => Some(Color::Red),
             None => None,
         };
         if let (Some(color), Some(cell)) = (color, buf.cell_mut(Position::new(x, area.y))) {

@@ -1,0 +1,134 @@
+//! The one client loop body, without I/O: a [`ClientSession`] (the netcode), an [`App`]
+//! (the player's state) and a [`CommandClock`] (when commands are made). The terminal
+//! client, the headless client and the test stepper all step a session through
+//! [`command_ticks`]; every method takes the time it happens, so several drivers can
+//! share one virtual clock.
+
+use std::time::Instant;
+
+use super::app::{App, ChatKey, Effect};
+use super::cadence::CommandClock;
+use super::input::Action;
+use super::rates::Rates;
+use super::session::{ClientSession, SessionEnd};
+use super::view;
+use crate::net::protocol::{ClientMsg, ServerMsg};
+use crate::sim::world::{Buttons, Command};
+use crate::ui::View;
+
+/// Runs every command due at `now` on `clock`: `brain` makes each one, the session
+/// predicts it, and `after` gets the session and the input packet (if one is due).
+pub fn command_ticks(
+    session: &mut ClientSession,
+    clock: &mut CommandClock,
+    now: Instant,
+    mut brain: impl FnMut(&ClientSession, Instant) -> Command,
+    mut after: impl FnMut(&mut ClientSession, Option<ClientMsg>),
+) {
+    // The backlog slow-down only changes when a snapshot arrives, never between ticks.
+    for _ in 0..clock.take_due(now, session.command_period_scale()) {
+        let cmd = brain(session, now);
+        let msg = session.command_tick(now, cmd);
+        after(session, msg);
+    }
+}
+
+pub struct Driver {
+    session: ClientSession,
+    app: App,
+    clock: CommandClock,
+}
+
+impl Driver {
+    /// Drives `session` for the player in `app`, the first command at `first_command`.
+    pub fn new(mut session: ClientSession, app: App, first_command: Instant) -> Driver {
+        session.set_switches(app.switches());
+        let tick_rate = session.tick_rate().round() as u16;
+        Driver {
+            session,
+            app,
+            clock: CommandClock::for_tick_rate(tick_rate, first_command),
+        }
+    }
+
+    pub fn session(&self) -> &ClientSession {
+        &self.session
+    }
+
+    pub fn app(&self) -> &App {
+        &self.app
+    }
+
+    /// One message from the server, `wire_bytes` long as received.
+    pub fn receive(
+        &mut self,
+        now: Instant,
+        msg: ServerMsg,
+        wire_bytes: usize,
+    ) -> Option<SessionEnd> {
+        self.session.on_message(now, msg, wire_bytes)
+    }
+
+    /// An action from the player. Switch changes go to the session; what is left for
+    /// the caller (quit, new network conditions) comes back.
+    pub fn handle(&mut self, action: Action) -> Option<Effect> {
+        let effect = self.app.handle(action);
+        self.apply(effect)
+    }
+
+    /// One key into the chat editor; a finished line comes back as [`Effect::Chat`].
+    pub fn type_chat(&mut self, key: ChatKey) -> Option<Effect> {
+        let effect = self.app.type_chat(key);
+        self.apply(effect)
+    }
+
+    fn apply(&mut self, effect: Option<Effect>) -> Option<Effect> {
+        match effect {
+            Some(Effect::Switches(s)) => {
+                self.session.set_switches(s);
+                None
+            }
+            other => other,
+        }
+    }
+
+    /// The keyboard path: the commands due at `now` for the buttons held, each input
+    /// packet handed to `send`.
+    pub fn play(&mut self, now: Instant, keys: Buttons, mut send: impl FnMut(ClientMsg)) {
+        let buttons = self.app.held(keys);
+        self.clock.hold(now, buttons);
+        let cmd = self.app.command(buttons);
+        command_ticks(
+            &mut self.session,
+            &mut self.clock,
+            now,
+            |_, _| cmd,
+            |_, msg| msg.into_iter().for_each(&mut send),
+        );
+    }
+
+    /// The scripted path: `brain` makes each command due at `now`; `after` sees each.
+    pub fn run_ticks(
+        &mut self,
+        now: Instant,
+        brain: impl FnMut(&ClientSession, Instant) -> Command,
+        after: impl FnMut(&mut ClientSession, Option<ClientMsg>),
+    ) {
+        command_ticks(&mut self.session, &mut self.clock, now, brain, after);
+    }
+
+    /// When the next command is due: the latest a loop may sleep until.
+    pub fn next_command(&self) -> Instant {
+        self.clock.next_due()
+    }
+
+    /// Advances per-frame state; call once per drawn frame.
+    pub fn frame(&mut self, now: Instant) {
+        self.session.frame(now);
+    }
+
+    /// What this frame shows, at `fps`, with `rates` for the stats overlay.
+    pub fn view(&self, now: Instant, fps: f64, rates: Rates) -> View<'_> {
+        view::build(&self.session, &self.app, now, fps, rates)
+    }
+}
