@@ -59,9 +59,30 @@ pub fn run(
     session.set_input_rate(config.input_rate);
     let app = App::new(config.switches, config.outgoing.clone());
     let mut driver = Driver::new(session, app, start);
-    let mut brain = Wander::new(config.seed);
     let end = start + Duration::from_secs_f64(seconds.max(0.0));
+    play(&mut link, &mut driver, config, bot, end, stop)?;
+    let elapsed = start.elapsed().as_secs_f64();
+    leave(&mut link)?;
 
+    let report = report(&link, driver.session(), elapsed);
+    if let Some(path) = report_path {
+        let json = serde_json::to_string_pretty(&report)?;
+        std::fs::write(path, json + "\n")
+            .with_context(|| format!("cannot write report {}", path.display()))?;
+    }
+    Ok(report)
+}
+
+/// The loop: take in what arrived, make the commands due, sleep until the next.
+fn play(
+    link: &mut Link,
+    driver: &mut Driver,
+    config: &ClientConfig,
+    bot: BotKind,
+    end: Instant,
+    stop: &AtomicBool,
+) -> anyhow::Result<()> {
+    let mut brain = Wander::new(config.seed);
     while !stop.load(Ordering::Relaxed) {
         let now = Instant::now();
         if now >= end {
@@ -95,22 +116,26 @@ pub fn run(
         );
         link.wait(driver.next_command().min(end))?;
     }
+    Ok(())
+}
 
-    let elapsed = start.elapsed().as_secs_f64();
+/// Says goodbye a few times, and lets a conditioned link deliver them.
+fn leave(link: &mut Link) -> anyhow::Result<()> {
     let now = Instant::now();
     for _ in 0..3 {
         link.send(now, &ClientSession::leave());
     }
-    // Let a conditioned link deliver the goodbyes.
     let deadline = now + Duration::from_millis(600);
     while Instant::now() < deadline {
         link.wait(deadline)?;
         link.pump(Instant::now(), |_, _| {});
     }
+    Ok(())
+}
 
-    let session = driver.session();
+fn report(link: &Link, session: &ClientSession, seconds: f64) -> Report {
     let traffic = link.traffic();
-    let report = Report {
+    Report {
         player_id: session.player_id(),
         stats: session.stats().clone(),
         commands_acked: u64::from(session.acked_seq()),
@@ -120,13 +145,7 @@ pub fn run(
         packets_in: traffic.packets_in,
         packets_out: traffic.packets_out,
         malformed_in: link.malformed(),
-        seconds: elapsed,
+        seconds,
         remote_players: session.remotes_seen().to_vec(),
-    };
-    if let Some(path) = report_path {
-        let json = serde_json::to_string_pretty(&report)?;
-        std::fs::write(path, json + "\n")
-            .with_context(|| format!("cannot write report {}", path.display()))?;
     }
-    Ok(report)
 }

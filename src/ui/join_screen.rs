@@ -50,6 +50,30 @@ pub fn draw_join(frame: &mut Frame, view: &JoinView) {
         title,
     );
 
+    draw_list(frame, list, view);
+
+    let cursor = if view.typed.is_empty() { "" } else { "_" };
+    frame.render_widget(
+        Paragraph::new(Line::from(vec![
+            Span::styled("address: ", DIM),
+            Span::raw(format!("{}{cursor}", view.typed)),
+        ])),
+        address,
+    );
+    frame.render_widget(
+        Paragraph::new("↑↓ choose  Enter join  r refresh  type HOST[:PORT]  Esc quit").style(DIM),
+        help,
+    );
+    if let Some(e) = view.error {
+        frame.render_widget(
+            Paragraph::new(e).style(Style::new().fg(Color::LightRed)),
+            error,
+        );
+    }
+}
+
+/// The servers that answered, or what to do while there are none.
+fn draw_list(frame: &mut Frame, list: ratatui::layout::Rect, view: &JoinView) {
     let block = Block::default().borders(Borders::ALL).border_style(DIM);
     if view.servers.is_empty() {
         let text = if view.searching {
@@ -94,24 +118,5 @@ pub fn draw_join(frame: &mut Frame, view: &JoinView) {
         .block(block);
         let mut state = TableState::default().with_selected(Some(view.selected));
         frame.render_stateful_widget(table, list, &mut state);
-    }
-
-    let cursor = if view.typed.is_empty() { "" } else { "_" };
-    frame.render_widget(
-        Paragraph::new(Line::from(vec![
-            Span::styled("address: ", DIM),
-            Span::raw(format!("{}{cursor}", view.typed)),
-        ])),
-        address,
-    );
-    frame.render_widget(
-        Paragraph::new("↑↓ choose  Enter join  r refresh  type HOST[:PORT]  Esc quit").style(DIM),
-        help,
-    );
-    if let Some(e) = view.error {
-        frame.render_widget(
-            Paragraph::new(e).style(Style::new().fg(Color::LightRed)),
-            error,
-        );
     }
 }

@@ -87,9 +87,40 @@ pub fn draw_stats(frame: &mut Frame, arena: Rect, s: &StatsView) {
         .border_style(LABEL);
     let inner = block.inner(area);
     frame.render_widget(block, area);
+    let lines = stats_lines(s);
+    let text_rows = lines.len() as u16;
+    frame.render_widget(Paragraph::new(lines), inner);
 
+    let graph = Rect::new(
+        inner.x,
+        inner.y + text_rows,
+        inner.width,
+        inner.height.saturating_sub(text_rows),
+    );
+    if graph.height < BAR_ROWS + 2 {
+        return;
+    }
+    let columns = usize::from(graph.width);
+    let slices = &s.slices[s.slices.len().saturating_sub(columns)..];
+    draw_lagometer(
+        frame.buffer_mut(),
+        Rect::new(graph.x, graph.y, graph.width, BAR_ROWS + 1),
+        slices,
+    );
+    let rtt: Vec<u64> = slices.iter().map(|sl| sl.rtt_ms.round() as u64).collect();
+    let spark_area = Rect::new(graph.x, graph.y + BAR_ROWS + 1, graph.width, 1);
+    frame.render_widget(
+        Sparkline::default()
+            .data(&rtt)
+            .style(Style::new().fg(Color::Magenta)),
+        spark_area,
+    );
+}
+
+/// The overlay's text: traffic, prediction, interpolation, and the lagometer's legend.
+fn stats_lines(s: &StatsView) -> Vec<Line<'static>> {
     let kb = |b: f64| format!("{:.1}kB/s", b / 1000.0);
-    let lines = vec![
+    vec![
         row(&[
             ("RTT", format!("{:.0}ms", s.rtt_ms)),
             ("jitter", format!("{:.1}ms", s.jitter_ms)),
@@ -144,34 +175,7 @@ pub fn draw_stats(frame: &mut Frame, arena: Rect, s: &StatsView) {
             Span::styled("×", Style::new().fg(Color::Red)),
             Span::styled("lost", LABEL),
         ]),
-    ];
-    let text_rows = lines.len() as u16;
-    frame.render_widget(Paragraph::new(lines), inner);
-
-    let graph = Rect::new(
-        inner.x,
-        inner.y + text_rows,
-        inner.width,
-        inner.height.saturating_sub(text_rows),
-    );
-    if graph.height < BAR_ROWS + 2 {
-        return;
-    }
-    let columns = usize::from(graph.width);
-    let slices = &s.slices[s.slices.len().saturating_sub(columns)..];
-    draw_lagometer(
-        frame.buffer_mut(),
-        Rect::new(graph.x, graph.y, graph.width, BAR_ROWS + 1),
-        slices,
-    );
-    let rtt: Vec<u64> = slices.iter().map(|sl| sl.rtt_ms.round() as u64).collect();
-    let spark_area = Rect::new(graph.x, graph.y + BAR_ROWS + 1, graph.width, 1);
-    frame.render_widget(
-        Sparkline::default()
-            .data(&rtt)
-            .style(Style::new().fg(Color::Magenta)),
-        spark_area,
-    );
+    ]
 }
 
 /// One column per slice: the top row shows how frames were drawn, the rows below a bar
