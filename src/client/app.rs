@@ -4,7 +4,7 @@
 //! link, quit) comes back as an [`Effect`]. No I/O and no clock.
 
 use super::Switches;
-use super::input::Action;
+use super::input::{Action, ChatKey};
 use crate::net::conditioner::Conditions;
 use crate::net::protocol::MAX_CHAT_CHARS;
 use crate::sim::combat::aim_of;
@@ -18,12 +18,12 @@ const LOSS_STEPS_PCT: [f64; 6] = [0.0, 1.0, 2.0, 5.0, 10.0, 20.0];
 
 /// Which overlays are open.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Overlays {
-    pub stats: bool,
-    pub help: bool,
-    pub scoreboard: bool,
+pub(crate) struct Overlays {
+    pub(crate) stats: bool,
+    pub(crate) help: bool,
+    pub(crate) scoreboard: bool,
     /// The rewound hitboxes of rail shots.
-    pub lag_compensation: bool,
+    pub(crate) lag_compensation: bool,
 }
 
 /// What an action asks of the world outside the app.
@@ -36,15 +36,6 @@ pub enum Effect {
     Conditions(Conditions),
     /// A chat line to send.
     Chat(String),
-}
-
-/// One key into the chat editor.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ChatKey {
-    Char(char),
-    Backspace,
-    Send,
-    Cancel,
 }
 
 #[derive(Clone, Debug)]
@@ -80,29 +71,29 @@ impl App {
         }
     }
 
-    pub fn switches(&self) -> Switches {
+    pub(crate) fn switches(&self) -> Switches {
         self.switches
     }
 
-    pub fn conditions(&self) -> &Conditions {
+    pub(crate) fn conditions(&self) -> &Conditions {
         &self.conditions
     }
 
-    pub fn overlays(&self) -> Overlays {
+    pub(crate) fn overlays(&self) -> Overlays {
         self.overlays
     }
 
     /// The chat line being typed, when the editor is open.
-    pub fn chat_input(&self) -> Option<&str> {
+    pub(crate) fn chat_input(&self) -> Option<&str> {
         self.chat.as_deref()
     }
 
-    pub fn chatting(&self) -> bool {
+    pub(crate) fn chatting(&self) -> bool {
         self.chat.is_some()
     }
 
     /// The buttons that count at all: none while the chat editor has the keys.
-    pub fn held(&self, keys: Buttons) -> Buttons {
+    pub(crate) fn held(&self, keys: Buttons) -> Buttons {
         if self.chatting() {
             Buttons::empty()
         } else {
@@ -111,7 +102,7 @@ impl App {
     }
 
     /// The command for `buttons` held: you aim where you last moved.
-    pub fn command(&mut self, buttons: Buttons) -> Command {
+    pub(crate) fn command(&mut self, buttons: Buttons) -> Command {
         let (dx, dy) = buttons.direction();
         if let Some(a) = aim_of(dx, dy) {
             self.aim = a;
@@ -170,7 +161,7 @@ impl App {
     }
 
     /// One key into the chat editor (when open). Returns the line to send on Enter.
-    pub fn type_chat(&mut self, key: ChatKey) -> Option<Effect> {
+    pub(crate) fn type_chat(&mut self, key: ChatKey) -> Option<Effect> {
         let text = self.chat.as_mut()?;
         match key {
             ChatKey::Cancel => self.chat = None,

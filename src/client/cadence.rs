@@ -38,13 +38,13 @@ impl CommandClock {
     }
 
     /// One command per server tick.
-    pub fn for_tick_rate(tick_rate: u16, first: Instant) -> CommandClock {
+    pub(crate) fn for_tick_rate(tick_rate: u16, first: Instant) -> CommandClock {
         CommandClock::new(Duration::from_secs(1) / u32::from(tick_rate.max(1)), first)
     }
 
     /// Notes the buttons held at `now`; a change brings the next command forward to now
     /// if half a tick has passed since the last one.
-    pub fn hold(&mut self, now: Instant, buttons: Buttons) {
+    pub(crate) fn hold(&mut self, now: Instant, buttons: Buttons) {
         if buttons != self.buttons && now.saturating_duration_since(self.last) >= self.period / 2 {
             self.next = self.next.min(now);
         }
@@ -53,7 +53,7 @@ impl CommandClock {
 
     /// How many commands are due at `now` (0 to 6), each period scaled by `scale`; the
     /// clock moves past them.
-    pub fn take_due(&mut self, now: Instant, scale: f64) -> u32 {
+    pub(crate) fn take_due(&mut self, now: Instant, scale: f64) -> u32 {
         let mut ticks = 0;
         while now >= self.next {
             self.last = now;
@@ -68,12 +68,8 @@ impl CommandClock {
     }
 
     /// When the next command is due.
-    pub fn next_due(&self) -> Instant {
+    pub(crate) fn next_due(&self) -> Instant {
         self.next
-    }
-
-    pub fn period(&self) -> Duration {
-        self.period
     }
 }
 
@@ -149,9 +145,12 @@ mod tests {
 
     #[test]
     fn tick_rate_sets_the_period() {
-        let c = CommandClock::for_tick_rate(60, Instant::now());
-        assert_eq!(c.period(), Duration::from_secs(1) / 60);
-        let c = CommandClock::for_tick_rate(0, Instant::now());
-        assert_eq!(c.period(), Duration::from_secs(1));
+        let t0 = Instant::now();
+        let mut c = CommandClock::for_tick_rate(60, t0);
+        c.take_due(t0, 1.0);
+        assert_eq!(c.next_due(), t0 + Duration::from_secs(1) / 60);
+        let mut c = CommandClock::for_tick_rate(0, t0);
+        c.take_due(t0, 1.0);
+        assert_eq!(c.next_due(), t0 + Duration::from_secs(1));
     }
 }

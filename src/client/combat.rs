@@ -11,7 +11,7 @@ use crate::sim::map::Map;
 use crate::sim::world::PlayerId;
 
 /// How long a rail beam stays drawn.
-pub const BEAM_SECS: f64 = 0.6;
+pub(crate) const BEAM_SECS: f64 = 0.6;
 
 #[derive(Clone, Debug)]
 pub struct Flight {

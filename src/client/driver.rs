@@ -6,9 +6,9 @@
 
 use std::time::Instant;
 
-use super::app::{App, ChatKey, Effect};
+use super::app::{App, Effect};
 use super::cadence::CommandClock;
-use super::input::Action;
+use super::input::{Action, ChatKey};
 use super::rates::Rates;
 use super::session::{ClientSession, SessionEnd};
 use super::view;
@@ -33,7 +33,7 @@ pub fn command_ticks(
     }
 }
 
-pub struct Driver {
+pub(crate) struct Driver {
     session: ClientSession,
     app: App,
     clock: CommandClock,
@@ -41,7 +41,7 @@ pub struct Driver {
 
 impl Driver {
     /// Drives `session` for the player in `app`, the first command at `first_command`.
-    pub fn new(mut session: ClientSession, app: App, first_command: Instant) -> Driver {
+    pub(crate) fn new(mut session: ClientSession, app: App, first_command: Instant) -> Driver {
         session.set_switches(app.switches());
         let tick_rate = session.tick_rate().round() as u16;
         Driver {
@@ -51,16 +51,16 @@ impl Driver {
         }
     }
 
-    pub fn session(&self) -> &ClientSession {
+    pub(crate) fn session(&self) -> &ClientSession {
         &self.session
     }
 
-    pub fn app(&self) -> &App {
+    pub(crate) fn app(&self) -> &App {
         &self.app
     }
 
     /// One message from the server, `wire_bytes` long as received.
-    pub fn receive(
+    pub(crate) fn receive(
         &mut self,
         now: Instant,
         msg: ServerMsg,
@@ -71,13 +71,13 @@ impl Driver {
 
     /// An action from the player. Switch changes go to the session; what is left for
     /// the caller (quit, new network conditions) comes back.
-    pub fn handle(&mut self, action: Action) -> Option<Effect> {
+    pub(crate) fn handle(&mut self, action: Action) -> Option<Effect> {
         let effect = self.app.handle(action);
         self.apply(effect)
     }
 
     /// One key into the chat editor; a finished line comes back as [`Effect::Chat`].
-    pub fn type_chat(&mut self, key: ChatKey) -> Option<Effect> {
+    pub(crate) fn type_chat(&mut self, key: ChatKey) -> Option<Effect> {
         let effect = self.app.type_chat(key);
         self.apply(effect)
     }
@@ -94,7 +94,7 @@ impl Driver {
 
     /// The keyboard path: the commands due at `now` for the buttons held, each input
     /// packet handed to `send`.
-    pub fn play(&mut self, now: Instant, keys: Buttons, mut send: impl FnMut(ClientMsg)) {
+    pub(crate) fn play(&mut self, now: Instant, keys: Buttons, mut send: impl FnMut(ClientMsg)) {
         let buttons = self.app.held(keys);
         self.clock.hold(now, buttons);
         let cmd = self.app.command(buttons);
@@ -108,7 +108,7 @@ impl Driver {
     }
 
     /// The scripted path: `brain` makes each command due at `now`; `after` sees each.
-    pub fn run_ticks(
+    pub(crate) fn run_ticks(
         &mut self,
         now: Instant,
         brain: impl FnMut(&ClientSession, Instant) -> Command,
@@ -118,17 +118,17 @@ impl Driver {
     }
 
     /// When the next command is due: the latest a loop may sleep until.
-    pub fn next_command(&self) -> Instant {
+    pub(crate) fn next_command(&self) -> Instant {
         self.clock.next_due()
     }
 
     /// Advances per-frame state; call once per drawn frame.
-    pub fn frame(&mut self, now: Instant) {
+    pub(crate) fn frame(&mut self, now: Instant) {
         self.session.frame(now);
     }
 
     /// What this frame shows, at `fps`, with `rates` for the stats overlay.
-    pub fn view(&self, now: Instant, fps: f64, rates: Rates) -> View<'_> {
+    pub(crate) fn view(&self, now: Instant, fps: f64, rates: Rates) -> View<'_> {
         view::build(&self.session, &self.app, now, fps, rates)
     }
 }

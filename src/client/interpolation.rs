@@ -16,7 +16,7 @@ const CAPACITY: usize = 64;
 
 /// How a position on screen was obtained this frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum FrameMode {
+pub(crate) enum FrameMode {
     /// Between two snapshots that bracket the render time.
     Interpolated,
     /// Past the newest snapshot, projected along the last velocity.
@@ -26,19 +26,19 @@ pub enum FrameMode {
 }
 
 #[derive(Clone, Debug)]
-pub struct BufferedSnapshot {
-    pub tick: u32,
-    pub players: Vec<PlayerSnap>,
+pub(crate) struct BufferedSnapshot {
+    pub(crate) tick: u32,
+    pub(crate) players: Vec<PlayerSnap>,
 }
 
 #[derive(Clone, Debug, Default)]
-pub struct SnapshotBuffer {
+pub(crate) struct SnapshotBuffer {
     entries: VecDeque<BufferedSnapshot>,
 }
 
 impl SnapshotBuffer {
     /// Inserts in tick order; a duplicate tick is ignored.
-    pub fn push(&mut self, tick: u32, players: Vec<PlayerSnap>) {
+    pub(crate) fn push(&mut self, tick: u32, players: Vec<PlayerSnap>) {
         let at = self.entries.partition_point(|e| e.tick < tick);
         if self.entries.get(at).is_some_and(|e| e.tick == tick) {
             return;
@@ -50,7 +50,7 @@ impl SnapshotBuffer {
     }
 
     /// The players of the snapshot for `tick`, if still held: a delta baseline.
-    pub fn get(&self, tick: u32) -> Option<&[PlayerSnap]> {
+    pub(crate) fn get(&self, tick: u32) -> Option<&[PlayerSnap]> {
         let at = self.entries.partition_point(|e| e.tick < tick);
         self.entries
             .get(at)
@@ -58,24 +58,16 @@ impl SnapshotBuffer {
             .map(|e| e.players.as_slice())
     }
 
-    pub fn newest(&self) -> Option<&BufferedSnapshot> {
+    pub(crate) fn newest(&self) -> Option<&BufferedSnapshot> {
         self.entries.back()
     }
 
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
-    pub fn iter(&self) -> impl Iterator<Item = &BufferedSnapshot> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &BufferedSnapshot> {
         self.entries.iter()
     }
 
     /// Snapshots newer than `render_tick`: the buffer's margin against a late packet.
-    pub fn ahead_of(&self, render_tick: f64) -> usize {
+    pub(crate) fn ahead_of(&self, render_tick: f64) -> usize {
         self.entries
             .iter()
             .filter(|e| f64::from(e.tick) > render_tick)
@@ -83,7 +75,7 @@ impl SnapshotBuffer {
     }
 
     /// Which way the frame at `render_tick` is drawn, whatever the player.
-    pub fn mode(&self, render_tick: f64, max_extrapolate_ticks: f64) -> FrameMode {
+    pub(crate) fn mode(&self, render_tick: f64, max_extrapolate_ticks: f64) -> FrameMode {
         match self.newest() {
             Some(n) if render_tick <= f64::from(n.tick) => FrameMode::Interpolated,
             Some(n) if render_tick - f64::from(n.tick) <= max_extrapolate_ticks => {
@@ -94,7 +86,7 @@ impl SnapshotBuffer {
     }
 
     /// Position of player `id` at `render_tick`, in sub-cell units.
-    pub fn sample(
+    pub(crate) fn sample(
         &self,
         id: PlayerId,
         render_tick: f64,

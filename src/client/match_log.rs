@@ -15,10 +15,10 @@ const FEED_SECS: f64 = 6.0;
 const CHAT_SECS: f64 = 12.0;
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct MatchClock {
-    pub started_tick: u32,
-    pub frag_limit: u16,
-    pub time_limit_secs: u32,
+pub(crate) struct MatchClock {
+    pub(crate) started_tick: u32,
+    pub(crate) frag_limit: u16,
+    pub(crate) time_limit_secs: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -30,10 +30,10 @@ pub struct Results {
 }
 
 #[derive(Clone, Debug)]
-pub struct Kill {
-    pub killer: PlayerId,
-    pub victim: PlayerId,
-    pub weapon: Weapon,
+pub(crate) struct Kill {
+    pub(crate) killer: PlayerId,
+    pub(crate) victim: PlayerId,
+    pub(crate) weapon: Weapon,
 }
 
 /// A new map from the server, to be parsed by the session.
@@ -44,9 +44,9 @@ pub(crate) struct MapChange {
 
 #[derive(Debug, Default)]
 pub struct MatchLog {
-    pub feed: VecDeque<(Instant, Kill)>,
-    pub chat: VecDeque<(Instant, PlayerId, String)>,
-    pub clock: Option<MatchClock>,
+    pub(crate) feed: VecDeque<(Instant, Kill)>,
+    pub(crate) chat: VecDeque<(Instant, PlayerId, String)>,
+    pub(crate) clock: Option<MatchClock>,
     pub results: Option<Results>,
     /// A new match began: everyone was put back at a spawn point by decree.
     restarted: bool,

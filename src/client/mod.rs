@@ -14,7 +14,7 @@ pub mod headless;
 pub mod input;
 mod intake;
 pub mod interactive;
-pub mod interpolation;
+mod interpolation;
 pub mod join_screen;
 mod lagometer;
 mod link;
@@ -22,7 +22,7 @@ pub mod match_log;
 pub mod net_stats;
 mod pacer;
 mod prediction;
-pub mod rates;
+mod rates;
 pub mod session;
 pub mod terminal;
 mod view;
@@ -53,7 +53,7 @@ pub struct Switches {
 impl Switches {
     /// Reconciliation corrects a prediction: without prediction there is none. The one
     /// place that rule is kept; every change of switches goes through it.
-    pub fn normalized(self) -> Switches {
+    pub(crate) fn normalized(self) -> Switches {
         Switches {
             reconciliation: self.reconciliation && self.prediction,
             ..self
@@ -61,7 +61,7 @@ impl Switches {
     }
 
     /// Prediction on or off, reconciliation with it.
-    pub fn with_prediction(self, on: bool) -> Switches {
+    pub(crate) fn with_prediction(self, on: bool) -> Switches {
         Switches {
             prediction: on,
             reconciliation: on,
@@ -95,15 +95,15 @@ pub enum GhostMode {
 }
 
 impl GhostMode {
-    pub fn server(self) -> bool {
+    pub(crate) fn server(self) -> bool {
         self != GhostMode::Off
     }
 
-    pub fn trail(self) -> bool {
+    pub(crate) fn trail(self) -> bool {
         self == GhostMode::Trail
     }
 
-    pub fn next(self) -> GhostMode {
+    pub(crate) fn next(self) -> GhostMode {
         match self {
             GhostMode::Off => GhostMode::Server,
             GhostMode::Server => GhostMode::Trail,

@@ -20,24 +20,24 @@ struct Reading {
 
 /// Rates over the last second (corrections: the last minute).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Rates {
-    pub packets_in: f64,
-    pub packets_out: f64,
-    pub bytes_in: f64,
-    pub bytes_out: f64,
-    pub snapshots: f64,
-    pub corrections_per_min: f64,
+pub(crate) struct Rates {
+    pub(crate) packets_in: f64,
+    pub(crate) packets_out: f64,
+    pub(crate) bytes_in: f64,
+    pub(crate) bytes_out: f64,
+    pub(crate) snapshots: f64,
+    pub(crate) corrections_per_min: f64,
 }
 
 #[derive(Debug, Default)]
-pub struct RateMeter {
+pub(crate) struct RateMeter {
     samples: VecDeque<Reading>,
     rates: Rates,
 }
 
 impl RateMeter {
     /// Records the counters if half a second has passed since the last sample.
-    pub fn sample(&mut self, now: Instant, traffic: Traffic, stats: &SessionStats) {
+    pub(crate) fn sample(&mut self, now: Instant, traffic: Traffic, stats: &SessionStats) {
         if self
             .samples
             .back()
@@ -73,7 +73,7 @@ impl RateMeter {
         }
     }
 
-    pub fn rates(&self) -> Rates {
+    pub(crate) fn rates(&self) -> Rates {
         self.rates
     }
 }

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use super::Switches;
 use super::clock::{ServerClock, interp_delay_target};
 use super::combat::Combat;
-use super::interpolation::{FrameMode, SnapshotBuffer};
+use super::interpolation::SnapshotBuffer;
 use super::match_log::MatchLog;
 use super::net_stats::{NetStats, RemoteSeen, SessionStats};
 use super::pacer::InputPacer;
@@ -125,7 +125,7 @@ impl ClientSession {
     }
 
     /// Sets how many input packets a second to send while the buttons stay the same.
-    pub fn set_input_rate(&mut self, rate: u16) {
+    pub(crate) fn set_input_rate(&mut self, rate: u16) {
         self.pacer.set_rate(self.tick_rate as u16, rate);
     }
 
@@ -134,7 +134,7 @@ impl ClientSession {
         self.prediction.as_ref().map_or(0, |p| p.latest_seq())
     }
 
-    pub fn tick_rate(&self) -> f64 {
+    pub(crate) fn tick_rate(&self) -> f64 {
         self.tick_rate
     }
 
@@ -142,7 +142,7 @@ impl ClientSession {
         self.player_id
     }
 
-    pub fn last_heard(&self) -> Instant {
+    pub(crate) fn last_heard(&self) -> Instant {
         self.last_heard
     }
 
@@ -150,20 +150,20 @@ impl ClientSession {
         &self.net.stats
     }
 
-    pub fn remotes_seen(&self) -> &[RemoteSeen] {
+    pub(crate) fn remotes_seen(&self) -> &[RemoteSeen] {
         &self.net.remotes
     }
 
-    pub fn jitter_secs(&self) -> f64 {
+    pub(crate) fn jitter_secs(&self) -> f64 {
         self.clock.jitter_secs()
     }
 
-    pub fn switches(&self) -> Switches {
+    pub(crate) fn switches(&self) -> Switches {
         self.switches
     }
 
     /// Highest seq the server has acknowledged.
-    pub fn acked_seq(&self) -> u32 {
+    pub(crate) fn acked_seq(&self) -> u32 {
         self.prediction.as_ref().map_or(0, |p| p.acked_seq())
     }
 
@@ -260,7 +260,7 @@ impl ClientSession {
     }
 
     /// The server tick remote players are drawn at now.
-    pub fn render_tick(&self, now: Instant) -> Option<f64> {
+    pub(crate) fn render_tick(&self, now: Instant) -> Option<f64> {
         let server = self.clock.server_secs(self.local_secs(now))?;
         let delay = if self.switches.extrapolation {
             0.0
@@ -280,7 +280,7 @@ impl ClientSession {
     }
 
     /// Advances per-frame state (error smoothing) and counts how this frame is drawn.
-    pub fn frame(&mut self, now: Instant) -> Option<FrameMode> {
+    pub fn frame(&mut self, now: Instant) {
         let dt = self
             .last_frame
             .map_or(0.0, |t| now.saturating_duration_since(t).as_secs_f64());
@@ -294,11 +294,10 @@ impl ClientSession {
                 f64::INFINITY
             });
         }
-        let mode = self
-            .buffer
-            .mode(self.render_tick(now)?, self.extrapolation_limit_ticks());
-        self.net.frame(now, mode);
-        Some(mode)
+        if let Some(t) = self.render_tick(now) {
+            let mode = self.buffer.mode(t, self.extrapolation_limit_ticks());
+            self.net.frame(now, mode);
+        }
     }
 
     /// Sets the netcode switches. Prediction coming back on restarts from the server's
@@ -337,7 +336,7 @@ impl ClientSession {
     }
 
     /// The goodbye to send when quitting.
-    pub fn leave() -> ClientMsg {
+    pub(crate) fn leave() -> ClientMsg {
         ClientMsg::Leave
     }
 }

@@ -8,29 +8,29 @@ use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState};
 
 /// One server that answered, as the browser lists it.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ServerLine {
-    pub name: String,
-    pub map: String,
-    pub players: u16,
-    pub max_players: u16,
-    pub version: u16,
-    pub compatible: bool,
-    pub ping_ms: f64,
+pub(crate) struct ServerLine {
+    pub(crate) name: String,
+    pub(crate) map: String,
+    pub(crate) players: u16,
+    pub(crate) max_players: u16,
+    pub(crate) version: u16,
+    pub(crate) compatible: bool,
+    pub(crate) ping_ms: f64,
 }
 
 /// Everything the server browser shows.
-pub struct JoinView<'a> {
-    pub servers: &'a [ServerLine],
-    pub selected: usize,
+pub(crate) struct JoinView<'a> {
+    pub(crate) servers: &'a [ServerLine],
+    pub(crate) selected: usize,
     /// An address being typed, if any.
-    pub typed: &'a str,
-    pub searching: bool,
-    pub error: Option<&'a str>,
+    pub(crate) typed: &'a str,
+    pub(crate) searching: bool,
+    pub(crate) error: Option<&'a str>,
 }
 
 const DIM: Style = Style::new().fg(Color::DarkGray);
 
-pub fn draw_join(frame: &mut Frame, view: &JoinView) {
+pub(crate) fn draw_join(frame: &mut Frame, view: &JoinView) {
     let [title, list, address, help, error] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(3),

@@ -12,7 +12,7 @@ use super::ScoreLine;
 /// How the frames of a lagometer slice were drawn: between snapshots, projected past
 /// the newest, or frozen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DrawMode {
+pub(crate) enum DrawMode {
     Interpolated,
     Extrapolated,
     Held,
@@ -20,44 +20,44 @@ pub enum DrawMode {
 
 /// One column of the lagometer: a fixed slice of recent time.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct LagSlice {
+pub(crate) struct LagSlice {
     /// The worst way any frame in this slice was drawn (None: no frame).
-    pub worst: Option<DrawMode>,
-    pub snapshots: u16,
+    pub(crate) worst: Option<DrawMode>,
+    pub(crate) snapshots: u16,
     /// Snapshots found missing when a later one arrived in this slice.
-    pub dropped: u16,
+    pub(crate) dropped: u16,
     /// Largest estimated one-way delay of a snapshot in this slice, in ms.
-    pub delay_ms: f32,
+    pub(crate) delay_ms: f32,
     /// RTT estimate at the end of the slice, in ms.
-    pub rtt_ms: f32,
+    pub(crate) rtt_ms: f32,
 }
 
 /// The numbers behind the stats overlay.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct StatsView {
-    pub rtt_ms: f64,
-    pub jitter_ms: f64,
-    pub packets_in: f64,
-    pub packets_out: f64,
-    pub bytes_in: f64,
-    pub bytes_out: f64,
-    pub loss_up_pct: f64,
-    pub loss_down_pct: f64,
-    pub snapshots_per_sec: f64,
-    pub commands_sent: u64,
-    pub commands_acked: u32,
-    pub pending: u32,
-    pub corrections: u64,
-    pub corrections_per_min: f64,
-    pub last_correction_cells: f64,
-    pub max_correction_cells: f64,
-    pub interp_delay_ms: f64,
-    pub buffered: usize,
-    pub frames_extrapolated: u64,
-    pub frames_held: u64,
-    pub underruns: u64,
+pub(crate) struct StatsView {
+    pub(crate) rtt_ms: f64,
+    pub(crate) jitter_ms: f64,
+    pub(crate) packets_in: f64,
+    pub(crate) packets_out: f64,
+    pub(crate) bytes_in: f64,
+    pub(crate) bytes_out: f64,
+    pub(crate) loss_up_pct: f64,
+    pub(crate) loss_down_pct: f64,
+    pub(crate) snapshots_per_sec: f64,
+    pub(crate) commands_sent: u64,
+    pub(crate) commands_acked: u32,
+    pub(crate) pending: u32,
+    pub(crate) corrections: u64,
+    pub(crate) corrections_per_min: f64,
+    pub(crate) last_correction_cells: f64,
+    pub(crate) max_correction_cells: f64,
+    pub(crate) interp_delay_ms: f64,
+    pub(crate) buffered: usize,
+    pub(crate) frames_extrapolated: u64,
+    pub(crate) frames_held: u64,
+    pub(crate) underruns: u64,
     /// Oldest first, one per lagometer column.
-    pub slices: Vec<LagSlice>,
+    pub(crate) slices: Vec<LagSlice>,
 }
 
 const LABEL: Style = Style::new().fg(Color::DarkGray);
@@ -76,7 +76,7 @@ fn row(parts: &[(&str, String)]) -> Line<'static> {
 /// Height of the lagometer's snapshot-delay bars.
 const BAR_ROWS: u16 = 4;
 
-pub fn draw_stats(frame: &mut Frame, arena: Rect, s: &StatsView) {
+pub(crate) fn draw_stats(frame: &mut Frame, arena: Rect, s: &StatsView) {
     let width = arena.width.min(62);
     let height = (12 + BAR_ROWS + 3).min(arena.height);
     let area = Rect::new(arena.right() - width, arena.y, width, height);
@@ -240,7 +240,7 @@ const HELP: &[(&str, &str)] = &[
     ("? / F1", "this help"),
 ];
 
-pub fn draw_help(frame: &mut Frame, arena: Rect) {
+pub(crate) fn draw_help(frame: &mut Frame, arena: Rect) {
     let inner = popup(
         frame,
         arena,
@@ -285,7 +285,7 @@ fn popup(frame: &mut Frame, arena: Rect, width: u16, inner_height: u16, title: &
 }
 
 /// Kill feed at the arena's top right, chat at its bottom left.
-pub fn draw_feeds(frame: &mut Frame, arena: Rect, feed: &[String], chat: &[String]) {
+pub(crate) fn draw_feeds(frame: &mut Frame, arena: Rect, feed: &[String], chat: &[String]) {
     for (i, line) in feed.iter().rev().take(4).enumerate() {
         let width = (line.chars().count() as u16 + 2).min(arena.width);
         let r = Rect::new(arena.right() - width, arena.y + i as u16, width, 1);
@@ -313,7 +313,7 @@ pub fn draw_feeds(frame: &mut Frame, arena: Rect, feed: &[String], chat: &[Strin
 }
 
 /// The scoreboard (Tab) and the end-of-match results share one table.
-pub fn draw_scoreboard(
+pub(crate) fn draw_scoreboard(
     frame: &mut Frame,
     arena: Rect,
     title: &str,

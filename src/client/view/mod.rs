@@ -17,7 +17,7 @@ use crate::ui::{DrawMode, Hud, LagSlice, StatsView, SwitchLights, View};
 
 /// The frame's view of `session`, with `app`'s overlays, the loop's frame rate and
 /// (for the stats overlay) its traffic rates.
-pub fn build<'a>(
+pub(crate) fn build<'a>(
     session: &'a ClientSession,
     app: &App,
     now: Instant,
