@@ -132,3 +132,93 @@ impl Driver {
         view::build(&self.session, &self.app, now, fps, rates)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::client::Switches;
+    use crate::net::conditioner::Conditions;
+    use crate::net::delta;
+    use crate::net::protocol::{PlayerSnap, Snapshot, Welcome};
+    use crate::sim::map::Map;
+    use crate::sim::world::PlayerState;
+
+    fn driver(id: u8, t0: Instant) -> Driver {
+        let map = Map::builtin("duel").unwrap();
+        let welcome = Welcome {
+            player_id: id,
+            tick_rate: 60,
+            snapshot_rate: 20,
+            server_tick: 0,
+            server_name: "test".into(),
+            map_name: map.name().into(),
+            map_text: map.text().into(),
+        };
+        let session = ClientSession::new(welcome, t0, Switches::default()).unwrap();
+        let mut d = Driver::new(
+            session,
+            App::new(Switches::default(), Conditions::default()),
+            t0,
+        );
+        let (x, y) = map.spawns()[0];
+        let snap = Snapshot {
+            tick: 1,
+            ack_seq: 0,
+            echo_time_ms: 0,
+            echo_hold_ms: 0,
+            inputs: None,
+            queued: 0,
+            players: vec![PlayerSnap {
+                id,
+                state: PlayerState::at_cell(x, y),
+            }],
+        };
+        let msg = ServerMsg::Snapshot(delta::encode(&snap, None));
+        assert_eq!(d.receive(t0, msg, 100), None);
+        d
+    }
+
+    /// Input packets sent by `d` while stepped every millisecond with `keys` held.
+    fn input_packets(
+        d: &mut Driver,
+        t0: Instant,
+        ms: std::ops::Range<u64>,
+        keys: Buttons,
+    ) -> usize {
+        let mut sent = 0;
+        for n in ms {
+            d.play(t0 + Duration::from_millis(n), keys, |_| sent += 1);
+        }
+        sent
+    }
+
+    #[test]
+    fn drivers_share_a_virtual_clock_and_keys_reach_the_session() {
+        let t0 = Instant::now();
+        let (mut a, mut b) = (driver(1, t0), driver(2, t0));
+        // A quarter second standing still: one command a tick, a packet every other.
+        assert_eq!(input_packets(&mut a, t0, 0..251, Buttons::empty()), 8);
+        assert_eq!(input_packets(&mut b, t0, 0..251, Buttons::empty()), 8);
+        assert_eq!(a.session().stats().commands_sent, 16);
+        // A key pressed between ticks goes at once, not at the next tick.
+        let before = a.session().stats().commands_sent;
+        a.play(t0 + Duration::from_millis(260), Buttons::RIGHT, |_| {});
+        assert_eq!(a.session().stats().commands_sent, before + 1);
+        assert!(a.session().predicted().unwrap().vx > 0, "moving right");
+        assert_eq!(b.session().predicted().unwrap().vx, 0, "b untouched");
+        // A switch key reaches the session; a network key comes back for the link.
+        assert_eq!(a.handle(Action::TogglePrediction), None);
+        assert!(!a.session().switches().prediction && !a.session().switches().reconciliation);
+        assert!(matches!(
+            a.handle(Action::LagUp),
+            Some(Effect::Conditions(_))
+        ));
+        a.handle(Action::OpenChat);
+        for c in "gg".chars() {
+            a.type_chat(ChatKey::Char(c));
+        }
+        assert_eq!(a.type_chat(ChatKey::Send), Some(Effect::Chat("gg".into())));
+    }
+}
