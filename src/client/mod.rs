@@ -24,6 +24,7 @@ mod pacer;
 mod prediction;
 mod rates;
 pub mod session;
+mod tell;
 pub mod terminal;
 mod view;
 

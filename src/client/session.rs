@@ -17,6 +17,7 @@ use super::match_log::MatchLog;
 use super::net_stats::{NetStats, RemoteSeen, SessionStats};
 use super::pacer::InputPacer;
 use super::prediction::{Correction, Prediction};
+use super::tell::Tell;
 use crate::net::protocol::{
     ClientMsg, InputPacket, MAX_COMMANDS_PER_INPUT, PlayerSnap, RosterEntry, Snapshot, Welcome,
 };
@@ -68,9 +69,7 @@ pub struct ClientSession {
     pub combat: Combat,
     pub match_log: MatchLog,
     pub(super) combat_rules: CombatRules,
-    /// When our weapon is ready again by our own count, and the last tell shown.
-    pub(super) local_next_fire: Option<Instant>,
-    pub(super) muzzle: Option<(Instant, u8)>,
+    pub(super) tell: Tell,
     pub(super) pacer: InputPacer,
     pub(super) switches: Switches,
     pub(super) net: NetStats,
@@ -104,8 +103,7 @@ impl ClientSession {
             combat: Combat::default(),
             match_log: MatchLog::default(),
             combat_rules: CombatRules::for_tick_rate(welcome.tick_rate),
-            local_next_fire: None,
-            muzzle: None,
+            tell: Tell::default(),
             pacer: InputPacer::new(welcome.tick_rate, DEFAULT_INPUT_RATE),
             switches: switches.normalized(),
             net: NetStats::default(),
@@ -222,7 +220,7 @@ impl ClientSession {
             .map_or(0, |t| t.round().max(0.0) as u32);
         let event_ack = self.next_event - 1;
         let rtt_ms = self.net.stats.rtt_ms.round().clamp(0.0, 65535.0) as u16;
-        self.tell(now, cmd);
+        self.show_tell(now, cmd);
         let p = self.prediction.as_mut()?;
         p.push(&self.map, &self.rules, cmd, &others);
         self.net.command_sent();
@@ -241,16 +239,14 @@ impl ClientSession {
 
     /// The tell: show the shot leave the moment fire is pressed, if the weapon is ready
     /// by our own count, without waiting a round trip for the server.
-    fn tell(&mut self, now: Instant, cmd: Command) {
+    fn show_tell(&mut self, now: Instant, cmd: Command) {
         if cmd.buttons.contains(Buttons::FIRE)
             && self.prediction.is_some()
             && self.combat.status(self.player_id).is_none_or(|s| s.alive)
-            && self.local_next_fire.is_none_or(|t| now >= t)
         {
             let ticks = self.combat_rules.cooldown(Weapon::from_index(cmd.weapon));
-            self.local_next_fire =
-                Some(now + Duration::from_secs_f64(f64::from(ticks) / self.tick_rate));
-            self.muzzle = Some((now, cmd.aim));
+            let cooldown = Duration::from_secs_f64(f64::from(ticks) / self.tick_rate);
+            self.tell.fire(now, cmd.aim, cooldown);
         }
     }
 

@@ -149,7 +149,7 @@ fn flashes(s: &ClientSession, now: Instant, local: Option<(f64, f64)>, out: &mut
             out.push(sprite_at(s.player_id, pos, kind));
         }
     }
-    if let (Some((at, aim)), Some(pos)) = (s.muzzle, local)
+    if let (Some((at, aim)), Some(pos)) = (s.tell.muzzle, local)
         && age(at) < MUZZLE_SECS
     {
         let (dx, dy) = aim_vector(aim);
