@@ -1,4 +1,4 @@
-//! The terminal client: a thin shell around a [`Driver`]. Each turn of the loop reads
+//! The terminal client: a thin shell around a `Driver`. Each turn of the loop reads
 //! the keys, pumps the link, steps the driver and draws; commands run at a fixed rate,
 //! frames as fast as they can be drawn (or at `--fps-cap`).
 

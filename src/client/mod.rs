@@ -1,7 +1,7 @@
 //! The client: thin I/O shells ([`interactive`] for a terminal, [`headless`] for tests
-//! and benchmarks) around one [`driver::Driver`]: the netcode in a
+//! and benchmarks) around one `driver::Driver`: the netcode in a
 //! [`session::ClientSession`], the player's state in an [`app::App`], and commands made
-//! on a [`cadence::CommandClock`]. [`view`] turns them into what the UI draws.
+//! on a [`cadence::CommandClock`]. `view` turns them into what the UI draws.
 
 pub mod app;
 pub mod brain;

@@ -1,7 +1,7 @@
 //! One client's netcode: prediction of the local player, the snapshot buffer that
 //! remote players are interpolated from, and the server clock. Messages are taken in by
-//! [`super::intake`]; the counts go to [`super::net_stats`] and what a frame shows is
-//! built by [`super::view`].
+//! `intake`; the counts go to [`super::net_stats`] and what a frame shows is
+//! built by `view`.
 //!
 //! A state machine fed with decoded server messages, command ticks and frames, each with
 //! the time it happened; it owns no socket and reads no clock, so tests can step it

@@ -1,4 +1,4 @@
-//! Drawing, and nothing else: [`draw`] is a function of a [`View`] that the client builds
+//! Drawing, and nothing else: `draw` is a function of a `View` that the client builds
 //! each frame. Nothing here decides where anything is.
 
 mod arena;
