@@ -294,7 +294,12 @@ fn a_finished_match_shows_results_then_the_next_map_reaches_clients() {
     config.game.results_secs = 2;
     let mut s = Stepper::with_config(config, lag(30, 0, 0.0), lag(30, 0, 0.0));
     s.run(Duration::from_millis(3500), |_| Buttons::empty());
-    let results = s.client.combat.results.as_ref().expect("results are shown");
+    let results = s
+        .client
+        .match_log
+        .results
+        .as_ref()
+        .expect("results are shown");
     assert_eq!(results.next_map, "arena");
     assert!(results.winner.is_some());
     assert_eq!(
@@ -305,7 +310,7 @@ fn a_finished_match_shows_results_then_the_next_map_reaches_clients() {
     s.run(Duration::from_millis(2500), |_| Buttons::empty());
     assert_eq!(s.client.map().name(), "arena", "the next map arrived");
     assert!(
-        s.client.combat.results.is_none(),
+        s.client.match_log.results.is_none(),
         "results cleared for the new match"
     );
     assert_eq!(s.client.map().text(), Map::builtin("arena").unwrap().text());

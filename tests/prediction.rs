@@ -4,7 +4,7 @@ mod support;
 
 use std::time::Duration;
 
-use netarena::sim::bot::Wander;
+use netarena::client::brain::Wander;
 use netarena::sim::map::{CELL, Map};
 use netarena::sim::world::PlayerState;
 use support::{Stepper, lag};

@@ -94,8 +94,8 @@ pub fn run(opts: &NetBenchOptions) -> anyhow::Result<NetResult> {
         let per_sec = |bytes: u64, packets: u64, secs: f64| {
             (bytes as f64 + UDP_IPV4_HEADER * packets as f64) / secs.max(1e-9)
         };
-        let snapshot = mean(&|r| r.snapshot_bytes_mean);
-        let full = mean(&|r| r.full_state_bytes_mean);
+        let snapshot = mean(&|r| r.stats.snapshot_bytes_mean);
+        let full = mean(&|r| r.stats.full_state_bytes_mean);
         Ok(NetResult {
             players: opts.players,
             seconds: opts.seconds,
@@ -104,8 +104,8 @@ pub fn run(opts: &NetBenchOptions) -> anyhow::Result<NetResult> {
             snapshot_bytes_mean: snapshot,
             full_state_bytes_mean: full,
             compression_ratio: full / snapshot.max(1e-9),
-            corrections_per_min: mean(&|r| 60.0 * r.corrections as f64 / r.seconds.max(1e-9)),
-            interp_delay_ms_mean: mean(&|r| r.interp_delay_ms_mean),
+            corrections_per_min: mean(&|r| 60.0 * r.stats.corrections as f64 / r.seconds.max(1e-9)),
+            interp_delay_ms_mean: mean(&|r| r.stats.interp_delay_ms_mean),
         })
     })
 }

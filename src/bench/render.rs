@@ -14,14 +14,11 @@ use ratatui::{Terminal, TerminalOptions, Viewport};
 use serde::Serialize;
 
 use super::percentile_us;
-use crate::client::interpolation::Sample;
-use crate::client::lagometer::Slice;
-use crate::client::{GhostMode, Switches};
 use crate::sim::combat::Weapon;
 use crate::sim::map::{MAX_HEIGHT, MAX_WIDTH, Map};
 use crate::ui::{
-    self, Beam, CELL_COLS, CHROME_ROWS, CombatHud, Hud, RosterLine, Sprite, SpriteKind, StatsView,
-    View,
+    self, Beam, CELL_COLS, CHROME_ROWS, CombatHud, DrawMode, Hud, LagSlice, RosterLine, Sprite,
+    SpriteKind, StatsView, SwitchLights, View,
 };
 
 pub struct RenderOptions {
@@ -134,11 +131,11 @@ fn stats(t: u32) -> StatsView {
     let slices = (0..120)
         .map(|i| {
             let k = i + t;
-            Slice {
+            LagSlice {
                 worst: Some(match k % 23 {
-                    0 => Sample::Held,
-                    1..=2 => Sample::Extrapolated,
-                    _ => Sample::Interpolated,
+                    0 => DrawMode::Held,
+                    1..=2 => DrawMode::Extrapolated,
+                    _ => DrawMode::Interpolated,
                 }),
                 snapshots: u16::from(k.is_multiple_of(3)),
                 dropped: u16::from(k.is_multiple_of(41)),
@@ -223,13 +220,14 @@ fn frame_view<'a>(map: &'a Map, opts: &RenderOptions, t: u32) -> View<'a> {
             server_tick: 1000 + t / 16,
             pending: 9,
             corrections: 3,
-            switches: Switches {
-                ghosts: if opts.overlays {
-                    GhostMode::Trail
-                } else {
-                    GhostMode::Off
-                },
-                ..Switches::default()
+            switches: SwitchLights {
+                prediction: true,
+                reconciliation: true,
+                interpolation: true,
+                smoothing: true,
+                ghosts: opts.overlays,
+                ghost_trail: opts.overlays,
+                ..SwitchLights::default()
             },
             conditions: "75±10ms 2.0% loss".into(),
         },

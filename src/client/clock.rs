@@ -14,14 +14,14 @@ const JITTER_GAIN: f64 = 0.1;
 const RESYNC_SECS: f64 = 1.0;
 
 #[derive(Clone, Debug, Default)]
-pub struct ServerClock {
+pub(crate) struct ServerClock {
     offset: Option<f64>,
     jitter: f64,
 }
 
 impl ServerClock {
     /// Records that a snapshot from `server_secs` arrived at `local_secs`.
-    pub fn observe(&mut self, local_secs: f64, server_secs: f64) {
+    pub(crate) fn observe(&mut self, local_secs: f64, server_secs: f64) {
         let sample = server_secs - local_secs;
         match self.offset {
             Some(offset) if (sample - offset).abs() < RESYNC_SECS => {
@@ -38,24 +38,24 @@ impl ServerClock {
 
     /// How much later than the smoothed clock expects a snapshot from `server_secs`
     /// arrived at `local_secs` (negative: early).
-    pub fn lateness_secs(&self, local_secs: f64, server_secs: f64) -> f64 {
+    pub(crate) fn lateness_secs(&self, local_secs: f64, server_secs: f64) -> f64 {
         self.offset.map_or(0.0, |o| o - (server_secs - local_secs))
     }
 
     /// The server time it is now, as seen through the network (None before any snapshot).
-    pub fn server_secs(&self, local_secs: f64) -> Option<f64> {
+    pub(crate) fn server_secs(&self, local_secs: f64) -> Option<f64> {
         self.offset.map(|o| local_secs + o)
     }
 
     /// Mean absolute deviation of arrival times from the smoothed clock, in seconds.
-    pub fn jitter_secs(&self) -> f64 {
+    pub(crate) fn jitter_secs(&self) -> f64 {
         self.jitter
     }
 }
 
 /// How far in the past to draw remote players: two snapshot periods (so one lost
 /// snapshot still leaves a pair to interpolate between) plus a margin for jitter.
-pub fn interp_delay_target(snapshot_period_secs: f64, jitter_secs: f64) -> f64 {
+pub(crate) fn interp_delay_target(snapshot_period_secs: f64, jitter_secs: f64) -> f64 {
     2.0 * snapshot_period_secs + 3.0 * jitter_secs
 }
 

@@ -1,20 +1,17 @@
 //! What the client knows of the fighting: everyone's health and score, projectiles in
-//! flight (flown locally from their birth events), recent rail shots, the kill feed,
-//! chat, and the match clock. Fed by the server's reliable game events.
+//! flight (flown locally from their birth events), and recent rail shots. Fed by the
+//! server's reliable game events; the rest of them go to [`super::match_log`].
 
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Instant;
 
 use crate::net::protocol::{GameEvent, PlayerStatus, RailShot};
-use crate::sim::combat::{CombatRules, Projectile, Weapon};
+use crate::sim::combat::{CombatRules, Projectile};
 use crate::sim::map::Map;
 use crate::sim::world::PlayerId;
 
-/// How long kill feed and chat lines stay up.
-const FEED_SECS: u64 = 6;
-const CHAT_SECS: u64 = 12;
 /// How long a rail beam stays drawn.
-pub const BEAM_SECS: f64 = 0.6;
+pub(crate) const BEAM_SECS: f64 = 0.6;
 
 #[derive(Clone, Debug)]
 pub struct Flight {
@@ -25,86 +22,23 @@ pub struct Flight {
     pub ended: Option<u32>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
-pub struct MatchClock {
-    pub started_tick: u32,
-    pub frag_limit: u16,
-    pub time_limit_secs: u32,
-}
-
-#[derive(Clone, Debug)]
-pub struct Results {
-    pub at: Instant,
-    pub winner: Option<PlayerId>,
-    pub standings: Vec<PlayerStatus>,
-    pub next_map: String,
-}
-
-#[derive(Clone, Debug)]
-pub struct Kill {
-    pub killer: PlayerId,
-    pub victim: PlayerId,
-    pub weapon: Weapon,
-}
-
-#[derive(Debug)]
-pub struct CombatState {
-    next_event: u32,
-    pub statuses: BTreeMap<PlayerId, PlayerStatus>,
+#[derive(Debug, Default)]
+pub struct Combat {
+    pub(crate) statuses: BTreeMap<PlayerId, PlayerStatus>,
     flights: Vec<Flight>,
     pub rails: VecDeque<(Instant, RailShot)>,
-    pub feed: VecDeque<(Instant, Kill)>,
-    pub chat: VecDeque<(Instant, PlayerId, String)>,
-    pub clock: Option<MatchClock>,
-    pub results: Option<Results>,
-    /// A new match began: everyone was put back at a spawn point by decree.
-    restarted: bool,
 }
 
-impl Default for CombatState {
-    fn default() -> Self {
-        CombatState {
-            next_event: 1,
-            statuses: BTreeMap::new(),
-            flights: Vec::new(),
-            rails: VecDeque::new(),
-            feed: VecDeque::new(),
-            chat: VecDeque::new(),
-            clock: None,
-            results: None,
-            restarted: false,
-        }
-    }
-}
-
-/// A new map from the server, to be parsed by the session.
-pub struct MapChange {
-    pub name: String,
-    pub text: String,
-}
-
-impl CombatState {
-    /// Every event up to this seq has been taken in.
-    pub fn event_ack(&self) -> u32 {
-        self.next_event - 1
-    }
-
-    /// Takes in one event if it is the next in seq order. Repeats (events are resent
-    /// until acknowledged) are skipped, and anything after a gap waits for the resend,
-    /// so order is always kept. A new map is handed back for the session to install
-    /// before the next event is read.
-    pub fn on_event(
+impl Combat {
+    /// Takes in one event (in seq order); those about the match, not the fighting, are
+    /// left to the match log.
+    pub(crate) fn on_event(
         &mut self,
         now: Instant,
-        seq: u32,
         event: &GameEvent,
         map: &Map,
         rules: &CombatRules,
-    ) -> Option<MapChange> {
-        if seq != self.next_event {
-            return None;
-        }
-        self.next_event += 1;
+    ) {
         match event {
             GameEvent::Status(s) => {
                 self.statuses.insert(s.id, *s);
@@ -120,81 +54,16 @@ impl CombatState {
                 }
             }
             GameEvent::Rail(r) => self.rails.push_back((now, *r)),
-            GameEvent::Kill {
-                killer,
-                victim,
-                weapon,
-            } => self.feed.push_back((
-                now,
-                Kill {
-                    killer: *killer,
-                    victim: *victim,
-                    weapon: *weapon,
-                },
-            )),
-            GameEvent::Chat { from, text } => self.chat.push_back((now, *from, text.clone())),
-            GameEvent::MatchStart {
-                map_name,
-                map_text,
-                started_tick,
-                frag_limit,
-                time_limit_secs,
-            } => {
-                self.clock = Some(MatchClock {
-                    started_tick: *started_tick,
-                    frag_limit: *frag_limit,
-                    time_limit_secs: *time_limit_secs,
-                });
-                self.results = None;
-                self.flights.clear();
-                self.restarted = true;
-                if let Some(text) = map_text.as_ref().filter(|t| t.as_str() != map.text()) {
-                    return Some(MapChange {
-                        name: map_name.clone(),
-                        text: text.clone(),
-                    });
-                }
-            }
-            GameEvent::MatchEnd {
-                winner,
-                standings,
-                next_map,
-            } => {
-                self.results = Some(Results {
-                    at: now,
-                    winner: *winner,
-                    standings: standings.clone(),
-                    next_map: next_map.clone(),
-                });
-                self.flights.clear();
-            }
+            // A new match, or its end: nothing in flight carries over.
+            GameEvent::MatchStart { .. } | GameEvent::MatchEnd { .. } => self.flights.clear(),
+            GameEvent::Kill { .. } | GameEvent::Chat { .. } => {}
         }
-        None
     }
 
-    /// Whether a match began since the last call.
-    pub fn take_restart(&mut self) -> bool {
-        std::mem::take(&mut self.restarted)
-    }
-
-    /// Forgets what has faded: old feed and chat lines, beams, finished flights.
-    pub fn prune(&mut self, now: Instant, render_tick: Option<f64>) {
+    /// Forgets what has faded: beams, finished flights.
+    pub(crate) fn prune(&mut self, now: Instant, render_tick: Option<f64>) {
         let older =
             |at: &Instant, secs: f64| now.saturating_duration_since(*at).as_secs_f64() > secs;
-        while self
-            .feed
-            .front()
-            .is_some_and(|(at, _)| older(at, FEED_SECS as f64))
-        {
-            self.feed.pop_front();
-        }
-        while self
-            .chat
-            .front()
-            .is_some_and(|(at, _, _)| older(at, CHAT_SECS as f64))
-        {
-            self.chat.pop_front();
-        }
         // Kept past their showing time by a margin for the interpolation delay.
         while self
             .rails
@@ -214,7 +83,7 @@ impl CombatState {
     }
 
     /// Projectiles to draw at `render_tick`: (owner, x, y) in sub-cell units.
-    pub fn projectiles_at(&self, render_tick: f64) -> Vec<(PlayerId, f64, f64)> {
+    pub(crate) fn projectiles_at(&self, render_tick: f64) -> Vec<(PlayerId, f64, f64)> {
         self.flights
             .iter()
             .filter_map(|f| {
@@ -239,7 +108,7 @@ impl CombatState {
         &self.flights
     }
 
-    pub fn status(&self, id: PlayerId) -> Option<&PlayerStatus> {
+    pub(crate) fn status(&self, id: PlayerId) -> Option<&PlayerStatus> {
         self.statuses.get(&id)
     }
 }

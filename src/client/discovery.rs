@@ -39,7 +39,7 @@ pub struct Found {
     pub ping_ms: f64,
 }
 
-pub struct Discovery {
+pub(crate) struct Discovery {
     socket: UdpSocket,
     targets: Vec<SocketAddr>,
     sent: HashMap<u32, Instant>,
@@ -49,7 +49,7 @@ pub struct Discovery {
 }
 
 impl Discovery {
-    pub fn new(scope: Scope, ports: &[u16]) -> anyhow::Result<Discovery> {
+    pub(crate) fn new(scope: Scope, ports: &[u16]) -> anyhow::Result<Discovery> {
         let socket = UdpSocket::bind((Ipv4Addr::UNSPECIFIED, 0).into())
             .context("cannot open a UDP socket for discovery")?;
         let mut targets: Vec<SocketAddr> = ports
@@ -77,7 +77,7 @@ impl Discovery {
     }
 
     /// Sends one round of requests.
-    pub fn probe(&mut self, now: Instant) {
+    pub(crate) fn probe(&mut self, now: Instant) {
         let mut request = Vec::new();
         for target in &self.targets {
             let nonce = self.next_nonce;
@@ -91,7 +91,7 @@ impl Discovery {
     }
 
     /// Takes in every answer that has arrived, timing each as it is read.
-    pub fn receive(&mut self) {
+    pub(crate) fn receive(&mut self) {
         while let Ok((n, from)) = self.socket.recv_from(&mut self.buf) {
             let now = Instant::now();
             let Ok(ServerMsg::Info(info)) = codec::decode_server(&self.buf[..n]) else {
@@ -121,16 +121,16 @@ impl Discovery {
             .retain(|_, at| now.saturating_duration_since(*at) < Duration::from_secs(3));
     }
 
-    pub fn found(&self) -> &[Found] {
+    pub(crate) fn found(&self) -> &[Found] {
         &self.found
     }
 
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.found.clear();
     }
 
     /// Lets a mio poll wake when answers arrive.
-    pub fn register(&mut self, registry: &Registry, token: Token) -> std::io::Result<()> {
+    pub(crate) fn register(&mut self, registry: &Registry, token: Token) -> std::io::Result<()> {
         registry.register(&mut self.socket, token, Interest::READABLE)
     }
 }

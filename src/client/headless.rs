@@ -10,9 +10,12 @@ use anyhow::{Context, bail};
 use serde::Serialize;
 
 use super::ClientConfig;
+use super::app::App;
+use super::brain::Wander;
+use super::driver::Driver;
 use super::link::Link;
-use super::session::{ClientSession, RemoteSeen, SessionEnd};
-use crate::sim::bot::Wander;
+use super::net_stats::{RemoteSeen, SessionStats};
+use super::session::{ClientSession, SessionEnd};
 use crate::sim::world::Command;
 
 /// What drives the headless client's keys.
@@ -24,28 +27,14 @@ pub enum BotKind {
     Idle,
 }
 
-/// Written as JSON at the end of a headless run.
+/// Written as JSON at the end of a headless run: the session's counts, and the link's.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
     pub player_id: u8,
-    pub commands_sent: u64,
+    #[serde(flatten)]
+    pub stats: SessionStats,
     pub commands_acked: u64,
-    pub snapshots_received: u64,
-    pub snapshots_lost: u64,
-    pub corrections: u64,
-    pub max_correction_cells: f64,
-    pub rtt_ms_mean: f64,
-    pub interp_delay_ms_mean: f64,
-    pub frames_interpolated: u64,
-    pub frames_extrapolated: u64,
-    pub frames_held: u64,
-    pub underruns: u64,
-    pub loss_up_pct: f64,
-    pub loss_down_pct: f64,
     pub jitter_ms: f64,
-    pub snapshot_bytes_mean: f64,
-    pub full_state_bytes_mean: f64,
-    pub undecodable_snapshots: u64,
     pub bytes_in: u64,
     pub bytes_out: u64,
     pub packets_in: u64,
@@ -64,15 +53,36 @@ pub fn run(
 ) -> anyhow::Result<Report> {
     let mut link = Link::open(config)?;
     let welcome = link.connect(&config.name, config.timeout)?;
-    let tick_period = Duration::from_secs(1) / u32::from(welcome.tick_rate.max(1));
     let start = Instant::now();
     let mut session = ClientSession::new(welcome, start, config.switches)
         .context("the server sent a map this client cannot use")?;
     session.set_input_rate(config.input_rate);
-    let mut brain = Wander::new(config.seed);
+    let app = App::new(config.switches, config.outgoing.clone());
+    let mut driver = Driver::new(session, app, start);
     let end = start + Duration::from_secs_f64(seconds.max(0.0));
-    let mut next_command = start;
+    play(&mut link, &mut driver, config, bot, end, stop)?;
+    let elapsed = start.elapsed().as_secs_f64();
+    leave(&mut link)?;
 
+    let report = report(&link, driver.session(), elapsed);
+    if let Some(path) = report_path {
+        let json = serde_json::to_string_pretty(&report)?;
+        std::fs::write(path, json + "\n")
+            .with_context(|| format!("cannot write report {}", path.display()))?;
+    }
+    Ok(report)
+}
+
+/// The loop: take in what arrived, make the commands due, sleep until the next.
+fn play(
+    link: &mut Link,
+    driver: &mut Driver,
+    config: &ClientConfig,
+    bot: BotKind,
+    end: Instant,
+    stop: &AtomicBool,
+) -> anyhow::Result<()> {
+    let mut brain = Wander::new(config.seed);
     while !stop.load(Ordering::Relaxed) {
         let now = Instant::now();
         if now >= end {
@@ -80,77 +90,62 @@ pub fn run(
         }
         let mut ended = None;
         link.pump(now, |msg, len| {
-            if let Some(e) = session.on_message(now, msg, len) {
+            if let Some(e) = driver.receive(now, msg, len) {
                 ended = Some(e);
             }
         });
         if let Some(SessionEnd::ServerSaidBye(reason)) = ended {
             bail!("the server closed the connection: {reason}");
         }
-        if now.duration_since(session.last_heard()) > config.timeout {
+        if now.duration_since(driver.session().last_heard()) > config.timeout {
             bail!("the server at {} stopped answering", link.server());
         }
-        while now >= next_command {
-            let cmd = match (bot, session.predicted()) {
+        driver.run_ticks(
+            now,
+            |session, _| match (bot, session.predicted()) {
                 (BotKind::Wander, Some(me)) => brain.next(&me),
                 _ => Command::default(),
-            };
-            if let Some(msg) = session.command_tick(now, cmd) {
-                link.send(now, &msg);
-            }
-            // One frame per command tick stands in for the terminal's frames.
-            session.frame(now);
-            next_command += tick_period.mul_f64(session.command_period_scale());
-        }
-        link.wait(next_command.min(end))?;
+            },
+            |session, msg| {
+                if let Some(msg) = msg {
+                    link.send(now, &msg);
+                }
+                // One frame per command tick stands in for the terminal's frames.
+                session.frame(now);
+            },
+        );
+        link.wait(driver.next_command().min(end))?;
     }
+    Ok(())
+}
 
-    let elapsed = start.elapsed().as_secs_f64();
+/// Says goodbye a few times, and lets a conditioned link deliver them.
+fn leave(link: &mut Link) -> anyhow::Result<()> {
     let now = Instant::now();
     for _ in 0..3 {
         link.send(now, &ClientSession::leave());
     }
-    // Let a conditioned link deliver the goodbyes.
     let deadline = now + Duration::from_millis(600);
     while Instant::now() < deadline {
         link.wait(deadline)?;
         link.pump(Instant::now(), |_, _| {});
     }
+    Ok(())
+}
 
-    let stats = session.stats();
+fn report(link: &Link, session: &ClientSession, seconds: f64) -> Report {
     let traffic = link.traffic();
-    let report = Report {
+    Report {
         player_id: session.player_id(),
-        commands_sent: stats.commands_sent,
+        stats: session.stats().clone(),
         commands_acked: u64::from(session.acked_seq()),
-        snapshots_received: stats.snapshots_received,
-        snapshots_lost: stats.snapshots_lost,
-        corrections: stats.corrections,
-        max_correction_cells: stats.max_correction_cells,
-        rtt_ms_mean: stats.rtt_ms_mean,
-        interp_delay_ms_mean: stats.interp_delay_ms_mean,
-        frames_interpolated: stats.frames_interpolated,
-        frames_extrapolated: stats.frames_extrapolated,
-        frames_held: stats.frames_held,
-        underruns: stats.underruns,
-        loss_up_pct: stats.loss_up_pct,
-        loss_down_pct: stats.loss_down_pct,
         jitter_ms: 1000.0 * session.jitter_secs(),
-        snapshot_bytes_mean: stats.snapshot_bytes_mean,
-        full_state_bytes_mean: stats.full_state_bytes_mean,
-        undecodable_snapshots: stats.undecodable,
         bytes_in: traffic.bytes_in,
         bytes_out: traffic.bytes_out,
         packets_in: traffic.packets_in,
         packets_out: traffic.packets_out,
         malformed_in: link.malformed(),
-        seconds: elapsed,
+        seconds,
         remote_players: session.remotes_seen().to_vec(),
-    };
-    if let Some(path) = report_path {
-        let json = serde_json::to_string_pretty(&report)?;
-        std::fs::write(path, json + "\n")
-            .with_context(|| format!("cannot write report {}", path.display()))?;
     }
-    Ok(report)
 }

@@ -43,6 +43,15 @@ pub enum Action {
     ToggleLagCompensation,
 }
 
+/// One key into the chat editor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ChatKey {
+    Char(char),
+    Backspace,
+    Send,
+    Cancel,
+}
+
 #[derive(Clone, Copy, Debug)]
 struct Hold {
     last: Instant,
@@ -63,7 +72,7 @@ const FIRE: usize = 4;
 const FIRE_FIRST_HOLD: Duration = Duration::from_millis(120);
 
 #[derive(Debug)]
-pub struct Keys {
+pub(crate) struct Keys {
     /// True when the terminal reports key releases.
     enhanced: bool,
     held: [Option<Hold>; 5],
@@ -81,7 +90,7 @@ fn held_key(code: KeyCode) -> Option<usize> {
 }
 
 impl Keys {
-    pub fn new(enhanced: bool) -> Keys {
+    pub(crate) fn new(enhanced: bool) -> Keys {
         Keys {
             enhanced,
             held: [None; 5],
@@ -89,7 +98,7 @@ impl Keys {
     }
 
     /// Takes one key event; returns an action if the key is bound to one.
-    pub fn handle(&mut self, ev: &KeyEvent, now: Instant) -> Option<Action> {
+    pub(crate) fn handle(&mut self, ev: &KeyEvent, now: Instant) -> Option<Action> {
         if let Some(i) = held_key(ev.code) {
             match ev.kind {
                 KeyEventKind::Release => self.held[i] = None,
@@ -140,7 +149,7 @@ impl Keys {
     }
 
     /// The buttons held at `now`.
-    pub fn buttons(&mut self, now: Instant) -> Buttons {
+    pub(crate) fn buttons(&mut self, now: Instant) -> Buttons {
         let mut b = Buttons::empty();
         for (i, slot) in self.held.iter_mut().enumerate() {
             if let Some(h) = *slot {
@@ -157,6 +166,20 @@ impl Keys {
             }
         }
         b
+    }
+}
+
+/// A key for the chat editor, if it means anything there.
+pub(crate) fn chat_key(ev: &KeyEvent) -> Option<ChatKey> {
+    if ev.kind == KeyEventKind::Release {
+        return None;
+    }
+    match ev.code {
+        KeyCode::Esc => Some(ChatKey::Cancel),
+        KeyCode::Enter => Some(ChatKey::Send),
+        KeyCode::Backspace => Some(ChatKey::Backspace),
+        KeyCode::Char(c) => Some(ChatKey::Char(c)),
+        _ => None,
     }
 }
 

@@ -16,7 +16,7 @@ const CAPACITY: usize = 64;
 
 /// How a position on screen was obtained this frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Sample {
+pub(crate) enum FrameMode {
     /// Between two snapshots that bracket the render time.
     Interpolated,
     /// Past the newest snapshot, projected along the last velocity.
@@ -26,31 +26,31 @@ pub enum Sample {
 }
 
 #[derive(Clone, Debug)]
-pub struct TimedSnapshot {
-    pub tick: u32,
-    pub players: Vec<PlayerSnap>,
+pub(crate) struct BufferedSnapshot {
+    pub(crate) tick: u32,
+    pub(crate) players: Vec<PlayerSnap>,
 }
 
 #[derive(Clone, Debug, Default)]
-pub struct SnapshotBuffer {
-    entries: VecDeque<TimedSnapshot>,
+pub(crate) struct SnapshotBuffer {
+    entries: VecDeque<BufferedSnapshot>,
 }
 
 impl SnapshotBuffer {
     /// Inserts in tick order; a duplicate tick is ignored.
-    pub fn push(&mut self, tick: u32, players: Vec<PlayerSnap>) {
+    pub(crate) fn push(&mut self, tick: u32, players: Vec<PlayerSnap>) {
         let at = self.entries.partition_point(|e| e.tick < tick);
         if self.entries.get(at).is_some_and(|e| e.tick == tick) {
             return;
         }
-        self.entries.insert(at, TimedSnapshot { tick, players });
+        self.entries.insert(at, BufferedSnapshot { tick, players });
         if self.entries.len() > CAPACITY {
             self.entries.pop_front();
         }
     }
 
     /// The players of the snapshot for `tick`, if still held: a delta baseline.
-    pub fn get(&self, tick: u32) -> Option<&[PlayerSnap]> {
+    pub(crate) fn get(&self, tick: u32) -> Option<&[PlayerSnap]> {
         let at = self.entries.partition_point(|e| e.tick < tick);
         self.entries
             .get(at)
@@ -58,24 +58,16 @@ impl SnapshotBuffer {
             .map(|e| e.players.as_slice())
     }
 
-    pub fn newest(&self) -> Option<&TimedSnapshot> {
+    pub(crate) fn newest(&self) -> Option<&BufferedSnapshot> {
         self.entries.back()
     }
 
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
-    pub fn iter(&self) -> impl Iterator<Item = &TimedSnapshot> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &BufferedSnapshot> {
         self.entries.iter()
     }
 
     /// Snapshots newer than `render_tick`: the buffer's margin against a late packet.
-    pub fn ahead_of(&self, render_tick: f64) -> usize {
+    pub(crate) fn ahead_of(&self, render_tick: f64) -> usize {
         self.entries
             .iter()
             .filter(|e| f64::from(e.tick) > render_tick)
@@ -83,24 +75,24 @@ impl SnapshotBuffer {
     }
 
     /// Which way the frame at `render_tick` is drawn, whatever the player.
-    pub fn mode(&self, render_tick: f64, max_extrapolate_ticks: f64) -> Sample {
+    pub(crate) fn mode(&self, render_tick: f64, max_extrapolate_ticks: f64) -> FrameMode {
         match self.newest() {
-            Some(n) if render_tick <= f64::from(n.tick) => Sample::Interpolated,
+            Some(n) if render_tick <= f64::from(n.tick) => FrameMode::Interpolated,
             Some(n) if render_tick - f64::from(n.tick) <= max_extrapolate_ticks => {
-                Sample::Extrapolated
+                FrameMode::Extrapolated
             }
-            _ => Sample::Held,
+            _ => FrameMode::Held,
         }
     }
 
     /// Position of player `id` at `render_tick`, in sub-cell units.
-    pub fn sample(
+    pub(crate) fn sample(
         &self,
         id: PlayerId,
         render_tick: f64,
         max_extrapolate_ticks: f64,
-    ) -> Option<((f64, f64), Sample)> {
-        let find = |e: &TimedSnapshot| e.players.iter().find(|p| p.id == id).copied();
+    ) -> Option<((f64, f64), FrameMode)> {
+        let find = |e: &BufferedSnapshot| e.players.iter().find(|p| p.id == id).copied();
         let mut before: Option<(u32, PlayerSnap)> = None;
         let mut after: Option<(u32, PlayerSnap)> = None;
         for e in &self.entries {
@@ -120,7 +112,7 @@ impl SnapshotBuffer {
                 let (bx, by) = pos(&b);
                 Some((
                     (ax + (bx - ax) * f, ay + (by - ay) * f),
-                    Sample::Interpolated,
+                    FrameMode::Interpolated,
                 ))
             }
             (Some((t0, a)), None) => {
@@ -128,18 +120,18 @@ impl SnapshotBuffer {
                 let (ax, ay) = pos(&a);
                 let (vx, vy) = (f64::from(a.state.vx), f64::from(a.state.vy));
                 let (t, sample) = if ahead <= max_extrapolate_ticks {
-                    (ahead, Sample::Extrapolated)
+                    (ahead, FrameMode::Extrapolated)
                 } else {
-                    (max_extrapolate_ticks, Sample::Held)
+                    (max_extrapolate_ticks, FrameMode::Held)
                 };
                 let sample = if ahead == 0.0 {
-                    Sample::Interpolated
+                    FrameMode::Interpolated
                 } else {
                     sample
                 };
                 Some(((ax + vx * t, ay + vy * t), sample))
             }
-            (None, Some((_, b))) => Some((pos(&b), Sample::Held)),
+            (None, Some((_, b))) => Some((pos(&b), FrameMode::Held)),
             (None, None) => None,
         }
     }
@@ -166,7 +158,7 @@ mod tests {
         for i in 0..=300 {
             let t = 100.0 + 3.0 * f64::from(i) / 300.0;
             let ((x, y), s) = buf.sample(1, t, 6.0).unwrap();
-            assert_eq!(s, Sample::Interpolated);
+            assert_eq!(s, FrameMode::Interpolated);
             // On the segment: y is the linear function of x through both endpoints.
             let along = (x - 1000.0) / 90.0;
             assert!((0.0..=1.0).contains(&along));
@@ -182,16 +174,16 @@ mod tests {
         buf.push(100, vec![snap(1, 1000, 1000, 0, 0)]);
         buf.push(103, vec![snap(1, 1090, 1000, 30, 0)]);
         let ((x, _), s) = buf.sample(1, 105.0, 6.0).unwrap();
-        assert_eq!(s, Sample::Extrapolated);
+        assert_eq!(s, FrameMode::Extrapolated);
         assert!((x - 1150.0).abs() < 1e-9);
-        assert_eq!(buf.mode(105.0, 6.0), Sample::Extrapolated);
+        assert_eq!(buf.mode(105.0, 6.0), FrameMode::Extrapolated);
         let ((x, _), s) = buf.sample(1, 130.0, 6.0).unwrap();
-        assert_eq!(s, Sample::Held);
+        assert_eq!(s, FrameMode::Held);
         assert!(
             (x - 1270.0).abs() < 1e-9,
             "held where extrapolation stopped"
         );
-        assert_eq!(buf.mode(130.0, 6.0), Sample::Held);
+        assert_eq!(buf.mode(130.0, 6.0), FrameMode::Held);
     }
 
     #[test]

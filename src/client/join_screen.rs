@@ -5,16 +5,26 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
+use ratatui::crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-use super::discovery::{Discovery, Scope};
+use super::discovery::{Discovery, Found, Scope};
 use super::terminal;
-use crate::ui::join_screen::{JoinView, draw_join};
+use crate::ui::join_screen::{JoinView, ServerLine, draw_join};
 
 /// How often the browser asks again while open, so the list stays live.
 const REFRESH: Duration = Duration::from_secs(2);
 /// How long "searching…" shows after a request.
 const SEARCH_WINDOW: Duration = Duration::from_millis(800);
+
+/// The browser's own state: the highlighted line, the address being typed, the last
+/// error, and when servers were last asked.
+#[derive(Default)]
+struct Browser {
+    selected: usize,
+    typed: String,
+    error: Option<String>,
+    last_probe: Option<Instant>,
+}
 
 /// Shows the browser until the player picks a server (Some) or quits (None).
 /// `resolve` turns typed text into an address, with a one-line error.
@@ -26,30 +36,31 @@ pub fn choose(
 ) -> anyhow::Result<Option<SocketAddr>> {
     let mut discovery = Discovery::new(scope, ports)?;
     let (mut tui, _, _guard) = terminal::enter().context("cannot set up the terminal")?;
-    let mut selected = 0usize;
-    let mut typed = String::new();
-    let mut error: Option<String> = None;
-    let mut last_probe: Option<Instant> = None;
+    let mut b = Browser::default();
 
     loop {
         if stop.load(Ordering::Relaxed) {
             return Ok(None);
         }
         let now = Instant::now();
-        if last_probe.is_none_or(|t| now.duration_since(t) >= REFRESH) {
+        if b.last_probe
+            .is_none_or(|t| now.duration_since(t) >= REFRESH)
+        {
             discovery.probe(now);
-            last_probe = Some(now);
+            b.last_probe = Some(now);
         }
         discovery.receive();
-        let servers = discovery.found();
-        selected = selected.min(servers.len().saturating_sub(1));
-        let searching = last_probe.is_some_and(|t| now.duration_since(t) < SEARCH_WINDOW);
+        let servers: Vec<ServerLine> = discovery.found().iter().map(server_line).collect();
+        b.selected = b.selected.min(servers.len().saturating_sub(1));
+        let searching = b
+            .last_probe
+            .is_some_and(|t| now.duration_since(t) < SEARCH_WINDOW);
         let view = JoinView {
-            servers,
-            selected,
-            typed: &typed,
+            servers: &servers,
+            selected: b.selected,
+            typed: &b.typed,
             searching,
-            error: error.as_deref(),
+            error: b.error.as_deref(),
         };
         tui.draw(|f| draw_join(f, &view))?;
 
@@ -63,33 +74,48 @@ pub fn choose(
         if key.kind == KeyEventKind::Release {
             continue;
         }
+        if let Some(choice) = b.on_key(&key, &mut discovery, &resolve) {
+            return Ok(choice);
+        }
+    }
+}
+
+impl Browser {
+    /// One key. Some(choice) when the browser is done: an address, or None to quit.
+    fn on_key(
+        &mut self,
+        key: &KeyEvent,
+        discovery: &mut Discovery,
+        resolve: impl Fn(&str) -> anyhow::Result<SocketAddr>,
+    ) -> Option<Option<SocketAddr>> {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let typed = &mut self.typed;
         match key.code {
-            KeyCode::Esc => return Ok(None),
-            KeyCode::Char('c') if ctrl => return Ok(None),
-            KeyCode::Char('q') if typed.is_empty() => return Ok(None),
+            KeyCode::Esc => return Some(None),
+            KeyCode::Char('c') if ctrl => return Some(None),
+            KeyCode::Char('q') if typed.is_empty() => return Some(None),
             KeyCode::Char('r') if typed.is_empty() => {
                 discovery.clear();
-                last_probe = None;
-                error = None;
+                self.last_probe = None;
+                self.error = None;
             }
-            KeyCode::Up => selected = selected.saturating_sub(1),
-            KeyCode::Down => selected += 1,
+            KeyCode::Up => self.selected = self.selected.saturating_sub(1),
+            KeyCode::Down => self.selected += 1,
             KeyCode::Backspace => {
                 typed.pop();
             }
             KeyCode::Char(c) if !c.is_control() && typed.len() < 64 => {
                 typed.push(c);
-                error = None;
+                self.error = None;
             }
-            KeyCode::Enter if !typed.is_empty() => match resolve(&typed) {
-                Ok(addr) => return Ok(Some(addr)),
-                Err(e) => error = Some(format!("{e:#}")),
+            KeyCode::Enter if !typed.is_empty() => match resolve(typed) {
+                Ok(addr) => return Some(Some(addr)),
+                Err(e) => self.error = Some(format!("{e:#}")),
             },
-            KeyCode::Enter => match discovery.found().get(selected) {
-                Some(s) if s.compatible => return Ok(Some(s.address)),
+            KeyCode::Enter => match discovery.found().get(self.selected) {
+                Some(s) if s.compatible => return Some(Some(s.address)),
                 Some(s) => {
-                    error = Some(format!(
+                    self.error = Some(format!(
                         "{} speaks protocol v{}; this client speaks v{}: it cannot be joined",
                         s.name,
                         s.version,
@@ -97,10 +123,24 @@ pub fn choose(
                     ))
                 }
                 None => {
-                    error = Some("no server selected: wait for the list, or type an address".into())
+                    self.error =
+                        Some("no server selected: wait for the list, or type an address".into())
                 }
             },
             _ => {}
         }
+        None
+    }
+}
+
+fn server_line(f: &Found) -> ServerLine {
+    ServerLine {
+        name: f.name.clone(),
+        map: f.map.clone(),
+        players: f.players,
+        max_players: f.max_players,
+        version: f.version,
+        compatible: f.compatible,
+        ping_ms: f.ping_ms,
     }
 }

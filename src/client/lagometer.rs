@@ -5,36 +5,36 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use super::interpolation::Sample;
+use super::interpolation::FrameMode;
 
 /// Width of one slice (one column of the graph).
-pub const SLICE: Duration = Duration::from_millis(50);
+pub(crate) const SLICE: Duration = Duration::from_millis(50);
 /// Slices kept: 6 s, more than the widest overlay shows.
-pub const SLICES: usize = 120;
+pub(crate) const SLICES: usize = 120;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Slice {
+pub(crate) struct Slice {
     /// The worst way any frame in this slice was drawn (None: no frame).
-    pub worst: Option<Sample>,
-    pub snapshots: u16,
+    pub(crate) worst: Option<FrameMode>,
+    pub(crate) snapshots: u16,
     /// Snapshots found missing (by tick gaps) when a later one arrived in this slice.
-    pub dropped: u16,
+    pub(crate) dropped: u16,
     /// Largest estimated one-way delay of a snapshot in this slice, in ms.
-    pub delay_ms: f32,
+    pub(crate) delay_ms: f32,
     /// RTT estimate at the end of the slice, in ms.
-    pub rtt_ms: f32,
+    pub(crate) rtt_ms: f32,
 }
 
-fn severity(s: Sample) -> u8 {
+fn severity(s: FrameMode) -> u8 {
     match s {
-        Sample::Interpolated => 0,
-        Sample::Extrapolated => 1,
-        Sample::Held => 2,
+        FrameMode::Interpolated => 0,
+        FrameMode::Extrapolated => 1,
+        FrameMode::Held => 2,
     }
 }
 
 #[derive(Clone, Debug, Default)]
-pub struct Lagometer {
+pub(crate) struct Lagometer {
     start: Option<Instant>,
     /// Index of the newest slice since `start`.
     newest: u64,
@@ -63,14 +63,20 @@ impl Lagometer {
         self.slices.back_mut().expect("at least one slice")
     }
 
-    pub fn frame(&mut self, now: Instant, mode: Sample) {
+    pub(crate) fn frame(&mut self, now: Instant, mode: FrameMode) {
         let slice = self.current(now);
         if slice.worst.is_none_or(|w| severity(mode) > severity(w)) {
             slice.worst = Some(mode);
         }
     }
 
-    pub fn snapshot(&mut self, now: Instant, delay_ms: f64, dropped_before: u32, rtt_ms: f64) {
+    pub(crate) fn snapshot(
+        &mut self,
+        now: Instant,
+        delay_ms: f64,
+        dropped_before: u32,
+        rtt_ms: f64,
+    ) {
         let slice = self.current(now);
         slice.snapshots += 1;
         slice.dropped = slice.dropped.saturating_add(dropped_before as u16);
@@ -79,7 +85,7 @@ impl Lagometer {
     }
 
     /// The newest `n` slices, oldest first (fewer at the start of a session).
-    pub fn recent(&self, n: usize) -> impl Iterator<Item = &Slice> {
+    pub(crate) fn recent(&self, n: usize) -> impl Iterator<Item = &Slice> {
         self.slices.iter().skip(self.slices.len().saturating_sub(n))
     }
 }
@@ -92,17 +98,17 @@ mod tests {
     fn slices_scroll_and_keep_the_worst_frame() {
         let t0 = Instant::now();
         let mut l = Lagometer::default();
-        l.frame(t0, Sample::Interpolated);
-        l.frame(t0 + Duration::from_millis(10), Sample::Held);
-        l.frame(t0 + Duration::from_millis(20), Sample::Extrapolated);
+        l.frame(t0, FrameMode::Interpolated);
+        l.frame(t0 + Duration::from_millis(10), FrameMode::Held);
+        l.frame(t0 + Duration::from_millis(20), FrameMode::Extrapolated);
         l.snapshot(t0 + Duration::from_millis(120), 55.0, 1, 100.0);
         let s: Vec<Slice> = l.recent(10).copied().collect();
         assert_eq!(s.len(), 3);
-        assert_eq!(s[0].worst, Some(Sample::Held));
+        assert_eq!(s[0].worst, Some(FrameMode::Held));
         assert_eq!(s[1].worst, None);
         assert_eq!((s[2].snapshots, s[2].dropped, s[2].delay_ms), (1, 1, 55.0));
         for i in 0..500 {
-            l.frame(t0 + SLICE * i, Sample::Interpolated);
+            l.frame(t0 + SLICE * i, FrameMode::Interpolated);
         }
         assert_eq!(l.recent(1000).count(), SLICES);
     }

@@ -16,7 +16,7 @@ const SOCKET: Token = Token(0);
 /// How often a connect request is repeated while waiting for an answer.
 const CONNECT_RETRY: Duration = Duration::from_millis(250);
 
-pub struct Link {
+pub(crate) struct Link {
     poll: Poll,
     events: Events,
     transport: Transport,
@@ -26,7 +26,7 @@ pub struct Link {
 }
 
 impl Link {
-    pub fn open(config: &ClientConfig) -> anyhow::Result<Link> {
+    pub(crate) fn open(config: &ClientConfig) -> anyhow::Result<Link> {
         let poll = Poll::new().context("cannot create poll")?;
         let bind: SocketAddr = if config.server.is_ipv4() {
             (Ipv4Addr::UNSPECIFIED, 0).into()
@@ -52,28 +52,24 @@ impl Link {
         })
     }
 
-    pub fn server(&self) -> SocketAddr {
+    pub(crate) fn server(&self) -> SocketAddr {
         self.server
     }
 
-    pub fn traffic(&self) -> Traffic {
+    pub(crate) fn traffic(&self) -> Traffic {
         self.transport.traffic()
     }
 
     /// Datagrams from the server that did not decode, and were dropped.
-    pub fn malformed(&self) -> u64 {
+    pub(crate) fn malformed(&self) -> u64 {
         self.malformed
     }
 
-    pub fn conditions(&self) -> (&Conditions, &Conditions) {
-        self.transport.conditions()
-    }
-
-    pub fn set_conditions(&mut self, outgoing: Conditions, incoming: Conditions) {
+    pub(crate) fn set_conditions(&mut self, outgoing: Conditions, incoming: Conditions) {
         self.transport.set_conditions(outgoing, incoming);
     }
 
-    pub fn send(&mut self, now: Instant, msg: &ClientMsg) {
+    pub(crate) fn send(&mut self, now: Instant, msg: &ClientMsg) {
         match codec::encode_client(msg, &mut self.buf) {
             Ok(()) => self.transport.send(now, self.server, &self.buf),
             Err(e) => tracing::error!("cannot encode {msg:?}: {e}"),
@@ -81,7 +77,7 @@ impl Link {
     }
 
     /// Sleeps until a datagram arrives, a delayed datagram falls due, or `until`.
-    pub fn wait(&mut self, until: Instant) -> anyhow::Result<()> {
+    pub(crate) fn wait(&mut self, until: Instant) -> anyhow::Result<()> {
         let now = Instant::now();
         let wake = self.transport.next_due().map_or(until, |d| d.min(until));
         let timeout = wake.saturating_duration_since(now);
@@ -93,7 +89,7 @@ impl Link {
 
     /// Sends delayed datagrams that are due and hands every server message that has
     /// arrived to `deliver`. Anything not from the server, or not decodable, is dropped.
-    pub fn pump(&mut self, now: Instant, mut deliver: impl FnMut(ServerMsg, usize)) {
+    pub(crate) fn pump(&mut self, now: Instant, mut deliver: impl FnMut(ServerMsg, usize)) {
         self.transport.flush(now);
         let server = self.server;
         let malformed = &mut self.malformed;
@@ -113,7 +109,7 @@ impl Link {
 
     /// Asks to join until welcomed, refused, or `timeout` passes. The server first
     /// answers with a challenge cookie, which the next request echoes.
-    pub fn connect(&mut self, name: &str, timeout: Duration) -> anyhow::Result<Welcome> {
+    pub(crate) fn connect(&mut self, name: &str, timeout: Duration) -> anyhow::Result<Welcome> {
         let start = Instant::now();
         let deadline = start + timeout;
         let mut cookie = None;

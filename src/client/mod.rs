@@ -1,21 +1,33 @@
-//! The client: a thin I/O shell ([`interactive`] for a terminal, [`headless`] for tests
-//! and benchmarks) around one [`session::ClientSession`], which holds the netcode.
+//! The client: thin I/O shells ([`interactive`] for a terminal, [`headless`] for tests
+//! and benchmarks) around one `driver::Driver`: the netcode in a
+//! [`session::ClientSession`], the player's state in an [`app::App`], and commands made
+//! on a [`cadence::CommandClock`]. `view` turns them into what the UI draws.
 
-pub mod clock;
+pub mod app;
+pub mod brain;
+pub mod cadence;
+mod clock;
 pub mod combat;
 pub mod discovery;
+pub mod driver;
 pub mod headless;
 pub mod input;
+mod intake;
 pub mod interactive;
-pub mod interpolation;
+mod interpolation;
 pub mod join_screen;
-pub mod lagometer;
-pub mod link;
-pub mod prediction;
-pub mod rates;
+mod lagometer;
+mod link;
+pub mod match_log;
+pub mod net_stats;
+mod pacer;
+mod prediction;
+mod rates;
 pub mod session;
+mod tell;
 pub mod terminal;
 pub mod validate;
+mod view;
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -38,6 +50,26 @@ pub struct Switches {
     /// Hide small corrections by letting the visual error decay (off: snap).
     pub smoothing: bool,
     pub ghosts: GhostMode,
+}
+
+impl Switches {
+    /// Reconciliation corrects a prediction: without prediction there is none. The one
+    /// place that rule is kept; every change of switches goes through it.
+    pub(crate) fn normalized(self) -> Switches {
+        Switches {
+            reconciliation: self.reconciliation && self.prediction,
+            ..self
+        }
+    }
+
+    /// Prediction on or off, reconciliation with it.
+    pub(crate) fn with_prediction(self, on: bool) -> Switches {
+        Switches {
+            prediction: on,
+            reconciliation: on,
+            ..self
+        }
+    }
 }
 
 impl Default for Switches {
@@ -65,26 +97,19 @@ pub enum GhostMode {
 }
 
 impl GhostMode {
-    pub fn server(self) -> bool {
+    pub(crate) fn server(self) -> bool {
         self != GhostMode::Off
     }
 
-    pub fn trail(self) -> bool {
+    pub(crate) fn trail(self) -> bool {
         self == GhostMode::Trail
     }
 
-    pub fn next(self) -> GhostMode {
+    pub(crate) fn next(self) -> GhostMode {
         match self {
             GhostMode::Off => GhostMode::Server,
             GhostMode::Server => GhostMode::Trail,
             GhostMode::Trail => GhostMode::Off,
-        }
-    }
-
-    pub fn label(self) -> &'static str {
-        match self {
-            GhostMode::Trail => "ghost+trail",
-            _ => "ghost",
         }
     }
 }

@@ -11,7 +11,7 @@ use crate::sim::map::{CELL, Map};
 use crate::sim::world::{Command, PlayerState, Rules, move_player};
 
 /// Seqs remembered: 512 commands is 8.5 s at 60 Hz, far longer than any RTT we play at.
-pub const RING: usize = 512;
+pub(crate) const RING: usize = 512;
 const MASK: u32 = RING as u32 - 1;
 /// Errors larger than this (in sub-cell units) snap instead of sliding: smoothing a
 /// teleport would show the player gliding through walls.
@@ -28,17 +28,17 @@ struct Entry {
 
 /// One disagreement with the server, as measured when it was found.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Correction {
+pub(crate) struct Correction {
     /// Where the prediction had the player now, before the replay (sub-cell units).
-    pub predicted: PlayerState,
+    pub(crate) predicted: PlayerState,
     /// Where the replay from the server's state put the player now.
-    pub corrected: PlayerState,
+    pub(crate) corrected: PlayerState,
     /// Distance between the two, in cells.
-    pub cells: f64,
+    pub(crate) cells: f64,
 }
 
 #[derive(Clone, Debug)]
-pub struct Prediction {
+pub(crate) struct Prediction {
     ring: Vec<Entry>,
     latest_seq: u32,
     acked_seq: u32,
@@ -49,7 +49,7 @@ pub struct Prediction {
 
 impl Prediction {
     /// Starts from the server's state for `acked_seq` (0 before any command).
-    pub fn new(state: PlayerState, acked_seq: u32) -> Prediction {
+    pub(crate) fn new(state: PlayerState, acked_seq: u32) -> Prediction {
         let mut p = Prediction {
             ring: vec![Entry::default(); RING],
             latest_seq: acked_seq,
@@ -65,40 +65,46 @@ impl Prediction {
         p
     }
 
-    pub fn state(&self) -> PlayerState {
+    pub(crate) fn state(&self) -> PlayerState {
         self.state
     }
 
-    pub fn latest_seq(&self) -> u32 {
+    pub(crate) fn latest_seq(&self) -> u32 {
         self.latest_seq
     }
 
-    pub fn acked_seq(&self) -> u32 {
+    pub(crate) fn acked_seq(&self) -> u32 {
         self.acked_seq
     }
 
     /// Commands made but not yet acknowledged by the server.
-    pub fn pending(&self) -> u32 {
+    pub(crate) fn pending(&self) -> u32 {
         self.latest_seq - self.acked_seq
     }
 
     /// The newest `limit` unacknowledged commands, oldest first: the redundant window
     /// every input packet carries.
-    pub fn unacked(&self, limit: usize) -> impl Iterator<Item = (u32, Command)> + '_ {
+    pub(crate) fn unacked(&self, limit: usize) -> impl Iterator<Item = (u32, Command)> + '_ {
         let first = (self.acked_seq + 1).max(self.latest_seq.saturating_sub(limit as u32 - 1));
         (first..=self.latest_seq).map(|seq| (seq, self.ring[(seq & MASK) as usize].cmd))
     }
 
     /// Notes that the server has applied commands up to `ack_seq` without a state to
     /// compare (our player is dead and out of the world), so they stop being resent.
-    pub fn acknowledge(&mut self, ack_seq: u32) {
+    pub(crate) fn acknowledge(&mut self, ack_seq: u32) {
         if ack_seq > self.acked_seq && ack_seq <= self.latest_seq {
             self.acked_seq = ack_seq;
         }
     }
 
     /// Makes the next command: applies it at once and remembers it. Returns its seq.
-    pub fn push(&mut self, map: &Map, rules: &Rules, cmd: Command, others: &[PlayerState]) -> u32 {
+    pub(crate) fn push(
+        &mut self,
+        map: &Map,
+        rules: &Rules,
+        cmd: Command,
+        others: &[PlayerState],
+    ) -> u32 {
         self.latest_seq += 1;
         if self.latest_seq - self.acked_seq >= RING as u32 {
             // The server has not acknowledged anything for a whole ring: keep the ring's
@@ -119,7 +125,7 @@ impl Prediction {
     /// later commands. Returns the correction made (or, with `correct` off, the one that
     /// would have been made).
     #[allow(clippy::too_many_arguments)]
-    pub fn reconcile(
+    pub(crate) fn reconcile(
         &mut self,
         map: &Map,
         rules: &Rules,
@@ -180,14 +186,14 @@ impl Prediction {
     }
 
     /// Lets the visual error decay by `dt` seconds.
-    pub fn decay(&mut self, dt: f64) {
+    pub(crate) fn decay(&mut self, dt: f64) {
         let k = (-dt / SMOOTHING_TAU).exp();
         self.error = (self.error.0 * k, self.error.1 * k);
     }
 
     /// Where to draw the local player, in sub-cell units: the prediction plus what is
     /// left of the last correction's visual error.
-    pub fn drawn(&self) -> (f64, f64) {
+    pub(crate) fn drawn(&self) -> (f64, f64) {
         (
             f64::from(self.state.x) + self.error.0,
             f64::from(self.state.y) + self.error.1,

@@ -3,7 +3,7 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use super::session::SessionStats;
+use super::net_stats::SessionStats;
 use crate::net::transport::Traffic;
 
 const SAMPLE_EVERY: Duration = Duration::from_millis(500);
@@ -11,7 +11,7 @@ const SAMPLE_EVERY: Duration = Duration::from_millis(500);
 const KEEP: usize = 122;
 
 #[derive(Clone, Copy, Debug)]
-struct Sample {
+struct Reading {
     at: Instant,
     traffic: Traffic,
     snapshots: u64,
@@ -20,24 +20,24 @@ struct Sample {
 
 /// Rates over the last second (corrections: the last minute).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Rates {
-    pub packets_in: f64,
-    pub packets_out: f64,
-    pub bytes_in: f64,
-    pub bytes_out: f64,
-    pub snapshots: f64,
-    pub corrections_per_min: f64,
+pub(crate) struct Rates {
+    pub(crate) packets_in: f64,
+    pub(crate) packets_out: f64,
+    pub(crate) bytes_in: f64,
+    pub(crate) bytes_out: f64,
+    pub(crate) snapshots: f64,
+    pub(crate) corrections_per_min: f64,
 }
 
 #[derive(Debug, Default)]
-pub struct RateMeter {
-    samples: VecDeque<Sample>,
+pub(crate) struct RateMeter {
+    samples: VecDeque<Reading>,
     rates: Rates,
 }
 
 impl RateMeter {
     /// Records the counters if half a second has passed since the last sample.
-    pub fn sample(&mut self, now: Instant, traffic: Traffic, stats: &SessionStats) {
+    pub(crate) fn sample(&mut self, now: Instant, traffic: Traffic, stats: &SessionStats) {
         if self
             .samples
             .back()
@@ -45,7 +45,7 @@ impl RateMeter {
         {
             return;
         }
-        let new = Sample {
+        let new = Reading {
             at: now,
             traffic,
             snapshots: stats.snapshots_received,
@@ -73,7 +73,7 @@ impl RateMeter {
         }
     }
 
-    pub fn rates(&self) -> Rates {
+    pub(crate) fn rates(&self) -> Rates {
         self.rates
     }
 }

@@ -25,7 +25,7 @@ use ratatui::crossterm::terminal::{
 /// The terminal, never dropped: ratatui's drop prints to stderr when it cannot show
 /// the cursor, and stderr is gone once the terminal has hung up, which would turn a
 /// clean exit into a panic. [`TerminalGuard`] does the restoring instead.
-pub type Tui = ManuallyDrop<Terminal<CrosstermBackend<BufWriter<Stdout>>>>;
+pub(crate) type Tui = ManuallyDrop<Terminal<CrosstermBackend<BufWriter<Stdout>>>>;
 
 /// Set while we own the terminal, so restoring twice (hook, then guard) is harmless.
 static ACTIVE: AtomicBool = AtomicBool::new(false);
@@ -35,12 +35,12 @@ static HOOK: Once = Once::new();
 static CLOSING: AtomicBool = AtomicBool::new(false);
 
 /// False once a panic anywhere has begun giving the terminal back.
-pub fn may_draw() -> bool {
+pub(crate) fn may_draw() -> bool {
     !CLOSING.load(Ordering::SeqCst)
 }
 
 /// Restores the terminal when dropped.
-pub struct TerminalGuard {
+pub(crate) struct TerminalGuard {
     _private: (),
 }
 
@@ -52,7 +52,7 @@ impl Drop for TerminalGuard {
 
 /// Puts the terminal in game mode. Returns the terminal, whether key releases will be
 /// reported, and the guard that undoes it all.
-pub fn enter() -> io::Result<(Tui, bool, TerminalGuard)> {
+pub(crate) fn enter() -> io::Result<(Tui, bool, TerminalGuard)> {
     HOOK.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {

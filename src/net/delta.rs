@@ -199,11 +199,33 @@ mod tests {
     use super::*;
     use crate::net::codec;
     use crate::net::protocol::ServerMsg;
-    use crate::sim::bot::Wander;
     use crate::sim::map::Map;
-    use crate::sim::world::{Rules, World};
+    use crate::sim::world::{Buttons, Command, Rules, World};
     use rand::{Rng, SeedableRng};
     use rand_pcg::Pcg32;
+
+    /// A player that walks straight and turns at random, or when blocked.
+    struct Walker {
+        rng: Pcg32,
+        heading: Buttons,
+    }
+
+    impl Walker {
+        fn next(&mut self, me: &PlayerState) -> Command {
+            const TURNS: [Buttons; 5] = [
+                Buttons::empty(),
+                Buttons::UP,
+                Buttons::DOWN.union(Buttons::LEFT),
+                Buttons::RIGHT,
+                Buttons::LEFT.union(Buttons::UP),
+            ];
+            let blocked = self.heading != Buttons::empty() && me.vx == 0 && me.vy == 0;
+            if blocked || self.rng.random_ratio(1, 40) {
+                self.heading = TURNS[self.rng.random_range(0..TURNS.len())];
+            }
+            Command::moving(self.heading)
+        }
+    }
 
     fn snapshot(tick: u32, world: &World) -> Snapshot {
         Snapshot {
@@ -228,7 +250,7 @@ mod tests {
         let map = Map::builtin("arena").unwrap();
         let rules = Rules::for_tick_rate(60);
         let mut world = World::default();
-        let mut brains: Vec<(PlayerId, Wander)> = Vec::new();
+        let mut brains: Vec<(PlayerId, Walker)> = Vec::new();
         let mut rng = Pcg32::seed_from_u64(4);
         // Server side: snapshots sent, by tick. Client side: snapshots decoded.
         let mut sent: Vec<(u32, Vec<PlayerSnap>)> = Vec::new();
@@ -240,7 +262,11 @@ mod tests {
             if rng.random_ratio(1, 200) && brains.len() < 12 {
                 let id = (0..=u8::MAX).find(|id| world.get(*id).is_none()).unwrap();
                 world.put(id, world.spawn_point(&map, id));
-                brains.push((id, Wander::new(u64::from(tick))));
+                let walker = Walker {
+                    rng: Pcg32::seed_from_u64(u64::from(tick)),
+                    heading: Buttons::empty(),
+                };
+                brains.push((id, walker));
             }
             if rng.random_ratio(1, 600) && !brains.is_empty() {
                 let (id, _) = brains.remove(rng.random_range(0..brains.len()));

@@ -1,6 +1,5 @@
 //! The deterministic simulation shared by server and client: no I/O, no clocks, no floats.
 
-pub mod bot;
 pub mod combat;
 pub mod map;
 pub mod world;

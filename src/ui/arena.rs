@@ -12,7 +12,7 @@ const WALL: Style = Style::new().fg(Color::Gray).bg(Color::DarkGray);
 const FLOOR: Style = Style::new().fg(Color::DarkGray);
 
 /// The map's walls and floor.
-pub fn draw_tiles(buf: &mut Buffer, area: Rect, view: &View) {
+pub(crate) fn draw_tiles(buf: &mut Buffer, area: Rect, view: &View) {
     let map = view.map;
     for y in 0..map.height() {
         for x in 0..map.width() {
@@ -37,7 +37,7 @@ pub fn draw_tiles(buf: &mut Buffer, area: Rect, view: &View) {
 
 /// Beams and sprites, over the tiles and the kill feed and chat lines: text may cover
 /// the floor, never a player.
-pub fn draw_sprites(buf: &mut Buffer, area: Rect, view: &View) {
+pub(crate) fn draw_sprites(buf: &mut Buffer, area: Rect, view: &View) {
     for beam in &view.beams {
         draw_beam(buf, area, beam);
     }

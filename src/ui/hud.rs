@@ -20,7 +20,7 @@ fn switch(name: &str, on: bool) -> Span<'static> {
     }
 }
 
-pub fn draw_hud(frame: &mut Frame, area: Rect, hud: &Hud) {
+pub(crate) fn draw_hud(frame: &mut Frame, area: Rect, hud: &Hud) {
     let s = &hud.switches;
     let spans = vec![
         Span::styled("FPS ", LABEL),
@@ -44,13 +44,20 @@ pub fn draw_hud(frame: &mut Frame, area: Rect, hud: &Hud) {
         Span::raw(" "),
         switch("smo", s.smoothing),
         Span::raw(" "),
-        switch(s.ghosts.label(), s.ghosts.server()),
+        switch(
+            if s.ghost_trail {
+                "ghost+trail"
+            } else {
+                "ghost"
+            },
+            s.ghosts,
+        ),
     ];
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
 /// The fighting line: health, weapon, frags, clock; or the chat line being typed.
-pub fn draw_combat(
+pub(crate) fn draw_combat(
     frame: &mut Frame,
     area: Rect,
     combat: Option<&CombatHud>,
@@ -106,7 +113,7 @@ pub fn draw_combat(
 }
 
 /// Players on the left, the simulated network conditions on the right.
-pub fn draw_roster(frame: &mut Frame, area: Rect, roster: &[RosterLine], conditions: &str) {
+pub(crate) fn draw_roster(frame: &mut Frame, area: Rect, roster: &[RosterLine], conditions: &str) {
     let net = Line::from(vec![
         Span::styled("net ", LABEL),
         Span::styled(conditions.to_owned(), Style::new().fg(Color::LightYellow)),

@@ -6,21 +6,31 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState};
 
-use crate::client::discovery::Found;
+/// One server that answered, as the browser lists it.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct ServerLine {
+    pub(crate) name: String,
+    pub(crate) map: String,
+    pub(crate) players: u16,
+    pub(crate) max_players: u16,
+    pub(crate) version: u16,
+    pub(crate) compatible: bool,
+    pub(crate) ping_ms: f64,
+}
 
 /// Everything the server browser shows.
-pub struct JoinView<'a> {
-    pub servers: &'a [Found],
-    pub selected: usize,
+pub(crate) struct JoinView<'a> {
+    pub(crate) servers: &'a [ServerLine],
+    pub(crate) selected: usize,
     /// An address being typed, if any.
-    pub typed: &'a str,
-    pub searching: bool,
-    pub error: Option<&'a str>,
+    pub(crate) typed: &'a str,
+    pub(crate) searching: bool,
+    pub(crate) error: Option<&'a str>,
 }
 
 const DIM: Style = Style::new().fg(Color::DarkGray);
 
-pub fn draw_join(frame: &mut Frame, view: &JoinView) {
+pub(crate) fn draw_join(frame: &mut Frame, view: &JoinView) {
     let [title, list, address, help, error] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(3),
@@ -40,6 +50,30 @@ pub fn draw_join(frame: &mut Frame, view: &JoinView) {
         title,
     );
 
+    draw_list(frame, list, view);
+
+    let cursor = if view.typed.is_empty() { "" } else { "_" };
+    frame.render_widget(
+        Paragraph::new(Line::from(vec![
+            Span::styled("address: ", DIM),
+            Span::raw(format!("{}{cursor}", view.typed)),
+        ])),
+        address,
+    );
+    frame.render_widget(
+        Paragraph::new("↑↓ choose  Enter join  r refresh  type HOST[:PORT]  Esc quit").style(DIM),
+        help,
+    );
+    if let Some(e) = view.error {
+        frame.render_widget(
+            Paragraph::new(e).style(Style::new().fg(Color::LightRed)),
+            error,
+        );
+    }
+}
+
+/// The servers that answered, or what to do while there are none.
+fn draw_list(frame: &mut Frame, list: ratatui::layout::Rect, view: &JoinView) {
     let block = Block::default().borders(Borders::ALL).border_style(DIM);
     if view.servers.is_empty() {
         let text = if view.searching {
@@ -84,24 +118,5 @@ pub fn draw_join(frame: &mut Frame, view: &JoinView) {
         .block(block);
         let mut state = TableState::default().with_selected(Some(view.selected));
         frame.render_stateful_widget(table, list, &mut state);
-    }
-
-    let cursor = if view.typed.is_empty() { "" } else { "_" };
-    frame.render_widget(
-        Paragraph::new(Line::from(vec![
-            Span::styled("address: ", DIM),
-            Span::raw(format!("{}{cursor}", view.typed)),
-        ])),
-        address,
-    );
-    frame.render_widget(
-        Paragraph::new("↑↓ choose  Enter join  r refresh  type HOST[:PORT]  Esc quit").style(DIM),
-        help,
-    );
-    if let Some(e) = view.error {
-        frame.render_widget(
-            Paragraph::new(e).style(Style::new().fg(Color::LightRed)),
-            error,
-        );
     }
 }

@@ -1,12 +1,12 @@
-//! Drawing, and nothing else: [`draw`] is a function of a [`View`] that the client builds
+//! Drawing, and nothing else: `draw` is a function of a `View` that the client builds
 //! each frame. Nothing here decides where anything is.
 
 mod arena;
 mod hud;
-pub mod join_screen;
+pub(crate) mod join_screen;
 mod overlays;
 
-pub use overlays::StatsView;
+pub(crate) use overlays::{DrawMode, LagSlice, StatsView};
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -14,18 +14,17 @@ use ratatui::style::Color;
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Wrap};
 
-use crate::client::Switches;
 use crate::sim::combat::Weapon;
 use crate::sim::map::Map;
 use crate::sim::world::PlayerId;
 
 /// Terminal columns per arena cell: two, so a step sideways looks as long as a step down.
-pub const CELL_COLS: u16 = 2;
+pub(crate) const CELL_COLS: u16 = 2;
 /// Rows taken by the HUD above the arena, and the combat line and roster below it.
-pub const CHROME_ROWS: u16 = 3;
+pub(crate) const CHROME_ROWS: u16 = 3;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum SpriteKind {
+pub(crate) enum SpriteKind {
     /// A snapshot position still in the interpolation buffer, with its age.
     Trail {
         age_secs: f32,
@@ -53,100 +52,113 @@ pub enum SpriteKind {
 
 /// A rail beam, in cells.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Beam {
-    pub id: PlayerId,
-    pub from: (f64, f64),
-    pub to: (f64, f64),
-    pub fading: bool,
+pub(crate) struct Beam {
+    pub(crate) id: PlayerId,
+    pub(crate) from: (f64, f64),
+    pub(crate) to: (f64, f64),
+    pub(crate) fading: bool,
 }
 
 /// The local player's fighting state.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct CombatHud {
-    pub health: i16,
-    pub alive: bool,
-    pub weapon: Weapon,
-    pub frags: i16,
-    pub frag_limit: u16,
-    pub time_left_secs: Option<u32>,
+pub(crate) struct CombatHud {
+    pub(crate) health: i16,
+    pub(crate) alive: bool,
+    pub(crate) weapon: Weapon,
+    pub(crate) frags: i16,
+    pub(crate) frag_limit: u16,
+    pub(crate) time_left_secs: Option<u32>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct ScoreLine {
-    pub id: PlayerId,
-    pub name: String,
-    pub frags: i16,
-    pub deaths: u16,
-    pub ping_ms: u16,
-    pub local: bool,
+pub(crate) struct ScoreLine {
+    pub(crate) id: PlayerId,
+    pub(crate) name: String,
+    pub(crate) frags: i16,
+    pub(crate) deaths: u16,
+    pub(crate) ping_ms: u16,
+    pub(crate) local: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct ResultsView {
-    pub winner: String,
-    pub lines: Vec<ScoreLine>,
-    pub next_map: String,
+pub(crate) struct ResultsView {
+    pub(crate) winner: String,
+    pub(crate) lines: Vec<ScoreLine>,
+    pub(crate) next_map: String,
 }
 
 /// Something to draw at a position in cells (the centre of the player's square).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Sprite {
-    pub id: PlayerId,
-    pub x: f64,
-    pub y: f64,
-    pub kind: SpriteKind,
+pub(crate) struct Sprite {
+    pub(crate) id: PlayerId,
+    pub(crate) x: f64,
+    pub(crate) y: f64,
+    pub(crate) kind: SpriteKind,
 }
 
 impl Sprite {
-    pub fn new(id: PlayerId, x: f64, y: f64, kind: SpriteKind) -> Sprite {
+    pub(crate) fn new(id: PlayerId, x: f64, y: f64, kind: SpriteKind) -> Sprite {
         Sprite { id, x, y, kind }
     }
 }
 
-#[derive(Clone, Debug, PartialEq)]
-pub struct Hud {
-    pub fps: f64,
-    pub rtt_ms: f64,
-    pub server_tick: u32,
-    pub pending: u32,
-    pub corrections: u64,
-    pub switches: Switches,
-    /// The simulated network conditions in force, as a short summary.
-    pub conditions: String,
+/// Which netcode techniques are on, as the HUD shows them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct SwitchLights {
+    pub(crate) prediction: bool,
+    pub(crate) reconciliation: bool,
+    pub(crate) interpolation: bool,
+    pub(crate) extrapolation: bool,
+    pub(crate) smoothing: bool,
+    /// The server-position ghosts, and with them the interpolation buffer's trail.
+    pub(crate) ghosts: bool,
+    pub(crate) ghost_trail: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct RosterLine {
-    pub id: PlayerId,
-    pub name: String,
-    pub local: bool,
-    pub bot: bool,
+pub(crate) struct Hud {
+    pub(crate) fps: f64,
+    pub(crate) rtt_ms: f64,
+    pub(crate) server_tick: u32,
+    pub(crate) pending: u32,
+    pub(crate) corrections: u64,
+    pub(crate) switches: SwitchLights,
+    /// The simulated network conditions in force, as a short summary.
+    pub(crate) conditions: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct RosterLine {
+    pub(crate) id: PlayerId,
+    pub(crate) name: String,
+    pub(crate) local: bool,
+    pub(crate) bot: bool,
 }
 
 /// Everything one frame shows.
-pub struct View<'a> {
-    pub map: &'a Map,
+pub(crate) struct View<'a> {
+    pub(crate) map: &'a Map,
     /// Drawn in order: later sprites cover earlier ones.
-    pub sprites: Vec<Sprite>,
-    pub beams: Vec<Beam>,
-    pub combat: Option<CombatHud>,
+    pub(crate) sprites: Vec<Sprite>,
+    pub(crate) beams: Vec<Beam>,
+    pub(crate) combat: Option<CombatHud>,
     /// Kill feed and chat lines, oldest first.
-    pub feed: Vec<String>,
-    pub chat: Vec<String>,
+    pub(crate) feed: Vec<String>,
+    pub(crate) chat: Vec<String>,
     /// The chat line being typed, when the editor is open.
-    pub chat_input: Option<String>,
-    pub scoreboard: Option<Vec<ScoreLine>>,
-    pub results: Option<ResultsView>,
-    pub hud: Hud,
-    pub roster: Vec<RosterLine>,
+    pub(crate) chat_input: Option<String>,
+    pub(crate) scoreboard: Option<Vec<ScoreLine>>,
+    pub(crate) results: Option<ResultsView>,
+    pub(crate) hud: Hud,
+    pub(crate) roster: Vec<RosterLine>,
     /// A message shown over the arena (waiting, disconnected...).
-    pub notice: Option<String>,
-    pub stats: Option<StatsView>,
-    pub help: bool,
+    pub(crate) notice: Option<String>,
+    pub(crate) stats: Option<StatsView>,
+    pub(crate) help: bool,
 }
 
 /// The letter a player is drawn with; the local player is always `@`.
-pub fn player_glyph(id: PlayerId) -> char {
+pub(crate) fn player_glyph(id: PlayerId) -> char {
     char::from(b'A' + id % 26)
 }
 
@@ -166,16 +178,16 @@ const PALETTE: [Color; 12] = [
     Color::Cyan,
 ];
 
-pub fn player_color(id: PlayerId) -> Color {
+pub(crate) fn player_color(id: PlayerId) -> Color {
     PALETTE[usize::from(id) % PALETTE.len()]
 }
 
 /// The terminal size (columns, rows) a map needs.
-pub fn required_size(map: &Map) -> (u16, u16) {
+pub(crate) fn required_size(map: &Map) -> (u16, u16) {
     (map.width() * CELL_COLS, map.height() + CHROME_ROWS)
 }
 
-pub fn draw(frame: &mut Frame, view: &View) {
+pub(crate) fn draw(frame: &mut Frame, view: &View) {
     let area = frame.area();
     let (need_w, need_h) = required_size(view.map);
     if area.width < need_w || area.height < need_h {

@@ -8,35 +8,56 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Sparkline};
 
 use super::ScoreLine;
-use crate::client::interpolation::Sample;
-use crate::client::lagometer::Slice;
+
+/// How the frames of a lagometer slice were drawn: between snapshots, projected past
+/// the newest, or frozen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DrawMode {
+    Interpolated,
+    Extrapolated,
+    Held,
+}
+
+/// One column of the lagometer: a fixed slice of recent time.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct LagSlice {
+    /// The worst way any frame in this slice was drawn (None: no frame).
+    pub(crate) worst: Option<DrawMode>,
+    pub(crate) snapshots: u16,
+    /// Snapshots found missing when a later one arrived in this slice.
+    pub(crate) dropped: u16,
+    /// Largest estimated one-way delay of a snapshot in this slice, in ms.
+    pub(crate) delay_ms: f32,
+    /// RTT estimate at the end of the slice, in ms.
+    pub(crate) rtt_ms: f32,
+}
 
 /// The numbers behind the stats overlay.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct StatsView {
-    pub rtt_ms: f64,
-    pub jitter_ms: f64,
-    pub packets_in: f64,
-    pub packets_out: f64,
-    pub bytes_in: f64,
-    pub bytes_out: f64,
-    pub loss_up_pct: f64,
-    pub loss_down_pct: f64,
-    pub snapshots_per_sec: f64,
-    pub commands_sent: u64,
-    pub commands_acked: u32,
-    pub pending: u32,
-    pub corrections: u64,
-    pub corrections_per_min: f64,
-    pub last_correction_cells: f64,
-    pub max_correction_cells: f64,
-    pub interp_delay_ms: f64,
-    pub buffered: usize,
-    pub frames_extrapolated: u64,
-    pub frames_held: u64,
-    pub underruns: u64,
+pub(crate) struct StatsView {
+    pub(crate) rtt_ms: f64,
+    pub(crate) jitter_ms: f64,
+    pub(crate) packets_in: f64,
+    pub(crate) packets_out: f64,
+    pub(crate) bytes_in: f64,
+    pub(crate) bytes_out: f64,
+    pub(crate) loss_up_pct: f64,
+    pub(crate) loss_down_pct: f64,
+    pub(crate) snapshots_per_sec: f64,
+    pub(crate) commands_sent: u64,
+    pub(crate) commands_acked: u32,
+    pub(crate) pending: u32,
+    pub(crate) corrections: u64,
+    pub(crate) corrections_per_min: f64,
+    pub(crate) last_correction_cells: f64,
+    pub(crate) max_correction_cells: f64,
+    pub(crate) interp_delay_ms: f64,
+    pub(crate) buffered: usize,
+    pub(crate) frames_extrapolated: u64,
+    pub(crate) frames_held: u64,
+    pub(crate) underruns: u64,
     /// Oldest first, one per lagometer column.
-    pub slices: Vec<Slice>,
+    pub(crate) slices: Vec<LagSlice>,
 }
 
 const LABEL: Style = Style::new().fg(Color::DarkGray);
@@ -55,7 +76,7 @@ fn row(parts: &[(&str, String)]) -> Line<'static> {
 /// Height of the lagometer's snapshot-delay bars.
 const BAR_ROWS: u16 = 4;
 
-pub fn draw_stats(frame: &mut Frame, arena: Rect, s: &StatsView) {
+pub(crate) fn draw_stats(frame: &mut Frame, arena: Rect, s: &StatsView) {
     let width = arena.width.min(62);
     let height = (12 + BAR_ROWS + 3).min(arena.height);
     let area = Rect::new(arena.right() - width, arena.y, width, height);
@@ -66,9 +87,40 @@ pub fn draw_stats(frame: &mut Frame, arena: Rect, s: &StatsView) {
         .border_style(LABEL);
     let inner = block.inner(area);
     frame.render_widget(block, area);
+    let lines = stats_lines(s);
+    let text_rows = lines.len() as u16;
+    frame.render_widget(Paragraph::new(lines), inner);
 
+    let graph = Rect::new(
+        inner.x,
+        inner.y + text_rows,
+        inner.width,
+        inner.height.saturating_sub(text_rows),
+    );
+    if graph.height < BAR_ROWS + 2 {
+        return;
+    }
+    let columns = usize::from(graph.width);
+    let slices = &s.slices[s.slices.len().saturating_sub(columns)..];
+    draw_lagometer(
+        frame.buffer_mut(),
+        Rect::new(graph.x, graph.y, graph.width, BAR_ROWS + 1),
+        slices,
+    );
+    let rtt: Vec<u64> = slices.iter().map(|sl| sl.rtt_ms.round() as u64).collect();
+    let spark_area = Rect::new(graph.x, graph.y + BAR_ROWS + 1, graph.width, 1);
+    frame.render_widget(
+        Sparkline::default()
+            .data(&rtt)
+            .style(Style::new().fg(Color::Magenta)),
+        spark_area,
+    );
+}
+
+/// The overlay's text: traffic, prediction, interpolation, and the lagometer's legend.
+fn stats_lines(s: &StatsView) -> Vec<Line<'static>> {
     let kb = |b: f64| format!("{:.1}kB/s", b / 1000.0);
-    let lines = vec![
+    vec![
         row(&[
             ("RTT", format!("{:.0}ms", s.rtt_ms)),
             ("jitter", format!("{:.1}ms", s.jitter_ms)),
@@ -123,47 +175,20 @@ pub fn draw_stats(frame: &mut Frame, arena: Rect, s: &StatsView) {
             Span::styled("×", Style::new().fg(Color::Red)),
             Span::styled("lost", LABEL),
         ]),
-    ];
-    let text_rows = lines.len() as u16;
-    frame.render_widget(Paragraph::new(lines), inner);
-
-    let graph = Rect::new(
-        inner.x,
-        inner.y + text_rows,
-        inner.width,
-        inner.height.saturating_sub(text_rows),
-    );
-    if graph.height < BAR_ROWS + 2 {
-        return;
-    }
-    let columns = usize::from(graph.width);
-    let slices = &s.slices[s.slices.len().saturating_sub(columns)..];
-    draw_lagometer(
-        frame.buffer_mut(),
-        Rect::new(graph.x, graph.y, graph.width, BAR_ROWS + 1),
-        slices,
-    );
-    let rtt: Vec<u64> = slices.iter().map(|sl| sl.rtt_ms.round() as u64).collect();
-    let spark_area = Rect::new(graph.x, graph.y + BAR_ROWS + 1, graph.width, 1);
-    frame.render_widget(
-        Sparkline::default()
-            .data(&rtt)
-            .style(Style::new().fg(Color::Magenta)),
-        spark_area,
-    );
+    ]
 }
 
 /// One column per slice: the top row shows how frames were drawn, the rows below a bar
 /// as tall as the slice's worst snapshot delay (full height = 250 ms), `×` for losses.
-fn draw_lagometer(buf: &mut Buffer, area: Rect, slices: &[Slice]) {
+fn draw_lagometer(buf: &mut Buffer, area: Rect, slices: &[LagSlice]) {
     const LEVELS: [&str; 8] = ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"];
     const FULL_SCALE_MS: f32 = 250.0;
     for (i, slice) in slices.iter().enumerate() {
         let x = area.x + i as u16;
         let color = match slice.worst {
-            Some(Sample::Interpolated) => Some(Color::Green),
-            Some(Sample::Extrapolated) => Some(Color::Yellow),
-            Some(Sample::Held) => Some(Color::Red),
+            Some(DrawMode::Interpolated) => Some(Color::Green),
+            Some(DrawMode::Extrapolated) => Some(Color::Yellow),
+            Some(DrawMode::Held) => Some(Color::Red),
             None => None,
         };
         if let (Some(color), Some(cell)) = (color, buf.cell_mut(Position::new(x, area.y))) {
@@ -215,7 +240,7 @@ const HELP: &[(&str, &str)] = &[
     ("? / F1", "this help"),
 ];
 
-pub fn draw_help(frame: &mut Frame, arena: Rect) {
+pub(crate) fn draw_help(frame: &mut Frame, arena: Rect) {
     let inner = popup(
         frame,
         arena,
@@ -260,7 +285,7 @@ fn popup(frame: &mut Frame, arena: Rect, width: u16, inner_height: u16, title: &
 }
 
 /// Kill feed at the arena's top right, chat at its bottom left.
-pub fn draw_feeds(frame: &mut Frame, arena: Rect, feed: &[String], chat: &[String]) {
+pub(crate) fn draw_feeds(frame: &mut Frame, arena: Rect, feed: &[String], chat: &[String]) {
     for (i, line) in feed.iter().rev().take(4).enumerate() {
         let width = (line.chars().count() as u16 + 2).min(arena.width);
         let r = Rect::new(arena.right() - width, arena.y + i as u16, width, 1);
@@ -288,7 +313,7 @@ pub fn draw_feeds(frame: &mut Frame, arena: Rect, feed: &[String], chat: &[Strin
 }
 
 /// The scoreboard (Tab) and the end-of-match results share one table.
-pub fn draw_scoreboard(
+pub(crate) fn draw_scoreboard(
     frame: &mut Frame,
     arena: Rect,
     title: &str,

@@ -2,7 +2,6 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
 use super::*;
-use crate::client::GhostMode;
 
 fn small_map() -> Map {
     Map::parse(
@@ -19,9 +18,13 @@ fn hud() -> Hud {
         server_tick: 1234,
         pending: 9,
         corrections: 2,
-        switches: Switches {
-            ghosts: GhostMode::Server,
-            ..Switches::default()
+        switches: SwitchLights {
+            prediction: true,
+            reconciliation: true,
+            interpolation: true,
+            smoothing: true,
+            ghosts: true,
+            ..SwitchLights::default()
         },
         conditions: "75±10ms 2.0% loss".into(),
     }

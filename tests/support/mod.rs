@@ -9,6 +9,10 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use netarena::client::Switches;
+use netarena::client::app::{App, Effect};
+use netarena::client::cadence::CommandClock;
+use netarena::client::driver::command_ticks;
+use netarena::client::input::Action;
 use netarena::client::session::ClientSession;
 use netarena::net::codec;
 use netarena::net::conditioner::{Conditioner, Conditions};
@@ -21,12 +25,14 @@ pub const CLIENT: &str = "10.0.0.2:5000";
 pub struct Stepper {
     pub server: Server,
     pub client: ClientSession,
+    /// The player's side: switches toggled through [`Stepper::handle`] as keys would.
+    pub app: App,
     pub now: Instant,
     up: Conditioner,
     down: Conditioner,
     step: Duration,
     next_server_tick: Instant,
-    next_command: Instant,
+    commands: CommandClock,
     tick: Duration,
     buf: Vec<u8>,
     /// Every new snapshot the client decoded: (tick, ack_seq, the server's state for us).
@@ -58,13 +64,14 @@ impl Stepper {
         Stepper {
             server,
             client,
+            app: App::new(Switches::default(), Conditions::default()),
             now,
             up: Conditioner::new(up, 11),
             down: Conditioner::new(down, 12),
             step: Duration::from_millis(1),
             next_server_tick: now + tick,
             // Out of phase with the server, as a real client would be.
-            next_command: now + tick / 3,
+            commands: CommandClock::new(tick, now + tick / 3),
             tick,
             buf: Vec::new(),
             acks: Vec::new(),
@@ -113,20 +120,32 @@ impl Stepper {
                     acks.push((tick, client.server_ack_seq(), state));
                 }
             });
-            while now >= self.next_command {
-                let cmd = make(&self.client, now);
-                let sent = self.client.command_tick(now, cmd);
-                if let Some(state) = self.client.predicted() {
-                    self.predicted.push((self.client.latest_seq(), state));
-                }
-                if let Some(msg) = sent {
-                    codec::encode_client(&msg, &mut self.buf).unwrap();
-                    // The address a conditioner carries is just a label; here, the sender.
-                    self.up.push(now, addr(CLIENT), &self.buf);
-                }
-                self.client.frame(now);
-                self.next_command += self.tick.mul_f64(self.client.command_period_scale());
-            }
+            let (predicted, up, buf) = (&mut self.predicted, &mut self.up, &mut self.buf);
+            command_ticks(
+                &mut self.client,
+                &mut self.commands,
+                now,
+                &mut make,
+                |client, sent| {
+                    if let Some(state) = client.predicted() {
+                        predicted.push((client.latest_seq(), state));
+                    }
+                    if let Some(msg) = sent {
+                        codec::encode_client(&msg, buf).unwrap();
+                        // The address a conditioner carries is just a label: the sender.
+                        up.push(now, addr(CLIENT), buf);
+                    }
+                    client.frame(now);
+                },
+            );
+        }
+    }
+
+    /// A player's key, as the terminal client would take it: switch changes reach the
+    /// session at once.
+    pub fn handle(&mut self, action: Action) {
+        if let Some(Effect::Switches(s)) = self.app.handle(action) {
+            self.client.set_switches(s);
         }
     }
 

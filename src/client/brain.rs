@@ -1,11 +1,10 @@
-//! A wandering bot brain: turns what a player sees of itself into commands. Server bots
-//! and the headless test client both use it, and both feed its commands through the same
-//! path a human's take.
+//! A wandering brain for the headless client: turns what a player sees of itself into
+//! commands, fed through the same path a human's keys take.
 
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg32;
 
-use super::world::{Buttons, Command, PlayerState};
+use crate::sim::world::{Buttons, Command, PlayerState};
 
 const DIRECTIONS: [Buttons; 8] = [
     Buttons::UP,

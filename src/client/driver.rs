@@ -1,0 +1,224 @@
+//! The one client loop body, without I/O: a [`ClientSession`] (the netcode), an [`App`]
+//! (the player's state) and a [`CommandClock`] (when commands are made). The terminal
+//! client, the headless client and the test stepper all step a session through
+//! [`command_ticks`]; every method takes the time it happens, so several drivers can
+//! share one virtual clock.
+
+use std::time::Instant;
+
+use super::app::{App, Effect};
+use super::cadence::CommandClock;
+use super::input::{Action, ChatKey};
+use super::rates::Rates;
+use super::session::{ClientSession, SessionEnd};
+use super::view;
+use crate::net::protocol::{ClientMsg, ServerMsg};
+use crate::sim::world::{Buttons, Command};
+use crate::ui::View;
+
+/// Runs every command due at `now` on `clock`: `brain` makes each one, the session
+/// predicts it, and `after` gets the session and the input packet (if one is due).
+pub fn command_ticks(
+    session: &mut ClientSession,
+    clock: &mut CommandClock,
+    now: Instant,
+    mut brain: impl FnMut(&ClientSession, Instant) -> Command,
+    mut after: impl FnMut(&mut ClientSession, Option<ClientMsg>),
+) {
+    // The backlog slow-down only changes when a snapshot arrives, never between ticks.
+    for _ in 0..clock.take_due(now, session.command_period_scale()) {
+        let cmd = brain(session, now);
+        let msg = session.command_tick(now, cmd);
+        after(session, msg);
+    }
+}
+
+pub(crate) struct Driver {
+    session: ClientSession,
+    app: App,
+    clock: CommandClock,
+}
+
+impl Driver {
+    /// Drives `session` for the player in `app`, the first command at `first_command`.
+    pub(crate) fn new(mut session: ClientSession, app: App, first_command: Instant) -> Driver {
+        session.set_switches(app.switches());
+        let tick_rate = session.tick_rate().round() as u16;
+        Driver {
+            session,
+            app,
+            clock: CommandClock::for_tick_rate(tick_rate, first_command),
+        }
+    }
+
+    pub(crate) fn session(&self) -> &ClientSession {
+        &self.session
+    }
+
+    pub(crate) fn app(&self) -> &App {
+        &self.app
+    }
+
+    /// One message from the server, `wire_bytes` long as received.
+    pub(crate) fn receive(
+        &mut self,
+        now: Instant,
+        msg: ServerMsg,
+        wire_bytes: usize,
+    ) -> Option<SessionEnd> {
+        self.session.on_message(now, msg, wire_bytes)
+    }
+
+    /// An action from the player. Switch changes go to the session; what is left for
+    /// the caller (quit, new network conditions) comes back.
+    pub(crate) fn handle(&mut self, action: Action) -> Option<Effect> {
+        let effect = self.app.handle(action);
+        self.apply(effect)
+    }
+
+    /// One key into the chat editor; a finished line comes back as [`Effect::Chat`].
+    pub(crate) fn type_chat(&mut self, key: ChatKey) -> Option<Effect> {
+        let effect = self.app.type_chat(key);
+        self.apply(effect)
+    }
+
+    fn apply(&mut self, effect: Option<Effect>) -> Option<Effect> {
+        match effect {
+            Some(Effect::Switches(s)) => {
+                self.session.set_switches(s);
+                None
+            }
+            other => other,
+        }
+    }
+
+    /// The keyboard path: the commands due at `now` for the buttons held, each input
+    /// packet handed to `send`.
+    pub(crate) fn play(&mut self, now: Instant, keys: Buttons, mut send: impl FnMut(ClientMsg)) {
+        let buttons = self.app.held(keys);
+        self.clock.hold(now, buttons);
+        let cmd = self.app.command(buttons);
+        command_ticks(
+            &mut self.session,
+            &mut self.clock,
+            now,
+            |_, _| cmd,
+            |_, msg| msg.into_iter().for_each(&mut send),
+        );
+    }
+
+    /// The scripted path: `brain` makes each command due at `now`; `after` sees each.
+    pub(crate) fn run_ticks(
+        &mut self,
+        now: Instant,
+        brain: impl FnMut(&ClientSession, Instant) -> Command,
+        after: impl FnMut(&mut ClientSession, Option<ClientMsg>),
+    ) {
+        command_ticks(&mut self.session, &mut self.clock, now, brain, after);
+    }
+
+    /// When the next command is due: the latest a loop may sleep until.
+    pub(crate) fn next_command(&self) -> Instant {
+        self.clock.next_due()
+    }
+
+    /// Advances per-frame state; call once per drawn frame.
+    pub(crate) fn frame(&mut self, now: Instant) {
+        self.session.frame(now);
+    }
+
+    /// What this frame shows, at `fps`, with `rates` for the stats overlay.
+    pub(crate) fn view(&self, now: Instant, fps: f64, rates: Rates) -> View<'_> {
+        view::build(&self.session, &self.app, now, fps, rates)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::client::Switches;
+    use crate::net::conditioner::Conditions;
+    use crate::net::delta;
+    use crate::net::protocol::{PlayerSnap, Snapshot, Welcome};
+    use crate::sim::map::Map;
+    use crate::sim::world::PlayerState;
+
+    fn driver(id: u8, t0: Instant) -> Driver {
+        let map = Map::builtin("duel").unwrap();
+        let welcome = Welcome {
+            player_id: id,
+            tick_rate: 60,
+            snapshot_rate: 20,
+            server_tick: 0,
+            server_name: "test".into(),
+            map_name: map.name().into(),
+            map_text: map.text().into(),
+        };
+        let session = ClientSession::new(welcome, t0, Switches::default()).unwrap();
+        let mut d = Driver::new(
+            session,
+            App::new(Switches::default(), Conditions::default()),
+            t0,
+        );
+        let (x, y) = map.spawns()[0];
+        let snap = Snapshot {
+            tick: 1,
+            ack_seq: 0,
+            echo_time_ms: 0,
+            echo_hold_ms: 0,
+            inputs: None,
+            queued: 0,
+            players: vec![PlayerSnap {
+                id,
+                state: PlayerState::at_cell(x, y),
+            }],
+        };
+        let msg = ServerMsg::Snapshot(delta::encode(&snap, None));
+        assert_eq!(d.receive(t0, msg, 100), None);
+        d
+    }
+
+    /// Input packets sent by `d` while stepped every millisecond with `keys` held.
+    fn input_packets(
+        d: &mut Driver,
+        t0: Instant,
+        ms: std::ops::Range<u64>,
+        keys: Buttons,
+    ) -> usize {
+        let mut sent = 0;
+        for n in ms {
+            d.play(t0 + Duration::from_millis(n), keys, |_| sent += 1);
+        }
+        sent
+    }
+
+    #[test]
+    fn drivers_share_a_virtual_clock_and_keys_reach_the_session() {
+        let t0 = Instant::now();
+        let (mut a, mut b) = (driver(1, t0), driver(2, t0));
+        // A quarter second standing still: one command a tick, a packet every other.
+        assert_eq!(input_packets(&mut a, t0, 0..251, Buttons::empty()), 8);
+        assert_eq!(input_packets(&mut b, t0, 0..251, Buttons::empty()), 8);
+        assert_eq!(a.session().stats().commands_sent, 16);
+        // A key pressed between ticks goes at once, not at the next tick.
+        let before = a.session().stats().commands_sent;
+        a.play(t0 + Duration::from_millis(260), Buttons::RIGHT, |_| {});
+        assert_eq!(a.session().stats().commands_sent, before + 1);
+        assert!(a.session().predicted().unwrap().vx > 0, "moving right");
+        assert_eq!(b.session().predicted().unwrap().vx, 0, "b untouched");
+        // A switch key reaches the session; a network key comes back for the link.
+        assert_eq!(a.handle(Action::TogglePrediction), None);
+        assert!(!a.session().switches().prediction && !a.session().switches().reconciliation);
+        assert!(matches!(
+            a.handle(Action::LagUp),
+            Some(Effect::Conditions(_))
+        ));
+        a.handle(Action::OpenChat);
+        for c in "gg".chars() {
+            a.type_chat(ChatKey::Char(c));
+        }
+        assert_eq!(a.type_chat(ChatKey::Send), Some(Effect::Chat("gg".into())));
+    }
+}

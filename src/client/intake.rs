@@ -1,0 +1,195 @@
+//! Taking in what the server sends: snapshots (decoded against their baselines,
+//! counted for loss, timed for the clock and RTT, checked against the prediction), the
+//! reliable game events they carry, and the roster.
+
+use std::time::Instant;
+
+use super::clock::interp_delay_target;
+use super::prediction::Prediction;
+use super::session::{ClientSession, SessionEnd, find, name_in, others_of};
+use crate::net::protocol::{ServerMsg, Snapshot, SnapshotDelta};
+use crate::net::{codec, delta};
+use crate::sim::map::Map;
+
+/// Commands the server may hold for us before we slow down (input packets carry two
+/// commands and jitter brings bursts, so a few are normal), and the level we then
+/// drain to before going back to full speed.
+const QUEUE_HIGH: u8 = 3;
+const QUEUE_LOW: u8 = 1;
+
+impl ClientSession {
+    /// Applies one message from the server, which arrived as `wire_bytes` bytes.
+    pub fn on_message(
+        &mut self,
+        now: Instant,
+        msg: ServerMsg,
+        wire_bytes: usize,
+    ) -> Option<SessionEnd> {
+        self.last_heard = now;
+        match msg {
+            ServerMsg::Snapshot(delta) => self.on_delta(now, &delta, wire_bytes),
+            ServerMsg::Roster(roster) => self.roster = roster,
+            ServerMsg::Bye(reason) => return Some(SessionEnd::ServerSaidBye(reason)),
+            // A repeated welcome (our connect was retried) or a late reject: nothing new.
+            ServerMsg::Welcome(_)
+            | ServerMsg::Reject(_)
+            | ServerMsg::Challenge(_)
+            | ServerMsg::Info(_) => {}
+        }
+        None
+    }
+
+    /// Takes in the events a snapshot carries. Repeats (events are resent until
+    /// acknowledged) are skipped, and anything after a gap waits for the resend, so
+    /// order is always kept. A new map is installed before the next event is read.
+    fn on_events(&mut self, now: Instant, delta: &SnapshotDelta) {
+        for (seq, event) in &delta.events {
+            if *seq != self.next_event {
+                continue;
+            }
+            self.next_event += 1;
+            self.combat
+                .on_event(now, event, &self.map, &self.combat_rules);
+            if let Some(change) = self.match_log.on_event(now, event, &self.map) {
+                match Map::parse("server map", &change.text) {
+                    Ok(map) => self.map = map.with_name(&change.name),
+                    Err(e) => tracing::warn!("the server sent an unusable map: {e}"),
+                }
+            }
+        }
+        // A new match respawns everyone by decree: start predicting afresh from the
+        // next snapshot instead of counting the jump as a misprediction.
+        if self.match_log.take_restart() {
+            self.prediction = None;
+        }
+    }
+
+    fn on_delta(&mut self, now: Instant, delta: &SnapshotDelta, wire_bytes: usize) {
+        // Events ride in every snapshot until acknowledged, whatever its baseline.
+        self.on_events(now, delta);
+        let baseline = delta::baseline_tick(delta).and_then(|t| self.buffer.get(t));
+        let snap = match delta::decode(delta, baseline) {
+            Ok(snap) => snap,
+            Err(e) => {
+                // Without its baseline (evicted, or the server is confused) a delta
+                // means nothing; the next one will be against a newer ack.
+                tracing::debug!("dropped snapshot {}: {e}", delta.tick);
+                self.net.undecodable();
+                return;
+            }
+        };
+        if self.is_duplicate(snap.tick) {
+            return;
+        }
+        // What the same snapshot would have cost in full, for the compression figures.
+        let full = codec::encoded_len_server(&ServerMsg::Snapshot(delta::encode(&snap, None)));
+        self.on_snapshot(now, snap);
+        self.net.snapshot_size(wire_bytes, full);
+    }
+
+    /// Whether a snapshot for `tick` was already taken in (the network duplicated it).
+    fn is_duplicate(&self, tick: u32) -> bool {
+        self.buffer.get(tick).is_some() || self.latest.as_ref().is_some_and(|s| s.tick == tick)
+    }
+
+    fn on_snapshot(&mut self, now: Instant, snap: Snapshot) {
+        let newest = self.latest.as_ref().map(|s| s.tick);
+        if newest.is_some_and(|t| snap.tick < t) {
+            // Late: it was counted lost when a newer one arrived; it still fills a gap
+            // in the interpolation buffer.
+            self.net.late_snapshot();
+            self.buffer.push(snap.tick, snap.players);
+            return;
+        }
+        let dropped = newest.map_or(0, |prev| {
+            let interval = (self.tick_rate * self.snapshot_period).round().max(1.0) as u32;
+            ((snap.tick - prev) / interval).saturating_sub(1)
+        });
+        self.net.new_snapshot(dropped);
+        if let Some(inputs) = snap.inputs {
+            self.net.inputs_seen(inputs.received, inputs.high);
+        }
+        self.observe_timing(now, &snap, dropped);
+        if let Some(prev) = &self.latest {
+            let roster = &self.roster;
+            self.net
+                .remote_motion(&prev.players, &snap.players, self.player_id, |id| {
+                    name_in(roster, id)
+                });
+        }
+        if snap.queued > QUEUE_HIGH {
+            self.draining = true;
+        } else if snap.queued <= QUEUE_LOW {
+            self.draining = false;
+        }
+        self.reconcile(now, &snap);
+        self.buffer.push(snap.tick, snap.players.clone());
+        self.latest = Some(snap);
+    }
+
+    /// The server clock, the interpolation delay, the RTT and the lagometer, from one
+    /// new snapshot.
+    fn observe_timing(&mut self, now: Instant, snap: &Snapshot, dropped: u32) {
+        let local = self.local_secs(now);
+        let server = f64::from(snap.tick) / self.tick_rate;
+        self.clock.observe(local, server);
+        let target = interp_delay_target(self.snapshot_period, self.clock.jitter_secs());
+        self.interp_delay += (target - self.interp_delay) * 0.1;
+        self.net.interp_delay(self.interp_delay);
+        if snap.echo_time_ms != 0 {
+            let rtt = self
+                .local_ms(now)
+                .wrapping_sub(snap.echo_time_ms)
+                .wrapping_sub(u32::from(snap.echo_hold_ms));
+            // A wrapped (negative) result means a bogus echo.
+            if rtt < 60_000 {
+                self.net.rtt(f64::from(rtt));
+            }
+        }
+        // A snapshot's one-way delay cannot be measured without shared clocks; half the
+        // RTT plus how late it is against the smoothed clock is the honest estimate.
+        let rtt_ms = self.net.stats.rtt_ms;
+        let lateness = self.clock.lateness_secs(local, server);
+        let delay_ms = (rtt_ms / 2.0 + lateness * 1000.0).max(0.0);
+        self.net.lagometer.snapshot(now, delay_ms, dropped, rtt_ms);
+    }
+
+    /// Checks the prediction against the server's word on the local player.
+    fn reconcile(&mut self, now: Instant, snap: &Snapshot) {
+        let Some(me) = find(&snap.players, self.player_id) else {
+            if let Some(p) = &mut self.prediction {
+                p.acknowledge(snap.ack_seq);
+            }
+            return;
+        };
+        let was_absent = self
+            .latest
+            .as_ref()
+            .is_some_and(|l| find(&l.players, self.player_id).is_none());
+        let others = others_of(&snap.players, self.player_id);
+        let Some(p) = &mut self.prediction else {
+            self.prediction = Some(Prediction::new(me, snap.ack_seq));
+            return;
+        };
+        // Back from the dead at a spawn point: what we predicted meanwhile was moot.
+        // Restart from the server's word; this is no misprediction.
+        let (correct, smooth) = if was_absent {
+            (true, false)
+        } else {
+            (self.switches.reconciliation, self.switches.smoothing)
+        };
+        let correction = p.reconcile(
+            &self.map,
+            &self.rules,
+            snap.ack_seq,
+            me,
+            &others,
+            correct,
+            smooth,
+        );
+        if let Some(c) = correction.filter(|_| !was_absent) {
+            self.net.correction(c.cells);
+            self.last_correction = Some((now, c));
+        }
+    }
+}

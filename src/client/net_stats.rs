@@ -1,0 +1,203 @@
+//! The numbers that show how well the netcode is doing: loss, RTT, snapshot sizes, how
+//! frames were drawn, corrections, and the lagometer's record. The session reports what
+//! happened; this keeps the running counts and means.
+
+use std::time::Instant;
+
+use serde::Serialize;
+
+use super::interpolation::FrameMode;
+use super::lagometer::Lagometer;
+use crate::net::protocol::PlayerSnap;
+use crate::sim::map::CELL;
+use crate::sim::world::PlayerId;
+
+/// Running counts of what the netcode did, for the HUD, overlays and the JSON report.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SessionStats {
+    pub commands_sent: u64,
+    pub snapshots_received: u64,
+    /// Snapshots the server sent that never arrived, counted from gaps in their ticks.
+    pub snapshots_lost: u64,
+    pub corrections: u64,
+    pub last_correction_cells: f64,
+    pub max_correction_cells: f64,
+    pub rtt_ms: f64,
+    pub rtt_ms_mean: f64,
+    /// Loss measured from sequence numbers: input packets the server never saw, and
+    /// snapshots that never arrived, in percent.
+    pub loss_up_pct: f64,
+    pub loss_down_pct: f64,
+    pub frames_interpolated: u64,
+    pub frames_extrapolated: u64,
+    pub frames_held: u64,
+    /// Times the render time ran past the newest snapshot (interpolation ran dry).
+    pub underruns: u64,
+    pub interp_delay_ms_mean: f64,
+    /// Snapshots that could not be decoded (baseline gone, or malformed).
+    pub undecodable_snapshots: u64,
+    /// Mean size of a snapshot datagram as received, and of the same snapshot encoded
+    /// in full, in bytes.
+    pub snapshot_bytes_mean: f64,
+    pub full_state_bytes_mean: f64,
+}
+
+/// What the client has seen of another player, for reports and tests.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct RemoteSeen {
+    pub id: PlayerId,
+    pub name: String,
+    /// Total distance travelled between consecutive snapshots, in cells.
+    pub distance_cells: f64,
+}
+
+/// The counts, and the sums behind their means.
+#[derive(Debug, Default)]
+pub(crate) struct NetStats {
+    pub(crate) stats: SessionStats,
+    rtt_sum: f64,
+    rtt_samples: u64,
+    snapshot_bytes_sum: u64,
+    full_state_bytes_sum: u64,
+    delay_sum: f64,
+    delay_samples: u64,
+    last_mode: Option<FrameMode>,
+    pub(crate) lagometer: Lagometer,
+    pub(crate) remotes: Vec<RemoteSeen>,
+}
+
+impl NetStats {
+    pub(crate) fn undecodable(&mut self) {
+        self.stats.undecodable_snapshots += 1;
+    }
+
+    /// A new snapshot arrived, `wire` bytes as sent, `full` bytes had it been sent whole.
+    pub(crate) fn snapshot_size(&mut self, wire: usize, full: usize) {
+        self.snapshot_bytes_sum += wire as u64;
+        self.full_state_bytes_sum += full as u64;
+        let n = self.stats.snapshots_received.max(1) as f64;
+        self.stats.snapshot_bytes_mean = self.snapshot_bytes_sum as f64 / n;
+        self.stats.full_state_bytes_mean = self.full_state_bytes_sum as f64 / n;
+    }
+
+    /// A snapshot arrived after a newer one: it was counted lost, wrongly.
+    pub(crate) fn late_snapshot(&mut self) {
+        self.stats.snapshots_received += 1;
+        self.stats.snapshots_lost = self.stats.snapshots_lost.saturating_sub(1);
+    }
+
+    /// The newest snapshot arrived, `dropped` missing before it.
+    pub(crate) fn new_snapshot(&mut self, dropped: u32) {
+        let s = &mut self.stats;
+        s.snapshots_received += 1;
+        s.snapshots_lost += u64::from(dropped);
+        let expected = s.snapshots_received + s.snapshots_lost;
+        s.loss_down_pct = 100.0 * s.snapshots_lost as f64 / expected as f64;
+    }
+
+    /// The server saw `received` of our input packets up to number `high`.
+    pub(crate) fn inputs_seen(&mut self, received: u32, high: u32) {
+        if high > 0 {
+            let seen = f64::from(received.min(high));
+            self.stats.loss_up_pct = 100.0 * (1.0 - seen / f64::from(high));
+        }
+    }
+
+    pub(crate) fn interp_delay(&mut self, secs: f64) {
+        self.delay_sum += secs;
+        self.delay_samples += 1;
+        self.stats.interp_delay_ms_mean = 1000.0 * self.delay_sum / self.delay_samples as f64;
+    }
+
+    /// One round trip measured: smoothed as TCP does (1/8 of each new sample).
+    pub(crate) fn rtt(&mut self, ms: f64) {
+        let s = &mut self.stats;
+        s.rtt_ms = if self.rtt_samples == 0 {
+            ms
+        } else {
+            s.rtt_ms + (ms - s.rtt_ms) * 0.125
+        };
+        self.rtt_sum += ms;
+        self.rtt_samples += 1;
+        s.rtt_ms_mean = self.rtt_sum / self.rtt_samples as f64;
+    }
+
+    pub(crate) fn correction(&mut self, cells: f64) {
+        let s = &mut self.stats;
+        s.corrections += 1;
+        s.last_correction_cells = cells;
+        s.max_correction_cells = s.max_correction_cells.max(cells);
+    }
+
+    pub(crate) fn command_sent(&mut self) {
+        self.stats.commands_sent += 1;
+    }
+
+    /// Counts how a frame was drawn, and an underrun when interpolation just ran dry.
+    pub(crate) fn frame(&mut self, now: Instant, mode: FrameMode) {
+        let s = &mut self.stats;
+        match mode {
+            FrameMode::Interpolated => s.frames_interpolated += 1,
+            FrameMode::Extrapolated => s.frames_extrapolated += 1,
+            FrameMode::Held => s.frames_held += 1,
+        }
+        if mode != FrameMode::Interpolated && self.last_mode == Some(FrameMode::Interpolated) {
+            s.underruns += 1;
+        }
+        self.last_mode = Some(mode);
+        self.lagometer.frame(now, mode);
+    }
+
+    /// Adds each remote player's motion since the previous snapshot to its distance.
+    pub(crate) fn remote_motion(
+        &mut self,
+        prev: &[PlayerSnap],
+        players: &[PlayerSnap],
+        me: PlayerId,
+        name_of: impl Fn(PlayerId) -> String,
+    ) {
+        for p in players.iter().filter(|p| p.id != me) {
+            let Some(before) = prev.iter().find(|b| b.id == p.id).map(|b| b.state) else {
+                continue;
+            };
+            let moved = f64::from(p.state.x - before.x).hypot(f64::from(p.state.y - before.y));
+            let cells = moved / f64::from(CELL);
+            let name = name_of(p.id);
+            match self.remotes.iter_mut().find(|r| r.id == p.id) {
+                Some(r) => {
+                    r.distance_cells += cells;
+                    r.name = name;
+                }
+                None => self.remotes.push(RemoteSeen {
+                    id: p.id,
+                    name,
+                    distance_cells: cells,
+                }),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loss_rtt_and_underruns() {
+        let mut n = NetStats::default();
+        n.new_snapshot(0);
+        n.new_snapshot(1);
+        n.late_snapshot();
+        assert_eq!(n.stats.snapshots_received, 3);
+        assert_eq!(n.stats.snapshots_lost, 0);
+        n.rtt(100.0);
+        n.rtt(180.0);
+        assert_eq!(n.stats.rtt_ms, 110.0);
+        assert_eq!(n.stats.rtt_ms_mean, 140.0);
+        let t = Instant::now();
+        n.frame(t, FrameMode::Interpolated);
+        n.frame(t, FrameMode::Held);
+        n.frame(t, FrameMode::Held);
+        assert_eq!((n.stats.frames_held, n.stats.underruns), (2, 1));
+    }
+}

@@ -1,0 +1,117 @@
+//! The view model: what one frame shows, built from the session and the player's app
+//! state into the UI's plain-data types. Presentation decisions (names in the feed, the
+//! scoreboard's order, where arrows go) are made here; the UI only draws.
+
+mod sprites;
+mod text;
+
+use std::time::Instant;
+
+use super::app::App;
+use super::interpolation::FrameMode;
+use super::lagometer::{self, Slice};
+use super::rates::Rates;
+use super::session::ClientSession;
+use super::{GhostMode, Switches};
+use crate::ui::{DrawMode, Hud, LagSlice, StatsView, SwitchLights, View};
+
+/// The frame's view of `session`, with `app`'s overlays, the loop's frame rate and
+/// (for the stats overlay) its traffic rates.
+pub(crate) fn build<'a>(
+    session: &'a ClientSession,
+    app: &App,
+    now: Instant,
+    fps: f64,
+    rates: Rates,
+) -> View<'a> {
+    let s = session;
+    let overlays = app.overlays();
+    let (sprites, beams) = sprites::sprites_and_beams(s, now, overlays.lag_compensation);
+    View {
+        map: s.map(),
+        sprites,
+        beams,
+        combat: text::combat(s),
+        feed: text::feed(s),
+        chat: text::chat(s),
+        chat_input: app.chat_input().map(str::to_owned),
+        scoreboard: overlays.scoreboard.then(|| text::scoreboard(s)),
+        results: text::results(s),
+        hud: Hud {
+            fps,
+            rtt_ms: s.stats().rtt_ms,
+            server_tick: s.latest_tick().unwrap_or(0),
+            pending: s.pending_commands(),
+            corrections: s.stats().corrections,
+            switches: lights(s.switches()),
+            conditions: app.conditions().summary(),
+        },
+        roster: text::roster(s),
+        stats: overlays.stats.then(|| stats(s, now, rates)),
+        help: overlays.help,
+        notice: s
+            .latest
+            .is_none()
+            .then(|| format!("joined {}; waiting for the first snapshot…", s.server_name)),
+    }
+}
+
+fn lights(s: Switches) -> SwitchLights {
+    SwitchLights {
+        prediction: s.prediction,
+        reconciliation: s.reconciliation,
+        interpolation: s.interpolation,
+        extrapolation: s.extrapolation,
+        smoothing: s.smoothing,
+        ghosts: s.ghosts.server(),
+        ghost_trail: s.ghosts == GhostMode::Trail,
+    }
+}
+
+/// The numbers for the stats overlay.
+fn stats(s: &ClientSession, now: Instant, rates: Rates) -> StatsView {
+    let st = s.stats();
+    StatsView {
+        rtt_ms: st.rtt_ms,
+        jitter_ms: 1000.0 * s.jitter_secs(),
+        packets_in: rates.packets_in,
+        packets_out: rates.packets_out,
+        bytes_in: rates.bytes_in,
+        bytes_out: rates.bytes_out,
+        loss_up_pct: st.loss_up_pct,
+        loss_down_pct: st.loss_down_pct,
+        snapshots_per_sec: rates.snapshots,
+        commands_sent: st.commands_sent,
+        commands_acked: s.acked_seq(),
+        pending: s.pending_commands(),
+        corrections: st.corrections,
+        corrections_per_min: rates.corrections_per_min,
+        last_correction_cells: st.last_correction_cells,
+        max_correction_cells: st.max_correction_cells,
+        interp_delay_ms: 1000.0 * s.interp_delay,
+        buffered: s.render_tick(now).map_or(0, |t| s.buffer.ahead_of(t)),
+        frames_extrapolated: st.frames_extrapolated,
+        frames_held: st.frames_held,
+        underruns: st.underruns,
+        slices: s
+            .net
+            .lagometer
+            .recent(lagometer::SLICES)
+            .map(lag_slice)
+            .collect(),
+    }
+}
+
+fn lag_slice(s: &Slice) -> LagSlice {
+    LagSlice {
+        worst: s.worst.map(|m| match m {
+            FrameMode::Interpolated => DrawMode::Interpolated,
+            FrameMode::Extrapolated => DrawMode::Extrapolated,
+            FrameMode::Held => DrawMode::Held,
+        }),
+        snapshots: s.snapshots,
+        dropped: s.dropped,
+        delay_ms: s.delay_ms,
+        rtt_ms: s.rtt_ms,
+    }
+}

@@ -1,0 +1,197 @@
+//! Where everything is drawn this frame: players (predicted, interpolated, ghosts),
+//! projectiles, beams, the tell, correction flashes and facing arrows.
+
+use std::time::Instant;
+
+use super::super::combat::BEAM_SECS;
+use super::super::session::{ClientSession, find};
+use crate::sim::combat::{aim_of, aim_vector};
+use crate::sim::map::CELL;
+use crate::ui::{Beam, Sprite, SpriteKind};
+
+/// How long the muzzle flash tell stays up.
+const MUZZLE_SECS: f64 = 0.15;
+/// How long a correction's two positions stay marked on screen.
+const CORRECTION_FLASH_SECS: f64 = 0.5;
+
+fn to_cells((x, y): (f64, f64)) -> (f64, f64) {
+    (x / f64::from(CELL), y / f64::from(CELL))
+}
+
+fn sprite_at(id: u8, pos: (f64, f64), kind: SpriteKind) -> Sprite {
+    let (x, y) = to_cells(pos);
+    Sprite::new(id, x, y, kind)
+}
+
+/// Sprites in drawing order (later ones cover earlier ones), and the rail beams.
+pub(super) fn sprites_and_beams(
+    s: &ClientSession,
+    now: Instant,
+    lag_compensation: bool,
+) -> (Vec<Sprite>, Vec<Beam>) {
+    let mut sprites = Vec::new();
+    snapshot_sprites(s, now, &mut sprites);
+    let render_tick = s.render_tick(now);
+    if let Some(t) = render_tick {
+        for (owner, x, y) in s.combat.projectiles_at(t) {
+            sprites.push(sprite_at(owner, (x, y), SpriteKind::Projectile));
+        }
+    }
+    let beams = beams(s, render_tick, lag_compensation, &mut sprites);
+    let local = local_position(s);
+    flashes(s, now, local, &mut sprites);
+    // Arrows go under everything else: one splice at the front, not an insert each.
+    let arrows = facing_arrows(s, local, &sprites);
+    sprites.splice(0..0, arrows);
+    if let Some(pos) = local {
+        sprites.push(sprite_at(s.player_id, pos, SpriteKind::Local));
+    }
+    (sprites, beams)
+}
+
+/// The buffer's trail, the server's ghosts and the remote players.
+fn snapshot_sprites(s: &ClientSession, now: Instant, sprites: &mut Vec<Sprite>) {
+    let Some(latest) = &s.latest else {
+        return;
+    };
+    let ghosts = s.switches().ghosts;
+    let at = |x: i32, y: i32| (f64::from(x), f64::from(y));
+    if ghosts.trail() {
+        let newest = latest.tick;
+        for snap in s.buffer.iter().filter(|b| b.tick < newest) {
+            let age = (f64::from(newest - snap.tick) / s.tick_rate) as f32;
+            for p in &snap.players {
+                let kind = SpriteKind::Trail { age_secs: age };
+                sprites.push(sprite_at(p.id, at(p.state.x, p.state.y), kind));
+            }
+        }
+    }
+    if ghosts.server() {
+        for p in &latest.players {
+            let kind = if p.id == s.player_id {
+                SpriteKind::LocalGhost
+            } else {
+                SpriteKind::Ghost
+            };
+            sprites.push(sprite_at(p.id, at(p.state.x, p.state.y), kind));
+        }
+    }
+    for p in latest.players.iter().filter(|p| p.id != s.player_id) {
+        if let Some(pos) = s.remote_position(p.id, now) {
+            sprites.push(sprite_at(p.id, pos, SpriteKind::Remote));
+        }
+    }
+}
+
+/// Rail beams on the same clock as the players they start from, and with the lag
+/// compensation overlay the victim's tested and present boxes.
+fn beams(
+    s: &ClientSession,
+    render_tick: Option<f64>,
+    lag_compensation: bool,
+    sprites: &mut Vec<Sprite>,
+) -> Vec<Beam> {
+    let mut beams = Vec::new();
+    let point = |(x, y): (i32, i32)| to_cells((f64::from(x), f64::from(y)));
+    for (_, rail) in &s.combat.rails {
+        // In snapshot time, at the render tick: the shot happened during tick T, so the
+        // snapshot labelled T + 1 is the first to show it.
+        let age = render_tick.map_or(0.0, |t| (t - f64::from(rail.tick + 1)) / s.tick_rate);
+        if !(0.0..BEAM_SECS).contains(&age) {
+            continue;
+        }
+        beams.push(Beam {
+            id: rail.shooter,
+            from: point(rail.from),
+            to: point(rail.to),
+            fading: age > BEAM_SECS / 2.0,
+        });
+        if lag_compensation {
+            let id = rail.hit.unwrap_or(rail.shooter);
+            for (p, kind) in [
+                (rail.tested_at, SpriteKind::TestedBox),
+                (rail.present_at, SpriteKind::PresentBox),
+            ] {
+                if let Some(p) = p {
+                    let (x, y) = point(p);
+                    sprites.push(Sprite::new(id, x, y, kind));
+                }
+            }
+        }
+    }
+    beams
+}
+
+/// Where the local player is drawn, in sub-cell units: predicted, or (prediction off)
+/// where the server last said; nowhere while dead.
+fn local_position(s: &ClientSession) -> Option<(f64, f64)> {
+    let alive = s.combat.status(s.player_id).is_none_or(|st| st.alive);
+    match (&s.prediction, s.switches().prediction) {
+        _ if !alive => None,
+        (Some(p), true) => Some(p.drawn()),
+        _ => s
+            .server_state()
+            .map(|st| (f64::from(st.x), f64::from(st.y))),
+    }
+}
+
+/// A fresh correction's two positions, and the muzzle flash of the tell.
+fn flashes(s: &ClientSession, now: Instant, local: Option<(f64, f64)>, out: &mut Vec<Sprite>) {
+    let age = |at: Instant| now.saturating_duration_since(at).as_secs_f64();
+    if let Some((at, c)) = &s.last_correction
+        && age(*at) < CORRECTION_FLASH_SECS
+    {
+        for (state, kind) in [
+            (c.predicted, SpriteKind::FlashPredicted),
+            (c.corrected, SpriteKind::FlashCorrected),
+        ] {
+            let pos = (f64::from(state.x), f64::from(state.y));
+            out.push(sprite_at(s.player_id, pos, kind));
+        }
+    }
+    if let (Some((at, aim)), Some(pos)) = (s.tell.muzzle, local)
+        && age(at) < MUZZLE_SECS
+    {
+        let (dx, dy) = aim_vector(aim);
+        let (x, y) = to_cells(pos);
+        out.push(Sprite::new(
+            s.player_id,
+            x + f64::from(dx) * 0.8,
+            y + f64::from(dy) * 0.8,
+            SpriteKind::Muzzle,
+        ));
+    }
+}
+
+/// Facing, beside each player: ours is the aim of our newest command; others' is where
+/// they last moved.
+fn facing_arrows(s: &ClientSession, local: Option<(f64, f64)>, sprites: &[Sprite]) -> Vec<Sprite> {
+    let mut facing = Vec::new();
+    if let (Some(pos), Some(cmd)) = (local, s.last_command()) {
+        facing.push((s.player_id, pos, cmd.aim));
+    }
+    for sprite in sprites.iter().filter(|sp| sp.kind == SpriteKind::Remote) {
+        let moving = s
+            .latest
+            .as_ref()
+            .and_then(|l| find(&l.players, sprite.id))
+            .and_then(|st| aim_of(st.vx, st.vy));
+        if let Some(aim) = moving {
+            let at = (sprite.x * f64::from(CELL), sprite.y * f64::from(CELL));
+            facing.push((sprite.id, at, aim));
+        }
+    }
+    facing
+        .into_iter()
+        .map(|(id, pos, aim)| {
+            let (dx, dy) = aim_vector(aim);
+            let (x, y) = to_cells(pos);
+            Sprite::new(
+                id,
+                x + f64::from(dx) * 0.75,
+                y + f64::from(dy) * 0.75,
+                SpriteKind::Aim(aim),
+            )
+        })
+        .collect()
+}
