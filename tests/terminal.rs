@@ -941,8 +941,7 @@ fn a_panic_in_any_thread_restores_the_terminal() {
                 "host --port {port} --fps-cap 100 --debug-panic {site}"
             )),
         );
-        let history =
-            expect_exit_and_sane_terminal(&tmux, 101, &format!("a {site} panic"), true);
+        let history = expect_exit_and_sane_terminal(&tmux, 101, &format!("a {site} panic"), true);
         assert!(
             history.contains("debug panic requested"),
             "the panic report is printed on the restored screen:\n{}",
