@@ -2,7 +2,7 @@
 //!
 //! Each test starts its own tmux server (see `support/tmux.rs`), so the tests run in
 //! parallel without seeing each other, and a guard kills that server and its game when
-//! the test ends, passed or panicked. The game runs under `sh -c '...; echo EXIT=$?;
+//! the test ends, passed or panicked. The game runs under `sh -c '...; printf EXIT=$?;
 //! stty -a; sleep 60'` so that after it exits the pane shows its exit status and the
 //! terminal's modes, which is how we check that raw mode, the alternate screen and the
 //! hidden cursor were undone.

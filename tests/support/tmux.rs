@@ -3,7 +3,7 @@
 //! Each [`Tmux`] starts its own server (`tmux -L <socket>`), so tests run in parallel
 //! without seeing each other, and kills it when dropped, passed or panicked, together
 //! with any game still running in it. The pane runs [`game_script`]: the game, then
-//! `echo EXIT=$?; stty -a`, so that after the game exits the pane shows its exit status
+//! `EXIT=<status>` and `stty -a`, so that after the game exits the pane shows its exit status
 //! and the terminal's modes ([`quit_and_check_terminal`] reads both).
 //!
 //! tmux is required: without it [`Tmux::start`] (and [`require_tmux`]) fail the test with
@@ -251,9 +251,11 @@ fn shell_quote(s: &str) -> String {
 
 /// The pane's script: `netarena args`, then its exit status and the terminal modes, then
 /// a pause that keeps the pane (and what it shows) alive until the test is done with it.
+/// The status goes on a line of its own, cleared to its end, so that it reads right even
+/// over a game screen left behind.
 pub fn game_script(args: &str) -> String {
     format!(
-        "{} {args}; echo EXIT=$?; stty -a; sleep 60",
+        "{} {args}; printf '\\nEXIT=%s\\033[K\\n' \"$?\"; stty -a; sleep 60",
         shell_quote(env!("CARGO_BIN_EXE_netarena"))
     )
 }
