@@ -878,6 +878,11 @@ fn closing_the_terminal_ends_the_game() {
             &game_script(&format!("host --port {port} --fps-cap 200")),
         );
         wait_for_arena(&tmux, "the arena", |s| s.local());
+        // Found before the hangup, so that the wait below cannot pass by not finding it.
+        assert!(
+            game_pid(port).is_some(),
+            "round {round}: no netarena process with --port {port}"
+        );
         tmux.ok(&["kill-server"]);
         let closed = Instant::now();
         while let Some(pid) = game_pid(port) {
