@@ -31,6 +31,21 @@ fn assert_numbers(v: &serde_json::Value, keys: &[&str]) {
     }
 }
 
+fn f(v: &serde_json::Value, key: &str) -> f64 {
+    v[key]
+        .as_f64()
+        .unwrap_or_else(|| panic!("missing {key}: {v}"))
+}
+
+/// `v[ratio]` is `v[num] / v[den]`, within 1%.
+fn assert_ratio(v: &serde_json::Value, ratio: &str, num: &str, den: &str) {
+    let want = f(v, num) / f(v, den);
+    assert!(
+        (f(v, ratio) - want).abs() <= want * 0.01,
+        "{ratio} should be {num} / {den} = {want}: {v}"
+    );
+}
+
 #[test]
 fn bench_render_quick() {
     let v = bench(&[
@@ -55,6 +70,9 @@ fn bench_render_quick() {
     );
     // Moving players change cells every frame; a frozen frame sends almost nothing.
     assert!(v["bytes_per_frame"].as_f64().unwrap() > v["floor_bytes_per_frame"].as_f64().unwrap());
+    assert!(f(&v, "fps") > 0.0 && f(&v, "floor_us_p50") > 0.0, "{v}");
+    assert!(f(&v, "frame_us_p99") >= f(&v, "frame_us_p50"), "{v}");
+    assert_ratio(&v, "ratio_to_floor", "frame_us_p50", "floor_us_p50");
 }
 
 #[test]
@@ -70,6 +88,9 @@ fn bench_server_quick() {
         ],
     );
     assert_eq!(v["players"], 8);
+    assert_eq!(v["players_at_end"], 8, "every player stayed connected: {v}");
+    assert!(f(&v, "tick_us_p99") >= f(&v, "tick_us_p50"), "{v}");
+    assert!(f(&v, "snapshot_bytes_mean") > 0.0, "{v}");
 }
 
 #[test]
@@ -88,4 +109,12 @@ fn bench_net_quick() {
         ],
     );
     assert!(v["down_bytes_per_s"].as_f64().unwrap() > 0.0);
+    assert!(f(&v, "up_bytes_per_s") > 0.0, "{v}");
+    assert!(f(&v, "interp_delay_ms_mean") > 0.0, "{v}");
+    assert_ratio(
+        &v,
+        "compression_ratio",
+        "full_state_bytes_mean",
+        "snapshot_bytes_mean",
+    );
 }

@@ -12,8 +12,13 @@ use netarena::net::protocol::{
 use netarena::sim::combat::{Projectile, Weapon};
 use netarena::sim::world::{Buttons, Command, PlayerState};
 
+/// Any buttons (fire too), either weapon, any of the eight aims.
 fn command() -> impl Strategy<Value = Command> {
-    (0u8..16).prop_map(|b| Command::moving(Buttons::from_bits_truncate(b)))
+    (0..=Buttons::ALL.bits(), 0u8..2, 0u8..8).prop_map(|(b, weapon, aim)| Command {
+        buttons: Buttons::from_bits_truncate(b),
+        weapon,
+        aim,
+    })
 }
 
 fn cookie() -> impl Strategy<Value = Cookie> {

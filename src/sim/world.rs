@@ -359,7 +359,9 @@ mod tests {
             }
             trace
         };
-        assert_eq!(run(), run());
+        let trace = run();
+        assert_ne!(trace[0], trace[trace.len() - 1], "the players moved");
+        assert_eq!(trace, run());
     }
 
     #[test]
