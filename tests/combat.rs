@@ -255,14 +255,11 @@ fn a_minute_of_bots_on_every_map_ends_with_a_winner() {
         let ranked: Vec<(u8, i16, u16)> = lines
             .iter()
             .map(|line| {
-                let words: Vec<&str> = line.split_whitespace().collect();
-                let [who, f, "frags", d, "deaths"] = words[..] else {
-                    panic!("{name}: not a standings line: {line:?}");
-                };
+                let who = line.name.as_str();
                 let id = *names
                     .get(who)
                     .unwrap_or_else(|| panic!("{name}: {who} never joined: {names:?}"));
-                (id, f.parse().unwrap(), d.parse().unwrap())
+                (id, line.frags, line.deaths)
             })
             .collect();
         for (id, f, d) in &ranked {
