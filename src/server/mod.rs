@@ -30,7 +30,7 @@ use std::time::Instant;
 
 use crate::net::protocol::{GameEvent, ServerMsg};
 use crate::sim::map::Map;
-use crate::sim::world::{PlayerId, PlayerState, Rules, World};
+use crate::sim::world::{PlayerId, PlayerState, World};
 use bots::{FightBot, Situation};
 use cookie::CookieJar;
 use game::Match;
@@ -46,7 +46,6 @@ const ROSTER_REFRESH_SECS: u32 = 3;
 
 pub struct Server {
     config: ServerConfig,
-    rules: Rules,
     world: World,
     slots: Vec<Slot>,
     by_addr: HashMap<SocketAddr, PlayerId>,
@@ -71,7 +70,6 @@ pub struct Server {
 impl Server {
     pub fn new(config: ServerConfig) -> Server {
         let mut server = Server {
-            rules: Rules::for_tick_rate(config.tick_rate),
             world: World::default(),
             slots: Vec::new(),
             by_addr: HashMap::new(),
@@ -215,14 +213,10 @@ impl Server {
                 slot.bot_seq += 1;
                 slot.queue.offer(slot.bot_seq, cmd, tick);
             }
-            for (_, cmd, view) in slot.queue.take_for_tick() {
+            for (seq, cmd, view) in slot.queue.take_for_tick() {
                 // Commands keep being taken (and acknowledged) while dead or between
-                // matches; they just do nothing.
-                if !game.is_alive(slot.id) || game.in_results() {
-                    continue;
-                }
-                self.world.apply(&self.map, &self.rules, slot.id, cmd);
-                game.command(slot.id, cmd, view, tick, &self.world, &mut events);
+                // matches; the rulebook makes them do nothing.
+                game.command(slot.id, seq, cmd, view, tick, &mut self.world, &mut events);
             }
         }
         game.step(tick, &mut self.world, &mut events);

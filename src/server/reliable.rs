@@ -60,6 +60,11 @@ impl EventQueue {
             .collect()
     }
 
+    /// Whether [`Self::for_snapshot`] carries every pending event.
+    pub(crate) fn all_fit_in_snapshot(&self) -> bool {
+        self.pending.len() <= EVENTS_PER_SNAPSHOT
+    }
+
     pub(crate) fn overflowed(&self) -> bool {
         self.overflowed
     }

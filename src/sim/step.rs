@@ -192,7 +192,10 @@ mod tests {
         let map = arena();
         let rules = Rulebook::for_tick_rate(60);
         for phase in [Phase::Dead, Phase::Frozen] {
-            let mut b = Body { phase, ..body(&map) };
+            let mut b = Body {
+                phase,
+                ..body(&map)
+            };
             let before = b;
             let cmd = Command {
                 buttons: Buttons::FIRE.union(Buttons::RIGHT),
@@ -211,7 +214,15 @@ mod tests {
         let mut b = body(&map);
         step(&map, &rules, 0, &mut b, 1, Command::default(), &[]);
         assert!(b.protected, "standing still keeps it");
-        step(&map, &rules, 0, &mut b, 2, Command::moving(Buttons::LEFT), &[]);
+        step(
+            &map,
+            &rules,
+            0,
+            &mut b,
+            2,
+            Command::moving(Buttons::LEFT),
+            &[],
+        );
         assert!(!b.protected);
         let mut b = body(&map);
         step(&map, &rules, 0, &mut b, 1, firing(0), &[]);
