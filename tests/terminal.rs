@@ -571,7 +571,8 @@ fn hud_rtt_ms(hud: &str) -> Option<u32> {
 /// The scoreboard and the chat are local drawing and one round trip: plain waits.
 #[test]
 fn firing_shows_the_tell_at_once_tab_shows_scores_and_chat_arrives() {
-    /// Highest accepted delay from the press to the tell on screen.
+    /// Highest accepted delay from the press to the tell, and to our own bolt, on
+    /// screen: half the RTT, which no copy from the server can beat.
     const TELL_WITHIN: Duration = Duration::from_millis(150);
     /// Longest wait for any tell at all.
     const TELL_LIMIT: Duration = Duration::from_secs(2);
@@ -615,8 +616,8 @@ fn firing_shows_the_tell_at_once_tab_shows_scores_and_chat_arrives() {
             )
         });
         let line = format!(
-            "attempt {attempt}: tell shown by {:?} ({} captures); the server's projectile \
-             '*' by {}\n",
+            "attempt {attempt}: tell shown by {:?} ({} captures); our predicted bolt '*' \
+             by {}\n",
             tell.shown_by,
             tell.captures,
             tell.projectile_by
@@ -624,15 +625,15 @@ fn firing_shows_the_tell_at_once_tab_shows_scores_and_chat_arrives() {
         );
         eprint!("{line}");
         report.push_str(&line);
-        if tell.shown_by < TELL_WITHIN {
+        if tell.shown_by < TELL_WITHIN && tell.projectile_by.is_some_and(|d| d < TELL_WITHIN) {
             passed = true;
             break;
         }
     }
     assert!(
         passed,
-        "with 300 ms RTT, the '✶' tell should show within {TELL_WITHIN:?} of pressing \
-         space; no attempt did:\n{report}"
+        "with 300 ms RTT, the '✶' tell and our own predicted bolt '*' should show within \
+         {TELL_WITHIN:?} of pressing space; no attempt did:\n{report}"
     );
 
     // --- The scoreboard -----------------------------------------------------------
@@ -740,8 +741,8 @@ struct Tell {
     shown_by: Duration,
     /// How many captures it took, for the report.
     captures: usize,
-    /// When the server's projectile '*' first showed, if within a second: for the
-    /// report, to compare with the tell (it may hit a wall at once and never show).
+    /// When our own bolt '*' first showed, if within a second: predicted with the tell,
+    /// it flies from the same command.
     projectile_by: Option<Duration>,
 }
 
@@ -771,7 +772,6 @@ fn measure_tell(tmux: &Tmux, limit: Duration) -> Result<Tell, String> {
             projectile_by = Some(ended - sending);
             break;
         }
-        sleep(Duration::from_millis(10));
     }
     Ok(Tell {
         shown_by,

@@ -328,6 +328,8 @@ pub(crate) struct ListArgs {
 pub(crate) enum BotArg {
     /// Wanders the map, turning when blocked.
     Wander,
+    /// Wanders, fires both weapons and switches between them.
+    Fighter,
     /// Holds no keys.
     Idle,
 }
@@ -336,6 +338,7 @@ impl From<BotArg> for BotKind {
     fn from(b: BotArg) -> BotKind {
         match b {
             BotArg::Wander => BotKind::Wander,
+            BotArg::Fighter => BotKind::Fighter,
             BotArg::Idle => BotKind::Idle,
         }
     }

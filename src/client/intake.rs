@@ -63,12 +63,8 @@ impl ClientSession {
                 }
             }
         }
-        // A new match respawns everyone by decree: start predicting afresh from the
-        // next snapshot instead of counting the jump as a misprediction.
-        if self.match_log.take_restart() {
-            self.prediction = None;
-            self.net.server_decision();
-        }
+        // A new match respawns everyone: the server counts it as a placement, which
+        // the next snapshot's reconciliation takes as its decision, keeping the seqs.
         None
     }
 
@@ -173,13 +169,19 @@ impl ClientSession {
     /// the shots predicted for the commands it has now applied.
     fn reconcile(&mut self, now: Instant, snap: &Snapshot) {
         let me = find(&snap.players, self.player_id);
-        let playing =
-            me.is_some() && snap.me.body(PlayerState::default(), 0).phase == Phase::Playing;
+        let placed_before = self.placed.replace(snap.me.placed);
+        // Placed anew by the server (a respawn, a teleport): what we predicted meanwhile
+        // was moot.
+        let placed = placed_before.is_some_and(|b| b != snap.me.placed);
+        // Shots predicted for commands the server applied while we were dead, frozen or
+        // being placed were the server's call, not mispredictions.
+        let playing = me.is_some()
+            && !placed
+            && snap.me.body(PlayerState::default(), 0).phase == Phase::Playing;
         let verdict = self
             .combat
             .judge(snap.ack_seq, snap.me.events_complete(), playing);
         self.net.fire_mispredicted(verdict.mispredicted);
-        let placed_before = self.placed.replace(snap.me.placed);
         let Some(me) = me else {
             if let Some(p) = &mut self.prediction {
                 p.acknowledge(snap.ack_seq);
@@ -192,9 +194,7 @@ impl ClientSession {
             self.prediction = Some(Prediction::new(server, snap.ack_seq));
             return;
         };
-        // Placed anew by the server (a respawn, a teleport): what we predicted meanwhile
-        // was moot. Take its word without smoothing; this is no misprediction.
-        let placed = placed_before.is_some_and(|b| b != snap.me.placed);
+        // Take a placement's word without smoothing; this is no misprediction.
         let (correct, smooth) = if placed {
             (true, false)
         } else {

@@ -190,6 +190,22 @@ impl Match {
         }
     }
 
+    /// Kills `id` at once, protection or not.
+    pub(crate) fn kill(&mut self, id: PlayerId, tick: u32, events: &mut Vec<GameEvent>) {
+        if let Some(c) = self.players.get_mut(&id) {
+            c.protected = false;
+            c.health = 1;
+        }
+        self.damage(id, id, Weapon::Rail, tick, events);
+    }
+
+    /// Notes that `id` was placed by decree (its client is told it was no misprediction).
+    pub(crate) fn placed(&mut self, id: PlayerId) {
+        if let Some(c) = self.players.get_mut(&id) {
+            c.placed = c.placed.wrapping_add(1);
+        }
+    }
+
     /// What the snapshot tells `id`'s own client of its rule state after `ack_seq`.
     pub(crate) fn own_body(&self, id: PlayerId, ack_seq: u32, events_complete: bool) -> OwnBody {
         self.players.get(&id).map_or_else(OwnBody::default, |c| {

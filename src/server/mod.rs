@@ -141,12 +141,21 @@ impl Server {
         self.slots.len()
     }
 
-    /// Moves a player by decree (tests, and later respawns): the next snapshot tells its
-    /// client, whose prediction must then correct once.
+    /// Moves a player by decree (tests): the next snapshot tells its client, whose
+    /// prediction then takes the server's word as a server decision, not a misprediction.
     pub fn teleport(&mut self, id: PlayerId, state: PlayerState) {
         if self.world.get(id).is_some() {
             self.world.put(id, state);
+            self.game.placed(id);
         }
+    }
+
+    /// Kills a player by decree, as a fatal hit would (tests): it respawns as after any
+    /// death, and its client learns both from the server's word.
+    pub fn kill(&mut self, id: PlayerId) {
+        let mut events = Vec::new();
+        self.game.kill(id, self.world.tick, &mut events);
+        self.broadcast(events);
     }
 
     pub fn take_outbox(&mut self) -> std::vec::Drain<'_, (SocketAddr, ServerMsg)> {

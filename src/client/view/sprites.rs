@@ -42,15 +42,16 @@ pub(super) fn sprites_and_beams(
             sprites.push(sprite_at(owner, (x, y), SpriteKind::Projectile));
         }
     }
-    if predicting {
-        own_bolts(s, &mut sprites);
-    }
     let mut beams = beams(s, render_tick, lag_compensation, me, &mut sprites);
     if predicting {
         own_beams(s, now, lag_compensation, &mut beams, &mut sprites);
     }
     let local = local_position(s);
     flashes(s, now, local, &mut sprites);
+    // Our bolt over our own muzzle flash: it must be seen leaving at once.
+    if predicting {
+        own_bolts(s, &mut sprites);
+    }
     // Arrows go under everything else: one splice at the front, not an insert each.
     let arrows = facing_arrows(s, local, &sprites);
     sprites.splice(0..0, arrows);
