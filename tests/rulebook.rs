@@ -201,3 +201,28 @@ fn own_bolts_fly_where_the_servers_do_and_are_drawn_once() {
     );
     assert_eq!(s.client.stats().fire_mispredictions, 0);
 }
+
+/// The whole program over loopback UDP: a dedicated server whose match ends after 10 s,
+/// and a headless fighter for 25 s through 100 ms of lag each way, jitter and 5% loss.
+#[test]
+fn a_headless_fighter_over_udp_has_no_misprediction_through_a_match_end() {
+    use support::process::{finish, headless_join, num, start_server, temp_report};
+    let server = start_server(&["--time-limit", "10"]);
+    let report = temp_report("fighter");
+    let child = headless_join(server.port, "25")
+        .args([
+            "--bot", "fighter", "--lag", "100", "--jitter", "20", "--loss", "5",
+        ])
+        .arg("--report")
+        .arg(&report)
+        .spawn()
+        .expect("client starts");
+    let r = finish(child, report);
+    assert!(num(&r, "commands_sent") > 1000.0, "{r}");
+    assert_eq!(num(&r, "corrections"), 0.0, "{r}");
+    assert_eq!(num(&r, "fire_mispredictions"), 0.0, "{r}");
+    assert!(
+        num(&r, "server_decisions") >= 2.0,
+        "the match end and the next match: {r}"
+    );
+}
