@@ -89,3 +89,34 @@ fn bench_net_quick() {
     );
     assert!(v["down_bytes_per_s"].as_f64().unwrap() > 0.0);
 }
+
+#[test]
+fn bench_net_quick_with_fighting_bots() {
+    let v = bench(&["net", "--players", "1", "--bots", "3"]);
+    let shares = [
+        "share_players",
+        "share_projectiles",
+        "share_events",
+        "share_roster",
+        "share_headers",
+        "share_other",
+    ];
+    assert_numbers(&v, &shares);
+    assert_numbers(
+        &v,
+        &[
+            "down_bytes_per_s",
+            "corrections_per_min",
+            "underruns_per_min",
+            "shots_seen",
+            "rails_seen",
+            "kills_seen",
+        ],
+    );
+    assert_eq!(v["bots"], 3);
+    let sum: f64 = shares.iter().map(|k| v[k].as_f64().unwrap()).sum();
+    assert!((sum - 1.0).abs() < 1e-6, "shares sum to {sum}: {v}");
+    // Every snapshot carries players and a header: both have a share.
+    assert!(v["share_players"].as_f64().unwrap() > 0.0, "{v}");
+    assert!(v["share_headers"].as_f64().unwrap() > 0.0, "{v}");
+}

@@ -3,6 +3,7 @@
 //! object whose keys stay stable.
 
 pub mod net;
+mod relay;
 pub mod render;
 pub mod server;
 

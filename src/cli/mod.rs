@@ -90,6 +90,9 @@ enum BenchCommand {
     Net {
         #[arg(long, default_value_t = 16)]
         players: u16,
+        /// Fighting server bots beside the clients (a real match)
+        #[arg(long, default_value_t = 0)]
+        bots: u16,
         #[arg(long, default_value_t = 10.0)]
         seconds: f64,
         #[command(flatten)]
@@ -703,11 +706,13 @@ fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
         }
         BenchCommand::Net {
             players,
+            bots,
             seconds,
             net,
         } => {
             let opts = net::NetBenchOptions {
                 players: if args.quick { players.min(2) } else { players },
+                bots: if args.quick { bots.min(3) } else { bots },
                 seconds: if args.quick {
                     seconds.min(1.5)
                 } else {
