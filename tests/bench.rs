@@ -120,3 +120,12 @@ fn bench_net_quick_with_fighting_bots() {
     assert!(v["share_players"].as_f64().unwrap() > 0.0, "{v}");
     assert!(v["share_headers"].as_f64().unwrap() > 0.0, "{v}");
 }
+
+#[test]
+fn bench_server_quick_with_fighting_bots() {
+    let v = bench(&["server", "--players", "8", "--bots", "8"]);
+    assert_numbers(&v, &["tick_us_p50", "tick_us_p99", "snapshot_bytes_mean"]);
+    assert_eq!(v["bots"], 8);
+    // Every player and bot is still in: the run measured the work it claims.
+    assert_eq!(v["players_at_end"], 16, "{v}");
+}

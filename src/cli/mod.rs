@@ -83,6 +83,9 @@ enum BenchCommand {
     Server {
         #[arg(long, default_value_t = 64)]
         players: u16,
+        /// Fighting server bots beside the players
+        #[arg(long, default_value_t = 0)]
+        bots: u16,
         #[arg(long, default_value_t = 3000)]
         ticks: u32,
     },
@@ -697,9 +700,14 @@ fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
             };
             bench::print("bench render", &render::run(&opts)?, args.json)?;
         }
-        BenchCommand::Server { players, ticks } => {
+        BenchCommand::Server {
+            players,
+            bots,
+            ticks,
+        } => {
             let opts = server::ServerOptions {
                 players,
+                bots,
                 ticks: if args.quick { ticks.min(60) } else { ticks },
             };
             bench::print("bench server", &server::run(&opts)?, args.json)?;
