@@ -29,6 +29,8 @@ pub struct NetBenchOptions {
     pub bots: u16,
     pub seconds: f64,
     pub conditions: Conditions,
+    /// A built-in map name.
+    pub map: String,
 }
 
 /// Per-client means.
@@ -70,7 +72,7 @@ impl Observer for Started {
 }
 
 pub fn run(opts: &NetBenchOptions) -> anyhow::Result<NetResult> {
-    let map = Map::builtin("warehouse").expect("warehouse is built in");
+    let map = Map::builtin(&opts.map).ok_or_else(|| anyhow!("no built-in map {}", opts.map))?;
     let mut config = ServerConfig::new(map);
     config.bots = opts.bots;
     config.max_players = opts.players.max(1) + opts.bots;

@@ -12,8 +12,8 @@ use mio::{Events, Interest, Poll, Token};
 use serde::Serialize;
 
 use super::net::UDP_IPV4_HEADER;
-use crate::net::codec;
 use crate::net::protocol::{GameEvent, ServerMsg, SnapshotDelta};
+use crate::net::{codec, wire_events};
 
 /// Downstream bytes by kind, over every relayed client. `headers` holds the 28-byte
 /// UDP/IPv4 header of every datagram and the fixed fields of each snapshot.
@@ -60,8 +60,8 @@ impl Shares {
     fn snapshot_parts(&mut self, s: &SnapshotDelta, newest_event: &mut u32) -> (u64, u64, u64) {
         let players = size(&s.removed) + size(&s.added) + size(&s.masks) + size(&s.values);
         let (mut projectiles, mut events) = (0, size(&(s.events.len() as u64)));
-        for item in &s.events {
-            let n = size(item);
+        for (item, n) in s.events.iter().zip(wire_events::wire_sizes(&s.events)) {
+            let n = n as u64;
             let new = item.0 > *newest_event;
             *newest_event = (*newest_event).max(item.0);
             match &item.1 {

@@ -96,6 +96,8 @@ enum BenchCommand {
         /// Fighting server bots beside the clients (a real match)
         #[arg(long, default_value_t = 0)]
         bots: u16,
+        #[arg(long, default_value = "warehouse")]
+        map: String,
         #[arg(long, default_value_t = 10.0)]
         seconds: f64,
         #[command(flatten)]
@@ -715,6 +717,7 @@ fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
         BenchCommand::Net {
             players,
             bots,
+            map,
             seconds,
             net,
         } => {
@@ -727,6 +730,7 @@ fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
                     seconds
                 },
                 conditions: net.conditions()?,
+                map,
             };
             bench::print("bench net", &net::run(&opts)?, args.json)?;
         }

@@ -5,3 +5,4 @@ pub mod conditioner;
 pub mod delta;
 pub mod protocol;
 pub mod transport;
+pub(crate) mod wire_events;

@@ -10,7 +10,7 @@ use crate::sim::world::{Command, PlayerId, PlayerState};
 
 /// Bumped on any change to the messages below. `Connect` stays variant 0 with `magic` and
 /// `version` first, so every past and future build can tell a mismatch apart from noise.
-pub const PROTOCOL_VERSION: u16 = 2;
+pub const PROTOCOL_VERSION: u16 = 3;
 /// "NARE": marks a connect request as netarena's, not a stray datagram.
 pub const MAGIC: u32 = 0x4E41_5245;
 /// Most unacknowledged commands one input packet may carry (~1 s at 60 Hz).
@@ -214,7 +214,9 @@ pub struct SnapshotDelta {
     /// `values` (x, y against a prediction from the baseline's velocity; vx, vy).
     pub masks: Vec<u8>,
     pub values: Vec<i32>,
-    /// Game events the client has not acknowledged, oldest first, by seq.
+    /// Game events the client has not acknowledged, oldest first, by seq. On the wire
+    /// seqs, projectile ids and ticks are differences (see [`super::wire_events`]).
+    #[serde(with = "super::wire_events")]
     pub events: Vec<(u32, GameEvent)>,
 }
 
