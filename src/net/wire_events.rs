@@ -2,9 +2,11 @@
 //!
 //! Events travel oldest first with consecutive seqs, and projectile births and ends,
 //! most of a fight's events, carry ids that count up and ticks close to each other. So
-//! each seq, projectile id and tick is sent as the (wrapping, zigzag varint) difference
-//! from the one before it in the same snapshot: one byte each instead of three to five.
-//! Decoding adds the differences back, so every value round-trips bit for bit.
+//! a seq costs nothing when it follows the one before (a jump marker otherwise), and each
+//! projectile id and tick is the (wrapping, zigzag varint) difference from the one before
+//! it in the same snapshot: a byte instead of three to five. Births inside any real
+//! arena carry their origin in two bytes an axis, and an end that hit nobody says so by
+//! its kind. Decoding adds the differences back, so every value round-trips exactly.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -12,11 +14,24 @@ use super::protocol::{GameEvent, PlayerStatus, RailShot};
 use crate::sim::combat::{Projectile, Weapon};
 use crate::sim::world::PlayerId;
 
-/// A [`GameEvent`] with its seq, id and tick fields as differences.
+/// A [`GameEvent`] with its id and tick fields as differences, or a seq jump.
 #[derive(Serialize, Deserialize)]
 enum Wire {
+    /// The next event's seq is the previous one's plus 1 plus this (wrapping).
+    Jump(i32),
     Status(PlayerStatus),
+    /// A birth whose origin lies in 0..=65535 on both axes, as every arena's does: two
+    /// little-endian bytes an axis (a varint would take three).
     Shot {
+        id: i16,
+        owner: PlayerId,
+        born: i32,
+        x: [u8; 2],
+        y: [u8; 2],
+        vx: i32,
+        vy: i32,
+    },
+    ShotFar {
         id: i16,
         owner: PlayerId,
         born: i32,
@@ -25,10 +40,15 @@ enum Wire {
         vx: i32,
         vy: i32,
     },
-    ShotEnd {
+    /// A projectile that ended on a wall or of old age.
+    ShotMiss {
         id: i16,
         tick: i32,
-        hit: Option<PlayerId>,
+    },
+    ShotHit {
+        id: i16,
+        tick: i32,
+        hit: PlayerId,
     },
     Rail(RailShot),
     Kill {
@@ -68,23 +88,49 @@ impl Cursor {
         self.tick
     }
 
-    fn encode(&mut self, e: &GameEvent) -> Wire {
-        match e {
+    /// Appends `(seq, e)` to `out`: a jump first when `seq` does not follow on.
+    fn encode(&mut self, seq: u32, e: &GameEvent, out: &mut Vec<Wire>) {
+        let next = self.seq.wrapping_add(1);
+        if seq != next {
+            out.push(Wire::Jump(seq.wrapping_sub(next) as i32));
+        }
+        self.seq = seq;
+        let wire = match e {
             GameEvent::Status(s) => Wire::Status(*s),
-            GameEvent::Shot(p) => Wire::Shot {
-                id: self.id_diff(p.id),
-                owner: p.owner,
-                born: self.tick_diff(p.born),
-                x: p.x,
-                y: p.y,
-                vx: p.vx,
-                vy: p.vy,
-            },
-            GameEvent::ShotEnd { id, tick, hit } => Wire::ShotEnd {
-                id: self.id_diff(*id),
-                tick: self.tick_diff(*tick),
-                hit: *hit,
-            },
+            GameEvent::Shot(p) => {
+                let (id, born) = (self.id_diff(p.id), self.tick_diff(p.born));
+                match (u16::try_from(p.x), u16::try_from(p.y)) {
+                    (Ok(x), Ok(y)) => Wire::Shot {
+                        id,
+                        owner: p.owner,
+                        born,
+                        x: x.to_le_bytes(),
+                        y: y.to_le_bytes(),
+                        vx: p.vx,
+                        vy: p.vy,
+                    },
+                    _ => Wire::ShotFar {
+                        id,
+                        owner: p.owner,
+                        born,
+                        x: p.x,
+                        y: p.y,
+                        vx: p.vx,
+                        vy: p.vy,
+                    },
+                }
+            }
+            GameEvent::ShotEnd { id, tick, hit } => {
+                let (id, tick) = (self.id_diff(*id), self.tick_diff(*tick));
+                match hit {
+                    None => Wire::ShotMiss { id, tick },
+                    Some(hit) => Wire::ShotHit {
+                        id,
+                        tick,
+                        hit: *hit,
+                    },
+                }
+            }
             GameEvent::Rail(r) => Wire::Rail(*r),
             GameEvent::Kill {
                 killer,
@@ -96,11 +142,28 @@ impl Cursor {
                 weapon: *weapon,
             },
             other => Wire::Other(other.clone()),
-        }
+        };
+        out.push(wire);
     }
 
-    fn decode(&mut self, w: Wire) -> GameEvent {
-        match w {
+    /// The event `w` stands for, or None for a jump (which moves the seq).
+    fn decode(&mut self, w: Wire) -> Option<(u32, GameEvent)> {
+        let shot = |c: &mut Cursor, id, owner, born, x, y, vx, vy| {
+            GameEvent::Shot(Projectile {
+                id: c.id(id),
+                owner,
+                born: c.tick(born),
+                x,
+                y,
+                vx,
+                vy,
+            })
+        };
+        let e = match w {
+            Wire::Jump(d) => {
+                self.seq = self.seq.wrapping_add(d as u32);
+                return None;
+            }
             Wire::Status(s) => GameEvent::Status(s),
             Wire::Shot {
                 id,
@@ -110,19 +173,28 @@ impl Cursor {
                 y,
                 vx,
                 vy,
-            } => GameEvent::Shot(Projectile {
-                id: self.id(id),
+            } => {
+                let (x, y) = (u16::from_le_bytes(x), u16::from_le_bytes(y));
+                shot(self, id, owner, born, i32::from(x), i32::from(y), vx, vy)
+            }
+            Wire::ShotFar {
+                id,
                 owner,
-                born: self.tick(born),
+                born,
                 x,
                 y,
                 vx,
                 vy,
-            }),
-            Wire::ShotEnd { id, tick, hit } => GameEvent::ShotEnd {
+            } => shot(self, id, owner, born, x, y, vx, vy),
+            Wire::ShotMiss { id, tick } => GameEvent::ShotEnd {
                 id: self.id(id),
                 tick: self.tick(tick),
-                hit,
+                hit: None,
+            },
+            Wire::ShotHit { id, tick, hit } => GameEvent::ShotEnd {
+                id: self.id(id),
+                tick: self.tick(tick),
+                hit: Some(hit),
             },
             Wire::Rail(r) => GameEvent::Rail(r),
             Wire::Kill {
@@ -135,33 +207,25 @@ impl Cursor {
                 weapon,
             },
             Wire::Other(e) => e,
-        }
+        };
+        self.seq = self.seq.wrapping_add(1);
+        Some((self.seq, e))
     }
 }
 
 pub fn serialize<S: Serializer>(events: &[(u32, GameEvent)], s: S) -> Result<S::Ok, S::Error> {
     let mut cursor = Cursor::default();
-    let wire: Vec<(i32, Wire)> = events
-        .iter()
-        .map(|(seq, e)| {
-            let d = seq.wrapping_sub(cursor.seq) as i32;
-            cursor.seq = *seq;
-            (d, cursor.encode(e))
-        })
-        .collect();
+    let mut wire = Vec::with_capacity(events.len() + 1);
+    for (seq, e) in events {
+        cursor.encode(*seq, e, &mut wire);
+    }
     wire.serialize(s)
 }
 
 pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(u32, GameEvent)>, D::Error> {
-    let wire = Vec::<(i32, Wire)>::deserialize(d)?;
+    let wire = Vec::<Wire>::deserialize(d)?;
     let mut cursor = Cursor::default();
-    Ok(wire
-        .into_iter()
-        .map(|(d, w)| {
-            cursor.seq = cursor.seq.wrapping_add(d as u32);
-            (cursor.seq, cursor.decode(w))
-        })
-        .collect())
+    Ok(wire.into_iter().filter_map(|w| cursor.decode(w)).collect())
 }
 
 /// Each event's size on the wire (the list's length prefix aside), for benchmarks that
@@ -169,12 +233,13 @@ pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(u32, GameEven
 pub fn wire_sizes(events: &[(u32, GameEvent)]) -> Vec<usize> {
     let mut cursor = Cursor::default();
     let cfg = bincode::config::standard();
+    let mut wire = Vec::new();
     events
         .iter()
         .map(|(seq, e)| {
-            let d = seq.wrapping_sub(cursor.seq) as i32;
-            cursor.seq = *seq;
-            bincode::serde::encode_to_vec((d, cursor.encode(e)), cfg).map_or(0, |v| v.len())
+            wire.clear();
+            cursor.encode(*seq, e, &mut wire);
+            bincode::serde::encode_to_vec(&wire, cfg).map_or(0, |v| v.len() - 1)
         })
         .collect()
 }
@@ -237,8 +302,53 @@ mod tests {
             events_len < buf.len() && buf.len() < events_len + 24,
             "{sizes:?}"
         );
-        // Past the first pair: 13 bytes a birth, 5 an end (a plain encoding: 21 and 12).
-        assert!(sizes[2..].iter().all(|&n| n <= 13), "{sizes:?}");
-        assert!(sizes[3] <= 5, "{sizes:?}");
+        // Past the first pair: 10 bytes a birth, 3 an end (a plain encoding: 21 and 12).
+        assert!(sizes[2..].iter().all(|&n| n <= 10), "{sizes:?}");
+        assert!(sizes[3] <= 3, "{sizes:?}");
+    }
+
+    /// Gaps in seqs, origins outside any arena and hits all come back as they went.
+    #[test]
+    fn unusual_events_round_trip() {
+        let far = Projectile {
+            id: 0,
+            owner: 1,
+            born: u32::MAX,
+            x: -5,
+            y: 70_000,
+            vx: -3,
+            vy: 0,
+        };
+        let events = vec![
+            (u32::MAX, GameEvent::Shot(far)),
+            (
+                7,
+                GameEvent::ShotEnd {
+                    id: 65_535,
+                    tick: 0,
+                    hit: Some(3),
+                },
+            ),
+            (
+                8,
+                GameEvent::ShotEnd {
+                    id: 2,
+                    tick: 9,
+                    hit: None,
+                },
+            ),
+            (
+                3,
+                GameEvent::Kill {
+                    killer: 1,
+                    victim: 3,
+                    weapon: Weapon::Rail,
+                },
+            ),
+        ];
+        let msg = snapshot(events);
+        let mut buf = Vec::new();
+        codec::encode_server(&msg, &mut buf).unwrap();
+        assert_eq!(codec::decode_server(&buf).unwrap(), msg);
     }
 }
