@@ -58,9 +58,18 @@ impl Shares {
 
     /// Bytes of a snapshot's player fields, projectile events and other events.
     fn snapshot_parts(&mut self, s: &SnapshotDelta, newest_event: &mut u32) -> (u64, u64, u64) {
-        let players = size(&s.removed) + size(&s.added) + size(&s.masks) + size(&s.values);
-        let (mut projectiles, mut events) = (0, size(&(s.events.len() as u64)));
-        for (item, n) in s.events.iter().zip(wire_events::wire_sizes(&s.events)) {
+        // As the wire form sends them: empty lists not at all, values without a count.
+        let listed = |n: u64, empty: bool| if empty { 0 } else { n };
+        let players = listed(size(&s.removed), s.removed.is_empty())
+            + listed(size(&s.added), s.added.is_empty())
+            + size(&s.masks)
+            + s.values.iter().map(size).sum::<u64>();
+        let (mut projectiles, mut events) = (0, listed(1, s.events.is_empty()));
+        for (item, n) in s
+            .events
+            .iter()
+            .zip(wire_events::wire_sizes(&s.events, s.tick))
+        {
             let n = n as u64;
             let new = item.0 > *newest_event;
             *newest_event = (*newest_event).max(item.0);

@@ -6,3 +6,4 @@ pub mod delta;
 pub mod protocol;
 pub mod transport;
 pub(crate) mod wire_events;
+mod wire_snapshot;

@@ -8,7 +8,7 @@
 //! arena carry their origin in two bytes an axis, and an end that hit nobody says so by
 //! its kind. Decoding adds the differences back, so every value round-trips exactly.
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
 use super::protocol::{GameEvent, PlayerStatus, RailShot};
 use crate::sim::combat::{Projectile, Weapon};
@@ -16,7 +16,7 @@ use crate::sim::world::PlayerId;
 
 /// A [`GameEvent`] with its id and tick fields as differences, or a seq jump.
 #[derive(Serialize, Deserialize)]
-enum Wire {
+pub(crate) enum Wire {
     /// The next event's seq is the previous one's plus 1 plus this (wrapping).
     Jump(i32),
     Status(PlayerStatus),
@@ -213,25 +213,34 @@ impl Cursor {
     }
 }
 
-pub fn serialize<S: Serializer>(events: &[(u32, GameEvent)], s: S) -> Result<S::Ok, S::Error> {
-    let mut cursor = Cursor::default();
+/// The wire form of `events` in a snapshot of `tick`: ticks start as differences from it.
+pub(crate) fn to_wire(events: &[(u32, GameEvent)], tick: u32) -> Vec<Wire> {
+    let mut cursor = Cursor {
+        tick,
+        ..Cursor::default()
+    };
     let mut wire = Vec::with_capacity(events.len() + 1);
     for (seq, e) in events {
         cursor.encode(*seq, e, &mut wire);
     }
-    wire.serialize(s)
+    wire
 }
 
-pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(u32, GameEvent)>, D::Error> {
-    let wire = Vec::<Wire>::deserialize(d)?;
-    let mut cursor = Cursor::default();
-    Ok(wire.into_iter().filter_map(|w| cursor.decode(w)).collect())
+pub(crate) fn from_wire(wire: Vec<Wire>, tick: u32) -> Vec<(u32, GameEvent)> {
+    let mut cursor = Cursor {
+        tick,
+        ..Cursor::default()
+    };
+    wire.into_iter().filter_map(|w| cursor.decode(w)).collect()
 }
 
 /// Each event's size on the wire (the list's length prefix aside), for benchmarks that
 /// say where the bytes go.
-pub fn wire_sizes(events: &[(u32, GameEvent)]) -> Vec<usize> {
-    let mut cursor = Cursor::default();
+pub fn wire_sizes(events: &[(u32, GameEvent)], tick: u32) -> Vec<usize> {
+    let mut cursor = Cursor {
+        tick,
+        ..Cursor::default()
+    };
     let cfg = bincode::config::standard();
     let mut wire = Vec::new();
     events
@@ -295,7 +304,7 @@ mod tests {
         let mut buf = Vec::new();
         codec::encode_server(&msg, &mut buf).unwrap();
         assert_eq!(codec::decode_server(&buf).unwrap(), msg);
-        let sizes = wire_sizes(&events);
+        let sizes = wire_sizes(&events, 70_000);
         // The events and their length prefix, beside the snapshot's own fields.
         let events_len = sizes.iter().sum::<usize>() + 1;
         assert!(
