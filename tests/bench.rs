@@ -129,3 +129,27 @@ fn bench_server_quick_with_fighting_bots() {
     // Every player and bot is still in: the run measured the work it claims.
     assert_eq!(v["players_at_end"], 16, "{v}");
 }
+
+#[test]
+fn bench_latency_quick() {
+    let v = bench(&["latency"]);
+    assert_numbers(
+        &v,
+        &[
+            "key_to_screen_ms_p50_rtt0",
+            "key_to_screen_ms_p99_rtt0",
+            "key_to_screen_ms_p50_rtt200",
+            "key_to_screen_ms_p99_rtt200",
+            "misses_rtt0",
+            "misses_rtt200",
+        ],
+    );
+    // Keys reached the game and moved the '@': most of them were measured.
+    assert_eq!(v["samples"], 5);
+    assert!(v["misses_rtt0"].as_u64().unwrap() < 3, "{v}");
+    assert!(v["misses_rtt200"].as_u64().unwrap() < 3, "{v}");
+    assert!(
+        v["key_to_screen_ms_p50_rtt0"].as_f64().unwrap() > 0.0,
+        "{v}"
+    );
+}

@@ -89,6 +89,11 @@ enum BenchCommand {
         #[arg(long, default_value_t = 3000)]
         ticks: u32,
     },
+    /// Key-to-screen latency of `host` in a pseudo-terminal, at 0 and 200 ms RTT
+    Latency {
+        #[arg(long, default_value_t = 100)]
+        samples: u32,
+    },
     /// A real server and N headless clients over loopback UDP
     Net {
         #[arg(long, default_value_t = 16)]
@@ -684,7 +689,7 @@ fn join(args: JoinArgs, stop: &AtomicBool, signal: &AtomicUsize) -> anyhow::Resu
 }
 
 fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
-    use netarena::bench::{self, net, render, server};
+    use netarena::bench::{self, latency, net, render, server};
     match args.which {
         BenchCommand::Render {
             width,
@@ -713,6 +718,13 @@ fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
                 ticks: if args.quick { ticks.min(60) } else { ticks },
             };
             bench::print("bench server", &server::run(&opts)?, args.json)?;
+        }
+        BenchCommand::Latency { samples } => {
+            let opts = latency::LatencyOptions {
+                binary: std::env::current_exe()?,
+                samples: if args.quick { samples.min(5) } else { samples },
+            };
+            bench::print("bench latency", &latency::run(&opts)?, args.json)?;
         }
         BenchCommand::Net {
             players,
