@@ -160,7 +160,9 @@ fn spawn(opts: &LatencyOptions, lag_ms: u32) -> anyhow::Result<(Child, Receiver<
 /// Key-to-`@` times at one simulated one-way lag, and how many keys moved nothing.
 fn measure(opts: &LatencyOptions, lag_ms: u32) -> anyhow::Result<(Vec<Duration>, u32)> {
     let (mut child, rx) = spawn(opts, lag_ms)?;
-    let result = keys(opts, &mut child, &rx);
+    // Between keys the picture must come to rest, late server answers included.
+    let rest = Duration::from_millis(300 + 4 * u64::from(lag_ms));
+    let result = keys(opts, &mut child, &rx, rest);
     if let Some(stdin) = child.stdin.as_mut() {
         let _ = stdin.write_all(b"q");
         let _ = stdin.flush();
@@ -181,6 +183,7 @@ fn keys(
     opts: &LatencyOptions,
     child: &mut Child,
     rx: &Receiver<Vec<u8>>,
+    rest: Duration,
 ) -> anyhow::Result<(Vec<Duration>, u32)> {
     let mut screen = Screen::default();
     let stdin = child.stdin.as_mut().context("no stdin")?;
@@ -206,7 +209,7 @@ fn keys(
             Some(t) => times.push(t.duration_since(sent)),
             None => misses += 1,
         }
-        settle(&mut screen, rx, stdin, Duration::from_millis(300));
+        settle(&mut screen, rx, stdin, rest);
         if screen.ats.is_empty() {
             screen.ats.push(at);
         }
