@@ -194,8 +194,9 @@ impl std::fmt::Display for RejectReason {
 }
 
 /// A snapshot as it travels: players as changes against a baseline snapshot the
-/// client has acknowledged (see [`super::delta`]), or all in full.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// client has acknowledged (see [`super::delta`]), or all in full. Its wire form, with
+/// flags for the fields that are usually empty, is in [`super::wire_snapshot`].
+#[derive(Clone, Debug, PartialEq)]
 pub struct SnapshotDelta {
     pub tick: u32,
     /// Ticks from the baseline to this snapshot; 0: no baseline, every player in `added`.
@@ -218,7 +219,8 @@ pub struct SnapshotDelta {
     /// `values` (x, y against a prediction from the baseline's velocity; vx, vy).
     pub masks: Vec<u8>,
     pub values: Vec<i32>,
-    /// Game events the client has not acknowledged, oldest first, by seq.
+    /// Game events the client has not acknowledged, oldest first, by seq. On the wire
+    /// seqs, projectile ids and ticks are differences (see [`super::wire_events`]).
     pub events: Vec<(u32, GameEvent)>,
 }
 
