@@ -18,6 +18,7 @@ pub mod event_loop;
 pub mod game;
 mod handshake;
 mod intake;
+mod outgoing;
 pub mod rate_limit;
 mod reliable;
 mod report;
@@ -39,6 +40,7 @@ use roster::{Driver, Slot};
 
 pub use config::{PLAYER_LIMIT, ServerConfig};
 pub use intake::Refusals;
+pub use outgoing::SendFailures;
 pub use report::{ServerEvent, Standing};
 
 /// The roster is resent this often even unchanged, for lost copies and fresh pings.
@@ -54,6 +56,7 @@ pub struct Server {
     events: Vec<ServerEvent>,
     roster_dirty: bool,
     refusals: Refusals,
+    send_failures: SendFailures,
     history: snapshots::History,
     cookies: CookieJar,
     challenge_limit: RateLimit,
@@ -79,6 +82,7 @@ impl Server {
             events: Vec::new(),
             roster_dirty: false,
             refusals: Refusals::default(),
+            send_failures: SendFailures::default(),
             history: snapshots::History::default(),
             cookies: CookieJar::default(),
             challenge_limit: RateLimit::per_host(

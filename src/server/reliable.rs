@@ -64,3 +64,10 @@ impl EventQueue {
         self.overflowed
     }
 }
+
+#[cfg(test)]
+impl EventQueue {
+    pub(crate) fn pending_seqs(&self) -> Vec<u32> {
+        self.pending.iter().map(|(seq, _)| *seq).collect()
+    }
+}
