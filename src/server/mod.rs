@@ -41,7 +41,7 @@ use roster::{Driver, Slot};
 pub use config::{PLAYER_LIMIT, ServerConfig};
 pub use intake::Refusals;
 pub use outgoing::SendFailures;
-pub use report::{ServerEvent, Standing};
+pub use report::{REFUSALS_EVERY, ServerEvent, Standing};
 
 /// The roster is resent this often even unchanged, for lost copies and fresh pings.
 const ROSTER_REFRESH_SECS: u32 = 3;
@@ -57,6 +57,7 @@ pub struct Server {
     roster_dirty: bool,
     refusals: Refusals,
     send_failures: SendFailures,
+    refusal_report: report::RefusalReport,
     history: snapshots::History,
     cookies: CookieJar,
     challenge_limit: RateLimit,
@@ -83,6 +84,7 @@ impl Server {
             roster_dirty: false,
             refusals: Refusals::default(),
             send_failures: SendFailures::default(),
+            refusal_report: report::RefusalReport::default(),
             history: snapshots::History::default(),
             cookies: CookieJar::default(),
             challenge_limit: RateLimit::per_host(
@@ -167,6 +169,7 @@ impl Server {
     pub fn tick(&mut self, now: Instant) {
         self.epoch.get_or_insert(now);
         self.drop_silent_clients(now);
+        self.report_refusals(now);
         let tick = self.world.tick;
         if tick == 0 {
             self.game.start(tick);
