@@ -106,6 +106,20 @@ impl Map {
         };
         let rows = &lines[start..end];
         let line_of = |row: usize| start + row + 1;
+        // A blank line ends the grid: whatever follows it is the mistake, not the blank.
+        if let Some(blank) = rows.iter().position(|row| is_blank(row)) {
+            let after = (blank..rows.len())
+                .find(|&y| !is_blank(rows[y]))
+                .unwrap_or(blank);
+            return Err(syntax(
+                line_of(after),
+                1,
+                format!(
+                    "text after the end of the grid (the blank line {} ends it)",
+                    line_of(blank)
+                ),
+            ));
+        }
 
         let mut width = 0;
         let mut tiles = Vec::new();
@@ -358,6 +372,15 @@ mod tests {
     }
 
     #[test]
+    fn text_after_a_blank_line_is_blamed_not_the_blank() {
+        let text = "#####\n#S..#\n#...#\n#...#\n#####\n\n\n#####\n";
+        let (line, col, msg) = syntax_error(Map::parse("m", text));
+        assert_eq!((line, col), (8, 1), "{msg}");
+        assert!(msg.contains("blank line 6"), "{msg}");
+        assert!(!msg.contains("ragged"), "{msg}");
+    }
+
+    #[test]
     fn error_display_has_file_line_col() {
         let err = Map::parse("pit.txt", "#####\n#S.x#\n#...#\n#...#\n#####").unwrap_err();
         assert_eq!(
@@ -402,9 +425,10 @@ mod tests {
     }
 
     #[test]
-    fn blank_line_inside_grid_is_ragged() {
+    fn blank_line_inside_grid_blames_the_line_after_it() {
+        // Issue 14: the blank line is not the mistake, the text after it is.
         let (line, col, _) = syntax_error(Map::parse("m", "#####\n#S..#\n\n#...#\n#####"));
-        assert_eq!((line, col), (3, 1));
+        assert_eq!((line, col), (4, 1));
     }
 
     #[test]
