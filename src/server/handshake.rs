@@ -108,6 +108,7 @@ impl Server {
             }
         }
         let driver = Driver::Remote(Connection::new(from, now));
+        self.make_room();
         match self.add_player(sanitize_name(name), driver) {
             Some(id) => self.outbox.push((from, self.welcome(id))),
             None => self.outbox.push((

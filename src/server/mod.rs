@@ -32,7 +32,7 @@ use std::time::Instant;
 use crate::net::protocol::{GameEvent, ServerMsg};
 use crate::sim::map::Map;
 use crate::sim::world::{PlayerId, PlayerState, Rules, World};
-use bots::{FightBot, Situation};
+use bots::Situation;
 use cookie::CookieJar;
 use game::Match;
 use rate_limit::RateLimit;
@@ -110,21 +110,7 @@ impl Server {
             epoch: None,
             config,
         };
-        for n in 0..server.config.bots {
-            let seed = server
-                .config
-                .seed
-                .wrapping_mul(0x9E37_79B9)
-                .wrapping_add(u64::from(n));
-            let name = format!("bot-{}", n + 1);
-            let bot = FightBot::new(seed, server.config.bot_skill);
-            if server
-                .add_player(name, Driver::Bot(Box::new(bot)))
-                .is_none()
-            {
-                break;
-            }
-        }
+        server.fill_bots();
         server
     }
 
