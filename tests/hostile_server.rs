@@ -16,7 +16,9 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg32;
 
 use netarena::net::codec;
-use netarena::net::protocol::{GameEvent, PlayerSnap, RosterEntry, ServerMsg};
+use netarena::net::protocol::{
+    GameEvent, MapChunk, MapInfo, PlayerSnap, RosterEntry, RosterPage, ServerMsg,
+};
 use support::process::{BIN, num, start_server, temp_report};
 
 const HOSTILE: usize = 100_000;
@@ -78,17 +80,24 @@ fn absurd(rng: &mut Pcg32, real: Option<&ServerMsg>) -> ServerMsg {
                     .collect();
             }
             5 => {
+                let map = MapInfo {
+                    id: rng.random(),
+                    len: big(rng),
+                    chunks: rng.random(),
+                };
+                let chunk = GameEvent::MapChunk(MapChunk {
+                    map,
+                    index: rng.random(),
+                    data: "#\n".repeat(rng.random_range(0..600)).into_bytes(),
+                });
                 let event = GameEvent::MatchStart {
                     map_name: "x".repeat(rng.random_range(0..5000)),
-                    map_text: Some(
-                        "#".repeat(rng.random_range(0..40_000))
-                            + &"\n".repeat(rng.random_range(0..500)),
-                    ),
+                    map: Some(map),
                     started_tick: big(rng),
                     frag_limit: rng.random(),
                     time_limit_secs: big(rng),
                 };
-                s.events = vec![(big(rng), event)];
+                s.events = vec![(big(rng), chunk), (big(rng), event)];
             }
             6 => {
                 s.baseline_age = rng.random();
@@ -104,8 +113,11 @@ fn absurd(rng: &mut Pcg32, real: Option<&ServerMsg>) -> ServerMsg {
         }
         return ServerMsg::Snapshot(s);
     }
-    ServerMsg::Roster(
-        (0..rng.random_range(0..2000))
+    ServerMsg::Roster(RosterPage {
+        serial: rng.random(),
+        part: rng.random(),
+        parts: rng.random(),
+        entries: (0..rng.random_range(0..2000))
             .map(|i| RosterEntry {
                 id: i as _,
                 name: "\u{7}n".repeat(rng.random_range(0..40)),
@@ -113,7 +125,7 @@ fn absurd(rng: &mut Pcg32, real: Option<&ServerMsg>) -> ServerMsg {
                 ping_ms: rng.random(),
             })
             .collect(),
-    )
+    })
 }
 
 /// One hostile datagram.
@@ -225,7 +237,7 @@ fn a_hostile_server_cannot_hurt_a_client() {
         .unwrap()
         .read_to_string(&mut stderr)
         .unwrap();
-    eprintln!("hostile: {sent} datagrams sent; client peak RSS {peak_rss} KiB; {status}");
+    eprintln!("hostile: {sent} datagrams sent; client peak RSS {peak_rss} KiB; {status}; {stderr}");
     assert!(
         !stderr.contains("panicked"),
         "the client panicked: {stderr}"

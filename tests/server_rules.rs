@@ -42,7 +42,7 @@ fn bots_playing(server: &mut Server, now: Instant) -> usize {
     let rosters: Vec<Vec<RosterEntry>> = server
         .take_outbox()
         .filter_map(|(_, m)| match m {
-            ServerMsg::Roster(r) => Some(r),
+            ServerMsg::Roster(r) => Some(r.entries),
             _ => None,
         })
         .collect();

@@ -5,7 +5,8 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Instant;
 
-use crate::net::protocol::{GameEvent, PlayerStatus, RailShot};
+use crate::net::map_chunks;
+use crate::net::protocol::{GameEvent, MapInfo, PlayerStatus, RailShot};
 use crate::sim::combat::{CombatRules, Projectile, Weapon};
 use crate::sim::map::Map;
 use crate::sim::world::PlayerId;
@@ -80,7 +81,8 @@ impl Default for CombatState {
 /// A new map from the server, to be parsed by the session.
 pub struct MapChange {
     pub name: String,
-    pub text: String,
+    /// Which map: its text came in chunks before the match start.
+    pub map: MapInfo,
 }
 
 impl CombatState {
@@ -135,7 +137,7 @@ impl CombatState {
             GameEvent::Chat { from, text } => self.chat.push_back((now, *from, text.clone())),
             GameEvent::MatchStart {
                 map_name,
-                map_text,
+                map: new_map,
                 started_tick,
                 frag_limit,
                 time_limit_secs,
@@ -148,13 +150,15 @@ impl CombatState {
                 self.results = None;
                 self.flights.clear();
                 self.restarted = true;
-                if let Some(text) = map_text.as_ref().filter(|t| t.as_str() != map.text()) {
+                if let Some(info) = new_map.filter(|i| i.id != map_chunks::map_id(map.text())) {
                     return Some(MapChange {
                         name: map_name.clone(),
-                        text: text.clone(),
+                        map: info,
                     });
                 }
             }
+            // Reassembled by the session, which sees every copy.
+            GameEvent::MapChunk(_) => {}
             GameEvent::MatchEnd {
                 winner,
                 standings,

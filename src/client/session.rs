@@ -16,11 +16,14 @@ use super::interpolation::{Sample, SnapshotBuffer};
 use super::lagometer::{self, Lagometer};
 use super::prediction::{Correction, Prediction};
 use super::rates::Rates;
+use crate::net::map_chunks::MapAssembler;
+use crate::net::protocol::GameEvent;
 use crate::net::protocol::PlayerStatus;
 use crate::net::protocol::{
     ClientMsg, InputPacket, MAX_COMMANDS_PER_INPUT, PlayerSnap, RosterEntry, ServerMsg, Snapshot,
     SnapshotDelta, Welcome,
 };
+use crate::net::roster_pages::RosterPages;
 use crate::net::{codec, delta};
 use crate::sim::combat::CombatRules;
 use crate::sim::map::{CELL, Map, MapError};
@@ -154,6 +157,8 @@ pub struct ClientSession {
     pub show_scoreboard: bool,
     pub show_lag_compensation: bool,
     stats: SessionStats,
+    map_chunks: MapAssembler,
+    roster_pages: RosterPages,
 }
 
 impl ClientSession {
@@ -195,6 +200,8 @@ impl ClientSession {
             show_scoreboard: false,
             show_lag_compensation: false,
             stats: SessionStats::default(),
+            map_chunks: MapAssembler::default(),
+            roster_pages: RosterPages::default(),
         })
     }
 
@@ -313,13 +320,18 @@ impl ClientSession {
         self.last_heard = now;
         match msg {
             ServerMsg::Snapshot(delta) => self.on_delta(now, &delta, wire_bytes),
-            ServerMsg::Roster(roster) => self.roster = roster,
+            ServerMsg::Roster(page) => {
+                if let Some(roster) = self.roster_pages.add(page) {
+                    self.roster = roster;
+                }
+            }
             ServerMsg::Bye(reason) => return Some(SessionEnd::ServerSaidBye(reason)),
             // A repeated welcome (our connect was retried) or a late reject: nothing new.
             ServerMsg::Welcome(_)
             | ServerMsg::Reject(_)
             | ServerMsg::Challenge(_)
-            | ServerMsg::Info(_) => {}
+            | ServerMsg::Info(_)
+            | ServerMsg::MapChunk(_) => {}
         }
         None
     }
@@ -327,11 +339,17 @@ impl ClientSession {
     fn on_delta(&mut self, now: Instant, delta: &SnapshotDelta, wire_bytes: usize) {
         // Events ride in every snapshot until acknowledged, whatever its baseline.
         for (seq, event) in &delta.events {
+            if let GameEvent::MapChunk(chunk) = event
+                && let Err(e) = self.map_chunks.add(now, chunk)
+            {
+                tracing::warn!("the server sent an unusable map chunk: {e}");
+            }
             if let Some(change) =
                 self.combat
                     .on_event(now, *seq, event, &self.map, &self.combat_rules)
             {
-                match Map::parse("server map", &change.text) {
+                let text = self.map_chunks.take(&change.map).unwrap_or_default();
+                match Map::parse("server map", &text) {
                     Ok(map) => self.map = map.with_name(&change.name),
                     Err(e) => tracing::warn!("the server sent an unusable map: {e}"),
                 }

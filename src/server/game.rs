@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+use crate::net::map_chunks::{self, EVENT_CHUNK_BYTES};
 use crate::net::protocol::{GameEvent, PlayerStatus, RailShot};
 use crate::sim::combat::{self, CombatRules, MAX_HEALTH, Projectile, Weapon};
 use crate::sim::map::Map;
@@ -12,6 +13,8 @@ use crate::sim::world::{Buttons, Command, PlayerId, PlayerState, World};
 /// Seconds of positions kept for lag compensation: more than any rewind the bound
 /// allows at its default, and the cap on the bound itself.
 const HISTORY_SECS: u32 = 1;
+/// Players listed in a match's results, best first.
+pub const MAX_STANDINGS: usize = 64;
 
 #[derive(Clone, Debug)]
 pub struct MatchConfig {
@@ -129,7 +132,7 @@ impl Match {
     pub(crate) fn start_event(&self, with_map: bool) -> GameEvent {
         GameEvent::MatchStart {
             map_name: self.map().name().to_owned(),
-            map_text: with_map.then(|| self.map().text().to_owned()),
+            map: with_map.then(|| map_chunks::info(self.map().text(), EVENT_CHUNK_BYTES)),
             started_tick: self.started,
             frag_limit: self.config.frag_limit,
             time_limit_secs: self.config.time_limit_secs,
@@ -406,6 +409,9 @@ impl Match {
                 .then(a.deaths.cmp(&b.deaths))
                 .then(a.id.cmp(&b.id))
         });
+        // The best ones are what a results screen shows; all of them would not fit a
+        // datagram with hundreds of players.
+        standings.truncate(MAX_STANDINGS);
         let next = (self.map_index + 1) % self.config.maps.len();
         events.push(GameEvent::MatchEnd {
             winner: standings.first().map(|s| s.id),
@@ -431,6 +437,10 @@ impl Match {
         for id in &ids {
             world.remove(*id);
         }
+        // The new map in chunks, each small enough to ride beside a snapshot, then the
+        // start that names it.
+        let chunks = map_chunks::split(self.map().text(), EVENT_CHUNK_BYTES);
+        events.extend(chunks.into_iter().map(GameEvent::MapChunk));
         events.push(self.start_event(true));
         for id in ids {
             self.respawn(id, tick, world, events);

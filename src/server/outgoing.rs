@@ -94,6 +94,12 @@ mod tests {
             from: 0,
             text: "x".repeat(40_000),
         };
+        // The join's own events have arrived; the huge one is next.
+        for slot in &mut server.slots {
+            if let Driver::Remote(c) = &mut slot.driver {
+                c.events.ack(u32::MAX);
+            }
+        }
         server.broadcast(vec![huge.clone()]);
         let before = pending(&server);
         tick_to_snapshot(&mut server, &mut now);

@@ -10,6 +10,7 @@ use super::config::PLAYER_LIMIT;
 use super::connection::Connection;
 use super::{Server, ServerEvent};
 use crate::net::protocol::{GameEvent, RosterEntry, ServerMsg};
+use crate::net::roster_pages;
 use crate::sim::world::PlayerId;
 
 #[derive(Clone, Debug)]
@@ -219,9 +220,13 @@ impl Server {
                 },
             })
             .collect();
+        self.roster_serial = self.roster_serial.wrapping_add(1);
+        let pages = roster_pages::split(self.roster_serial, &roster);
         let addrs: Vec<SocketAddr> = self.remotes().map(|(_, c)| c.addr).collect();
         for addr in addrs {
-            self.outbox.push((addr, ServerMsg::Roster(roster.clone())));
+            for page in &pages {
+                self.outbox.push((addr, ServerMsg::Roster(page.clone())));
+            }
         }
     }
 }

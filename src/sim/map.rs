@@ -17,6 +17,8 @@ pub const CELL: i32 = 256;
 pub const MAX_WIDTH: usize = 100;
 /// Tallest map accepted, in cells.
 pub const MAX_HEIGHT: usize = 50;
+/// Longest map name, in characters: it travels in welcomes and match events.
+pub const MAX_NAME_CHARS: usize = 32;
 
 /// Anything smaller has no room for a floor, let alone a fight, once the border is walled.
 const MIN_SIZE: usize = 5;
@@ -107,60 +109,14 @@ impl Map {
         let rows = &lines[start..end];
         let line_of = |row: usize| start + row + 1;
         // A blank line ends the grid: whatever follows it is the mistake, not the blank.
-        if let Some(blank) = rows.iter().position(|row| is_blank(row)) {
-            let after = (blank..rows.len())
-                .find(|&y| !is_blank(rows[y]))
-                .unwrap_or(blank);
-            return Err(syntax(
-                line_of(after),
-                1,
-                format!(
-                    "text after the end of the grid (the blank line {} ends it)",
-                    line_of(blank)
-                ),
-            ));
+        if let Some((blank, after)) = text_after_blank(rows) {
+            let msg = format!(
+                "text after the end of the grid (blank line {})",
+                line_of(blank)
+            );
+            return Err(syntax(line_of(after), 1, msg));
         }
-
-        let mut width = 0;
-        let mut tiles = Vec::new();
-        let mut spawns = Vec::new();
-        for (y, row) in rows.iter().enumerate() {
-            let line = line_of(y);
-            if y == MAX_HEIGHT {
-                return Err(syntax(
-                    line,
-                    1,
-                    format!("map too tall: more than {MAX_HEIGHT} rows"),
-                ));
-            }
-            let mut len = 0;
-            for (x, glyph) in row.chars().enumerate() {
-                let col = x + 1;
-                if col > MAX_WIDTH {
-                    return Err(syntax(
-                        line,
-                        col,
-                        format!("map too wide: more than {MAX_WIDTH} columns"),
-                    ));
-                }
-                if y > 0 && col > width {
-                    let len = row.chars().count();
-                    return Err(syntax(line, col, ragged(len, width)));
-                }
-                let tile = tile_for(glyph).map_err(|msg| syntax(line, col, msg))?;
-                if glyph == 'S' {
-                    // Both coordinates are bounded by MAX_WIDTH/MAX_HEIGHT above.
-                    spawns.push((x as u16, y as u16));
-                }
-                tiles.push(tile);
-                len = col;
-            }
-            if y == 0 {
-                width = len;
-            } else if len < width {
-                return Err(syntax(line, len + 1, ragged(len, width)));
-            }
-        }
+        let (width, tiles, spawns) = read_grid(rows, &line_of, &syntax)?;
         let height = rows.len();
 
         if width < MIN_SIZE || height < MIN_SIZE {
@@ -190,13 +146,8 @@ impl Map {
             ));
         }
 
-        let name = Path::new(file)
-            .file_stem()
-            .and_then(|stem| stem.to_str())
-            .filter(|stem| !stem.is_empty())
-            .unwrap_or(file);
         Ok(Map {
-            name: name.to_owned(),
+            name: name_of_file(file),
             width: width as u16,
             height: height as u16,
             tiles,
@@ -286,9 +237,78 @@ impl Map {
     /// The same map under another display name (a map received over the network would
     /// otherwise be named after whatever label the client parsed it with).
     pub fn with_name(mut self, name: &str) -> Map {
-        self.name = name.to_owned();
+        self.name = name.chars().take(MAX_NAME_CHARS).collect();
         self
     }
+}
+
+/// A map's name: its file's stem (at most [`MAX_NAME_CHARS`]).
+fn name_of_file(file: &str) -> String {
+    let name = Path::new(file)
+        .file_stem()
+        .and_then(|stem| stem.to_str())
+        .filter(|stem| !stem.is_empty())
+        .unwrap_or(file);
+    name.chars().take(MAX_NAME_CHARS).collect()
+}
+
+/// The first blank row among `rows` and the first non-blank row after it, if any.
+fn text_after_blank(rows: &[&str]) -> Option<(usize, usize)> {
+    let blank = rows.iter().position(|row| is_blank(row))?;
+    let after = (blank..rows.len()).find(|&y| !is_blank(rows[y]))?;
+    Some((blank, after))
+}
+
+type Grid = (usize, Vec<Tile>, Vec<(u16, u16)>);
+
+/// Reads the grid rows: the width, the tiles row-major, and the spawn points; or the
+/// first error at its line and column.
+fn read_grid(
+    rows: &[&str],
+    line_of: &dyn Fn(usize) -> usize,
+    syntax: &dyn Fn(usize, usize, String) -> MapError,
+) -> Result<Grid, MapError> {
+    let mut width = 0;
+    let mut tiles = Vec::new();
+    let mut spawns = Vec::new();
+    for (y, row) in rows.iter().enumerate() {
+        let line = line_of(y);
+        if y == MAX_HEIGHT {
+            return Err(syntax(
+                line,
+                1,
+                format!("map too tall: more than {MAX_HEIGHT} rows"),
+            ));
+        }
+        let mut len = 0;
+        for (x, glyph) in row.chars().enumerate() {
+            let col = x + 1;
+            if col > MAX_WIDTH {
+                return Err(syntax(
+                    line,
+                    col,
+                    format!("map too wide: more than {MAX_WIDTH} columns"),
+                ));
+            }
+            if y > 0 && col > width {
+                let len = row.chars().count();
+                return Err(syntax(line, col, ragged(len, width)));
+            }
+            let tile = tile_for(glyph).map_err(|msg| syntax(line, col, msg))?;
+            if glyph == 'S' {
+                // Both coordinates are bounded by MAX_WIDTH/MAX_HEIGHT above.
+                spawns.push((x as u16, y as u16));
+            }
+            tiles.push(tile);
+            len = col;
+        }
+        if y == 0 {
+            width = len;
+        } else if len < width {
+            return Err(syntax(line, len + 1, ragged(len, width)));
+        }
+    }
+    Ok((width, tiles, spawns))
 }
 
 fn tile_for(glyph: char) -> Result<Tile, String> {
