@@ -236,6 +236,24 @@ impl Map {
 
     /// The same map under another display name (a map received over the network would
     /// otherwise be named after whatever label the client parsed it with).
+    /// Two spawn points on one clear straight line (a row, a column or a diagonal with
+    /// no wall between them), if any: players spawning there would face each other down
+    /// a rail line. Built-in maps have none.
+    pub fn spawns_in_line(&self) -> Option<((u16, u16), (u16, u16))> {
+        let clear = |(x0, y0): (u16, u16), (x1, y1): (u16, u16)| {
+            let (dx, dy) = (i32::from(x1) - i32::from(x0), i32::from(y1) - i32::from(y0));
+            if dx != 0 && dy != 0 && dx.abs() != dy.abs() {
+                return false;
+            }
+            let (sx, sy, n) = (dx.signum(), dy.signum(), dx.abs().max(dy.abs()));
+            (1..n).all(|k| !self.is_wall(i32::from(x0) + k * sx, i32::from(y0) + k * sy))
+        };
+        let s = &self.spawns;
+        (0..s.len())
+            .flat_map(|i| (i + 1..s.len()).map(move |j| (s[i], s[j])))
+            .find(|&(a, b)| clear(a, b))
+    }
+
     pub fn with_name(mut self, name: &str) -> Map {
         self.name = name.chars().take(MAX_NAME_CHARS).collect();
         self
@@ -389,6 +407,21 @@ mod tests {
         assert!(map.is_wall(0, 0));
         assert!(!map.is_wall(3, 1));
         assert_eq!(map.text(), SMALL);
+    }
+
+    #[test]
+    fn no_two_builtin_spawns_share_a_clear_line() {
+        for name in Map::BUILTIN_NAMES {
+            let map = Map::builtin(name).unwrap();
+            assert_eq!(map.spawns_in_line(), None, "{name}");
+        }
+        // The check sees rows, columns and diagonals, and walls between.
+        let open = Map::parse("m", "#######\n#S...S#\n#.....#\n#.....#\n#######").unwrap();
+        assert_eq!(open.spawns_in_line(), Some(((1, 1), (5, 1))));
+        let walled = Map::parse("m", "#######\n#S.#.S#\n#.....#\n#.....#\n#######").unwrap();
+        assert_eq!(walled.spawns_in_line(), None);
+        let diagonal = Map::parse("m", "#####\n#S..#\n#...#\n#..S#\n#####").unwrap();
+        assert_eq!(diagonal.spawns_in_line(), Some(((1, 1), (3, 3))));
     }
 
     #[test]
