@@ -47,15 +47,19 @@ fn status() -> impl Strategy<Value = PlayerStatus> {
         any::<i16>(),
         any::<u16>(),
         any::<bool>(),
+        any::<bool>(),
     )
-        .prop_map(|(id, health, alive, frags, deaths, rail)| PlayerStatus {
-            id,
-            health,
-            alive,
-            frags,
-            deaths,
-            weapon: if rail { Weapon::Rail } else { Weapon::Blaster },
-        })
+        .prop_map(
+            |(id, health, alive, frags, deaths, rail, protected)| PlayerStatus {
+                id,
+                health,
+                alive,
+                frags,
+                deaths,
+                weapon: if rail { Weapon::Rail } else { Weapon::Blaster },
+                protected,
+            },
+        )
 }
 
 fn game_event() -> impl Strategy<Value = GameEvent> {

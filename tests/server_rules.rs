@@ -7,9 +7,11 @@ use std::net::SocketAddr;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use netarena::net::protocol::{ClientMsg, RosterEntry, ServerMsg};
+use netarena::net::protocol::{ClientMsg, InputPacket, RosterEntry, ServerMsg};
 use netarena::server::{Server, ServerConfig, ServerEvent};
+use netarena::sim::combat::PROTECT_MAX_MS;
 use netarena::sim::map::Map;
+use netarena::sim::world::{Buttons, Command};
 
 use support::process::{BIN, start_server};
 
@@ -122,4 +124,110 @@ fn server_with_bots_up_to_the_limit_lets_a_headless_client_in() {
             .wait_for_line("made room", Duration::from_secs(3))
             .is_some()
     );
+}
+
+fn input(seq: u32, cmd: Command) -> ClientMsg {
+    ClientMsg::Input(InputPacket::pack(0, seq, 0, [(seq, cmd)]))
+}
+
+fn protected(server: &Server, id: u8) -> bool {
+    let s = server.game().statuses();
+    s.iter().find(|s| s.id == id).expect("playing").protected
+}
+
+#[test]
+fn spawn_protection_lasts_until_the_first_move_or_shot_with_a_cap() {
+    let mut server = Server::new(ServerConfig::new(Map::builtin("duel").unwrap()));
+    let mut now = Instant::now();
+    let a: SocketAddr = "10.0.0.1:1000".parse().unwrap();
+    let b: SocketAddr = "10.0.0.2:1000".parse().unwrap();
+    let ida = server.join_in_process(now, a, "a").unwrap().player_id;
+    let idb = server.join_in_process(now, b, "b").unwrap().player_id;
+    let tick = Duration::from_secs(1) / 60;
+    let step = |server: &mut Server, now: &mut Instant, n: u32| {
+        for _ in 0..n {
+            *now += tick;
+            server.tick(*now);
+        }
+    };
+    step(&mut server, &mut now, 30);
+    assert!(protected(&server, ida) && protected(&server, idb));
+
+    // Aiming (no button) keeps it; the first step ends it.
+    let mut buf = Vec::new();
+    let aim_only = Command {
+        aim: 3,
+        ..Command::default()
+    };
+    for (seq, (who, cmd)) in [(b, aim_only), (a, Command::moving(Buttons::RIGHT))]
+        .into_iter()
+        .enumerate()
+    {
+        netarena::net::codec::encode_client(&input(seq as u32 + 1, cmd), &mut buf).unwrap();
+        server.receive(now, who, &buf);
+    }
+    step(&mut server, &mut now, 5);
+    assert!(!protected(&server, ida), "moving ends protection");
+    assert!(protected(&server, idb), "aiming does not");
+
+    // Standing still, it ends at the cap: 3 s after spawning.
+    let cap = u32::try_from(PROTECT_MAX_MS * 60 / 1000).unwrap();
+    step(&mut server, &mut now, cap - 35 - 2);
+    assert!(protected(&server, idb));
+    step(&mut server, &mut now, 4);
+    assert!(!protected(&server, idb), "the cap ends protection");
+}
+
+/// The measure of a fair first minute: a weak bot (skill 1: 700 ms reactions, 37% of
+/// shots off by an eighth), standing in for a newcomer, against three bots of the
+/// default skill on the default map, over 60 s, for several seeds.
+#[test]
+fn a_newcomer_scores_in_the_first_minute_against_default_bots() {
+    let mut firsts = Vec::new();
+    let mut deaths_all = Vec::new();
+    let mut frags_all = Vec::new();
+    for seed in 1..=6 {
+        let mut config = ServerConfig::new(Map::builtin("arena").unwrap());
+        config.bots = 3;
+        config.seed = seed;
+        if let Ok(v) = std::env::var("NEWCOMER_TEST_SKILL") {
+            config.bot_skill = v.parse().unwrap();
+        }
+        let skill = config.bot_skill;
+        let mut server = Server::new(config);
+        server.add_bot("newcomer", 1, seed * 77).unwrap();
+        let mut now = Instant::now();
+        let (mut first, mut deaths, mut frags, mut died) = (None, 0, 0, None);
+        for t in 0..60 * 60 {
+            now += Duration::from_secs(1) / 60;
+            server.tick(now);
+            server.take_outbox().for_each(drop);
+            for e in server.take_events() {
+                if let ServerEvent::Frag { killer, victim, .. } = e {
+                    if victim == "newcomer" {
+                        deaths += 1;
+                        died.get_or_insert(f64::from(t) / 60.0);
+                    } else if killer == "newcomer" {
+                        frags += 1;
+                        first.get_or_insert(f64::from(t) / 60.0);
+                    }
+                }
+            }
+        }
+        println!(
+            "seed {seed}: default skill {skill}: newcomer's first frag at {first:?} s, first death at {died:?} s, {frags} frags, {deaths} deaths in 60 s"
+        );
+        firsts.push(first);
+        deaths_all.push(deaths);
+        frags_all.push(frags);
+    }
+    let scored = firsts.iter().filter(|f| f.is_some()).count();
+    assert!(
+        scored >= 5,
+        "the newcomer scored in only {scored} of 6 minutes: {firsts:?}"
+    );
+    // 8 a minute at the default skill (a fair share of a four-player free-for-all);
+    // skill 5 bots kill it 9 to 12 times (NEWCOMER_TEST_SKILL=5 to compare).
+    let deaths: u32 = deaths_all.iter().sum();
+    assert!(deaths <= 51, "{deaths_all:?} deaths per minute");
 }

@@ -304,6 +304,8 @@ pub struct PlayerStatus {
     pub frags: i16,
     pub deaths: u16,
     pub weapon: Weapon,
+    /// Spawn protection: invulnerable until it first moves or fires (or a cap passes).
+    pub protected: bool,
 }
 
 /// A rail shot as the server decided it, with what the lag compensation overlay draws.

@@ -48,6 +48,8 @@ struct Combatant {
     health: i16,
     alive: bool,
     respawn_at: u32,
+    /// Spawn protection: on from a spawn until the player moves or fires, or this tick.
+    protected: bool,
     protected_until: u32,
     frags: i16,
     deaths: u16,
@@ -64,6 +66,7 @@ impl Combatant {
             frags: self.frags,
             deaths: self.deaths,
             weapon: self.weapon,
+            protected: self.protected,
         }
     }
 }
@@ -145,6 +148,7 @@ impl Match {
             health: MAX_HEALTH,
             alive: true,
             respawn_at: 0,
+            protected: true,
             protected_until: tick + self.rules.protect_ticks,
             frags: 0,
             deaths: 0,
@@ -180,6 +184,12 @@ impl Match {
         };
         if !c.alive {
             return;
+        }
+        // Moving or firing ends spawn protection: it shields the arrival, not a camper.
+        // (Every button is a move or the trigger; aiming and switching are not.)
+        if c.protected && cmd.buttons != Buttons::empty() {
+            c.protected = false;
+            events.push(GameEvent::Status(c.status(id)));
         }
         let wanted = Weapon::from_index(cmd.weapon);
         if wanted != c.weapon {
@@ -279,7 +289,7 @@ impl Match {
         let Some(v) = self.players.get_mut(&victim) else {
             return;
         };
-        if !v.alive || tick < v.protected_until {
+        if !v.alive || v.protected {
             return;
         }
         v.health -= weapon.damage();
@@ -313,6 +323,13 @@ impl Match {
                 self.next_map(tick, world, events);
             }
             return;
+        }
+        // Protection also ends at its cap, for a player who only looks around.
+        for (id, c) in self.players.iter_mut() {
+            if c.protected && tick >= c.protected_until {
+                c.protected = false;
+                events.push(GameEvent::Status(c.status(*id)));
+            }
         }
         let map = &self.config.maps[self.map_index];
         let mut hits = Vec::new();
@@ -373,6 +390,7 @@ impl Match {
         if let Some(c) = self.players.get_mut(&id) {
             c.alive = true;
             c.health = MAX_HEALTH;
+            c.protected = true;
             c.protected_until = tick + self.rules.protect_ticks;
             events.push(GameEvent::Status(c.status(id)));
         }

@@ -139,6 +139,13 @@ impl Server {
         }
     }
 
+    /// Adds a bot of its own skill, beside the configured ones (tests and tools: e.g. a
+    /// weak bot standing in for a newcomer).
+    pub fn add_bot(&mut self, name: &str, skill: u8, seed: u64) -> Option<PlayerId> {
+        let bot = FightBot::new(seed, skill);
+        self.add_player(name.to_owned(), Driver::Bot(Box::new(bot)))
+    }
+
     /// A full server gives a bot's seat (the newest bot's) to a joining human: bots
     /// fill a server, they never keep people out. False if only humans play.
     pub(super) fn make_room(&mut self) -> bool {
