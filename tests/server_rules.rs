@@ -171,7 +171,7 @@ fn spawn_protection_lasts_until_the_first_move_or_shot_with_a_cap() {
     assert!(protected(&server, idb), "aiming does not");
 
     // Standing still, it ends at the cap: 3 s after spawning.
-    let cap = u32::try_from(PROTECT_MAX_MS * 60 / 1000).unwrap();
+    let cap = PROTECT_MAX_MS * 60 / 1000;
     step(&mut server, &mut now, cap - 35 - 2);
     assert!(protected(&server, idb));
     step(&mut server, &mut now, 4);
