@@ -8,6 +8,7 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use netarena::net::codec::{self, MAX_SERVER_DATAGRAM};
+use netarena::net::map_chunks::MapAssembler;
 use netarena::net::protocol::{ClientMsg, GameEvent, InputPacket, ServerMsg};
 use netarena::net::roster_pages::RosterPages;
 use netarena::server::{Server, ServerConfig};
@@ -90,6 +91,7 @@ struct Client {
     roster: RosterPages,
     roster_len: usize,
     map_starts: usize,
+    chunks: MapAssembler,
 }
 
 fn send(server: &mut Server, now: Instant, from: SocketAddr, msg: &ClientMsg) {
@@ -102,6 +104,7 @@ fn send(server: &mut Server, now: Instant, from: SocketAddr, msg: &ClientMsg) {
 fn every_datagram_fits_with_the_largest_map_and_64_players() {
     let mut config = ServerConfig::new(largest_map(0));
     config.game.maps.push(largest_map(3));
+    let second_map = config.game.maps[1].text().to_owned();
     config.max_players = PLAYERS as u16;
     config.game.time_limit_secs = 10;
     config.game.results_secs = 1;
@@ -136,6 +139,7 @@ fn every_datagram_fits_with_the_largest_map_and_64_players() {
             roster: RosterPages::default(),
             roster_len: 0,
             map_starts: 0,
+            chunks: MapAssembler::default(),
         });
     }
     assert_eq!(server.player_count(), PLAYERS);
@@ -155,8 +159,14 @@ fn every_datagram_fits_with_the_largest_map_and_64_players() {
                     for (seq, e) in &s.events {
                         if *seq == c.event_ack + 1 {
                             c.event_ack = *seq;
-                            if let GameEvent::MatchStart { map: Some(_), .. } = e {
-                                c.map_starts += 1;
+                            match e {
+                                GameEvent::MapChunk(chunk) => c.chunks.add(now, chunk).unwrap(),
+                                GameEvent::MatchStart { map: Some(m), .. } => {
+                                    let text = c.chunks.take(m).expect("the new map arrived");
+                                    assert_eq!(text, second_map);
+                                    c.map_starts += 1;
+                                }
+                                _ => {}
                             }
                         }
                     }
