@@ -313,7 +313,7 @@ fn names_and_chat_reach_others_without_control_characters() {
                         }
                     }
                 }
-                ServerMsg::Roster(r) => names = r.into_iter().map(|e| e.name).collect(),
+                ServerMsg::Roster(r) => names = r.entries.into_iter().map(|e| e.name).collect(),
                 _ => {}
             }
         }

@@ -86,8 +86,16 @@ fn an_unreachable_server_is_reported_within_seconds() {
 
 #[test]
 fn a_full_server_says_so() {
-    let server = start_server(&["--max-players", "1", "--bots", "1"]);
+    // Full of humans: a bot would give up its seat (tests/server_rules.rs).
+    let server = start_server(&["--max-players", "1"]);
+    let (first, report) = headless(server.port, "first", "3", &[]);
+    assert!(
+        server
+            .wait_for_line("join", Duration::from_secs(3))
+            .is_some()
+    );
     let out = headless_join(server.port, "1").output().unwrap();
+    finish(first, report);
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("server is full"), "{stderr}");

@@ -193,7 +193,7 @@ impl Combat {
                 self.flights.clear();
                 self.own.clear();
             }
-            GameEvent::Kill { .. } | GameEvent::Chat { .. } => {}
+            GameEvent::Kill { .. } | GameEvent::Chat { .. } | GameEvent::MapChunk(_) => {}
         }
         verdict
     }

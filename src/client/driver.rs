@@ -154,6 +154,7 @@ mod tests {
             server_tick: 0,
             server_name: "test".into(),
             map_name: map.name().into(),
+            map: crate::net::map_chunks::info(map.text(), 1024),
             map_text: map.text().into(),
         };
         let session = ClientSession::new(welcome, t0, Switches::default()).unwrap();

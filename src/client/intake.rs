@@ -7,7 +7,7 @@ use std::time::Instant;
 use super::clock::interp_delay_target;
 use super::prediction::Prediction;
 use super::session::{ClientSession, SessionEnd, find, name_in, others_of};
-use crate::net::protocol::{ServerMsg, Snapshot, SnapshotDelta};
+use crate::net::protocol::{GameEvent, ServerMsg, Snapshot, SnapshotDelta};
 use crate::net::{codec, delta};
 use crate::sim::map::Map;
 use crate::sim::step::Phase;
@@ -30,13 +30,18 @@ impl ClientSession {
         self.last_heard = now;
         match msg {
             ServerMsg::Snapshot(delta) => return self.on_delta(now, &delta, wire_bytes),
-            ServerMsg::Roster(roster) => self.roster = roster,
+            ServerMsg::Roster(page) => {
+                if let Some(roster) = self.roster_pages.add(page) {
+                    self.roster = roster;
+                }
+            }
             ServerMsg::Bye(reason) => return Some(SessionEnd::ServerSaidBye(reason)),
             // A repeated welcome (our connect was retried) or a late reject: nothing new.
             ServerMsg::Welcome(_)
             | ServerMsg::Reject(_)
             | ServerMsg::Challenge(_)
-            | ServerMsg::Info(_) => {}
+            | ServerMsg::Info(_)
+            | ServerMsg::MapChunk(_) => {}
         }
         None
     }
@@ -51,13 +56,19 @@ impl ClientSession {
                 continue;
             }
             self.next_event += 1;
+            if let GameEvent::MapChunk(chunk) = event
+                && let Err(e) = self.map_chunks.add(now, chunk)
+            {
+                tracing::warn!("the server sent an unusable map chunk: {e}");
+            }
             let rules = &self.rules.combat;
             let verdict = self
                 .combat
                 .on_event(now, event, &self.map, rules, self.player_id);
             self.net.fire_mispredicted(verdict.mispredicted);
             if let Some(change) = self.match_log.on_event(now, event, &self.map) {
-                match Map::parse("server map", &change.text) {
+                let text = self.map_chunks.take(&change.map).unwrap_or_default();
+                match Map::parse("server map", &text) {
                     Ok(map) => self.map = map.with_name(&change.name),
                     Err(e) => return Some(SessionEnd::UnusableMap(e.to_string())),
                 }

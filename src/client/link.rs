@@ -9,6 +9,7 @@ use mio::{Events, Poll, Token};
 use super::ClientConfig;
 use crate::net::codec;
 use crate::net::conditioner::Conditions;
+use crate::net::map_chunks::MapAssembler;
 use crate::net::protocol::{ClientMsg, ServerMsg, Welcome};
 use crate::net::transport::{Traffic, Transport};
 
@@ -114,6 +115,10 @@ impl Link {
         let deadline = start + timeout;
         let mut cookie = None;
         let mut next_try = start;
+        // The map follows the welcome in chunks; until all are in, retrying the connect
+        // request has the server send the welcome and the chunks again.
+        let mut welcome: Option<Welcome> = None;
+        let mut map = MapAssembler::default();
         loop {
             let now = Instant::now();
             if now >= deadline {
@@ -130,10 +135,15 @@ impl Link {
                 }
                 next_try = now + CONNECT_RETRY;
             }
-            let mut answer = None;
+            let mut refused = None;
             self.pump(now, |msg, _| match msg {
-                ServerMsg::Welcome(w) => answer = Some(Ok(w)),
-                ServerMsg::Reject(reason) => answer = Some(Err(reason)),
+                ServerMsg::Welcome(w) => welcome = Some(w),
+                ServerMsg::MapChunk(c) => {
+                    if let Err(e) = map.add(now, &c) {
+                        tracing::warn!("the server sent an unusable map chunk: {e}");
+                    }
+                }
+                ServerMsg::Reject(reason) => refused = Some(reason),
                 ServerMsg::Challenge(c) => {
                     cookie = Some(c);
                     // Answer the challenge at once rather than at the next retry.
@@ -141,9 +151,14 @@ impl Link {
                 }
                 _ => {}
             });
-            match answer {
-                Some(Ok(welcome)) => return Ok(welcome),
-                Some(Err(reason)) => bail!("{} refused to let us join: {reason}", self.server),
+            if let Some(w) = &mut welcome
+                && let Some(text) = map.take(&w.map)
+            {
+                w.map_text = text;
+                return Ok(welcome.take().expect("just matched"));
+            }
+            match refused {
+                Some(reason) => bail!("{} refused to let us join: {reason}", self.server),
                 None if next_try <= now => {}
                 None => self.wait(next_try.min(deadline))?,
             }

@@ -18,9 +18,11 @@ use super::net_stats::{NetStats, RemoteSeen, SessionStats};
 use super::pacer::InputPacer;
 use super::prediction::{Correction, Prediction};
 use super::tell::Tell;
+use crate::net::map_chunks::MapAssembler;
 use crate::net::protocol::{
     ClientMsg, InputPacket, MAX_COMMANDS_PER_INPUT, PlayerSnap, RosterEntry, Snapshot, Welcome,
 };
+use crate::net::roster_pages::RosterPages;
 use crate::sim::map::{Map, MapError};
 use crate::sim::step::Rulebook;
 use crate::sim::world::{Command, PlayerId, PlayerState};
@@ -90,6 +92,10 @@ pub struct ClientSession {
     pub(super) pacer: InputPacer,
     pub(super) switches: Switches,
     pub(super) net: NetStats,
+    /// A new map's text arrives in chunks among the events, before its match start.
+    pub(super) map_chunks: MapAssembler,
+    /// The roster arrives in pages that together make one.
+    pub(super) roster_pages: RosterPages,
 }
 
 impl ClientSession {
@@ -125,6 +131,8 @@ impl ClientSession {
             pacer: InputPacer::new(welcome.tick_rate, DEFAULT_INPUT_RATE),
             switches: switches.normalized(),
             net: NetStats::default(),
+            map_chunks: MapAssembler::default(),
+            roster_pages: RosterPages::default(),
         })
     }
 

@@ -131,13 +131,43 @@ pub enum ServerMsg {
     Welcome(Welcome),
     Reject(RejectReason),
     Snapshot(SnapshotDelta),
-    Roster(Vec<RosterEntry>),
+    /// Who plays, in as many parts as keep each datagram small.
+    Roster(RosterPage),
     /// The server is shutting down or has dropped this client.
     Bye(String),
     /// Echo this cookie in a new connect request to prove you receive at your address.
     Challenge(Cookie),
     /// The answer to a discovery request.
     Info(ServerInfo),
+    /// A part of the welcome's map: sent with every welcome (see [`super::map_chunks`]).
+    MapChunk(MapChunk),
+}
+
+/// Which map a welcome or a match start means, and how it travels: `chunks` numbered
+/// [`MapChunk`]s whose bytes make `len` bytes of text with this `id`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MapInfo {
+    /// A checksum of the text: chunks of different maps never mix.
+    pub id: u32,
+    pub len: u32,
+    pub chunks: u16,
+}
+
+/// One numbered part of a map's text.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MapChunk {
+    pub map: MapInfo,
+    pub index: u16,
+    pub data: Vec<u8>,
+}
+
+/// One part of the roster; the parts of one `serial` together are the whole roster.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RosterPage {
+    pub serial: u16,
+    pub part: u8,
+    pub parts: u8,
+    pub entries: Vec<RosterEntry>,
 }
 
 /// What a server tells a LAN looking for games.
@@ -169,7 +199,11 @@ pub struct Welcome {
     pub server_tick: u32,
     pub server_name: String,
     pub map_name: String,
-    /// The map's grid text; the client parses it with the same validator as a file.
+    /// The map, which follows in [`ServerMsg::MapChunk`]s (resent with every welcome).
+    pub map: MapInfo,
+    /// The map's grid text, reassembled from the chunks by the receiver (never on the
+    /// wire); the client parses it with the same validator as a file.
+    #[serde(skip)]
     pub map_text: String,
 }
 
@@ -252,9 +286,9 @@ pub enum GameEvent {
     /// A match begins (also sent to each client that joins mid-match).
     MatchStart {
         map_name: String,
-        /// The new map's text when the map changes; None when it is the map the client
-        /// already has (from its welcome), so joining costs no second copy.
-        map_text: Option<String>,
+        /// The new map when the map changes, whose [`GameEvent::MapChunk`]s came just
+        /// before; None when it is the map the client already has (from its welcome).
+        map: Option<MapInfo>,
         started_tick: u32,
         frag_limit: u16,
         time_limit_secs: u32,
@@ -264,6 +298,8 @@ pub enum GameEvent {
         standings: Vec<PlayerStatus>,
         next_map: String,
     },
+    /// A part of the next map's text, ahead of the [`GameEvent::MatchStart`] naming it.
+    MapChunk(MapChunk),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -274,6 +310,8 @@ pub struct PlayerStatus {
     pub frags: i16,
     pub deaths: u16,
     pub weapon: Weapon,
+    /// Spawn protection: invulnerable until it first moves or fires (or a cap passes).
+    pub protected: bool,
 }
 
 /// A rail shot as the server decided it, with what the lag compensation overlay draws.

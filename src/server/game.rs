@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+use crate::net::map_chunks::{self, EVENT_CHUNK_BYTES};
 use crate::net::protocol::{GameEvent, OwnBody, PlayerStatus, RailShot};
 use crate::sim::combat::{self, CombatRules, MAX_HEALTH, Projectile, Weapon};
 use crate::sim::map::Map;
@@ -13,6 +14,8 @@ use crate::sim::world::{Command, PlayerId, PlayerState, World};
 /// Seconds of positions kept for lag compensation: more than any rewind the bound
 /// allows at its default, and the cap on the bound itself.
 const HISTORY_SECS: u32 = 1;
+/// Players listed in a match's results, best first.
+pub const MAX_STANDINGS: usize = 64;
 
 #[derive(Clone, Debug)]
 pub struct MatchConfig {
@@ -46,8 +49,6 @@ struct Combatant {
     health: i16,
     alive: bool,
     respawn_at: u32,
-    /// Spawn protection: on from a spawn until the player first moves or fires (the
-    /// rulebook decides that), or until this tick, whichever comes first.
     protected: bool,
     protected_until: u32,
     frags: i16,
@@ -73,6 +74,7 @@ impl Combatant {
             frags: self.frags,
             deaths: self.deaths,
             weapon: self.weapon,
+            protected: self.protected,
         }
     }
 }
@@ -141,7 +143,7 @@ impl Match {
     pub(crate) fn start_event(&self, with_map: bool) -> GameEvent {
         GameEvent::MatchStart {
             map_name: self.map().name().to_owned(),
-            map_text: with_map.then(|| self.map().text().to_owned()),
+            map: with_map.then(|| map_chunks::info(self.map().text(), EVENT_CHUNK_BYTES)),
             started_tick: self.started,
             frag_limit: self.config.frag_limit,
             time_limit_secs: self.config.time_limit_secs,
@@ -239,11 +241,12 @@ impl Match {
         let Some(c) = self.players.get_mut(&id) else {
             return;
         };
-        let switched = c.weapon != body.weapon;
+        // A switch, or the end of spawn protection (a move or a shot), is news to all.
+        let changed = c.weapon != body.weapon || c.protected != body.protected;
         c.weapon = body.weapon;
         c.ready_at = body.ready_at;
         c.protected = body.protected;
-        if switched {
+        if changed {
             events.push(GameEvent::Status(c.status(id)));
         }
         match shot {
@@ -376,6 +379,13 @@ impl Match {
             }
             return;
         }
+        // Protection also ends at its cap, for a player who only looks around.
+        for (id, c) in self.players.iter_mut() {
+            if c.protected && tick >= c.protected_until {
+                c.protected = false;
+                events.push(GameEvent::Status(c.status(*id)));
+            }
+        }
         let map = &self.config.maps[self.map_index];
         let mut hits = Vec::new();
         let mut i = 0;
@@ -424,9 +434,6 @@ impl Match {
             .collect();
         for id in due {
             self.respawn(id, tick, world, events);
-        }
-        for c in self.players.values_mut() {
-            c.protected &= tick < c.protected_until;
         }
         self.remember(tick, world);
         self.check_limits(tick, events);
@@ -477,6 +484,9 @@ impl Match {
                 .then(a.deaths.cmp(&b.deaths))
                 .then(a.id.cmp(&b.id))
         });
+        // The best ones are what a results screen shows; all of them would not fit a
+        // datagram with hundreds of players.
+        standings.truncate(MAX_STANDINGS);
         let next = (self.map_index + 1) % self.config.maps.len();
         events.push(GameEvent::MatchEnd {
             winner: standings.first().map(|s| s.id),
@@ -502,6 +512,10 @@ impl Match {
         for id in &ids {
             world.remove(*id);
         }
+        // The new map in chunks, each small enough to ride beside a snapshot, then the
+        // start that names it.
+        let chunks = map_chunks::split(self.map().text(), EVENT_CHUNK_BYTES);
+        events.extend(chunks.into_iter().map(GameEvent::MapChunk));
         events.push(self.start_event(true));
         for id in ids {
             self.respawn(id, tick, world, events);

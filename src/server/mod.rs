@@ -18,6 +18,7 @@ pub mod event_loop;
 pub mod game;
 mod handshake;
 mod intake;
+mod outgoing;
 pub mod rate_limit;
 mod reliable;
 mod report;
@@ -31,7 +32,7 @@ use std::time::Instant;
 use crate::net::protocol::{GameEvent, ServerMsg};
 use crate::sim::map::Map;
 use crate::sim::world::{PlayerId, PlayerState, World};
-use bots::{FightBot, Situation};
+use bots::Situation;
 use cookie::CookieJar;
 use game::Match;
 use rate_limit::RateLimit;
@@ -39,7 +40,8 @@ use roster::{Driver, Slot};
 
 pub use config::{PLAYER_LIMIT, ServerConfig};
 pub use intake::Refusals;
-pub use report::{ServerEvent, Standing};
+pub use outgoing::SendFailures;
+pub use report::{REFUSALS_EVERY, ServerEvent, Standing};
 
 /// The roster is resent this often even unchanged, for lost copies and fresh pings.
 const ROSTER_REFRESH_SECS: u32 = 3;
@@ -52,7 +54,10 @@ pub struct Server {
     outbox: Vec<(SocketAddr, ServerMsg)>,
     events: Vec<ServerEvent>,
     roster_dirty: bool,
+    roster_serial: u16,
     refusals: Refusals,
+    send_failures: SendFailures,
+    refusal_report: report::RefusalReport,
     history: snapshots::History,
     cookies: CookieJar,
     challenge_limit: RateLimit,
@@ -76,7 +81,10 @@ impl Server {
             outbox: Vec::new(),
             events: Vec::new(),
             roster_dirty: false,
+            roster_serial: 0,
             refusals: Refusals::default(),
+            send_failures: SendFailures::default(),
+            refusal_report: report::RefusalReport::default(),
             history: snapshots::History::default(),
             cookies: CookieJar::default(),
             challenge_limit: RateLimit::per_host(
@@ -102,21 +110,7 @@ impl Server {
             epoch: None,
             config,
         };
-        for n in 0..server.config.bots {
-            let seed = server
-                .config
-                .seed
-                .wrapping_mul(0x9E37_79B9)
-                .wrapping_add(u64::from(n));
-            let name = format!("bot-{}", n + 1);
-            let bot = FightBot::new(seed, server.config.bot_skill);
-            if server
-                .add_player(name, Driver::Bot(Box::new(bot)))
-                .is_none()
-            {
-                break;
-            }
-        }
+        server.fill_bots();
         server
     }
 
@@ -170,6 +164,7 @@ impl Server {
     pub fn tick(&mut self, now: Instant) {
         self.epoch.get_or_insert(now);
         self.drop_silent_clients(now);
+        self.report_refusals(now);
         let tick = self.world.tick;
         if tick == 0 {
             self.game.start(tick);

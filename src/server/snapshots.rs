@@ -6,8 +6,8 @@ use std::collections::{HashMap, VecDeque};
 use std::time::Instant;
 
 use super::Server;
-use crate::net::delta;
 use crate::net::protocol::{PlayerSnap, ServerMsg, Snapshot, SnapshotDelta};
+use crate::net::{codec, delta};
 
 /// Snapshots kept as possible baselines: 1.6 s at 20 Hz, longer than any useful ack.
 const SNAPSHOT_HISTORY: usize = 32;
@@ -70,9 +70,15 @@ impl Server {
             msg.echo_time_ms = c.echo_time_ms;
             msg.echo_hold_ms = u16::try_from(hold).unwrap_or(u16::MAX);
             msg.inputs = with_inputs.then(|| c.input_counts());
-            msg.events = c.events.for_snapshot();
             msg.queued = u8::try_from(slot.queue.len()).unwrap_or(u8::MAX);
-            out.push((c.addr, ServerMsg::Snapshot(msg)));
+            let mut msg = ServerMsg::Snapshot(msg);
+            // Events fill what the players leave of the datagram; the length of their
+            // list grows from one byte to at most three.
+            let budget = codec::MAX_SERVER_DATAGRAM.saturating_sub(codec::encoded_len(&msg) + 2);
+            if let ServerMsg::Snapshot(m) = &mut msg {
+                m.events = c.events.for_snapshot(budget);
+            }
+            out.push((c.addr, msg));
         }
         self.outbox.extend(out);
         self.history.push(tick, snapshot.players);
