@@ -61,19 +61,27 @@ pub fn encoded_len_server(msg: &ServerMsg) -> usize {
 
 /// The encoded size of any part of a message, for statistics.
 pub fn encoded_len<T: serde::Serialize>(value: &T) -> usize {
-    let mut sink = SizeCounter(0);
+    let mut sink = ByteCounter::default();
     match bincode::serde::encode_into_std_write(value, &mut sink, config::<MAX_SERVER_DATAGRAM>()) {
         Ok(n) => n,
-        Err(_) => sink.0,
+        Err(_) => sink.bytes() as usize,
     }
 }
 
-/// Counts bytes instead of storing them.
-struct SizeCounter(usize);
+/// A writer that counts bytes instead of storing them; clones share one count, so the
+/// count can be read while something else owns the writer (a terminal backend, say).
+#[derive(Clone, Debug, Default)]
+pub struct ByteCounter(std::rc::Rc<std::cell::Cell<u64>>);
 
-impl std::io::Write for SizeCounter {
+impl ByteCounter {
+    pub fn bytes(&self) -> u64 {
+        self.0.get()
+    }
+}
+
+impl std::io::Write for ByteCounter {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0 += buf.len();
+        self.0.set(self.0.get() + buf.len() as u64);
         Ok(buf.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {
