@@ -26,6 +26,8 @@
 //! assert_eq!(moved, move_player(&map, &rules, me, Command::moving(Buttons::DOWN), &[]));
 //! ```
 
+#![warn(unreachable_pub)]
+
 pub mod bench;
 pub mod client;
 pub mod net;

@@ -18,7 +18,7 @@ use crate::net::{codec, wire_events};
 /// Downstream bytes by kind, over every relayed client. `headers` holds the 28-byte
 /// UDP/IPv4 header of every datagram and the fixed fields of each snapshot.
 #[derive(Clone, Copy, Debug, Default, Serialize)]
-pub struct Shares {
+pub(crate) struct Shares {
     pub players: u64,
     pub projectiles: u64,
     pub events: u64,
@@ -33,7 +33,7 @@ pub struct Shares {
 }
 
 impl Shares {
-    pub fn total(&self) -> u64 {
+    pub(crate) fn total(&self) -> u64 {
         self.players + self.projectiles + self.events + self.roster + self.headers + self.other
     }
 
@@ -106,7 +106,7 @@ struct Pair {
     newest_event: u32,
 }
 
-pub struct Relay {
+pub(crate) struct Relay {
     poll: Poll,
     pairs: Vec<Pair>,
     server: SocketAddr,
@@ -114,7 +114,7 @@ pub struct Relay {
 
 impl Relay {
     /// A relay for `clients` clients of the server at `server`, on loopback.
-    pub fn new(server: SocketAddr, clients: usize) -> std::io::Result<Relay> {
+    pub(crate) fn new(server: SocketAddr, clients: usize) -> std::io::Result<Relay> {
         let poll = Poll::new()?;
         let any = SocketAddr::from(([127, 0, 0, 1], 0));
         let mut pairs = Vec::with_capacity(clients);
@@ -140,12 +140,12 @@ impl Relay {
     }
 
     /// The address client `i` should connect to.
-    pub fn front_addr(&self, i: usize) -> std::io::Result<SocketAddr> {
+    pub(crate) fn front_addr(&self, i: usize) -> std::io::Result<SocketAddr> {
         self.pairs[i].front.local_addr()
     }
 
     /// Forwards until `stop` is set; returns the downstream shares.
-    pub fn run(mut self, stop: &AtomicBool) -> std::io::Result<Shares> {
+    pub(crate) fn run(mut self, stop: &AtomicBool) -> std::io::Result<Shares> {
         let mut shares = Shares::default();
         let mut events = Events::with_capacity(64);
         let mut buf = vec![0u8; 65_536];

@@ -67,10 +67,12 @@ impl ViewArgs {
         (self.debug_panic == Some(site)).then_some(Duration::from_secs(1))
     }
 
+    /// The switches as given; the client makes them consistent (no reconciliation
+    /// without prediction) in one place, `Switches::normalized`.
     fn switches(&self) -> Switches {
         Switches {
             prediction: !self.no_prediction,
-            reconciliation: !self.no_reconciliation && !self.no_prediction,
+            reconciliation: !self.no_reconciliation,
             interpolation: !self.no_interpolation,
             extrapolation: self.extrapolate,
             smoothing: !self.no_smoothing,

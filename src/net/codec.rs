@@ -64,21 +64,30 @@ pub fn encoded_len_server(msg: &ServerMsg) -> usize {
     encoded_len(msg)
 }
 
-/// The encoded size of any part of a message, for byte budgets.
+/// The encoded size of any part of a message, for byte budgets and statistics (no
+/// size limit: it measures what would not fit, too).
 pub fn encoded_len<T: Serialize>(value: &T) -> usize {
-    let mut sink = SizeCounter(0);
+    let mut sink = ByteCounter::default();
     match bincode::serde::encode_into_std_write(value, &mut sink, bincode::config::standard()) {
         Ok(n) => n,
-        Err(_) => sink.0,
+        Err(_) => sink.bytes() as usize,
     }
 }
 
-/// Counts bytes instead of storing them.
-struct SizeCounter(usize);
+/// A writer that counts bytes instead of storing them; clones share one count, so the
+/// count can be read while something else owns the writer (a terminal backend, say).
+#[derive(Clone, Debug, Default)]
+pub struct ByteCounter(std::rc::Rc<std::cell::Cell<u64>>);
 
-impl std::io::Write for SizeCounter {
+impl ByteCounter {
+    pub fn bytes(&self) -> u64 {
+        self.0.get()
+    }
+}
+
+impl std::io::Write for ByteCounter {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0 += buf.len();
+        self.0.set(self.0.get() + buf.len() as u64);
         Ok(buf.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {

@@ -236,7 +236,7 @@ pub(crate) fn from_wire(wire: Vec<Wire>, tick: u32) -> Vec<(u32, GameEvent)> {
 
 /// Each event's size on the wire (the list's length prefix aside), for benchmarks that
 /// say where the bytes go.
-pub fn wire_sizes(events: &[(u32, GameEvent)], tick: u32) -> Vec<usize> {
+pub(crate) fn wire_sizes(events: &[(u32, GameEvent)], tick: u32) -> Vec<usize> {
     let mut cursor = Cursor {
         tick,
         ..Cursor::default()

@@ -13,6 +13,7 @@ use crate::net::codec;
 use crate::net::map_chunks::{self, MapAssembler};
 use crate::net::protocol::{
     Cookie, MAX_INFO_NAME_CHARS, RejectReason, ServerInfo, ServerMsg, Welcome, sanitize_name,
+    sanitize_text,
 };
 
 /// Connect requests without a cookie one host may make: a burst, then a steady trickle,
@@ -31,7 +32,7 @@ pub(super) const DISCOVERS_PER_SEC: f64 = 4.0;
 impl Server {
     /// What a LAN discovery request is answered with.
     pub(super) fn info(&self, nonce: u32) -> ServerInfo {
-        let short = |s: &str| s.chars().take(MAX_INFO_NAME_CHARS).collect::<String>();
+        let short = |s: &str| sanitize_text(s, MAX_INFO_NAME_CHARS);
         ServerInfo {
             version: self.config.protocol_version,
             nonce,
