@@ -1,0 +1,59 @@
+use std::time::{Duration, Instant};
+
+use super::headless;
+use super::*;
+use crate::sim::map::Map;
+
+pub(crate) fn config(clients: usize, bots: u16, seed: u64) -> LabConfig {
+    let mut server = ServerConfig::new(Map::builtin("duel").unwrap());
+    server.bots = bots;
+    server.seed = seed;
+    LabConfig {
+        server,
+        profiles: ["bad", "lan", "wifi", "mobile"][..clients]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect(),
+        walkers: 0,
+        keyboard: 0,
+    }
+}
+
+#[test]
+fn seeded_runs_repeat_exactly() {
+    let c = config(3, 2, 5);
+    let a = serde_json::to_string(&headless::run(&c, 3.0, None).unwrap()).unwrap();
+    let b = serde_json::to_string(&headless::run(&c, 3.0, None).unwrap()).unwrap();
+    assert_eq!(a, b);
+    let other = serde_json::to_string(&headless::run(&config(3, 2, 6), 3.0, None).unwrap());
+    assert_ne!(a, other.unwrap(), "another seed, another run");
+}
+
+#[test]
+fn clients_play_through_their_links() {
+    let t0 = Instant::now();
+    let mut lab = Lab::new(&config(2, 1, 1), t0).unwrap();
+    lab.run_until(t0 + Duration::from_secs(2));
+    assert_eq!(lab.server().world().tick, 120);
+    for n in 0..2 {
+        let s = lab.session(n);
+        assert!(s.stats().snapshots_received > 20, "{n} {:?}", s.stats());
+        assert!(s.stats().commands_sent > 90, "{n}");
+    }
+    // The bad link: about 300 ms round trip; the LAN one: a few ms.
+    assert!(lab.session(0).stats().rtt_ms > 250.0);
+    assert!(lab.session(1).stats().rtt_ms < 40.0);
+    lab.step_tick();
+    assert_eq!(lab.server().world().tick, 121);
+}
+
+#[test]
+fn bad_configs_are_refused_in_one_line() {
+    let mut c = config(2, 0, 1);
+    c.profiles[1] = "dialup".into();
+    let e = Lab::new(&c, Instant::now()).err().unwrap().to_string();
+    assert!(e.contains("unknown network profile \"dialup\""), "{e}");
+    c.profiles = vec!["lan".into(); 5];
+    let e = Lab::new(&c, Instant::now()).err().unwrap().to_string();
+    assert!(e.contains("1 to 4 clients"), "{e}");
+}
