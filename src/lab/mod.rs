@@ -6,6 +6,7 @@
 //! [`Lab`] is the stepper; [`headless`] runs it to a report, [`terminal`] draws it and
 //! lets two people at one keyboard play and a teacher stop time.
 
+mod explain;
 pub mod headless;
 pub mod terminal;
 mod view;
@@ -279,7 +280,10 @@ impl Lab {
                             .iter()
                             .any(|r| r.shot.shooter == shot.shooter && r.shot.tick == shot.tick)
                     {
-                        self.rails.push(SeenRail { at: now, shot: *shot });
+                        self.rails.push(SeenRail {
+                            at: now,
+                            shot: *shot,
+                        });
                     }
                 }
             }

@@ -57,3 +57,17 @@ fn bad_configs_are_refused_in_one_line() {
     let e = Lab::new(&c, Instant::now()).err().unwrap().to_string();
     assert!(e.contains("1 to 4 clients"), "{e}");
 }
+
+#[test]
+fn the_wire_shows_datagrams_in_flight_both_ways() {
+    let t0 = Instant::now();
+    let mut lab = Lab::new(&config(1, 0, 3), t0).unwrap();
+    lab.run_until(t0 + Duration::from_millis(1500));
+    let c = &lab.clients[0];
+    let (up, down) = (c.up.dots(lab.now()), c.down.dots(lab.now()));
+    // 150 ms one way: several input packets and a few snapshots on their way.
+    assert!(up.iter().filter(|d| !d.lost).count() >= 3, "{up:?}");
+    assert!(down.iter().filter(|d| !d.lost).count() >= 2, "{down:?}");
+    // Each input packet carries every command not yet acknowledged: a round trip's worth.
+    assert!(up.iter().all(|d| d.glyph == '+'), "{up:?}");
+}

@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use crate::net::conditioner::{Conditioner, Conditions};
 use crate::net::protocol::{ClientMsg, ServerMsg};
+use crate::ui::lab::LaneDot as Dot;
 
 /// How long a dropped datagram stays marked on its lane.
 const LOST_SHOWN: Duration = Duration::from_millis(800);
@@ -37,14 +38,6 @@ pub(crate) fn down_glyph(msg: &ServerMsg) -> char {
         ServerMsg::Roster(_) => 'R',
         _ => '?',
     }
-}
-
-/// A datagram on its way, as drawn: how far along (0 at the sender, 1 at the receiver).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Dot {
-    pub(crate) progress: f64,
-    pub(crate) glyph: char,
-    pub(crate) lost: bool,
 }
 
 /// Datagram and byte counts of one direction.
@@ -80,10 +73,6 @@ impl Lane {
         }
     }
 
-    pub(crate) fn conditions(&self) -> &Conditions {
-        self.cond.conditions()
-    }
-
     pub(crate) fn set_conditions(&mut self, c: Conditions) {
         self.cond.set_conditions(c);
     }
@@ -106,7 +95,11 @@ impl Lane {
         } else if self.cond.queued() > queued {
             self.sent.insert(key(bytes), (now, glyph));
         }
-        while self.lost.front().is_some_and(|(t, ..)| now > *t + LOST_SHOWN) {
+        while self
+            .lost
+            .front()
+            .is_some_and(|(t, ..)| now > *t + LOST_SHOWN)
+        {
             self.lost.pop_front();
         }
         if self.sent.len() > 4096 {
@@ -187,7 +180,10 @@ mod tests {
         let dots = lane.dots(t0 + Duration::from_millis(10));
         assert_eq!(dots.len(), 1);
         assert!(dots[0].lost && dots[0].glyph == '2');
-        assert!(lane.dots(t0 + Duration::from_secs(1)).is_empty(), "forgotten");
+        assert!(
+            lane.dots(t0 + Duration::from_secs(1)).is_empty(),
+            "forgotten"
+        );
         assert_eq!(lane.traffic().dropped, 1);
     }
 }
