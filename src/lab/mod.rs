@@ -88,6 +88,12 @@ pub(crate) struct LabClient {
     pub(crate) server_ack: u32,
 }
 
+impl LabClient {
+    pub(crate) fn is_bot(&self) -> bool {
+        self.brain.is_some()
+    }
+}
+
 /// A rail shot as the server decided it, for the server view.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SeenRail {

@@ -71,3 +71,53 @@ fn the_wire_shows_datagrams_in_flight_both_ways() {
     // Each input packet carries every command not yet acknowledged: a round trip's worth.
     assert!(up.iter().all(|d| d.glyph == '+'), "{up:?}");
 }
+
+/// The lab screen as text, after `secs` of a seeded run.
+fn screen(width: u16, height: u16, clients: usize, secs: u64) -> String {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    let t0 = Instant::now();
+    let mut lab = Lab::new(&config(clients, 2, 5), t0).unwrap();
+    lab.run_until(t0 + Duration::from_secs(secs));
+    lab.frame();
+    let controls = view::Controls {
+        selected: 1,
+        speed: 1.0,
+        paused: true,
+        fps: 60.0,
+        message: " client 2: prediction off: its @ now waits one round trip",
+        help: false,
+    };
+    let view = view::build(&lab, &controls);
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|f| crate::ui::lab::draw(f, &view)).unwrap();
+    let buf = terminal.backend().buffer();
+    (0..height)
+        .map(|y| {
+            let row: String = (0..width).map(|x| buf[(x, y)].symbol()).collect();
+            row.trim_end().to_owned()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn lab_layout_at_160x45() {
+    let s = screen(160, 45, 2, 3);
+    assert!(s.contains("server ·") && s.contains("client 1 =") && s.contains("client 2 ="));
+    insta::assert_snapshot!(s);
+}
+
+#[test]
+fn lab_layout_at_100x30() {
+    let s = screen(100, 30, 2, 3);
+    assert!(s.contains("server ·") && s.contains("client 2 ="));
+    insta::assert_snapshot!(s);
+}
+
+#[test]
+fn too_small_a_terminal_says_the_size_needed() {
+    let s = screen(40, 12, 2, 0);
+    assert!(s.contains("the lab needs 36x"), "{s}");
+}

@@ -167,10 +167,10 @@ fn plain_view(lab: &Lab, sprites: Vec<Sprite>, beams: Vec<Beam>) -> View<'_> {
 fn client_pane(c: &LabClient, now: Instant, fps: f64) -> Pane<'_> {
     let s = c.driver.session();
     let view = c.driver.view(now, fps, Default::default());
-    let keys = match c.number {
-        1 => " · WASD",
-        2 => " · arrows",
-        _ => " · bot",
+    let keys = match (c.is_bot(), c.number) {
+        (false, 1) => " · WASD",
+        (false, _) => " · arrows",
+        (true, _) => " · bot",
     };
     let status = format!(
         "{} rtt {:.0}ms pend {} corr {} {}",
