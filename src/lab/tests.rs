@@ -78,7 +78,7 @@ fn screen(width: u16, height: u16, clients: usize, secs: u64) -> String {
     use ratatui::backend::TestBackend;
 
     let t0 = Instant::now();
-    let mut lab = Lab::new(&config(clients, 2, 5), t0).unwrap();
+    let mut lab = Lab::new(&config(clients, 0, 5), t0).unwrap();
     lab.run_until(t0 + Duration::from_secs(secs));
     lab.frame();
     let controls = view::Controls {
