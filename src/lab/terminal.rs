@@ -57,6 +57,7 @@ pub fn run(config: &LabConfig, fps_cap: Option<u32>, stop: &AtomicBool) -> anyho
     };
     let period = fps_cap.map(|f| Duration::from_secs(1) / f.max(1));
     let mut last = Instant::now();
+    let mut next_frame = last;
     loop {
         if stop.load(Ordering::Relaxed) {
             return Ok(Outcome::Stopped);
@@ -76,13 +77,16 @@ pub fn run(config: &LabConfig, fps_cap: Option<u32>, stop: &AtomicBool) -> anyho
             lab.run_until(until);
         }
         last = real;
+        // With a cap, a frame is drawn only when one is due; keys wake the loop between.
+        if let Some(period) = period {
+            if real < next_frame {
+                event::poll(next_frame - real)?;
+                continue;
+            }
+            next_frame = (next_frame + period).max(real);
+        }
         lab.frame();
         draw(&mut tui, &lab, &mut front, real)?;
-        if let Some(period) = period {
-            let next = real + period;
-            // Keys are read at least every frame; wait for one or for the next frame.
-            event::poll(next.saturating_duration_since(Instant::now()))?;
-        }
     }
 }
 
