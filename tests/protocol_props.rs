@@ -6,14 +6,20 @@ use proptest::prelude::*;
 use netarena::net::codec;
 use netarena::net::delta;
 use netarena::net::protocol::{
-    ClientMsg, CommandRun, Cookie, GameEvent, InputCounts, InputPacket, PlayerSnap, PlayerStatus,
-    RailShot, RejectReason, RosterEntry, ServerInfo, ServerMsg, SnapshotDelta, Welcome,
+    ClientMsg, CommandRun, Cookie, GameEvent, InputCounts, InputPacket, OwnBody, PlayerSnap,
+    PlayerStatus, RailShot, RejectReason, RosterEntry, ServerInfo, ServerMsg, SnapshotDelta,
+    Welcome,
 };
 use netarena::sim::combat::{Projectile, Weapon};
 use netarena::sim::world::{Buttons, Command, PlayerState};
 
+/// Any buttons (fire too), either weapon, any of the eight aims.
 fn command() -> impl Strategy<Value = Command> {
-    (0u8..16).prop_map(|b| Command::moving(Buttons::from_bits_truncate(b)))
+    (0..=Buttons::ALL.bits(), 0u8..2, 0u8..8).prop_map(|(b, weapon, aim)| Command {
+        buttons: Buttons::from_bits_truncate(b),
+        weapon,
+        aim,
+    })
 }
 
 fn cookie() -> impl Strategy<Value = Cookie> {
@@ -88,6 +94,7 @@ fn game_event() -> impl Strategy<Value = GameEvent> {
         )
             .prop_map(|(id, tick, hit)| GameEvent::ShotEnd { id, tick, hit }),
         (
+            any::<u16>(),
             any::<u8>(),
             any::<u32>(),
             point,
@@ -98,8 +105,9 @@ fn game_event() -> impl Strategy<Value = GameEvent> {
             proptest::option::of(point)
         )
             .prop_map(
-                |(shooter, tick, from, to, hit, rewound_ticks, tested_at, present_at)| {
+                |(id, shooter, tick, from, to, hit, rewound_ticks, tested_at, present_at)| {
                     GameEvent::Rail(RailShot {
+                        id,
                         shooter,
                         tick,
                         from,
@@ -221,7 +229,7 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
             |(
                 player_id,
                 tick_rate,
-                snapshot_rate,
+                snapshot_interval,
                 server_tick,
                 server_name,
                 map_name,
@@ -230,7 +238,7 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
                 ServerMsg::Welcome(Welcome {
                     player_id,
                     tick_rate,
-                    snapshot_rate,
+                    snapshot_interval,
                     server_tick,
                     server_name,
                     map_name,
@@ -250,6 +258,7 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
         proptest::collection::vec(any::<u8>(), 0..20),
         proptest::collection::vec(any::<i32>(), 0..40),
         proptest::collection::vec((any::<u32>(), game_event()), 0..6),
+        (any::<u8>(), any::<u16>(), any::<u8>()),
     )
         .prop_map(
             |(
@@ -264,6 +273,7 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
                 masks,
                 values,
                 events,
+                (flags, ready_in, placed),
             )| {
                 ServerMsg::Snapshot(SnapshotDelta {
                     tick,
@@ -273,6 +283,11 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
                     echo_hold_ms,
                     inputs: inputs.map(|(received, high)| InputCounts { received, high }),
                     queued: baseline_age.wrapping_mul(3),
+                    me: OwnBody {
+                        flags,
+                        ready_in,
+                        placed,
+                    },
                     removed,
                     added,
                     masks,

@@ -161,6 +161,8 @@ fn stats(t: u32) -> StatsView {
         corrections_per_min: 0.5,
         last_correction_cells: 0.2,
         max_correction_cells: 1.1,
+        fire_mispredictions: 1,
+        server_decisions: 2,
         interp_delay_ms: 130.0,
         buffered: 2,
         frames_extrapolated: u64::from(t / 50),

@@ -150,7 +150,7 @@ mod tests {
         let welcome = Welcome {
             player_id: id,
             tick_rate: 60,
-            snapshot_rate: 20,
+            snapshot_interval: 3,
             server_tick: 0,
             server_name: "test".into(),
             map_name: map.name().into(),
@@ -170,6 +170,7 @@ mod tests {
             echo_hold_ms: 0,
             inputs: None,
             queued: 0,
+            me: Default::default(),
             players: vec![PlayerSnap {
                 id,
                 state: PlayerState::at_cell(x, y),

@@ -48,8 +48,6 @@ pub struct MatchLog {
     pub(crate) chat: VecDeque<(Instant, PlayerId, String)>,
     pub(crate) clock: Option<MatchClock>,
     pub results: Option<Results>,
-    /// A new match began: everyone was put back at a spawn point by decree.
-    restarted: bool,
 }
 
 impl MatchLog {
@@ -89,7 +87,6 @@ impl MatchLog {
                     time_limit_secs: *time_limit_secs,
                 });
                 self.results = None;
-                self.restarted = true;
                 if let Some(text) = map_text.as_ref().filter(|t| t.as_str() != map.text()) {
                     return Some(MapChange {
                         name: map_name.clone(),
@@ -115,11 +112,6 @@ impl MatchLog {
             | GameEvent::Rail(_) => {}
         }
         None
-    }
-
-    /// Whether a match began since the last call.
-    pub(crate) fn take_restart(&mut self) -> bool {
-        std::mem::take(&mut self.restarted)
     }
 
     /// Forgets feed and chat lines that have faded.

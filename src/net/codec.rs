@@ -56,8 +56,13 @@ fn encode_with<T: Serialize, const N: usize>(
 
 /// The encoded size of a server message, for statistics.
 pub fn encoded_len_server(msg: &ServerMsg) -> usize {
+    encoded_len(msg)
+}
+
+/// The encoded size of any part of a message, for statistics.
+pub fn encoded_len<T: serde::Serialize>(value: &T) -> usize {
     let mut sink = SizeCounter(0);
-    match bincode::serde::encode_into_std_write(msg, &mut sink, config::<MAX_SERVER_DATAGRAM>()) {
+    match bincode::serde::encode_into_std_write(value, &mut sink, config::<MAX_SERVER_DATAGRAM>()) {
         Ok(n) => n,
         Err(_) => sink.0,
     }

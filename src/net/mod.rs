@@ -5,3 +5,5 @@ pub mod conditioner;
 pub mod delta;
 pub mod protocol;
 pub mod transport;
+pub(crate) mod wire_events;
+mod wire_snapshot;

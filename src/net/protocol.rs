@@ -6,11 +6,12 @@
 use serde::{Deserialize, Serialize};
 
 use crate::sim::combat::{Projectile, Weapon};
+use crate::sim::step::{Body, Phase};
 use crate::sim::world::{Command, PlayerId, PlayerState};
 
 /// Bumped on any change to the messages below. `Connect` stays variant 0 with `magic` and
 /// `version` first, so every past and future build can tell a mismatch apart from noise.
-pub const PROTOCOL_VERSION: u16 = 2;
+pub const PROTOCOL_VERSION: u16 = 3;
 /// "NARE": marks a connect request as netarena's, not a stray datagram.
 pub const MAGIC: u32 = 0x4E41_5245;
 /// Most unacknowledged commands one input packet may carry (~1 s at 60 Hz).
@@ -163,7 +164,8 @@ pub struct Cookie {
 pub struct Welcome {
     pub player_id: PlayerId,
     pub tick_rate: u16,
-    pub snapshot_rate: u16,
+    /// Ticks between snapshots, exactly (a rate in Hz would be rounded).
+    pub snapshot_interval: u16,
     pub server_tick: u32,
     pub server_name: String,
     pub map_name: String,
@@ -192,8 +194,9 @@ impl std::fmt::Display for RejectReason {
 }
 
 /// A snapshot as it travels: players as changes against a baseline snapshot the
-/// client has acknowledged (see [`super::delta`]), or all in full.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// client has acknowledged (see [`super::delta`]), or all in full. Its wire form, with
+/// flags for the fields that are usually empty, is in [`super::wire_snapshot`].
+#[derive(Clone, Debug, PartialEq)]
 pub struct SnapshotDelta {
     pub tick: u32,
     /// Ticks from the baseline to this snapshot; 0: no baseline, every player in `added`.
@@ -206,6 +209,8 @@ pub struct SnapshotDelta {
     /// Commands of this client waiting in the server's queue: the client slows its
     /// command clock a little while this backlog is large, so it drains.
     pub queued: u8,
+    /// The receiving client's own rule state after `ack_seq`.
+    pub me: OwnBody,
     /// Players in the baseline that are gone.
     pub removed: Vec<PlayerId>,
     /// Players not in the baseline, in full.
@@ -214,7 +219,8 @@ pub struct SnapshotDelta {
     /// `values` (x, y against a prediction from the baseline's velocity; vx, vy).
     pub masks: Vec<u8>,
     pub values: Vec<i32>,
-    /// Game events the client has not acknowledged, oldest first, by seq.
+    /// Game events the client has not acknowledged, oldest first, by seq. On the wire
+    /// seqs, projectile ids and ticks are differences (see [`super::wire_events`]).
     pub events: Vec<(u32, GameEvent)>,
 }
 
@@ -273,6 +279,8 @@ pub struct PlayerStatus {
 /// A rail shot as the server decided it, with what the lag compensation overlay draws.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RailShot {
+    /// The shot's id, as [`crate::sim::step::shot_id`] names it on both sides.
+    pub id: u16,
     pub shooter: PlayerId,
     pub tick: u32,
     pub from: (i32, i32),
@@ -306,7 +314,78 @@ pub struct Snapshot {
     pub echo_hold_ms: u16,
     pub inputs: Option<InputCounts>,
     pub queued: u8,
+    pub me: OwnBody,
     pub players: Vec<PlayerSnap>,
+}
+
+/// The receiving player's own rule state after the command the snapshot acknowledges:
+/// what the client needs, beside its position, to replay its later commands exactly
+/// with [`crate::sim::step::step`]. Three bytes on the wire.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OwnBody {
+    /// Bits 0-1: phase (0 playing, 1 dead, 2 frozen); bit 2: weapon is the rail; bit 3:
+    /// spawn protected; bit 4: every event the server has for this client is in this
+    /// snapshot (none held back for size).
+    pub flags: u8,
+    /// Commands after `ack_seq` until the weapon may fire (0: ready).
+    pub ready_in: u16,
+    /// Counts the server's placements of this player (joins, respawns, teleports, new
+    /// matches), wrapping: a change says a jump was decreed, not mispredicted.
+    pub placed: u8,
+}
+
+impl OwnBody {
+    const RAIL: u8 = 4;
+    const PROTECTED: u8 = 8;
+    const EVENTS_COMPLETE: u8 = 16;
+
+    /// Packs `body` as it is after command `ack_seq`.
+    pub fn pack(body: &Body, ack_seq: u32, placed: u8, events_complete: bool) -> OwnBody {
+        let phase = match body.phase {
+            Phase::Playing => 0,
+            Phase::Dead => 1,
+            Phase::Frozen => 2,
+        };
+        let mut flags = phase;
+        if body.weapon == Weapon::Rail {
+            flags |= Self::RAIL;
+        }
+        if body.protected {
+            flags |= Self::PROTECTED;
+        }
+        if events_complete {
+            flags |= Self::EVENTS_COMPLETE;
+        }
+        let ready_in = body.ready_at.saturating_sub(ack_seq);
+        OwnBody {
+            flags,
+            ready_in: u16::try_from(ready_in).unwrap_or(u16::MAX),
+            placed,
+        }
+    }
+
+    /// The body after command `ack_seq` at `state`. Any byte decodes to some body.
+    pub fn body(&self, state: PlayerState, ack_seq: u32) -> Body {
+        Body {
+            state,
+            phase: match self.flags & 3 {
+                0 => Phase::Playing,
+                1 => Phase::Dead,
+                _ => Phase::Frozen,
+            },
+            weapon: if self.flags & Self::RAIL != 0 {
+                Weapon::Rail
+            } else {
+                Weapon::Blaster
+            },
+            ready_at: ack_seq.saturating_add(u32::from(self.ready_in)),
+            protected: self.flags & Self::PROTECTED != 0,
+        }
+    }
+
+    pub fn events_complete(&self) -> bool {
+        self.flags & Self::EVENTS_COMPLETE != 0
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -45,9 +45,7 @@ impl Server {
         ServerMsg::Welcome(Welcome {
             player_id: id,
             tick_rate: self.config.tick_rate,
-            // The rate snapshots really go out at: the tick rate divided by a whole
-            // number of ticks, which may be above the rate asked for.
-            snapshot_rate: self.config.tick_rate / self.config.snapshot_interval() as u16,
+            snapshot_interval: u16::try_from(self.config.snapshot_interval()).unwrap_or(1),
             server_tick: self.world.tick,
             server_name: self.config.name.clone(),
             map_name: self.map.name().to_owned(),

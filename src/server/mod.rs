@@ -30,7 +30,7 @@ use std::time::Instant;
 
 use crate::net::protocol::{GameEvent, ServerMsg};
 use crate::sim::map::Map;
-use crate::sim::world::{PlayerId, PlayerState, Rules, World};
+use crate::sim::world::{PlayerId, PlayerState, World};
 use bots::{FightBot, Situation};
 use cookie::CookieJar;
 use game::Match;
@@ -46,7 +46,6 @@ const ROSTER_REFRESH_SECS: u32 = 3;
 
 pub struct Server {
     config: ServerConfig,
-    rules: Rules,
     world: World,
     slots: Vec<Slot>,
     by_addr: HashMap<SocketAddr, PlayerId>,
@@ -71,7 +70,6 @@ pub struct Server {
 impl Server {
     pub fn new(config: ServerConfig) -> Server {
         let mut server = Server {
-            rules: Rules::for_tick_rate(config.tick_rate),
             world: World::default(),
             slots: Vec::new(),
             by_addr: HashMap::new(),
@@ -143,12 +141,21 @@ impl Server {
         self.slots.len()
     }
 
-    /// Moves a player by decree (tests, and later respawns): the next snapshot tells its
-    /// client, whose prediction must then correct once.
+    /// Moves a player by decree (tests): the next snapshot tells its client, whose
+    /// prediction then takes the server's word as a server decision, not a misprediction.
     pub fn teleport(&mut self, id: PlayerId, state: PlayerState) {
         if self.world.get(id).is_some() {
             self.world.put(id, state);
+            self.game.placed(id);
         }
+    }
+
+    /// Kills a player by decree, as a fatal hit would (tests): it respawns as after any
+    /// death, and its client learns both from the server's word.
+    pub fn kill(&mut self, id: PlayerId) {
+        let mut events = Vec::new();
+        self.game.kill(id, self.world.tick, &mut events);
+        self.broadcast(events);
     }
 
     pub fn take_outbox(&mut self) -> std::vec::Drain<'_, (SocketAddr, ServerMsg)> {
@@ -215,14 +222,10 @@ impl Server {
                 slot.bot_seq += 1;
                 slot.queue.offer(slot.bot_seq, cmd, tick);
             }
-            for (_, cmd, view) in slot.queue.take_for_tick() {
+            for (seq, cmd, view) in slot.queue.take_for_tick() {
                 // Commands keep being taken (and acknowledged) while dead or between
-                // matches; they just do nothing.
-                if !game.is_alive(slot.id) || game.in_results() {
-                    continue;
-                }
-                self.world.apply(&self.map, &self.rules, slot.id, cmd);
-                game.command(slot.id, cmd, view, tick, &self.world, &mut events);
+                // matches; the rulebook makes them do nothing.
+                game.command(slot.id, seq, cmd, view, tick, &mut self.world, &mut events);
             }
         }
         game.step(tick, &mut self.world, &mut events);

@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use crate::net::protocol::GameEvent;
 
 /// Unacknowledged events carried by one snapshot, oldest first.
-const EVENTS_PER_SNAPSHOT: usize = 24;
+const EVENTS_PER_SNAPSHOT: usize = 64;
 /// Events a client may leave unacknowledged. Events must arrive in order and none may
 /// be lost, so a client this far behind cannot catch up: it is dropped instead.
 const MAX_PENDING_EVENTS: usize = 1024;
@@ -58,6 +58,11 @@ impl EventQueue {
             .take(EVENTS_PER_SNAPSHOT)
             .cloned()
             .collect()
+    }
+
+    /// Whether [`Self::for_snapshot`] carries every pending event.
+    pub(crate) fn all_fit_in_snapshot(&self) -> bool {
+        self.pending.len() <= EVENTS_PER_SNAPSHOT
     }
 
     pub(crate) fn overflowed(&self) -> bool {

@@ -41,6 +41,7 @@ impl Server {
             echo_hold_ms: 0,
             inputs: None,
             queued: 0,
+            me: Default::default(),
             players: self
                 .world
                 .players()
@@ -63,6 +64,9 @@ impl Server {
             let hold = now.saturating_duration_since(c.echo_received).as_millis();
             let mut msg = body.clone();
             msg.ack_seq = slot.queue.last_applied();
+            msg.me = self
+                .game
+                .own_body(slot.id, msg.ack_seq, c.events.all_fit_in_snapshot());
             msg.echo_time_ms = c.echo_time_ms;
             msg.echo_hold_ms = u16::try_from(hold).unwrap_or(u16::MAX);
             msg.inputs = with_inputs.then(|| c.input_counts());

@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use super::super::combat::BEAM_SECS;
 use super::super::session::{ClientSession, find};
+use crate::net::protocol::RailShot;
 use crate::sim::combat::{aim_of, aim_vector};
 use crate::sim::map::CELL;
 use crate::ui::{Beam, Sprite, SpriteKind};
@@ -32,14 +33,25 @@ pub(super) fn sprites_and_beams(
     let mut sprites = Vec::new();
     snapshot_sprites(s, now, &mut sprites);
     let render_tick = s.render_tick(now);
+    // Our own shots are drawn where we predicted them, in our own present, when we
+    // predict; the server's copies of them are then not drawn again.
+    let predicting = s.switches().prediction && s.prediction.is_some();
+    let me = predicting.then_some(s.player_id);
     if let Some(t) = render_tick {
-        for (owner, x, y) in s.combat.projectiles_at(t) {
+        for (owner, x, y) in s.combat.projectiles_at(t, me) {
             sprites.push(sprite_at(owner, (x, y), SpriteKind::Projectile));
         }
     }
-    let beams = beams(s, render_tick, lag_compensation, &mut sprites);
+    let mut beams = beams(s, render_tick, lag_compensation, me, &mut sprites);
+    if predicting {
+        own_beams(s, now, lag_compensation, &mut beams, &mut sprites);
+    }
     let local = local_position(s);
     flashes(s, now, local, &mut sprites);
+    // Our bolt over our own muzzle flash: it must be seen leaving at once.
+    if predicting {
+        own_bolts(s, &mut sprites);
+    }
     // Arrows go under everything else: one splice at the front, not an insert each.
     let arrows = facing_arrows(s, local, &sprites);
     sprites.splice(0..0, arrows);
@@ -89,37 +101,78 @@ fn beams(
     s: &ClientSession,
     render_tick: Option<f64>,
     lag_compensation: bool,
+    predicted_by: Option<u8>,
     sprites: &mut Vec<Sprite>,
 ) -> Vec<Beam> {
     let mut beams = Vec::new();
-    let point = |(x, y): (i32, i32)| to_cells((f64::from(x), f64::from(y)));
-    for (_, rail) in &s.combat.rails {
+    let own = |r: &RailShot| predicted_by == Some(r.shooter) && s.combat.is_own(r.id);
+    for (_, rail) in s.combat.rails.iter().filter(|(_, r)| !own(r)) {
         // In snapshot time, at the render tick: the shot happened during tick T, so the
         // snapshot labelled T + 1 is the first to show it.
         let age = render_tick.map_or(0.0, |t| (t - f64::from(rail.tick + 1)) / s.tick_rate);
-        if !(0.0..BEAM_SECS).contains(&age) {
-            continue;
-        }
-        beams.push(Beam {
-            id: rail.shooter,
-            from: point(rail.from),
-            to: point(rail.to),
-            fading: age > BEAM_SECS / 2.0,
-        });
-        if lag_compensation {
-            let id = rail.hit.unwrap_or(rail.shooter);
-            for (p, kind) in [
-                (rail.tested_at, SpriteKind::TestedBox),
-                (rail.present_at, SpriteKind::PresentBox),
-            ] {
-                if let Some(p) = p {
-                    let (x, y) = point(p);
-                    sprites.push(Sprite::new(id, x, y, kind));
-                }
+        beam(rail, age, lag_compensation, &mut beams, sprites);
+    }
+    beams
+}
+
+/// One rail beam `age_secs` old, with the lag compensation boxes if asked for.
+fn beam(
+    rail: &RailShot,
+    age_secs: f64,
+    lag_compensation: bool,
+    beams: &mut Vec<Beam>,
+    sprites: &mut Vec<Sprite>,
+) {
+    if !(0.0..BEAM_SECS).contains(&age_secs) {
+        return;
+    }
+    let point = |(x, y): (i32, i32)| to_cells((f64::from(x), f64::from(y)));
+    beams.push(Beam {
+        id: rail.shooter,
+        from: point(rail.from),
+        to: point(rail.to),
+        fading: age_secs > BEAM_SECS / 2.0,
+    });
+    if lag_compensation {
+        let id = rail.hit.unwrap_or(rail.shooter);
+        for (p, kind) in [
+            (rail.tested_at, SpriteKind::TestedBox),
+            (rail.present_at, SpriteKind::PresentBox),
+        ] {
+            if let Some(p) = p {
+                let (x, y) = point(p);
+                sprites.push(Sprite::new(id, x, y, kind));
             }
         }
     }
-    beams
+}
+
+/// Our own predicted blaster bolts, as far out as our own commands have flown them.
+fn own_bolts(s: &ClientSession, sprites: &mut Vec<Sprite>) {
+    let latest = s.latest_seq();
+    for o in s.combat.own_shots() {
+        if let Some((x, y)) = o.position(latest.saturating_sub(o.seq)) {
+            let pos = (f64::from(x), f64::from(y));
+            sprites.push(sprite_at(s.player_id, pos, SpriteKind::Projectile));
+        }
+    }
+}
+
+/// Our own rail beams, from the moment we fired, as predicted and then as the server
+/// traced them (it decides the hits).
+fn own_beams(
+    s: &ClientSession,
+    now: Instant,
+    lag_compensation: bool,
+    beams: &mut Vec<Beam>,
+    sprites: &mut Vec<Sprite>,
+) {
+    for o in s.combat.own_shots() {
+        if let Some(rail) = &o.rail {
+            let age = now.saturating_duration_since(o.at).as_secs_f64();
+            beam(rail, age, lag_compensation, beams, sprites);
+        }
+    }
 }
 
 /// Where the local player is drawn, in sub-cell units: predicted, or (prediction off)
