@@ -3,103 +3,19 @@
 //! own view at once and in the server view only after client 1's latency; `P` freezes
 //! everything, `.` steps one tick, `P` resumes; `q` gives the terminal back.
 //!
-//! The game runs under `sh -c 'netarena lab ...; echo EXIT=$?; stty -a; sleep 60'` in a
-//! private tmux server, so the exit status and the terminal's modes show after it quits.
+//! The lab runs in a private tmux server (see `support/tmux.rs`), under a script that
+//! shows its exit status and the terminal's modes after it quits.
 
-use std::io::ErrorKind;
-use std::process::{Command, Output};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
-const SESSION: &str = "lab";
-const DEADLINE: Duration = Duration::from_secs(10);
+#[path = "support/tmux.rs"]
+mod term;
+
+use term::{DEADLINE, Tmux, game_script, quit_and_check_terminal};
+
 /// Rows of the lab's default map, duel.
 const MAP_ROWS: usize = 12;
-
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    fn start(test: &str, width: u16, height: u16, args: &str) -> Tmux {
-        match Command::new("tmux").arg("-V").output() {
-            Ok(out) if out.status.success() => {}
-            Err(e) if e.kind() == ErrorKind::NotFound => {
-                panic!("tmux is not installed; these tests drive the lab in tmux")
-            }
-            other => panic!("cannot run tmux: {other:?}"),
-        }
-        let tmux = Tmux {
-            socket: format!("netarena-lab-{}-{test}", std::process::id()),
-        };
-        let _ = tmux.run(&["kill-server"]);
-        let script = format!(
-            "'{}' lab {args}; echo EXIT=$?; stty -a; sleep 60",
-            env!("CARGO_BIN_EXE_netarena")
-        );
-        let (w, h) = (width.to_string(), height.to_string());
-        tmux.ok(&[
-            "new-session",
-            "-d",
-            "-s",
-            SESSION,
-            "-x",
-            &w,
-            "-y",
-            &h,
-            "sh",
-            "-c",
-            &script,
-        ]);
-        tmux
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        Command::new("tmux")
-            .args(["-L", &self.socket, "-f", "/dev/null"])
-            .args(args)
-            .env_remove("TMUX")
-            .output()
-            .expect("tmux runs")
-    }
-
-    fn ok(&self, args: &[&str]) -> String {
-        let out = self.run(args);
-        assert!(out.status.success(), "tmux {args:?}: {out:?}");
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn screen(&self) -> String {
-        self.ok(&["capture-pane", "-p", "-t", SESSION])
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", SESSION];
-        args.extend_from_slice(keys);
-        self.ok(&args);
-    }
-
-    fn wait_for<T>(&self, what: &str, mut done: impl FnMut(&str) -> Option<T>) -> T {
-        let deadline = Instant::now() + DEADLINE;
-        loop {
-            let text = self.screen();
-            if let Some(found) = done(&text) {
-                return found;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "timed out waiting for {what}; the screen:\n{text}"
-            );
-            sleep(Duration::from_millis(30));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.run(&["kill-server"]);
-    }
-}
 
 /// One view on screen: its letter (the player it follows) and its arena's position.
 #[derive(Clone, Copy, Debug)]
@@ -179,7 +95,7 @@ fn hold_until_moved(
     let mut when = vec![None; watch.len()];
     let deadline = Instant::now() + DEADLINE;
     while Instant::now() < deadline && when.iter().any(Option::is_none) {
-        tmux.keys(&[key]);
+        tmux.key(key);
         let screen = tmux.screen();
         let now = Instant::now();
         for (i, &(pane, glyph, start)) in watch.iter().enumerate() {
@@ -194,7 +110,12 @@ fn hold_until_moved(
 
 #[test]
 fn lab_views_keys_pause_step_and_quit() {
-    let tmux = Tmux::start("views", 160, 45, "--bots 2 --bot-skill 1");
+    let tmux = Tmux::start(
+        "lab-views",
+        160,
+        45,
+        &game_script("lab --bots 2 --bot-skill 1"),
+    );
     let ([server, one, two], [l1, l2]) = tmux.wait_for("the three labelled views", |s| {
         let (p, l) = panes(s)?;
         // Both players placed, in their own views and the server's.
@@ -210,7 +131,8 @@ fn lab_views_keys_pause_step_and_quit() {
     assert!(server.col < one.col && one.col < two.col);
 
     // Slow time to a quarter, so client 1's 150 ms of latency is 600 ms on screen.
-    tmux.keys(&["<", "<"]);
+    tmux.key("<");
+    tmux.key("<");
     tmux.wait_for("speed 0.25x", |s| s.contains("0.25x").then_some(()));
     let screen = tmux.screen();
     let me = locate(&screen, one, '@').expect("client 1's @");
@@ -237,7 +159,8 @@ fn lab_views_keys_pause_step_and_quit() {
     );
 
     // The arrows move client 2, not client 1.
-    tmux.keys(&[">", ">"]);
+    tmux.key(">");
+    tmux.key(">");
     tmux.wait_for("speed 1x", |s| s.contains("▶ 1x").then_some(()));
     let screen = tmux.screen();
     let me2 = locate(&screen, two, '@').expect("client 2's @");
@@ -247,7 +170,7 @@ fn lab_views_keys_pause_step_and_quit() {
     let _ = l2;
 
     // P freezes every view.
-    tmux.keys(&["P"]);
+    tmux.key("P");
     tmux.wait_for("the pause", |s| s.contains("PAUSED").then_some(()));
     sleep(Duration::from_millis(300));
     let a = tmux.screen();
@@ -256,29 +179,18 @@ fn lab_views_keys_pause_step_and_quit() {
     assert_eq!(a, b, "paused: two captures a second apart are identical");
     // `.` advances exactly one tick.
     let tick = clock_tick(&a).expect("the server tick on the clock line");
-    tmux.keys(&["."]);
+    tmux.key(".");
     tmux.wait_for("one tick more", |s| {
         (clock_tick(s) == Some(tick + 1)).then_some(())
     });
     sleep(Duration::from_millis(300));
     assert_eq!(clock_tick(&tmux.screen()), Some(tick + 1), "and no more");
     // P resumes.
-    tmux.keys(&["P"]);
+    tmux.key("P");
     tmux.wait_for("time to run again", |s| {
         (!s.contains("PAUSED") && clock_tick(s)? > tick + 10).then_some(())
     });
 
     // q quits and gives the terminal back.
-    tmux.keys(&["q"]);
-    let history = tmux.wait_for("the exit and stty", |s| {
-        let t: Vec<&str> = s.split_whitespace().collect();
-        (t.contains(&"EXIT=0") && t.iter().any(|w| w.trim_start_matches('-') == "isig"))
-            .then(|| s.to_owned())
-    });
-    let tokens: Vec<&str> = history.split_whitespace().collect();
-    for flag in ["icanon", "echo", "isig"] {
-        assert!(tokens.contains(&flag), "`{flag}` restored:\n{history}");
-    }
-    let alt = tmux.ok(&["display-message", "-p", "-t", SESSION, "#{alternate_on}"]);
-    assert_eq!(alt.trim(), "0", "the alternate screen is left");
+    quit_and_check_terminal(&tmux, "q", true);
 }
