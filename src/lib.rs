@@ -30,6 +30,7 @@
 
 pub mod bench;
 pub mod client;
+pub mod lab;
 pub mod net;
 pub mod server;
 pub mod sim;

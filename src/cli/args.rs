@@ -61,6 +61,8 @@ pub(crate) enum Command {
     List(ListArgs),
     /// Measure frame rendering, the server tick, or bandwidth
     Bench(BenchArgs),
+    /// The server and 2-4 clients side by side, each on its own network; time can stop
+    Lab(super::lab::LabArgs),
 }
 
 #[derive(Args)]

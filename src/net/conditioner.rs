@@ -308,6 +308,11 @@ impl Conditioner {
         }
     }
 
+    /// Every datagram in flight: when it is due, and its bytes (for drawing the wire).
+    pub fn in_flight(&self) -> impl Iterator<Item = (Instant, &[u8])> + '_ {
+        self.queue.iter().map(|q| (q.due, q.payload.as_slice()))
+    }
+
     /// Earliest time a queued datagram becomes due (for the event loop's poll timeout).
     pub fn next_due(&self) -> Option<Instant> {
         self.queue.peek().map(|q| q.due)
