@@ -76,8 +76,12 @@ fn the_lab_behaves_like_the_real_game_over_loopback() {
         num(&real, "interp_delay_ms_mean"),
         num(lab, "interp_delay_ms_mean"),
     );
+    // The real one can only be higher, and only by what the host adds: a busy machine
+    // delays its own datagrams (jitter), which the client answers with a longer delay.
+    // So the lab must be within 10% below the real one, and the real one may exceed
+    // the lab by that scheduling noise, up to a quarter.
     assert!(
-        (a - b).abs() <= 0.1 * a,
+        b >= 0.9 * a && a <= 1.25 * b,
         "interpolation delay: real {a} ms, lab {b} ms"
     );
 }
