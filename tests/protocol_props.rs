@@ -266,7 +266,7 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
         any::<u32>(),
         any::<u8>(),
         any::<u32>(),
-        any::<u32>(),
+        any::<u16>(),
         any::<u16>(),
         proptest::option::of((any::<u32>(), any::<u32>())),
         proptest::collection::vec(any::<u8>(), 0..10),
@@ -274,7 +274,7 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
         proptest::collection::vec(any::<u8>(), 0..20),
         proptest::collection::vec(any::<i32>(), 0..40),
         proptest::collection::vec((any::<u32>(), game_event()), 0..6),
-        (any::<u8>(), any::<u16>(), any::<u8>()),
+        (any::<u8>(), any::<u16>()),
     )
         .prop_map(
             |(
@@ -289,8 +289,12 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
                 masks,
                 values,
                 events,
-                (flags, ready_in, placed),
+                (flags, ready_in),
             )| {
+                // The echo travels as the low 16 bits of the client's clock, and with
+                // its hold only when there is one (0: none).
+                let echo_time_ms = u32::from(echo_time_ms);
+                let echo_hold_ms = if echo_time_ms == 0 { 0 } else { echo_hold_ms };
                 ServerMsg::Snapshot(SnapshotDelta {
                     tick,
                     baseline_age,
@@ -299,11 +303,7 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
                     echo_hold_ms,
                     inputs: inputs.map(|(received, high)| InputCounts { received, high }),
                     queued: baseline_age.wrapping_mul(3),
-                    me: OwnBody {
-                        flags,
-                        ready_in,
-                        placed,
-                    },
+                    me: OwnBody { flags, ready_in },
                     removed,
                     added,
                     masks,

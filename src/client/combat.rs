@@ -244,8 +244,8 @@ impl Combat {
             self.flights.retain(|f| {
                 let last = f.shot.born + f.path.len() as u32;
                 let end = f.ended.map_or(last, |e| e.min(last));
-                // Keep a flight a while past its end, until the removal event is in.
-                t < f64::from(end) + if f.ended.is_some() { 0.0 } else { 120.0 }
+                // A bolt that hits nobody ends where its flight does: no event says so.
+                t < f64::from(end)
             });
         }
     }

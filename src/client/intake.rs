@@ -159,10 +159,11 @@ impl ClientSession {
         self.interp_delay += (target - self.interp_delay) * 0.1;
         self.net.interp_delay(self.interp_delay);
         if snap.echo_time_ms != 0 {
-            let rtt = self
-                .local_ms(now)
-                .wrapping_sub(snap.echo_time_ms)
-                .wrapping_sub(u32::from(snap.echo_hold_ms));
+            // The echo carries the low 16 bits of our clock: any RTT under 65 s reads
+            // true in wrapping arithmetic.
+            let rtt = (self.local_ms(now) as u16)
+                .wrapping_sub(snap.echo_time_ms as u16)
+                .wrapping_sub(snap.echo_hold_ms);
             // A wrapped (negative) result means a bogus echo.
             if rtt < 60_000 {
                 self.net.rtt(f64::from(rtt));
@@ -180,10 +181,10 @@ impl ClientSession {
     /// the shots predicted for the commands it has now applied.
     fn reconcile(&mut self, now: Instant, snap: &Snapshot) {
         let me = find(&snap.players, self.player_id);
-        let placed_before = self.placed.replace(snap.me.placed);
+        let placed_before = self.placed.replace(snap.me.placed());
         // Placed anew by the server (a respawn, a teleport): what we predicted meanwhile
         // was moot.
-        let placed = placed_before.is_some_and(|b| b != snap.me.placed);
+        let placed = placed_before.is_some_and(|b| b != snap.me.placed());
         // Shots predicted for commands the server applied while we were dead, frozen or
         // being placed were the server's call, not mispredictions.
         let playing = me.is_some()

@@ -358,24 +358,25 @@ pub struct Snapshot {
 
 /// The receiving player's own rule state after the command the snapshot acknowledges:
 /// what the client needs, beside its position, to replay its later commands exactly
-/// with [`crate::sim::step::step`]. Three bytes on the wire.
+/// with [`crate::sim::step::step`]. Two bytes on the wire.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OwnBody {
     /// Bits 0-1: phase (0 playing, 1 dead, 2 frozen); bit 2: weapon is the rail; bit 3:
     /// spawn protected; bit 4: every event the server has for this client is in this
-    /// snapshot (none held back for size).
+    /// snapshot (none held back for size); bits 5-7: the server's count of placements
+    /// of this player (joins, respawns, teleports, new matches), wrapping: a change
+    /// says a jump was decreed, not mispredicted (eight placements never fit between
+    /// two snapshots).
     pub flags: u8,
     /// Commands after `ack_seq` until the weapon may fire (0: ready).
     pub ready_in: u16,
-    /// Counts the server's placements of this player (joins, respawns, teleports, new
-    /// matches), wrapping: a change says a jump was decreed, not mispredicted.
-    pub placed: u8,
 }
 
 impl OwnBody {
     const RAIL: u8 = 4;
     const PROTECTED: u8 = 8;
     const EVENTS_COMPLETE: u8 = 16;
+    const PLACED_SHIFT: u8 = 5;
 
     /// Packs `body` as it is after command `ack_seq`.
     pub fn pack(body: &Body, ack_seq: u32, placed: u8, events_complete: bool) -> OwnBody {
@@ -384,7 +385,7 @@ impl OwnBody {
             Phase::Dead => 1,
             Phase::Frozen => 2,
         };
-        let mut flags = phase;
+        let mut flags = phase | (placed << Self::PLACED_SHIFT);
         if body.weapon == Weapon::Rail {
             flags |= Self::RAIL;
         }
@@ -398,8 +399,12 @@ impl OwnBody {
         OwnBody {
             flags,
             ready_in: u16::try_from(ready_in).unwrap_or(u16::MAX),
-            placed,
         }
+    }
+
+    /// The server's placement count, modulo 8.
+    pub fn placed(&self) -> u8 {
+        self.flags >> Self::PLACED_SHIFT
     }
 
     /// The body after command `ack_seq` at `state`. Any byte decodes to some body.

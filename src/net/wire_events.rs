@@ -5,8 +5,9 @@
 //! a seq costs nothing when it follows the one before (a jump marker otherwise), and each
 //! projectile id and tick is the (wrapping, zigzag varint) difference from the one before
 //! it in the same snapshot: a byte instead of three to five. Births inside any real
-//! arena carry their origin in two bytes an axis, and an end that hit nobody says so by
-//! its kind. Decoding adds the differences back, so every value round-trips exactly.
+//! arena carry their origin in two bytes an axis and only the low byte of their id (the
+//! high byte is the owner), and an end that hit nobody says so by its kind (the server
+//! sends none: a miss ends where the flight does). Decoding adds the differences back, so every value round-trips exactly.
 
 use serde::{Deserialize, Serialize};
 
@@ -21,9 +22,10 @@ pub(crate) enum Wire {
     Jump(i32),
     Status(PlayerStatus),
     /// A birth whose origin lies in 0..=65535 on both axes, as every arena's does: two
-    /// little-endian bytes an axis (a varint would take three).
+    /// little-endian bytes an axis (a varint would take three), and whose id is the one
+    /// `sim::step::shot_id` gives (its owner in the high byte): only the low byte.
     Shot {
-        id: i16,
+        low: u8,
         owner: PlayerId,
         born: i32,
         x: [u8; 2],
@@ -98,10 +100,11 @@ impl Cursor {
         let wire = match e {
             GameEvent::Status(s) => Wire::Status(*s),
             GameEvent::Shot(p) => {
+                let owned = p.id >> 8 == u16::from(p.owner);
                 let (id, born) = (self.id_diff(p.id), self.tick_diff(p.born));
                 match (u16::try_from(p.x), u16::try_from(p.y)) {
-                    (Ok(x), Ok(y)) => Wire::Shot {
-                        id,
+                    (Ok(x), Ok(y)) if owned => Wire::Shot {
+                        low: p.id as u8,
                         owner: p.owner,
                         born,
                         x: x.to_le_bytes(),
@@ -166,7 +169,7 @@ impl Cursor {
             }
             Wire::Status(s) => GameEvent::Status(s),
             Wire::Shot {
-                id,
+                low,
                 owner,
                 born,
                 x,
@@ -175,6 +178,7 @@ impl Cursor {
                 vy,
             } => {
                 let (x, y) = (u16::from_le_bytes(x), u16::from_le_bytes(y));
+                let id = (u16::from(owner) << 8 | u16::from(low)).wrapping_sub(self.id) as i16;
                 shot(self, id, owner, born, i32::from(x), i32::from(y), vx, vy)
             }
             Wire::ShotFar {
@@ -281,8 +285,10 @@ mod tests {
     fn a_fight_burst_is_small_and_exact() {
         let mut events = Vec::new();
         for i in 0..4u16 {
+            // Ids as the rulebook gives them: the owner, then its command seq's low byte.
+            let id = crate::sim::step::shot_id(i as u8, 40 + u32::from(i));
             let p = Projectile {
-                id: 300 + i,
+                id,
                 owner: i as u8,
                 born: 69_990 + u32::from(i),
                 x: 5000,
@@ -294,7 +300,7 @@ mod tests {
             events.push((
                 100_001 + 2 * u32::from(i),
                 GameEvent::ShotEnd {
-                    id: 300 + i,
+                    id,
                     tick: 69_999,
                     hit: None,
                 },
@@ -311,7 +317,8 @@ mod tests {
             events_len < buf.len() && buf.len() < events_len + 24,
             "{sizes:?}"
         );
-        // Past the first pair: 10 bytes a birth, 3 an end (a plain encoding: 21 and 12).
+        // Past the first pair: 10 bytes a birth, 3 an end (a plain encoding: 21 and 12),
+        // whatever the owners: the id costs its low byte.
         assert!(sizes[2..].iter().all(|&n| n <= 10), "{sizes:?}");
         assert!(sizes[3] <= 3, "{sizes:?}");
     }

@@ -13,7 +13,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use super::protocol::{InputCounts, SnapshotDelta};
 use super::wire_events::{self, Wire};
 
-const HOLD: u8 = 1;
+/// The echo of the client's clock (its low 16 bits: RTTs are far shorter than 65 s) and
+/// how long the server held it follow; most snapshots carry none.
+const ECHO: u8 = 1;
 const INPUTS: u8 = 2;
 const QUEUED: u8 = 4;
 const REMOVED: u8 = 8;
@@ -31,7 +33,7 @@ impl Serialize for SnapshotDelta {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let implied = implied_values(&self.masks) == self.values.len();
         let flags = [
-            (HOLD, self.echo_hold_ms != 0),
+            (ECHO, self.echo_time_ms != 0),
             (INPUTS, self.inputs.is_some()),
             (QUEUED, self.queued != 0),
             (REMOVED, !self.removed.is_empty()),
@@ -48,9 +50,9 @@ impl Serialize for SnapshotDelta {
         t.serialize_element(&self.tick)?;
         t.serialize_element(&self.baseline_age)?;
         t.serialize_element(&self.ack_seq)?;
-        t.serialize_element(&self.echo_time_ms)?;
         t.serialize_element(&self.me)?;
-        if flags & HOLD != 0 {
+        if flags & ECHO != 0 {
+            t.serialize_element(&(self.echo_time_ms as u16).to_le_bytes())?;
             t.serialize_element(&self.echo_hold_ms)?;
         }
         if let Some(i) = &self.inputs {
@@ -107,9 +109,13 @@ impl<'de> Visitor<'de> for DeltaVisitor {
         let tick = next(&mut seq, "tick")?;
         let baseline_age = next(&mut seq, "baseline age")?;
         let ack_seq = next(&mut seq, "ack")?;
-        let echo_time_ms = next(&mut seq, "echo")?;
         let me = next(&mut seq, "own body")?;
-        let echo_hold_ms = if on(HOLD) { next(&mut seq, "hold")? } else { 0 };
+        let (echo_time_ms, echo_hold_ms) = if on(ECHO) {
+            let echo: [u8; 2] = next(&mut seq, "echo")?;
+            (u32::from(u16::from_le_bytes(echo)), next(&mut seq, "hold")?)
+        } else {
+            (0, 0)
+        };
         let inputs: Option<InputCounts> = if on(INPUTS) {
             Some(next(&mut seq, "inputs")?)
         } else {

@@ -406,13 +406,15 @@ impl Match {
                 continue;
             }
             let p = self.projectiles.swap_remove(i);
-            // In snapshot time: the snapshot after this tick is the first without it.
-            events.push(GameEvent::ShotEnd {
-                id: p.id,
-                tick: tick + 1,
-                hit,
-            });
+            // Only a hit is news: a wall or old age ends a bolt where every client's
+            // own flight of it ends (the same code, the same numbers).
             if let Some(victim) = hit {
+                // In snapshot time: the snapshot after this tick is the first without it.
+                events.push(GameEvent::ShotEnd {
+                    id: p.id,
+                    tick: tick + 1,
+                    hit,
+                });
                 hits.push((victim, p.owner));
             }
         }

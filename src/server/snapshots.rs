@@ -11,6 +11,8 @@ use crate::net::{codec, delta};
 
 /// Snapshots kept as possible baselines: 1.6 s at 20 Hz, longer than any useful ack.
 const SNAPSHOT_HISTORY: usize = 32;
+/// The client's clock is echoed (for its RTT) in one snapshot in this many.
+const ECHO_EVERY: u32 = 4;
 /// Loss counts go out with one snapshot in this many: enough for a statistic.
 const INPUT_COUNTS_EVERY: u32 = 10;
 
@@ -49,6 +51,7 @@ impl Server {
                 .map(|&(id, state)| PlayerSnap { id, state })
                 .collect(),
         };
+        let with_echo = (tick / self.config.snapshot_interval()).is_multiple_of(ECHO_EVERY);
         let with_inputs =
             (tick / self.config.snapshot_interval()).is_multiple_of(INPUT_COUNTS_EVERY);
         // Clients that acknowledged the same baseline get the same body: encode it once.
@@ -67,8 +70,11 @@ impl Server {
             msg.me = self
                 .game
                 .own_body(slot.id, msg.ack_seq, c.events.all_fit_in_snapshot());
-            msg.echo_time_ms = c.echo_time_ms;
-            msg.echo_hold_ms = u16::try_from(hold).unwrap_or(u16::MAX);
+            // The RTT needs no more than a few samples a second.
+            if with_echo {
+                msg.echo_time_ms = c.echo_time_ms & 0xffff;
+                msg.echo_hold_ms = u16::try_from(hold).unwrap_or(u16::MAX);
+            }
             msg.inputs = with_inputs.then(|| c.input_counts());
             msg.queued = u8::try_from(slot.queue.len()).unwrap_or(u8::MAX);
             let mut msg = ServerMsg::Snapshot(msg);
