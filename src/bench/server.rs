@@ -84,36 +84,14 @@ pub fn run(opts: &ServerOptions) -> anyhow::Result<ServerResult> {
     for tick in 0..opts.ticks {
         now += period;
         // The clients' side, untimed: one command each, a packet every other tick.
-        packets.clear();
-        for (i, c) in clients.iter_mut().enumerate() {
-            let me = ids
-                .get(&c.addr)
-                .and_then(|id| server.world().get(*id))
-                .unwrap_or_default();
-            let mut cmd = c.brain.next(&me);
-            if opts.bots > 0 {
-                fight(&mut cmd, tick, i);
-            }
-            c.commands.push(cmd);
-            if !(tick as usize + i).is_multiple_of(2) {
-                continue;
-            }
-            c.packets += 1;
-            let latest = c.commands.len() as u32;
-            let first =
-                (c.acked_seq + 1).max(latest.saturating_sub(MAX_COMMANDS_PER_INPUT as u32 - 1));
-            let mut input = InputPacket::pack(
-                tick,
-                c.packets,
-                c.acked_tick,
-                (first..=latest).map(|seq| (seq, c.commands[seq as usize - 1])),
-            );
-            input.event_ack = c.acked_event;
-            input.view_tick = c.acked_tick;
-            let mut bytes = Vec::new();
-            codec::encode_client(&ClientMsg::Input(input), &mut bytes)?;
-            packets.push((c.addr, bytes));
-        }
+        client_packets(
+            &mut clients,
+            &server,
+            &ids,
+            tick,
+            opts.bots > 0,
+            &mut packets,
+        )?;
 
         let start = Instant::now();
         for (from, bytes) in &packets {
@@ -150,6 +128,48 @@ pub fn run(opts: &ServerOptions) -> anyhow::Result<ServerResult> {
         snapshot_bytes_mean: snapshot_bytes as f64 / snapshots.max(1) as f64,
         players_at_end: server.player_count(),
     })
+}
+
+/// One command from each simulated client for `tick`, and the input packets of those
+/// whose turn it is (every other tick), into `packets`.
+fn client_packets(
+    clients: &mut [FakeClient],
+    server: &Server,
+    ids: &HashMap<SocketAddr, u8>,
+    tick: u32,
+    fighting: bool,
+    packets: &mut Vec<(SocketAddr, Vec<u8>)>,
+) -> anyhow::Result<()> {
+    packets.clear();
+    for (i, c) in clients.iter_mut().enumerate() {
+        let me = ids
+            .get(&c.addr)
+            .and_then(|id| server.world().get(*id))
+            .unwrap_or_default();
+        let mut cmd = c.brain.next(&me);
+        if fighting {
+            fight(&mut cmd, tick, i);
+        }
+        c.commands.push(cmd);
+        if !(tick as usize + i).is_multiple_of(2) {
+            continue;
+        }
+        c.packets += 1;
+        let latest = c.commands.len() as u32;
+        let first = (c.acked_seq + 1).max(latest.saturating_sub(MAX_COMMANDS_PER_INPUT as u32 - 1));
+        let mut input = InputPacket::pack(
+            tick,
+            c.packets,
+            c.acked_tick,
+            (first..=latest).map(|seq| (seq, c.commands[seq as usize - 1])),
+        );
+        input.event_ack = c.acked_event;
+        input.view_tick = c.acked_tick;
+        let mut bytes = Vec::new();
+        codec::encode_client(&ClientMsg::Input(input), &mut bytes)?;
+        packets.push((c.addr, bytes));
+    }
+    Ok(())
 }
 
 /// In a fight the simulated humans shoot too, in bursts as people do (fire held one

@@ -117,39 +117,11 @@ impl Map {
             return Err(syntax(line_of(after), 1, msg));
         }
         let (width, tiles, spawns) = read_grid(rows, &line_of, &syntax)?;
-        let height = rows.len();
-
-        if width < MIN_SIZE || height < MIN_SIZE {
-            return Err(syntax(
-                line_of(0),
-                1,
-                format!("map too small: {width}x{height}, the minimum is {MIN_SIZE}x{MIN_SIZE}"),
-            ));
-        }
-
-        if let Some((y, x, glyph)) = first_open_border(rows, width) {
-            return Err(syntax(
-                line_of(y),
-                x + 1,
-                format!("open border: edge cells must be '#', found {glyph:?}"),
-            ));
-        }
-
-        if spawns.is_empty() {
-            return Err(syntax(line_of(0), 1, "no spawn point (S)".to_owned()));
-        }
-        if let Some(&(x, y)) = spawns.get(MAX_SPAWNS) {
-            return Err(syntax(
-                line_of(usize::from(y)),
-                usize::from(x) + 1,
-                format!("too many spawn points (at most {MAX_SPAWNS})"),
-            ));
-        }
-
+        check_grid(rows, width, &spawns, &line_of, &syntax)?;
         Ok(Map {
             name: name_of_file(file),
             width: width as u16,
-            height: height as u16,
+            height: rows.len() as u16,
             tiles,
             spawns,
             text: rows.join("\n"),
@@ -278,6 +250,46 @@ fn text_after_blank(rows: &[&str]) -> Option<(usize, usize)> {
 }
 
 type Grid = (usize, Vec<Tile>, Vec<(u16, u16)>);
+
+/// The rules for the grid as a whole: big enough, closed at the edges, with spawn
+/// points, and not too many of them.
+fn check_grid(
+    rows: &[&str],
+    width: usize,
+    spawns: &[(u16, u16)],
+    line_of: &dyn Fn(usize) -> usize,
+    syntax: &dyn Fn(usize, usize, String) -> MapError,
+) -> Result<(), MapError> {
+    let height = rows.len();
+
+    if width < MIN_SIZE || height < MIN_SIZE {
+        return Err(syntax(
+            line_of(0),
+            1,
+            format!("map too small: {width}x{height}, the minimum is {MIN_SIZE}x{MIN_SIZE}"),
+        ));
+    }
+
+    if let Some((y, x, glyph)) = first_open_border(rows, width) {
+        return Err(syntax(
+            line_of(y),
+            x + 1,
+            format!("open border: edge cells must be '#', found {glyph:?}"),
+        ));
+    }
+
+    if spawns.is_empty() {
+        return Err(syntax(line_of(0), 1, "no spawn point (S)".to_owned()));
+    }
+    if let Some(&(x, y)) = spawns.get(MAX_SPAWNS) {
+        return Err(syntax(
+            line_of(usize::from(y)),
+            usize::from(x) + 1,
+            format!("too many spawn points (at most {MAX_SPAWNS})"),
+        ));
+    }
+    Ok(())
+}
 
 /// Reads the grid rows: the width, the tiles row-major, and the spawn points; or the
 /// first error at its line and column.
