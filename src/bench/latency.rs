@@ -1,6 +1,9 @@
 //! Key-to-screen latency of the real program: `netarena host` (no bots) runs in a
-//! pseudo-terminal made by `script(1)`; the bench writes a movement key and times the
-//! first output bytes that draw the local `@` in another cell. The time includes the
+//! pseudo-terminal made by `script(1)`; the bench writes a movement key (right and left
+//! in turn) and times the first output bytes that show its effect: the facing arrow
+//! turned the key's way beside the local `@`, or the `@` drawn in another cell. The
+//! time to the `@` in another cell alone is reported too: it adds however long the
+//! player takes to cross into the next cell from where it stood. Both include the
 //! pseudo-terminal's relay both ways, as a terminal emulator's would.
 
 use std::io::{Read, Write};
@@ -24,25 +27,38 @@ pub struct LatencyResult {
     pub samples: u32,
     pub key_to_screen_ms_p50_rtt0: f64,
     pub key_to_screen_ms_p99_rtt0: f64,
+    pub key_to_cell_ms_p50_rtt0: f64,
     pub misses_rtt0: u32,
     pub key_to_screen_ms_p50_rtt200: f64,
     pub key_to_screen_ms_p99_rtt200: f64,
+    pub key_to_cell_ms_p50_rtt200: f64,
     pub misses_rtt200: u32,
 }
 
 pub fn run(opts: &LatencyOptions) -> anyhow::Result<LatencyResult> {
-    let (fast, fast_misses) = measure(opts, 0)?;
-    let (slow, slow_misses) = measure(opts, 100)?;
-    let ms = |mut v: Vec<Duration>, q| percentile_us(&mut v, q) / 1000.0;
+    let fast = measure(opts, 0)?;
+    let slow = measure(opts, 100)?;
+    let ms = |v: &[Duration], q| percentile_us(&mut v.to_vec(), q) / 1000.0;
     Ok(LatencyResult {
         samples: opts.samples,
-        key_to_screen_ms_p50_rtt0: ms(fast.clone(), 0.5),
-        key_to_screen_ms_p99_rtt0: ms(fast, 0.99),
-        misses_rtt0: fast_misses,
-        key_to_screen_ms_p50_rtt200: ms(slow.clone(), 0.5),
-        key_to_screen_ms_p99_rtt200: ms(slow, 0.99),
-        misses_rtt200: slow_misses,
+        key_to_screen_ms_p50_rtt0: ms(&fast.shown, 0.5),
+        key_to_screen_ms_p99_rtt0: ms(&fast.shown, 0.99),
+        key_to_cell_ms_p50_rtt0: ms(&fast.moved, 0.5),
+        misses_rtt0: fast.misses,
+        key_to_screen_ms_p50_rtt200: ms(&slow.shown, 0.5),
+        key_to_screen_ms_p99_rtt200: ms(&slow.shown, 0.99),
+        key_to_cell_ms_p50_rtt200: ms(&slow.moved, 0.5),
+        misses_rtt200: slow.misses,
     })
+}
+
+/// One run's samples: to the first sign of the key, to the `@` in another cell, and
+/// how many keys showed nothing within a second.
+#[derive(Default)]
+struct Samples {
+    shown: Vec<Duration>,
+    moved: Vec<Duration>,
+    misses: u32,
 }
 
 /// Where the terminal's cursor is, and where `@`s were drawn: enough of a terminal to
@@ -54,6 +70,10 @@ struct Screen {
     state: Escape,
     params: Vec<u8>,
     ats: Vec<(u32, u32)>,
+    /// Where right (true) and left (false) facing arrows were drawn.
+    arrows: Vec<(u32, u32, bool)>,
+    /// The bytes of a UTF-8 character being read.
+    utf8: Vec<u8>,
     /// What a terminal answers to the program's queries, to be written back.
     replies: Vec<u8>,
 }
@@ -89,7 +109,20 @@ impl Screen {
                         self.ats.push((self.col, self.row));
                         self.col += 1;
                     }
-                    0x20..=0x7e | 0xc0..=0xff => self.col += 1,
+                    0x20..=0x7e => self.col += 1,
+                    0xc0..=0xff => {
+                        self.utf8 = vec![b];
+                        self.col += 1;
+                    }
+                    0x80..=0xbf => {
+                        self.utf8.push(b);
+                        // '→' is E2 86 92, '←' is E2 86 90.
+                        match self.utf8.as_slice() {
+                            [0xe2, 0x86, 0x92] => self.arrows.push((self.col - 1, self.row, true)),
+                            [0xe2, 0x86, 0x90] => self.arrows.push((self.col - 1, self.row, false)),
+                            _ => {}
+                        }
+                    }
                     _ => {}
                 },
                 Escape::Esc => {
@@ -158,7 +191,7 @@ fn spawn(opts: &LatencyOptions, lag_ms: u32) -> anyhow::Result<(Child, Receiver<
 }
 
 /// Key-to-`@` times at one simulated one-way lag, and how many keys moved nothing.
-fn measure(opts: &LatencyOptions, lag_ms: u32) -> anyhow::Result<(Vec<Duration>, u32)> {
+fn measure(opts: &LatencyOptions, lag_ms: u32) -> anyhow::Result<Samples> {
     let (mut child, rx) = spawn(opts, lag_ms)?;
     // Between keys the picture must come to rest, late server answers included.
     let rest = Duration::from_millis(300 + 4 * u64::from(lag_ms));
@@ -184,7 +217,7 @@ fn keys(
     child: &mut Child,
     rx: &Receiver<Vec<u8>>,
     rest: Duration,
-) -> anyhow::Result<(Vec<Duration>, u32)> {
+) -> anyhow::Result<Samples> {
     let mut screen = Screen::default();
     let stdin = child.stdin.as_mut().context("no stdin")?;
     // The game is up once an `@` is drawn; then let the picture settle.
@@ -197,45 +230,63 @@ fn keys(
         }
     }
     settle(&mut screen, rx, stdin, Duration::from_millis(500));
-    let (mut times, mut misses) = (Vec::new(), 0);
+    let mut samples = Samples::default();
     for i in 0..opts.samples {
         let at = *screen.ats.last().expect("seen");
         screen.ats.clear();
-        let key = if i % 2 == 0 { b"d" } else { b"a" };
-        stdin.write_all(key)?;
+        screen.arrows.clear();
+        let right = i % 2 == 0;
+        stdin.write_all(if right { b"d" } else { b"a" })?;
         stdin.flush()?;
         let sent = Instant::now();
-        match moved(&mut screen, rx, stdin, at, sent + Duration::from_secs(1)) {
-            Some(t) => times.push(t.duration_since(sent)),
-            None => misses += 1,
+        let (shown, moved) = reaction(&mut screen, rx, stdin, at, right, sent);
+        match shown {
+            Some(t) => samples.shown.push(t.duration_since(sent)),
+            None => samples.misses += 1,
+        }
+        if let Some(t) = moved {
+            samples.moved.push(t.duration_since(sent));
         }
         settle(&mut screen, rx, stdin, rest);
         if screen.ats.is_empty() {
             screen.ats.push(at);
         }
     }
-    Ok((times, misses))
+    Ok(samples)
 }
 
-/// When the `@` was first drawn away from `at` (near it: not some other `@` on screen).
-fn moved(
+/// When the key first showed (the facing arrow turned its way beside the `@`, or the
+/// `@` moved) and when the `@` was first drawn away from `at`, within a second.
+fn reaction(
     screen: &mut Screen,
     rx: &Receiver<Vec<u8>>,
     input: &mut impl Write,
     at: (u32, u32),
-    deadline: Instant,
-) -> Option<Instant> {
-    loop {
-        let bytes = rx
-            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-            .ok()?;
+    right: bool,
+    sent: Instant,
+) -> (Option<Instant>, Option<Instant>) {
+    let deadline = sent + Duration::from_secs(1);
+    let (mut shown, mut moved) = (None, None);
+    while moved.is_none() {
+        let Ok(bytes) = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) else {
+            break;
+        };
         let now = Instant::now();
         screen.take(&bytes, input);
-        let near = |p: &(u32, u32)| *p != at && p.0.abs_diff(at.0) <= 3 && p.1.abs_diff(at.1) <= 1;
-        if screen.ats.iter().any(near) {
-            return Some(now);
+        // Near it: not some other `@` or arrow on screen.
+        let near = |x: u32, y: u32| x.abs_diff(at.0) <= 3 && y.abs_diff(at.1) <= 1;
+        if screen.ats.iter().any(|p| *p != at && near(p.0, p.1)) {
+            moved = Some(now);
+        }
+        let turned = screen
+            .arrows
+            .iter()
+            .any(|&(x, y, r)| r == right && near(x, y));
+        if shown.is_none() && (turned || moved.is_some()) {
+            shown = Some(now);
         }
     }
+    (shown, moved)
 }
 
 /// Reads output for `d`, following the screen.
