@@ -192,6 +192,7 @@ fn frame_view<'a>(map: &'a Map, opts: &RenderOptions, t: u32) -> View<'a> {
     };
     View {
         map,
+        focus: None,
         sprites: sprites(map, opts.players, t, opts.overlays),
         beams,
         combat: Some(CombatHud {

@@ -18,7 +18,7 @@ use super::link::Link;
 use super::rates::RateMeter;
 use super::session::{ClientSession, SessionEnd};
 use super::terminal::{self, Tui};
-use crate::net::protocol::ClientMsg;
+use crate::net::protocol::{ClientMsg, Welcome};
 use crate::ui;
 
 /// How the game ended, for the message printed after the terminal is restored.
@@ -29,14 +29,17 @@ pub enum Outcome {
 
 pub fn run(config: ClientConfig, stop: &AtomicBool) -> anyhow::Result<Outcome> {
     let mut link = Link::open(&config)?;
-    let welcome = link.connect(&config.name, config.timeout)?;
+    let (mut tui, enhanced, _guard) = terminal::enter().context("cannot set up the terminal")?;
+    let welcome = match connect(&mut tui, &mut link, &config, stop)? {
+        Ok(welcome) => welcome,
+        Err(outcome) => return Ok(outcome),
+    };
     let now = Instant::now();
     let mut session = ClientSession::new(welcome, now, config.switches)
         .context("the server sent a map this client cannot use")?;
     session.set_input_rate(config.input_rate);
     let app = App::new(config.switches, config.outgoing.clone());
     let driver = Driver::new(session, app, now);
-    let (mut tui, enhanced, _guard) = terminal::enter().context("cannot set up the terminal")?;
     let result = play(&mut tui, &mut link, driver, &config, enhanced, stop);
     // Tell the server we are gone; a few copies, since any one may be lost.
     let now = Instant::now();
@@ -48,6 +51,37 @@ pub fn run(config: ClientConfig, stop: &AtomicBool) -> anyhow::Result<Outcome> {
         link.pump(Instant::now(), |_, _| {});
     }
     result
+}
+
+/// Joins, showing what it is doing; Esc, q and Ctrl-C cancel, and so does a signal.
+/// Err carries how a cancelled join ends the program.
+fn connect(
+    tui: &mut Tui,
+    link: &mut Link,
+    config: &ClientConfig,
+    stop: &AtomicBool,
+) -> anyhow::Result<Result<Welcome, Outcome>> {
+    let text = format!("connecting to {}… (Esc to cancel)", link.server());
+    let mut outcome = Outcome::Stopped;
+    let welcome = link.connect(&config.name, config.timeout, || {
+        if stop.load(Ordering::Relaxed) {
+            return Ok(true);
+        }
+        tui.draw(|f| ui::draw_message(f, &text))?;
+        while event::poll(Duration::ZERO)? {
+            if let Event::Key(key) = event::read()?
+                && (key.code == KeyCode::Esc
+                    || key.code == KeyCode::Char('q')
+                    || (key.code == KeyCode::Char('c')
+                        && key.modifiers.contains(KeyModifiers::CONTROL)))
+            {
+                outcome = Outcome::Quit;
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    })?;
+    Ok(welcome.ok_or(outcome))
 }
 
 /// The loop's own state besides the driver: the screen, frame pacing and rates.
@@ -140,7 +174,7 @@ fn read_keys(
     shell: &mut Shell,
     now: Instant,
 ) -> anyhow::Result<bool> {
-    let (need_w, need_h) = ui::required_size(driver.session().map());
+    let (need_w, need_h) = ui::minimum_size(driver.session().map());
     let too_small = shell.screen.0 < need_w || shell.screen.1 < need_h;
     while event::poll(Duration::ZERO)? {
         let effect = match event::read()? {

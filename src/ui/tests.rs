@@ -31,8 +31,19 @@ fn hud() -> Hud {
 }
 
 fn render(map: &Map, width: u16, height: u16, sprites: Vec<Sprite>) -> String {
-    let view = View {
+    render_with(map, width, height, sprites, |_| {})
+}
+
+fn render_with(
+    map: &Map,
+    width: u16,
+    height: u16,
+    sprites: Vec<Sprite>,
+    change: impl FnOnce(&mut View),
+) -> String {
+    let mut view = View {
         map,
+        focus: None,
         sprites,
         beams: Vec::new(),
         combat: Some(CombatHud {
@@ -67,6 +78,7 @@ fn render(map: &Map, width: u16, height: u16, sprites: Vec<Sprite>) -> String {
         stats: None,
         help: false,
     };
+    change(&mut view);
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     terminal.draw(|f| draw(f, &view)).unwrap();
     let buf = terminal.backend().buffer();
@@ -109,4 +121,45 @@ fn too_small_terminal_says_what_it_needs() {
     let map = small_map();
     let out = render(&map, 20, 5, vec![]);
     assert!(out.contains("needs 24x8"), "{out}");
+}
+
+/// The kill feed was drawn first and players, arrows and bolts over it, leaving lines
+/// like `bot-1 [rail] b←@-3`.
+#[test]
+fn the_kill_feed_is_never_drawn_over() {
+    let map = small_map();
+    // Players, arrows and a bolt all along the top row, where the feed goes.
+    let mut sprites = Vec::new();
+    for x in 1..11 {
+        let x = f64::from(x) + 0.5;
+        sprites.push(Sprite::new(1, x, 1.5, SpriteKind::Remote));
+        sprites.push(Sprite::new(2, x, 1.5, SpriteKind::Aim(4)));
+        sprites.push(Sprite::new(1, x, 1.4, SpriteKind::Projectile));
+    }
+    for width in [24, 110] {
+        let out = render_with(&map, width, 8, sprites.clone(), |v| {
+            v.feed = vec!["bot-1 [rail] bot-3".into(), "ann [blaster] bot-1".into()];
+        });
+        for line in ["bot-1 [rail] bot-3", "ann [blaster] bot-1"] {
+            let shown: String = line.chars().take(usize::from(width / 2)).collect();
+            assert!(out.contains(&shown), "{line:?} whole at {width}:\n{out}");
+        }
+    }
+}
+
+/// A bolt leaving its shooter was drawn over the shooter's letter, and the muzzle
+/// flash over a player next to the one firing.
+#[test]
+fn bolts_and_flashes_never_cover_a_player() {
+    let map = small_map();
+    let sprites = vec![
+        Sprite::new(1, 3.5, 1.5, SpriteKind::Remote),
+        Sprite::new(1, 3.6, 1.5, SpriteKind::Projectile),
+        Sprite::new(0, 5.5, 1.5, SpriteKind::Local),
+        Sprite::new(2, 5.5, 1.5, SpriteKind::Muzzle),
+    ];
+    let out = render(&map, 24, 8, sprites);
+    let row = out.lines().nth(2).unwrap();
+    assert!(row.contains('B') && row.contains('@'), "{row}");
+    assert!(!row.contains('*') && !row.contains('✶'), "{row}");
 }

@@ -13,7 +13,7 @@ use super::lagometer::{self, Slice};
 use super::rates::Rates;
 use super::session::ClientSession;
 use super::{GhostMode, Switches};
-use crate::ui::{DrawMode, Hud, LagSlice, StatsView, SwitchLights, View};
+use crate::ui::{DrawMode, Hud, LagSlice, SpriteKind, StatsView, SwitchLights, View};
 
 /// The frame's view of `session`, with `app`'s overlays, the loop's frame rate and
 /// (for the stats overlay) its traffic rates.
@@ -27,8 +27,14 @@ pub(crate) fn build<'a>(
     let s = session;
     let overlays = app.overlays();
     let (sprites, beams) = sprites::sprites_and_beams(s, now, overlays.lag_compensation);
+    let focus = sprites
+        .iter()
+        .find(|sp| sp.kind == SpriteKind::Local)
+        .or_else(|| sprites.iter().find(|sp| sp.kind == SpriteKind::LocalGhost))
+        .map(|sp| (sp.x, sp.y));
     View {
         map: s.map(),
+        focus,
         sprites,
         beams,
         combat: text::combat(s),
