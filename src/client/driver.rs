@@ -127,6 +127,11 @@ impl Driver {
         self.session.frame(now);
     }
 
+    /// Whether the picture may change with time alone: the loop then looks again soon.
+    pub(crate) fn in_motion(&self, now: Instant) -> bool {
+        view::in_motion(&self.session, now)
+    }
+
     /// What this frame shows, at `fps`, with `rates` for the stats overlay.
     pub(crate) fn view(&self, now: Instant, fps: f64, rates: Rates) -> View<'_> {
         view::build(&self.session, &self.app, now, fps, rates)

@@ -1,18 +1,23 @@
 //! The terminal client: a thin shell around a `Driver`. Each turn of the loop reads
-//! the keys, pumps the link, steps the driver and draws; commands run at a fixed rate,
-//! frames as fast as they can be drawn (or at `--fps-cap`).
+//! the keys, pumps the link, steps the driver and draws the picture if it changed, then
+//! sleeps until a datagram, a key, the next command or the next look is due (see
+//! `frames`); commands run at a fixed rate, frames whenever the picture changes (at most
+//! `--fps-cap` a second).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
+use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{self, Event, KeyCode, KeyEvent, KeyModifiers};
 use ratatui::crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
 use ratatui::crossterm::{execute, queue};
+use ratatui::layout::Rect;
 
 use super::ClientConfig;
 use super::app::{App, Effect};
 use super::driver::Driver;
+use super::frames::{FpsCounter, FramePacer};
 use super::input::{Keys, chat_key};
 use super::link::Link;
 use super::rates::RateMeter;
@@ -90,9 +95,15 @@ struct Shell {
     screen: (u16, u16),
     fps: FpsCounter,
     rates: RateMeter,
-    next_frame: Instant,
-    frame_period: Option<Duration>,
+    pacer: FramePacer,
+    /// What is on the screen, to draw only a picture that differs.
+    shown: Buffer,
+    /// Whether the link's wait also wakes for keys; if not, keys are looked at often.
+    keys_wake: bool,
 }
+
+/// How often keys are looked at when the terminal cannot wake the loop.
+const KEY_CHECK: Duration = Duration::from_millis(10);
 
 fn play(
     tui: &mut Tui,
@@ -108,8 +119,9 @@ fn play(
         screen: (size.width, size.height),
         fps: FpsCounter::default(),
         rates: RateMeter::default(),
-        next_frame: Instant::now(),
-        frame_period: config.fps_cap.map(|f| Duration::from_secs(1) / f.max(1)),
+        pacer: FramePacer::new(config.fps_cap, Instant::now()),
+        shown: Buffer::empty(Rect::ZERO),
+        keys_wake: link.watch_terminal(),
     };
     let panic_at = config.debug_panic_after.map(|d| Instant::now() + d);
     loop {
@@ -126,17 +138,16 @@ fn play(
         }
         let held = shell.keys.buttons(now);
         driver.play(now, held, |msg| link.send(now, &msg));
-
-        // With a cap, a frame is drawn only when one is due; the loop still wakes for
-        // packets and command ticks in between.
-        if let Some(period) = shell.frame_period {
-            if now < shell.next_frame {
-                link.wait(shell.next_frame.min(driver.next_command()))?;
-                continue;
-            }
-            shell.next_frame = (shell.next_frame + period).max(now);
+        look(tui, link, &mut driver, &mut shell, now)?;
+        // Sleep until a datagram, a key, the next command or the next look is due.
+        let mut wake = shell.pacer.next_wake(now, driver.next_command());
+        if !shell.keys_wake {
+            wake = wake.min(now + KEY_CHECK);
         }
-        draw(tui, link, &mut driver, &mut shell, now)?;
+        if let Some(t) = panic_at {
+            wake = wake.min(t);
+        }
+        link.wait(wake)?;
     }
 }
 
@@ -216,50 +227,50 @@ fn on_key(driver: &mut Driver, shell: &mut Shell, key: &KeyEvent, now: Instant) 
     driver.handle(action)
 }
 
-fn draw(
+/// Looks at the picture, if the frame cap allows, and draws it if it changed.
+fn look(
     tui: &mut Tui,
     link: &Link,
     driver: &mut Driver,
     shell: &mut Shell,
     now: Instant,
 ) -> anyhow::Result<()> {
+    shell.fps.roll(now);
+    if !shell.pacer.may_draw(now) {
+        return Ok(());
+    }
     driver.frame(now);
     shell
         .rates
         .sample(now, link.traffic(), driver.session().stats());
     let view = driver.view(now, shell.fps.value(), shell.rates.rates());
+    let drawn = draw_if_changed(tui, &mut shell.shown, &view)?;
+    if drawn {
+        shell.fps.frame(now);
+    }
+    shell.pacer.looked(now, drawn, driver.in_motion(now));
+    Ok(())
+}
+
+/// Renders `view` off screen and, if it differs from `shown`, sends the difference to
+/// the terminal. True when it did.
+fn draw_if_changed(tui: &mut Tui, shown: &mut Buffer, view: &ui::View) -> anyhow::Result<bool> {
+    tui.autoresize()?;
+    let mut frame = tui.get_frame();
+    ui::draw(&mut frame, view);
+    if tui.current_buffer_mut() == shown {
+        tui.current_buffer_mut().reset();
+        return Ok(false);
+    }
     if !terminal::may_draw() {
         // Another thread panicked; its hook is restoring the terminal and exiting.
         std::thread::park();
     }
+    shown.clone_from(tui.current_buffer_mut());
     queue!(tui.backend_mut(), BeginSynchronizedUpdate)?;
-    tui.draw(|f| ui::draw(f, &view))?;
+    tui.flush()?;
+    tui.hide_cursor()?;
+    tui.swap_buffers();
     execute!(tui.backend_mut(), EndSynchronizedUpdate)?;
-    shell.fps.frame(now);
-    Ok(())
-}
-
-/// Frames per second over the last half second.
-#[derive(Default)]
-struct FpsCounter {
-    window_start: Option<Instant>,
-    frames: u32,
-    value: f64,
-}
-
-impl FpsCounter {
-    fn frame(&mut self, now: Instant) {
-        let start = *self.window_start.get_or_insert(now);
-        self.frames += 1;
-        let elapsed = now.duration_since(start).as_secs_f64();
-        if elapsed >= 0.5 {
-            self.value = f64::from(self.frames) / elapsed;
-            self.frames = 0;
-            self.window_start = Some(now);
-        }
-    }
-
-    fn value(&self) -> f64 {
-        self.value
-    }
+    Ok(true)
 }

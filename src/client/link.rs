@@ -14,6 +14,7 @@ use crate::net::protocol::{ClientMsg, ServerMsg, Welcome};
 use crate::net::transport::{Traffic, Transport};
 
 const SOCKET: Token = Token(0);
+const TERMINAL: Token = Token(1);
 /// How often a connect request is repeated while waiting for an answer.
 const CONNECT_RETRY: Duration = Duration::from_millis(250);
 /// The longest the connect loop sleeps before asking its caller whether to go on.
@@ -83,6 +84,25 @@ impl Link {
             Ok(()) => self.transport.send(now, self.server, &self.buf),
             Err(e) => tracing::error!("cannot encode {msg:?}: {e}"),
         }
+    }
+
+    /// Lets [`Link::wait`] wake when the terminal has input too. False when it cannot
+    /// (stdin is not the terminal): the caller must then look at the keys itself.
+    pub(crate) fn watch_terminal(&mut self) -> bool {
+        use std::io::IsTerminal;
+        use std::os::fd::AsRawFd;
+        let stdin = std::io::stdin();
+        let fd = stdin.as_raw_fd();
+        stdin.is_terminal()
+            && self
+                .poll
+                .registry()
+                .register(
+                    &mut mio::unix::SourceFd(&fd),
+                    TERMINAL,
+                    mio::Interest::READABLE,
+                )
+                .is_ok()
     }
 
     /// Sleeps until a datagram arrives, a delayed datagram falls due, or `until`.

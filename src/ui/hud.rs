@@ -20,40 +20,55 @@ fn switch(name: &str, on: bool) -> Span<'static> {
     }
 }
 
+/// As many whole groups as fit in `width` columns, in order: a line is never cut
+/// in the middle of a word. A group that does not fit ends the line.
+fn fit(groups: Vec<Vec<Span<'static>>>, width: u16) -> Line<'static> {
+    let mut spans = Vec::new();
+    let mut used = 0;
+    for group in groups {
+        let w: usize = group.iter().map(Span::width).sum();
+        if used + w > usize::from(width) {
+            break;
+        }
+        used += w;
+        spans.extend(group);
+    }
+    Line::from(spans)
+}
+
+fn pair(label: &str, value: String) -> Vec<Span<'static>> {
+    vec![
+        Span::styled(format!("{label} "), LABEL),
+        Span::styled(value, VALUE),
+    ]
+}
+
 pub(crate) fn draw_hud(frame: &mut Frame, area: Rect, hud: &Hud) {
     let s = &hud.switches;
-    let spans = vec![
-        Span::styled("FPS ", LABEL),
-        Span::styled(format!("{:<5.0} ", hud.fps), VALUE),
-        Span::styled("RTT ", LABEL),
-        Span::styled(format!("{:.0}ms ", hud.rtt_ms), VALUE),
-        Span::styled("tick ", LABEL),
-        Span::styled(format!("{} ", hud.server_tick), VALUE),
-        Span::styled("pend ", LABEL),
-        Span::styled(format!("{} ", hud.pending), VALUE),
-        Span::styled("corr ", LABEL),
-        Span::styled(format!("{} ", hud.corrections), VALUE),
-        Span::styled("│ ", LABEL),
-        switch("pred", s.prediction),
-        Span::raw(" "),
-        switch("rec", s.reconciliation),
-        Span::raw(" "),
-        switch("int", s.interpolation),
-        Span::raw(" "),
-        switch("ext", s.extrapolation),
-        Span::raw(" "),
-        switch("smo", s.smoothing),
-        Span::raw(" "),
-        switch(
-            if s.ghost_trail {
-                "ghost+trail"
-            } else {
-                "ghost"
-            },
-            s.ghosts,
-        ),
+    let ghost = if s.ghost_trail {
+        "ghost+trail"
+    } else {
+        "ghost"
+    };
+    let mut groups = vec![
+        pair("FPS", format!("{:<5.0} ", hud.fps)),
+        pair("RTT", format!("{:.0}ms ", hud.rtt_ms)),
+        pair("tick", format!("{} ", hud.server_tick)),
+        pair("pend", format!("{} ", hud.pending)),
+        pair("corr", format!("{} ", hud.corrections)),
+        vec![Span::styled("│", LABEL)],
     ];
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    for (name, on) in [
+        ("pred", s.prediction),
+        ("rec", s.reconciliation),
+        ("int", s.interpolation),
+        ("ext", s.extrapolation),
+        ("smo", s.smoothing),
+        (ghost, s.ghosts),
+    ] {
+        groups.push(vec![Span::raw(" "), switch(name, on)]);
+    }
+    frame.render_widget(Paragraph::new(fit(groups, area.width)), area);
 }
 
 /// The fighting line: health, weapon, frags, clock; or the chat line being typed.
@@ -76,6 +91,7 @@ pub(crate) fn draw_combat(
         return;
     };
     let mut spans = Vec::new();
+    let mut groups = Vec::new();
     if c.alive {
         let color = match c.health {
             h if h > 60 => Color::LightGreen,
@@ -105,11 +121,12 @@ pub(crate) fn draw_combat(
         spans.push(Span::styled("time ", LABEL));
         spans.push(Span::styled(format!("{}:{:02} ", t / 60, t % 60), VALUE));
     }
-    spans.push(Span::styled(
-        "│ space fire  1/2 weapon  t chat  Tab scores  ? help",
-        LABEL,
-    ));
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    groups.push(spans);
+    groups.push(vec![Span::styled("│", LABEL)]);
+    for hint in ["space fire", "1/2 weapon", "t chat", "Tab scores", "? help"] {
+        groups.push(vec![Span::styled(format!(" {hint} "), LABEL)]);
+    }
+    frame.render_widget(Paragraph::new(fit(groups, area.width)), area);
 }
 
 /// Players on the left, the simulated network conditions on the right.
@@ -119,21 +136,29 @@ pub(crate) fn draw_roster(frame: &mut Frame, area: Rect, roster: &[RosterLine], 
         Span::styled(conditions.to_owned(), Style::new().fg(Color::LightYellow)),
     ]);
     let net_width = (net.width() as u16).min(area.width);
+    let room = usize::from(area.width - net_width).saturating_sub(2);
     let mut spans = Vec::with_capacity(roster.len() * 2);
-    for r in roster {
+    let mut used = 0;
+    for (i, r) in roster.iter().enumerate() {
         let (glyph, color) = if r.local {
             ('@', Color::White)
         } else {
             (player_glyph(r.id), player_color(r.id))
         };
+        let name = format!("{}  ", r.name);
+        let width = 2 + name.chars().count();
+        // Whole names only; the last one that fits leaves room for "…" if more follow.
+        let more = i + 1 < roster.len();
+        if used + width + usize::from(more) > room {
+            spans.push(Span::styled("…", LABEL));
+            break;
+        }
+        used += width;
         spans.push(Span::styled(
             format!("{glyph} "),
             Style::new().fg(color).add_modifier(Modifier::BOLD),
         ));
-        spans.push(Span::styled(
-            format!("{}  ", r.name),
-            Style::new().fg(color),
-        ));
+        spans.push(Span::styled(name, Style::new().fg(color)));
     }
     let players = Rect::new(area.x, area.y, area.width - net_width, 1);
     frame.render_widget(Paragraph::new(Line::from(spans)), players);

@@ -245,7 +245,7 @@ pub(crate) fn draw_help(frame: &mut Frame, arena: Rect) {
         frame,
         arena,
         56,
-        HELP.len() as u16 + 3,
+        HELP.len() as u16 + 4,
         " keys (? to close) ",
     );
     let mut lines: Vec<Line> = HELP
@@ -259,6 +259,10 @@ pub(crate) fn draw_help(frame: &mut Frame, arena: Rect) {
         .collect();
     lines.push(Line::styled(
         "HUD: +on/-off for pred rec int ext smo ghost",
+        LABEL,
+    ));
+    lines.push(Line::styled(
+        "FPS: frames drawn a second; only a changed picture is drawn",
         LABEL,
     ));
     frame.render_widget(Paragraph::new(lines), inner);

@@ -163,3 +163,43 @@ fn bolts_and_flashes_never_cover_a_player() {
     assert!(row.contains('B') && row.contains('@'), "{row}");
     assert!(!row.contains('*') && !row.contains('✶'), "{row}");
 }
+
+/// At 80 columns the HUD was cut mid-word (`+gho`), the key hints too, and a long
+/// roster simply stopped.
+#[test]
+fn at_80_columns_nothing_is_cut_mid_word_and_a_long_roster_ends_with_an_ellipsis() {
+    let map = small_map();
+    let out = render_with(&map, 80, 8, vec![], |v| {
+        v.hud.switches.ghost_trail = true;
+        v.hud.fps = 12345.0;
+        v.roster = (0..12)
+            .map(|id| RosterLine {
+                id,
+                name: format!("player-{id}"),
+                local: id == 0,
+                bot: id > 0,
+            })
+            .collect();
+    });
+    let lines: Vec<&str> = out.lines().collect();
+    let words = |l: &str| l.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
+    let hud = words(lines[0]);
+    for w in &hud {
+        let known = ["FPS", "RTT", "tick", "pend", "corr", "│"].contains(&w.as_str())
+            || w.chars().all(|c| c.is_ascii_digit())
+            || w.ends_with("ms")
+            || ["pred", "rec", "int", "ext", "smo", "ghost+trail"]
+                .iter()
+                .any(|s| w[1..] == **s);
+        assert!(known, "{w:?} cut in {:?}", lines[0]);
+    }
+    let combat = lines[6];
+    let whole = ["fire", "weapon", "chat", "scores", "help"];
+    assert!(
+        whole.iter().any(|w| combat.trim_end().ends_with(w)),
+        "{combat}"
+    );
+    let roster = lines[7];
+    assert!(roster.contains("… ") || roster.contains("…"), "{roster}");
+    assert!(roster.contains("player-0"), "{roster}");
+}

@@ -62,6 +62,11 @@ pub(crate) fn build<'a>(
     }
 }
 
+/// Whether the picture may change with time alone (see [`sprites::in_motion`]).
+pub(crate) fn in_motion(session: &ClientSession, now: Instant) -> bool {
+    sprites::in_motion(session, now)
+}
+
 fn lights(s: Switches) -> SwitchLights {
     SwitchLights {
         prediction: s.prediction,

@@ -195,3 +195,32 @@ fn facing_arrows(s: &ClientSession, local: Option<(f64, f64)>, sprites: &[Sprite
         })
         .collect()
 }
+
+/// Whether the picture may change with time alone: a remote player between snapshots
+/// or still moving, the local player's smoothing, a bolt or beam, a flash.
+pub(super) fn in_motion(s: &ClientSession, now: Instant) -> bool {
+    let age = |at: Instant| now.saturating_duration_since(at).as_secs_f64();
+    let fading = s.combat.rails.back().is_some()
+        || !s.combat.flights().is_empty()
+        || s.tell.muzzle.is_some_and(|(at, _)| age(at) < MUZZLE_SECS)
+        || s.last_correction
+            .as_ref()
+            .is_some_and(|(at, _)| age(*at) < CORRECTION_FLASH_SECS);
+    let smoothing = match (&s.prediction, s.predicted()) {
+        (Some(p), Some(st)) => p.drawn() != (f64::from(st.x), f64::from(st.y)),
+        _ => false,
+    };
+    let remotes = s.latest.as_ref().is_some_and(|latest| {
+        latest
+            .players
+            .iter()
+            .filter(|p| p.id != s.player_id)
+            .any(|p| {
+                let newest = (f64::from(p.state.x), f64::from(p.state.y));
+                p.state.vx != 0
+                    || p.state.vy != 0
+                    || s.remote_position(p.id, now).is_some_and(|at| at != newest)
+            })
+    });
+    fading || smoothing || remotes
+}
