@@ -203,7 +203,8 @@ pub(crate) fn draw(frame: &mut Frame, view: &View) {
     arena::draw_tiles(frame.buffer_mut(), l.arena, l.camera, view);
     arena::draw_sprites(frame.buffer_mut(), l.arena, l.camera, view);
     // Text goes over the sprites: nothing draws into a line of the feed or chat.
-    overlays::draw_feeds(frame, l.side.unwrap_or(l.arena), &view.feed, &view.chat);
+    let feeds = l.side.unwrap_or(l.arena);
+    overlays::draw_feeds(frame, feeds, l.side.is_some(), &view.feed, &view.chat);
     hud::draw_combat(
         frame,
         l.combat,

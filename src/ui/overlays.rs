@@ -288,11 +288,23 @@ fn popup(frame: &mut Frame, arena: Rect, width: u16, inner_height: u16, title: &
     inner
 }
 
-/// Kill feed at the arena's top right, chat at its bottom left.
-pub(crate) fn draw_feeds(frame: &mut Frame, arena: Rect, feed: &[String], chat: &[String]) {
+/// Kill feed at the top right of `arena` (at the top left when `beside` it, in the side
+/// panel), chat at its bottom left.
+pub(crate) fn draw_feeds(
+    frame: &mut Frame,
+    arena: Rect,
+    beside: bool,
+    feed: &[String],
+    chat: &[String],
+) {
     for (i, line) in feed.iter().rev().take(4).enumerate() {
         let width = (line.chars().count() as u16 + 2).min(arena.width);
-        let r = Rect::new(arena.right() - width, arena.y + i as u16, width, 1);
+        let x = if beside {
+            arena.x
+        } else {
+            arena.right() - width
+        };
+        let r = Rect::new(x, arena.y + i as u16, width, 1);
         frame.render_widget(Clear, r);
         frame.render_widget(
             Paragraph::new(format!(" {line} ")).style(Style::new().fg(Color::LightRed)),
