@@ -210,10 +210,12 @@ fn read_keys(
         };
         match effect {
             Some(Effect::Quit) => return Ok(true),
-            Some(Effect::Chat(line)) => link.send(now, &ClientMsg::Chat(line)),
+            Some(Effect::Chat(line)) if driver.may_send_chat(now) => {
+                link.send(now, &ClientMsg::Chat(line));
+            }
             // The same simulated path both ways, as the command line sets it.
             Some(Effect::Conditions(c)) => link.set_conditions(c.clone(), c),
-            Some(Effect::Switches(_)) | None => {}
+            Some(Effect::Chat(_) | Effect::Switches(_)) | None => {}
         }
     }
     Ok(false)

@@ -59,6 +59,8 @@ pub(crate) fn draw_sprites(buf: &mut Buffer, area: Rect, camera: (u16, u16), vie
     for beam in &view.beams {
         draw_beam(buf, area, camera, beam);
     }
+    // Just hurt: the '@' flashes red.
+    let hurt = view.combat.as_ref().is_some_and(|c| c.hurt);
     let (players, things): (Vec<&Sprite>, Vec<&Sprite>) =
         view.sprites.iter().partition(|s| is_player(s.kind));
     for sprite in things.into_iter().chain(players) {
@@ -120,6 +122,13 @@ pub(crate) fn draw_sprites(buf: &mut Buffer, area: Rect, camera: (u16, u16), vie
                 Style::new().fg(color).add_modifier(Modifier::DIM),
             ),
             SpriteKind::Remote => (letter, Style::new().fg(color).add_modifier(Modifier::BOLD)),
+            SpriteKind::Local if hurt => (
+                '@',
+                Style::new()
+                    .fg(Color::White)
+                    .bg(Color::Red)
+                    .add_modifier(Modifier::BOLD),
+            ),
             SpriteKind::Local => (
                 '@',
                 Style::new().fg(Color::White).add_modifier(Modifier::BOLD),

@@ -7,6 +7,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{CombatHud, Hud, RosterLine, player_color, player_glyph};
+use crate::net::protocol::MAX_CHAT_CHARS;
+use crate::sim::combat::Weapon;
 
 const LABEL: Style = Style::new().fg(Color::DarkGray);
 const VALUE: Style = Style::new().fg(Color::White);
@@ -65,6 +67,7 @@ pub(crate) fn draw_hud(frame: &mut Frame, area: Rect, hud: &Hud) {
         ("ext", s.extrapolation),
         ("smo", s.smoothing),
         (ghost, s.ghosts),
+        ("lagc", s.lag_compensation),
     ] {
         groups.push(vec![Span::raw(" "), switch(name, on)]);
     }
@@ -79,54 +82,110 @@ pub(crate) fn draw_combat(
     chat_input: Option<&str>,
 ) {
     if let Some(text) = chat_input {
-        let line = Line::from(vec![
-            Span::styled("say: ", Style::new().fg(Color::LightYellow)),
-            Span::raw(format!("{text}_")),
-            Span::styled("   Enter send, Esc cancel", LABEL),
-        ]);
-        frame.render_widget(Paragraph::new(line), area);
+        frame.render_widget(Paragraph::new(chat_line(text, area.width)), area);
         return;
     }
     let Some(c) = combat else {
         return;
     };
-    let mut spans = Vec::new();
-    let mut groups = Vec::new();
-    if c.alive {
-        let color = match c.health {
-            h if h > 60 => Color::LightGreen,
-            h if h > 25 => Color::LightYellow,
-            _ => Color::LightRed,
-        };
-        spans.push(Span::styled("HP ", LABEL));
-        spans.push(Span::styled(
-            format!("{:<3} ", c.health),
-            Style::new().fg(color).add_modifier(Modifier::BOLD),
-        ));
-    } else {
-        spans.push(Span::styled(
-            "DEAD, respawning… ",
+    let mut groups = vec![status(c)];
+    if c.hit {
+        groups.push(vec![Span::styled(
+            "✕ hit ",
             Style::new()
-                .fg(Color::LightRed)
+                .fg(Color::LightMagenta)
                 .add_modifier(Modifier::BOLD),
-        ));
+        )]);
     }
-    spans.push(Span::styled(format!("{:<7} ", c.weapon.name()), VALUE));
-    spans.push(Span::styled("frags ", LABEL));
-    spans.push(Span::styled(
-        format!("{}/{} ", c.frags, c.frag_limit),
-        VALUE,
-    ));
+    let mut weapon = vec![Span::styled(format!("{:<7} ", c.weapon.name()), VALUE)];
+    if c.weapon == Weapon::Rail {
+        weapon = match c.rail_cooldown_secs {
+            Some(secs) => vec![
+                Span::styled("rail ", VALUE),
+                Span::styled(format!("{secs:.1}s "), Style::new().fg(Color::LightYellow)),
+            ],
+            None => vec![
+                Span::styled("rail ", VALUE),
+                Span::styled("ready ", Style::new().fg(Color::LightGreen)),
+            ],
+        };
+    }
+    groups.push(weapon);
+    groups.push(pair("frags", format!("{}/{} ", c.frags, c.frag_limit)));
     if let Some(t) = c.time_left_secs {
-        spans.push(Span::styled("time ", LABEL));
-        spans.push(Span::styled(format!("{}:{:02} ", t / 60, t % 60), VALUE));
+        groups.push(pair("time", format!("{}:{:02} ", t / 60, t % 60)));
     }
-    groups.push(spans);
     groups.push(vec![Span::styled("│", LABEL)]);
     for hint in ["space fire", "1/2 weapon", "t chat", "Tab scores", "? help"] {
         groups.push(vec![Span::styled(format!(" {hint} "), LABEL)]);
     }
     frame.render_widget(Paragraph::new(fit(groups, area.width)), area);
+}
+
+/// Health (flashing when just hurt), or how we died and when we are back.
+fn status(c: &CombatHud) -> Vec<Span<'static>> {
+    let dead = Style::new()
+        .fg(Color::LightRed)
+        .add_modifier(Modifier::BOLD);
+    if !c.alive {
+        let text = match &c.death {
+            Some((how, secs)) => format!("DEAD: {how}, back in {secs:.1}s "),
+            None => "DEAD, respawning… ".to_owned(),
+        };
+        return vec![Span::styled(text, dead)];
+    }
+    let color = match c.health {
+        h if h > 60 => Color::LightGreen,
+        h if h > 25 => Color::LightYellow,
+        _ => Color::LightRed,
+    };
+    let mut style = Style::new().fg(color).add_modifier(Modifier::BOLD);
+    if c.hurt {
+        style = Style::new()
+            .fg(Color::White)
+            .bg(Color::Red)
+            .add_modifier(Modifier::BOLD);
+    }
+    vec![
+        Span::styled("HP ", LABEL),
+        Span::styled(format!("{:<3}", c.health), style),
+        Span::raw(" "),
+    ]
+}
+
+/// The chat editor: the end of the line when it is longer than the screen, and how
+/// many characters are left near the limit.
+fn chat_line(text: &str, width: u16) -> Line<'static> {
+    const PROMPT: &str = "say: ";
+    const HINT: &str = "   Enter send, Esc cancel";
+    let typed = text.chars().count();
+    let left = MAX_CHAT_CHARS.saturating_sub(typed);
+    let counter = if left <= 20 {
+        format!("  {left} left")
+    } else {
+        String::new()
+    };
+    let hint = if usize::from(width) >= PROMPT.len() + typed + 1 + counter.len() + HINT.len() {
+        HINT
+    } else {
+        ""
+    };
+    let room = usize::from(width)
+        .saturating_sub(PROMPT.len() + 1 + counter.chars().count() + hint.len())
+        .max(1);
+    let shown: String = if typed > room {
+        let tail: String = text.chars().skip(typed - room + 1).collect();
+        format!("…{tail}")
+    } else {
+        text.to_owned()
+    };
+    let full = Style::new().fg(Color::LightRed);
+    Line::from(vec![
+        Span::styled(PROMPT, Style::new().fg(Color::LightYellow)),
+        Span::raw(format!("{shown}_")),
+        Span::styled(counter, if left == 0 { full } else { LABEL }),
+        Span::styled(hint, LABEL),
+    ])
 }
 
 /// Players on the left, the simulated network conditions on the right.

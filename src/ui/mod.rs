@@ -63,7 +63,7 @@ pub(crate) struct Beam {
 }
 
 /// The local player's fighting state.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) struct CombatHud {
     pub(crate) health: i16,
     pub(crate) alive: bool,
@@ -71,6 +71,14 @@ pub(crate) struct CombatHud {
     pub(crate) frags: i16,
     pub(crate) frag_limit: u16,
     pub(crate) time_left_secs: Option<u32>,
+    /// Just hurt: the health flashes.
+    pub(crate) hurt: bool,
+    /// One of our shots just hit someone.
+    pub(crate) hit: bool,
+    /// While dead: how ("fragged by bot-1 with rail") and seconds to the respawn.
+    pub(crate) death: Option<(String, f64)>,
+    /// Seconds until the rail can fire again, while it cools down.
+    pub(crate) rail_cooldown_secs: Option<f64>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -116,6 +124,8 @@ pub(crate) struct SwitchLights {
     /// The server-position ghosts, and with them the interpolation buffer's trail.
     pub(crate) ghosts: bool,
     pub(crate) ghost_trail: bool,
+    /// The lag compensation overlay (`v`).
+    pub(crate) lag_compensation: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -225,7 +235,7 @@ pub(crate) fn draw(frame: &mut Frame, view: &View) {
         overlays::draw_stats(frame, boxes(62), stats);
     }
     if view.help {
-        overlays::draw_help(frame, boxes(56));
+        overlays::draw_help(frame, boxes(60));
     }
     if let Some(notice) = &view.notice {
         let arena = l.arena;

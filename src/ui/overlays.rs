@@ -222,19 +222,24 @@ fn draw_lagometer(buf: &mut Buffer, area: Rect, slices: &[LagSlice]) {
 }
 
 const HELP: &[(&str, &str)] = &[
-    ("WASD / arrows", "move (you aim where you move)"),
+    (
+        "WASD / arrows",
+        "move (a tap: one cell; you aim where you move)",
+    ),
+    ("Shift+dir", "turn without walking (W A S D, Shift+arrows)"),
     ("space", "fire"),
     ("1 / 2", "blaster / rail"),
     ("Tab", "scoreboard"),
     ("t", "chat"),
-    ("q / Esc", "quit"),
+    ("Esc", "close what is open, else quit"),
+    ("q", "quit"),
     ("p", "prediction on/off"),
     ("r", "reconciliation on/off"),
     ("i", "interpolation on/off"),
     ("x", "extrapolation (dead reckoning) on/off"),
     ("m", "correction smoothing on/off"),
     ("g", "ghosts: off / server / server + trail"),
-    ("v", "lag compensation: rewound hitboxes"),
+    ("v", "lag compensation: rewound hitboxes (HUD lagc)"),
     ("n", "network stats and lagometer"),
     ("+ - j l c", "lag +/-25 ms, jitter, loss, profile"),
     ("? / F1", "this help"),
@@ -244,7 +249,7 @@ pub(crate) fn draw_help(frame: &mut Frame, arena: Rect) {
     let inner = popup(
         frame,
         arena,
-        56,
+        60,
         HELP.len() as u16 + 4,
         " keys (? to close) ",
     );
@@ -258,7 +263,7 @@ pub(crate) fn draw_help(frame: &mut Frame, arena: Rect) {
         })
         .collect();
     lines.push(Line::styled(
-        "HUD: +on/-off for pred rec int ext smo ghost",
+        "HUD: +on/-off for pred rec int ext smo ghost lagc",
         LABEL,
     ));
     lines.push(Line::styled(

@@ -53,6 +53,10 @@ fn render_with(
             frags: 3,
             frag_limit: 20,
             time_left_secs: Some(125),
+            hurt: false,
+            hit: false,
+            death: None,
+            rail_cooldown_secs: None,
         }),
         feed: Vec::new(),
         chat: Vec::new(),
@@ -202,4 +206,48 @@ fn at_80_columns_nothing_is_cut_mid_word_and_a_long_roster_ends_with_an_ellipsis
     let roster = lines[7];
     assert!(roster.contains("… ") || roster.contains("…"), "{roster}");
     assert!(roster.contains("player-0"), "{roster}");
+}
+
+/// Facing a wall hid the facing arrow; the chat editor ran off the screen; the combat
+/// line said only "DEAD, respawning…".
+#[test]
+fn facing_a_wall_chat_scrolling_death_and_cooldown_are_shown() {
+    let map = small_map();
+    let out = render(
+        &map,
+        24,
+        8,
+        vec![
+            Sprite::new(0, 0.75, 1.5, SpriteKind::Aim(4)),
+            Sprite::new(0, 1.5, 1.5, SpriteKind::Local),
+        ],
+    );
+    assert!(out.lines().nth(2).unwrap().contains('←'), "{out}");
+
+    let long: String = "abcdefghij".repeat(11);
+    let out = render_with(&map, 40, 8, vec![], |v| v.chat_input = Some(long.clone()));
+    let line = out.lines().nth(6).unwrap();
+    assert!(
+        line.starts_with("say: …") && line.contains("hij_"),
+        "{line}"
+    );
+    assert!(line.contains("10 left"), "{line}");
+
+    let out = render_with(&map, 100, 8, vec![], |v| {
+        let c = v.combat.as_mut().unwrap();
+        c.alive = false;
+        c.death = Some(("fragged by bot-1 with rail".into(), 1.42));
+    });
+    assert!(
+        out.contains("DEAD: fragged by bot-1 with rail, back in 1.4s"),
+        "{out}"
+    );
+    let out = render_with(&map, 100, 8, vec![], |v| {
+        let c = v.combat.as_mut().unwrap();
+        c.rail_cooldown_secs = Some(0.75);
+        c.hit = true;
+        v.hud.switches.lag_compensation = true;
+    });
+    assert!(out.contains("✕ hit") && out.contains("rail 0.8s"), "{out}");
+    assert!(out.contains("+lagc"), "{out}");
 }

@@ -2,8 +2,11 @@
 //! state into the UI's plain-data types. Presentation decisions (names in the feed, the
 //! scoreboard's order, where arrows go) are made here; the UI only draws.
 
+mod memory;
 mod sprites;
 mod text;
+
+pub(crate) use memory::Memory;
 
 use std::time::Instant;
 
@@ -20,13 +23,15 @@ use crate::ui::{DrawMode, Hud, LagSlice, SpriteKind, StatsView, SwitchLights, Vi
 pub(crate) fn build<'a>(
     session: &'a ClientSession,
     app: &App,
+    memory: &Memory,
     now: Instant,
     fps: f64,
     rates: Rates,
 ) -> View<'a> {
     let s = session;
     let overlays = app.overlays();
-    let (sprites, beams) = sprites::sprites_and_beams(s, now, overlays.lag_compensation);
+    let marks = memory.marks.as_ref().filter(|_| overlays.lag_compensation);
+    let (sprites, beams) = sprites::sprites_and_beams(s, now, marks);
     let focus = sprites
         .iter()
         .find(|sp| sp.kind == SpriteKind::Local)
@@ -37,9 +42,12 @@ pub(crate) fn build<'a>(
         focus,
         sprites,
         beams,
-        combat: text::combat(s),
+        combat: text::combat(s, memory, now),
         feed: text::feed(s),
-        chat: text::chat(s),
+        chat: text::chat(s)
+            .into_iter()
+            .chain(app.note(now).map(str::to_owned))
+            .collect(),
         chat_input: app.chat_input().map(str::to_owned),
         scoreboard: overlays.scoreboard.then(|| text::scoreboard(s)),
         results: text::results(s),
@@ -49,7 +57,10 @@ pub(crate) fn build<'a>(
             server_tick: s.latest_tick().unwrap_or(0),
             pending: s.pending_commands(),
             corrections: s.stats().corrections,
-            switches: lights(s.switches()),
+            switches: SwitchLights {
+                lag_compensation: overlays.lag_compensation,
+                ..lights(s.switches())
+            },
             conditions: app.conditions().summary(),
         },
         roster: text::roster(s),
@@ -76,6 +87,7 @@ fn lights(s: Switches) -> SwitchLights {
         smoothing: s.smoothing,
         ghosts: s.ghosts.server(),
         ghost_trail: s.ghosts == GhostMode::Trail,
+        lag_compensation: false,
     }
 }
 

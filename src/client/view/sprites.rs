@@ -5,12 +5,15 @@ use std::time::Instant;
 
 use super::super::combat::BEAM_SECS;
 use super::super::session::{ClientSession, find};
+use crate::net::protocol::RailShot;
 use crate::sim::combat::{aim_of, aim_vector};
 use crate::sim::map::CELL;
 use crate::ui::{Beam, Sprite, SpriteKind};
 
 /// How long the muzzle flash tell stays up.
 const MUZZLE_SECS: f64 = 0.15;
+/// How far back the ghost trail reaches: a few snapshots, not the whole buffer.
+const TRAIL_SECS: f32 = 0.16;
 /// How long a correction's two positions stay marked on screen.
 const CORRECTION_FLASH_SECS: f64 = 0.5;
 
@@ -27,7 +30,7 @@ fn sprite_at(id: u8, pos: (f64, f64), kind: SpriteKind) -> Sprite {
 pub(super) fn sprites_and_beams(
     s: &ClientSession,
     now: Instant,
-    lag_compensation: bool,
+    marks: Option<&RailShot>,
 ) -> (Vec<Sprite>, Vec<Beam>) {
     let mut sprites = Vec::new();
     snapshot_sprites(s, now, &mut sprites);
@@ -37,7 +40,10 @@ pub(super) fn sprites_and_beams(
             sprites.push(sprite_at(owner, (x, y), SpriteKind::Projectile));
         }
     }
-    let beams = beams(s, render_tick, lag_compensation, &mut sprites);
+    let beams = beams(s, render_tick);
+    if let Some(rail) = marks {
+        lag_marks(rail, &mut sprites);
+    }
     let local = local_position(s);
     flashes(s, now, local, &mut sprites);
     // Arrows go under everything else: one splice at the front, not an insert each.
@@ -56,18 +62,23 @@ fn snapshot_sprites(s: &ClientSession, now: Instant, sprites: &mut Vec<Sprite>) 
     };
     let ghosts = s.switches().ghosts;
     let at = |x: i32, y: i32| (f64::from(x), f64::from(y));
+    // The dead leave no ghost and no trail.
+    let alive = |id| s.combat.status(id).is_none_or(|st| st.alive);
     if ghosts.trail() {
         let newest = latest.tick;
         for snap in s.buffer.iter().filter(|b| b.tick < newest) {
             let age = (f64::from(newest - snap.tick) / s.tick_rate) as f32;
-            for p in &snap.players {
+            if age > TRAIL_SECS {
+                continue;
+            }
+            for p in snap.players.iter().filter(|p| alive(p.id)) {
                 let kind = SpriteKind::Trail { age_secs: age };
                 sprites.push(sprite_at(p.id, at(p.state.x, p.state.y), kind));
             }
         }
     }
     if ghosts.server() {
-        for p in &latest.players {
+        for p in latest.players.iter().filter(|p| alive(p.id)) {
             let kind = if p.id == s.player_id {
                 SpriteKind::LocalGhost
             } else {
@@ -83,14 +94,8 @@ fn snapshot_sprites(s: &ClientSession, now: Instant, sprites: &mut Vec<Sprite>) 
     }
 }
 
-/// Rail beams on the same clock as the players they start from, and with the lag
-/// compensation overlay the victim's tested and present boxes.
-fn beams(
-    s: &ClientSession,
-    render_tick: Option<f64>,
-    lag_compensation: bool,
-    sprites: &mut Vec<Sprite>,
-) -> Vec<Beam> {
+/// Rail beams on the same clock as the players they start from.
+fn beams(s: &ClientSession, render_tick: Option<f64>) -> Vec<Beam> {
     let mut beams = Vec::new();
     let point = |(x, y): (i32, i32)| to_cells((f64::from(x), f64::from(y)));
     for (_, rail) in &s.combat.rails {
@@ -106,20 +111,22 @@ fn beams(
             to: point(rail.to),
             fading: age > BEAM_SECS / 2.0,
         });
-        if lag_compensation {
-            let id = rail.hit.unwrap_or(rail.shooter);
-            for (p, kind) in [
-                (rail.tested_at, SpriteKind::TestedBox),
-                (rail.present_at, SpriteKind::PresentBox),
-            ] {
-                if let Some(p) = p {
-                    let (x, y) = point(p);
-                    sprites.push(Sprite::new(id, x, y, kind));
-                }
-            }
-        }
     }
     beams
+}
+
+/// The lag compensation overlay: the newest rail shot's victim where the server tested
+/// it and where it really was, kept until the next shot.
+fn lag_marks(rail: &RailShot, sprites: &mut Vec<Sprite>) {
+    let id = rail.hit.unwrap_or(rail.shooter);
+    for (p, kind) in [
+        (rail.tested_at, SpriteKind::TestedBox),
+        (rail.present_at, SpriteKind::PresentBox),
+    ] {
+        if let Some((x, y)) = p {
+            sprites.push(sprite_at(id, (f64::from(x), f64::from(y)), kind));
+        }
+    }
 }
 
 /// Where the local player is drawn, in sub-cell units: predicted, or (prediction off)
