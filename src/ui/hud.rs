@@ -224,3 +224,33 @@ pub(crate) fn draw_roster(frame: &mut Frame, area: Rect, roster: &[RosterLine], 
     let right = Rect::new(area.right() - net_width, area.y, net_width, 1);
     frame.render_widget(Paragraph::new(net), right);
 }
+
+/// The players one a line, for the side panel of a wide terminal; "…" when more
+/// players than lines.
+pub(crate) fn draw_roster_list(frame: &mut Frame, area: Rect, roster: &[RosterLine]) {
+    if area.height == 0 {
+        return;
+    }
+    let rows = usize::from(area.height);
+    let mut lines: Vec<Line> = vec![Line::styled("players", LABEL)];
+    for r in roster {
+        if lines.len() + 1 == rows && roster.len() + 1 > rows {
+            lines.push(Line::styled("…", LABEL));
+            break;
+        }
+        let (glyph, color) = if r.local {
+            ('@', Color::White)
+        } else {
+            (player_glyph(r.id), player_color(r.id))
+        };
+        let bot = if r.bot { " (bot)" } else { "" };
+        lines.push(Line::from(vec![
+            Span::styled(
+                format!("{glyph} "),
+                Style::new().fg(color).add_modifier(Modifier::BOLD),
+            ),
+            Span::styled(format!("{}{bot}", r.name), Style::new().fg(color)),
+        ]));
+    }
+    frame.render_widget(Paragraph::new(lines), area);
+}

@@ -213,6 +213,16 @@ pub(crate) fn draw(frame: &mut Frame, view: &View) {
     arena::draw_tiles(frame.buffer_mut(), l.arena, l.camera, view);
     arena::draw_sprites(frame.buffer_mut(), l.arena, l.camera, view);
     // Text goes over the sprites: nothing draws into a line of the feed or chat.
+    if let Some(side) = l.side {
+        // Under the kill feed's four lines, above the chat's three.
+        let r = Rect::new(
+            side.x,
+            side.y + 5,
+            side.width,
+            side.height.saturating_sub(9),
+        );
+        hud::draw_roster_list(frame, r, &view.roster);
+    }
     let feeds = l.side.unwrap_or(l.arena);
     overlays::draw_feeds(frame, feeds, l.side.is_some(), &view.feed, &view.chat);
     hud::draw_combat(

@@ -141,7 +141,7 @@ fn the_kill_feed_is_never_drawn_over() {
         sprites.push(Sprite::new(1, x, 1.4, SpriteKind::Projectile));
     }
     for width in [24, 110] {
-        let out = render_with(&map, width, 8, sprites.clone(), |v| {
+        let out = render_with(&map, width, 14, sprites.clone(), |v| {
             v.feed = vec!["bot-1 [rail] bot-3".into(), "ann [blaster] bot-1".into()];
         });
         for line in ["bot-1 [rail] bot-3", "ann [blaster] bot-1"] {
@@ -250,4 +250,25 @@ fn facing_a_wall_chat_scrolling_death_and_cooldown_are_shown() {
     });
     assert!(out.contains("✕ hit") && out.contains("rail 0.8s"), "{out}");
     assert!(out.contains("+lagc"), "{out}");
+}
+
+#[test]
+fn a_wide_terminal_lists_the_players_beside_the_arena() {
+    let map = Map::parse(
+        "tall",
+        &["############"; 1]
+            .into_iter()
+            .chain(["#S........S#"; 12])
+            .chain(["############"])
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
+    .unwrap();
+    let out = render(&map, 100, 17, vec![]);
+    let beside: Vec<&str> = out.lines().filter(|l| l.contains("▒ ")).collect();
+    assert!(
+        beside.iter().any(|l| l.trim_end().ends_with("players")),
+        "{out}"
+    );
+    assert!(beside.iter().any(|l| l.contains("B bot-1 (bot)")), "{out}");
 }
