@@ -193,6 +193,7 @@ fn frame_view<'a>(map: &'a Map, opts: &RenderOptions, t: u32) -> View<'a> {
     View {
         map,
         focus: None,
+        protected: Vec::new(),
         sprites: sprites(map, opts.players, t, opts.overlays),
         beams,
         combat: Some(CombatHud {
@@ -206,6 +207,7 @@ fn frame_view<'a>(map: &'a Map, opts: &RenderOptions, t: u32) -> View<'a> {
             hit: false,
             death: None,
             rail_cooldown_secs: None,
+            protected_secs: None,
         }),
         feed: if opts.overlays {
             vec![

@@ -134,6 +134,13 @@ pub(crate) fn draw_sprites(buf: &mut Buffer, area: Rect, camera: (u16, u16), vie
                 Style::new().fg(Color::White).add_modifier(Modifier::BOLD),
             ),
         };
+        // Spawn protection: the player on blue.
+        let flashing = hurt && sprite.kind == SpriteKind::Local;
+        let style = if is_player(sprite.kind) && view.protected.contains(&sprite.id) && !flashing {
+            style.bg(Color::Blue)
+        } else {
+            style
+        };
         if let Some(cell) = buf.cell_mut(Position::new(col, row)) {
             cell.set_char(glyph).set_style(style);
         }

@@ -97,6 +97,12 @@ pub(crate) fn draw_combat(
                 .add_modifier(Modifier::BOLD),
         )]);
     }
+    if let (true, Some(secs)) = (c.alive, c.protected_secs) {
+        groups.push(vec![Span::styled(
+            format!("shield {secs:.1}s "),
+            Style::new().fg(Color::White).bg(Color::Blue),
+        )]);
+    }
     let mut weapon = vec![Span::styled(format!("{:<7} ", c.weapon.name()), VALUE)];
     if c.weapon == Weapon::Rail {
         weapon = match c.rail_cooldown_secs {

@@ -79,6 +79,8 @@ pub(crate) struct CombatHud {
     pub(crate) death: Option<(String, f64)>,
     /// Seconds until the rail can fire again, while it cools down.
     pub(crate) rail_cooldown_secs: Option<f64>,
+    /// Seconds of spawn protection left.
+    pub(crate) protected_secs: Option<f64>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -153,6 +155,8 @@ pub(crate) struct View<'a> {
     pub(crate) map: &'a Map,
     /// What the camera follows when the map is larger than the terminal, in cells.
     pub(crate) focus: Option<(f64, f64)>,
+    /// Players under spawn protection: drawn on blue.
+    pub(crate) protected: Vec<PlayerId>,
     /// Drawn in order: later sprites cover earlier ones.
     pub(crate) sprites: Vec<Sprite>,
     pub(crate) beams: Vec<Beam>,

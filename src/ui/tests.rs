@@ -34,16 +34,11 @@ fn render(map: &Map, width: u16, height: u16, sprites: Vec<Sprite>) -> String {
     render_with(map, width, height, sprites, |_| {})
 }
 
-fn render_with(
-    map: &Map,
-    width: u16,
-    height: u16,
-    sprites: Vec<Sprite>,
-    change: impl FnOnce(&mut View),
-) -> String {
-    let mut view = View {
+fn plain_view(map: &Map, sprites: Vec<Sprite>) -> View<'_> {
+    View {
         map,
         focus: None,
+        protected: Vec::new(),
         sprites,
         beams: Vec::new(),
         combat: Some(CombatHud {
@@ -57,6 +52,7 @@ fn render_with(
             hit: false,
             death: None,
             rail_cooldown_secs: None,
+            protected_secs: None,
         }),
         feed: Vec::new(),
         chat: Vec::new(),
@@ -81,7 +77,17 @@ fn render_with(
         notice: None,
         stats: None,
         help: false,
-    };
+    }
+}
+
+fn render_with(
+    map: &Map,
+    width: u16,
+    height: u16,
+    sprites: Vec<Sprite>,
+    change: impl FnOnce(&mut View),
+) -> String {
+    let mut view = plain_view(map, sprites);
     change(&mut view);
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     terminal.draw(|f| draw(f, &view)).unwrap();
@@ -271,4 +277,26 @@ fn a_wide_terminal_lists_the_players_beside_the_arena() {
         "{out}"
     );
     assert!(beside.iter().any(|l| l.contains("B bot-1 (bot)")), "{out}");
+}
+
+#[test]
+fn spawn_protection_is_marked() {
+    let map = small_map();
+    let mut terminal = Terminal::new(TestBackend::new(100, 8)).unwrap();
+    let sprites = vec![Sprite::new(1, 7.5, 3.5, SpriteKind::Remote)];
+    let out = render_with(&map, 100, 8, sprites.clone(), |v| {
+        v.combat.as_mut().unwrap().protected_secs = Some(1.25);
+    });
+    assert!(out.contains("shield 1.2s"), "{out}");
+    let view = View {
+        protected: vec![1],
+        ..plain_view(&map, sprites)
+    };
+    terminal.draw(|f| draw(f, &view)).unwrap();
+    let buf = terminal.backend().buffer();
+    let b = (0..buf.area.width)
+        .flat_map(|x| (1..6).map(move |y| (x, y)))
+        .find(|&(x, y)| buf[(x, y)].symbol() == "B")
+        .unwrap();
+    assert_eq!(buf[b].bg, ratatui::style::Color::Blue);
 }

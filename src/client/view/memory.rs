@@ -24,6 +24,9 @@ pub(crate) struct Death {
 #[derive(Debug, Default)]
 pub(crate) struct Memory {
     health: BTreeMap<PlayerId, i16>,
+    /// Who was alive at the last frame, and when each last came back to life.
+    living: BTreeMap<PlayerId, bool>,
+    spawned_at: BTreeMap<PlayerId, Instant>,
     alive: bool,
     muzzle: Option<Instant>,
     /// Our flights that had ended by the last frame, counted.
@@ -64,6 +67,10 @@ impl Memory {
             .count();
         let mut others_hurt = false;
         for st in s.combat.statuses.values() {
+            if st.alive && self.living.insert(st.id, st.alive) == Some(false) {
+                self.spawned_at.insert(st.id, now);
+            }
+            self.living.insert(st.id, st.alive);
             let before = self.health.insert(st.id, st.health);
             let hurt = before.is_some_and(|h| st.health < h);
             if st.id == me && hurt {
@@ -130,10 +137,124 @@ impl Memory {
         self.alive = alive;
     }
 
+    /// Seconds of spawn protection `id` has left, counted from when we saw it come back
+    /// (the server's longest protection: it may end sooner, when the player acts).
+    pub(crate) fn protected_for(
+        &self,
+        s: &ClientSession,
+        id: PlayerId,
+        now: Instant,
+    ) -> Option<f64> {
+        let at = self.spawned_at.get(&id)?;
+        let total = f64::from(s.combat_rules.protect_ticks) / s.tick_rate;
+        let left = total - now.saturating_duration_since(*at).as_secs_f64();
+        (left > 0.0).then_some(left)
+    }
+
     /// Seconds until the local player respawns, while dead.
     pub(crate) fn respawn_in(&self, s: &ClientSession, now: Instant) -> Option<f64> {
         let death = self.death.as_ref()?;
         let total = f64::from(s.combat_rules.respawn_ticks) / s.tick_rate;
         Some((total - now.saturating_duration_since(death.at).as_secs_f64()).max(0.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::client::Switches;
+    use crate::net::delta;
+    use crate::net::protocol::{GameEvent, PlayerSnap, PlayerStatus, ServerMsg, Snapshot, Welcome};
+    use crate::sim::map::Map;
+    use crate::sim::world::PlayerState;
+
+    const ME: PlayerId = 1;
+    const BOT: PlayerId = 2;
+
+    fn status(id: PlayerId, health: i16, alive: bool) -> GameEvent {
+        GameEvent::Status(PlayerStatus {
+            id,
+            health,
+            alive,
+            frags: 0,
+            deaths: 0,
+            weapon: Weapon::Rail,
+        })
+    }
+
+    /// A snapshot at `tick` carrying `events`, numbered from `first_seq`.
+    fn snapshot(tick: u32, first_seq: u32, events: Vec<GameEvent>) -> ServerMsg {
+        let snap = Snapshot {
+            tick,
+            ack_seq: 0,
+            echo_time_ms: 0,
+            echo_hold_ms: 0,
+            inputs: None,
+            queued: 0,
+            players: vec![PlayerSnap {
+                id: ME,
+                state: PlayerState::at_cell(12, 5),
+            }],
+        };
+        let mut d = delta::encode(&snap, None);
+        d.events = (first_seq..).zip(events).collect();
+        ServerMsg::Snapshot(d)
+    }
+
+    /// Being hurt, dying to someone, coming back protected: each shows in the memory.
+    #[test]
+    fn hurt_death_and_spawn_protection_are_noticed() {
+        let t0 = Instant::now();
+        let map = Map::builtin("duel").unwrap();
+        let welcome = Welcome {
+            player_id: ME,
+            tick_rate: 60,
+            snapshot_rate: 20,
+            server_tick: 0,
+            server_name: "test".into(),
+            map_name: map.name().into(),
+            map_text: map.text().into(),
+        };
+        let mut s = ClientSession::new(welcome, t0, Switches::default()).unwrap();
+        let mut m = Memory::default();
+        let ms = |n| t0 + Duration::from_millis(n);
+        let steps = [
+            vec![status(ME, 100, true), status(BOT, 100, true)],
+            vec![status(ME, 40, true)],
+            vec![
+                GameEvent::Kill {
+                    killer: BOT,
+                    victim: ME,
+                    weapon: Weapon::Rail,
+                },
+                status(ME, 0, false),
+            ],
+            vec![status(ME, 100, true)],
+        ];
+        let mut seq = 1;
+        for (i, events) in steps.into_iter().enumerate() {
+            let now = ms(50 * i as u64);
+            let n = events.len() as u32;
+            s.on_message(now, snapshot(3 * i as u32 + 1, seq, events), 100);
+            seq += n;
+            m.update(&s, now);
+            match i {
+                0 => assert_eq!((m.hurt_at, m.death.is_some()), (None, false)),
+                1 => assert_eq!(m.hurt_at, Some(now)),
+                2 => {
+                    let death = m.death.as_ref().expect("dead");
+                    assert!(
+                        death.how.starts_with("fragged by ") && death.how.ends_with(" with rail")
+                    );
+                    assert!(m.respawn_in(&s, now).is_some_and(|t| t > 1.9));
+                }
+                _ => {
+                    assert_eq!(m.death, None);
+                    assert!(m.protected_for(&s, ME, now).is_some_and(|t| t > 1.4));
+                    assert_eq!(m.protected_for(&s, ME, ms(2000)), None);
+                    assert_eq!(m.protected_for(&s, BOT, now), None);
+                }
+            }
+        }
     }
 }

@@ -37,9 +37,17 @@ pub(crate) fn build<'a>(
         .find(|sp| sp.kind == SpriteKind::Local)
         .or_else(|| sprites.iter().find(|sp| sp.kind == SpriteKind::LocalGhost))
         .map(|sp| (sp.x, sp.y));
+    let protected = s
+        .combat
+        .statuses
+        .keys()
+        .copied()
+        .filter(|id| memory.protected_for(s, *id, now).is_some())
+        .collect();
     View {
         map: s.map(),
         focus,
+        protected,
         sprites,
         beams,
         combat: text::combat(s, memory, now),

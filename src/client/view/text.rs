@@ -75,6 +75,7 @@ pub(super) fn combat(s: &ClientSession, memory: &Memory, now: Instant) -> Option
         rail_cooldown_secs: memory
             .rail_ready_at
             .map(|t| t.saturating_duration_since(now).as_secs_f64()),
+        protected_secs: memory.protected_for(s, s.player_id, now),
     })
 }
 
