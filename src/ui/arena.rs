@@ -75,65 +75,7 @@ pub(crate) fn draw_sprites(buf: &mut Buffer, area: Rect, camera: (u16, u16), vie
         {
             continue;
         }
-        let color = player_color(sprite.id);
-        let letter = player_glyph(sprite.id);
-        let (glyph, style) = match sprite.kind {
-            SpriteKind::Trail { age_secs } => {
-                // Not '·': that is the floor.
-                let glyph = if age_secs < 0.1 { '•' } else { '∘' };
-                (glyph, Style::new().fg(color).add_modifier(Modifier::DIM))
-            }
-            SpriteKind::Ghost => (
-                letter.to_ascii_lowercase(),
-                Style::new().fg(color).add_modifier(Modifier::DIM),
-            ),
-            SpriteKind::LocalGhost => (
-                'o',
-                Style::new().fg(Color::White).add_modifier(Modifier::DIM),
-            ),
-            SpriteKind::FlashPredicted => (
-                'x',
-                Style::new()
-                    .fg(Color::LightRed)
-                    .add_modifier(Modifier::BOLD),
-            ),
-            SpriteKind::FlashCorrected => (
-                '+',
-                Style::new()
-                    .fg(Color::LightGreen)
-                    .add_modifier(Modifier::BOLD),
-            ),
-            SpriteKind::Projectile => ('*', Style::new().fg(color).add_modifier(Modifier::BOLD)),
-            SpriteKind::Muzzle => (
-                '✶',
-                Style::new()
-                    .fg(Color::LightYellow)
-                    .add_modifier(Modifier::BOLD),
-            ),
-            SpriteKind::TestedBox => (
-                '▢',
-                Style::new()
-                    .fg(Color::LightMagenta)
-                    .add_modifier(Modifier::BOLD),
-            ),
-            SpriteKind::PresentBox => ('◆', Style::new().fg(Color::LightCyan)),
-            SpriteKind::Aim(aim) => (
-                ['→', '↘', '↓', '↙', '←', '↖', '↑', '↗'][usize::from(aim % 8)],
-                Style::new().fg(color).add_modifier(Modifier::DIM),
-            ),
-            SpriteKind::Remote => (letter, Style::new().fg(color).add_modifier(Modifier::BOLD)),
-            SpriteKind::Local if hurt => (
-                '@',
-                Style::new()
-                    .fg(Color::White)
-                    .bg(Color::Red)
-                    .add_modifier(Modifier::BOLD),
-            ),
-            SpriteKind::Local => (
-                '@',
-                Style::new().fg(Color::White).add_modifier(Modifier::BOLD),
-            ),
-        };
+        let (glyph, style) = glyph_and_style(sprite, hurt);
         // Spawn protection: the player on blue.
         let flashing = hurt && sprite.kind == SpriteKind::Local;
         let style = if is_player(sprite.kind) && view.protected.contains(&sprite.id) && !flashing {
@@ -144,6 +86,69 @@ pub(crate) fn draw_sprites(buf: &mut Buffer, area: Rect, camera: (u16, u16), vie
         if let Some(cell) = buf.cell_mut(Position::new(col, row)) {
             cell.set_char(glyph).set_style(style);
         }
+    }
+}
+
+/// How a sprite looks: its glyph and style (`hurt`: the local player flashes red).
+fn glyph_and_style(sprite: &Sprite, hurt: bool) -> (char, Style) {
+    let color = player_color(sprite.id);
+    let letter = player_glyph(sprite.id);
+    match sprite.kind {
+        SpriteKind::Trail { age_secs } => {
+            // Not '·': that is the floor.
+            let glyph = if age_secs < 0.1 { '•' } else { '∘' };
+            (glyph, Style::new().fg(color).add_modifier(Modifier::DIM))
+        }
+        SpriteKind::Ghost => (
+            letter.to_ascii_lowercase(),
+            Style::new().fg(color).add_modifier(Modifier::DIM),
+        ),
+        SpriteKind::LocalGhost => (
+            'o',
+            Style::new().fg(Color::White).add_modifier(Modifier::DIM),
+        ),
+        SpriteKind::FlashPredicted => (
+            'x',
+            Style::new()
+                .fg(Color::LightRed)
+                .add_modifier(Modifier::BOLD),
+        ),
+        SpriteKind::FlashCorrected => (
+            '+',
+            Style::new()
+                .fg(Color::LightGreen)
+                .add_modifier(Modifier::BOLD),
+        ),
+        SpriteKind::Projectile => ('*', Style::new().fg(color).add_modifier(Modifier::BOLD)),
+        SpriteKind::Muzzle => (
+            '✶',
+            Style::new()
+                .fg(Color::LightYellow)
+                .add_modifier(Modifier::BOLD),
+        ),
+        SpriteKind::TestedBox => (
+            '▢',
+            Style::new()
+                .fg(Color::LightMagenta)
+                .add_modifier(Modifier::BOLD),
+        ),
+        SpriteKind::PresentBox => ('◆', Style::new().fg(Color::LightCyan)),
+        SpriteKind::Aim(aim) => (
+            ['→', '↘', '↓', '↙', '←', '↖', '↑', '↗'][usize::from(aim % 8)],
+            Style::new().fg(color).add_modifier(Modifier::DIM),
+        ),
+        SpriteKind::Remote => (letter, Style::new().fg(color).add_modifier(Modifier::BOLD)),
+        SpriteKind::Local if hurt => (
+            '@',
+            Style::new()
+                .fg(Color::White)
+                .bg(Color::Red)
+                .add_modifier(Modifier::BOLD),
+        ),
+        SpriteKind::Local => (
+            '@',
+            Style::new().fg(Color::White).add_modifier(Modifier::BOLD),
+        ),
     }
 }
 
