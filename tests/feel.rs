@@ -131,7 +131,7 @@ fn the_browser_comes_back_after_a_failed_join_and_sigterm_exits_143() {
         100,
         24,
         &format!(
-            "join --scope loopback --discovery-port {} --lag 1500",
+            "join --scope loopback --discovery-port {} --lag 1000",
             server.port
         ),
     );
@@ -139,7 +139,8 @@ fn the_browser_comes_back_after_a_failed_join_and_sigterm_exits_143() {
     tmux.run(&["send-keys", "-l", &format!("127.0.0.1:{dead}")]);
     tmux.keys("Enter");
     tmux.wait_for_text("connecting to");
-    // The connect gives up after 5 s; the lag alone (3 s there and back) is not to blame.
+    // The connect gives up after 5 s; the lag alone (4 s for the handshake's two round
+    // trips) is not to blame.
     let s = tmux.wait_for_text("no answer from");
     assert!(s.contains("browser test"), "back in the list:\n{s}");
     assert!(s.contains("is a netarena server running"), "{s}");

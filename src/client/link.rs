@@ -29,8 +29,9 @@ pub(crate) struct Link {
     malformed: u64,
     /// Messages that came in the same read as the welcome, for the first pump.
     early: VecDeque<(ServerMsg, usize)>,
-    /// The simulated round trip, for saying why a connect timed out.
-    simulated_rtt_ms: u32,
+    /// The simulated delay of the join handshake (two round trips: the challenge, then
+    /// the welcome), at the worst of the jitter, for saying why a connect timed out.
+    handshake_lag_ms: u32,
 }
 
 impl Link {
@@ -58,7 +59,11 @@ impl Link {
             buf: Vec::with_capacity(codec::MAX_CLIENT_DATAGRAM),
             malformed: 0,
             early: VecDeque::new(),
-            simulated_rtt_ms: config.outgoing.latency_ms + config.incoming.latency_ms,
+            handshake_lag_ms: 2
+                * (config.outgoing.latency_ms
+                    + config.outgoing.jitter_ms
+                    + config.incoming.latency_ms
+                    + config.incoming.jitter_ms),
         })
     }
 
@@ -197,11 +202,11 @@ impl Link {
     /// Why a connect got no answer: the simulated lag, if that alone is too long.
     fn no_answer(&self, timeout: Duration) -> anyhow::Error {
         let secs = timeout.as_secs_f64();
-        if Duration::from_millis(self.simulated_rtt_ms.into()) >= timeout {
+        if Duration::from_millis(self.handshake_lag_ms.into()) >= timeout {
             anyhow::anyhow!(
-                "no answer from {} within {secs} s: the simulated lag alone ({} ms there and back) is longer than that; lower --lag",
+                "no answer from {} within {secs} s: the simulated lag alone makes joining take {} ms (two round trips); lower --lag",
                 self.server,
-                self.simulated_rtt_ms
+                self.handshake_lag_ms
             )
         } else {
             anyhow::anyhow!(
@@ -287,5 +292,16 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("simulated lag alone"), "{err}");
+        // `--lag 2000` against the default 5 s: the handshake's two round trips take 8 s.
+        for (lag, blames_lag) in [(1000, false), (2000, true)] {
+            config.outgoing.latency_ms = lag;
+            config.incoming.latency_ms = lag;
+            let err = Link::open(&config)
+                .unwrap()
+                .no_answer(Duration::from_secs(5))
+                .to_string();
+            assert_eq!(err.contains("simulated lag alone"), blames_lag, "{err}");
+            assert_eq!(err.contains("is a netarena server running"), !blames_lag);
+        }
     }
 }
