@@ -221,25 +221,21 @@ fn draw_lagometer(buf: &mut Buffer, area: Rect, slices: &[LagSlice]) {
     }
 }
 
+/// Each line fits the box (the text column is 42 wide).
 const HELP: &[(&str, &str)] = &[
     (
         "WASD / arrows",
-        "move (a tap: one cell; you aim where you move)",
+        "move; a tap: one cell; you aim as you move",
     ),
-    ("Shift+dir", "turn without walking (W A S D, Shift+arrows)"),
-    ("space", "fire"),
-    ("1 / 2", "blaster / rail"),
-    ("Tab", "scoreboard"),
-    ("t", "chat"),
-    ("Esc", "close what is open, else quit"),
-    ("q", "quit"),
-    ("p", "prediction on/off"),
-    ("r", "reconciliation on/off"),
-    ("i", "interpolation on/off"),
-    ("x", "extrapolation (dead reckoning) on/off"),
+    ("Shift+dir", "turn without walking"),
+    ("space  1 / 2", "fire; blaster / rail"),
+    ("Tab  t", "scoreboard; chat"),
+    ("Esc  q", "close overlays (none open: quit); quit"),
+    ("p  r", "prediction / reconciliation on/off"),
+    ("i  x", "interpolation / extrapolation on/off"),
     ("m", "correction smoothing on/off"),
     ("g", "ghosts: off / server / server + trail"),
-    ("v", "lag compensation: rewound hitboxes (HUD lagc)"),
+    ("v", "lag compensation marks (HUD lagc)"),
     ("n", "network stats and lagometer"),
     ("+ - j l c", "lag +/-25 ms, jitter, loss, profile"),
     ("? / F1", "this help"),
@@ -263,11 +259,11 @@ pub(crate) fn draw_help(frame: &mut Frame, arena: Rect) {
         })
         .collect();
     lines.push(Line::styled(
-        "HUD: +on/-off for pred rec int ext smo ghost lagc",
+        "HUD: +on/-off: pred rec int ext smo ghost lagc",
         LABEL,
     ));
     lines.push(Line::styled(
-        "FPS: frames drawn a second; only a changed picture is drawn",
+        "FPS counts frames drawn: only changes are drawn",
         LABEL,
     ));
     frame.render_widget(Paragraph::new(lines), inner);

@@ -300,3 +300,20 @@ fn spawn_protection_is_marked() {
         .unwrap();
     assert_eq!(buf[b].bg, ratatui::style::Color::Blue);
 }
+
+/// The help box was taller than an 80x24 arena and its lines were cut mid-word.
+#[test]
+fn help_fits_an_80x24_terminal_whole() {
+    let map = Map::builtin("arena").unwrap();
+    let out = render_with(&map, 80, 24, vec![], |v| v.help = true);
+    assert!(out.contains("? / F1  this help"), "{out}");
+    assert!(out.contains("only changes are drawn"), "{out}");
+    for whole in [
+        "move; a tap: one cell; you aim as you move",
+        "close overlays (none open: quit); quit",
+        "lag compensation marks (HUD lagc)",
+        "HUD: +on/-off: pred rec int ext smo ghost lagc",
+    ] {
+        assert!(out.contains(whole), "{whole:?} cut:\n{out}");
+    }
+}
