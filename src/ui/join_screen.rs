@@ -104,7 +104,11 @@ fn draw_list(frame: &mut Frame, list: ratatui::layout::Rect, view: &JoinView) {
                 Cell::from(ellipsize(&s.name, name_w)),
                 Cell::from(ellipsize(&s.map, 11)),
                 Cell::from(format!("{}/{}", s.players, s.max_players)),
-                Cell::from(format!("{:.0} ms", s.ping_ms)),
+                Cell::from(if s.ping_ms < 10.0 {
+                    format!("{:.1} ms", s.ping_ms)
+                } else {
+                    format!("{:.0} ms", s.ping_ms)
+                }),
                 Cell::from(Line::from(version)),
             ])
             .style(style)
