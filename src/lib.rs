@@ -26,8 +26,11 @@
 //! assert_eq!(moved, move_player(&map, &rules, me, Command::moving(Buttons::DOWN), &[]));
 //! ```
 
+#![warn(unreachable_pub)]
+
 pub mod bench;
 pub mod client;
+pub mod lab;
 pub mod net;
 pub mod server;
 pub mod sim;

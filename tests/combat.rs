@@ -82,13 +82,9 @@ fn clients_fly_projectiles_exactly_as_the_server_does() {
             compared += 1;
         }
         // The server removed it the tick after its last recorded position, which is
-        // where the client's own flight ends (a wall) and what the removal event says.
+        // where the client's own flight ends (a wall): a miss needs no removal event.
         let (last_tick, _, _) = *path.last().unwrap();
-        assert_eq!(
-            flight.ended,
-            Some(last_tick + 1),
-            "shot {id} ends at the removal event"
-        );
+        assert_eq!(flight.ended, None, "shot {id}: a miss is not announced");
         assert_eq!(
             flight.path.len() as u32,
             last_tick + 1 - flight.shot.born,
@@ -178,9 +174,20 @@ fn rail_at_a_moving_target(compensate: bool, max_rewind_ms: u32) -> Option<u8> {
         .expect("the rail went off");
     assert!(fired);
     eprintln!("compensate {compensate}, max rewind {max_rewind_ms} ms: {shot:?}");
-    if let (Some(tested), Some(present)) = (shot.tested_at, shot.present_at) {
-        // The overlay's two boxes are well apart: that is the latency undone.
-        assert!((present.1 - tested.1).abs() > CELL, "{shot:?}");
+    match (shot.hit, shot.tested_at, shot.present_at) {
+        // A miss tested nobody.
+        (None, None, None) => {}
+        // A rewound hit: the overlay's two boxes are well apart, that is the latency
+        // undone.
+        (Some(_), Some(tested), Some(present)) if shot.rewound_ticks > 0 => {
+            assert!((present.1 - tested.1).abs() > CELL, "{shot:?}");
+        }
+        // A hit in the present: where it was tested is where the target is.
+        (Some(_), Some(tested), Some(present)) => assert_eq!(tested, present, "{shot:?}"),
+        _ => panic!("a hit has both boxes, a miss neither: {shot:?}"),
+    }
+    if !compensate {
+        assert_eq!(shot.rewound_ticks, 0, "no rewinding without compensation");
     }
     shot.hit
 }
@@ -211,11 +218,15 @@ fn a_minute_of_bots_on_every_map_ends_with_a_winner() {
         let mut now = Instant::now();
         let mut results = None;
         let mut frags = 0;
+        let mut names = std::collections::HashMap::new();
         for _ in 0..(61 * u32::from(tick_rate)) {
             now += Duration::from_secs(1) / u32::from(tick_rate);
             server.tick(now);
             for e in server.take_events() {
                 match e {
+                    ServerEvent::Joined { id, name, .. } => {
+                        names.insert(name, id);
+                    }
                     ServerEvent::Frag { .. } => frags += 1,
                     ServerEvent::Results { lines, .. } => results = Some(lines),
                     _ => {}
@@ -234,6 +245,33 @@ fn a_minute_of_bots_on_every_map_ends_with_a_winner() {
         assert_eq!(total_frags, total_deaths, "{name}: {statuses:?}");
         assert_eq!(total_frags, frags, "{name}: every frag was reported");
         assert!(frags > 0, "{name}: the bots fought");
+
+        // The results rank everyone, best first: most frags, then fewest deaths. The
+        // first is the winner, the one with the most frags of all.
+        let ranked: Vec<(u8, i16, u16)> = lines
+            .iter()
+            .map(|line| {
+                let who = line.name.as_str();
+                let id = *names
+                    .get(who)
+                    .unwrap_or_else(|| panic!("{name}: {who} never joined: {names:?}"));
+                (id, line.frags, line.deaths)
+            })
+            .collect();
+        for (id, f, d) in &ranked {
+            let s = statuses.iter().find(|s| s.id == *id).unwrap();
+            assert_eq!((s.frags, s.deaths), (*f, *d), "{name}: {lines:?}");
+        }
+        assert!(
+            ranked
+                .windows(2)
+                .all(|w| (-w[0].1, w[0].2) <= (-w[1].1, w[1].2)),
+            "{name}: best first: {lines:?}"
+        );
+        let most = statuses.iter().map(|s| s.frags).max().unwrap();
+        let (winner, winner_frags, _) = ranked[0];
+        assert_eq!(winner_frags, most, "{name}: the winner has the most frags");
+        assert!(most > 0, "{name}: the winner #{winner} fragged someone");
     }
 }
 
@@ -271,7 +309,7 @@ fn names_and_chat_reach_others_without_control_characters() {
                         }
                     }
                 }
-                ServerMsg::Roster(r) => names = r.into_iter().map(|e| e.name).collect(),
+                ServerMsg::Roster(r) => names = r.entries.into_iter().map(|e| e.name).collect(),
                 _ => {}
             }
         }

@@ -1,11 +1,13 @@
 //! Finding servers without typing an address.
 
 mod support;
+#[path = "support/tmux.rs"]
+mod term;
 
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 use support::process::{BIN, headless_join, start_server};
+use term::{Tmux, framed, game_script, quit_and_check_terminal, require_tmux};
 
 fn list(ports: &[u16]) -> Vec<serde_json::Value> {
     let mut cmd = Command::new(BIN);
@@ -61,6 +63,9 @@ fn list_finds_servers_and_respects_opt_out_and_versions() {
 
 #[test]
 fn the_join_screen_lists_and_joins_in_a_real_terminal() {
+    // Before any server starts: without tmux, fail with a clear message and leave
+    // nothing running.
+    require_tmux();
     let server = start_server(&["--server-name", "screen test"]);
     let future = start_server(&[
         "--server-name",
@@ -68,43 +73,21 @@ fn the_join_screen_lists_and_joins_in_a_real_terminal() {
         "--debug-protocol-version",
         "99",
     ]);
-    let socket = format!("netarena-discovery-{}", std::process::id());
-    let tmux = |args: &[&str]| {
-        Command::new("tmux")
-            .arg("-L")
-            .arg(&socket)
-            .args(args)
-            .output()
-            .expect("tmux is installed")
-    };
-    struct Kill<'a>(&'a dyn Fn(&[&str]) -> std::process::Output);
-    impl Drop for Kill<'_> {
-        fn drop(&mut self) {
-            (self.0)(&["kill-server"]);
-        }
-    }
-    let _kill = Kill(&tmux);
-    let cmd = format!(
-        "{BIN} join --scope loopback --discovery-port {} --discovery-port {} --fps-cap 100 --name tester; echo EXIT=$?; sleep 30",
-        future.port, server.port
+    let tmux = Tmux::start(
+        "discovery",
+        80,
+        24,
+        &game_script(&format!(
+            "join --scope loopback --discovery-port {} --discovery-port {} --fps-cap 100 \
+             --name tester",
+            future.port, server.port
+        )),
     );
-    tmux(&["new-session", "-d", "-x", "80", "-y", "24", &cmd]);
-    let screen = || String::from_utf8_lossy(&tmux(&["capture-pane", "-p"]).stdout).into_owned();
-    let wait_for = |needle: &str| {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            let s = screen();
-            if s.contains(needle) {
-                return s;
-            }
-            assert!(Instant::now() < deadline, "never saw {needle:?}:\n{s}");
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    };
-    let s = wait_for("screen test");
+    let s = tmux.wait_for_text("screen test");
     assert!(
         s.contains("the future") && s.contains("incompatible"),
-        "{s}"
+        "{}",
+        framed(&s)
     );
     // Pick the incompatible one: refused in place, the screen stays.
     let rows: Vec<&str> = s.lines().collect();
@@ -113,14 +96,13 @@ fn the_join_screen_lists_and_joins_in_a_real_terminal() {
     // The list's order is the order answers came in; move to "the future" first.
     let future_first = future_row < test_row;
     if !future_first {
-        tmux(&["send-keys", "Down"]);
+        tmux.key("Down");
     }
-    tmux(&["send-keys", "Enter"]);
-    wait_for("cannot be joined");
+    tmux.key("Enter");
+    tmux.wait_for_text("cannot be joined");
     // Now the compatible one: the game starts.
-    tmux(&["send-keys", if future_first { "Down" } else { "Up" }]);
-    tmux(&["send-keys", "Enter"]);
-    wait_for("@ tester");
-    tmux(&["send-keys", "q"]);
-    wait_for("EXIT=0");
+    tmux.key(if future_first { "Down" } else { "Up" });
+    tmux.key("Enter");
+    tmux.wait_for_text("@ tester");
+    quit_and_check_terminal(&tmux, "q", true);
 }

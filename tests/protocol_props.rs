@@ -6,14 +6,20 @@ use proptest::prelude::*;
 use netarena::net::codec;
 use netarena::net::delta;
 use netarena::net::protocol::{
-    ClientMsg, CommandRun, Cookie, GameEvent, InputCounts, InputPacket, PlayerSnap, PlayerStatus,
-    RailShot, RejectReason, RosterEntry, ServerInfo, ServerMsg, SnapshotDelta, Welcome,
+    ClientMsg, CommandRun, Cookie, GameEvent, InputCounts, InputPacket, MapChunk, MapInfo, OwnBody,
+    PlayerSnap, PlayerStatus, RailShot, RejectReason, RosterEntry, RosterPage, ServerInfo,
+    ServerMsg, SnapshotDelta, Welcome,
 };
 use netarena::sim::combat::{Projectile, Weapon};
 use netarena::sim::world::{Buttons, Command, PlayerState};
 
+/// Any buttons (fire too), either weapon, any of the eight aims.
 fn command() -> impl Strategy<Value = Command> {
-    (0u8..16).prop_map(|b| Command::moving(Buttons::from_bits_truncate(b)))
+    (0..=Buttons::ALL.bits(), 0u8..2, 0u8..8).prop_map(|(b, weapon, aim)| Command {
+        buttons: Buttons::from_bits_truncate(b),
+        weapon,
+        aim,
+    })
 }
 
 fn cookie() -> impl Strategy<Value = Cookie> {
@@ -46,20 +52,25 @@ fn status() -> impl Strategy<Value = PlayerStatus> {
         any::<i16>(),
         any::<u16>(),
         any::<bool>(),
+        any::<bool>(),
     )
-        .prop_map(|(id, health, alive, frags, deaths, rail)| PlayerStatus {
-            id,
-            health,
-            alive,
-            frags,
-            deaths,
-            weapon: if rail { Weapon::Rail } else { Weapon::Blaster },
-        })
+        .prop_map(
+            |(id, health, alive, frags, deaths, rail, protected)| PlayerStatus {
+                id,
+                health,
+                alive,
+                frags,
+                deaths,
+                weapon: if rail { Weapon::Rail } else { Weapon::Blaster },
+                protected,
+            },
+        )
 }
 
 fn game_event() -> impl Strategy<Value = GameEvent> {
     let point = (any::<i32>(), any::<i32>());
     prop_oneof![
+        map_chunk().prop_map(GameEvent::MapChunk),
         status().prop_map(GameEvent::Status),
         (
             any::<u16>(),
@@ -88,6 +99,7 @@ fn game_event() -> impl Strategy<Value = GameEvent> {
         )
             .prop_map(|(id, tick, hit)| GameEvent::ShotEnd { id, tick, hit }),
         (
+            any::<u16>(),
             any::<u8>(),
             any::<u32>(),
             point,
@@ -98,8 +110,9 @@ fn game_event() -> impl Strategy<Value = GameEvent> {
             proptest::option::of(point)
         )
             .prop_map(
-                |(shooter, tick, from, to, hit, rewound_ticks, tested_at, present_at)| {
+                |(id, shooter, tick, from, to, hit, rewound_ticks, tested_at, present_at)| {
                     GameEvent::Rail(RailShot {
+                        id,
                         shooter,
                         tick,
                         from,
@@ -121,16 +134,16 @@ fn game_event() -> impl Strategy<Value = GameEvent> {
         (any::<u8>(), "\\PC{0,120}").prop_map(|(from, text)| GameEvent::Chat { from, text }),
         (
             "[a-z]{1,10}",
-            proptest::option::of("[#.S\n]{0,100}"),
+            proptest::option::of(map_info()),
             any::<u32>(),
             any::<u16>(),
             any::<u32>()
         )
             .prop_map(
-                |(map_name, map_text, started_tick, frag_limit, time_limit_secs)| {
+                |(map_name, map, started_tick, frag_limit, time_limit_secs)| {
                     GameEvent::MatchStart {
                         map_name,
-                        map_text,
+                        map,
                         started_tick,
                         frag_limit,
                         time_limit_secs,
@@ -207,6 +220,23 @@ fn client_msg() -> impl Strategy<Value = ClientMsg> {
     ]
 }
 
+fn map_info() -> impl Strategy<Value = MapInfo> {
+    (any::<u32>(), any::<u32>(), any::<u16>()).prop_map(|(id, len, chunks)| MapInfo {
+        id,
+        len,
+        chunks,
+    })
+}
+
+fn map_chunk() -> impl Strategy<Value = MapChunk> {
+    (
+        map_info(),
+        any::<u16>(),
+        proptest::collection::vec(any::<u8>(), 0..300),
+    )
+        .prop_map(|(map, index, data)| MapChunk { map, index, data })
+}
+
 fn server_msg() -> impl Strategy<Value = ServerMsg> {
     let welcome = (
         any::<u8>(),
@@ -215,26 +245,20 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
         any::<u32>(),
         "\\PC{0,20}",
         "[a-z]{1,10}",
-        "[#.S\n]{0,200}",
+        map_info(),
     )
         .prop_map(
-            |(
-                player_id,
-                tick_rate,
-                snapshot_rate,
-                server_tick,
-                server_name,
-                map_name,
-                map_text,
-            )| {
+            |(player_id, tick_rate, snapshot_interval, server_tick, server_name, map_name, map)| {
                 ServerMsg::Welcome(Welcome {
                     player_id,
                     tick_rate,
-                    snapshot_rate,
+                    snapshot_interval,
                     server_tick,
                     server_name,
                     map_name,
-                    map_text,
+                    map,
+                    // Never on the wire: the receiver fills it from the chunks.
+                    map_text: String::new(),
                 })
             },
         );
@@ -242,7 +266,7 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
         any::<u32>(),
         any::<u8>(),
         any::<u32>(),
-        any::<u32>(),
+        any::<u16>(),
         any::<u16>(),
         proptest::option::of((any::<u32>(), any::<u32>())),
         proptest::collection::vec(any::<u8>(), 0..10),
@@ -250,6 +274,7 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
         proptest::collection::vec(any::<u8>(), 0..20),
         proptest::collection::vec(any::<i32>(), 0..40),
         proptest::collection::vec((any::<u32>(), game_event()), 0..6),
+        (any::<u8>(), any::<u16>()),
     )
         .prop_map(
             |(
@@ -264,7 +289,12 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
                 masks,
                 values,
                 events,
+                (flags, ready_in),
             )| {
+                // The echo travels as the low 16 bits of the client's clock, and with
+                // its hold only when there is one (0: none).
+                let echo_time_ms = u32::from(echo_time_ms);
+                let echo_hold_ms = if echo_time_ms == 0 { 0 } else { echo_hold_ms };
                 ServerMsg::Snapshot(SnapshotDelta {
                     tick,
                     baseline_age,
@@ -273,6 +303,7 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
                     echo_hold_ms,
                     inputs: inputs.map(|(received, high)| InputCounts { received, high }),
                     queued: baseline_age.wrapping_mul(3),
+                    me: OwnBody { flags, ready_in },
                     removed,
                     added,
                     masks,
@@ -288,8 +319,12 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
         snapshot,
         proptest::collection::vec((any::<u8>(), "\\PC{0,16}", any::<bool>()), 0..16).prop_map(
             |r| {
-                ServerMsg::Roster(
-                    r.into_iter()
+                ServerMsg::Roster(RosterPage {
+                    serial: 7,
+                    part: 0,
+                    parts: 1,
+                    entries: r
+                        .into_iter()
                         .map(|(id, name, bot)| RosterEntry {
                             id,
                             name,
@@ -297,9 +332,10 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
                             ping_ms: u16::from(id),
                         })
                         .collect(),
-                )
+                })
             }
         ),
+        map_chunk().prop_map(ServerMsg::MapChunk),
         "\\PC{0,40}".prop_map(ServerMsg::Bye),
         cookie().prop_map(ServerMsg::Challenge),
         (
@@ -334,8 +370,14 @@ proptest! {
     #[test]
     fn server_messages_round_trip(msg in server_msg()) {
         let mut buf = Vec::new();
-        codec::encode_server(&msg, &mut buf).unwrap();
-        prop_assert_eq!(codec::decode_server(&buf).unwrap(), msg);
+        // Every message that fits a datagram round-trips; a larger one is refused.
+        match codec::encode_server(&msg, &mut buf) {
+            Ok(()) => prop_assert_eq!(codec::decode_server(&buf).unwrap(), msg),
+            Err(e) => prop_assert!(
+                codec::encoded_len_server(&msg) > codec::MAX_SERVER_DATAGRAM,
+                "{}", e
+            ),
+        }
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //! bandwidth. Each benchmark returns a flat result that prints as a table or as one JSON
 //! object whose keys stay stable.
 
+pub mod latency;
 pub mod net;
+mod relay;
 pub mod render;
 pub mod server;
 

@@ -1,9 +1,7 @@
 //! Frame rendering through the real pipeline (view, ratatui, crossterm backend, a
 //! buffered writer, synchronized updates) into a byte-counting sink.
 
-use std::cell::Cell;
-use std::io::{self, BufWriter, Write};
-use std::rc::Rc;
+use std::io::{BufWriter, Write};
 use std::time::{Duration, Instant};
 
 use ratatui::backend::CrosstermBackend;
@@ -14,6 +12,7 @@ use ratatui::{Terminal, TerminalOptions, Viewport};
 use serde::Serialize;
 
 use super::percentile_us;
+use crate::net::codec::ByteCounter;
 use crate::sim::combat::Weapon;
 use crate::sim::map::{MAX_HEIGHT, MAX_WIDTH, Map};
 use crate::ui::{
@@ -43,22 +42,6 @@ pub struct RenderResult {
     pub bytes_per_frame: f64,
     /// Bytes per frame when nothing changes: only the synchronized-update brackets.
     pub floor_bytes_per_frame: f64,
-}
-
-/// Counts what the terminal would have been sent.
-#[derive(Default)]
-struct Sink {
-    bytes: Rc<Cell<u64>>,
-}
-
-impl Write for Sink {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.bytes.set(self.bytes.get() + buf.len() as u64);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
 }
 
 /// An open arena with pillars, as large as the terminal allows.
@@ -161,6 +144,8 @@ fn stats(t: u32) -> StatsView {
         corrections_per_min: 0.5,
         last_correction_cells: 0.2,
         max_correction_cells: 1.1,
+        fire_mispredictions: 1,
+        server_decisions: 2,
         interp_delay_ms: 130.0,
         buffered: 2,
         frames_extrapolated: u64::from(t / 50),
@@ -252,8 +237,9 @@ fn run_frames(
     opts: &RenderOptions,
     moving: bool,
 ) -> anyhow::Result<(Vec<Duration>, u64)> {
-    let sink = Sink::default();
-    let counter = Rc::clone(&sink.bytes);
+    // Counts what the terminal would have been sent.
+    let sink = ByteCounter::default();
+    let counter = sink.clone();
     let backend = CrosstermBackend::new(BufWriter::with_capacity(64 * 1024, sink));
     let viewport = Viewport::Fixed(Rect::new(0, 0, opts.width, opts.height));
     let mut terminal = Terminal::with_options(backend, TerminalOptions { viewport })?;
@@ -261,7 +247,7 @@ fn run_frames(
     // One untimed frame: the first draw paints every cell.
     terminal.draw(|f| ui::draw(f, &frame_view(map, opts, 0)))?;
     terminal.backend_mut().flush()?;
-    let bytes_before = counter.get();
+    let bytes_before = counter.bytes();
     for i in 1..=opts.frames {
         let t = if moving { i } else { 0 };
         let start = Instant::now();
@@ -272,7 +258,7 @@ fn run_frames(
         times.push(start.elapsed());
     }
     terminal.backend_mut().flush()?;
-    let bytes = counter.get() - bytes_before;
+    let bytes = counter.bytes() - bytes_before;
     Ok((times, bytes))
 }
 

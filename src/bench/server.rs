@@ -1,6 +1,7 @@
 //! The server's tick as fast as it goes: N remote players whose input packets arrive as
 //! bytes and go through the normal decode and command path, and every snapshot encoded
-//! for every client. Only the server's share of the work is timed.
+//! for every client. Only the server's share of the work is timed. With bots the players
+//! shoot too and the bots fight them: projectiles, rails, kills and respawns.
 
 use std::collections::HashMap;
 use std::net::{Ipv4Addr, SocketAddr};
@@ -14,21 +15,24 @@ use crate::net::codec;
 use crate::net::protocol::{ClientMsg, InputPacket, MAX_COMMANDS_PER_INPUT, ServerMsg};
 use crate::server::{Server, ServerConfig};
 use crate::sim::map::Map;
-use crate::sim::world::Command;
+use crate::sim::world::{Buttons, Command};
 
 pub struct ServerOptions {
     pub players: u16,
+    /// Server-side fighting bots beside the remote players.
+    pub bots: u16,
     pub ticks: u32,
 }
 
 #[derive(Debug, Serialize)]
 pub struct ServerResult {
     pub players: u16,
+    pub bots: u16,
     pub ticks: u32,
     pub tick_us_p50: f64,
     pub tick_us_p99: f64,
     pub snapshot_bytes_mean: f64,
-    /// Players still connected at the end: all of them, or the run measured less work.
+    /// Players and bots still in at the end: all of them, or the run measured less work.
     pub players_at_end: usize,
 }
 
@@ -47,7 +51,8 @@ struct FakeClient {
 pub fn run(opts: &ServerOptions) -> anyhow::Result<ServerResult> {
     let map = Map::builtin("warehouse").expect("warehouse is built in");
     let mut config = ServerConfig::new(map);
-    config.max_players = opts.players.clamp(1, crate::server::PLAYER_LIMIT);
+    config.bots = opts.bots;
+    config.max_players = (opts.players.max(1) + opts.bots).clamp(1, crate::server::PLAYER_LIMIT);
     let period = Duration::from_secs(1) / u32::from(config.tick_rate);
     let mut server = Server::new(config);
     let mut now = Instant::now();
@@ -85,7 +90,11 @@ pub fn run(opts: &ServerOptions) -> anyhow::Result<ServerResult> {
                 .get(&c.addr)
                 .and_then(|id| server.world().get(*id))
                 .unwrap_or_default();
-            c.commands.push(c.brain.next(&me));
+            let mut cmd = c.brain.next(&me);
+            if opts.bots > 0 {
+                fight(&mut cmd, tick, i);
+            }
+            c.commands.push(cmd);
             if !(tick as usize + i).is_multiple_of(2) {
                 continue;
             }
@@ -134,10 +143,20 @@ pub fn run(opts: &ServerOptions) -> anyhow::Result<ServerResult> {
     }
     Ok(ServerResult {
         players: opts.players,
+        bots: opts.bots,
         ticks: opts.ticks,
         tick_us_p50: percentile_us(&mut times, 0.5),
         tick_us_p99: percentile_us(&mut times, 0.99),
         snapshot_bytes_mean: snapshot_bytes as f64 / snapshots.max(1) as f64,
         players_at_end: server.player_count(),
     })
+}
+
+/// In a fight the simulated humans shoot too, in bursts as people do (fire held one
+/// second in three), aim sweeping round, the rail one burst in four.
+fn fight(cmd: &mut Command, tick: u32, i: usize) {
+    let t = tick as usize + i * 17;
+    cmd.buttons.set(Buttons::FIRE, (t / 60).is_multiple_of(3));
+    cmd.aim = ((t / 30) % 8) as u8;
+    cmd.weapon = u8::from((t / 180).is_multiple_of(4));
 }

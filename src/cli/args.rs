@@ -61,6 +61,8 @@ pub(crate) enum Command {
     List(ListArgs),
     /// Measure frame rendering, the server tick, or bandwidth
     Bench(BenchArgs),
+    /// The server and 2-4 clients side by side, each on its own network; time can stop
+    Lab(super::lab::LabArgs),
 }
 
 #[derive(Args)]
@@ -95,13 +97,26 @@ pub(crate) enum BenchCommand {
     Server {
         #[arg(long, default_value_t = 64)]
         players: u16,
+        /// Fighting server bots beside the players
+        #[arg(long, default_value_t = 0, value_parser = bounded(0..=PLAYER_LIMIT, ""))]
+        bots: u16,
         #[arg(long, default_value_t = 3000)]
         ticks: u32,
+    },
+    /// Key-to-screen latency of `host` in a pseudo-terminal, at 0 and 200 ms RTT
+    Latency {
+        #[arg(long, default_value_t = 100)]
+        samples: u32,
     },
     /// A real server and N headless clients over loopback UDP
     Net {
         #[arg(long, default_value_t = 16, value_parser = bounded(0..=PLAYER_LIMIT, ""))]
         players: u16,
+        /// Fighting server bots beside the clients (a real match)
+        #[arg(long, default_value_t = 0, value_parser = bounded(0..=PLAYER_LIMIT, ""))]
+        bots: u16,
+        #[arg(long, default_value = "warehouse")]
+        map: String,
         #[arg(long, default_value_t = 10.0)]
         seconds: f64,
         #[command(flatten)]
@@ -328,6 +343,8 @@ pub(crate) struct ListArgs {
 pub(crate) enum BotArg {
     /// Wanders the map, turning when blocked.
     Wander,
+    /// Wanders, fires both weapons and switches between them.
+    Fighter,
     /// Holds no keys.
     Idle,
 }
@@ -336,6 +353,7 @@ impl From<BotArg> for BotKind {
     fn from(b: BotArg) -> BotKind {
         match b {
             BotArg::Wander => BotKind::Wander,
+            BotArg::Fighter => BotKind::Fighter,
             BotArg::Idle => BotKind::Idle,
         }
     }

@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use netarena::bench::{self, net, render, server};
+use netarena::bench::{self, latency, net, render, server};
 
 use super::args::{BenchArgs, BenchCommand};
 
@@ -24,20 +24,36 @@ pub(crate) fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             };
             bench::print("bench render", &render::run(&opts)?, args.json)?;
         }
-        BenchCommand::Server { players, ticks } => {
+        BenchCommand::Server {
+            players,
+            bots,
+            ticks,
+        } => {
             let opts = server::ServerOptions {
                 players,
+                bots,
                 ticks: if args.quick { ticks.min(60) } else { ticks },
             };
             bench::print("bench server", &server::run(&opts)?, args.json)?;
         }
+        BenchCommand::Latency { samples } => {
+            let opts = latency::LatencyOptions {
+                binary: std::env::current_exe()?,
+                samples: if args.quick { samples.min(5) } else { samples },
+            };
+            bench::print("bench latency", &latency::run(&opts)?, args.json)?;
+        }
         BenchCommand::Net {
             players,
+            bots,
+            map,
             seconds,
             net,
         } => {
             let opts = net::NetBenchOptions {
                 players: if args.quick { players.min(2) } else { players },
+                bots: if args.quick { bots.min(3) } else { bots },
+                map,
                 seconds: if args.quick {
                     seconds.min(1.5)
                 } else {

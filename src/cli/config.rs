@@ -67,10 +67,12 @@ impl ViewArgs {
         (self.debug_panic == Some(site)).then_some(Duration::from_secs(1))
     }
 
+    /// The switches as given; the client makes them consistent (no reconciliation
+    /// without prediction) in one place, `Switches::normalized`.
     fn switches(&self) -> Switches {
         Switches {
             prediction: !self.no_prediction,
-            reconciliation: !self.no_reconciliation && !self.no_prediction,
+            reconciliation: !self.no_reconciliation,
             interpolation: !self.no_interpolation,
             extrapolation: self.extrapolate,
             smoothing: !self.no_smoothing,
@@ -156,6 +158,7 @@ pub(crate) fn client_config(
 
 /// A server address from HOST or HOST:PORT (default port 7777), IPv4 preferred.
 pub(crate) fn resolve(address: &str) -> anyhow::Result<SocketAddr> {
+    check_address(address)?;
     let with_port = if address.parse::<SocketAddr>().is_ok()
         || address
             .rsplit_once(':')
@@ -177,4 +180,77 @@ pub(crate) fn resolve(address: &str) -> anyhow::Result<SocketAddr> {
         .or(addrs.first())
         .copied()
         .ok_or_else(|| anyhow!("server address '{address}' resolves to nothing"))
+}
+
+/// The host and, if given, the port of `HOST[:PORT]` (IPv6 as `[ADDR]:PORT` or bare).
+fn split_port(address: &str) -> (&str, Option<&str>) {
+    if let Some(rest) = address.strip_prefix('[') {
+        return match rest.split_once("]:") {
+            Some((host, port)) => (host, Some(port)),
+            None => (rest.trim_end_matches(']'), None),
+        };
+    }
+    match address.split_once(':') {
+        Some((host, port)) if !port.contains(':') => (host, Some(port)),
+        _ => (address, None),
+    }
+}
+
+/// Says what is wrong with an address before asking a resolver, whose "Name or service
+/// not known" would hide a mistyped port or an empty host.
+fn check_address(address: &str) -> anyhow::Result<()> {
+    const FORM: &str = "expected HOST or HOST:PORT, e.g. 127.0.0.1:7777";
+    if address.trim().is_empty() {
+        bail!("empty server address ({FORM})");
+    }
+    let (host, port) = split_port(address.trim());
+    if let Some(port) = port
+        && !port.parse::<u16>().is_ok_and(|p| p > 0)
+    {
+        bail!(
+            "bad port '{port}' in server address '{address}': a port is a number from 1 to 65535"
+        );
+    }
+    if host.is_empty() {
+        bail!("no host in server address '{address}' ({FORM})");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod address_tests {
+    use super::resolve;
+
+    fn error(address: &str) -> String {
+        resolve(address).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn bad_addresses_say_what_is_wrong() {
+        assert!(
+            error("").starts_with("empty server address"),
+            "{}",
+            error("")
+        );
+        assert!(error("  ").starts_with("empty server address"));
+        let e = error("127.0.0.1:99999");
+        assert!(e.starts_with("bad port '99999'"), "{e}");
+        let e = error(":abc");
+        assert!(e.starts_with("bad port 'abc'"), "{e}");
+        let e = error(":7777");
+        assert!(e.starts_with("no host"), "{e}");
+        let e = error("[::1]:0");
+        assert!(e.starts_with("bad port '0'"), "{e}");
+        for e in [error(""), error("127.0.0.1:99999"), error(":abc")] {
+            assert!(!e.contains("resolve"), "{e}");
+        }
+    }
+
+    #[test]
+    fn good_addresses_still_resolve() {
+        assert_eq!(resolve("127.0.0.1:9").unwrap().port(), 9);
+        assert_eq!(resolve("[::1]:9").unwrap().port(), 9);
+        assert!(resolve("::1").unwrap().is_ipv6());
+        assert!(resolve("127.0.0.1").is_ok());
+    }
 }

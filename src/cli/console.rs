@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::sync::mpsc;
 
 use netarena::server::event_loop::Observer;
-use netarena::server::{Server, ServerEvent};
+use netarena::server::{REFUSALS_EVERY, Server, ServerEvent};
 
 /// Prints one line of output. A closed stdout (the reader went away) must not take the
 /// server down with it, so write errors are ignored.
@@ -55,6 +55,24 @@ impl Display for Line<'_> {
                     )?;
                 }
                 write!(f, "\nnext map: {next_map}")
+            }
+            ServerEvent::Refused(r) => {
+                let counts = [
+                    (r.malformed, "malformed"),
+                    (r.invalid, "invalid"),
+                    (r.unknown_sender, "from unknown senders"),
+                    (r.rate_limited, "rate-limited"),
+                    (r.bad_cookie, "bad cookie"),
+                    (r.wrong_version, "wrong version"),
+                ];
+                let secs = REFUSALS_EVERY.as_secs();
+                write!(f, "refused {} datagrams in {secs} s:", r.total())?;
+                let shown = counts.iter().filter(|(n, _)| *n > 0);
+                for (i, (n, what)) in shown.enumerate() {
+                    let sep = if i == 0 { "" } else { "," };
+                    write!(f, "{sep} {n} {what}")?;
+                }
+                Ok(())
             }
         }
     }
@@ -145,6 +163,16 @@ mod tests {
         assert_eq!(
             Line(&results).to_string(),
             "match over on duel:\n  1. ann               12 frags   3 deaths\nnext map: arena"
+        );
+        let refused = ServerEvent::Refused(netarena::server::Refusals {
+            malformed: 120,
+            rate_limited: 3,
+            wrong_version: 1,
+            ..Default::default()
+        });
+        assert_eq!(
+            Line(&refused).to_string(),
+            "refused 124 datagrams in 60 s: 120 malformed, 3 rate-limited, 1 wrong version"
         );
     }
 }

@@ -1,6 +1,7 @@
 //! `netarena join`: play on a server by address, or choose one on the join screen; or,
 //! headless, let a bot play (tests, load tests, benchmarks).
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -19,6 +20,11 @@ pub(crate) fn run(
 ) -> anyhow::Result<ExitCode> {
     let _log = logging::init(args.log.as_ref())?;
     let conditions = args.net.conditions()?;
+    if !args.headless {
+        // Before anything reaches a server: a session that cannot draw would only
+        // leave a ghost player behind until the server times it out.
+        need_terminal()?;
+    }
     let Some(address) = &args.address else {
         return browse(&args, conditions, stop, signal);
     };
@@ -69,4 +75,20 @@ fn browse(
             result => return finish(result, signal),
         }
     }
+}
+
+/// Playing needs a terminal on both ends: keys in, the arena out.
+fn need_terminal() -> anyhow::Result<()> {
+    let missing = match (
+        std::io::stdin().is_terminal(),
+        std::io::stdout().is_terminal(),
+    ) {
+        (true, true) => return Ok(()),
+        (false, true) => "stdin is",
+        (true, false) => "stdout is",
+        (false, false) => "stdin and stdout are",
+    };
+    anyhow::bail!(
+        "join needs a terminal to play in, but {missing} not one; use --headless to let a bot play without one"
+    )
 }

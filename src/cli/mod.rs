@@ -9,6 +9,7 @@ mod config;
 mod console;
 mod host;
 mod join;
+mod lab;
 mod list;
 mod logging;
 mod map_file;
@@ -31,5 +32,6 @@ pub(crate) fn run() -> anyhow::Result<ExitCode> {
         Command::Join(args) => join::run(args, stop, signal),
         Command::List(args) => list::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Lab(args) => lab::run(args, stop, signal),
     }
 }

@@ -1,9 +1,10 @@
-//! A wandering brain for the headless client: turns what a player sees of itself into
+//! Brains for the headless client: they turn what a player sees of itself into
 //! commands, fed through the same path a human's keys take.
 
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg32;
 
+use crate::sim::combat::aim_of;
 use crate::sim::world::{Buttons, Command, PlayerState};
 
 const DIRECTIONS: [Buttons; 8] = [
@@ -48,6 +49,49 @@ impl Wander {
         }
         self.ticks_left -= 1;
         Command::moving(self.heading)
+    }
+}
+
+/// Wanders, aims where it walks, holds fire most of the time and switches weapons every
+/// few seconds, often firing in the very first ticks after a switch: everything the
+/// rulebook predicts about firing, exercised without a terminal.
+#[derive(Clone, Debug)]
+pub struct Fighter {
+    walk: Wander,
+    rng: Pcg32,
+    weapon: u8,
+    aim: u8,
+    switch_in: u32,
+}
+
+impl Fighter {
+    pub fn new(seed: u64) -> Fighter {
+        Fighter {
+            walk: Wander::new(seed),
+            rng: Pcg32::seed_from_u64(seed ^ 0x5eed),
+            weapon: 0,
+            aim: 0,
+            switch_in: 90,
+        }
+    }
+
+    pub fn next(&mut self, me: &PlayerState) -> Command {
+        let mut cmd = self.walk.next(me);
+        if self.switch_in == 0 {
+            self.weapon ^= 1;
+            self.switch_in = self.rng.random_range(60..240);
+        }
+        self.switch_in -= 1;
+        let (dx, dy) = cmd.buttons.direction();
+        if let Some(aim) = aim_of(dx, dy) {
+            self.aim = aim;
+        }
+        if self.rng.random_ratio(3, 4) {
+            cmd.buttons = cmd.buttons.union(Buttons::FIRE);
+        }
+        cmd.weapon = self.weapon;
+        cmd.aim = self.aim;
+        cmd
     }
 }
 

@@ -6,9 +6,13 @@ use std::collections::{BTreeMap, VecDeque};
 use std::time::Instant;
 
 use crate::net::protocol::{GameEvent, PlayerStatus, RailShot};
-use crate::sim::combat::{CombatRules, Projectile};
+use crate::sim::combat::{self, CombatRules, Projectile, Weapon};
 use crate::sim::map::Map;
-use crate::sim::world::PlayerId;
+use crate::sim::step::Shot;
+use crate::sim::world::{PlayerId, PlayerState};
+
+/// How long a predicted shot is remembered at most: longer than any bolt lives.
+const OWN_SHOT_SECS: f64 = 3.0;
 
 /// How long a rail beam stays drawn.
 pub(crate) const BEAM_SECS: f64 = 0.6;
@@ -22,42 +26,205 @@ pub struct Flight {
     pub ended: Option<u32>,
 }
 
+/// A shot of the local player's, predicted the moment its command was made, with the
+/// rulebook the server fires it with.
+#[derive(Clone, Debug)]
+pub struct OwnShot {
+    pub seq: u32,
+    pub shot: Shot,
+    /// When it was predicted: the rail beam is drawn from then.
+    pub at: Instant,
+    /// The bolt's positions from the muzzle, one per command (blaster).
+    pub path: Vec<(i32, i32)>,
+    /// The beam as predicted (to the first wall), then as the server traced it (rail).
+    pub rail: Option<RailShot>,
+    /// The server fired it too.
+    pub confirmed: bool,
+    /// The server's tick of birth, once confirmed, and its removal tick, once known.
+    born: Option<u32>,
+    ended: Option<u32>,
+}
+
+impl OwnShot {
+    /// Where the bolt is `commands` commands after the one that fired it. The server
+    /// moves a bolt once in the tick it is fired, so after its own command it is one
+    /// step out already.
+    /// The server's tick of birth, once it confirmed the shot.
+    pub fn born(&self) -> Option<u32> {
+        self.born
+    }
+
+    pub fn position(&self, commands: u32) -> Option<(i32, i32)> {
+        let age = commands + 1;
+        if let (Some(born), Some(ended)) = (self.born, self.ended)
+            && age >= ended.saturating_sub(born)
+        {
+            return None;
+        }
+        self.path.get(age as usize).copied()
+    }
+}
+
+/// What the server's word made of predicted shots.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct FireVerdict {
+    /// Predicted shots the server did not fire, or fired differently.
+    pub(crate) mispredicted: u32,
+}
+
 #[derive(Debug, Default)]
 pub struct Combat {
     pub(crate) statuses: BTreeMap<PlayerId, PlayerStatus>,
     flights: Vec<Flight>,
     pub rails: VecDeque<(Instant, RailShot)>,
+    own: Vec<OwnShot>,
 }
 
 impl Combat {
+    /// A shot the local player `me` fired by our own prediction of command `seq`.
+    pub(crate) fn predict(
+        &mut self,
+        now: Instant,
+        me: PlayerId,
+        seq: u32,
+        shot: Shot,
+        map: &Map,
+        rules: &CombatRules,
+    ) {
+        let (path, rail) = match shot.weapon {
+            Weapon::Blaster => (Self::bolt(me, &shot, 0, rules).flight(map, rules), None),
+            Weapon::Rail => {
+                let (to, _) = combat::rail(map, shot.from, shot.aim, &[]);
+                let beam = RailShot {
+                    id: shot.id,
+                    shooter: me,
+                    tick: 0,
+                    from: shot.from,
+                    to,
+                    hit: None,
+                    rewound_ticks: 0,
+                    tested_at: None,
+                    present_at: None,
+                };
+                (Vec::new(), Some(beam))
+            }
+        };
+        self.own.retain(|o| o.shot.id != shot.id);
+        self.own.push(OwnShot {
+            seq,
+            shot,
+            at: now,
+            path,
+            rail,
+            confirmed: false,
+            born: None,
+            ended: None,
+        });
+    }
+
+    /// The projectile the server makes of `shot` if it fires it at `tick`.
+    fn bolt(me: PlayerId, shot: &Shot, tick: u32, rules: &CombatRules) -> Projectile {
+        let from = PlayerState {
+            x: shot.from.0,
+            y: shot.from.1,
+            ..PlayerState::default()
+        };
+        Projectile::fire(shot.id, me, &from, shot.aim, tick, rules)
+    }
+
     /// Takes in one event (in seq order); those about the match, not the fighting, are
-    /// left to the match log.
+    /// left to the match log. The local player `me`'s shots are matched to the ones
+    /// predicted: the same id, and the same numbers, or a misprediction.
     pub(crate) fn on_event(
         &mut self,
         now: Instant,
         event: &GameEvent,
         map: &Map,
         rules: &CombatRules,
-    ) {
+        me: PlayerId,
+    ) -> FireVerdict {
+        let mut verdict = FireVerdict::default();
         match event {
             GameEvent::Status(s) => {
                 self.statuses.insert(s.id, *s);
             }
-            GameEvent::Shot(p) => self.flights.push(Flight {
-                shot: *p,
-                path: p.flight(map, rules),
-                ended: None,
-            }),
+            GameEvent::Shot(p) => {
+                let path = p.flight(map, rules);
+                if p.owner == me
+                    && let Some(own) = self.own.iter_mut().find(|o| o.shot.id == p.id)
+                {
+                    if Self::bolt(me, &own.shot, p.born, rules) != *p {
+                        verdict.mispredicted += 1;
+                        own.path = path.clone();
+                    }
+                    own.confirmed = true;
+                    own.born = Some(p.born);
+                }
+                self.flights.push(Flight {
+                    shot: *p,
+                    path,
+                    ended: None,
+                });
+            }
             GameEvent::ShotEnd { id, tick, .. } => {
                 if let Some(f) = self.flights.iter_mut().find(|f| f.shot.id == *id) {
                     f.ended = Some(*tick);
+                    if f.shot.owner == me
+                        && let Some(own) = self.own.iter_mut().find(|o| o.shot.id == *id)
+                    {
+                        own.ended = Some(*tick);
+                    }
                 }
             }
-            GameEvent::Rail(r) => self.rails.push_back((now, *r)),
+            GameEvent::Rail(r) => {
+                if r.shooter == me
+                    && let Some(own) = self.own.iter_mut().find(|o| o.shot.id == r.id)
+                {
+                    if r.from != own.shot.from {
+                        verdict.mispredicted += 1;
+                    }
+                    own.confirmed = true;
+                    own.rail = Some(*r);
+                }
+                self.rails.push_back((now, *r));
+            }
             // A new match, or its end: nothing in flight carries over.
-            GameEvent::MatchStart { .. } | GameEvent::MatchEnd { .. } => self.flights.clear(),
-            GameEvent::Kill { .. } | GameEvent::Chat { .. } => {}
+            GameEvent::MatchStart { .. } | GameEvent::MatchEnd { .. } => {
+                self.flights.clear();
+                self.own.clear();
+            }
+            GameEvent::Kill { .. } | GameEvent::Chat { .. } | GameEvent::MapChunk(_) => {}
         }
+        verdict
+    }
+
+    /// The server has applied our commands up to `ack_seq`, and `complete` says every
+    /// event it had for us came with that word: a predicted shot it has not confirmed
+    /// by then was never fired. Counted as mispredicted only if `counts` (the player
+    /// was playing: a shot lost to a death or the end of a match is the server's call).
+    pub(crate) fn judge(&mut self, ack_seq: u32, complete: bool, counts: bool) -> FireVerdict {
+        let mut verdict = FireVerdict::default();
+        if !complete {
+            return verdict;
+        }
+        self.own.retain(|o| {
+            let unfired = !o.confirmed && o.seq <= ack_seq;
+            if unfired && counts {
+                verdict.mispredicted += 1;
+            }
+            !unfired
+        });
+        verdict
+    }
+
+    /// Predicted shots still worth drawing or matching.
+    pub fn own_shots(&self) -> &[OwnShot] {
+        &self.own
+    }
+
+    /// Whether `id` names a shot of ours that was predicted (so not drawn twice).
+    pub(crate) fn is_own(&self, id: u16) -> bool {
+        self.own.iter().any(|o| o.shot.id == id)
     }
 
     /// Forgets what has faded: beams, finished flights.
@@ -72,20 +239,27 @@ impl Combat {
         {
             self.rails.pop_front();
         }
+        self.own.retain(|o| !older(&o.at, OWN_SHOT_SECS));
         if let Some(t) = render_tick {
             self.flights.retain(|f| {
                 let last = f.shot.born + f.path.len() as u32;
                 let end = f.ended.map_or(last, |e| e.min(last));
-                // Keep a flight a while past its end, until the removal event is in.
-                t < f64::from(end) + if f.ended.is_some() { 0.0 } else { 120.0 }
+                // A bolt that hits nobody ends where its flight does: no event says so.
+                t < f64::from(end)
             });
         }
     }
 
-    /// Projectiles to draw at `render_tick`: (owner, x, y) in sub-cell units.
-    pub(crate) fn projectiles_at(&self, render_tick: f64) -> Vec<(PlayerId, f64, f64)> {
+    /// Projectiles to draw at `render_tick`: (owner, x, y) in sub-cell units. Those of
+    /// `predicted_by`, if given, that were predicted are drawn from the prediction.
+    pub(crate) fn projectiles_at(
+        &self,
+        render_tick: f64,
+        predicted_by: Option<PlayerId>,
+    ) -> Vec<(PlayerId, f64, f64)> {
         self.flights
             .iter()
+            .filter(|f| predicted_by != Some(f.shot.owner) || !self.is_own(f.shot.id))
             .filter_map(|f| {
                 let age = render_tick - f64::from(f.shot.born);
                 if age < 0.0 || f.ended.is_some_and(|e| render_tick >= f64::from(e)) {

@@ -11,7 +11,8 @@ use mio::{Events, Interest, Poll, Registry, Token};
 use serde::Serialize;
 
 use crate::net::codec;
-use crate::net::protocol::{PROTOCOL_VERSION, ServerMsg};
+// Servers are strangers: their names are kept printable and short.
+use crate::net::protocol::{MAX_INFO_NAME_CHARS, PROTOCOL_VERSION, ServerMsg, sanitize_text};
 
 /// Ports asked by default: the game's port and the next few, where a second or third
 /// server on one machine would go.
@@ -102,8 +103,8 @@ impl Discovery {
             };
             let found = Found {
                 address: from,
-                name: sanitize(&info.name),
-                map: sanitize(&info.map),
+                name: sanitize_text(&info.name, MAX_INFO_NAME_CHARS),
+                map: sanitize_text(&info.map, MAX_INFO_NAME_CHARS),
                 players: info.players,
                 max_players: info.max_players,
                 version: info.version,
@@ -161,11 +162,6 @@ impl Discovery {
     pub(crate) fn register(&mut self, registry: &Registry, token: Token) -> std::io::Result<()> {
         registry.register(&mut self.socket, token, Interest::READABLE)
     }
-}
-
-/// Servers are strangers: keep their names printable.
-fn sanitize(s: &str) -> String {
-    s.chars().filter(|c| !c.is_control()).collect()
 }
 
 /// Asks for `wait`, re-asking a few times to ride out a lost datagram.

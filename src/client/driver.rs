@@ -166,10 +166,11 @@ mod tests {
         let welcome = Welcome {
             player_id: id,
             tick_rate: 60,
-            snapshot_rate: 20,
+            snapshot_interval: 3,
             server_tick: 0,
             server_name: "test".into(),
             map_name: map.name().into(),
+            map: crate::net::map_chunks::info(map.text(), 1024),
             map_text: map.text().into(),
         };
         let session = ClientSession::new(welcome, t0, Switches::default()).unwrap();
@@ -186,6 +187,7 @@ mod tests {
             echo_hold_ms: 0,
             inputs: None,
             queued: 0,
+            me: Default::default(),
             players: vec![PlayerSnap {
                 id,
                 state: PlayerState::at_cell(x, y),

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::ClientConfig;
 use super::app::App;
-use super::brain::Wander;
+use super::brain::{Fighter, Wander};
 use super::driver::Driver;
 use super::link::Link;
 use super::net_stats::{RemoteSeen, SessionStats};
@@ -23,6 +23,8 @@ use crate::sim::world::Command;
 pub enum BotKind {
     /// Wanders the map, turning when blocked.
     Wander,
+    /// Wanders, fires both weapons and switches between them.
+    Fighter,
     /// Holds no keys.
     Idle,
 }
@@ -99,6 +101,7 @@ fn play(
     stop: &AtomicBool,
 ) -> anyhow::Result<()> {
     let mut brain = Wander::new(config.seed);
+    let mut fighter = Fighter::new(config.seed);
     while !stop.load(Ordering::Relaxed) {
         let now = Instant::now();
         if now >= end {
@@ -110,8 +113,12 @@ fn play(
                 ended = Some(e);
             }
         });
-        if let Some(SessionEnd::ServerSaidBye(reason)) = ended {
-            bail!("the server closed the connection: {reason}");
+        match ended {
+            Some(SessionEnd::ServerSaidBye(reason)) => {
+                bail!("the server closed the connection: {reason}")
+            }
+            Some(end) => bail!("{end}"),
+            None => {}
         }
         if now.duration_since(driver.session().last_heard()) > config.timeout {
             bail!("the server at {} stopped answering", link.server());
@@ -120,6 +127,7 @@ fn play(
             now,
             |session, _| match (bot, session.predicted()) {
                 (BotKind::Wander, Some(me)) => brain.next(&me),
+                (BotKind::Fighter, Some(me)) => fighter.next(&me),
                 _ => Command::default(),
             },
             |session, msg| {

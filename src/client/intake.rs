@@ -7,9 +7,11 @@ use std::time::Instant;
 use super::clock::interp_delay_target;
 use super::prediction::Prediction;
 use super::session::{ClientSession, SessionEnd, find, name_in, others_of};
-use crate::net::protocol::{ServerMsg, Snapshot, SnapshotDelta};
+use crate::net::protocol::{GameEvent, ServerMsg, Snapshot, SnapshotDelta};
 use crate::net::{codec, delta};
 use crate::sim::map::Map;
+use crate::sim::step::Phase;
+use crate::sim::world::PlayerState;
 
 /// Commands the server may hold for us before we slow down (input packets carry two
 /// commands and jitter brings bursts, so a few are normal), and the level we then
@@ -27,46 +29,66 @@ impl ClientSession {
     ) -> Option<SessionEnd> {
         self.last_heard = now;
         match msg {
-            ServerMsg::Snapshot(delta) => self.on_delta(now, &delta, wire_bytes),
-            ServerMsg::Roster(roster) => self.roster = roster,
+            ServerMsg::Snapshot(delta) => return self.on_delta(now, &delta, wire_bytes),
+            ServerMsg::Roster(page) => {
+                if let Some(roster) = self.roster_pages.add(page) {
+                    self.roster = roster;
+                }
+            }
             ServerMsg::Bye(reason) => return Some(SessionEnd::ServerSaidBye(reason)),
             // A repeated welcome (our connect was retried) or a late reject: nothing new.
             ServerMsg::Welcome(_)
             | ServerMsg::Reject(_)
             | ServerMsg::Challenge(_)
-            | ServerMsg::Info(_) => {}
+            | ServerMsg::Info(_)
+            | ServerMsg::MapChunk(_) => {}
         }
         None
     }
 
     /// Takes in the events a snapshot carries. Repeats (events are resent until
     /// acknowledged) are skipped, and anything after a gap waits for the resend, so
-    /// order is always kept. A new map is installed before the next event is read.
-    fn on_events(&mut self, now: Instant, delta: &SnapshotDelta) {
+    /// order is always kept. A new map is installed before the next event is read; one
+    /// this client cannot parse ends the session.
+    fn on_events(&mut self, now: Instant, delta: &SnapshotDelta) -> Option<SessionEnd> {
         for (seq, event) in &delta.events {
             if *seq != self.next_event {
                 continue;
             }
             self.next_event += 1;
-            self.combat
-                .on_event(now, event, &self.map, &self.combat_rules);
+            if let GameEvent::MapChunk(chunk) = event
+                && let Err(e) = self.map_chunks.add(now, chunk)
+            {
+                tracing::warn!("the server sent an unusable map chunk: {e}");
+            }
+            let rules = &self.rules.combat;
+            let verdict = self
+                .combat
+                .on_event(now, event, &self.map, rules, self.player_id);
+            self.net.fire_mispredicted(verdict.mispredicted);
             if let Some(change) = self.match_log.on_event(now, event, &self.map) {
-                match Map::parse("server map", &change.text) {
+                let text = self.map_chunks.take(&change.map).unwrap_or_default();
+                match Map::parse("server map", &text) {
                     Ok(map) => self.map = map.with_name(&change.name),
-                    Err(e) => tracing::warn!("the server sent an unusable map: {e}"),
+                    Err(e) => return Some(SessionEnd::UnusableMap(e.to_string())),
                 }
             }
         }
-        // A new match respawns everyone by decree: start predicting afresh from the
-        // next snapshot instead of counting the jump as a misprediction.
-        if self.match_log.take_restart() {
-            self.prediction = None;
-        }
+        // A new match respawns everyone: the server counts it as a placement, which
+        // the next snapshot's reconciliation takes as its decision, keeping the seqs.
+        None
     }
 
-    fn on_delta(&mut self, now: Instant, delta: &SnapshotDelta, wire_bytes: usize) {
+    fn on_delta(
+        &mut self,
+        now: Instant,
+        delta: &SnapshotDelta,
+        wire_bytes: usize,
+    ) -> Option<SessionEnd> {
         // Events ride in every snapshot until acknowledged, whatever its baseline.
-        self.on_events(now, delta);
+        if let Some(end) = self.on_events(now, delta) {
+            return Some(end);
+        }
         let baseline = delta::baseline_tick(delta).and_then(|t| self.buffer.get(t));
         let snap = match delta::decode(delta, baseline) {
             Ok(snap) => snap,
@@ -75,16 +97,17 @@ impl ClientSession {
                 // means nothing; the next one will be against a newer ack.
                 tracing::debug!("dropped snapshot {}: {e}", delta.tick);
                 self.net.undecodable();
-                return;
+                return None;
             }
         };
         if self.is_duplicate(snap.tick) {
-            return;
+            return None;
         }
         // What the same snapshot would have cost in full, for the compression figures.
         let full = codec::encoded_len_server(&ServerMsg::Snapshot(delta::encode(&snap, None)));
         self.on_snapshot(now, snap);
         self.net.snapshot_size(wire_bytes, full);
+        None
     }
 
     /// Whether a snapshot for `tick` was already taken in (the network duplicated it).
@@ -102,8 +125,7 @@ impl ClientSession {
             return;
         }
         let dropped = newest.map_or(0, |prev| {
-            let interval = (self.tick_rate * self.snapshot_period).round().max(1.0) as u32;
-            ((snap.tick - prev) / interval).saturating_sub(1)
+            ((snap.tick - prev) / self.snapshot_interval).saturating_sub(1)
         });
         self.net.new_snapshot(dropped);
         if let Some(inputs) = snap.inputs {
@@ -137,10 +159,11 @@ impl ClientSession {
         self.interp_delay += (target - self.interp_delay) * 0.1;
         self.net.interp_delay(self.interp_delay);
         if snap.echo_time_ms != 0 {
-            let rtt = self
-                .local_ms(now)
-                .wrapping_sub(snap.echo_time_ms)
-                .wrapping_sub(u32::from(snap.echo_hold_ms));
+            // The echo carries the low 16 bits of our clock: any RTT under 65 s reads
+            // true in wrapping arithmetic.
+            let rtt = (self.local_ms(now) as u16)
+                .wrapping_sub(snap.echo_time_ms as u16)
+                .wrapping_sub(snap.echo_hold_ms);
             // A wrapped (negative) result means a bogus echo.
             if rtt < 60_000 {
                 self.net.rtt(f64::from(rtt));
@@ -154,42 +177,60 @@ impl ClientSession {
         self.net.lagometer.snapshot(now, delay_ms, dropped, rtt_ms);
     }
 
-    /// Checks the prediction against the server's word on the local player.
+    /// Checks the prediction against the server's word on the local player, and judges
+    /// the shots predicted for the commands it has now applied.
     fn reconcile(&mut self, now: Instant, snap: &Snapshot) {
-        let Some(me) = find(&snap.players, self.player_id) else {
+        let me = find(&snap.players, self.player_id);
+        let placed_before = self.placed.replace(snap.me.placed());
+        // Placed anew by the server (a respawn, a teleport): what we predicted meanwhile
+        // was moot.
+        let placed = placed_before.is_some_and(|b| b != snap.me.placed());
+        // Shots predicted for commands the server applied while we were dead, frozen or
+        // being placed were the server's call, not mispredictions.
+        let playing = me.is_some()
+            && !placed
+            && snap.me.body(PlayerState::default(), 0).phase == Phase::Playing;
+        let verdict = self
+            .combat
+            .judge(snap.ack_seq, snap.me.events_complete(), playing);
+        self.net.fire_mispredicted(verdict.mispredicted);
+        let Some(me) = me else {
             if let Some(p) = &mut self.prediction {
                 p.acknowledge(snap.ack_seq);
             }
             return;
         };
-        let was_absent = self
-            .latest
-            .as_ref()
-            .is_some_and(|l| find(&l.players, self.player_id).is_none());
+        let server = snap.me.body(me, snap.ack_seq);
         let others = others_of(&snap.players, self.player_id);
         let Some(p) = &mut self.prediction else {
-            self.prediction = Some(Prediction::new(me, snap.ack_seq));
+            self.prediction = Some(Prediction::new(server, snap.ack_seq));
             return;
         };
-        // Back from the dead at a spawn point: what we predicted meanwhile was moot.
-        // Restart from the server's word; this is no misprediction.
-        let (correct, smooth) = if was_absent {
+        // Take a placement's word without smoothing; this is no misprediction.
+        let (correct, smooth) = if placed {
             (true, false)
         } else {
             (self.switches.reconciliation, self.switches.smoothing)
         };
+        let id = self.player_id;
+        let ack = snap.ack_seq;
         let correction = p.reconcile(
             &self.map,
             &self.rules,
-            snap.ack_seq,
-            me,
+            id,
+            ack,
+            server,
             &others,
             correct,
             smooth,
         );
-        if let Some(c) = correction.filter(|_| !was_absent) {
-            self.net.correction(c.cells);
-            self.last_correction = Some((now, c));
+        match correction {
+            Some(c) if placed || c.decreed => self.net.server_decision(),
+            Some(c) => {
+                self.net.correction(c.cells);
+                self.last_correction = Some((now, c));
+            }
+            None => {}
         }
     }
 }

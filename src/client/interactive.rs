@@ -164,8 +164,12 @@ fn pump(
             ended = Some(end);
         }
     });
-    if let Some(SessionEnd::ServerSaidBye(reason)) = ended {
-        bail!("the server closed the connection: {reason}");
+    match ended {
+        Some(SessionEnd::ServerSaidBye(reason)) => {
+            bail!("the server closed the connection: {reason}")
+        }
+        Some(end) => bail!("{end}"),
+        None => {}
     }
     if now.duration_since(driver.session().last_heard()) > config.timeout {
         bail!(

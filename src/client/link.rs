@@ -10,6 +10,7 @@ use mio::{Events, Poll, Token};
 use super::ClientConfig;
 use crate::net::codec;
 use crate::net::conditioner::Conditions;
+use crate::net::map_chunks::MapAssembler;
 use crate::net::protocol::{ClientMsg, ServerMsg, Welcome};
 use crate::net::transport::{Traffic, Transport};
 
@@ -157,6 +158,11 @@ impl Link {
         let deadline = start + timeout;
         let mut cookie = None;
         let mut next_try = start;
+        // The map follows the welcome in chunks; until all are in, retrying the connect
+        // request has the server send the welcome and the chunks again.
+        let mut welcome: Option<Welcome> = None;
+        let mut map = MapAssembler::default();
+        let mut early = VecDeque::new();
         loop {
             if cancel()? {
                 return Ok(None);
@@ -172,27 +178,34 @@ impl Link {
                 }
                 next_try = now + CONNECT_RETRY;
             }
-            let mut answer = None;
-            let mut early = VecDeque::new();
+            let mut refused = None;
             self.pump(now, |msg, len| match msg {
-                ServerMsg::Welcome(w) => answer = Some(Ok(w)),
-                ServerMsg::Reject(reason) => answer = Some(Err(reason)),
+                ServerMsg::Welcome(w) => welcome = Some(w),
+                ServerMsg::MapChunk(c) => {
+                    if let Err(e) = map.add(now, &c) {
+                        tracing::warn!("the server sent an unusable map chunk: {e}");
+                    }
+                }
+                ServerMsg::Reject(reason) => refused = Some(reason),
                 ServerMsg::Challenge(c) => {
                     cookie = Some(c);
                     // Answer the challenge at once rather than at the next retry.
                     next_try = now;
                 }
-                // What follows the welcome in the same read (the roster) is the
-                // session's: keep it for the first pump.
-                other if matches!(answer, Some(Ok(_))) => early.push_back((other, len)),
+                // What follows the welcome (the roster, a snapshot) is the session's:
+                // keep it for the first pump.
+                other if welcome.is_some() => early.push_back((other, len)),
                 _ => {}
             });
-            match answer {
-                Some(Ok(welcome)) => {
-                    self.early = early;
-                    return Ok(Some(welcome));
-                }
-                Some(Err(reason)) => bail!("{} refused to let us join: {reason}", self.server),
+            if let Some(w) = &mut welcome
+                && let Some(text) = map.take(&w.map)
+            {
+                w.map_text = text;
+                self.early = early;
+                return Ok(welcome.take());
+            }
+            match refused {
+                Some(reason) => bail!("{} refused to let us join: {reason}", self.server),
                 None if next_try <= now => {}
                 None => self.wait(next_try.min(deadline).min(now + CONNECT_CHECK))?,
             }
@@ -238,20 +251,32 @@ mod tests {
             let welcome = ServerMsg::Welcome(Welcome {
                 player_id: 3,
                 tick_rate: 60,
-                snapshot_rate: 20,
+                snapshot_interval: 3,
                 server_tick: 0,
                 server_name: "test".into(),
                 map_name: map.name().into(),
+                map: crate::net::map_chunks::info(map.text(), 1024),
                 map_text: map.text().into(),
             });
-            let roster = ServerMsg::Roster(vec![RosterEntry {
-                id: 3,
-                name: "ann".into(),
-                bot: false,
-                ping_ms: 0,
-            }]);
+            let roster = crate::net::roster_pages::split(
+                1,
+                &[RosterEntry {
+                    id: 3,
+                    name: "ann".into(),
+                    bot: false,
+                    ping_ms: 0,
+                }],
+            );
+            // The welcome, its map in chunks, then the roster: all in one read.
+            let msgs = std::iter::once(welcome)
+                .chain(
+                    crate::net::map_chunks::split(map.text(), 1024)
+                        .into_iter()
+                        .map(ServerMsg::MapChunk),
+                )
+                .chain(roster.into_iter().map(ServerMsg::Roster));
             let mut out = Vec::new();
-            for msg in [welcome, roster] {
+            for msg in msgs {
                 codec::encode_server(&msg, &mut out).unwrap();
                 server.send_to(&out, client).unwrap();
             }
@@ -266,7 +291,7 @@ mod tests {
         let mut got = Vec::new();
         link.pump(Instant::now(), |msg, _| got.push(msg));
         assert!(
-            matches!(&got[..], [ServerMsg::Roster(r)] if r[0].name == "ann"),
+            matches!(&got[..], [ServerMsg::Roster(r)] if r.entries[0].name == "ann"),
             "{got:?}"
         );
     }

@@ -5,7 +5,8 @@
 use std::collections::VecDeque;
 use std::time::Instant;
 
-use crate::net::protocol::{GameEvent, PlayerStatus};
+use crate::net::map_chunks;
+use crate::net::protocol::{GameEvent, MapInfo, PlayerStatus};
 use crate::sim::combat::Weapon;
 use crate::sim::map::Map;
 use crate::sim::world::PlayerId;
@@ -39,7 +40,8 @@ pub(crate) struct Kill {
 /// A new map from the server, to be parsed by the session.
 pub(crate) struct MapChange {
     pub(crate) name: String,
-    pub(crate) text: String,
+    /// Which map: its text came in chunks before the match start.
+    pub(crate) map: MapInfo,
 }
 
 #[derive(Debug, Default)]
@@ -48,8 +50,6 @@ pub struct MatchLog {
     pub(crate) chat: VecDeque<(Instant, PlayerId, String)>,
     pub(crate) clock: Option<MatchClock>,
     pub results: Option<Results>,
-    /// A new match began: everyone was put back at a spawn point by decree.
-    restarted: bool,
 }
 
 impl MatchLog {
@@ -78,7 +78,7 @@ impl MatchLog {
             GameEvent::Chat { from, text } => self.chat.push_back((now, *from, text.clone())),
             GameEvent::MatchStart {
                 map_name,
-                map_text,
+                map: new_map,
                 started_tick,
                 frag_limit,
                 time_limit_secs,
@@ -89,11 +89,10 @@ impl MatchLog {
                     time_limit_secs: *time_limit_secs,
                 });
                 self.results = None;
-                self.restarted = true;
-                if let Some(text) = map_text.as_ref().filter(|t| t.as_str() != map.text()) {
+                if let Some(info) = new_map.filter(|i| i.id != map_chunks::map_id(map.text())) {
                     return Some(MapChange {
                         name: map_name.clone(),
-                        text: text.clone(),
+                        map: info,
                     });
                 }
             }
@@ -112,14 +111,10 @@ impl MatchLog {
             GameEvent::Status(_)
             | GameEvent::Shot(_)
             | GameEvent::ShotEnd { .. }
-            | GameEvent::Rail(_) => {}
+            | GameEvent::Rail(_)
+            | GameEvent::MapChunk(_) => {}
         }
         None
-    }
-
-    /// Whether a match began since the last call.
-    pub(crate) fn take_restart(&mut self) -> bool {
-        std::mem::take(&mut self.restarted)
     }
 
     /// Forgets feed and chat lines that have faded.

@@ -19,7 +19,13 @@ pub struct SessionStats {
     pub snapshots_received: u64,
     /// Snapshots the server sent that never arrived, counted from gaps in their ticks.
     pub snapshots_lost: u64,
+    /// Mispredictions of our own movement: the server's position differed.
     pub corrections: u64,
+    /// Jumps the server decreed (respawns, a new match, its end, a teleport): not
+    /// mispredictions, counted apart.
+    pub server_decisions: u64,
+    /// Predicted shots the server did not make, or made differently.
+    pub fire_mispredictions: u64,
     pub last_correction_cells: f64,
     pub max_correction_cells: f64,
     pub rtt_ms: f64,
@@ -127,6 +133,14 @@ impl NetStats {
         s.corrections += 1;
         s.last_correction_cells = cells;
         s.max_correction_cells = s.max_correction_cells.max(cells);
+    }
+
+    pub(crate) fn server_decision(&mut self) {
+        self.stats.server_decisions += 1;
+    }
+
+    pub(crate) fn fire_mispredicted(&mut self, count: u32) {
+        self.stats.fire_mispredictions += u64::from(count);
     }
 
     pub(crate) fn command_sent(&mut self) {

@@ -8,7 +8,8 @@
 //! offset that decays over about 100 ms, unless it is too big to hide.
 
 use crate::sim::map::{CELL, Map};
-use crate::sim::world::{Command, PlayerState, Rules, move_player};
+use crate::sim::step::{Body, Rulebook, Shot, step};
+use crate::sim::world::{Command, PlayerId, PlayerState};
 
 /// Seqs remembered: 512 commands is 8.5 s at 60 Hz, far longer than any RTT we play at.
 pub(crate) const RING: usize = 512;
@@ -23,7 +24,7 @@ const SMOOTHING_TAU: f64 = 0.033;
 struct Entry {
     seq: u32,
     cmd: Command,
-    state: PlayerState,
+    body: Body,
 }
 
 /// One disagreement with the server, as measured when it was found.
@@ -35,6 +36,9 @@ pub(crate) struct Correction {
     pub(crate) corrected: PlayerState,
     /// Distance between the two, in cells.
     pub(crate) cells: f64,
+    /// The server changed the player's phase (death, the end of a match): a decision
+    /// only it could make, not a misprediction.
+    pub(crate) decreed: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -42,31 +46,31 @@ pub(crate) struct Prediction {
     ring: Vec<Entry>,
     latest_seq: u32,
     acked_seq: u32,
-    state: PlayerState,
+    body: Body,
     /// Visual offset (sub-cell units) added to the drawn position after a correction.
     error: (f64, f64),
 }
 
 impl Prediction {
-    /// Starts from the server's state for `acked_seq` (0 before any command).
-    pub(crate) fn new(state: PlayerState, acked_seq: u32) -> Prediction {
+    /// Starts from the server's word for `acked_seq` (0 before any command).
+    pub(crate) fn new(body: Body, acked_seq: u32) -> Prediction {
         let mut p = Prediction {
             ring: vec![Entry::default(); RING],
             latest_seq: acked_seq,
             acked_seq,
-            state,
+            body,
             error: (0.0, 0.0),
         };
         p.ring[(acked_seq & MASK) as usize] = Entry {
             seq: acked_seq,
             cmd: Command::default(),
-            state,
+            body,
         };
         p
     }
 
     pub(crate) fn state(&self) -> PlayerState {
-        self.state
+        self.body.state
     }
 
     pub(crate) fn latest_seq(&self) -> u32 {
@@ -97,40 +101,44 @@ impl Prediction {
         }
     }
 
-    /// Makes the next command: applies it at once and remembers it. Returns its seq.
+    /// Makes the next command: applies it at once through the rulebook and remembers
+    /// it. Returns its seq and the shot it fires, if any.
     pub(crate) fn push(
         &mut self,
         map: &Map,
-        rules: &Rules,
+        rules: &Rulebook,
+        me: PlayerId,
         cmd: Command,
         others: &[PlayerState],
-    ) -> u32 {
+    ) -> (u32, Option<Shot>) {
         self.latest_seq += 1;
         if self.latest_seq - self.acked_seq >= RING as u32 {
             // The server has not acknowledged anything for a whole ring: keep the ring's
             // oldest entry meaningful by treating it as acknowledged.
             self.acked_seq = self.latest_seq - RING as u32 + 1;
         }
-        self.state = move_player(map, rules, self.state, cmd, others);
+        let shot = step(map, rules, me, &mut self.body, self.latest_seq, cmd, others);
         self.ring[(self.latest_seq & MASK) as usize] = Entry {
             seq: self.latest_seq,
             cmd,
-            state: self.state,
+            body: self.body,
         };
-        self.latest_seq
+        (self.latest_seq, shot)
     }
 
-    /// Checks the server's state after `ack_seq` against the prediction for that seq.
-    /// On a difference, and if `correct` is on, takes the server's state and replays the
-    /// later commands. Returns the correction made (or, with `correct` off, the one that
-    /// would have been made).
+    /// Checks the server's word after `ack_seq` against the prediction for that seq.
+    /// On a difference, and if `correct` is on, takes the server's body and replays the
+    /// later commands through the rulebook. Returns the correction made (or, with
+    /// `correct` off, the one that would have been made). Spawn protection ended by the
+    /// server's cap is taken over silently: it moves nothing.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn reconcile(
         &mut self,
         map: &Map,
-        rules: &Rules,
+        rules: &Rulebook,
+        me: PlayerId,
         ack_seq: u32,
-        server: PlayerState,
+        server: Body,
         others: &[PlayerState],
         correct: bool,
         smooth: bool,
@@ -142,40 +150,47 @@ impl Prediction {
         }
         self.acked_seq = ack_seq;
         let entry = self.ring[(ack_seq & MASK) as usize];
-        if entry.seq == ack_seq && entry.state == server {
+        let mut predicted_then = entry.body;
+        // The wire says how long until ready from `ack_seq` on, so a weapon ready
+        // earlier reads as ready at `ack_seq`: the same for every later command.
+        predicted_then.ready_at = predicted_then.ready_at.max(ack_seq);
+        predicted_then.protected = server.protected;
+        let agrees = entry.seq == ack_seq && predicted_then == server;
+        if agrees && entry.body.protected == server.protected {
             return None;
         }
-        let predicted = self.state;
-        // Replay the later commands from the server's state. With reconciliation on,
+        let predicted = self.body.state;
+        // Replay the later commands from the server's body. With reconciliation on,
         // the history is rewritten as we go, so the next snapshot compares against what
         // we now believe; off, the prediction and its history stand, and reconciliation
         // switched back on corrects from the next snapshot.
         let mut replayed = server;
-        if correct {
-            self.ring[(ack_seq & MASK) as usize] = Entry {
-                seq: ack_seq,
-                cmd: entry.cmd,
-                state: server,
-            };
+        if correct || agrees {
+            self.ring[(ack_seq & MASK) as usize].body = server;
         }
         for seq in ack_seq + 1..=self.latest_seq {
             let e = &mut self.ring[(seq & MASK) as usize];
-            replayed = move_player(map, rules, replayed, e.cmd, others);
-            if correct {
-                e.state = replayed;
+            let _ = step(map, rules, me, &mut replayed, seq, e.cmd, others);
+            if correct || agrees {
+                e.body = replayed;
             }
         }
-        let dx = f64::from(predicted.x - replayed.x);
-        let dy = f64::from(predicted.y - replayed.y);
+        if agrees {
+            self.body = replayed;
+            return None;
+        }
+        let dx = f64::from(predicted.x - replayed.state.x);
+        let dy = f64::from(predicted.y - replayed.state.y);
         let correction = Correction {
             predicted,
-            corrected: replayed,
+            corrected: replayed.state,
             cells: dx.hypot(dy) / f64::from(CELL),
+            decreed: entry.body.phase != server.phase,
         };
         if !correct {
             return Some(correction);
         }
-        self.state = replayed;
+        self.body = replayed;
         let error = (self.error.0 + dx, self.error.1 + dy);
         self.error = if smooth && error.0.hypot(error.1) <= SNAP_DISTANCE {
             error
@@ -195,8 +210,8 @@ impl Prediction {
     /// left of the last correction's visual error.
     pub(crate) fn drawn(&self) -> (f64, f64) {
         (
-            f64::from(self.state.x) + self.error.0,
-            f64::from(self.state.y) + self.error.1,
+            f64::from(self.body.state.x) + self.error.0,
+            f64::from(self.body.state.y) + self.error.1,
         )
     }
 }
@@ -204,11 +219,24 @@ impl Prediction {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::world::Buttons;
+    use crate::sim::combat::Weapon;
+    use crate::sim::step::Phase;
+    use crate::sim::world::{Buttons, move_player};
 
-    fn setup() -> (Map, Rules) {
+    fn setup() -> (Map, Rulebook) {
         let map = Map::parse("t", "########\n#S.....#\n#......#\n#......#\n########").unwrap();
-        (map, Rules::for_tick_rate(60))
+        (map, Rulebook::for_tick_rate(60))
+    }
+
+    /// The server's word after command `ack`, as a snapshot carries it.
+    fn said(state: PlayerState, ack: u32) -> Body {
+        Body {
+            state,
+            phase: Phase::Playing,
+            weapon: Weapon::Blaster,
+            ready_at: ack,
+            protected: false,
+        }
     }
 
     fn right() -> Command {
@@ -219,16 +247,19 @@ mod tests {
     fn agreeing_server_causes_no_correction() {
         let (map, rules) = setup();
         let start = PlayerState::at_cell(1, 1);
-        let mut p = Prediction::new(start, 0);
+        let mut p = Prediction::new(said(start, 0), 0);
         let mut server = start;
         for _ in 0..10 {
-            p.push(&map, &rules, right(), &[]);
+            p.push(&map, &rules, 0, right(), &[]);
         }
         for seq in 1..=4 {
-            server = move_player(&map, &rules, server, right(), &[]);
+            server = move_player(&map, &rules.movement, server, right(), &[]);
             let _ = seq;
         }
-        assert_eq!(p.reconcile(&map, &rules, 4, server, &[], true, true), None);
+        assert_eq!(
+            p.reconcile(&map, &rules, 0, 4, said(server, 4), &[], true, true),
+            None
+        );
         assert_eq!(p.pending(), 6);
         assert_eq!(
             p.unacked(64).map(|(s, _)| s).collect::<Vec<_>>(),
@@ -240,24 +271,24 @@ mod tests {
     fn disagreement_replays_from_the_server_state() {
         let (map, rules) = setup();
         let start = PlayerState::at_cell(1, 1);
-        let mut p = Prediction::new(start, 0);
+        let mut p = Prediction::new(said(start, 0), 0);
         for _ in 0..6 {
-            p.push(&map, &rules, right(), &[]);
+            p.push(&map, &rules, 0, right(), &[]);
         }
         // The server teleported us down a row before applying seq 3.
         let mut server = start;
         for _ in 0..2 {
-            server = move_player(&map, &rules, server, right(), &[]);
+            server = move_player(&map, &rules.movement, server, right(), &[]);
         }
         server.y += CELL;
-        server = move_player(&map, &rules, server, right(), &[]);
+        server = move_player(&map, &rules.movement, server, right(), &[]);
         let c = p
-            .reconcile(&map, &rules, 3, server, &[], true, true)
+            .reconcile(&map, &rules, 0, 3, said(server, 3), &[], true, true)
             .expect("a correction");
         assert!((c.cells - 1.0).abs() < 1e-9);
         let mut expect = server;
         for _ in 0..3 {
-            expect = move_player(&map, &rules, expect, right(), &[]);
+            expect = move_player(&map, &rules.movement, expect, right(), &[]);
         }
         assert_eq!(p.state(), expect);
         // The drawn position starts where we were and decays towards the truth.
@@ -265,29 +296,35 @@ mod tests {
         p.decay(0.1);
         assert!((p.drawn().1 - f64::from(expect.y)).abs() < 0.05 * f64::from(CELL));
         // The same snapshot again is not a second correction.
-        assert_eq!(p.reconcile(&map, &rules, 3, server, &[], true, true), None);
+        assert_eq!(
+            p.reconcile(&map, &rules, 0, 3, said(server, 3), &[], true, true),
+            None
+        );
     }
 
     #[test]
     fn large_errors_snap() {
         let (map, rules) = setup();
-        let mut p = Prediction::new(PlayerState::at_cell(1, 1), 0);
-        p.push(&map, &rules, right(), &[]);
+        let mut p = Prediction::new(said(PlayerState::at_cell(1, 1), 0), 0);
+        p.push(&map, &rules, 0, right(), &[]);
         let far = PlayerState::at_cell(6, 2);
-        assert!(p.reconcile(&map, &rules, 1, far, &[], true, true).is_some());
+        assert!(
+            p.reconcile(&map, &rules, 0, 1, said(far, 1), &[], true, true)
+                .is_some()
+        );
         assert_eq!(p.drawn(), (f64::from(far.x), f64::from(far.y)));
     }
 
     #[test]
     fn reconciliation_off_keeps_the_prediction() {
         let (map, rules) = setup();
-        let mut p = Prediction::new(PlayerState::at_cell(1, 1), 0);
-        p.push(&map, &rules, right(), &[]);
-        p.push(&map, &rules, right(), &[]);
+        let mut p = Prediction::new(said(PlayerState::at_cell(1, 1), 0), 0);
+        p.push(&map, &rules, 0, right(), &[]);
+        p.push(&map, &rules, 0, right(), &[]);
         let before = p.state();
         let far = PlayerState::at_cell(6, 2);
         assert!(
-            p.reconcile(&map, &rules, 1, far, &[], false, true)
+            p.reconcile(&map, &rules, 0, 1, said(far, 1), &[], false, true)
                 .is_some()
         );
         assert_eq!(p.state(), before);
@@ -296,18 +333,39 @@ mod tests {
     #[test]
     fn stale_and_impossible_acks_are_ignored() {
         let (map, rules) = setup();
-        let mut p = Prediction::new(PlayerState::at_cell(1, 1), 0);
+        let mut p = Prediction::new(said(PlayerState::at_cell(1, 1), 0), 0);
         for _ in 0..3 {
-            p.push(&map, &rules, right(), &[]);
+            p.push(&map, &rules, 0, right(), &[]);
         }
         let s = p.state();
         assert_eq!(
-            p.reconcile(&map, &rules, 99, PlayerState::default(), &[], true, true),
+            p.reconcile(
+                &map,
+                &rules,
+                0,
+                99,
+                said(PlayerState::default(), 99),
+                &[],
+                true,
+                true
+            ),
             None
         );
-        assert!(p.reconcile(&map, &rules, 3, s, &[], true, true).is_none());
+        assert!(
+            p.reconcile(&map, &rules, 0, 3, said(s, 3), &[], true, true)
+                .is_none()
+        );
         assert_eq!(
-            p.reconcile(&map, &rules, 2, PlayerState::default(), &[], true, true),
+            p.reconcile(
+                &map,
+                &rules,
+                0,
+                2,
+                said(PlayerState::default(), 2),
+                &[],
+                true,
+                true
+            ),
             None
         );
         assert_eq!(p.state(), s);

@@ -7,7 +7,7 @@
 //! the time it happened; it owns no socket and reads no clock, so tests can step it
 //! against a [`crate::server::Server`] with any latency they like.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use super::Switches;
 use super::clock::{ServerClock, interp_delay_target};
@@ -18,12 +18,14 @@ use super::net_stats::{NetStats, RemoteSeen, SessionStats};
 use super::pacer::InputPacer;
 use super::prediction::{Correction, Prediction};
 use super::tell::Tell;
+use crate::net::map_chunks::MapAssembler;
 use crate::net::protocol::{
     ClientMsg, InputPacket, MAX_COMMANDS_PER_INPUT, PlayerSnap, RosterEntry, Snapshot, Welcome,
 };
-use crate::sim::combat::{CombatRules, Weapon};
+use crate::net::roster_pages::RosterPages;
 use crate::sim::map::{Map, MapError};
-use crate::sim::world::{Buttons, Command, PlayerId, PlayerState, Rules};
+use crate::sim::step::Rulebook;
+use crate::sim::world::{Command, PlayerId, PlayerState};
 
 /// How far past the newest snapshot a remote player may be extrapolated before it is
 /// held still: long enough to hide one late packet, short enough not to run through walls.
@@ -41,14 +43,32 @@ pub const DEFAULT_INPUT_RATE: u16 = 30;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SessionEnd {
     ServerSaidBye(String),
+    /// The server moved to a map this client cannot parse: playing on would mean
+    /// predicting on one map while the server plays another.
+    UnusableMap(String),
+}
+
+impl std::fmt::Display for SessionEnd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SessionEnd::ServerSaidBye(reason) => write!(f, "the server said goodbye: {reason}"),
+            SessionEnd::UnusableMap(e) => {
+                write!(f, "the server changed to a map this client cannot use: {e}")
+            }
+        }
+    }
 }
 
 pub struct ClientSession {
     pub(super) player_id: PlayerId,
     pub(super) map: Map,
-    pub(super) rules: Rules,
+    pub(super) rules: Rulebook,
     pub(super) tick_rate: f64,
+    /// Ticks between snapshots, as the server said exactly.
+    pub(super) snapshot_interval: u32,
     pub(super) snapshot_period: f64,
+    /// The server's count of our placements, from the newest snapshot.
+    pub(super) placed: Option<u8>,
     pub(super) server_name: String,
     pub(super) start: Instant,
     pub(super) prediction: Option<Prediction>,
@@ -68,25 +88,30 @@ pub struct ClientSession {
     pub(super) next_event: u32,
     pub combat: Combat,
     pub match_log: MatchLog,
-    pub(super) combat_rules: CombatRules,
     pub(super) tell: Tell,
     pub(super) pacer: InputPacer,
     pub(super) switches: Switches,
     pub(super) net: NetStats,
+    /// A new map's text arrives in chunks among the events, before its match start.
+    pub(super) map_chunks: MapAssembler,
+    /// The roster arrives in pages that together make one.
+    pub(super) roster_pages: RosterPages,
 }
 
 impl ClientSession {
     pub fn new(welcome: Welcome, now: Instant, switches: Switches) -> Result<Self, MapError> {
         let map = Map::parse("server map", &welcome.map_text)?.with_name(&welcome.map_name);
         let tick_rate = f64::from(welcome.tick_rate.max(1));
-        let snapshot_period =
-            1.0 / f64::from(welcome.snapshot_rate.clamp(1, welcome.tick_rate.max(1)));
+        let snapshot_interval = u32::from(welcome.snapshot_interval.max(1));
+        let snapshot_period = f64::from(snapshot_interval) / tick_rate;
         Ok(ClientSession {
             player_id: welcome.player_id,
             map,
-            rules: Rules::for_tick_rate(welcome.tick_rate),
+            rules: Rulebook::for_tick_rate(welcome.tick_rate),
             tick_rate,
+            snapshot_interval,
             snapshot_period,
+            placed: None,
             server_name: welcome.server_name,
             start: now,
             prediction: None,
@@ -102,11 +127,12 @@ impl ClientSession {
             next_event: 1,
             combat: Combat::default(),
             match_log: MatchLog::default(),
-            combat_rules: CombatRules::for_tick_rate(welcome.tick_rate),
             tell: Tell::default(),
             pacer: InputPacer::new(welcome.tick_rate, DEFAULT_INPUT_RATE),
             switches: switches.normalized(),
             net: NetStats::default(),
+            map_chunks: MapAssembler::default(),
+            roster_pages: RosterPages::default(),
         })
     }
 
@@ -220,9 +246,14 @@ impl ClientSession {
             .map_or(0, |t| t.round().max(0.0) as u32);
         let event_ack = self.next_event - 1;
         let rtt_ms = self.net.stats.rtt_ms.round().clamp(0.0, 65535.0) as u16;
-        self.show_tell(now, cmd);
         let p = self.prediction.as_mut()?;
-        p.push(&self.map, &self.rules, cmd, &others);
+        let (seq, shot) = p.push(&self.map, &self.rules, self.player_id, cmd, &others);
+        if let Some(shot) = shot {
+            self.tell.flash(now, shot.aim);
+            let rules = &self.rules.combat;
+            self.combat
+                .predict(now, self.player_id, seq, shot, &self.map, rules);
+        }
         self.net.command_sent();
         let number = self.pacer.due(cmd)?;
         let mut input = InputPacket::pack(
@@ -235,19 +266,6 @@ impl ClientSession {
         input.view_tick = view_tick;
         input.rtt_ms = rtt_ms;
         Some(ClientMsg::Input(input))
-    }
-
-    /// The tell: show the shot leave the moment fire is pressed, if the weapon is ready
-    /// by our own count, without waiting a round trip for the server.
-    fn show_tell(&mut self, now: Instant, cmd: Command) {
-        if cmd.buttons.contains(Buttons::FIRE)
-            && self.prediction.is_some()
-            && self.combat.status(self.player_id).is_none_or(|s| s.alive)
-        {
-            let ticks = self.combat_rules.cooldown(Weapon::from_index(cmd.weapon));
-            let cooldown = Duration::from_secs_f64(f64::from(ticks) / self.tick_rate);
-            self.tell.fire(now, cmd.aim, cooldown);
-        }
     }
 
     /// The command the local player's facing is drawn from: the newest one made.
@@ -305,15 +323,25 @@ impl ClientSession {
         if !self.switches.prediction || was_predicting {
             return;
         }
-        let server = self.server_state();
-        let others = self
-            .latest
-            .as_ref()
-            .map(|s| others_of(&s.players, self.player_id))
-            .unwrap_or_default();
+        let Some(latest) = &self.latest else {
+            return;
+        };
+        let others = others_of(&latest.players, self.player_id);
+        let server =
+            find(&latest.players, self.player_id).map(|st| latest.me.body(st, latest.ack_seq));
         if let (Some(p), Some(server)) = (&mut self.prediction, server) {
-            let ack = p.acked_seq();
-            let _ = p.reconcile(&self.map, &self.rules, ack, server, &others, true, false);
+            let ack = latest.ack_seq;
+            let me = self.player_id;
+            let _ = p.reconcile(
+                &self.map,
+                &self.rules,
+                me,
+                ack,
+                server,
+                &others,
+                true,
+                false,
+            );
         }
     }
 

@@ -11,8 +11,13 @@ use super::protocol::{
 
 /// Largest client datagram we accept: connect requests and input packets are small.
 pub const MAX_CLIENT_DATAGRAM: usize = 1200;
-/// Largest server datagram: the welcome carries the map text.
-pub const MAX_SERVER_DATAGRAM: usize = 16 * 1024;
+/// Largest server datagram: below any path's MTU, so nothing relies on IP fragmentation
+/// (one lost fragment loses the datagram; some networks drop fragments outright). The
+/// map travels in chunks, and events and rosters fill datagrams up to this budget.
+pub const MAX_SERVER_DATAGRAM: usize = 1200;
+/// What decoding one server datagram may allocate: more than its bytes, since a one-byte
+/// varint can become a four-byte integer in memory (64 players' states are ~1.3 KB).
+const SERVER_DECODE_LIMIT: usize = 16 * 1024;
 
 type Config<const N: usize> = Configuration<LittleEndian, Varint, Limit<N>>;
 
@@ -56,19 +61,33 @@ fn encode_with<T: Serialize, const N: usize>(
 
 /// The encoded size of a server message, for statistics.
 pub fn encoded_len_server(msg: &ServerMsg) -> usize {
-    let mut sink = SizeCounter(0);
-    match bincode::serde::encode_into_std_write(msg, &mut sink, config::<MAX_SERVER_DATAGRAM>()) {
+    encoded_len(msg)
+}
+
+/// The encoded size of any part of a message, for byte budgets and statistics (no
+/// size limit: it measures what would not fit, too).
+pub fn encoded_len<T: Serialize>(value: &T) -> usize {
+    let mut sink = ByteCounter::default();
+    match bincode::serde::encode_into_std_write(value, &mut sink, bincode::config::standard()) {
         Ok(n) => n,
-        Err(_) => sink.0,
+        Err(_) => sink.bytes() as usize,
     }
 }
 
-/// Counts bytes instead of storing them.
-struct SizeCounter(usize);
+/// A writer that counts bytes instead of storing them; clones share one count, so the
+/// count can be read while something else owns the writer (a terminal backend, say).
+#[derive(Clone, Debug, Default)]
+pub struct ByteCounter(std::rc::Rc<std::cell::Cell<u64>>);
 
-impl std::io::Write for SizeCounter {
+impl ByteCounter {
+    pub fn bytes(&self) -> u64 {
+        self.0.get()
+    }
+}
+
+impl std::io::Write for ByteCounter {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0 += buf.len();
+        self.0.set(self.0.get() + buf.len() as u64);
         Ok(buf.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {
@@ -125,18 +144,19 @@ pub fn discover_request(nonce: u32, buf: &mut Vec<u8>) -> Result<(), CodecError>
 }
 
 pub fn decode_client(bytes: &[u8]) -> Result<ClientMsg, CodecError> {
-    decode_with(bytes, config::<MAX_CLIENT_DATAGRAM>())
+    decode_with(bytes, MAX_CLIENT_DATAGRAM, config::<MAX_CLIENT_DATAGRAM>())
 }
 
 pub fn decode_server(bytes: &[u8]) -> Result<ServerMsg, CodecError> {
-    decode_with(bytes, config::<MAX_SERVER_DATAGRAM>())
+    decode_with(bytes, MAX_SERVER_DATAGRAM, config::<SERVER_DECODE_LIMIT>())
 }
 
 fn decode_with<T: serde::de::DeserializeOwned, const N: usize>(
     bytes: &[u8],
+    max_len: usize,
     cfg: Config<N>,
 ) -> Result<T, CodecError> {
-    if bytes.len() > N {
+    if bytes.len() > max_len {
         return Err(CodecError::TooLarge(bytes.len()));
     }
     let (msg, used) = bincode::serde::decode_from_slice(bytes, cfg)?;

@@ -43,6 +43,7 @@ pub fn encode(snap: &Snapshot, baseline: Option<(u32, &[PlayerSnap])>) -> Snapsh
         echo_hold_ms: snap.echo_hold_ms,
         inputs: snap.inputs,
         queued: snap.queued,
+        me: snap.me,
         removed: Vec::new(),
         added: Vec::new(),
         masks: Vec::new(),
@@ -190,6 +191,7 @@ pub fn decode(
         echo_hold_ms: delta.echo_hold_ms,
         inputs: delta.inputs,
         queued: delta.queued,
+        me: delta.me,
         players,
     })
 }
@@ -235,6 +237,7 @@ mod tests {
             echo_hold_ms: 1,
             inputs: None,
             queued: 0,
+            me: Default::default(),
             players: world
                 .players()
                 .iter()

@@ -3,5 +3,9 @@
 pub mod codec;
 pub mod conditioner;
 pub mod delta;
+pub mod map_chunks;
 pub mod protocol;
+pub mod roster_pages;
 pub mod transport;
+pub(crate) mod wire_events;
+mod wire_snapshot;

@@ -6,11 +6,12 @@
 use serde::{Deserialize, Serialize};
 
 use crate::sim::combat::{Projectile, Weapon};
+use crate::sim::step::{Body, Phase};
 use crate::sim::world::{Command, PlayerId, PlayerState};
 
 /// Bumped on any change to the messages below. `Connect` stays variant 0 with `magic` and
 /// `version` first, so every past and future build can tell a mismatch apart from noise.
-pub const PROTOCOL_VERSION: u16 = 2;
+pub const PROTOCOL_VERSION: u16 = 3;
 /// "NARE": marks a connect request as netarena's, not a stray datagram.
 pub const MAGIC: u32 = 0x4E41_5245;
 /// Most unacknowledged commands one input packet may carry (~1 s at 60 Hz).
@@ -130,13 +131,43 @@ pub enum ServerMsg {
     Welcome(Welcome),
     Reject(RejectReason),
     Snapshot(SnapshotDelta),
-    Roster(Vec<RosterEntry>),
+    /// Who plays, in as many parts as keep each datagram small.
+    Roster(RosterPage),
     /// The server is shutting down or has dropped this client.
     Bye(String),
     /// Echo this cookie in a new connect request to prove you receive at your address.
     Challenge(Cookie),
     /// The answer to a discovery request.
     Info(ServerInfo),
+    /// A part of the welcome's map: sent with every welcome (see [`super::map_chunks`]).
+    MapChunk(MapChunk),
+}
+
+/// Which map a welcome or a match start means, and how it travels: `chunks` numbered
+/// [`MapChunk`]s whose bytes make `len` bytes of text with this `id`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MapInfo {
+    /// A checksum of the text: chunks of different maps never mix.
+    pub id: u32,
+    pub len: u32,
+    pub chunks: u16,
+}
+
+/// One numbered part of a map's text.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MapChunk {
+    pub map: MapInfo,
+    pub index: u16,
+    pub data: Vec<u8>,
+}
+
+/// One part of the roster; the parts of one `serial` together are the whole roster.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RosterPage {
+    pub serial: u16,
+    pub part: u8,
+    pub parts: u8,
+    pub entries: Vec<RosterEntry>,
 }
 
 /// What a server tells a LAN looking for games.
@@ -163,11 +194,16 @@ pub struct Cookie {
 pub struct Welcome {
     pub player_id: PlayerId,
     pub tick_rate: u16,
-    pub snapshot_rate: u16,
+    /// Ticks between snapshots, exactly (a rate in Hz would be rounded).
+    pub snapshot_interval: u16,
     pub server_tick: u32,
     pub server_name: String,
     pub map_name: String,
-    /// The map's grid text; the client parses it with the same validator as a file.
+    /// The map, which follows in [`ServerMsg::MapChunk`]s (resent with every welcome).
+    pub map: MapInfo,
+    /// The map's grid text, reassembled from the chunks by the receiver (never on the
+    /// wire); the client parses it with the same validator as a file.
+    #[serde(skip)]
     pub map_text: String,
 }
 
@@ -192,8 +228,9 @@ impl std::fmt::Display for RejectReason {
 }
 
 /// A snapshot as it travels: players as changes against a baseline snapshot the
-/// client has acknowledged (see [`super::delta`]), or all in full.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// client has acknowledged (see [`super::delta`]), or all in full. Its wire form, with
+/// flags for the fields that are usually empty, is in [`super::wire_snapshot`].
+#[derive(Clone, Debug, PartialEq)]
 pub struct SnapshotDelta {
     pub tick: u32,
     /// Ticks from the baseline to this snapshot; 0: no baseline, every player in `added`.
@@ -206,6 +243,8 @@ pub struct SnapshotDelta {
     /// Commands of this client waiting in the server's queue: the client slows its
     /// command clock a little while this backlog is large, so it drains.
     pub queued: u8,
+    /// The receiving client's own rule state after `ack_seq`.
+    pub me: OwnBody,
     /// Players in the baseline that are gone.
     pub removed: Vec<PlayerId>,
     /// Players not in the baseline, in full.
@@ -214,7 +253,8 @@ pub struct SnapshotDelta {
     /// `values` (x, y against a prediction from the baseline's velocity; vx, vy).
     pub masks: Vec<u8>,
     pub values: Vec<i32>,
-    /// Game events the client has not acknowledged, oldest first, by seq.
+    /// Game events the client has not acknowledged, oldest first, by seq. On the wire
+    /// seqs, projectile ids and ticks are differences (see [`super::wire_events`]).
     pub events: Vec<(u32, GameEvent)>,
 }
 
@@ -246,9 +286,9 @@ pub enum GameEvent {
     /// A match begins (also sent to each client that joins mid-match).
     MatchStart {
         map_name: String,
-        /// The new map's text when the map changes; None when it is the map the client
-        /// already has (from its welcome), so joining costs no second copy.
-        map_text: Option<String>,
+        /// The new map when the map changes, whose [`GameEvent::MapChunk`]s came just
+        /// before; None when it is the map the client already has (from its welcome).
+        map: Option<MapInfo>,
         started_tick: u32,
         frag_limit: u16,
         time_limit_secs: u32,
@@ -258,6 +298,8 @@ pub enum GameEvent {
         standings: Vec<PlayerStatus>,
         next_map: String,
     },
+    /// A part of the next map's text, ahead of the [`GameEvent::MatchStart`] naming it.
+    MapChunk(MapChunk),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -268,11 +310,15 @@ pub struct PlayerStatus {
     pub frags: i16,
     pub deaths: u16,
     pub weapon: Weapon,
+    /// Spawn protection: invulnerable until it first moves or fires (or a cap passes).
+    pub protected: bool,
 }
 
 /// A rail shot as the server decided it, with what the lag compensation overlay draws.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RailShot {
+    /// The shot's id, as [`crate::sim::step::shot_id`] names it on both sides.
+    pub id: u16,
     pub shooter: PlayerId,
     pub tick: u32,
     pub from: (i32, i32),
@@ -306,7 +352,83 @@ pub struct Snapshot {
     pub echo_hold_ms: u16,
     pub inputs: Option<InputCounts>,
     pub queued: u8,
+    pub me: OwnBody,
     pub players: Vec<PlayerSnap>,
+}
+
+/// The receiving player's own rule state after the command the snapshot acknowledges:
+/// what the client needs, beside its position, to replay its later commands exactly
+/// with [`crate::sim::step::step`]. Two bytes on the wire.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OwnBody {
+    /// Bits 0-1: phase (0 playing, 1 dead, 2 frozen); bit 2: weapon is the rail; bit 3:
+    /// spawn protected; bit 4: every event the server has for this client is in this
+    /// snapshot (none held back for size); bits 5-7: the server's count of placements
+    /// of this player (joins, respawns, teleports, new matches), wrapping: a change
+    /// says a jump was decreed, not mispredicted (eight placements never fit between
+    /// two snapshots).
+    pub flags: u8,
+    /// Commands after `ack_seq` until the weapon may fire (0: ready).
+    pub ready_in: u16,
+}
+
+impl OwnBody {
+    const RAIL: u8 = 4;
+    const PROTECTED: u8 = 8;
+    const EVENTS_COMPLETE: u8 = 16;
+    const PLACED_SHIFT: u8 = 5;
+
+    /// Packs `body` as it is after command `ack_seq`.
+    pub fn pack(body: &Body, ack_seq: u32, placed: u8, events_complete: bool) -> OwnBody {
+        let phase = match body.phase {
+            Phase::Playing => 0,
+            Phase::Dead => 1,
+            Phase::Frozen => 2,
+        };
+        let mut flags = phase | (placed << Self::PLACED_SHIFT);
+        if body.weapon == Weapon::Rail {
+            flags |= Self::RAIL;
+        }
+        if body.protected {
+            flags |= Self::PROTECTED;
+        }
+        if events_complete {
+            flags |= Self::EVENTS_COMPLETE;
+        }
+        let ready_in = body.ready_at.saturating_sub(ack_seq);
+        OwnBody {
+            flags,
+            ready_in: u16::try_from(ready_in).unwrap_or(u16::MAX),
+        }
+    }
+
+    /// The server's placement count, modulo 8.
+    pub fn placed(&self) -> u8 {
+        self.flags >> Self::PLACED_SHIFT
+    }
+
+    /// The body after command `ack_seq` at `state`. Any byte decodes to some body.
+    pub fn body(&self, state: PlayerState, ack_seq: u32) -> Body {
+        Body {
+            state,
+            phase: match self.flags & 3 {
+                0 => Phase::Playing,
+                1 => Phase::Dead,
+                _ => Phase::Frozen,
+            },
+            weapon: if self.flags & Self::RAIL != 0 {
+                Weapon::Rail
+            } else {
+                Weapon::Blaster
+            },
+            ready_at: ack_seq.saturating_add(u32::from(self.ready_in)),
+            protected: self.flags & Self::PROTECTED != 0,
+        }
+    }
+
+    pub fn events_complete(&self) -> bool {
+        self.flags & Self::EVENTS_COMPLETE != 0
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -8,8 +8,11 @@ use super::game::MatchConfig;
 use crate::net::protocol::PROTOCOL_VERSION;
 use crate::sim::map::Map;
 
-/// Most players one server holds: player ids are one byte.
-pub const PLAYER_LIMIT: u16 = 256;
+/// Most players one server holds. Every snapshot must fit one 1,200-byte datagram
+/// (`codec::MAX_SERVER_DATAGRAM`) with room left for events: 64 players in full take
+/// about 600 bytes (tests/datagram_budget.rs). Player ids are one byte, so this could
+/// only grow to 256 with snapshots split across datagrams.
+pub const PLAYER_LIMIT: u16 = 64;
 
 /// Simulation ticks per second.
 pub const TICK_RATES: RangeInclusive<u16> = 10..=240;

@@ -110,19 +110,15 @@ fn goodbye(server: &mut Server, transport: &mut Transport, buf: &mut Vec<u8>, no
     }
     let traffic = transport.traffic();
     tracing::info!(
-        "server figures: {} datagrams out ({} failed to send), {} in; refused: {:?}",
+        "server figures: {} datagrams out ({} failed to send, {:?}), {} in; refused: {:?}",
         traffic.packets_out,
         transport.send_errors(),
+        server.send_failures(),
         traffic.packets_in,
         server.refusals()
     );
 }
 
 fn send_outbox(server: &mut Server, transport: &mut Transport, buf: &mut Vec<u8>, now: Instant) {
-    for (addr, msg) in server.take_outbox() {
-        match codec::encode_server(&msg, buf) {
-            Ok(()) => transport.send(now, addr, buf),
-            Err(e) => tracing::error!("cannot encode message for {addr}: {e}"),
-        }
-    }
+    server.send_outbox(buf, |addr, bytes| transport.send(now, addr, bytes));
 }

@@ -4,14 +4,18 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use crate::net::protocol::{GameEvent, PlayerStatus, RailShot};
+use crate::net::map_chunks::{self, EVENT_CHUNK_BYTES};
+use crate::net::protocol::{GameEvent, OwnBody, PlayerStatus, RailShot};
 use crate::sim::combat::{self, CombatRules, MAX_HEALTH, Projectile, Weapon};
 use crate::sim::map::Map;
-use crate::sim::world::{Buttons, Command, PlayerId, PlayerState, World};
+use crate::sim::step::{self, Body, Rulebook, Shot};
+use crate::sim::world::{Command, PlayerId, PlayerState, World};
 
 /// Seconds of positions kept for lag compensation: more than any rewind the bound
 /// allows at its default, and the cap on the bound itself.
 const HISTORY_SECS: u32 = 1;
+/// Players listed in a match's results, best first.
+pub const MAX_STANDINGS: usize = 64;
 
 #[derive(Clone, Debug)]
 pub struct MatchConfig {
@@ -45,14 +49,23 @@ struct Combatant {
     health: i16,
     alive: bool,
     respawn_at: u32,
+    protected: bool,
     protected_until: u32,
     frags: i16,
     deaths: u16,
     weapon: Weapon,
-    next_fire: u32,
+    /// The first command seq that may fire (see [`crate::sim::step`]).
+    ready_at: u32,
+    /// Placements by the server (join, respawn, new match), wrapping; told to the client.
+    placed: u8,
 }
 
 impl Combatant {
+    /// Whether damage passes at `tick`.
+    fn vulnerable(&self, tick: u32) -> bool {
+        self.alive && !(self.protected && tick < self.protected_until)
+    }
+
     fn status(&self, id: PlayerId) -> PlayerStatus {
         PlayerStatus {
             id,
@@ -61,6 +74,7 @@ impl Combatant {
             frags: self.frags,
             deaths: self.deaths,
             weapon: self.weapon,
+            protected: self.protected,
         }
     }
 }
@@ -73,6 +87,7 @@ enum Phase {
 
 pub struct Match {
     pub(crate) config: MatchConfig,
+    book: Rulebook,
     rules: CombatRules,
     tick_rate: u32,
     /// The interpolation delay clients use on a clean link, in ticks.
@@ -82,7 +97,6 @@ pub struct Match {
     phase: Phase,
     players: BTreeMap<PlayerId, Combatant>,
     projectiles: Vec<Projectile>,
-    next_projectile: u16,
     /// Alive players' positions after each recent tick, for rewinding.
     history: VecDeque<(u32, Vec<(PlayerId, PlayerState)>)>,
 }
@@ -90,6 +104,7 @@ pub struct Match {
 impl Match {
     pub(crate) fn new(config: MatchConfig, tick_rate: u16, snapshot_interval: u32) -> Match {
         Match {
+            book: Rulebook::for_tick_rate(tick_rate),
             rules: CombatRules::for_tick_rate(tick_rate),
             tick_rate: u32::from(tick_rate.max(1)),
             interp_window: 2 * snapshot_interval,
@@ -98,7 +113,6 @@ impl Match {
             phase: Phase::Playing,
             players: BTreeMap::new(),
             projectiles: Vec::new(),
-            next_projectile: 1,
             history: VecDeque::new(),
             config,
         }
@@ -129,7 +143,7 @@ impl Match {
     pub(crate) fn start_event(&self, with_map: bool) -> GameEvent {
         GameEvent::MatchStart {
             map_name: self.map().name().to_owned(),
-            map_text: with_map.then(|| self.map().text().to_owned()),
+            map: with_map.then(|| map_chunks::info(self.map().text(), EVENT_CHUNK_BYTES)),
             started_tick: self.started,
             frag_limit: self.config.frag_limit,
             time_limit_secs: self.config.time_limit_secs,
@@ -142,11 +156,13 @@ impl Match {
             health: MAX_HEALTH,
             alive: true,
             respawn_at: 0,
-            protected_until: tick + self.rules.protect_ticks,
+            protected: true,
+            protected_until: tick.saturating_add(self.rules.protect_ticks),
             frags: 0,
             deaths: 0,
             weapon: Weapon::Blaster,
-            next_fire: tick,
+            ready_at: 0,
+            placed: 1,
         };
         let status = c.status(id);
         self.players.insert(id, c);
@@ -158,56 +174,107 @@ impl Match {
         self.projectiles.retain(|p| p.owner != id);
     }
 
-    /// Weapon switching and firing for one command of `id`, applied at `tick`.
-    pub(crate) fn command(
-        &mut self,
-        id: PlayerId,
-        cmd: Command,
-        view_tick: u32,
-        tick: u32,
-        world: &World,
-        events: &mut Vec<GameEvent>,
-    ) {
-        if self.in_results() {
-            return;
-        }
-        let rules = self.rules;
-        let Some(c) = self.players.get_mut(&id) else {
-            return;
+    /// The rule state of `id` as its commands see it, at `state`.
+    fn body(&self, c: &Combatant, state: PlayerState) -> Body {
+        let phase = if self.in_results() {
+            step::Phase::Frozen
+        } else if c.alive {
+            step::Phase::Playing
+        } else {
+            step::Phase::Dead
         };
-        if !c.alive {
-            return;
-        }
-        let wanted = Weapon::from_index(cmd.weapon);
-        if wanted != c.weapon {
-            // A switch takes time whatever the client sends: switching faster, or
-            // switching to dodge a cooldown, gains nothing.
-            c.weapon = wanted;
-            c.next_fire = c.next_fire.max(tick + rules.switch_ticks);
-            events.push(GameEvent::Status(c.status(id)));
-        }
-        if !cmd.buttons.contains(Buttons::FIRE) || tick < c.next_fire {
-            return;
-        }
-        c.next_fire = tick + rules.cooldown(c.weapon);
-        let Some(me) = world.get(id) else { return };
-        match c.weapon {
-            Weapon::Blaster => {
-                let p = Projectile::fire(self.next_projectile, id, &me, cmd.aim, tick, &rules);
-                self.next_projectile = self.next_projectile.wrapping_add(1).max(1);
-                self.projectiles.push(p);
-                events.push(GameEvent::Shot(p));
-            }
-            Weapon::Rail => self.fire_rail(id, me, cmd.aim, view_tick, tick, world, events),
+        Body {
+            state,
+            phase,
+            weapon: c.weapon,
+            ready_at: c.ready_at,
+            protected: c.protected,
         }
     }
 
+    /// Kills `id` at once, protection or not.
+    pub(crate) fn kill(&mut self, id: PlayerId, tick: u32, events: &mut Vec<GameEvent>) {
+        if let Some(c) = self.players.get_mut(&id) {
+            c.protected = false;
+            c.health = 1;
+        }
+        self.damage(id, id, Weapon::Rail, tick, events);
+    }
+
+    /// Notes that `id` was placed by decree (its client is told it was no misprediction).
+    pub(crate) fn placed(&mut self, id: PlayerId) {
+        if let Some(c) = self.players.get_mut(&id) {
+            c.placed = c.placed.wrapping_add(1);
+        }
+    }
+
+    /// What the snapshot tells `id`'s own client of its rule state after `ack_seq`.
+    pub(crate) fn own_body(&self, id: PlayerId, ack_seq: u32, events_complete: bool) -> OwnBody {
+        self.players.get(&id).map_or_else(OwnBody::default, |c| {
+            let body = self.body(c, PlayerState::default());
+            OwnBody::pack(&body, ack_seq, c.placed, events_complete)
+        })
+    }
+
+    /// Applies command `seq` of `id` at `tick` through the rulebook (the same step the
+    /// client predicts with), then carries out what only the server may: the shot's
+    /// flight, the rail's hit, and telling everyone of a weapon switch.
     #[allow(clippy::too_many_arguments)]
+    pub(crate) fn command(
+        &mut self,
+        id: PlayerId,
+        seq: u32,
+        cmd: Command,
+        view_tick: u32,
+        tick: u32,
+        world: &mut World,
+        events: &mut Vec<GameEvent>,
+    ) {
+        // The dead are out of the world: their commands do nothing.
+        let (Some(c), Some(state)) = (self.players.get(&id), world.get(id)) else {
+            return;
+        };
+        let mut body = self.body(c, state);
+        let others = world.others(id);
+        let shot = step::step(self.map(), &self.book, id, &mut body, seq, cmd, &others);
+        world.put(id, body.state);
+        let Some(c) = self.players.get_mut(&id) else {
+            return;
+        };
+        // A switch, or the end of spawn protection (a move or a shot), is news to all.
+        let changed = c.weapon != body.weapon || c.protected != body.protected;
+        c.weapon = body.weapon;
+        c.ready_at = body.ready_at;
+        c.protected = body.protected;
+        if changed {
+            events.push(GameEvent::Status(c.status(id)));
+        }
+        match shot {
+            Some(
+                shot @ Shot {
+                    weapon: Weapon::Blaster,
+                    ..
+                },
+            ) => {
+                let from = PlayerState {
+                    x: shot.from.0,
+                    y: shot.from.1,
+                    ..state
+                };
+                let p = Projectile::fire(shot.id, id, &from, shot.aim, tick, &self.rules);
+                self.projectiles.retain(|q| q.id != p.id);
+                self.projectiles.push(p);
+                events.push(GameEvent::Shot(p));
+            }
+            Some(shot) => self.fire_rail(id, shot, view_tick, tick, world, events),
+            None => {}
+        }
+    }
+
     fn fire_rail(
         &mut self,
         shooter: PlayerId,
-        me: PlayerState,
-        aim: u8,
+        shot: Shot,
         view_tick: u32,
         tick: u32,
         world: &World,
@@ -244,12 +311,13 @@ impl Match {
                         .collect()
                 });
         let targets = rewound.as_deref().unwrap_or(&present);
-        let (to, hit) = combat::rail(self.map(), (me.x, me.y), aim, targets);
+        let (to, hit) = combat::rail(self.map(), shot.from, shot.aim, targets);
         let compensated = rewound.is_some();
         let shot = RailShot {
+            id: shot.id,
             shooter,
             tick,
-            from: (me.x, me.y),
+            from: shot.from,
             to,
             hit: hit.map(|(id, _)| id),
             rewound_ticks: if compensated { rewind as u16 } else { 0 },
@@ -276,7 +344,7 @@ impl Match {
         let Some(v) = self.players.get_mut(&victim) else {
             return;
         };
-        if !v.alive || tick < v.protected_until {
+        if !v.vulnerable(tick) {
             return;
         }
         v.health -= weapon.damage();
@@ -311,6 +379,13 @@ impl Match {
             }
             return;
         }
+        // Protection also ends at its cap, for a player who only looks around.
+        for (id, c) in self.players.iter_mut() {
+            if c.protected && tick >= c.protected_until {
+                c.protected = false;
+                events.push(GameEvent::Status(c.status(*id)));
+            }
+        }
         let map = &self.config.maps[self.map_index];
         let mut hits = Vec::new();
         let mut i = 0;
@@ -331,13 +406,15 @@ impl Match {
                 continue;
             }
             let p = self.projectiles.swap_remove(i);
-            // In snapshot time: the snapshot after this tick is the first without it.
-            events.push(GameEvent::ShotEnd {
-                id: p.id,
-                tick: tick + 1,
-                hit,
-            });
+            // Only a hit is news: a wall or old age ends a bolt where every client's
+            // own flight of it ends (the same code, the same numbers).
             if let Some(victim) = hit {
+                // In snapshot time: the snapshot after this tick is the first without it.
+                events.push(GameEvent::ShotEnd {
+                    id: p.id,
+                    tick: tick + 1,
+                    hit,
+                });
                 hits.push((victim, p.owner));
             }
         }
@@ -370,7 +447,10 @@ impl Match {
         if let Some(c) = self.players.get_mut(&id) {
             c.alive = true;
             c.health = MAX_HEALTH;
-            c.protected_until = tick + self.rules.protect_ticks;
+            c.protected = true;
+            c.protected_until = tick.saturating_add(self.rules.protect_ticks);
+            c.ready_at = 0;
+            c.placed = c.placed.wrapping_add(1);
             events.push(GameEvent::Status(c.status(id)));
         }
     }
@@ -406,6 +486,9 @@ impl Match {
                 .then(a.deaths.cmp(&b.deaths))
                 .then(a.id.cmp(&b.id))
         });
+        // The best ones are what a results screen shows; all of them would not fit a
+        // datagram with hundreds of players.
+        standings.truncate(MAX_STANDINGS);
         let next = (self.map_index + 1) % self.config.maps.len();
         events.push(GameEvent::MatchEnd {
             winner: standings.first().map(|s| s.id),
@@ -431,6 +514,10 @@ impl Match {
         for id in &ids {
             world.remove(*id);
         }
+        // The new map in chunks, each small enough to ride beside a snapshot, then the
+        // start that names it.
+        let chunks = map_chunks::split(self.map().text(), EVENT_CHUNK_BYTES);
+        events.extend(chunks.into_iter().map(GameEvent::MapChunk));
         events.push(self.start_event(true));
         for id in ids {
             self.respawn(id, tick, world, events);

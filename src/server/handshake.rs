@@ -10,8 +10,10 @@ use super::connection::Connection;
 use super::cookie::{self, CookieError};
 use super::roster::Driver;
 use crate::net::codec;
+use crate::net::map_chunks::{self, MapAssembler};
 use crate::net::protocol::{
     Cookie, MAX_INFO_NAME_CHARS, RejectReason, ServerInfo, ServerMsg, Welcome, sanitize_name,
+    sanitize_text,
 };
 
 /// Connect requests without a cookie one host may make: a burst, then a steady trickle,
@@ -30,7 +32,7 @@ pub(super) const DISCOVERS_PER_SEC: f64 = 4.0;
 impl Server {
     /// What a LAN discovery request is answered with.
     pub(super) fn info(&self, nonce: u32) -> ServerInfo {
-        let short = |s: &str| s.chars().take(MAX_INFO_NAME_CHARS).collect::<String>();
+        let short = |s: &str| sanitize_text(s, MAX_INFO_NAME_CHARS);
         ServerInfo {
             version: self.config.protocol_version,
             nonce,
@@ -41,17 +43,26 @@ impl Server {
         }
     }
 
+    /// The welcome, and the map in chunks after it: all of it again whenever the client
+    /// repeats its connect request (so lost parts are resent).
+    fn send_welcome(&mut self, to: SocketAddr, id: u8) {
+        let welcome = self.welcome(id);
+        self.outbox.push((to, welcome));
+        let chunks = map_chunks::split(self.map.text(), map_chunks::WELCOME_CHUNK_BYTES);
+        self.outbox
+            .extend(chunks.into_iter().map(|c| (to, ServerMsg::MapChunk(c))));
+    }
+
     fn welcome(&self, id: u8) -> ServerMsg {
         ServerMsg::Welcome(Welcome {
             player_id: id,
             tick_rate: self.config.tick_rate,
-            // The rate snapshots really go out at: the tick rate divided by a whole
-            // number of ticks, which may be above the rate asked for.
-            snapshot_rate: self.config.tick_rate / self.config.snapshot_interval() as u16,
+            snapshot_interval: u16::try_from(self.config.snapshot_interval()).unwrap_or(1),
             server_tick: self.world.tick,
             server_name: self.config.name.clone(),
             map_name: self.map.name().to_owned(),
-            map_text: self.map.text().to_owned(),
+            map: map_chunks::info(self.map.text(), map_chunks::WELCOME_CHUNK_BYTES),
+            map_text: String::new(),
         })
     }
 
@@ -84,7 +95,7 @@ impl Server {
     ) {
         // A repeated connect means our welcome was lost: send it again.
         if let Some(&id) = self.by_addr.get(&from) {
-            self.outbox.push((from, self.welcome(id)));
+            self.send_welcome(from, id);
             return;
         }
         let window = self.cookie_window(now);
@@ -108,8 +119,9 @@ impl Server {
             }
         }
         let driver = Driver::Remote(Connection::new(from, now));
+        self.make_room();
         match self.add_player(sanitize_name(name), driver) {
-            Some(id) => self.outbox.push((from, self.welcome(id))),
+            Some(id) => self.send_welcome(from, id),
             None => self.outbox.push((
                 from,
                 ServerMsg::Reject(RejectReason::Full {
@@ -130,6 +142,8 @@ impl Server {
     ) -> Option<Welcome> {
         let mut buf = Vec::new();
         let mut cookie = None;
+        let mut welcome = None;
+        let mut map = MapAssembler::default();
         for _ in 0..2 {
             codec::connect_request(name, cookie, &mut buf).ok()?;
             self.receive(now, addr, &buf);
@@ -137,11 +151,16 @@ impl Server {
             for (to, msg) in self.outbox.drain(..) {
                 match msg {
                     ServerMsg::Challenge(c) if to == addr => cookie = Some(c),
-                    ServerMsg::Welcome(w) if to == addr => return Some(w),
+                    ServerMsg::Welcome(w) if to == addr => welcome = Some(w),
+                    ServerMsg::MapChunk(c) if to == addr => map.add(now, &c).ok()?,
                     other => kept.push((to, other)),
                 }
             }
             self.outbox = kept;
+            if let Some(mut w) = welcome.take() {
+                w.map_text = map.take(&w.map)?;
+                return Some(w);
+            }
         }
         None
     }

@@ -29,6 +29,31 @@ pub struct Refusals {
     pub rate_limited: u64,
     /// Forged or replayed cookies.
     pub bad_cookie: u64,
+    /// Connect requests speaking another protocol version (answered with a reject).
+    pub wrong_version: u64,
+}
+
+impl Refusals {
+    pub fn total(&self) -> u64 {
+        self.malformed
+            + self.invalid
+            + self.unknown_sender
+            + self.rate_limited
+            + self.bad_cookie
+            + self.wrong_version
+    }
+
+    /// What was refused since `earlier`.
+    pub fn since(&self, earlier: &Refusals) -> Refusals {
+        Refusals {
+            malformed: self.malformed - earlier.malformed,
+            invalid: self.invalid - earlier.invalid,
+            unknown_sender: self.unknown_sender - earlier.unknown_sender,
+            rate_limited: self.rate_limited - earlier.rate_limited,
+            bad_cookie: self.bad_cookie - earlier.bad_cookie,
+            wrong_version: self.wrong_version - earlier.wrong_version,
+        }
+    }
 }
 
 impl Server {
@@ -54,6 +79,7 @@ impl Server {
     }
 
     fn reject_version(&mut self, from: SocketAddr, wire_len: usize) {
+        self.refusals.wrong_version += 1;
         let reject = RejectReason::Version {
             server: self.config.protocol_version,
         };

@@ -18,6 +18,7 @@ pub mod event_loop;
 pub mod game;
 mod handshake;
 mod intake;
+mod outgoing;
 pub mod rate_limit;
 mod reliable;
 mod report;
@@ -30,8 +31,8 @@ use std::time::Instant;
 
 use crate::net::protocol::{GameEvent, ServerMsg};
 use crate::sim::map::Map;
-use crate::sim::world::{PlayerId, PlayerState, Rules, World};
-use bots::{FightBot, Situation};
+use crate::sim::world::{PlayerId, PlayerState, World};
+use bots::Situation;
 use cookie::CookieJar;
 use game::Match;
 use rate_limit::RateLimit;
@@ -39,21 +40,24 @@ use roster::{Driver, Slot};
 
 pub use config::{PLAYER_LIMIT, ServerConfig};
 pub use intake::Refusals;
-pub use report::{ServerEvent, Standing};
+pub use outgoing::SendFailures;
+pub use report::{REFUSALS_EVERY, ServerEvent, Standing};
 
 /// The roster is resent this often even unchanged, for lost copies and fresh pings.
 const ROSTER_REFRESH_SECS: u32 = 3;
 
 pub struct Server {
     config: ServerConfig,
-    rules: Rules,
     world: World,
     slots: Vec<Slot>,
     by_addr: HashMap<SocketAddr, PlayerId>,
     outbox: Vec<(SocketAddr, ServerMsg)>,
     events: Vec<ServerEvent>,
     roster_dirty: bool,
+    roster_serial: u16,
     refusals: Refusals,
+    send_failures: SendFailures,
+    refusal_report: report::RefusalReport,
     history: snapshots::History,
     cookies: CookieJar,
     challenge_limit: RateLimit,
@@ -71,14 +75,16 @@ pub struct Server {
 impl Server {
     pub fn new(config: ServerConfig) -> Server {
         let mut server = Server {
-            rules: Rules::for_tick_rate(config.tick_rate),
             world: World::default(),
             slots: Vec::new(),
             by_addr: HashMap::new(),
             outbox: Vec::new(),
             events: Vec::new(),
             roster_dirty: false,
+            roster_serial: 0,
             refusals: Refusals::default(),
+            send_failures: SendFailures::default(),
+            refusal_report: report::RefusalReport::default(),
             history: snapshots::History::default(),
             cookies: CookieJar::default(),
             challenge_limit: RateLimit::per_host(
@@ -104,21 +110,7 @@ impl Server {
             epoch: None,
             config,
         };
-        for n in 0..server.config.bots {
-            let seed = server
-                .config
-                .seed
-                .wrapping_mul(0x9E37_79B9)
-                .wrapping_add(u64::from(n));
-            let name = format!("bot-{}", n + 1);
-            let bot = FightBot::new(seed, server.config.bot_skill);
-            if server
-                .add_player(name, Driver::Bot(Box::new(bot)))
-                .is_none()
-            {
-                break;
-            }
-        }
+        server.fill_bots();
         server
     }
 
@@ -143,12 +135,21 @@ impl Server {
         self.slots.len()
     }
 
-    /// Moves a player by decree (tests, and later respawns): the next snapshot tells its
-    /// client, whose prediction must then correct once.
+    /// Moves a player by decree (tests): the next snapshot tells its client, whose
+    /// prediction then takes the server's word as a server decision, not a misprediction.
     pub fn teleport(&mut self, id: PlayerId, state: PlayerState) {
         if self.world.get(id).is_some() {
             self.world.put(id, state);
+            self.game.placed(id);
         }
+    }
+
+    /// Kills a player by decree, as a fatal hit would (tests): it respawns as after any
+    /// death, and its client learns both from the server's word.
+    pub fn kill(&mut self, id: PlayerId) {
+        let mut events = Vec::new();
+        self.game.kill(id, self.world.tick, &mut events);
+        self.broadcast(events);
     }
 
     pub fn take_outbox(&mut self) -> std::vec::Drain<'_, (SocketAddr, ServerMsg)> {
@@ -163,6 +164,7 @@ impl Server {
     pub fn tick(&mut self, now: Instant) {
         self.epoch.get_or_insert(now);
         self.drop_silent_clients(now);
+        self.report_refusals(now);
         let tick = self.world.tick;
         if tick == 0 {
             self.game.start(tick);
@@ -215,14 +217,10 @@ impl Server {
                 slot.bot_seq += 1;
                 slot.queue.offer(slot.bot_seq, cmd, tick);
             }
-            for (_, cmd, view) in slot.queue.take_for_tick() {
+            for (seq, cmd, view) in slot.queue.take_for_tick() {
                 // Commands keep being taken (and acknowledged) while dead or between
-                // matches; they just do nothing.
-                if !game.is_alive(slot.id) || game.in_results() {
-                    continue;
-                }
-                self.world.apply(&self.map, &self.rules, slot.id, cmd);
-                game.command(slot.id, cmd, view, tick, &self.world, &mut events);
+                // matches; the rulebook makes them do nothing.
+                game.command(slot.id, seq, cmd, view, tick, &mut self.world, &mut events);
             }
         }
         game.step(tick, &mut self.world, &mut events);

@@ -3,13 +3,18 @@
 
 use std::collections::VecDeque;
 
+use crate::net::codec;
 use crate::net::protocol::GameEvent;
 
-/// Unacknowledged events carried by one snapshot, oldest first.
-const EVENTS_PER_SNAPSHOT: usize = 24;
+/// Unacknowledged events carried by one snapshot at most, oldest first (fewer when their
+/// bytes would not fit the datagram).
+const EVENTS_PER_SNAPSHOT: usize = 64;
 /// Events a client may leave unacknowledged. Events must arrive in order and none may
 /// be lost, so a client this far behind cannot catch up: it is dropped instead.
 const MAX_PENDING_EVENTS: usize = 1024;
+/// An event larger than this can never ride in a snapshot, which needs some room of its
+/// own; the server makes none (tests/datagram_budget.rs).
+const MAX_EVENT_BYTES: usize = codec::MAX_SERVER_DATAGRAM - 64;
 
 #[derive(Clone, Debug)]
 pub(crate) struct EventQueue {
@@ -51,16 +56,48 @@ impl EventQueue {
         }
     }
 
-    /// What the next snapshot carries.
-    pub(crate) fn for_snapshot(&self) -> Vec<(u32, GameEvent)> {
-        self.pending
+    /// What the next snapshot carries: the oldest events whose encoded size fits
+    /// `budget` bytes. The rest waits for the next snapshot, never dropped; no event
+    /// the server makes is larger than a snapshot leaves room for.
+    ///
+    /// An event too large for any datagram (a bug) is taken anyway, alone: its encode
+    /// failure is counted and logged, and it stays queued, rather than stalling the queue
+    /// without a word.
+    pub(crate) fn for_snapshot(&self, budget: usize) -> Vec<(u32, GameEvent)> {
+        let mut left = budget;
+        let fitting: Vec<(u32, GameEvent)> = self
+            .pending
             .iter()
             .take(EVENTS_PER_SNAPSHOT)
+            .take_while(|e| {
+                let len = codec::encoded_len(*e);
+                let fits = len <= left;
+                left = left.saturating_sub(len);
+                fits
+            })
             .cloned()
-            .collect()
+            .collect();
+        match self.pending.front() {
+            Some(first) if fitting.is_empty() && codec::encoded_len(first) > MAX_EVENT_BYTES => {
+                vec![first.clone()]
+            }
+            _ => fitting,
+        }
+    }
+
+    /// Whether [`Self::for_snapshot`] carries every pending event.
+    pub(crate) fn all_fit_in_snapshot(&self) -> bool {
+        self.pending.len() <= EVENTS_PER_SNAPSHOT
     }
 
     pub(crate) fn overflowed(&self) -> bool {
         self.overflowed
+    }
+}
+
+#[cfg(test)]
+impl EventQueue {
+    pub(crate) fn pending_seqs(&self) -> Vec<u32> {
+        self.pending.iter().map(|(seq, _)| *seq).collect()
     }
 }

@@ -2,6 +2,9 @@
 //! they are shown (a console line, a log entry) is the owner's business.
 
 use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use super::{Refusals, Server};
 
 use crate::net::protocol::GameEvent;
 use crate::sim::combat::Weapon;
@@ -33,7 +36,12 @@ pub enum ServerEvent {
         lines: Vec<Standing>,
         next_map: String,
     },
+    /// What the server refused over the last [`REFUSALS_EVERY`], when anything was.
+    Refused(Refusals),
 }
+
+/// How often refusals are reported (when there were any).
+pub const REFUSALS_EVERY: Duration = Duration::from_secs(60);
 
 /// One player's line in a match's results.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -81,4 +89,74 @@ pub(crate) fn from_game_events(
         }
     }
     out
+}
+
+/// When refusals were last reported, and their counts then.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct RefusalReport {
+    at: Option<Instant>,
+    counted: Refusals,
+}
+
+impl Server {
+    /// Once every [`REFUSALS_EVERY`], reports what was refused since the last report,
+    /// if anything was: an operator sees an attack without reading debug logs.
+    pub(super) fn report_refusals(&mut self, now: Instant) {
+        let last = &mut self.refusal_report;
+        let at = *last.at.get_or_insert(now);
+        if now.saturating_duration_since(at) < REFUSALS_EVERY {
+            return;
+        }
+        let fresh = self.refusals.since(&last.counted);
+        *last = RefusalReport {
+            at: Some(now),
+            counted: self.refusals,
+        };
+        if fresh.total() > 0 {
+            self.events.push(ServerEvent::Refused(fresh));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::ServerConfig;
+    use crate::sim::map::Map;
+
+    fn refused(server: &mut Server) -> Vec<Refusals> {
+        server
+            .take_events()
+            .filter_map(|e| match e {
+                ServerEvent::Refused(r) => Some(r),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn refusals_are_reported_once_a_minute_when_there_are_any() {
+        let mut server = Server::new(ServerConfig::new(Map::builtin("duel").unwrap()));
+        let start = Instant::now();
+        let stranger = "10.0.0.9:1234".parse().unwrap();
+        let tick = Duration::from_millis(500);
+        let mut now = start;
+        let mut reports = Vec::new();
+        // Three minutes of a simulated clock: garbage during the first 90 s only.
+        while now < start + Duration::from_secs(180) {
+            server.tick(now);
+            reports.extend(refused(&mut server).into_iter().map(|r| (now - start, r)));
+            if now < start + Duration::from_secs(90) {
+                server.receive(now, stranger, &[0xFF; 7]);
+            }
+            now += tick;
+        }
+        let at: Vec<u64> = reports.iter().map(|(t, _)| t.as_secs()).collect();
+        // At 60 s and 120 s (garbage from 60 to 90 s); nothing to say at 180 s.
+        assert_eq!(at, [60, 120], "{reports:?}");
+        // Each report counts its own minute: 2 datagrams a second.
+        assert_eq!(reports[0].1.malformed, 120);
+        assert_eq!(reports[1].1.malformed, 60);
+        assert_eq!(reports[0].1.total(), 120);
+    }
 }

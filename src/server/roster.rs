@@ -10,6 +10,7 @@ use super::config::PLAYER_LIMIT;
 use super::connection::Connection;
 use super::{Server, ServerEvent};
 use crate::net::protocol::{GameEvent, RosterEntry, ServerMsg};
+use crate::net::roster_pages;
 use crate::sim::world::PlayerId;
 
 #[derive(Clone, Debug)]
@@ -37,10 +38,17 @@ impl Slot {
     }
 }
 
+fn bot_slots(slots: &[Slot]) -> impl Iterator<Item = &Slot> {
+    slots.iter().filter(|s| matches!(s.driver, Driver::Bot(_)))
+}
+
+fn bot_name(n: u16) -> String {
+    format!("bot-{}", n + 1)
+}
+
 impl Server {
     pub(super) fn add_player(&mut self, name: String, driver: Driver) -> Option<PlayerId> {
-        let limit = self.config.max_players.min(PLAYER_LIMIT);
-        if self.slots.len() >= usize::from(limit) {
+        if self.is_full() {
             return None;
         }
         let id = (0..=u8::MAX).find(|id| self.slots.iter().all(|s| s.id != *id))?;
@@ -95,6 +103,68 @@ impl Server {
             reason,
         });
         self.roster_dirty = true;
+        if matches!(slot.driver, Driver::Remote(_)) {
+            // A human's seat goes back to the bot it may have replaced.
+            self.fill_bots();
+        }
+    }
+
+    fn is_full(&self) -> bool {
+        self.slots.len() >= usize::from(self.config.max_players.min(PLAYER_LIMIT))
+    }
+
+    /// Adds bots, while seats are free, until as many play as the config asks for.
+    pub(super) fn fill_bots(&mut self) {
+        while !self.is_full() {
+            let taken: Vec<&str> = bot_slots(&self.slots).map(|s| s.name.as_str()).collect();
+            if taken.len() >= usize::from(self.config.bots) {
+                return;
+            }
+            // The lowest free number: a bot that comes back is the one that left.
+            let Some(n) = (0..self.config.bots).find(|n| !taken.contains(&&*bot_name(*n))) else {
+                return;
+            };
+            let seed = self
+                .config
+                .seed
+                .wrapping_mul(0x9E37_79B9)
+                .wrapping_add(u64::from(n));
+            let bot = FightBot::new(seed, self.config.bot_skill);
+            if self
+                .add_player(bot_name(n), Driver::Bot(Box::new(bot)))
+                .is_none()
+            {
+                return;
+            }
+        }
+    }
+
+    /// Adds a bot of its own skill, beside the configured ones (tests and tools: e.g. a
+    /// weak bot standing in for a newcomer).
+    pub fn add_bot(&mut self, name: &str, skill: u8, seed: u64) -> Option<PlayerId> {
+        let bot = FightBot::new(seed, skill);
+        self.add_player(name.to_owned(), Driver::Bot(Box::new(bot)))
+    }
+
+    /// A full server gives a bot's seat (the newest bot's) to a joining human: bots
+    /// fill a server, they never keep people out. False if only humans play.
+    pub(super) fn make_room(&mut self) -> bool {
+        if !self.is_full() {
+            return true;
+        }
+        let bot = self
+            .slots
+            .iter()
+            .rev()
+            .find(|s| matches!(s.driver, Driver::Bot(_)))
+            .map(|s| s.id);
+        match bot {
+            Some(id) => {
+                self.remove_player(id, "made room for a player");
+                true
+            }
+            None => false,
+        }
     }
 
     /// A player's name for the reports; its id if it has gone.
@@ -157,9 +227,13 @@ impl Server {
                 },
             })
             .collect();
+        self.roster_serial = self.roster_serial.wrapping_add(1);
+        let pages = roster_pages::split(self.roster_serial, &roster);
         let addrs: Vec<SocketAddr> = self.remotes().map(|(_, c)| c.addr).collect();
         for addr in addrs {
-            self.outbox.push((addr, ServerMsg::Roster(roster.clone())));
+            for page in &pages {
+                self.outbox.push((addr, ServerMsg::Roster(page.clone())));
+            }
         }
     }
 }

@@ -6,11 +6,13 @@ use std::collections::{HashMap, VecDeque};
 use std::time::Instant;
 
 use super::Server;
-use crate::net::delta;
 use crate::net::protocol::{PlayerSnap, ServerMsg, Snapshot, SnapshotDelta};
+use crate::net::{codec, delta};
 
 /// Snapshots kept as possible baselines: 1.6 s at 20 Hz, longer than any useful ack.
 const SNAPSHOT_HISTORY: usize = 32;
+/// The client's clock is echoed (for its RTT) in one snapshot in this many.
+const ECHO_EVERY: u32 = 4;
 /// Loss counts go out with one snapshot in this many: enough for a statistic.
 const INPUT_COUNTS_EVERY: u32 = 10;
 
@@ -41,6 +43,7 @@ impl Server {
             echo_hold_ms: 0,
             inputs: None,
             queued: 0,
+            me: Default::default(),
             players: self
                 .world
                 .players()
@@ -48,6 +51,7 @@ impl Server {
                 .map(|&(id, state)| PlayerSnap { id, state })
                 .collect(),
         };
+        let with_echo = (tick / self.config.snapshot_interval()).is_multiple_of(ECHO_EVERY);
         let with_inputs =
             (tick / self.config.snapshot_interval()).is_multiple_of(INPUT_COUNTS_EVERY);
         // Clients that acknowledged the same baseline get the same body: encode it once.
@@ -63,12 +67,24 @@ impl Server {
             let hold = now.saturating_duration_since(c.echo_received).as_millis();
             let mut msg = body.clone();
             msg.ack_seq = slot.queue.last_applied();
-            msg.echo_time_ms = c.echo_time_ms;
-            msg.echo_hold_ms = u16::try_from(hold).unwrap_or(u16::MAX);
+            msg.me = self
+                .game
+                .own_body(slot.id, msg.ack_seq, c.events.all_fit_in_snapshot());
+            // The RTT needs no more than a few samples a second.
+            if with_echo {
+                msg.echo_time_ms = c.echo_time_ms & 0xffff;
+                msg.echo_hold_ms = u16::try_from(hold).unwrap_or(u16::MAX);
+            }
             msg.inputs = with_inputs.then(|| c.input_counts());
-            msg.events = c.events.for_snapshot();
             msg.queued = u8::try_from(slot.queue.len()).unwrap_or(u8::MAX);
-            out.push((c.addr, ServerMsg::Snapshot(msg)));
+            let mut msg = ServerMsg::Snapshot(msg);
+            // Events fill what the players leave of the datagram; the length of their
+            // list grows from one byte to at most three.
+            let budget = codec::MAX_SERVER_DATAGRAM.saturating_sub(codec::encoded_len(&msg) + 2);
+            if let ServerMsg::Snapshot(m) = &mut msg {
+                m.events = c.events.for_snapshot(budget);
+            }
+            out.push((c.addr, msg));
         }
         self.outbox.extend(out);
         self.history.push(tick, snapshot.players);

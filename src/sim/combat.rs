@@ -54,6 +54,10 @@ impl Weapon {
     }
 }
 
+/// The longest spawn protection, for a player who neither moves nor fires: long enough
+/// to look around, too short to camp.
+pub const PROTECT_MAX_MS: u32 = 3000;
+
 /// Combat timings in ticks, for one tick rate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CombatRules {
@@ -62,7 +66,8 @@ pub struct CombatRules {
     /// Time a weapon switch takes before the new weapon can fire.
     pub switch_ticks: u32,
     pub respawn_ticks: u32,
-    /// Invulnerability after spawning.
+    /// Invulnerability after spawning: until the player first moves or fires, and at
+    /// most this long.
     pub protect_ticks: u32,
     /// Sub-cell units a projectile flies per tick along one axis.
     pub projectile_speed: i32,
@@ -78,7 +83,7 @@ impl CombatRules {
             rail_cooldown: ticks(Weapon::Rail.cooldown_ms()),
             switch_ticks: ticks(300),
             respawn_ticks: ticks(2000),
-            protect_ticks: ticks(1500),
+            protect_ticks: ticks(PROTECT_MAX_MS),
             // 24 cells/s: fast, but under a player's width per tick, so a projectile
             // cannot pass through anyone between two ticks.
             projectile_speed: (24 * CELL / rate as i32).min(2 * HALF - 1),

@@ -17,6 +17,8 @@ pub const CELL: i32 = 256;
 pub const MAX_WIDTH: usize = 100;
 /// Tallest map accepted, in cells.
 pub const MAX_HEIGHT: usize = 50;
+/// Longest map name, in characters: it travels in welcomes and match events.
+pub const MAX_NAME_CHARS: usize = 32;
 
 /// Anything smaller has no room for a floor, let alone a fight, once the border is walled.
 const MIN_SIZE: usize = 5;
@@ -106,47 +108,15 @@ impl Map {
         };
         let rows = &lines[start..end];
         let line_of = |row: usize| start + row + 1;
-
-        let mut width = 0;
-        let mut tiles = Vec::new();
-        let mut spawns = Vec::new();
-        for (y, row) in rows.iter().enumerate() {
-            let line = line_of(y);
-            if y == MAX_HEIGHT {
-                return Err(syntax(
-                    line,
-                    1,
-                    format!("map too tall: more than {MAX_HEIGHT} rows"),
-                ));
-            }
-            let mut len = 0;
-            for (x, glyph) in row.chars().enumerate() {
-                let col = x + 1;
-                if col > MAX_WIDTH {
-                    return Err(syntax(
-                        line,
-                        col,
-                        format!("map too wide: more than {MAX_WIDTH} columns"),
-                    ));
-                }
-                if y > 0 && col > width {
-                    let len = row.chars().count();
-                    return Err(syntax(line, col, ragged(len, width)));
-                }
-                let tile = tile_for(glyph).map_err(|msg| syntax(line, col, msg))?;
-                if glyph == 'S' {
-                    // Both coordinates are bounded by MAX_WIDTH/MAX_HEIGHT above.
-                    spawns.push((x as u16, y as u16));
-                }
-                tiles.push(tile);
-                len = col;
-            }
-            if y == 0 {
-                width = len;
-            } else if len < width {
-                return Err(syntax(line, len + 1, ragged(len, width)));
-            }
+        // A blank line ends the grid: whatever follows it is the mistake, not the blank.
+        if let Some((blank, after)) = text_after_blank(rows) {
+            let msg = format!(
+                "text after the end of the grid (blank line {})",
+                line_of(blank)
+            );
+            return Err(syntax(line_of(after), 1, msg));
         }
+        let (width, tiles, spawns) = read_grid(rows, &line_of, &syntax)?;
         let height = rows.len();
 
         if width < MIN_SIZE || height < MIN_SIZE {
@@ -176,13 +146,8 @@ impl Map {
             ));
         }
 
-        let name = Path::new(file)
-            .file_stem()
-            .and_then(|stem| stem.to_str())
-            .filter(|stem| !stem.is_empty())
-            .unwrap_or(file);
         Ok(Map {
-            name: name.to_owned(),
+            name: name_of_file(file),
             width: width as u16,
             height: height as u16,
             tiles,
@@ -271,10 +236,97 @@ impl Map {
 
     /// The same map under another display name (a map received over the network would
     /// otherwise be named after whatever label the client parsed it with).
+    /// Two spawn points on one clear straight line (a row, a column or a diagonal with
+    /// no wall between them), if any: players spawning there would face each other down
+    /// a rail line. Built-in maps have none.
+    pub fn spawns_in_line(&self) -> Option<((u16, u16), (u16, u16))> {
+        let clear = |(x0, y0): (u16, u16), (x1, y1): (u16, u16)| {
+            let (dx, dy) = (i32::from(x1) - i32::from(x0), i32::from(y1) - i32::from(y0));
+            if dx != 0 && dy != 0 && dx.abs() != dy.abs() {
+                return false;
+            }
+            let (sx, sy, n) = (dx.signum(), dy.signum(), dx.abs().max(dy.abs()));
+            (1..n).all(|k| !self.is_wall(i32::from(x0) + k * sx, i32::from(y0) + k * sy))
+        };
+        let s = &self.spawns;
+        (0..s.len())
+            .flat_map(|i| (i + 1..s.len()).map(move |j| (s[i], s[j])))
+            .find(|&(a, b)| clear(a, b))
+    }
+
     pub fn with_name(mut self, name: &str) -> Map {
-        self.name = name.to_owned();
+        self.name = name.chars().take(MAX_NAME_CHARS).collect();
         self
     }
+}
+
+/// A map's name: its file's stem (at most [`MAX_NAME_CHARS`]).
+fn name_of_file(file: &str) -> String {
+    let name = Path::new(file)
+        .file_stem()
+        .and_then(|stem| stem.to_str())
+        .filter(|stem| !stem.is_empty())
+        .unwrap_or(file);
+    name.chars().take(MAX_NAME_CHARS).collect()
+}
+
+/// The first blank row among `rows` and the first non-blank row after it, if any.
+fn text_after_blank(rows: &[&str]) -> Option<(usize, usize)> {
+    let blank = rows.iter().position(|row| is_blank(row))?;
+    let after = (blank..rows.len()).find(|&y| !is_blank(rows[y]))?;
+    Some((blank, after))
+}
+
+type Grid = (usize, Vec<Tile>, Vec<(u16, u16)>);
+
+/// Reads the grid rows: the width, the tiles row-major, and the spawn points; or the
+/// first error at its line and column.
+fn read_grid(
+    rows: &[&str],
+    line_of: &dyn Fn(usize) -> usize,
+    syntax: &dyn Fn(usize, usize, String) -> MapError,
+) -> Result<Grid, MapError> {
+    let mut width = 0;
+    let mut tiles = Vec::new();
+    let mut spawns = Vec::new();
+    for (y, row) in rows.iter().enumerate() {
+        let line = line_of(y);
+        if y == MAX_HEIGHT {
+            return Err(syntax(
+                line,
+                1,
+                format!("map too tall: more than {MAX_HEIGHT} rows"),
+            ));
+        }
+        let mut len = 0;
+        for (x, glyph) in row.chars().enumerate() {
+            let col = x + 1;
+            if col > MAX_WIDTH {
+                return Err(syntax(
+                    line,
+                    col,
+                    format!("map too wide: more than {MAX_WIDTH} columns"),
+                ));
+            }
+            if y > 0 && col > width {
+                let len = row.chars().count();
+                return Err(syntax(line, col, ragged(len, width)));
+            }
+            let tile = tile_for(glyph).map_err(|msg| syntax(line, col, msg))?;
+            if glyph == 'S' {
+                // Both coordinates are bounded by MAX_WIDTH/MAX_HEIGHT above.
+                spawns.push((x as u16, y as u16));
+            }
+            tiles.push(tile);
+            len = col;
+        }
+        if y == 0 {
+            width = len;
+        } else if len < width {
+            return Err(syntax(line, len + 1, ragged(len, width)));
+        }
+    }
+    Ok((width, tiles, spawns))
 }
 
 fn tile_for(glyph: char) -> Result<Tile, String> {
@@ -358,6 +410,30 @@ mod tests {
     }
 
     #[test]
+    fn no_two_builtin_spawns_share_a_clear_line() {
+        for name in Map::BUILTIN_NAMES {
+            let map = Map::builtin(name).unwrap();
+            assert_eq!(map.spawns_in_line(), None, "{name}");
+        }
+        // The check sees rows, columns and diagonals, and walls between.
+        let open = Map::parse("m", "#######\n#S...S#\n#.....#\n#.....#\n#######").unwrap();
+        assert_eq!(open.spawns_in_line(), Some(((1, 1), (5, 1))));
+        let walled = Map::parse("m", "#######\n#S.#.S#\n#.....#\n#.....#\n#######").unwrap();
+        assert_eq!(walled.spawns_in_line(), None);
+        let diagonal = Map::parse("m", "#####\n#S..#\n#...#\n#..S#\n#####").unwrap();
+        assert_eq!(diagonal.spawns_in_line(), Some(((1, 1), (3, 3))));
+    }
+
+    #[test]
+    fn text_after_a_blank_line_is_blamed_not_the_blank() {
+        let text = "#####\n#S..#\n#...#\n#...#\n#####\n\n\n#####\n";
+        let (line, col, msg) = syntax_error(Map::parse("m", text));
+        assert_eq!((line, col), (8, 1), "{msg}");
+        assert!(msg.contains("blank line 6"), "{msg}");
+        assert!(!msg.contains("ragged"), "{msg}");
+    }
+
+    #[test]
     fn error_display_has_file_line_col() {
         let err = Map::parse("pit.txt", "#####\n#S.x#\n#...#\n#...#\n#####").unwrap_err();
         assert_eq!(
@@ -402,9 +478,10 @@ mod tests {
     }
 
     #[test]
-    fn blank_line_inside_grid_is_ragged() {
+    fn blank_line_inside_grid_blames_the_line_after_it() {
+        // Issue 14: the blank line is not the mistake, the text after it is.
         let (line, col, _) = syntax_error(Map::parse("m", "#####\n#S..#\n\n#...#\n#####"));
-        assert_eq!((line, col), (3, 1));
+        assert_eq!((line, col), (4, 1));
     }
 
     #[test]

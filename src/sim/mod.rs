@@ -2,4 +2,5 @@
 
 pub mod combat;
 pub mod map;
+pub mod step;
 pub mod world;

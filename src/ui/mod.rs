@@ -4,6 +4,7 @@
 mod arena;
 mod hud;
 pub(crate) mod join_screen;
+pub(crate) mod lab;
 mod layout;
 mod overlays;
 

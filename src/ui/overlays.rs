@@ -51,6 +51,8 @@ pub(crate) struct StatsView {
     pub(crate) corrections_per_min: f64,
     pub(crate) last_correction_cells: f64,
     pub(crate) max_correction_cells: f64,
+    pub(crate) fire_mispredictions: u64,
+    pub(crate) server_decisions: u64,
     pub(crate) interp_delay_ms: f64,
     pub(crate) buffered: usize,
     pub(crate) frames_extrapolated: u64,
@@ -151,6 +153,10 @@ fn stats_lines(s: &StatsView) -> Vec<Line<'static>> {
             ("/min", format!("{:.1}", s.corrections_per_min)),
             ("last", format!("{:.2}", s.last_correction_cells)),
             ("max", format!("{:.2} cells", s.max_correction_cells)),
+        ]),
+        row(&[
+            ("shots mispredicted", s.fire_mispredictions.to_string()),
+            ("server decisions", s.server_decisions.to_string()),
         ]),
         Line::styled("interpolation", HEAD),
         row(&[

@@ -26,10 +26,11 @@ fn driver(t0: Instant) -> Driver {
     let welcome = Welcome {
         player_id: ME,
         tick_rate: 60,
-        snapshot_rate: 20,
+        snapshot_interval: 3,
         server_tick: 0,
         server_name: "test".into(),
         map_name: map.name().into(),
+        map: crate::net::map_chunks::info(map.text(), 1024),
         map_text: map.text().into(),
     };
     let session = ClientSession::new(welcome, t0, Switches::default()).unwrap();
@@ -54,6 +55,7 @@ fn snapshot(k: u32, ack_seq: u32) -> ServerMsg {
         echo_hold_ms: 0,
         inputs: None,
         queued: 0,
+        me: Default::default(),
         players: vec![
             PlayerSnap {
                 id: ME,

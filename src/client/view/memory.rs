@@ -96,7 +96,7 @@ impl Memory {
                 .status(s.player_id)
                 .is_some_and(|st| st.weapon == Weapon::Rail)
         {
-            let ticks = s.combat_rules.cooldown(Weapon::Rail);
+            let ticks = s.rules.combat.cooldown(Weapon::Rail);
             self.rail_ready_at = Some(at + Duration::from_secs_f64(f64::from(ticks) / s.tick_rate));
         }
         self.muzzle = muzzle;
@@ -137,24 +137,31 @@ impl Memory {
         self.alive = alive;
     }
 
-    /// Seconds of spawn protection `id` has left, counted from when we saw it come back
-    /// (the server's longest protection: it may end sooner, when the player acts).
+    /// While `id` has spawn protection (the server says so in its status): at most how
+    /// many seconds are left, counted from when we saw it come back (it ends sooner when
+    /// the player moves or fires).
     pub(crate) fn protected_for(
         &self,
         s: &ClientSession,
         id: PlayerId,
         now: Instant,
     ) -> Option<f64> {
-        let at = self.spawned_at.get(&id)?;
-        let total = f64::from(s.combat_rules.protect_ticks) / s.tick_rate;
-        let left = total - now.saturating_duration_since(*at).as_secs_f64();
-        (left > 0.0).then_some(left)
+        if !s.combat.status(id)?.protected {
+            return None;
+        }
+        let total = f64::from(s.rules.combat.protect_ticks) / s.tick_rate;
+        let since = |at: &Instant| now.saturating_duration_since(*at).as_secs_f64();
+        Some(
+            self.spawned_at
+                .get(&id)
+                .map_or(total, |at| (total - since(at)).max(0.0)),
+        )
     }
 
     /// Seconds until the local player respawns, while dead.
     pub(crate) fn respawn_in(&self, s: &ClientSession, now: Instant) -> Option<f64> {
         let death = self.death.as_ref()?;
-        let total = f64::from(s.combat_rules.respawn_ticks) / s.tick_rate;
+        let total = f64::from(s.rules.combat.respawn_ticks) / s.tick_rate;
         Some((total - now.saturating_duration_since(death.at).as_secs_f64()).max(0.0))
     }
 }
@@ -179,6 +186,8 @@ mod tests {
             frags: 0,
             deaths: 0,
             weapon: Weapon::Rail,
+            // Back from the dead: protected, as the server says.
+            protected: alive && health == 100,
         })
     }
 
@@ -191,6 +200,7 @@ mod tests {
             echo_hold_ms: 0,
             inputs: None,
             queued: 0,
+            me: Default::default(),
             players: vec![PlayerSnap {
                 id: ME,
                 state: PlayerState::at_cell(12, 5),
@@ -209,10 +219,11 @@ mod tests {
         let welcome = Welcome {
             player_id: ME,
             tick_rate: 60,
-            snapshot_rate: 20,
+            snapshot_interval: 3,
             server_tick: 0,
             server_name: "test".into(),
             map_name: map.name().into(),
+            map: crate::net::map_chunks::info(map.text(), 1024),
             map_text: map.text().into(),
         };
         let mut s = ClientSession::new(welcome, t0, Switches::default()).unwrap();
@@ -230,6 +241,7 @@ mod tests {
                 status(ME, 0, false),
             ],
             vec![status(ME, 100, true)],
+            vec![status(ME, 99, true)],
         ];
         let mut seq = 1;
         for (i, events) in steps.into_iter().enumerate() {
@@ -248,12 +260,13 @@ mod tests {
                     );
                     assert!(m.respawn_in(&s, now).is_some_and(|t| t > 1.9));
                 }
-                _ => {
+                3 => {
                     assert_eq!(m.death, None);
-                    assert!(m.protected_for(&s, ME, now).is_some_and(|t| t > 1.4));
-                    assert_eq!(m.protected_for(&s, ME, ms(2000)), None);
-                    assert_eq!(m.protected_for(&s, BOT, now), None);
+                    let cap = f64::from(s.rules.combat.protect_ticks) / s.tick_rate;
+                    assert_eq!(m.protected_for(&s, ME, now), Some(cap));
+                    assert!(m.protected_for(&s, ME, ms(2000)).is_some_and(|t| t < cap));
                 }
+                _ => assert_eq!(m.protected_for(&s, ME, now), None, "protection over"),
             }
         }
     }

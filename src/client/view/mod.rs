@@ -119,6 +119,8 @@ fn stats(s: &ClientSession, now: Instant, rates: Rates) -> StatsView {
         corrections_per_min: rates.corrections_per_min,
         last_correction_cells: st.last_correction_cells,
         max_correction_cells: st.max_correction_cells,
+        fire_mispredictions: st.fire_mispredictions,
+        server_decisions: st.server_decisions,
         interp_delay_ms: 1000.0 * s.interp_delay,
         buffered: s.render_tick(now).map_or(0, |t| s.buffer.ahead_of(t)),
         frames_extrapolated: st.frames_extrapolated,

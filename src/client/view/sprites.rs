@@ -26,7 +26,8 @@ fn sprite_at(id: u8, pos: (f64, f64), kind: SpriteKind) -> Sprite {
     Sprite::new(id, x, y, kind)
 }
 
-/// Sprites in drawing order (later ones cover earlier ones), and the rail beams.
+/// Sprites in drawing order (later ones cover earlier ones), and the rail beams; with
+/// `marks`, the lag compensation boxes of that rail shot.
 pub(super) fn sprites_and_beams(
     s: &ClientSession,
     now: Instant,
@@ -35,17 +36,28 @@ pub(super) fn sprites_and_beams(
     let mut sprites = Vec::new();
     snapshot_sprites(s, now, &mut sprites);
     let render_tick = s.render_tick(now);
+    // Our own shots are drawn where we predicted them, in our own present, when we
+    // predict; the server's copies of them are then not drawn again.
+    let predicting = s.switches().prediction && s.prediction.is_some();
+    let me = predicting.then_some(s.player_id);
     if let Some(t) = render_tick {
-        for (owner, x, y) in s.combat.projectiles_at(t) {
+        for (owner, x, y) in s.combat.projectiles_at(t, me) {
             sprites.push(sprite_at(owner, (x, y), SpriteKind::Projectile));
         }
     }
-    let beams = beams(s, render_tick);
+    let mut beams = beams(s, render_tick, me);
+    if predicting {
+        own_beams(s, now, &mut beams);
+    }
     if let Some(rail) = marks {
         lag_marks(rail, &mut sprites);
     }
     let local = local_position(s);
     flashes(s, now, local, &mut sprites);
+    // Our bolt over our own muzzle flash: it must be seen leaving at once.
+    if predicting {
+        own_bolts(s, &mut sprites);
+    }
     // Arrows go under everything else: one splice at the front, not an insert each.
     let arrows = facing_arrows(s, local, &sprites);
     sprites.splice(0..0, arrows);
@@ -95,24 +107,30 @@ fn snapshot_sprites(s: &ClientSession, now: Instant, sprites: &mut Vec<Sprite>) 
 }
 
 /// Rail beams on the same clock as the players they start from.
-fn beams(s: &ClientSession, render_tick: Option<f64>) -> Vec<Beam> {
+fn beams(s: &ClientSession, render_tick: Option<f64>, predicted_by: Option<u8>) -> Vec<Beam> {
     let mut beams = Vec::new();
-    let point = |(x, y): (i32, i32)| to_cells((f64::from(x), f64::from(y)));
-    for (_, rail) in &s.combat.rails {
+    let own = |r: &RailShot| predicted_by == Some(r.shooter) && s.combat.is_own(r.id);
+    for (_, rail) in s.combat.rails.iter().filter(|(_, r)| !own(r)) {
         // In snapshot time, at the render tick: the shot happened during tick T, so the
         // snapshot labelled T + 1 is the first to show it.
         let age = render_tick.map_or(0.0, |t| (t - f64::from(rail.tick + 1)) / s.tick_rate);
-        if !(0.0..BEAM_SECS).contains(&age) {
-            continue;
-        }
-        beams.push(Beam {
-            id: rail.shooter,
-            from: point(rail.from),
-            to: point(rail.to),
-            fading: age > BEAM_SECS / 2.0,
-        });
+        beam(rail, age, &mut beams);
     }
     beams
+}
+
+/// One rail beam `age_secs` old.
+fn beam(rail: &RailShot, age_secs: f64, beams: &mut Vec<Beam>) {
+    if !(0.0..BEAM_SECS).contains(&age_secs) {
+        return;
+    }
+    let point = |(x, y): (i32, i32)| to_cells((f64::from(x), f64::from(y)));
+    beams.push(Beam {
+        id: rail.shooter,
+        from: point(rail.from),
+        to: point(rail.to),
+        fading: age_secs > BEAM_SECS / 2.0,
+    });
 }
 
 /// The lag compensation overlay: the newest rail shot's victim where the server tested
@@ -125,6 +143,28 @@ fn lag_marks(rail: &RailShot, sprites: &mut Vec<Sprite>) {
     ] {
         if let Some((x, y)) = p {
             sprites.push(sprite_at(id, (f64::from(x), f64::from(y)), kind));
+        }
+    }
+}
+
+/// Our own predicted blaster bolts, as far out as our own commands have flown them.
+fn own_bolts(s: &ClientSession, sprites: &mut Vec<Sprite>) {
+    let latest = s.latest_seq();
+    for o in s.combat.own_shots() {
+        if let Some((x, y)) = o.position(latest.saturating_sub(o.seq)) {
+            let pos = (f64::from(x), f64::from(y));
+            sprites.push(sprite_at(s.player_id, pos, SpriteKind::Projectile));
+        }
+    }
+}
+
+/// Our own rail beams, from the moment we fired, as predicted and then as the server
+/// traced them (it decides the hits).
+fn own_beams(s: &ClientSession, now: Instant, beams: &mut Vec<Beam>) {
+    for o in s.combat.own_shots() {
+        if let Some(rail) = &o.rail {
+            let age = now.saturating_duration_since(o.at).as_secs_f64();
+            beam(rail, age, beams);
         }
     }
 }
@@ -209,6 +249,7 @@ pub(super) fn in_motion(s: &ClientSession, now: Instant) -> bool {
     let age = |at: Instant| now.saturating_duration_since(at).as_secs_f64();
     let fading = s.combat.rails.back().is_some()
         || !s.combat.flights().is_empty()
+        || !s.combat.own_shots().is_empty()
         || s.tell.muzzle.is_some_and(|(at, _)| age(at) < MUZZLE_SECS)
         || s.last_correction
             .as_ref()

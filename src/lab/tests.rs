@@ -1,0 +1,123 @@
+use std::time::{Duration, Instant};
+
+use super::headless;
+use super::*;
+use crate::sim::map::Map;
+
+pub(crate) fn config(clients: usize, bots: u16, seed: u64) -> LabConfig {
+    let mut server = ServerConfig::new(Map::builtin("duel").unwrap());
+    server.bots = bots;
+    server.seed = seed;
+    LabConfig {
+        server,
+        profiles: ["bad", "lan", "wifi", "mobile"][..clients]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect(),
+        walkers: 0,
+        keyboard: 0,
+    }
+}
+
+#[test]
+fn seeded_runs_repeat_exactly() {
+    let c = config(3, 2, 5);
+    let a = serde_json::to_string(&headless::run(&c, 3.0, None).unwrap()).unwrap();
+    let b = serde_json::to_string(&headless::run(&c, 3.0, None).unwrap()).unwrap();
+    assert_eq!(a, b);
+    let other = serde_json::to_string(&headless::run(&config(3, 2, 6), 3.0, None).unwrap());
+    assert_ne!(a, other.unwrap(), "another seed, another run");
+}
+
+#[test]
+fn clients_play_through_their_links() {
+    let t0 = Instant::now();
+    let mut lab = Lab::new(&config(2, 1, 1), t0).unwrap();
+    lab.run_until(t0 + Duration::from_secs(2));
+    assert_eq!(lab.server().world().tick, 120);
+    for n in 0..2 {
+        let s = lab.session(n);
+        assert!(s.stats().snapshots_received > 20, "{n} {:?}", s.stats());
+        assert!(s.stats().commands_sent > 90, "{n}");
+    }
+    // The bad link: about 300 ms round trip; the LAN one: a few ms.
+    assert!(lab.session(0).stats().rtt_ms > 250.0);
+    assert!(lab.session(1).stats().rtt_ms < 40.0);
+    lab.step_tick();
+    assert_eq!(lab.server().world().tick, 121);
+}
+
+#[test]
+fn bad_configs_are_refused_in_one_line() {
+    let mut c = config(2, 0, 1);
+    c.profiles[1] = "dialup".into();
+    let e = Lab::new(&c, Instant::now()).err().unwrap().to_string();
+    assert!(e.contains("unknown network profile \"dialup\""), "{e}");
+    c.profiles = vec!["lan".into(); 5];
+    let e = Lab::new(&c, Instant::now()).err().unwrap().to_string();
+    assert!(e.contains("1 to 4 clients"), "{e}");
+}
+
+#[test]
+fn the_wire_shows_datagrams_in_flight_both_ways() {
+    let t0 = Instant::now();
+    let mut lab = Lab::new(&config(1, 0, 3), t0).unwrap();
+    lab.run_until(t0 + Duration::from_millis(1500));
+    let c = &lab.clients[0];
+    let (up, down) = (c.up.dots(lab.now()), c.down.dots(lab.now()));
+    // 150 ms one way: several input packets and a few snapshots on their way.
+    assert!(up.iter().filter(|d| !d.lost).count() >= 3, "{up:?}");
+    assert!(down.iter().filter(|d| !d.lost).count() >= 2, "{down:?}");
+    // Each input packet carries every command not yet acknowledged: a round trip's worth.
+    assert!(up.iter().all(|d| d.glyph == '+'), "{up:?}");
+}
+
+/// The lab screen as text, after `secs` of a seeded run.
+fn screen(width: u16, height: u16, clients: usize, secs: u64) -> String {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    let t0 = Instant::now();
+    let mut lab = Lab::new(&config(clients, 0, 5), t0).unwrap();
+    lab.run_until(t0 + Duration::from_secs(secs));
+    lab.frame();
+    let controls = view::Controls {
+        selected: 1,
+        speed: 1.0,
+        paused: true,
+        fps: 60.0,
+        message: " client 2: prediction off: its @ now waits one round trip",
+        help: false,
+    };
+    let view = view::build(&lab, &controls);
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|f| crate::ui::lab::draw(f, &view)).unwrap();
+    let buf = terminal.backend().buffer();
+    (0..height)
+        .map(|y| {
+            let row: String = (0..width).map(|x| buf[(x, y)].symbol()).collect();
+            row.trim_end().to_owned()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn lab_layout_at_160x45() {
+    let s = screen(160, 45, 2, 3);
+    assert!(s.contains("server ·") && s.contains("client 1 =") && s.contains("client 2 ="));
+    insta::assert_snapshot!(s);
+}
+
+#[test]
+fn lab_layout_at_100x30() {
+    let s = screen(100, 30, 2, 3);
+    assert!(s.contains("server ·") && s.contains("client 2 ="));
+    insta::assert_snapshot!(s);
+}
+
+#[test]
+fn too_small_a_terminal_says_the_size_needed() {
+    let s = screen(40, 12, 2, 0);
+    assert!(s.contains("the lab needs 36x"), "{s}");
+}

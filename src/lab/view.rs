@@ -1,0 +1,211 @@
+//! The lab's view model: each client's own view (exactly what it draws), a server view
+//! built from the server's world, and the wire lanes, as the UI's plain data.
+
+use std::time::Instant;
+
+use super::{Lab, LabClient};
+use crate::client::Switches;
+use crate::sim::map::CELL;
+use crate::sim::world::PlayerState;
+use crate::ui::lab::{LabView, LaneView, Pane};
+use crate::ui::{Beam, Hud, Sprite, SpriteKind, SwitchLights, View};
+
+/// What the front end adds to the lab's state: the clock and who the keys act on.
+pub(crate) struct Controls<'a> {
+    pub(crate) selected: usize,
+    pub(crate) speed: f64,
+    pub(crate) paused: bool,
+    pub(crate) fps: f64,
+    pub(crate) message: &'a str,
+    pub(crate) help: bool,
+}
+
+fn cells(x: i32, y: i32) -> (f64, f64) {
+    (
+        f64::from(x) / f64::from(CELL),
+        f64::from(y) / f64::from(CELL),
+    )
+}
+
+fn at(state: PlayerState) -> (f64, f64) {
+    cells(state.x, state.y)
+}
+
+pub(crate) fn build<'a>(lab: &'a Lab, c: &Controls) -> LabView<'a> {
+    let now = lab.now();
+    let mut panes = vec![server_pane(lab)];
+    panes.extend(lab.clients.iter().enumerate().map(|(n, client)| {
+        let mut pane = client_pane(client, now, c.fps);
+        pane.selected = n == c.selected;
+        pane
+    }));
+    let lanes = lab
+        .clients
+        .iter()
+        .map(|client| LaneView {
+            label: format!("client {} {}", client.number, client.profile),
+            up: client.up.dots(now),
+            down: client.down.dots(now),
+        })
+        .collect();
+    // Nothing on screen changes while paused: not even the frame rate.
+    let state = if c.paused {
+        "⏸ PAUSED (. = one tick)".to_owned()
+    } else {
+        format!("▶ {}x   {:.0} fps", speed_text(c.speed), c.fps)
+    };
+    let selected = lab.clients.get(c.selected).map_or(0, |cl| cl.number);
+    LabView {
+        panes,
+        lanes,
+        clock: format!(
+            " netarena lab   {state}   t {:.3} s   server tick {}   keys act on client {selected}   ? help",
+            lab.elapsed().as_secs_f64(),
+            lab.server().world().tick,
+        ),
+        paused: c.paused,
+        message: c.message.to_owned(),
+        help: c.help,
+    }
+}
+
+pub(crate) fn speed_text(speed: f64) -> String {
+    let s = format!("{speed:.2}");
+    s.trim_end_matches('0').trim_end_matches('.').to_owned()
+}
+
+/// Every player and projectile where the server has them, and its rail shots with the
+/// rewound hitbox it tested.
+fn server_pane(lab: &Lab) -> Pane<'_> {
+    let server = lab.server();
+    let game = server.game();
+    let mut sprites: Vec<Sprite> = game
+        .projectiles()
+        .iter()
+        .map(|p| {
+            let (x, y) = cells(p.x, p.y);
+            Sprite::new(p.owner, x, y, SpriteKind::Projectile)
+        })
+        .collect();
+    let mut beams = Vec::new();
+    for rail in &lab.rails {
+        let s = rail.shot;
+        beams.push(Beam {
+            id: s.shooter,
+            from: cells(s.from.0, s.from.1),
+            to: cells(s.to.0, s.to.1),
+            fading: now_secs(lab, rail.at) > 0.5,
+        });
+        let id = s.hit.unwrap_or(s.shooter);
+        for (p, kind) in [
+            (s.tested_at, SpriteKind::TestedBox),
+            (s.present_at, SpriteKind::PresentBox),
+        ] {
+            if let Some((x, y)) = p {
+                let (x, y) = cells(x, y);
+                sprites.push(Sprite::new(id, x, y, kind));
+            }
+        }
+    }
+    for &(id, state) in server.world().players() {
+        if game.is_alive(id) {
+            let (x, y) = at(state);
+            sprites.push(Sprite::new(id, x, y, SpriteKind::Remote));
+        }
+    }
+    let acks: Vec<String> = lab
+        .clients
+        .iter()
+        .map(|c| format!("c{} #{}", c.number, c.server_ack))
+        .collect();
+    let focus = lab
+        .clients
+        .first()
+        .and_then(|c| server.world().get(c.driver.session().player_id()))
+        .map(at);
+    Pane {
+        title: format!("server · {} players", server.player_count()),
+        view: plain_view(lab, sprites, beams),
+        focus,
+        status: format!("acked: {}", acks.join("  ")),
+        selected: false,
+    }
+}
+
+fn now_secs(lab: &Lab, at: Instant) -> f64 {
+    lab.now().saturating_duration_since(at).as_secs_f64()
+}
+
+fn plain_view(lab: &Lab, sprites: Vec<Sprite>, beams: Vec<Beam>) -> View<'_> {
+    View {
+        map: lab.server().game().map(),
+        focus: None,
+        protected: Vec::new(),
+        sprites,
+        beams,
+        combat: None,
+        feed: Vec::new(),
+        chat: Vec::new(),
+        chat_input: None,
+        scoreboard: None,
+        results: None,
+        hud: Hud {
+            fps: 0.0,
+            rtt_ms: 0.0,
+            server_tick: lab.server().world().tick,
+            pending: 0,
+            corrections: 0,
+            switches: SwitchLights::default(),
+            conditions: String::new(),
+        },
+        roster: Vec::new(),
+        notice: None,
+        stats: None,
+        help: false,
+    }
+}
+
+/// Exactly what the client draws, with its own status line.
+fn client_pane(c: &LabClient, now: Instant, fps: f64) -> Pane<'_> {
+    let s = c.driver.session();
+    let view = c.driver.view(now, fps, Default::default());
+    let keys = match (c.is_bot(), c.number) {
+        (false, 1) => " · WASD",
+        (false, _) => " · arrows",
+        (true, _) => " · bot",
+    };
+    let status = format!(
+        "{} rtt {:.0}ms pend {} corr {} {}",
+        c.profile,
+        s.stats().rtt_ms,
+        s.pending_commands(),
+        s.stats().corrections,
+        switch_letters(s.switches())
+    );
+    Pane {
+        title: format!(
+            "client {} = {}{keys}",
+            c.number,
+            crate::ui::player_glyph(s.player_id())
+        ),
+        view,
+        focus: s.predicted().map(at),
+        status,
+        selected: false,
+    }
+}
+
+/// The switches as their keys, `-` for off: `prixmg`.
+fn switch_letters(s: Switches) -> String {
+    [
+        ('p', s.prediction),
+        ('r', s.reconciliation),
+        ('i', s.interpolation),
+        ('x', s.extrapolation),
+        ('m', s.smoothing),
+        ('g', s.ghosts.server()),
+    ]
+    .iter()
+    .map(|&(k, on)| if on { k } else { '-' })
+    .collect()
+}

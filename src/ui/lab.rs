@@ -1,0 +1,348 @@
+//! The lab's screen: a server view and one view per client side by side (a grid when
+//! narrow), each following its player with a camera when the map does not fit, the
+//! wire lanes under them, a line for the clock at the top and one for explanations at
+//! the bottom. Like the rest of `ui`, this only draws what it is given.
+
+use ratatui::Frame;
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Position, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+
+use super::{CELL_COLS, View, arena, overlays};
+
+/// The smallest pane worth drawing: its arena inside, without border and status line.
+const MIN_ARENA: (u16, u16) = (16, 4);
+/// A pane's border (two columns, two rows) and its status line.
+const PANE_CHROME: (u16, u16) = (2, 3);
+
+/// Everything one lab frame shows.
+pub(crate) struct LabView<'a> {
+    /// The server's view first, then the clients'.
+    pub(crate) panes: Vec<Pane<'a>>,
+    pub(crate) lanes: Vec<LaneView>,
+    /// The clock line: speed, paused, virtual time, tick, who the keys act on.
+    pub(crate) clock: String,
+    pub(crate) paused: bool,
+    /// A one-line explanation of the last change, or the key reminder.
+    pub(crate) message: String,
+    pub(crate) help: bool,
+}
+
+pub(crate) struct Pane<'a> {
+    pub(crate) title: String,
+    pub(crate) view: View<'a>,
+    /// Where the camera looks, in cells, when the map is larger than the pane.
+    pub(crate) focus: Option<(f64, f64)>,
+    pub(crate) status: String,
+    pub(crate) selected: bool,
+}
+
+/// One client's link: datagrams going up (commands) and down (snapshots).
+pub(crate) struct LaneView {
+    pub(crate) label: String,
+    pub(crate) up: Vec<LaneDot>,
+    pub(crate) down: Vec<LaneDot>,
+}
+
+/// A datagram on a lane: how far along (0 at the sender, 1 at the receiver).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct LaneDot {
+    pub(crate) progress: f64,
+    pub(crate) glyph: char,
+    pub(crate) lost: bool,
+}
+
+/// Where everything goes on a screen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct LabLayout {
+    pub(crate) clock: Rect,
+    pub(crate) panes: Vec<Rect>,
+    pub(crate) lanes: Rect,
+    pub(crate) lane_rows: u16,
+    pub(crate) message: Rect,
+}
+
+/// The smallest screen the lab can use with `panes` views and `lanes` links.
+pub(crate) fn required_size(panes: u16, lanes: u16) -> (u16, u16) {
+    let rows = panes.div_ceil(2);
+    (
+        2 * (MIN_ARENA.0 + PANE_CHROME.0),
+        rows * (MIN_ARENA.1 + PANE_CHROME.1) + lanes + 2,
+    )
+}
+
+/// Lays `panes` views of a `map` cells large and `lanes` links out on `area`: the grid
+/// that shows the most of the map, lanes two rows each if they fit, else one. None when
+/// the screen is too small for even the smallest grid.
+pub(crate) fn layout(area: Rect, panes: u16, lanes: u16, map: (u16, u16)) -> Option<LabLayout> {
+    let want = (map.0 * CELL_COLS, map.1);
+    let mut best: Option<(f64, LabLayout)> = None;
+    for lane_rows in [2, 1] {
+        let band = lanes * lane_rows;
+        let views_h = area.height.checked_sub(band + 2)?;
+        for rows in 1..=panes {
+            let cols = panes.div_ceil(rows);
+            let (w, h) = (area.width / cols, views_h / rows);
+            let inner = (
+                w.saturating_sub(PANE_CHROME.0),
+                h.saturating_sub(PANE_CHROME.1),
+            );
+            if inner.0 < MIN_ARENA.0 || inner.1 < MIN_ARENA.1 {
+                continue;
+            }
+            let shown = f64::from(inner.0.min(want.0)) / f64::from(want.0)
+                * (f64::from(inner.1.min(want.1)) / f64::from(want.1));
+            if best.as_ref().is_some_and(|(s, _)| *s >= shown) {
+                continue;
+            }
+            // Panes no bigger than they need be; what is left goes round them.
+            let (pw, ph) = (w.min(want.0 + PANE_CHROME.0), h.min(want.1 + PANE_CHROME.1));
+            let left = area.x + (area.width - pw * cols) / 2;
+            let top = area.y + 1;
+            let rects = (0..panes)
+                .map(|i| Rect::new(left + (i % cols) * pw, top + (i / cols) * ph, pw, ph))
+                .collect();
+            let lanes_at = top + rows * ph;
+            best = Some((
+                shown,
+                LabLayout {
+                    clock: Rect::new(area.x, area.y, area.width, 1),
+                    panes: rects,
+                    lanes: Rect::new(area.x, lanes_at, area.width, band),
+                    lane_rows,
+                    message: Rect::new(area.x, area.bottom() - 1, area.width, 1),
+                },
+            ));
+        }
+        if best.as_ref().is_some_and(|(s, _)| *s >= 1.0) {
+            break;
+        }
+    }
+    best.map(|(_, l)| l)
+}
+
+pub(crate) fn draw(frame: &mut Frame, lab: &LabView) {
+    let area = frame.area();
+    let map = lab
+        .panes
+        .first()
+        .map_or((1, 1), |p| (p.view.map.width(), p.view.map.height()));
+    let (panes, lanes) = (lab.panes.len() as u16, lab.lanes.len() as u16);
+    let Some(l) = layout(area, panes, lanes, map) else {
+        let (w, h) = required_size(panes, lanes);
+        let text = format!(
+            "Terminal too small: the lab needs {w}x{h}, the terminal is {}x{}. Enlarge it or press q.",
+            area.width, area.height
+        );
+        frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
+        return;
+    };
+    let clock_style = if lab.paused {
+        Style::new().fg(Color::Black).bg(Color::LightYellow)
+    } else {
+        Style::new().add_modifier(Modifier::BOLD)
+    };
+    frame.render_widget(
+        Paragraph::new(Span::styled(&lab.clock, clock_style)),
+        l.clock,
+    );
+    for (pane, rect) in lab.panes.iter().zip(&l.panes) {
+        draw_pane(frame, *rect, pane);
+    }
+    for (i, lane) in lab.lanes.iter().enumerate() {
+        let y = l.lanes.y + i as u16 * l.lane_rows;
+        draw_lane(
+            frame.buffer_mut(),
+            l.lanes.x,
+            y,
+            l.lanes.width,
+            l.lane_rows,
+            lane,
+        );
+    }
+    frame.render_widget(
+        Paragraph::new(Span::styled(
+            &lab.message,
+            Style::new().fg(Color::LightCyan),
+        )),
+        l.message,
+    );
+    if lab.help {
+        draw_help(frame, area);
+    }
+}
+
+fn draw_pane(frame: &mut Frame, rect: Rect, pane: &Pane) {
+    let border = if pane.selected {
+        Style::new()
+            .fg(Color::LightYellow)
+            .add_modifier(Modifier::BOLD)
+    } else {
+        Style::new().fg(Color::DarkGray)
+    };
+    let block = Block::new()
+        .borders(Borders::ALL)
+        .border_style(border)
+        .title(Span::styled(format!(" {} ", pane.title), border));
+    let inner = block.inner(rect);
+    frame.render_widget(block, rect);
+    let arena = Rect::new(
+        inner.x,
+        inner.y,
+        inner.width,
+        inner.height.saturating_sub(1),
+    );
+    draw_camera(frame.buffer_mut(), arena, &pane.view, pane.focus);
+    if let Some(stats) = &pane.view.stats {
+        overlays::draw_stats(frame, arena, stats);
+    }
+    if let Some(notice) = &pane.view.notice {
+        frame.render_widget(
+            Paragraph::new(notice.as_str()).wrap(Wrap { trim: true }),
+            arena,
+        );
+    }
+    let status = Rect::new(inner.x, arena.bottom(), inner.width, 1);
+    frame.render_widget(Paragraph::new(pane.status.as_str()), status);
+}
+
+/// The arena drawn whole off screen, then the window the camera sees copied into
+/// `area`: centred when the map fits, else following `focus` up to the map's edges.
+fn draw_camera(buf: &mut Buffer, area: Rect, view: &View, focus: Option<(f64, f64)>) {
+    let full = Rect::new(0, 0, view.map.width() * CELL_COLS, view.map.height());
+    let mut off = Buffer::empty(full);
+    arena::draw_tiles(&mut off, full, (0, 0), view);
+    arena::draw_sprites(&mut off, full, (0, 0), view);
+    let (fx, fy) = focus.unwrap_or((
+        f64::from(view.map.width()) / 2.0,
+        f64::from(view.map.height()) / 2.0,
+    ));
+    let axis = |size: u16, room: u16, at: f64| -> (u16, u16) {
+        if size <= room {
+            // (source offset, destination offset)
+            (0, (room - size) / 2)
+        } else {
+            let start = (at - f64::from(room) / 2.0).round().max(0.0) as u16;
+            (start.min(size - room), 0)
+        }
+    };
+    let (sx, dx) = axis(full.width, area.width, fx * f64::from(CELL_COLS));
+    let (sy, dy) = axis(full.height, area.height, fy);
+    for row in 0..area.height.min(full.height) {
+        for col in 0..area.width.min(full.width) {
+            if let (Some(from), Some(to)) = (
+                off.cell(Position::new(sx + col, sy + row)),
+                buf.cell_mut(Position::new(area.x + dx + col, area.y + dy + row)),
+            ) {
+                *to = from.clone();
+            }
+        }
+    }
+}
+
+/// A lane: `label` on the left, the client end at the left of the track and the
+/// server at the right. Commands move right on the first row, snapshots left on the
+/// second (or both on one row when space is short).
+fn draw_lane(buf: &mut Buffer, x: u16, y: u16, width: u16, rows: u16, lane: &LaneView) {
+    const LABEL: u16 = 14;
+    const TAG: u16 = 7;
+    if width < LABEL + TAG + 16 {
+        return;
+    }
+    let start = x + LABEL + TAG;
+    let track = width - LABEL - TAG - 6;
+    let dim = Style::new().fg(Color::DarkGray);
+    let label = Style::new().add_modifier(Modifier::BOLD);
+    buf.set_stringn(x, y, &lane.label, usize::from(LABEL - 1), label);
+    let tags = [("cmd ▶", "▶ srv"), ("◀ snap", "  srv")];
+    for (dy, (left, right)) in tags.iter().enumerate().take(usize::from(rows)) {
+        let row = y + dy as u16;
+        let left = if rows == 1 { "cmd◀▶" } else { left };
+        buf.set_string(x + LABEL, row, left, dim);
+        buf.set_string(start, row, "─".repeat(usize::from(track)), dim);
+        buf.set_string(start + track, row, *right, dim);
+    }
+    let mut put = |dot: &LaneDot, row: u16, rightwards: bool| {
+        let along = if rightwards {
+            dot.progress
+        } else {
+            1.0 - dot.progress
+        };
+        let col = (along * f64::from(track - 1)).round() as u16;
+        let style = if dot.lost {
+            Style::new()
+                .fg(Color::LightRed)
+                .add_modifier(Modifier::BOLD)
+        } else if rightwards {
+            Style::new().fg(Color::LightGreen)
+        } else {
+            Style::new().fg(Color::LightBlue)
+        };
+        let glyph = if dot.lost { '×' } else { dot.glyph };
+        if let Some(cell) = buf.cell_mut(Position::new(start + col, row)) {
+            cell.set_char(glyph).set_style(style);
+        }
+    };
+    for dot in &lane.down {
+        put(dot, y + rows - 1, false);
+    }
+    for dot in &lane.up {
+        put(dot, y, true);
+    }
+}
+
+const HELP: &[&str] = &[
+    "client 1: WASD move, space fire, 1/2 blaster/rail",
+    "client 2: arrows move, Enter fire, 9/0 blaster/rail",
+    "Tab: choose the client the keys below act on",
+    "p prediction  r reconciliation  i interpolation",
+    "x extrapolation  m smoothing  g ghosts  v lag comp",
+    "n stats  + - lag  j jitter  l loss  c profile",
+    "P pause/resume  . one tick (paused)  < > speed",
+    "lanes: digits = commands in an input packet,",
+    "S snapshot, E snapshot with events, R roster, × lost",
+    "? this help   q quit",
+];
+
+fn draw_help(frame: &mut Frame, area: Rect) {
+    let w = (HELP.iter().map(|l| l.chars().count()).max().unwrap_or(0) as u16 + 4).min(area.width);
+    let h = (HELP.len() as u16 + 2).min(area.height);
+    let r = Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    );
+    frame.render_widget(Clear, r);
+    let lines: Vec<Line> = HELP.iter().map(|l| Line::from(*l)).collect();
+    frame.render_widget(
+        Paragraph::new(lines).block(Block::new().borders(Borders::ALL).title(" lab keys ")),
+        r,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn three_duel_views_fit_side_by_side_at_160x45_and_in_a_grid_at_100x30() {
+        let l = layout(Rect::new(0, 0, 160, 45), 3, 2, (24, 12)).unwrap();
+        assert_eq!(l.lane_rows, 2);
+        assert!(
+            l.panes
+                .iter()
+                .all(|p| p.y == 1 && p.width == 50 && p.height == 15)
+        );
+        let l = layout(Rect::new(0, 0, 100, 30), 3, 2, (24, 12)).unwrap();
+        assert!(l.panes.iter().all(|p| p.bottom() <= l.lanes.y));
+        assert!(l.lanes.bottom() < 30);
+        let l = layout(Rect::new(0, 0, 160, 45), 5, 4, (24, 12)).unwrap();
+        assert_eq!(l.panes.len(), 5);
+        assert!(layout(Rect::new(0, 0, 30, 10), 3, 2, (24, 12)).is_none());
+        let (w, h) = required_size(3, 2);
+        assert!(layout(Rect::new(0, 0, w, h), 3, 2, (24, 12)).is_some());
+    }
+}

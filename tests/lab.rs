@@ -1,0 +1,111 @@
+//! The lab from the command line: seeded headless runs repeat byte for byte, and the
+//! lab's virtual clock and in-memory links give the same netcode behaviour as the real
+//! game over loopback UDP.
+
+use std::process::Command;
+
+mod support;
+
+use support::process::{BIN, finish, headless, num, start_server, temp_report};
+
+fn lab_report(name: &str, args: &[&str]) -> (String, serde_json::Value) {
+    let path = temp_report(name);
+    let out = Command::new(BIN)
+        .args(["lab", "--headless", "--report"])
+        .arg(&path)
+        .args(args)
+        .output()
+        .expect("lab runs");
+    assert!(
+        out.status.success(),
+        "lab failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&path).expect("report written");
+    let _ = std::fs::remove_file(&path);
+    let json = serde_json::from_str(&text).expect("report is JSON");
+    (text, json)
+}
+
+#[test]
+fn seeded_headless_runs_give_identical_reports() {
+    let args = ["--seed", "5", "--bots", "3", "--seconds", "20"];
+    let (a, json) = lab_report("lab-a", &args);
+    let (b, _) = lab_report("lab-b", &args);
+    assert_eq!(a, b, "two runs with the same seed");
+    assert_eq!(num(&json, "seconds"), 20.0);
+    assert_eq!(json["server"]["ticks"], 1200);
+    let clients = json["clients"].as_array().unwrap();
+    assert_eq!(clients.len(), 2);
+    for c in clients {
+        assert!(num(c, "snapshots_received") > 200.0, "{c}");
+    }
+    let (other, _) = lab_report("lab-c", &["--seed", "6", "--bots", "3", "--seconds", "20"]);
+    assert_ne!(a, other, "another seed, another run");
+}
+
+#[test]
+fn the_lab_behaves_like_the_real_game_over_loopback() {
+    // One client, wandering alone on the same map, the same bot brain and seed.
+    let server = start_server(&["--map", "duel"]);
+    let (child, path) = headless(server.port, "solo", "4", &["--seed", "3"]);
+    let real = finish(child, path);
+    let (_, lab) = lab_report(
+        "lab-solo",
+        &[
+            "--clients",
+            "1",
+            "--profiles",
+            "off",
+            "--seconds",
+            "4",
+            "--seed",
+            "3",
+        ],
+    );
+    let lab = &lab["clients"][0];
+    for r in [&real, lab] {
+        assert_eq!(
+            num(r, "corrections"),
+            0.0,
+            "a solo client never mispredicts: {r}"
+        );
+        assert!(num(r, "commands_acked") > 180.0, "{r}");
+    }
+    let (a, b) = (
+        num(&real, "interp_delay_ms_mean"),
+        num(lab, "interp_delay_ms_mean"),
+    );
+    // The real one can only be higher, and only by what the host adds: a busy machine
+    // delays its own datagrams (jitter), which the client answers with a longer delay.
+    // So the lab must be within 10% below the real one, and the real one may exceed
+    // the lab by that scheduling noise, up to a quarter.
+    assert!(
+        b >= 0.9 * a && a <= 1.25 * b,
+        "interpolation delay: real {a} ms, lab {b} ms"
+    );
+}
+
+#[test]
+fn bad_lab_arguments_get_one_clear_line() {
+    for (args, want) in [
+        (
+            &["--profiles", "lan,dialup"][..],
+            "unknown network profile \"dialup\"",
+        ),
+        (&["--clients", "5"][..], "5 is not in 1..=4"),
+        (
+            &["--clients", "1", "--profiles", "lan,bad"][..],
+            "2 profiles for 1 clients",
+        ),
+    ] {
+        let out = Command::new(BIN)
+            .args(["lab", "--headless", "--seconds", "0"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}

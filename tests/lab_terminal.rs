@@ -1,0 +1,196 @@
+//! The lab in a real terminal (tmux, 160x45): a server view and two client views, each
+//! labelled; client 1 on WASD, client 2 on the arrows; `d` moves client 1's `@` in its
+//! own view at once and in the server view only after client 1's latency; `P` freezes
+//! everything, `.` steps one tick, `P` resumes; `q` gives the terminal back.
+//!
+//! The lab runs in a private tmux server (see `support/tmux.rs`), under a script that
+//! shows its exit status and the terminal's modes after it quits.
+
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+#[path = "support/tmux.rs"]
+mod term;
+
+use term::{DEADLINE, Tmux, game_script, quit_and_check_terminal};
+
+/// Rows of the lab's default map, duel.
+const MAP_ROWS: usize = 12;
+
+/// One view on screen: its letter (the player it follows) and its arena's position.
+#[derive(Clone, Copy, Debug)]
+struct Pane {
+    /// Terminal column and row of the arena's top-left cell.
+    col: usize,
+    row: usize,
+}
+
+/// The panes titled `server`, `client 1` and `client 2`, and client 1's and client 2's
+/// letters.
+fn panes(screen: &str) -> Option<([Pane; 3], [char; 2])> {
+    let lines: Vec<Vec<char>> = screen.lines().map(|l| l.chars().collect()).collect();
+    let find = |title: &str| {
+        lines.iter().enumerate().find_map(|(row, l)| {
+            let text: String = l.iter().collect();
+            let at = text.find(&format!("┌ {title}"))?;
+            Some(Pane {
+                col: text[..at].chars().count() + 1,
+                row: row + 1,
+            })
+        })
+    };
+    let letter = |n: u8| {
+        let text = screen.split(&format!("client {n} = ")).nth(1)?;
+        text.chars().next()
+    };
+    Some((
+        [find("server")?, find("client 1")?, find("client 2")?],
+        [letter(1)?, letter(2)?],
+    ))
+}
+
+/// Where `glyph` is in `pane`'s arena (column, row), if exactly once.
+fn locate(screen: &str, pane: Pane, glyph: char) -> Option<(usize, usize)> {
+    let lines: Vec<Vec<char>> = screen.lines().map(|l| l.chars().collect()).collect();
+    let mut found = Vec::new();
+    for r in 0..MAP_ROWS {
+        let line = lines.get(pane.row + r)?;
+        for c in 0..48 {
+            if line.get(pane.col + c) == Some(&glyph) {
+                found.push((c, r));
+            }
+        }
+    }
+    (found.len() == 1).then(|| found[0])
+}
+
+/// The free direction beside `at` in `pane`: (key for client 1, arrow, sign).
+fn free_side(screen: &str, pane: Pane, at: (usize, usize)) -> (&'static str, &'static str, i32) {
+    let line: Vec<char> = screen
+        .lines()
+        .nth(pane.row + at.1)
+        .unwrap()
+        .chars()
+        .collect();
+    let right = line.get(pane.col + at.0 + 2).copied();
+    if right.is_some_and(|c| c != '▒') {
+        ("d", "Right", 1)
+    } else {
+        ("a", "Left", -1)
+    }
+}
+
+fn clock_tick(screen: &str) -> Option<u32> {
+    let rest = screen.lines().next()?.split("server tick ").nth(1)?;
+    rest.split_whitespace().next()?.parse().ok()
+}
+
+/// Holds `key` (as a fast auto-repeat) until `moved` says the glyph moved in each of
+/// the panes asked, returning when each one first did.
+fn hold_until_moved(
+    tmux: &Tmux,
+    key: &str,
+    watch: &[(Pane, char, (usize, usize))],
+) -> Vec<Option<Instant>> {
+    let mut when = vec![None; watch.len()];
+    let deadline = Instant::now() + DEADLINE;
+    while Instant::now() < deadline && when.iter().any(Option::is_none) {
+        tmux.key(key);
+        let screen = tmux.screen();
+        let now = Instant::now();
+        for (i, &(pane, glyph, start)) in watch.iter().enumerate() {
+            if when[i].is_none() && locate(&screen, pane, glyph).is_some_and(|p| p.0 != start.0) {
+                when[i] = Some(now);
+            }
+        }
+        sleep(Duration::from_millis(20));
+    }
+    when
+}
+
+#[test]
+fn lab_views_keys_pause_step_and_quit() {
+    let tmux = Tmux::start(
+        "lab-views",
+        160,
+        45,
+        &game_script("lab --bots 2 --bot-skill 1"),
+    );
+    let ([server, one, two], [l1, l2]) = tmux.wait_for("the three labelled views", |s| {
+        let (p, l) = panes(s)?;
+        // Both players placed, in their own views and the server's.
+        locate(s, p[1], '@')?;
+        locate(s, p[2], '@')?;
+        locate(s, p[0], l[0])?;
+        Some((p, l))
+    });
+    assert!(
+        server.row == one.row && one.row == two.row,
+        "side by side at 160x45"
+    );
+    assert!(server.col < one.col && one.col < two.col);
+
+    // Slow time to a quarter, so client 1's 150 ms of latency is 600 ms on screen.
+    tmux.key("<");
+    tmux.key("<");
+    tmux.wait_for("speed 0.25x", |s| s.contains("0.25x").then_some(()));
+    let screen = tmux.screen();
+    let me = locate(&screen, one, '@').expect("client 1's @");
+    let on_server = locate(&screen, server, l1).expect("client 1 in the server view");
+    let (key, _, _) = free_side(&screen, one, me);
+    let pressed = Instant::now();
+    let when = hold_until_moved(&tmux, key, &[(one, '@', me), (server, l1, on_server)]);
+    let own = when[0].expect("client 1's @ moved in its own view");
+    let srv = when[1].expect("client 1 moved in the server view");
+    eprintln!(
+        "own view after {:?}, server view {:?} later",
+        own.duration_since(pressed),
+        srv.duration_since(own)
+    );
+    assert!(
+        own.duration_since(pressed) < Duration::from_millis(1500),
+        "its own view moves at once (a half cell at quarter speed): {:?}",
+        own.duration_since(pressed)
+    );
+    assert!(
+        srv.duration_since(own) >= Duration::from_millis(300),
+        "the server sees it only after the latency: {:?} later",
+        srv.duration_since(own)
+    );
+
+    // The arrows move client 2, not client 1.
+    tmux.key(">");
+    tmux.key(">");
+    tmux.wait_for("speed 1x", |s| s.contains("▶ 1x").then_some(()));
+    let screen = tmux.screen();
+    let me2 = locate(&screen, two, '@').expect("client 2's @");
+    let (_, arrow, _) = free_side(&screen, two, me2);
+    let moved = hold_until_moved(&tmux, arrow, &[(two, '@', me2)]);
+    assert!(moved[0].is_some(), "the arrows move client 2");
+    let _ = l2;
+
+    // P freezes every view.
+    tmux.key("P");
+    tmux.wait_for("the pause", |s| s.contains("PAUSED").then_some(()));
+    sleep(Duration::from_millis(300));
+    let a = tmux.screen();
+    sleep(Duration::from_secs(1));
+    let b = tmux.screen();
+    assert_eq!(a, b, "paused: two captures a second apart are identical");
+    // `.` advances exactly one tick.
+    let tick = clock_tick(&a).expect("the server tick on the clock line");
+    tmux.key(".");
+    tmux.wait_for("one tick more", |s| {
+        (clock_tick(s) == Some(tick + 1)).then_some(())
+    });
+    sleep(Duration::from_millis(300));
+    assert_eq!(clock_tick(&tmux.screen()), Some(tick + 1), "and no more");
+    // P resumes.
+    tmux.key("P");
+    tmux.wait_for("time to run again", |s| {
+        (!s.contains("PAUSED") && clock_tick(s)? > tick + 10).then_some(())
+    });
+
+    // q quits and gives the terminal back.
+    quit_and_check_terminal(&tmux, "q", true);
+}

@@ -1,0 +1,233 @@
+//! Server and CLI rules from issues 14 and 15, through the real binary where it is
+//! about the command line.
+
+mod support;
+
+use std::net::SocketAddr;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use netarena::net::protocol::{ClientMsg, InputPacket, RosterEntry, ServerMsg};
+use netarena::server::{Server, ServerConfig, ServerEvent};
+use netarena::sim::combat::PROTECT_MAX_MS;
+use netarena::sim::map::Map;
+use netarena::sim::world::{Buttons, Command};
+
+use support::process::{BIN, start_server};
+
+#[test]
+fn join_without_a_terminal_never_reaches_the_server() {
+    let server = start_server(&[]);
+    let out = std::process::Command::new(BIN)
+        .args(["join", &format!("127.0.0.1:{}", server.port)])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains("needs a terminal"), "{stderr}");
+    assert!(stderr.contains("--headless"), "{stderr}");
+    // The server saw nobody: no join line within a generous wait.
+    let joined = server
+        .lines
+        .recv_timeout(Duration::from_millis(1500))
+        .ok()
+        .filter(|l| l.starts_with("join"));
+    assert_eq!(joined, None);
+}
+
+/// Bots in the roster the server sends next (after one tick).
+fn bots_playing(server: &mut Server, now: Instant) -> usize {
+    server.tick(now);
+    let rosters: Vec<Vec<RosterEntry>> = server
+        .take_outbox()
+        .filter_map(|(_, m)| match m {
+            ServerMsg::Roster(r) => Some(r.entries),
+            _ => None,
+        })
+        .collect();
+    rosters
+        .last()
+        .expect("a roster")
+        .iter()
+        .filter(|e| e.bot)
+        .count()
+}
+
+fn event_lines(server: &mut Server) -> Vec<ServerEvent> {
+    server.take_events().collect()
+}
+
+#[test]
+fn a_human_joining_a_server_full_of_bots_replaces_a_bot() {
+    let mut config = ServerConfig::new(Map::builtin("arena").unwrap());
+    config.max_players = 16;
+    config.bots = 16;
+    let mut server = Server::new(config);
+    let now = Instant::now();
+    assert_eq!(server.player_count(), 16);
+    event_lines(&mut server);
+
+    // The host (or anyone) gets a seat: the newest bot leaves for them.
+    let host: SocketAddr = "127.0.0.1:4000".parse().unwrap();
+    let welcome = server.join_in_process(now, host, "host");
+    assert!(welcome.is_some(), "a server full of bots let nobody in");
+    assert_eq!(server.player_count(), 16);
+    assert_eq!(bots_playing(&mut server, now), 15);
+    let events = event_lines(&mut server);
+    assert!(
+        events.iter().any(|e| matches!(e,
+            ServerEvent::Left { name, reason, .. } if name == "bot-16" && reason.contains("room"))),
+        "{events:?}"
+    );
+
+    // The human leaves: the bot comes back.
+    let mut buf = Vec::new();
+    netarena::net::codec::encode_client(&ClientMsg::Leave, &mut buf).unwrap();
+    server.receive(now, host, &buf);
+    assert_eq!(server.player_count(), 16);
+    let events = event_lines(&mut server);
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, ServerEvent::Joined { name, from: None, .. } if name == "bot-16")),
+        "{events:?}"
+    );
+}
+
+#[test]
+fn a_server_full_of_humans_still_refuses() {
+    let mut config = ServerConfig::new(Map::builtin("duel").unwrap());
+    config.max_players = 2;
+    config.bots = 1;
+    let mut server = Server::new(config);
+    let now = Instant::now();
+    let addr = |p: u16| SocketAddr::from(([127, 0, 0, 1], p));
+    assert!(server.join_in_process(now, addr(1), "a").is_some());
+    assert!(server.join_in_process(now, addr(2), "b").is_some());
+    assert!(server.join_in_process(now, addr(3), "c").is_none());
+    assert_eq!(server.player_count(), 2);
+}
+
+#[test]
+fn server_with_bots_up_to_the_limit_lets_a_headless_client_in() {
+    let server = start_server(&["--bots", "16", "--max-players", "16"]);
+    let out = support::process::headless_join(server.port, "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        server
+            .wait_for_line("made room", Duration::from_secs(3))
+            .is_some()
+    );
+}
+
+fn input(seq: u32, cmd: Command) -> ClientMsg {
+    ClientMsg::Input(InputPacket::pack(0, seq, 0, [(seq, cmd)]))
+}
+
+fn protected(server: &Server, id: u8) -> bool {
+    let s = server.game().statuses();
+    s.iter().find(|s| s.id == id).expect("playing").protected
+}
+
+#[test]
+fn spawn_protection_lasts_until_the_first_move_or_shot_with_a_cap() {
+    let mut server = Server::new(ServerConfig::new(Map::builtin("duel").unwrap()));
+    let mut now = Instant::now();
+    let a: SocketAddr = "10.0.0.1:1000".parse().unwrap();
+    let b: SocketAddr = "10.0.0.2:1000".parse().unwrap();
+    let ida = server.join_in_process(now, a, "a").unwrap().player_id;
+    let idb = server.join_in_process(now, b, "b").unwrap().player_id;
+    let tick = Duration::from_secs(1) / 60;
+    let step = |server: &mut Server, now: &mut Instant, n: u32| {
+        for _ in 0..n {
+            *now += tick;
+            server.tick(*now);
+        }
+    };
+    step(&mut server, &mut now, 30);
+    assert!(protected(&server, ida) && protected(&server, idb));
+
+    // Aiming (no button) keeps it; the first step ends it.
+    let mut buf = Vec::new();
+    let aim_only = Command {
+        aim: 3,
+        ..Command::default()
+    };
+    for (seq, (who, cmd)) in [(b, aim_only), (a, Command::moving(Buttons::RIGHT))]
+        .into_iter()
+        .enumerate()
+    {
+        netarena::net::codec::encode_client(&input(seq as u32 + 1, cmd), &mut buf).unwrap();
+        server.receive(now, who, &buf);
+    }
+    step(&mut server, &mut now, 5);
+    assert!(!protected(&server, ida), "moving ends protection");
+    assert!(protected(&server, idb), "aiming does not");
+
+    // Standing still, it ends at the cap: 3 s after spawning.
+    let cap = PROTECT_MAX_MS * 60 / 1000;
+    step(&mut server, &mut now, cap - 35 - 2);
+    assert!(protected(&server, idb));
+    step(&mut server, &mut now, 4);
+    assert!(!protected(&server, idb), "the cap ends protection");
+}
+
+/// The measure of a fair first minute: a weak bot (skill 1: 700 ms reactions, 37% of
+/// shots off by an eighth), standing in for a newcomer, against three bots of the
+/// default skill on the default map, over 60 s, for several seeds.
+#[test]
+fn a_newcomer_scores_in_the_first_minute_against_default_bots() {
+    let mut firsts = Vec::new();
+    let mut deaths_all = Vec::new();
+    let mut frags_all = Vec::new();
+    for seed in 1..=6 {
+        let mut config = ServerConfig::new(Map::builtin("arena").unwrap());
+        config.bots = 3;
+        config.seed = seed;
+        if let Ok(v) = std::env::var("NEWCOMER_TEST_SKILL") {
+            config.bot_skill = v.parse().unwrap();
+        }
+        let skill = config.bot_skill;
+        let mut server = Server::new(config);
+        server.add_bot("newcomer", 1, seed * 77).unwrap();
+        let mut now = Instant::now();
+        let (mut first, mut deaths, mut frags, mut died) = (None, 0, 0, None);
+        for t in 0..60 * 60 {
+            now += Duration::from_secs(1) / 60;
+            server.tick(now);
+            server.take_outbox().for_each(drop);
+            for e in server.take_events() {
+                if let ServerEvent::Frag { killer, victim, .. } = e {
+                    if victim == "newcomer" {
+                        deaths += 1;
+                        died.get_or_insert(f64::from(t) / 60.0);
+                    } else if killer == "newcomer" {
+                        frags += 1;
+                        first.get_or_insert(f64::from(t) / 60.0);
+                    }
+                }
+            }
+        }
+        println!(
+            "seed {seed}: default skill {skill}: newcomer's first frag at {first:?} s, first death at {died:?} s, {frags} frags, {deaths} deaths in 60 s"
+        );
+        firsts.push(first);
+        deaths_all.push(deaths);
+        frags_all.push(frags);
+    }
+    let scored = firsts.iter().filter(|f| f.is_some()).count();
+    assert!(
+        scored >= 5,
+        "the newcomer scored in only {scored} of 6 minutes: {firsts:?}"
+    );
+    // 8 a minute at the default skill (a fair share of a four-player free-for-all);
+    // skill 5 bots kill it 9 to 12 times (NEWCOMER_TEST_SKILL=5 to compare).
+    let deaths: u32 = deaths_all.iter().sum();
+    assert!(deaths <= 51, "{deaths_all:?} deaths per minute");
+}
