@@ -177,6 +177,8 @@ fn frame_view<'a>(map: &'a Map, opts: &RenderOptions, t: u32) -> View<'a> {
     };
     View {
         map,
+        focus: None,
+        protected: Vec::new(),
         sprites: sprites(map, opts.players, t, opts.overlays),
         beams,
         combat: Some(CombatHud {
@@ -186,6 +188,11 @@ fn frame_view<'a>(map: &'a Map, opts: &RenderOptions, t: u32) -> View<'a> {
             frags: 3,
             frag_limit: 20,
             time_left_secs: Some(300 - t / 60 % 300),
+            hurt: false,
+            hit: false,
+            death: None,
+            rail_cooldown_secs: None,
+            protected_secs: None,
         }),
         feed: if opts.overlays {
             vec![

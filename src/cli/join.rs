@@ -3,8 +3,9 @@
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, AtomicUsize};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
+use netarena::client::interactive::Outcome;
 use netarena::client::{headless, interactive, join_screen};
 
 use super::args::JoinArgs;
@@ -24,16 +25,10 @@ pub(crate) fn run(
         // leave a ghost player behind until the server times it out.
         need_terminal()?;
     }
-    let server = match &args.address {
-        Some(address) => resolve(address)?,
-        None => {
-            let scope = args.discovery.scope.into();
-            match join_screen::choose(scope, &args.discovery.ports(), stop, resolve)? {
-                Some(addr) => addr,
-                None => return Ok(ExitCode::SUCCESS),
-            }
-        }
+    let Some(address) = &args.address else {
+        return browse(&args, conditions, stop, signal);
     };
+    let server = resolve(address)?;
     let client = client_config(server, &args.name, &args.view, &args.net, conditions)?;
     if args.headless {
         headless::run(
@@ -46,6 +41,40 @@ pub(crate) fn run(
         return Ok(ExitCode::SUCCESS);
     }
     finish(interactive::run(client, stop), signal)
+}
+
+/// The join screen: a join that fails comes back to it with the error shown.
+fn browse(
+    args: &JoinArgs,
+    conditions: netarena::net::conditioner::Conditions,
+    stop: &AtomicBool,
+    signal: &AtomicUsize,
+) -> anyhow::Result<ExitCode> {
+    let scope = args.discovery.scope.into();
+    let mut error = None;
+    loop {
+        let Some(server) =
+            join_screen::choose(scope, &args.discovery.ports(), stop, resolve, error)?
+        else {
+            let how = if stop.load(Ordering::Relaxed) {
+                Outcome::Stopped
+            } else {
+                Outcome::Quit
+            };
+            return finish(Ok(how), signal);
+        };
+        let client = client_config(
+            server,
+            &args.name,
+            &args.view,
+            &args.net,
+            conditions.clone(),
+        )?;
+        match interactive::run(client, stop) {
+            Err(e) if !stop.load(Ordering::Relaxed) => error = Some(format!("{e:#}")),
+            result => return finish(result, signal),
+        }
+    }
 }
 
 /// Playing needs a terminal on both ends: keys in, the arena out.

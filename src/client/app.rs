@@ -3,11 +3,13 @@
 //! [`App::handle`] changes this state; what the outside must do (send, change the
 //! link, quit) comes back as an [`Effect`]. No I/O and no clock.
 
+use std::time::Instant;
+
 use super::Switches;
 use super::input::{Action, ChatKey};
 use crate::net::conditioner::Conditions;
 use crate::net::protocol::MAX_CHAT_CHARS;
-use crate::sim::combat::aim_of;
+use crate::sim::combat::{aim_of, aim_vector};
 use crate::sim::world::{Buttons, Command};
 
 /// Steps the lag keys move through.
@@ -15,6 +17,9 @@ const LAG_STEP_MS: u32 = 25;
 const MAX_LAG_MS: u32 = 1000;
 const JITTER_STEPS_MS: [u32; 5] = [0, 5, 10, 20, 40];
 const LOSS_STEPS_PCT: [f64; 6] = [0.0, 1.0, 2.0, 5.0, 10.0, 20.0];
+/// Two keys are never let go in the same instant: when one of a diagonal's keys goes,
+/// the aim stays diagonal this many command ticks (and for good if the other follows).
+const DIAGONAL_GRACE_TICKS: u8 = 8;
 
 /// Which overlays are open.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -44,9 +49,51 @@ pub struct App {
     conditions: Conditions,
     overlays: Overlays,
     aim: u8,
+    /// Command ticks a diagonal aim has been held by only one of its keys.
+    diagonal_left: u8,
     weapon: u8,
     /// The chat line being typed, when the editor is open: keys go to it, not the game.
     chat: Option<String>,
+    chat_budget: ChatBudget,
+    /// A line for the player from the client itself (a chat line not sent), and when.
+    note: Option<(Instant, String)>,
+}
+
+/// The server's chat rule, kept here too so a line it would drop is never sent
+/// silently: a burst of 3 lines, then 1 a second.
+#[derive(Clone, Debug)]
+struct ChatBudget {
+    lines: f64,
+    at: Option<Instant>,
+}
+
+const CHAT_BURST: f64 = 3.0;
+const CHATS_PER_SEC: f64 = 1.0;
+/// How long a note from the client stays among the chat lines.
+const NOTE_SECS: f64 = 4.0;
+
+impl Default for ChatBudget {
+    fn default() -> ChatBudget {
+        ChatBudget {
+            lines: CHAT_BURST,
+            at: None,
+        }
+    }
+}
+
+impl ChatBudget {
+    fn take(&mut self, now: Instant) -> bool {
+        let secs = self
+            .at
+            .map_or(0.0, |t| now.saturating_duration_since(t).as_secs_f64());
+        self.lines = (self.lines + secs * CHATS_PER_SEC).min(CHAT_BURST);
+        self.at = Some(now);
+        let ok = self.lines >= 1.0;
+        if ok {
+            self.lines -= 1.0;
+        }
+        ok
+    }
 }
 
 /// The step after `current` in `steps` (wrapping), or the first.
@@ -66,8 +113,11 @@ impl App {
             conditions,
             overlays: Overlays::default(),
             aim: 0,
+            diagonal_left: 0,
             weapon: 0,
             chat: None,
+            chat_budget: ChatBudget::default(),
+            note: None,
         }
     }
 
@@ -101,11 +151,17 @@ impl App {
         }
     }
 
-    /// The command for `buttons` held: you aim where you last moved.
+    /// The command for `buttons` held: you aim where you last moved (or turned), a
+    /// diagonal kept through the uneven release of its two keys.
     pub(crate) fn command(&mut self, buttons: Buttons) -> Command {
         let (dx, dy) = buttons.direction();
-        if let Some(a) = aim_of(dx, dy) {
+        let (ax, ay) = aim_vector(self.aim);
+        let half_of_diagonal = ax != 0 && ay != 0 && ((dx, dy) == (ax, 0) || (dx, dy) == (0, ay));
+        if half_of_diagonal && self.diagonal_left < DIAGONAL_GRACE_TICKS {
+            self.diagonal_left += 1;
+        } else if let Some(a) = aim_of(dx, dy) {
             self.aim = a;
+            self.diagonal_left = 0;
         }
         Command {
             buttons,
@@ -119,6 +175,11 @@ impl App {
         let before = *s;
         match action {
             Action::Quit => return Some(Effect::Quit),
+            Action::Back => return self.back(),
+            Action::Face(aim) => {
+                self.aim = aim % 8;
+                self.diagonal_left = 0;
+            }
             Action::TogglePrediction => *s = s.with_prediction(!s.prediction),
             Action::ToggleReconciliation => {
                 s.reconciliation = !s.reconciliation;
@@ -143,6 +204,40 @@ impl App {
             | Action::CycleProfile => return self.network(action),
         }
         (self.switches != before).then_some(Effect::Switches(self.switches))
+    }
+
+    /// Whether a finished chat line may go at `now` by the server's rate; if not, a
+    /// note says so.
+    pub(crate) fn may_send_chat(&mut self, now: Instant) -> bool {
+        let ok = self.chat_budget.take(now);
+        if !ok {
+            self.note = Some((
+                now,
+                "(not sent: chat allows 3 lines at once, then 1 a second)".into(),
+            ));
+        }
+        ok
+    }
+
+    /// The client's own note for the chat lines, while fresh.
+    pub(crate) fn note(&self, now: Instant) -> Option<&str> {
+        self.note
+            .as_ref()
+            .filter(|(at, _)| now.saturating_duration_since(*at).as_secs_f64() < NOTE_SECS)
+            .map(|(_, text)| text.as_str())
+    }
+
+    /// Esc: closes the open overlays, or quits when none is open.
+    fn back(&mut self) -> Option<Effect> {
+        let open = self.overlays;
+        self.overlays = Overlays::default();
+        (open == Overlays::default()).then_some(Effect::Quit)
+    }
+
+    /// The aim the next command carries.
+    #[cfg(test)]
+    pub(crate) fn aim(&self) -> u8 {
+        self.aim
     }
 
     /// The lag, jitter, loss and profile keys.
@@ -182,87 +277,4 @@ impl App {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn app() -> App {
-        App::new(Switches::default(), Conditions::default())
-    }
-
-    #[test]
-    fn reconciliation_follows_prediction() {
-        let mut a = app();
-        let off = a.handle(Action::TogglePrediction);
-        let s = a.switches();
-        assert_eq!(off, Some(Effect::Switches(s)));
-        assert!(!s.prediction && !s.reconciliation);
-        // Without prediction there is nothing to reconcile: the key does nothing.
-        assert_eq!(a.handle(Action::ToggleReconciliation), None);
-        assert!(!a.switches().reconciliation);
-        a.handle(Action::TogglePrediction);
-        assert!(a.switches().prediction && a.switches().reconciliation);
-        a.handle(Action::ToggleReconciliation);
-        assert!(a.switches().prediction && !a.switches().reconciliation);
-    }
-
-    #[test]
-    fn overlays_weapon_and_aim_stay_in_the_app() {
-        let mut a = app();
-        assert_eq!(a.handle(Action::ToggleScoreboard), None);
-        assert_eq!(a.handle(Action::ToggleStats), None);
-        assert!(a.overlays().scoreboard && a.overlays().stats && !a.overlays().help);
-        assert_eq!(a.handle(Action::SelectWeapon(1)), None);
-        let cmd = a.command(Buttons::LEFT);
-        assert_eq!((cmd.weapon, cmd.aim), (1, aim_of(-1, 0).unwrap()));
-        // Standing still keeps the aim; firing fires that way.
-        let cmd = a.command(Buttons::FIRE);
-        assert_eq!(cmd.aim, aim_of(-1, 0).unwrap());
-        assert_eq!(a.handle(Action::Quit), Some(Effect::Quit));
-    }
-
-    #[test]
-    fn network_keys_step_and_wrap() {
-        let mut a = app();
-        let Some(Effect::Conditions(c)) = a.handle(Action::LagUp) else {
-            panic!("lag changes the link");
-        };
-        assert_eq!(c.latency_ms, LAG_STEP_MS);
-        assert_eq!(
-            a.handle(Action::LagDown),
-            Some(Effect::Conditions(Conditions::default()))
-        );
-        assert_eq!(a.handle(Action::LagDown), None, "already at zero");
-        for want in [1.0, 2.0, 5.0, 10.0, 20.0, 0.0] {
-            a.handle(Action::CycleLoss);
-            assert_eq!(a.conditions().loss_pct, want);
-        }
-    }
-
-    #[test]
-    fn chat_editor_takes_the_keys_and_sends_on_enter() {
-        let mut a = app();
-        assert_eq!(a.type_chat(ChatKey::Char('x')), None, "closed: ignored");
-        a.handle(Action::OpenChat);
-        assert_eq!(
-            a.held(Buttons::UP),
-            Buttons::empty(),
-            "no moving while typing"
-        );
-        for c in "hi!".chars() {
-            a.type_chat(ChatKey::Char(c));
-        }
-        a.type_chat(ChatKey::Char('\u{7}'));
-        a.type_chat(ChatKey::Backspace);
-        assert_eq!(a.chat_input(), Some("hi"));
-        assert_eq!(a.type_chat(ChatKey::Send), Some(Effect::Chat("hi".into())));
-        assert!(!a.chatting());
-        a.handle(Action::OpenChat);
-        a.type_chat(ChatKey::Char(' '));
-        assert_eq!(a.type_chat(ChatKey::Send), None, "blank lines are not sent");
-        a.handle(Action::OpenChat);
-        a.type_chat(ChatKey::Char('x'));
-        a.type_chat(ChatKey::Cancel);
-        assert_eq!(a.chat_input(), None);
-        assert_eq!(a.held(Buttons::UP), Buttons::UP);
-    }
-}
+mod tests;

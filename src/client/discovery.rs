@@ -111,17 +111,45 @@ impl Discovery {
                 compatible: info.version == PROTOCOL_VERSION,
                 ping_ms: now.saturating_duration_since(*sent).as_secs_f64() * 1000.0,
             };
-            match self.found.iter_mut().find(|f| f.address == from) {
-                Some(f) => *f = found,
-                None => self.found.push(found),
-            }
+            self.take(found);
         }
+
         // Forget requests nobody answered within a few seconds.
         let now = Instant::now();
         self.sent
             .retain(|_, at| now.saturating_duration_since(*at) < Duration::from_secs(3));
     }
 
+    /// One answer. A server heard both on loopback and on the LAN (the same name,
+    /// map, size and port) is one row: under its loopback address.
+    fn take(&mut self, found: Found) {
+        let same = |f: &Found| {
+            f.address == found.address
+                || (f.address.port() == found.address.port()
+                    && f.name == found.name
+                    && f.map == found.map
+                    && f.max_players == found.max_players)
+        };
+        match self.found.iter_mut().find(|f| same(f)) {
+            Some(f) if f.address.ip().is_loopback() && !found.address.ip().is_loopback() => {
+                // Keep the loopback row; only what changes (players) is news.
+                f.players = found.players;
+            }
+            Some(f) => *f = found,
+            None => self.found.push(found),
+        }
+        // Nearest first; pings within a millisecond count as equal, so a list of
+        // servers on one machine keeps a steady order.
+        self.found.sort_by(|a, b| {
+            let ms = |f: &Found| f.ping_ms.floor() as u64;
+            ms(a)
+                .cmp(&ms(b))
+                .then_with(|| a.name.cmp(&b.name))
+                .then_with(|| a.address.cmp(&b.address))
+        });
+    }
+
+    /// Every server that answered, nearest first.
     pub(crate) fn found(&self) -> &[Found] {
         &self.found
     }
@@ -166,4 +194,35 @@ pub fn search(scope: Scope, ports: &[u16], wait: Duration) -> anyhow::Result<Vec
     let mut found = d.found().to_vec();
     found.sort_by(|a, b| a.ping_ms.total_cmp(&b.ping_ms));
     Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(ip: [u8; 4], name: &str, ping_ms: f64) -> Found {
+        Found {
+            address: SocketAddr::from((ip, 7777)),
+            name: name.into(),
+            map: "arena".into(),
+            players: 1,
+            max_players: 16,
+            version: PROTOCOL_VERSION,
+            compatible: true,
+            ping_ms,
+        }
+    }
+
+    /// A server on this machine answered on 127.0.0.1 and on the LAN address, and was
+    /// listed twice; the list was in the order answers came.
+    #[test]
+    fn one_row_per_server_nearest_first() {
+        let mut d = Discovery::new(Scope::Loopback, &[7777]).unwrap();
+        d.take(found([192, 168, 1, 9], "far", 12.0));
+        d.take(found([192, 168, 1, 5], "home", 0.4));
+        d.take(found([127, 0, 0, 1], "home", 0.2));
+        d.take(found([192, 168, 1, 5], "home", 0.3));
+        let rows: Vec<String> = d.found().iter().map(|f| f.address.to_string()).collect();
+        assert_eq!(rows, ["127.0.0.1:7777", "192.168.1.9:7777"]);
+    }
 }

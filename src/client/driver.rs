@@ -37,6 +37,8 @@ pub(crate) struct Driver {
     session: ClientSession,
     app: App,
     clock: CommandClock,
+    /// What the view remembers between frames (feedback on changes).
+    memory: view::Memory,
 }
 
 impl Driver {
@@ -48,6 +50,7 @@ impl Driver {
             session,
             app,
             clock: CommandClock::for_tick_rate(tick_rate, first_command),
+            memory: view::Memory::default(),
         }
     }
 
@@ -82,6 +85,12 @@ impl Driver {
         self.apply(effect)
     }
 
+    /// Whether a chat line may go at `now` (the server's rate); if not the player is
+    /// told so.
+    pub(crate) fn may_send_chat(&mut self, now: Instant) -> bool {
+        self.app.may_send_chat(now)
+    }
+
     fn apply(&mut self, effect: Option<Effect>) -> Option<Effect> {
         match effect {
             Some(Effect::Switches(s)) => {
@@ -97,12 +106,13 @@ impl Driver {
     pub(crate) fn play(&mut self, now: Instant, keys: Buttons, mut send: impl FnMut(ClientMsg)) {
         let buttons = self.app.held(keys);
         self.clock.hold(now, buttons);
-        let cmd = self.app.command(buttons);
+        // One `command` a tick: the app counts ticks (a diagonal's release grace).
+        let app = &mut self.app;
         command_ticks(
             &mut self.session,
             &mut self.clock,
             now,
-            |_, _| cmd,
+            |_, _| app.command(buttons),
             |_, msg| msg.into_iter().for_each(&mut send),
         );
     }
@@ -125,11 +135,17 @@ impl Driver {
     /// Advances per-frame state; call once per drawn frame.
     pub(crate) fn frame(&mut self, now: Instant) {
         self.session.frame(now);
+        self.memory.update(&self.session, now);
+    }
+
+    /// Whether the picture may change with time alone: the loop then looks again soon.
+    pub(crate) fn in_motion(&self, now: Instant) -> bool {
+        view::in_motion(&self.session, now)
     }
 
     /// What this frame shows, at `fps`, with `rates` for the stats overlay.
     pub(crate) fn view(&self, now: Instant, fps: f64, rates: Rates) -> View<'_> {
-        view::build(&self.session, &self.app, now, fps, rates)
+        view::build(&self.session, &self.app, &self.memory, now, fps, rates)
     }
 }
 

@@ -44,6 +44,9 @@ pub struct Report {
     pub malformed_in: u64,
     pub seconds: f64,
     pub remote_players: Vec<RemoteSeen>,
+    /// How the session ended: "time up", "stopped by a signal", or what the server
+    /// did ("the server closed the connection: ...", "... stopped answering").
+    pub ended: String,
 }
 
 pub fn run(
@@ -54,7 +57,12 @@ pub fn run(
     stop: &AtomicBool,
 ) -> anyhow::Result<Report> {
     let mut link = Link::open(config)?;
-    let welcome = link.connect(&config.name, config.timeout)?;
+    let Some(welcome) = link.connect(&config.name, config.timeout, || {
+        Ok(stop.load(Ordering::Relaxed))
+    })?
+    else {
+        bail!("stopped by a signal before joining");
+    };
     let start = Instant::now();
     let mut session = ClientSession::new(welcome, start, config.switches)
         .context("the server sent a map this client cannot use")?;
@@ -62,17 +70,25 @@ pub fn run(
     let app = App::new(config.switches, config.outgoing.clone());
     let mut driver = Driver::new(session, app, start);
     let end = start + Duration::from_secs_f64(seconds.max(0.0));
-    play(&mut link, &mut driver, config, bot, end, stop)?;
+    let played = play(&mut link, &mut driver, config, bot, end, stop);
     let elapsed = start.elapsed().as_secs_f64();
-    leave(&mut link)?;
-
-    let report = report(&link, driver.session(), elapsed);
+    let ended = match &played {
+        Ok(()) if stop.load(Ordering::Relaxed) => "stopped by a signal".to_owned(),
+        Ok(()) => "time up".to_owned(),
+        Err(e) => format!("{e:#}"),
+    };
+    // A server that said goodbye needs none back.
+    if played.is_ok() {
+        leave(&mut link)?;
+    }
+    // The report is written however the session ended, then the failure is passed on.
+    let report = report(&link, driver.session(), elapsed, ended);
     if let Some(path) = report_path {
         let json = serde_json::to_string_pretty(&report)?;
         std::fs::write(path, json + "\n")
             .with_context(|| format!("cannot write report {}", path.display()))?;
     }
-    Ok(report)
+    played.map(|()| report)
 }
 
 /// The loop: take in what arrived, make the commands due, sleep until the next.
@@ -141,7 +157,7 @@ fn leave(link: &mut Link) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn report(link: &Link, session: &ClientSession, seconds: f64) -> Report {
+fn report(link: &Link, session: &ClientSession, seconds: f64, ended: String) -> Report {
     let traffic = link.traffic();
     Report {
         player_id: session.player_id(),
@@ -155,5 +171,6 @@ fn report(link: &Link, session: &ClientSession, seconds: f64) -> Report {
         malformed_in: link.malformed(),
         seconds,
         remote_players: session.remotes_seen().to_vec(),
+        ended,
     }
 }

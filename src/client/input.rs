@@ -3,8 +3,10 @@
 //! Holding a key must move smoothly and letting go must stop promptly. Terminals that
 //! speak the keyboard enhancement protocol report releases, which is exact. Others only
 //! send a press and then, after the OS repeat delay, a stream of repeats; there a key
-//! counts as held until a timeout after its last press or repeat: long after the first
-//! press (to bridge the repeat delay), short once repeats are flowing.
+//! counts as held until a timeout after its last press or repeat. After a first press
+//! that timeout is short, so a tap moves about one cell, always the same; once repeats
+//! flow it bridges the gaps between them. (Holding a key therefore steps one cell,
+//! pauses for the repeat delay, then runs: precise taps are worth that.)
 
 use std::time::{Duration, Instant};
 
@@ -12,9 +14,9 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::sim::world::Buttons;
 
-/// Bridges the gap between a key's first press and its first auto-repeat (typically
-/// 250-600 ms).
-const FIRST_HOLD: Duration = Duration::from_millis(550);
+/// How long a first press of a direction counts as held: about one cell of movement
+/// (9 cells a second: 7 command ticks at 60 Hz, 6 at worst).
+pub(crate) const TAP_HOLD: Duration = Duration::from_millis(110);
 /// Once repeats arrive every ~30 ms, a gap this long means the key was released.
 const REPEAT_HOLD: Duration = Duration::from_millis(150);
 /// A second press this soon after the first is an auto-repeat, not a new press.
@@ -24,6 +26,10 @@ const REPEAT_WINDOW: Duration = Duration::from_millis(700);
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Action {
     Quit,
+    /// Esc: closes what is open (overlays), or quits when nothing is.
+    Back,
+    /// Turn to face this aim (0..8) without walking.
+    Face(u8),
     TogglePrediction,
     ToggleReconciliation,
     ToggleInterpolation,
@@ -78,13 +84,33 @@ pub(crate) struct Keys {
     held: [Option<Hold>; 5],
 }
 
-fn held_key(code: KeyCode) -> Option<usize> {
+fn held_key(code: KeyCode, modifiers: KeyModifiers) -> Option<usize> {
+    if modifiers.contains(KeyModifiers::SHIFT) {
+        // Shifted directions turn (see `face_key`); a shifted space still fires.
+        return (code == KeyCode::Char(' ')).then_some(FIRE);
+    }
     match code {
         KeyCode::Char(' ') => Some(FIRE),
-        KeyCode::Up | KeyCode::Char('w' | 'W') => Some(0),
-        KeyCode::Down | KeyCode::Char('s' | 'S') => Some(1),
-        KeyCode::Left | KeyCode::Char('a' | 'A') => Some(2),
-        KeyCode::Right | KeyCode::Char('d' | 'D') => Some(3),
+        KeyCode::Up | KeyCode::Char('w') => Some(0),
+        KeyCode::Down | KeyCode::Char('s') => Some(1),
+        KeyCode::Left | KeyCode::Char('a') => Some(2),
+        KeyCode::Right | KeyCode::Char('d') => Some(3),
+        _ => None,
+    }
+}
+
+/// Shift with a direction (`W A S D`, or Shift and an arrow): the aim to turn to.
+fn face_key(code: KeyCode, modifiers: KeyModifiers) -> Option<u8> {
+    let shifted = modifiers.contains(KeyModifiers::SHIFT);
+    match code {
+        KeyCode::Char('D') => Some(0),
+        KeyCode::Right if shifted => Some(0),
+        KeyCode::Char('S') => Some(2),
+        KeyCode::Down if shifted => Some(2),
+        KeyCode::Char('A') => Some(4),
+        KeyCode::Left if shifted => Some(4),
+        KeyCode::Char('W') => Some(6),
+        KeyCode::Up if shifted => Some(6),
         _ => None,
     }
 }
@@ -99,7 +125,7 @@ impl Keys {
 
     /// Takes one key event; returns an action if the key is bound to one.
     pub(crate) fn handle(&mut self, ev: &KeyEvent, now: Instant) -> Option<Action> {
-        if let Some(i) = held_key(ev.code) {
+        if let Some(i) = held_key(ev.code, ev.modifiers) {
             match ev.kind {
                 KeyEventKind::Release => self.held[i] = None,
                 KeyEventKind::Press | KeyEventKind::Repeat => {
@@ -124,8 +150,12 @@ impl Keys {
         if ev.modifiers.contains(KeyModifiers::CONTROL) {
             return matches!(ev.code, KeyCode::Char('c')).then_some(Action::Quit);
         }
+        if let Some(aim) = face_key(ev.code, ev.modifiers) {
+            return Some(Action::Face(aim));
+        }
         match ev.code {
-            KeyCode::Char('q') | KeyCode::Esc => Some(Action::Quit),
+            KeyCode::Char('q') => Some(Action::Quit),
+            KeyCode::Esc => Some(Action::Back),
             KeyCode::Char('p') => Some(Action::TogglePrediction),
             KeyCode::Char('r') => Some(Action::ToggleReconciliation),
             KeyCode::Char('i') => Some(Action::ToggleInterpolation),
@@ -156,7 +186,7 @@ impl Keys {
                 let limit = match (h.repeating, i) {
                     (true, _) => REPEAT_HOLD,
                     (false, FIRE) => FIRE_FIRST_HOLD,
-                    (false, _) => FIRST_HOLD,
+                    (false, _) => TAP_HOLD,
                 };
                 if !self.enhanced && now.duration_since(h.last) > limit {
                     *slot = None;
@@ -191,17 +221,16 @@ mod tests {
         KeyEvent::new_with_kind(code, KeyModifiers::NONE, kind)
     }
 
+    /// A tap used to count as held for 550 ms (to bridge the repeat delay), so one tap
+    /// of a direction walked 4-5 cells.
     #[test]
-    fn legacy_hold_bridges_the_repeat_delay_and_stops_after_release() {
+    fn legacy_tap_is_short_and_a_hold_runs_once_repeats_flow() {
         let t0 = Instant::now();
         let ms = |n| t0 + Duration::from_millis(n);
         let mut k = Keys::new(false);
         k.handle(&key(KeyCode::Char('d'), KeyEventKind::Press), t0);
-        assert_eq!(
-            k.buttons(ms(400)),
-            Buttons::RIGHT,
-            "still held before the first repeat"
-        );
+        assert_eq!(k.buttons(ms(100)), Buttons::RIGHT, "a tap holds briefly");
+        assert_eq!(k.buttons(ms(120)), Buttons::empty(), "and no longer");
         // Repeats every 33 ms from 500 ms to 1000 ms, then the key is let go.
         let mut t = 500;
         while t <= 1000 {
@@ -214,6 +243,19 @@ mod tests {
             Buttons::empty(),
             "stopped within 200 ms of release"
         );
+    }
+
+    #[test]
+    fn shifted_directions_turn_without_walking() {
+        let t0 = Instant::now();
+        let mut k = Keys::new(false);
+        let shift = |code| KeyEvent::new(code, KeyModifiers::SHIFT);
+        assert_eq!(
+            k.handle(&shift(KeyCode::Char('A')), t0),
+            Some(Action::Face(4))
+        );
+        assert_eq!(k.handle(&shift(KeyCode::Up), t0), Some(Action::Face(6)));
+        assert_eq!(k.buttons(t0), Buttons::empty());
     }
 
     #[test]
@@ -249,7 +291,7 @@ mod tests {
         );
         assert_eq!(
             k.handle(&key(KeyCode::Esc, KeyEventKind::Press), t0),
-            Some(Action::Quit)
+            Some(Action::Back)
         );
         let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
         assert_eq!(k.handle(&ctrl_c, t0), Some(Action::Quit));

@@ -1,24 +1,29 @@
 //! The terminal client: a thin shell around a `Driver`. Each turn of the loop reads
-//! the keys, pumps the link, steps the driver and draws; commands run at a fixed rate,
-//! frames as fast as they can be drawn (or at `--fps-cap`).
+//! the keys, pumps the link, steps the driver and draws the picture if it changed, then
+//! sleeps until a datagram, a key, the next command or the next look is due (see
+//! `frames`); commands run at a fixed rate, frames whenever the picture changes (at most
+//! `--fps-cap` a second).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
+use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{self, Event, KeyCode, KeyEvent, KeyModifiers};
 use ratatui::crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
 use ratatui::crossterm::{execute, queue};
+use ratatui::layout::Rect;
 
 use super::ClientConfig;
 use super::app::{App, Effect};
 use super::driver::Driver;
+use super::frames::{FpsCounter, FramePacer};
 use super::input::{Keys, chat_key};
 use super::link::Link;
 use super::rates::RateMeter;
 use super::session::{ClientSession, SessionEnd};
 use super::terminal::{self, Tui};
-use crate::net::protocol::ClientMsg;
+use crate::net::protocol::{ClientMsg, Welcome};
 use crate::ui;
 
 /// How the game ended, for the message printed after the terminal is restored.
@@ -29,14 +34,17 @@ pub enum Outcome {
 
 pub fn run(config: ClientConfig, stop: &AtomicBool) -> anyhow::Result<Outcome> {
     let mut link = Link::open(&config)?;
-    let welcome = link.connect(&config.name, config.timeout)?;
+    let (mut tui, enhanced, _guard) = terminal::enter().context("cannot set up the terminal")?;
+    let welcome = match connect(&mut tui, &mut link, &config, stop)? {
+        Ok(welcome) => welcome,
+        Err(outcome) => return Ok(outcome),
+    };
     let now = Instant::now();
     let mut session = ClientSession::new(welcome, now, config.switches)
         .context("the server sent a map this client cannot use")?;
     session.set_input_rate(config.input_rate);
     let app = App::new(config.switches, config.outgoing.clone());
     let driver = Driver::new(session, app, now);
-    let (mut tui, enhanced, _guard) = terminal::enter().context("cannot set up the terminal")?;
     let result = play(&mut tui, &mut link, driver, &config, enhanced, stop);
     // Tell the server we are gone; a few copies, since any one may be lost.
     let now = Instant::now();
@@ -50,15 +58,52 @@ pub fn run(config: ClientConfig, stop: &AtomicBool) -> anyhow::Result<Outcome> {
     result
 }
 
+/// Joins, showing what it is doing; Esc, q and Ctrl-C cancel, and so does a signal.
+/// Err carries how a cancelled join ends the program.
+fn connect(
+    tui: &mut Tui,
+    link: &mut Link,
+    config: &ClientConfig,
+    stop: &AtomicBool,
+) -> anyhow::Result<Result<Welcome, Outcome>> {
+    let text = format!("connecting to {}… (Esc to cancel)", link.server());
+    let mut outcome = Outcome::Stopped;
+    let welcome = link.connect(&config.name, config.timeout, || {
+        if stop.load(Ordering::Relaxed) {
+            return Ok(true);
+        }
+        tui.draw(|f| ui::draw_message(f, &text))?;
+        while event::poll(Duration::ZERO)? {
+            if let Event::Key(key) = event::read()?
+                && (key.code == KeyCode::Esc
+                    || key.code == KeyCode::Char('q')
+                    || (key.code == KeyCode::Char('c')
+                        && key.modifiers.contains(KeyModifiers::CONTROL)))
+            {
+                outcome = Outcome::Quit;
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    })?;
+    Ok(welcome.ok_or(outcome))
+}
+
 /// The loop's own state besides the driver: the screen, frame pacing and rates.
 struct Shell {
     keys: Keys,
     screen: (u16, u16),
     fps: FpsCounter,
     rates: RateMeter,
-    next_frame: Instant,
-    frame_period: Option<Duration>,
+    pacer: FramePacer,
+    /// What is on the screen, to draw only a picture that differs.
+    shown: Buffer,
+    /// Whether the link's wait also wakes for keys; if not, keys are looked at often.
+    keys_wake: bool,
 }
+
+/// How often keys are looked at when the terminal cannot wake the loop.
+const KEY_CHECK: Duration = Duration::from_millis(10);
 
 fn play(
     tui: &mut Tui,
@@ -74,8 +119,9 @@ fn play(
         screen: (size.width, size.height),
         fps: FpsCounter::default(),
         rates: RateMeter::default(),
-        next_frame: Instant::now(),
-        frame_period: config.fps_cap.map(|f| Duration::from_secs(1) / f.max(1)),
+        pacer: FramePacer::new(config.fps_cap, Instant::now()),
+        shown: Buffer::empty(Rect::ZERO),
+        keys_wake: link.watch_terminal(),
     };
     let panic_at = config.debug_panic_after.map(|d| Instant::now() + d);
     loop {
@@ -92,17 +138,16 @@ fn play(
         }
         let held = shell.keys.buttons(now);
         driver.play(now, held, |msg| link.send(now, &msg));
-
-        // With a cap, a frame is drawn only when one is due; the loop still wakes for
-        // packets and command ticks in between.
-        if let Some(period) = shell.frame_period {
-            if now < shell.next_frame {
-                link.wait(shell.next_frame.min(driver.next_command()))?;
-                continue;
-            }
-            shell.next_frame = (shell.next_frame + period).max(now);
+        look(tui, link, &mut driver, &mut shell, now)?;
+        // Sleep until a datagram, a key, the next command or the next look is due.
+        let mut wake = shell.pacer.next_wake(now, driver.next_command());
+        if !shell.keys_wake {
+            wake = wake.min(now + KEY_CHECK);
         }
-        draw(tui, link, &mut driver, &mut shell, now)?;
+        if let Some(t) = panic_at {
+            wake = wake.min(t);
+        }
+        link.wait(wake)?;
     }
 }
 
@@ -144,7 +189,7 @@ fn read_keys(
     shell: &mut Shell,
     now: Instant,
 ) -> anyhow::Result<bool> {
-    let (need_w, need_h) = ui::required_size(driver.session().map());
+    let (need_w, need_h) = ui::minimum_size(driver.session().map());
     let too_small = shell.screen.0 < need_w || shell.screen.1 < need_h;
     while event::poll(Duration::ZERO)? {
         let effect = match event::read()? {
@@ -169,10 +214,12 @@ fn read_keys(
         };
         match effect {
             Some(Effect::Quit) => return Ok(true),
-            Some(Effect::Chat(line)) => link.send(now, &ClientMsg::Chat(line)),
+            Some(Effect::Chat(line)) if driver.may_send_chat(now) => {
+                link.send(now, &ClientMsg::Chat(line));
+            }
             // The same simulated path both ways, as the command line sets it.
             Some(Effect::Conditions(c)) => link.set_conditions(c.clone(), c),
-            Some(Effect::Switches(_)) | None => {}
+            Some(Effect::Chat(_) | Effect::Switches(_)) | None => {}
         }
     }
     Ok(false)
@@ -186,50 +233,50 @@ fn on_key(driver: &mut Driver, shell: &mut Shell, key: &KeyEvent, now: Instant) 
     driver.handle(action)
 }
 
-fn draw(
+/// Looks at the picture, if the frame cap allows, and draws it if it changed.
+fn look(
     tui: &mut Tui,
     link: &Link,
     driver: &mut Driver,
     shell: &mut Shell,
     now: Instant,
 ) -> anyhow::Result<()> {
+    shell.fps.roll(now);
+    if !shell.pacer.may_draw(now) {
+        return Ok(());
+    }
     driver.frame(now);
     shell
         .rates
         .sample(now, link.traffic(), driver.session().stats());
     let view = driver.view(now, shell.fps.value(), shell.rates.rates());
+    let drawn = draw_if_changed(tui, &mut shell.shown, &view)?;
+    if drawn {
+        shell.fps.frame(now);
+    }
+    shell.pacer.looked(now, drawn, driver.in_motion(now));
+    Ok(())
+}
+
+/// Renders `view` off screen and, if it differs from `shown`, sends the difference to
+/// the terminal. True when it did.
+fn draw_if_changed(tui: &mut Tui, shown: &mut Buffer, view: &ui::View) -> anyhow::Result<bool> {
+    tui.autoresize()?;
+    let mut frame = tui.get_frame();
+    ui::draw(&mut frame, view);
+    if tui.current_buffer_mut() == shown {
+        tui.current_buffer_mut().reset();
+        return Ok(false);
+    }
     if !terminal::may_draw() {
         // Another thread panicked; its hook is restoring the terminal and exiting.
         std::thread::park();
     }
+    shown.clone_from(tui.current_buffer_mut());
     queue!(tui.backend_mut(), BeginSynchronizedUpdate)?;
-    tui.draw(|f| ui::draw(f, &view))?;
+    tui.flush()?;
+    tui.hide_cursor()?;
+    tui.swap_buffers();
     execute!(tui.backend_mut(), EndSynchronizedUpdate)?;
-    shell.fps.frame(now);
-    Ok(())
-}
-
-/// Frames per second over the last half second.
-#[derive(Default)]
-struct FpsCounter {
-    window_start: Option<Instant>,
-    frames: u32,
-    value: f64,
-}
-
-impl FpsCounter {
-    fn frame(&mut self, now: Instant) {
-        let start = *self.window_start.get_or_insert(now);
-        self.frames += 1;
-        let elapsed = now.duration_since(start).as_secs_f64();
-        if elapsed >= 0.5 {
-            self.value = f64::from(self.frames) / elapsed;
-            self.frames = 0;
-            self.window_start = Some(now);
-        }
-    }
-
-    fn value(&self) -> f64 {
-        self.value
-    }
+    Ok(true)
 }

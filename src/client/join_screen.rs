@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use mio::{Events, Poll, Token};
 use ratatui::crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::discovery::{Discovery, Found, Scope};
@@ -13,8 +14,10 @@ use crate::ui::join_screen::{JoinView, ServerLine, draw_join};
 
 /// How often the browser asks again while open, so the list stays live.
 const REFRESH: Duration = Duration::from_secs(2);
-/// How long "searching…" shows after a request.
+/// How long "searching…" shows after the player asks for a search.
 const SEARCH_WINDOW: Duration = Duration::from_millis(800);
+/// The longest the loop sleeps before looking at the keyboard again.
+const KEY_CHECK: Duration = Duration::from_millis(20);
 
 /// The browser's own state: the highlighted line, the address being typed, the last
 /// error, and when servers were last asked.
@@ -24,37 +27,42 @@ struct Browser {
     typed: String,
     error: Option<String>,
     last_probe: Option<Instant>,
+    /// When the player (or the start) last asked for a fresh search.
+    search_started: Option<Instant>,
 }
 
-/// Shows the browser until the player picks a server (Some) or quits (None).
-/// `resolve` turns typed text into an address, with a one-line error.
+/// Shows the browser until the player picks a server (Some) or quits (None), with
+/// `error` (why the last join failed) on its last line. `resolve` turns typed text
+/// into an address, with a one-line error.
 pub fn choose(
     scope: Scope,
     ports: &[u16],
     stop: &AtomicBool,
     resolve: impl Fn(&str) -> anyhow::Result<SocketAddr>,
+    error: Option<String>,
 ) -> anyhow::Result<Option<SocketAddr>> {
     let mut discovery = Discovery::new(scope, ports)?;
+    // Answers wake the loop as they arrive, so each is timed when it lands.
+    let mut poll = Poll::new().context("cannot create poll")?;
+    discovery.register(poll.registry(), Token(0))?;
+    let mut events = Events::with_capacity(8);
     let (mut tui, _, _guard) = terminal::enter().context("cannot set up the terminal")?;
-    let mut b = Browser::default();
-
+    let mut b = Browser {
+        error,
+        ..Browser::default()
+    };
     loop {
         if stop.load(Ordering::Relaxed) {
             return Ok(None);
         }
-        let now = Instant::now();
-        if b.last_probe
-            .is_none_or(|t| now.duration_since(t) >= REFRESH)
-        {
-            discovery.probe(now);
-            b.last_probe = Some(now);
-        }
+        // Read answers first thing after waking: each is timed as it is read.
         discovery.receive();
+        let now = Instant::now();
         let servers: Vec<ServerLine> = discovery.found().iter().map(server_line).collect();
         b.selected = b.selected.min(servers.len().saturating_sub(1));
         let searching = b
-            .last_probe
-            .is_some_and(|t| now.duration_since(t) < SEARCH_WINDOW);
+            .search_started
+            .is_none_or(|t| now.duration_since(t) < SEARCH_WINDOW);
         let view = JoinView {
             servers: &servers,
             selected: b.selected,
@@ -64,18 +72,34 @@ pub fn choose(
         };
         tui.draw(|f| draw_join(f, &view))?;
 
-        // A short wait: answers are timed when read, so this bounds the ping error.
-        if !event::poll(Duration::from_millis(5))? {
-            continue;
+        while event::poll(Duration::ZERO)? {
+            let Event::Key(key) = event::read()? else {
+                continue;
+            };
+            if key.kind == KeyEventKind::Release {
+                continue;
+            }
+            if let Some(choice) = b.on_key(&key, &mut discovery, &resolve) {
+                return Ok(choice);
+            }
         }
-        let Event::Key(key) = event::read()? else {
-            continue;
-        };
-        if key.kind == KeyEventKind::Release {
-            continue;
+        // Ask right before sleeping, so an answer wakes the loop and is read at once.
+        let now = Instant::now();
+        if b.last_probe
+            .is_none_or(|t| now.duration_since(t) >= REFRESH)
+        {
+            discovery.probe(now);
+            b.last_probe = Some(now);
+            b.search_started.get_or_insert(now);
         }
-        if let Some(choice) = b.on_key(&key, &mut discovery, &resolve) {
-            return Ok(choice);
+        let wake = b
+            .last_probe
+            .map_or(now, |t| t + REFRESH)
+            .min(now + KEY_CHECK);
+        if let Err(e) = poll.poll(&mut events, Some(wake.saturating_duration_since(now)))
+            && e.kind() != std::io::ErrorKind::Interrupted
+        {
+            return Err(e).context("poll failed");
         }
     }
 }
@@ -97,6 +121,7 @@ impl Browser {
             KeyCode::Char('r') if typed.is_empty() => {
                 discovery.clear();
                 self.last_probe = None;
+                self.search_started = None;
                 self.error = None;
             }
             KeyCode::Up => self.selected = self.selected.saturating_sub(1),

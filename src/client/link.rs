@@ -1,5 +1,6 @@
 //! The client's connection to one server: socket, poll, codec and the join handshake.
 
+use std::collections::VecDeque;
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::time::{Duration, Instant};
 
@@ -14,8 +15,11 @@ use crate::net::protocol::{ClientMsg, ServerMsg, Welcome};
 use crate::net::transport::{Traffic, Transport};
 
 const SOCKET: Token = Token(0);
+const TERMINAL: Token = Token(1);
 /// How often a connect request is repeated while waiting for an answer.
 const CONNECT_RETRY: Duration = Duration::from_millis(250);
+/// The longest the connect loop sleeps before asking its caller whether to go on.
+const CONNECT_CHECK: Duration = Duration::from_millis(50);
 
 pub(crate) struct Link {
     poll: Poll,
@@ -24,6 +28,11 @@ pub(crate) struct Link {
     server: SocketAddr,
     buf: Vec<u8>,
     malformed: u64,
+    /// Messages that came in the same read as the welcome, for the first pump.
+    early: VecDeque<(ServerMsg, usize)>,
+    /// The simulated delay of the join handshake (two round trips: the challenge, then
+    /// the welcome), at the worst of the jitter, for saying why a connect timed out.
+    handshake_lag_ms: u32,
 }
 
 impl Link {
@@ -50,6 +59,12 @@ impl Link {
             server: config.server,
             buf: Vec::with_capacity(codec::MAX_CLIENT_DATAGRAM),
             malformed: 0,
+            early: VecDeque::new(),
+            handshake_lag_ms: 2
+                * (config.outgoing.latency_ms
+                    + config.outgoing.jitter_ms
+                    + config.incoming.latency_ms
+                    + config.incoming.jitter_ms),
         })
     }
 
@@ -77,6 +92,25 @@ impl Link {
         }
     }
 
+    /// Lets [`Link::wait`] wake when the terminal has input too. False when it cannot
+    /// (stdin is not the terminal): the caller must then look at the keys itself.
+    pub(crate) fn watch_terminal(&mut self) -> bool {
+        use std::io::IsTerminal;
+        use std::os::fd::AsRawFd;
+        let stdin = std::io::stdin();
+        let fd = stdin.as_raw_fd();
+        stdin.is_terminal()
+            && self
+                .poll
+                .registry()
+                .register(
+                    &mut mio::unix::SourceFd(&fd),
+                    TERMINAL,
+                    mio::Interest::READABLE,
+                )
+                .is_ok()
+    }
+
     /// Sleeps until a datagram arrives, a delayed datagram falls due, or `until`.
     pub(crate) fn wait(&mut self, until: Instant) -> anyhow::Result<()> {
         let now = Instant::now();
@@ -91,6 +125,9 @@ impl Link {
     /// Sends delayed datagrams that are due and hands every server message that has
     /// arrived to `deliver`. Anything not from the server, or not decodable, is dropped.
     pub(crate) fn pump(&mut self, now: Instant, mut deliver: impl FnMut(ServerMsg, usize)) {
+        for (msg, len) in self.early.drain(..) {
+            deliver(msg, len);
+        }
         self.transport.flush(now);
         let server = self.server;
         let malformed = &mut self.malformed;
@@ -109,8 +146,14 @@ impl Link {
     }
 
     /// Asks to join until welcomed, refused, or `timeout` passes. The server first
-    /// answers with a challenge cookie, which the next request echoes.
-    pub(crate) fn connect(&mut self, name: &str, timeout: Duration) -> anyhow::Result<Welcome> {
+    /// answers with a challenge cookie, which the next request echoes. `cancel` is asked
+    /// at least every 50 ms; when it says true the attempt ends with None.
+    pub(crate) fn connect(
+        &mut self,
+        name: &str,
+        timeout: Duration,
+        mut cancel: impl FnMut() -> anyhow::Result<bool>,
+    ) -> anyhow::Result<Option<Welcome>> {
         let start = Instant::now();
         let deadline = start + timeout;
         let mut cookie = None;
@@ -119,14 +162,14 @@ impl Link {
         // request has the server send the welcome and the chunks again.
         let mut welcome: Option<Welcome> = None;
         let mut map = MapAssembler::default();
+        let mut early = VecDeque::new();
         loop {
+            if cancel()? {
+                return Ok(None);
+            }
             let now = Instant::now();
             if now >= deadline {
-                bail!(
-                    "no answer from {} within {} s: is a netarena server running there?",
-                    self.server,
-                    timeout.as_secs()
-                );
+                return Err(self.no_answer(timeout));
             }
             if now >= next_try {
                 match codec::connect_request(name, cookie, &mut self.buf) {
@@ -136,7 +179,7 @@ impl Link {
                 next_try = now + CONNECT_RETRY;
             }
             let mut refused = None;
-            self.pump(now, |msg, _| match msg {
+            self.pump(now, |msg, len| match msg {
                 ServerMsg::Welcome(w) => welcome = Some(w),
                 ServerMsg::MapChunk(c) => {
                     if let Err(e) = map.add(now, &c) {
@@ -149,19 +192,141 @@ impl Link {
                     // Answer the challenge at once rather than at the next retry.
                     next_try = now;
                 }
+                // What follows the welcome (the roster, a snapshot) is the session's:
+                // keep it for the first pump.
+                other if welcome.is_some() => early.push_back((other, len)),
                 _ => {}
             });
             if let Some(w) = &mut welcome
                 && let Some(text) = map.take(&w.map)
             {
                 w.map_text = text;
-                return Ok(welcome.take().expect("just matched"));
+                self.early = early;
+                return Ok(welcome.take());
             }
             match refused {
                 Some(reason) => bail!("{} refused to let us join: {reason}", self.server),
                 None if next_try <= now => {}
-                None => self.wait(next_try.min(deadline))?,
+                None => self.wait(next_try.min(deadline).min(now + CONNECT_CHECK))?,
             }
+        }
+    }
+
+    /// Why a connect got no answer: the simulated lag, if that alone is too long.
+    fn no_answer(&self, timeout: Duration) -> anyhow::Error {
+        let secs = timeout.as_secs_f64();
+        if Duration::from_millis(self.handshake_lag_ms.into()) >= timeout {
+            anyhow::anyhow!(
+                "no answer from {} within {secs} s: the simulated lag alone makes joining take {} ms (two round trips); lower --lag",
+                self.server,
+                self.handshake_lag_ms
+            )
+        } else {
+            anyhow::anyhow!(
+                "no answer from {} within {secs} s: is a netarena server running there?",
+                self.server
+            )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::UdpSocket;
+
+    use super::*;
+    use crate::net::protocol::RosterEntry;
+
+    /// With 100 ms of simulated lag the welcome and the roster right behind it came out
+    /// of the conditioner in one read, and the roster was thrown away with the rest.
+    #[test]
+    fn what_follows_the_welcome_in_one_read_reaches_the_session() {
+        let server = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let mut config = ClientConfig::new(server.local_addr().unwrap(), "ann");
+        config.incoming.latency_ms = 100;
+        let answer = std::thread::spawn(move || {
+            let mut buf = [0u8; 2048];
+            let (_, client) = server.recv_from(&mut buf).unwrap();
+            let map = crate::sim::map::Map::builtin("duel").unwrap();
+            let welcome = ServerMsg::Welcome(Welcome {
+                player_id: 3,
+                tick_rate: 60,
+                snapshot_interval: 3,
+                server_tick: 0,
+                server_name: "test".into(),
+                map_name: map.name().into(),
+                map: crate::net::map_chunks::info(map.text(), 1024),
+                map_text: map.text().into(),
+            });
+            let roster = crate::net::roster_pages::split(
+                1,
+                &[RosterEntry {
+                    id: 3,
+                    name: "ann".into(),
+                    bot: false,
+                    ping_ms: 0,
+                }],
+            );
+            // The welcome, its map in chunks, then the roster: all in one read.
+            let msgs = std::iter::once(welcome)
+                .chain(
+                    crate::net::map_chunks::split(map.text(), 1024)
+                        .into_iter()
+                        .map(ServerMsg::MapChunk),
+                )
+                .chain(roster.into_iter().map(ServerMsg::Roster));
+            let mut out = Vec::new();
+            for msg in msgs {
+                codec::encode_server(&msg, &mut out).unwrap();
+                server.send_to(&out, client).unwrap();
+            }
+        });
+        let mut link = Link::open(&config).unwrap();
+        let welcome = link
+            .connect("ann", Duration::from_secs(5), || Ok(false))
+            .unwrap()
+            .expect("not cancelled");
+        answer.join().unwrap();
+        assert_eq!(welcome.player_id, 3);
+        let mut got = Vec::new();
+        link.pump(Instant::now(), |msg, _| got.push(msg));
+        assert!(
+            matches!(&got[..], [ServerMsg::Roster(r)] if r.entries[0].name == "ann"),
+            "{got:?}"
+        );
+    }
+
+    #[test]
+    fn a_connect_is_cancelled_and_a_lag_too_long_is_named() {
+        let silent = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let mut config = ClientConfig::new(silent.local_addr().unwrap(), "ann");
+        let mut link = Link::open(&config).unwrap();
+        let start = Instant::now();
+        let mut asked = 0;
+        let cancelled = link.connect("ann", Duration::from_secs(5), || {
+            asked += 1;
+            Ok(asked > 3)
+        });
+        assert!(matches!(cancelled, Ok(None)));
+        assert!(start.elapsed() < Duration::from_millis(400));
+        config.outgoing.latency_ms = 1000;
+        config.incoming.latency_ms = 1000;
+        let mut link = Link::open(&config).unwrap();
+        let err = link
+            .connect("ann", Duration::from_millis(300), || Ok(false))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("simulated lag alone"), "{err}");
+        // `--lag 2000` against the default 5 s: the handshake's two round trips take 8 s.
+        for (lag, blames_lag) in [(1000, false), (2000, true)] {
+            config.outgoing.latency_ms = lag;
+            config.incoming.latency_ms = lag;
+            let err = Link::open(&config)
+                .unwrap()
+                .no_answer(Duration::from_secs(5))
+                .to_string();
+            assert_eq!(err.contains("simulated lag alone"), blames_lag, "{err}");
+            assert_eq!(err.contains("is a netarena server running"), !blames_lag);
         }
     }
 }

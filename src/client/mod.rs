@@ -10,6 +10,7 @@ mod clock;
 pub mod combat;
 pub mod discovery;
 pub mod driver;
+mod frames;
 pub mod headless;
 pub mod input;
 mod intake;

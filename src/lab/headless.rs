@@ -87,6 +87,7 @@ pub fn report(lab: &Lab, seed: u64) -> LabReport {
                     malformed_in: 0,
                     seconds,
                     remote_players: s.remotes_seen().to_vec(),
+                    ended: "time up".into(),
                 },
                 link_up: up,
                 link_down: down,

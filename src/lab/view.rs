@@ -139,6 +139,8 @@ fn now_secs(lab: &Lab, at: Instant) -> f64 {
 fn plain_view(lab: &Lab, sprites: Vec<Sprite>, beams: Vec<Beam>) -> View<'_> {
     View {
         map: lab.server().game().map(),
+        focus: None,
+        protected: Vec::new(),
         sprites,
         beams,
         combat: None,

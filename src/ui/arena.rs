@@ -5,18 +5,21 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::{Position, Rect};
 use ratatui::style::{Color, Modifier, Style};
 
-use super::{Beam, CELL_COLS, SpriteKind, View, player_color, player_glyph};
+use super::{Beam, CELL_COLS, Sprite, SpriteKind, View, player_color, player_glyph};
 use crate::sim::map::Tile;
 
 const WALL: Style = Style::new().fg(Color::Gray).bg(Color::DarkGray);
 const FLOOR: Style = Style::new().fg(Color::DarkGray);
 
-/// The map's walls and floor.
-pub(crate) fn draw_tiles(buf: &mut Buffer, area: Rect, view: &View) {
+/// The map's walls and floor seen through `area`, the cell `camera` at its top left.
+pub(crate) fn draw_tiles(buf: &mut Buffer, area: Rect, camera: (u16, u16), view: &View) {
     let map = view.map;
-    for y in 0..map.height() {
-        for x in 0..map.width() {
-            let (symbol, style) = match map.tile(i32::from(x), i32::from(y)) {
+    let cols = (area.width / CELL_COLS).min(map.width().saturating_sub(camera.0));
+    let rows = area.height.min(map.height().saturating_sub(camera.1));
+    for y in 0..rows {
+        for x in 0..cols {
+            let cell = (i32::from(camera.0 + x), i32::from(camera.1 + y));
+            let (symbol, style) = match map.tile(cell.0, cell.1) {
                 Tile::Wall => ("▒", WALL),
                 Tile::Floor => (" ", FLOOR),
             };
@@ -35,90 +38,122 @@ pub(crate) fn draw_tiles(buf: &mut Buffer, area: Rect, view: &View) {
     }
 }
 
-/// Beams and sprites, over the tiles and the kill feed and chat lines: text may cover
-/// the floor, never a player.
-pub(crate) fn draw_sprites(buf: &mut Buffer, area: Rect, view: &View) {
+/// The terminal column and row of a point in cells, if inside `area`. Two columns per
+/// cell give half-cell steps horizontally: a glyph sits in the column its centre is
+/// nearest to.
+fn screen_at(area: Rect, camera: (u16, u16), x: f64, y: f64) -> Option<(u16, u16)> {
+    let col = ((x - f64::from(camera.0)) * f64::from(CELL_COLS) - 0.5).floor();
+    let row = (y - f64::from(camera.1)).floor();
+    let inside =
+        (0.0..f64::from(area.width)).contains(&col) && (0.0..f64::from(area.height)).contains(&row);
+    inside.then(|| (area.x + col as u16, area.y + row as u16))
+}
+
+fn is_player(kind: SpriteKind) -> bool {
+    matches!(kind, SpriteKind::Remote | SpriteKind::Local)
+}
+
+/// Beams and sprites over the tiles. Players go last, whatever the order: a bolt, a
+/// muzzle flash or an arrow never hides one.
+pub(crate) fn draw_sprites(buf: &mut Buffer, area: Rect, camera: (u16, u16), view: &View) {
     for beam in &view.beams {
-        draw_beam(buf, area, beam);
+        draw_beam(buf, area, camera, beam);
     }
-    for sprite in &view.sprites {
-        // Two columns per cell give half-cell steps horizontally: the glyph sits in the
-        // column its centre is nearest to.
-        let col = (sprite.x * f64::from(CELL_COLS) - 0.5).floor();
-        let row = sprite.y.floor();
-        if col < 0.0 || row < 0.0 {
+    // Just hurt: the '@' flashes red.
+    let hurt = view.combat.as_ref().is_some_and(|c| c.hurt);
+    let (players, things): (Vec<&Sprite>, Vec<&Sprite>) =
+        view.sprites.iter().partition(|s| is_player(s.kind));
+    for sprite in things.into_iter().chain(players) {
+        let Some((col, row)) = screen_at(area, camera, sprite.x, sprite.y) else {
             continue;
-        }
-        let (col, row) = (col as u16, row as u16);
-        // Facing arrows and the muzzle flash are decorations: never over a wall.
-        if matches!(sprite.kind, SpriteKind::Aim(_) | SpriteKind::Muzzle)
-            && view.map.is_wall(sprite.x.floor() as i32, row.into())
+        };
+        // The muzzle flash is a decoration: never over a wall.
+        if sprite.kind == SpriteKind::Muzzle
+            && view
+                .map
+                .is_wall(sprite.x.floor() as i32, sprite.y.floor() as i32)
         {
             continue;
         }
-        if col >= area.width || row >= area.height {
-            continue;
-        }
-        let color = player_color(sprite.id);
-        let letter = player_glyph(sprite.id);
-        let (glyph, style) = match sprite.kind {
-            SpriteKind::Trail { age_secs } => {
-                // Not '·': that is the floor.
-                let glyph = if age_secs < 0.1 { '•' } else { '∘' };
-                (glyph, Style::new().fg(color).add_modifier(Modifier::DIM))
-            }
-            SpriteKind::Ghost => (
-                letter.to_ascii_lowercase(),
-                Style::new().fg(color).add_modifier(Modifier::DIM),
-            ),
-            SpriteKind::LocalGhost => (
-                'o',
-                Style::new().fg(Color::White).add_modifier(Modifier::DIM),
-            ),
-            SpriteKind::FlashPredicted => (
-                'x',
-                Style::new()
-                    .fg(Color::LightRed)
-                    .add_modifier(Modifier::BOLD),
-            ),
-            SpriteKind::FlashCorrected => (
-                '+',
-                Style::new()
-                    .fg(Color::LightGreen)
-                    .add_modifier(Modifier::BOLD),
-            ),
-            SpriteKind::Projectile => ('*', Style::new().fg(color).add_modifier(Modifier::BOLD)),
-            SpriteKind::Muzzle => (
-                '✶',
-                Style::new()
-                    .fg(Color::LightYellow)
-                    .add_modifier(Modifier::BOLD),
-            ),
-            SpriteKind::TestedBox => (
-                '▢',
-                Style::new()
-                    .fg(Color::LightMagenta)
-                    .add_modifier(Modifier::BOLD),
-            ),
-            SpriteKind::PresentBox => ('◆', Style::new().fg(Color::LightCyan)),
-            SpriteKind::Aim(aim) => (
-                ['→', '↘', '↓', '↙', '←', '↖', '↑', '↗'][usize::from(aim % 8)],
-                Style::new().fg(color).add_modifier(Modifier::DIM),
-            ),
-            SpriteKind::Remote => (letter, Style::new().fg(color).add_modifier(Modifier::BOLD)),
-            SpriteKind::Local => (
-                '@',
-                Style::new().fg(Color::White).add_modifier(Modifier::BOLD),
-            ),
+        let (glyph, style) = glyph_and_style(sprite, hurt);
+        // Spawn protection: the player on blue.
+        let flashing = hurt && sprite.kind == SpriteKind::Local;
+        let style = if is_player(sprite.kind) && view.protected.contains(&sprite.id) && !flashing {
+            style.bg(Color::Blue)
+        } else {
+            style
         };
-        if let Some(cell) = buf.cell_mut(Position::new(area.x + col, area.y + row)) {
+        if let Some(cell) = buf.cell_mut(Position::new(col, row)) {
             cell.set_char(glyph).set_style(style);
         }
     }
 }
 
+/// How a sprite looks: its glyph and style (`hurt`: the local player flashes red).
+fn glyph_and_style(sprite: &Sprite, hurt: bool) -> (char, Style) {
+    let color = player_color(sprite.id);
+    let letter = player_glyph(sprite.id);
+    match sprite.kind {
+        SpriteKind::Trail { age_secs } => {
+            // Not '·': that is the floor.
+            let glyph = if age_secs < 0.1 { '•' } else { '∘' };
+            (glyph, Style::new().fg(color).add_modifier(Modifier::DIM))
+        }
+        SpriteKind::Ghost => (
+            letter.to_ascii_lowercase(),
+            Style::new().fg(color).add_modifier(Modifier::DIM),
+        ),
+        SpriteKind::LocalGhost => (
+            'o',
+            Style::new().fg(Color::White).add_modifier(Modifier::DIM),
+        ),
+        SpriteKind::FlashPredicted => (
+            'x',
+            Style::new()
+                .fg(Color::LightRed)
+                .add_modifier(Modifier::BOLD),
+        ),
+        SpriteKind::FlashCorrected => (
+            '+',
+            Style::new()
+                .fg(Color::LightGreen)
+                .add_modifier(Modifier::BOLD),
+        ),
+        SpriteKind::Projectile => ('*', Style::new().fg(color).add_modifier(Modifier::BOLD)),
+        SpriteKind::Muzzle => (
+            '✶',
+            Style::new()
+                .fg(Color::LightYellow)
+                .add_modifier(Modifier::BOLD),
+        ),
+        SpriteKind::TestedBox => (
+            '▢',
+            Style::new()
+                .fg(Color::LightMagenta)
+                .add_modifier(Modifier::BOLD),
+        ),
+        SpriteKind::PresentBox => ('◆', Style::new().fg(Color::LightCyan)),
+        SpriteKind::Aim(aim) => (
+            ['→', '↘', '↓', '↙', '←', '↖', '↑', '↗'][usize::from(aim % 8)],
+            Style::new().fg(color).add_modifier(Modifier::DIM),
+        ),
+        SpriteKind::Remote => (letter, Style::new().fg(color).add_modifier(Modifier::BOLD)),
+        SpriteKind::Local if hurt => (
+            '@',
+            Style::new()
+                .fg(Color::White)
+                .bg(Color::Red)
+                .add_modifier(Modifier::BOLD),
+        ),
+        SpriteKind::Local => (
+            '@',
+            Style::new().fg(Color::White).add_modifier(Modifier::BOLD),
+        ),
+    }
+}
+
 /// A rail beam: the cells along the line, in the shooter's colour.
-fn draw_beam(buf: &mut Buffer, area: Rect, beam: &Beam) {
+fn draw_beam(buf: &mut Buffer, area: Rect, camera: (u16, u16), beam: &Beam) {
     let (x0, y0) = beam.from;
     let (x1, y1) = beam.to;
     let steps = ((x1 - x0).abs().max((y1 - y0).abs()) * 2.0).ceil().max(1.0) as u32;
@@ -135,12 +170,9 @@ fn draw_beam(buf: &mut Buffer, area: Rect, beam: &Beam) {
     for i in 0..=steps {
         let t = f64::from(i) / f64::from(steps);
         let (x, y) = (x0 + (x1 - x0) * t, y0 + (y1 - y0) * t);
-        let col = (x * f64::from(CELL_COLS) - 0.5).floor();
-        let row = y.floor();
-        if col < 0.0 || row < 0.0 || col >= f64::from(area.width) || row >= f64::from(area.height) {
-            continue;
-        }
-        if let Some(cell) = buf.cell_mut(Position::new(area.x + col as u16, area.y + row as u16)) {
+        if let Some((col, row)) = screen_at(area, camera, x, y)
+            && let Some(cell) = buf.cell_mut(Position::new(col, row))
+        {
             cell.set_char(glyph).set_style(style);
         }
     }

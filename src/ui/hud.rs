@@ -7,6 +7,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{CombatHud, Hud, RosterLine, player_color, player_glyph};
+use crate::net::protocol::MAX_CHAT_CHARS;
+use crate::sim::combat::Weapon;
 
 const LABEL: Style = Style::new().fg(Color::DarkGray);
 const VALUE: Style = Style::new().fg(Color::White);
@@ -20,40 +22,56 @@ fn switch(name: &str, on: bool) -> Span<'static> {
     }
 }
 
+/// As many whole groups as fit in `width` columns, in order: a line is never cut
+/// in the middle of a word. A group that does not fit ends the line.
+fn fit(groups: Vec<Vec<Span<'static>>>, width: u16) -> Line<'static> {
+    let mut spans = Vec::new();
+    let mut used = 0;
+    for group in groups {
+        let w: usize = group.iter().map(Span::width).sum();
+        if used + w > usize::from(width) {
+            break;
+        }
+        used += w;
+        spans.extend(group);
+    }
+    Line::from(spans)
+}
+
+fn pair(label: &str, value: String) -> Vec<Span<'static>> {
+    vec![
+        Span::styled(format!("{label} "), LABEL),
+        Span::styled(value, VALUE),
+    ]
+}
+
 pub(crate) fn draw_hud(frame: &mut Frame, area: Rect, hud: &Hud) {
     let s = &hud.switches;
-    let spans = vec![
-        Span::styled("FPS ", LABEL),
-        Span::styled(format!("{:<5.0} ", hud.fps), VALUE),
-        Span::styled("RTT ", LABEL),
-        Span::styled(format!("{:.0}ms ", hud.rtt_ms), VALUE),
-        Span::styled("tick ", LABEL),
-        Span::styled(format!("{} ", hud.server_tick), VALUE),
-        Span::styled("pend ", LABEL),
-        Span::styled(format!("{} ", hud.pending), VALUE),
-        Span::styled("corr ", LABEL),
-        Span::styled(format!("{} ", hud.corrections), VALUE),
-        Span::styled("│ ", LABEL),
-        switch("pred", s.prediction),
-        Span::raw(" "),
-        switch("rec", s.reconciliation),
-        Span::raw(" "),
-        switch("int", s.interpolation),
-        Span::raw(" "),
-        switch("ext", s.extrapolation),
-        Span::raw(" "),
-        switch("smo", s.smoothing),
-        Span::raw(" "),
-        switch(
-            if s.ghost_trail {
-                "ghost+trail"
-            } else {
-                "ghost"
-            },
-            s.ghosts,
-        ),
+    let ghost = if s.ghost_trail {
+        "ghost+trail"
+    } else {
+        "ghost"
+    };
+    let mut groups = vec![
+        pair("FPS", format!("{:<5.0} ", hud.fps)),
+        pair("RTT", format!("{:.0}ms ", hud.rtt_ms)),
+        pair("tick", format!("{} ", hud.server_tick)),
+        pair("pend", format!("{} ", hud.pending)),
+        pair("corr", format!("{} ", hud.corrections)),
+        vec![Span::styled("│", LABEL)],
     ];
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    for (name, on) in [
+        ("pred", s.prediction),
+        ("rec", s.reconciliation),
+        ("int", s.interpolation),
+        ("ext", s.extrapolation),
+        ("smo", s.smoothing),
+        (ghost, s.ghosts),
+        ("lagc", s.lag_compensation),
+    ] {
+        groups.push(vec![Span::raw(" "), switch(name, on)]);
+    }
+    frame.render_widget(Paragraph::new(fit(groups, area.width)), area);
 }
 
 /// The fighting line: health, weapon, frags, clock; or the chat line being typed.
@@ -64,52 +82,116 @@ pub(crate) fn draw_combat(
     chat_input: Option<&str>,
 ) {
     if let Some(text) = chat_input {
-        let line = Line::from(vec![
-            Span::styled("say: ", Style::new().fg(Color::LightYellow)),
-            Span::raw(format!("{text}_")),
-            Span::styled("   Enter send, Esc cancel", LABEL),
-        ]);
-        frame.render_widget(Paragraph::new(line), area);
+        frame.render_widget(Paragraph::new(chat_line(text, area.width)), area);
         return;
     }
     let Some(c) = combat else {
         return;
     };
-    let mut spans = Vec::new();
-    if c.alive {
-        let color = match c.health {
-            h if h > 60 => Color::LightGreen,
-            h if h > 25 => Color::LightYellow,
-            _ => Color::LightRed,
-        };
-        spans.push(Span::styled("HP ", LABEL));
-        spans.push(Span::styled(
-            format!("{:<3} ", c.health),
-            Style::new().fg(color).add_modifier(Modifier::BOLD),
-        ));
-    } else {
-        spans.push(Span::styled(
-            "DEAD, respawning… ",
+    let mut groups = vec![status(c)];
+    if c.hit {
+        groups.push(vec![Span::styled(
+            "✕ hit ",
             Style::new()
-                .fg(Color::LightRed)
+                .fg(Color::LightMagenta)
                 .add_modifier(Modifier::BOLD),
-        ));
+        )]);
     }
-    spans.push(Span::styled(format!("{:<7} ", c.weapon.name()), VALUE));
-    spans.push(Span::styled("frags ", LABEL));
-    spans.push(Span::styled(
-        format!("{}/{} ", c.frags, c.frag_limit),
-        VALUE,
-    ));
+    if let (true, Some(secs)) = (c.alive, c.protected_secs) {
+        groups.push(vec![Span::styled(
+            format!("shield {secs:.1}s "),
+            Style::new().fg(Color::White).bg(Color::Blue),
+        )]);
+    }
+    let mut weapon = vec![Span::styled(format!("{:<7} ", c.weapon.name()), VALUE)];
+    if c.weapon == Weapon::Rail {
+        weapon = match c.rail_cooldown_secs {
+            Some(secs) => vec![
+                Span::styled("rail ", VALUE),
+                Span::styled(format!("{secs:.1}s "), Style::new().fg(Color::LightYellow)),
+            ],
+            None => vec![
+                Span::styled("rail ", VALUE),
+                Span::styled("ready ", Style::new().fg(Color::LightGreen)),
+            ],
+        };
+    }
+    groups.push(weapon);
+    groups.push(pair("frags", format!("{}/{} ", c.frags, c.frag_limit)));
     if let Some(t) = c.time_left_secs {
-        spans.push(Span::styled("time ", LABEL));
-        spans.push(Span::styled(format!("{}:{:02} ", t / 60, t % 60), VALUE));
+        groups.push(pair("time", format!("{}:{:02} ", t / 60, t % 60)));
     }
-    spans.push(Span::styled(
-        "│ space fire  1/2 weapon  t chat  Tab scores  ? help",
-        LABEL,
-    ));
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    groups.push(vec![Span::styled("│", LABEL)]);
+    for hint in ["space fire", "1/2 weapon", "t chat", "Tab scores", "? help"] {
+        groups.push(vec![Span::styled(format!(" {hint} "), LABEL)]);
+    }
+    frame.render_widget(Paragraph::new(fit(groups, area.width)), area);
+}
+
+/// Health (flashing when just hurt), or how we died and when we are back.
+fn status(c: &CombatHud) -> Vec<Span<'static>> {
+    let dead = Style::new()
+        .fg(Color::LightRed)
+        .add_modifier(Modifier::BOLD);
+    if !c.alive {
+        let text = match &c.death {
+            Some((how, secs)) => format!("DEAD: {how}, back in {secs:.1}s "),
+            None => "DEAD, respawning… ".to_owned(),
+        };
+        return vec![Span::styled(text, dead)];
+    }
+    let color = match c.health {
+        h if h > 60 => Color::LightGreen,
+        h if h > 25 => Color::LightYellow,
+        _ => Color::LightRed,
+    };
+    let mut style = Style::new().fg(color).add_modifier(Modifier::BOLD);
+    if c.hurt {
+        style = Style::new()
+            .fg(Color::White)
+            .bg(Color::Red)
+            .add_modifier(Modifier::BOLD);
+    }
+    vec![
+        Span::styled("HP ", LABEL),
+        Span::styled(format!("{:<3}", c.health), style),
+        Span::raw(" "),
+    ]
+}
+
+/// The chat editor: the end of the line when it is longer than the screen, and how
+/// many characters are left near the limit.
+fn chat_line(text: &str, width: u16) -> Line<'static> {
+    const PROMPT: &str = "say: ";
+    const HINT: &str = "   Enter send, Esc cancel";
+    let typed = text.chars().count();
+    let left = MAX_CHAT_CHARS.saturating_sub(typed);
+    let counter = if left <= 20 {
+        format!("  {left} left")
+    } else {
+        String::new()
+    };
+    let hint = if usize::from(width) >= PROMPT.len() + typed + 1 + counter.len() + HINT.len() {
+        HINT
+    } else {
+        ""
+    };
+    let room = usize::from(width)
+        .saturating_sub(PROMPT.len() + 1 + counter.chars().count() + hint.len())
+        .max(1);
+    let shown: String = if typed > room {
+        let tail: String = text.chars().skip(typed - room + 1).collect();
+        format!("…{tail}")
+    } else {
+        text.to_owned()
+    };
+    let full = Style::new().fg(Color::LightRed);
+    Line::from(vec![
+        Span::styled(PROMPT, Style::new().fg(Color::LightYellow)),
+        Span::raw(format!("{shown}_")),
+        Span::styled(counter, if left == 0 { full } else { LABEL }),
+        Span::styled(hint, LABEL),
+    ])
 }
 
 /// Players on the left, the simulated network conditions on the right.
@@ -119,24 +201,62 @@ pub(crate) fn draw_roster(frame: &mut Frame, area: Rect, roster: &[RosterLine], 
         Span::styled(conditions.to_owned(), Style::new().fg(Color::LightYellow)),
     ]);
     let net_width = (net.width() as u16).min(area.width);
+    let room = usize::from(area.width - net_width).saturating_sub(2);
     let mut spans = Vec::with_capacity(roster.len() * 2);
-    for r in roster {
+    let mut used = 0;
+    for (i, r) in roster.iter().enumerate() {
         let (glyph, color) = if r.local {
             ('@', Color::White)
         } else {
             (player_glyph(r.id), player_color(r.id))
         };
+        let name = format!("{}  ", r.name);
+        let width = 2 + name.chars().count();
+        // Whole names only; the last one that fits leaves room for "…" if more follow.
+        let more = i + 1 < roster.len();
+        if used + width + usize::from(more) > room {
+            spans.push(Span::styled("…", LABEL));
+            break;
+        }
+        used += width;
         spans.push(Span::styled(
             format!("{glyph} "),
             Style::new().fg(color).add_modifier(Modifier::BOLD),
         ));
-        spans.push(Span::styled(
-            format!("{}  ", r.name),
-            Style::new().fg(color),
-        ));
+        spans.push(Span::styled(name, Style::new().fg(color)));
     }
     let players = Rect::new(area.x, area.y, area.width - net_width, 1);
     frame.render_widget(Paragraph::new(Line::from(spans)), players);
     let right = Rect::new(area.right() - net_width, area.y, net_width, 1);
     frame.render_widget(Paragraph::new(net), right);
+}
+
+/// The players one a line, for the side panel of a wide terminal; "…" when more
+/// players than lines.
+pub(crate) fn draw_roster_list(frame: &mut Frame, area: Rect, roster: &[RosterLine]) {
+    if area.height == 0 {
+        return;
+    }
+    let rows = usize::from(area.height);
+    let mut lines: Vec<Line> = vec![Line::styled("players", LABEL)];
+    for r in roster {
+        if lines.len() + 1 == rows && roster.len() + 1 > rows {
+            lines.push(Line::styled("…", LABEL));
+            break;
+        }
+        let (glyph, color) = if r.local {
+            ('@', Color::White)
+        } else {
+            (player_glyph(r.id), player_color(r.id))
+        };
+        let bot = if r.bot { " (bot)" } else { "" };
+        lines.push(Line::from(vec![
+            Span::styled(
+                format!("{glyph} "),
+                Style::new().fg(color).add_modifier(Modifier::BOLD),
+            ),
+            Span::styled(format!("{}{bot}", r.name), Style::new().fg(color)),
+        ]));
+    }
+    frame.render_widget(Paragraph::new(lines), area);
 }

@@ -40,7 +40,12 @@ pub(crate) fn draw_join(frame: &mut Frame, view: &JoinView) {
     ])
     .areas(frame.area());
 
-    let status = if view.searching { "  searching…" } else { "" };
+    let status = match view.servers.len() {
+        _ if view.searching => "  searching…".to_owned(),
+        0 => "  none found yet".to_owned(),
+        1 => "  1 found (kept up to date)".to_owned(),
+        n => format!("  {n} found (kept up to date)"),
+    };
     frame.render_widget(
         Paragraph::new(Line::from(vec![
             Span::styled("netarena", Style::new().add_modifier(Modifier::BOLD)),
@@ -83,6 +88,8 @@ fn draw_list(frame: &mut Frame, list: ratatui::layout::Rect, view: &JoinView) {
         };
         frame.render_widget(Paragraph::new(text).style(DIM).block(block), list);
     } else {
+        // Borders, the highlight mark, the other columns and the gaps between them.
+        let name_w = usize::from(list.width.saturating_sub(2 + 2 + 11 + 7 + 7 + 16 + 4)).max(4);
         let rows = view.servers.iter().map(|s| {
             let style = if s.compatible { Style::new() } else { DIM };
             let version = if s.compatible {
@@ -94,10 +101,14 @@ fn draw_list(frame: &mut Frame, list: ratatui::layout::Rect, view: &JoinView) {
                 )
             };
             Row::new(vec![
-                Cell::from(s.name.clone()),
-                Cell::from(s.map.clone()),
+                Cell::from(ellipsize(&s.name, name_w)),
+                Cell::from(ellipsize(&s.map, 11)),
                 Cell::from(format!("{}/{}", s.players, s.max_players)),
-                Cell::from(format!("{:.0} ms", s.ping_ms)),
+                Cell::from(if s.ping_ms < 10.0 {
+                    format!("{:.1} ms", s.ping_ms)
+                } else {
+                    format!("{:.0} ms", s.ping_ms)
+                }),
                 Cell::from(Line::from(version)),
             ])
             .style(style)
@@ -119,4 +130,14 @@ fn draw_list(frame: &mut Frame, list: ratatui::layout::Rect, view: &JoinView) {
         let mut state = TableState::default().with_selected(Some(view.selected));
         frame.render_stateful_widget(table, list, &mut state);
     }
+}
+
+/// `text` cut to `width` characters, the cut shown by a trailing "…".
+pub(crate) fn ellipsize(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_owned();
+    }
+    let mut cut: String = text.chars().take(width.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
 }

@@ -213,8 +213,8 @@ fn draw_pane(frame: &mut Frame, rect: Rect, pane: &Pane) {
 fn draw_camera(buf: &mut Buffer, area: Rect, view: &View, focus: Option<(f64, f64)>) {
     let full = Rect::new(0, 0, view.map.width() * CELL_COLS, view.map.height());
     let mut off = Buffer::empty(full);
-    arena::draw_tiles(&mut off, full, view);
-    arena::draw_sprites(&mut off, full, view);
+    arena::draw_tiles(&mut off, full, (0, 0), view);
+    arena::draw_sprites(&mut off, full, (0, 0), view);
     let (fx, fy) = focus.unwrap_or((
         f64::from(view.map.width()) / 2.0,
         f64::from(view.map.height()) / 2.0,

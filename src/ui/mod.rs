@@ -5,7 +5,10 @@ mod arena;
 mod hud;
 pub(crate) mod join_screen;
 pub(crate) mod lab;
+mod layout;
 mod overlays;
+
+pub(crate) use layout::{full_size, minimum_size};
 
 pub(crate) use overlays::{DrawMode, LagSlice, StatsView};
 
@@ -61,7 +64,7 @@ pub(crate) struct Beam {
 }
 
 /// The local player's fighting state.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) struct CombatHud {
     pub(crate) health: i16,
     pub(crate) alive: bool,
@@ -69,6 +72,16 @@ pub(crate) struct CombatHud {
     pub(crate) frags: i16,
     pub(crate) frag_limit: u16,
     pub(crate) time_left_secs: Option<u32>,
+    /// Just hurt: the health flashes.
+    pub(crate) hurt: bool,
+    /// One of our shots just hit someone.
+    pub(crate) hit: bool,
+    /// While dead: how ("fragged by bot-1 with rail") and seconds to the respawn.
+    pub(crate) death: Option<(String, f64)>,
+    /// Seconds until the rail can fire again, while it cools down.
+    pub(crate) rail_cooldown_secs: Option<f64>,
+    /// Seconds of spawn protection left.
+    pub(crate) protected_secs: Option<f64>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -114,6 +127,8 @@ pub(crate) struct SwitchLights {
     /// The server-position ghosts, and with them the interpolation buffer's trail.
     pub(crate) ghosts: bool,
     pub(crate) ghost_trail: bool,
+    /// The lag compensation overlay (`v`).
+    pub(crate) lag_compensation: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -139,6 +154,10 @@ pub(crate) struct RosterLine {
 /// Everything one frame shows.
 pub(crate) struct View<'a> {
     pub(crate) map: &'a Map,
+    /// What the camera follows when the map is larger than the terminal, in cells.
+    pub(crate) focus: Option<(f64, f64)>,
+    /// Players under spawn protection: drawn on blue.
+    pub(crate) protected: Vec<PlayerId>,
     /// Drawn in order: later sprites cover earlier ones.
     pub(crate) sprites: Vec<Sprite>,
     pub(crate) beams: Vec<Beam>,
@@ -183,56 +202,58 @@ pub(crate) fn player_color(id: PlayerId) -> Color {
     PALETTE[usize::from(id) % PALETTE.len()]
 }
 
-/// The terminal size (columns, rows) a map needs.
-pub(crate) fn required_size(map: &Map) -> (u16, u16) {
-    (map.width() * CELL_COLS, map.height() + CHROME_ROWS)
-}
-
 pub(crate) fn draw(frame: &mut Frame, view: &View) {
     let area = frame.area();
-    let (need_w, need_h) = required_size(view.map);
-    if area.width < need_w || area.height < need_h {
+    let Some(l) = layout::layout(area, view.map, view.focus) else {
+        let (need_w, need_h) = minimum_size(view.map);
+        let (full_w, full_h) = full_size(view.map);
         let text = format!(
-            "Terminal too small: this map needs {need_w}x{need_h}, the terminal is {}x{}. Enlarge it or press q.",
+            "Terminal too small: this map needs {full_w}x{full_h} to show in full and at least {need_w}x{need_h} to play; the terminal is {}x{}. Enlarge it or press q.",
             area.width, area.height
         );
         frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
         return;
+    };
+    hud::draw_hud(frame, l.hud, &view.hud);
+    arena::draw_tiles(frame.buffer_mut(), l.arena, l.camera, view);
+    arena::draw_sprites(frame.buffer_mut(), l.arena, l.camera, view);
+    // Text goes over the sprites: nothing draws into a line of the feed or chat.
+    if let Some(side) = l.side {
+        // Under the kill feed's four lines, above the chat's three.
+        let r = Rect::new(
+            side.x,
+            side.y + 5,
+            side.width,
+            side.height.saturating_sub(9),
+        );
+        hud::draw_roster_list(frame, r, &view.roster);
     }
-    // Centre the arena; the HUD and roster span the full width above and below it.
-    let left = area.x + (area.width - need_w) / 2;
-    let top = area.y + (area.height - need_h) / 2;
-    let arena = Rect::new(left, top + 1, need_w, view.map.height());
-    hud::draw_hud(frame, Rect::new(area.x, top, area.width, 1), &view.hud);
-    arena::draw_tiles(frame.buffer_mut(), arena, view);
-    overlays::draw_feeds(frame, arena, &view.feed, &view.chat);
-    arena::draw_sprites(frame.buffer_mut(), arena, view);
+    let feeds = l.side.unwrap_or(l.arena);
+    overlays::draw_feeds(frame, feeds, l.side.is_some(), &view.feed, &view.chat);
     hud::draw_combat(
         frame,
-        Rect::new(area.x, arena.bottom(), area.width, 1),
+        l.combat,
         view.combat.as_ref(),
         view.chat_input.as_deref(),
     );
-    hud::draw_roster(
-        frame,
-        Rect::new(area.x, arena.bottom() + 1, area.width, 1),
-        &view.roster,
-        &view.hud.conditions,
-    );
+    hud::draw_roster(frame, l.roster, &view.roster, &view.hud.conditions);
+    // Boxes go beside the arena when the side panel is wide enough for them.
+    let boxes = |width: u16| l.side.filter(|s| s.width >= width).unwrap_or(l.arena);
     if let Some(lines) = &view.scoreboard {
-        overlays::draw_scoreboard(frame, arena, " scores (Tab) ", lines, None);
+        overlays::draw_scoreboard(frame, boxes(52), " scores (Tab) ", lines, None);
     }
     if let Some(r) = &view.results {
         let title = format!(" match over: {} wins — next: {} ", r.winner, r.next_map);
-        overlays::draw_scoreboard(frame, arena, &title, &r.lines, Some(&r.winner));
+        overlays::draw_scoreboard(frame, boxes(52), &title, &r.lines, Some(&r.winner));
     }
     if let Some(stats) = &view.stats {
-        overlays::draw_stats(frame, arena, stats);
+        overlays::draw_stats(frame, boxes(62), stats);
     }
     if view.help {
-        overlays::draw_help(frame, arena);
+        overlays::draw_help(frame, boxes(60));
     }
     if let Some(notice) = &view.notice {
+        let arena = l.arena;
         let width = (notice.chars().count() as u16 + 4).min(arena.width);
         let r = Rect::new(
             arena.x + (arena.width - width) / 2,
@@ -242,6 +263,19 @@ pub(crate) fn draw(frame: &mut Frame, view: &View) {
         );
         frame.render_widget(Paragraph::new(Line::from(format!("  {notice}  "))), r);
     }
+}
+
+/// One line of text in the middle of the screen (connecting, and the like).
+pub(crate) fn draw_message(frame: &mut Frame, text: &str) {
+    let area = frame.area();
+    let width = (text.chars().count() as u16).min(area.width);
+    let r = Rect::new(
+        area.x + (area.width - width) / 2,
+        area.y + area.height / 2,
+        width,
+        area.height.min(1),
+    );
+    frame.render_widget(Paragraph::new(text.to_owned()), r);
 }
 
 #[cfg(test)]

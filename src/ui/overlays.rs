@@ -227,20 +227,21 @@ fn draw_lagometer(buf: &mut Buffer, area: Rect, slices: &[LagSlice]) {
     }
 }
 
+/// Each line fits the box (the text column is 42 wide).
 const HELP: &[(&str, &str)] = &[
-    ("WASD / arrows", "move (you aim where you move)"),
-    ("space", "fire"),
-    ("1 / 2", "blaster / rail"),
-    ("Tab", "scoreboard"),
-    ("t", "chat"),
-    ("q / Esc", "quit"),
-    ("p", "prediction on/off"),
-    ("r", "reconciliation on/off"),
-    ("i", "interpolation on/off"),
-    ("x", "extrapolation (dead reckoning) on/off"),
+    (
+        "WASD / arrows",
+        "move; a tap: one cell; you aim as you move",
+    ),
+    ("Shift+dir", "turn without walking"),
+    ("space  1 / 2", "fire; blaster / rail"),
+    ("Tab  t", "scoreboard; chat"),
+    ("Esc  q", "close overlays (none open: quit); quit"),
+    ("p  r", "prediction / reconciliation on/off"),
+    ("i  x", "interpolation / extrapolation on/off"),
     ("m", "correction smoothing on/off"),
     ("g", "ghosts: off / server / server + trail"),
-    ("v", "lag compensation: rewound hitboxes"),
+    ("v", "lag compensation marks (HUD lagc)"),
     ("n", "network stats and lagometer"),
     ("+ - j l c", "lag +/-25 ms, jitter, loss, profile"),
     ("? / F1", "this help"),
@@ -250,8 +251,8 @@ pub(crate) fn draw_help(frame: &mut Frame, arena: Rect) {
     let inner = popup(
         frame,
         arena,
-        56,
-        HELP.len() as u16 + 3,
+        60,
+        HELP.len() as u16 + 4,
         " keys (? to close) ",
     );
     let mut lines: Vec<Line> = HELP
@@ -264,7 +265,11 @@ pub(crate) fn draw_help(frame: &mut Frame, arena: Rect) {
         })
         .collect();
     lines.push(Line::styled(
-        "HUD: +on/-off for pred rec int ext smo ghost",
+        "HUD: +on/-off: pred rec int ext smo ghost lagc",
+        LABEL,
+    ));
+    lines.push(Line::styled(
+        "FPS counts frames drawn: only changes are drawn",
         LABEL,
     ));
     frame.render_widget(Paragraph::new(lines), inner);
@@ -290,11 +295,23 @@ fn popup(frame: &mut Frame, arena: Rect, width: u16, inner_height: u16, title: &
     inner
 }
 
-/// Kill feed at the arena's top right, chat at its bottom left.
-pub(crate) fn draw_feeds(frame: &mut Frame, arena: Rect, feed: &[String], chat: &[String]) {
+/// Kill feed at the top right of `arena` (at the top left when `beside` it, in the side
+/// panel), chat at its bottom left.
+pub(crate) fn draw_feeds(
+    frame: &mut Frame,
+    arena: Rect,
+    beside: bool,
+    feed: &[String],
+    chat: &[String],
+) {
     for (i, line) in feed.iter().rev().take(4).enumerate() {
         let width = (line.chars().count() as u16 + 2).min(arena.width);
-        let r = Rect::new(arena.right() - width, arena.y + i as u16, width, 1);
+        let x = if beside {
+            arena.x
+        } else {
+            arena.right() - width
+        };
+        let r = Rect::new(x, arena.y + i as u16, width, 1);
         frame.render_widget(Clear, r);
         frame.render_widget(
             Paragraph::new(format!(" {line} ")).style(Style::new().fg(Color::LightRed)),

@@ -31,8 +31,14 @@ fn hud() -> Hud {
 }
 
 fn render(map: &Map, width: u16, height: u16, sprites: Vec<Sprite>) -> String {
-    let view = View {
+    render_with(map, width, height, sprites, |_| {})
+}
+
+fn plain_view(map: &Map, sprites: Vec<Sprite>) -> View<'_> {
+    View {
         map,
+        focus: None,
+        protected: Vec::new(),
         sprites,
         beams: Vec::new(),
         combat: Some(CombatHud {
@@ -42,6 +48,11 @@ fn render(map: &Map, width: u16, height: u16, sprites: Vec<Sprite>) -> String {
             frags: 3,
             frag_limit: 20,
             time_left_secs: Some(125),
+            hurt: false,
+            hit: false,
+            death: None,
+            rail_cooldown_secs: None,
+            protected_secs: None,
         }),
         feed: Vec::new(),
         chat: Vec::new(),
@@ -66,7 +77,18 @@ fn render(map: &Map, width: u16, height: u16, sprites: Vec<Sprite>) -> String {
         notice: None,
         stats: None,
         help: false,
-    };
+    }
+}
+
+fn render_with(
+    map: &Map,
+    width: u16,
+    height: u16,
+    sprites: Vec<Sprite>,
+    change: impl FnOnce(&mut View),
+) -> String {
+    let mut view = plain_view(map, sprites);
+    change(&mut view);
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     terminal.draw(|f| draw(f, &view)).unwrap();
     let buf = terminal.backend().buffer();
@@ -109,4 +131,189 @@ fn too_small_terminal_says_what_it_needs() {
     let map = small_map();
     let out = render(&map, 20, 5, vec![]);
     assert!(out.contains("needs 24x8"), "{out}");
+}
+
+/// The kill feed was drawn first and players, arrows and bolts over it, leaving lines
+/// like `bot-1 [rail] b←@-3`.
+#[test]
+fn the_kill_feed_is_never_drawn_over() {
+    let map = small_map();
+    // Players, arrows and a bolt all along the top row, where the feed goes.
+    let mut sprites = Vec::new();
+    for x in 1..11 {
+        let x = f64::from(x) + 0.5;
+        sprites.push(Sprite::new(1, x, 1.5, SpriteKind::Remote));
+        sprites.push(Sprite::new(2, x, 1.5, SpriteKind::Aim(4)));
+        sprites.push(Sprite::new(1, x, 1.4, SpriteKind::Projectile));
+    }
+    for width in [24, 110] {
+        let out = render_with(&map, width, 14, sprites.clone(), |v| {
+            v.feed = vec!["bot-1 [rail] bot-3".into(), "ann [blaster] bot-1".into()];
+        });
+        for line in ["bot-1 [rail] bot-3", "ann [blaster] bot-1"] {
+            let shown: String = line.chars().take(usize::from(width / 2)).collect();
+            assert!(out.contains(&shown), "{line:?} whole at {width}:\n{out}");
+        }
+    }
+}
+
+/// A bolt leaving its shooter was drawn over the shooter's letter, and the muzzle
+/// flash over a player next to the one firing.
+#[test]
+fn bolts_and_flashes_never_cover_a_player() {
+    let map = small_map();
+    let sprites = vec![
+        Sprite::new(1, 3.5, 1.5, SpriteKind::Remote),
+        Sprite::new(1, 3.6, 1.5, SpriteKind::Projectile),
+        Sprite::new(0, 5.5, 1.5, SpriteKind::Local),
+        Sprite::new(2, 5.5, 1.5, SpriteKind::Muzzle),
+    ];
+    let out = render(&map, 24, 8, sprites);
+    let row = out.lines().nth(2).unwrap();
+    assert!(row.contains('B') && row.contains('@'), "{row}");
+    assert!(!row.contains('*') && !row.contains('✶'), "{row}");
+}
+
+/// At 80 columns the HUD was cut mid-word (`+gho`), the key hints too, and a long
+/// roster simply stopped.
+#[test]
+fn at_80_columns_nothing_is_cut_mid_word_and_a_long_roster_ends_with_an_ellipsis() {
+    let map = small_map();
+    let out = render_with(&map, 80, 8, vec![], |v| {
+        v.hud.switches.ghost_trail = true;
+        v.hud.fps = 12345.0;
+        v.roster = (0..12)
+            .map(|id| RosterLine {
+                id,
+                name: format!("player-{id}"),
+                local: id == 0,
+                bot: id > 0,
+            })
+            .collect();
+    });
+    let lines: Vec<&str> = out.lines().collect();
+    let words = |l: &str| l.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
+    let hud = words(lines[0]);
+    for w in &hud {
+        let known = ["FPS", "RTT", "tick", "pend", "corr", "│"].contains(&w.as_str())
+            || w.chars().all(|c| c.is_ascii_digit())
+            || w.ends_with("ms")
+            || ["pred", "rec", "int", "ext", "smo", "ghost+trail"]
+                .iter()
+                .any(|s| w[1..] == **s);
+        assert!(known, "{w:?} cut in {:?}", lines[0]);
+    }
+    let combat = lines[6];
+    let whole = ["fire", "weapon", "chat", "scores", "help"];
+    assert!(
+        whole.iter().any(|w| combat.trim_end().ends_with(w)),
+        "{combat}"
+    );
+    let roster = lines[7];
+    assert!(roster.contains("… ") || roster.contains("…"), "{roster}");
+    assert!(roster.contains("player-0"), "{roster}");
+}
+
+/// Facing a wall hid the facing arrow; the chat editor ran off the screen; the combat
+/// line said only "DEAD, respawning…".
+#[test]
+fn facing_a_wall_chat_scrolling_death_and_cooldown_are_shown() {
+    let map = small_map();
+    let out = render(
+        &map,
+        24,
+        8,
+        vec![
+            Sprite::new(0, 0.75, 1.5, SpriteKind::Aim(4)),
+            Sprite::new(0, 1.5, 1.5, SpriteKind::Local),
+        ],
+    );
+    assert!(out.lines().nth(2).unwrap().contains('←'), "{out}");
+
+    let long: String = "abcdefghij".repeat(11);
+    let out = render_with(&map, 40, 8, vec![], |v| v.chat_input = Some(long.clone()));
+    let line = out.lines().nth(6).unwrap();
+    assert!(
+        line.starts_with("say: …") && line.contains("hij_"),
+        "{line}"
+    );
+    assert!(line.contains("10 left"), "{line}");
+
+    let out = render_with(&map, 100, 8, vec![], |v| {
+        let c = v.combat.as_mut().unwrap();
+        c.alive = false;
+        c.death = Some(("fragged by bot-1 with rail".into(), 1.42));
+    });
+    assert!(
+        out.contains("DEAD: fragged by bot-1 with rail, back in 1.4s"),
+        "{out}"
+    );
+    let out = render_with(&map, 100, 8, vec![], |v| {
+        let c = v.combat.as_mut().unwrap();
+        c.rail_cooldown_secs = Some(0.75);
+        c.hit = true;
+        v.hud.switches.lag_compensation = true;
+    });
+    assert!(out.contains("✕ hit") && out.contains("rail 0.8s"), "{out}");
+    assert!(out.contains("+lagc"), "{out}");
+}
+
+#[test]
+fn a_wide_terminal_lists_the_players_beside_the_arena() {
+    let map = Map::parse(
+        "tall",
+        &["############"; 1]
+            .into_iter()
+            .chain(["#S........S#"; 12])
+            .chain(["############"])
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
+    .unwrap();
+    let out = render(&map, 100, 17, vec![]);
+    let beside: Vec<&str> = out.lines().filter(|l| l.contains("▒ ")).collect();
+    assert!(
+        beside.iter().any(|l| l.trim_end().ends_with("players")),
+        "{out}"
+    );
+    assert!(beside.iter().any(|l| l.contains("B bot-1 (bot)")), "{out}");
+}
+
+#[test]
+fn spawn_protection_is_marked() {
+    let map = small_map();
+    let mut terminal = Terminal::new(TestBackend::new(100, 8)).unwrap();
+    let sprites = vec![Sprite::new(1, 7.5, 3.5, SpriteKind::Remote)];
+    let out = render_with(&map, 100, 8, sprites.clone(), |v| {
+        v.combat.as_mut().unwrap().protected_secs = Some(1.25);
+    });
+    assert!(out.contains("shield 1.2s"), "{out}");
+    let view = View {
+        protected: vec![1],
+        ..plain_view(&map, sprites)
+    };
+    terminal.draw(|f| draw(f, &view)).unwrap();
+    let buf = terminal.backend().buffer();
+    let b = (0..buf.area.width)
+        .flat_map(|x| (1..6).map(move |y| (x, y)))
+        .find(|&(x, y)| buf[(x, y)].symbol() == "B")
+        .unwrap();
+    assert_eq!(buf[b].bg, ratatui::style::Color::Blue);
+}
+
+/// The help box was taller than an 80x24 arena and its lines were cut mid-word.
+#[test]
+fn help_fits_an_80x24_terminal_whole() {
+    let map = Map::builtin("arena").unwrap();
+    let out = render_with(&map, 80, 24, vec![], |v| v.help = true);
+    assert!(out.contains("? / F1  this help"), "{out}");
+    assert!(out.contains("only changes are drawn"), "{out}");
+    for whole in [
+        "move; a tap: one cell; you aim as you move",
+        "close overlays (none open: quit); quit",
+        "lag compensation marks (HUD lagc)",
+        "HUD: +on/-off: pred rec int ext smo ghost lagc",
+    ] {
+        assert!(out.contains(whole), "{whole:?} cut:\n{out}");
+    }
 }

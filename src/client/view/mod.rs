@@ -2,8 +2,11 @@
 //! state into the UI's plain-data types. Presentation decisions (names in the feed, the
 //! scoreboard's order, where arrows go) are made here; the UI only draws.
 
+mod memory;
 mod sprites;
 mod text;
+
+pub(crate) use memory::Memory;
 
 use std::time::Instant;
 
@@ -13,27 +16,46 @@ use super::lagometer::{self, Slice};
 use super::rates::Rates;
 use super::session::ClientSession;
 use super::{GhostMode, Switches};
-use crate::ui::{DrawMode, Hud, LagSlice, StatsView, SwitchLights, View};
+use crate::ui::{DrawMode, Hud, LagSlice, SpriteKind, StatsView, SwitchLights, View};
 
 /// The frame's view of `session`, with `app`'s overlays, the loop's frame rate and
 /// (for the stats overlay) its traffic rates.
 pub(crate) fn build<'a>(
     session: &'a ClientSession,
     app: &App,
+    memory: &Memory,
     now: Instant,
     fps: f64,
     rates: Rates,
 ) -> View<'a> {
     let s = session;
     let overlays = app.overlays();
-    let (sprites, beams) = sprites::sprites_and_beams(s, now, overlays.lag_compensation);
+    let marks = memory.marks.as_ref().filter(|_| overlays.lag_compensation);
+    let (sprites, beams) = sprites::sprites_and_beams(s, now, marks);
+    let focus = sprites
+        .iter()
+        .find(|sp| sp.kind == SpriteKind::Local)
+        .or_else(|| sprites.iter().find(|sp| sp.kind == SpriteKind::LocalGhost))
+        .map(|sp| (sp.x, sp.y));
+    let protected = s
+        .combat
+        .statuses
+        .keys()
+        .copied()
+        .filter(|id| memory.protected_for(s, *id, now).is_some())
+        .collect();
     View {
         map: s.map(),
+        focus,
+        protected,
         sprites,
         beams,
-        combat: text::combat(s),
+        combat: text::combat(s, memory, now),
         feed: text::feed(s),
-        chat: text::chat(s),
+        chat: text::chat(s)
+            .into_iter()
+            .chain(app.note(now).map(str::to_owned))
+            .collect(),
         chat_input: app.chat_input().map(str::to_owned),
         scoreboard: overlays.scoreboard.then(|| text::scoreboard(s)),
         results: text::results(s),
@@ -43,7 +65,10 @@ pub(crate) fn build<'a>(
             server_tick: s.latest_tick().unwrap_or(0),
             pending: s.pending_commands(),
             corrections: s.stats().corrections,
-            switches: lights(s.switches()),
+            switches: SwitchLights {
+                lag_compensation: overlays.lag_compensation,
+                ..lights(s.switches())
+            },
             conditions: app.conditions().summary(),
         },
         roster: text::roster(s),
@@ -56,6 +81,11 @@ pub(crate) fn build<'a>(
     }
 }
 
+/// Whether the picture may change with time alone (see [`sprites::in_motion`]).
+pub(crate) fn in_motion(session: &ClientSession, now: Instant) -> bool {
+    sprites::in_motion(session, now)
+}
+
 fn lights(s: Switches) -> SwitchLights {
     SwitchLights {
         prediction: s.prediction,
@@ -65,6 +95,7 @@ fn lights(s: Switches) -> SwitchLights {
         smoothing: s.smoothing,
         ghosts: s.ghosts.server(),
         ghost_trail: s.ghosts == GhostMode::Trail,
+        lag_compensation: false,
     }
 }
 

@@ -12,6 +12,8 @@ use crate::ui::{Beam, Sprite, SpriteKind};
 
 /// How long the muzzle flash tell stays up.
 const MUZZLE_SECS: f64 = 0.15;
+/// How far back the ghost trail reaches: a few snapshots, not the whole buffer.
+const TRAIL_SECS: f32 = 0.16;
 /// How long a correction's two positions stay marked on screen.
 const CORRECTION_FLASH_SECS: f64 = 0.5;
 
@@ -24,11 +26,12 @@ fn sprite_at(id: u8, pos: (f64, f64), kind: SpriteKind) -> Sprite {
     Sprite::new(id, x, y, kind)
 }
 
-/// Sprites in drawing order (later ones cover earlier ones), and the rail beams.
+/// Sprites in drawing order (later ones cover earlier ones), and the rail beams; with
+/// `marks`, the lag compensation boxes of that rail shot.
 pub(super) fn sprites_and_beams(
     s: &ClientSession,
     now: Instant,
-    lag_compensation: bool,
+    marks: Option<&RailShot>,
 ) -> (Vec<Sprite>, Vec<Beam>) {
     let mut sprites = Vec::new();
     snapshot_sprites(s, now, &mut sprites);
@@ -42,9 +45,12 @@ pub(super) fn sprites_and_beams(
             sprites.push(sprite_at(owner, (x, y), SpriteKind::Projectile));
         }
     }
-    let mut beams = beams(s, render_tick, lag_compensation, me, &mut sprites);
+    let mut beams = beams(s, render_tick, me);
     if predicting {
-        own_beams(s, now, lag_compensation, &mut beams, &mut sprites);
+        own_beams(s, now, &mut beams);
+    }
+    if let Some(rail) = marks {
+        lag_marks(rail, &mut sprites);
     }
     let local = local_position(s);
     flashes(s, now, local, &mut sprites);
@@ -68,18 +74,23 @@ fn snapshot_sprites(s: &ClientSession, now: Instant, sprites: &mut Vec<Sprite>) 
     };
     let ghosts = s.switches().ghosts;
     let at = |x: i32, y: i32| (f64::from(x), f64::from(y));
+    // The dead leave no ghost and no trail.
+    let alive = |id| s.combat.status(id).is_none_or(|st| st.alive);
     if ghosts.trail() {
         let newest = latest.tick;
         for snap in s.buffer.iter().filter(|b| b.tick < newest) {
             let age = (f64::from(newest - snap.tick) / s.tick_rate) as f32;
-            for p in &snap.players {
+            if age > TRAIL_SECS {
+                continue;
+            }
+            for p in snap.players.iter().filter(|p| alive(p.id)) {
                 let kind = SpriteKind::Trail { age_secs: age };
                 sprites.push(sprite_at(p.id, at(p.state.x, p.state.y), kind));
             }
         }
     }
     if ghosts.server() {
-        for p in &latest.players {
+        for p in latest.players.iter().filter(|p| alive(p.id)) {
             let kind = if p.id == s.player_id {
                 SpriteKind::LocalGhost
             } else {
@@ -95,34 +106,21 @@ fn snapshot_sprites(s: &ClientSession, now: Instant, sprites: &mut Vec<Sprite>) 
     }
 }
 
-/// Rail beams on the same clock as the players they start from, and with the lag
-/// compensation overlay the victim's tested and present boxes.
-fn beams(
-    s: &ClientSession,
-    render_tick: Option<f64>,
-    lag_compensation: bool,
-    predicted_by: Option<u8>,
-    sprites: &mut Vec<Sprite>,
-) -> Vec<Beam> {
+/// Rail beams on the same clock as the players they start from.
+fn beams(s: &ClientSession, render_tick: Option<f64>, predicted_by: Option<u8>) -> Vec<Beam> {
     let mut beams = Vec::new();
     let own = |r: &RailShot| predicted_by == Some(r.shooter) && s.combat.is_own(r.id);
     for (_, rail) in s.combat.rails.iter().filter(|(_, r)| !own(r)) {
         // In snapshot time, at the render tick: the shot happened during tick T, so the
         // snapshot labelled T + 1 is the first to show it.
         let age = render_tick.map_or(0.0, |t| (t - f64::from(rail.tick + 1)) / s.tick_rate);
-        beam(rail, age, lag_compensation, &mut beams, sprites);
+        beam(rail, age, &mut beams);
     }
     beams
 }
 
-/// One rail beam `age_secs` old, with the lag compensation boxes if asked for.
-fn beam(
-    rail: &RailShot,
-    age_secs: f64,
-    lag_compensation: bool,
-    beams: &mut Vec<Beam>,
-    sprites: &mut Vec<Sprite>,
-) {
+/// One rail beam `age_secs` old.
+fn beam(rail: &RailShot, age_secs: f64, beams: &mut Vec<Beam>) {
     if !(0.0..BEAM_SECS).contains(&age_secs) {
         return;
     }
@@ -133,16 +131,18 @@ fn beam(
         to: point(rail.to),
         fading: age_secs > BEAM_SECS / 2.0,
     });
-    if lag_compensation {
-        let id = rail.hit.unwrap_or(rail.shooter);
-        for (p, kind) in [
-            (rail.tested_at, SpriteKind::TestedBox),
-            (rail.present_at, SpriteKind::PresentBox),
-        ] {
-            if let Some(p) = p {
-                let (x, y) = point(p);
-                sprites.push(Sprite::new(id, x, y, kind));
-            }
+}
+
+/// The lag compensation overlay: the newest rail shot's victim where the server tested
+/// it and where it really was, kept until the next shot.
+fn lag_marks(rail: &RailShot, sprites: &mut Vec<Sprite>) {
+    let id = rail.hit.unwrap_or(rail.shooter);
+    for (p, kind) in [
+        (rail.tested_at, SpriteKind::TestedBox),
+        (rail.present_at, SpriteKind::PresentBox),
+    ] {
+        if let Some((x, y)) = p {
+            sprites.push(sprite_at(id, (f64::from(x), f64::from(y)), kind));
         }
     }
 }
@@ -160,17 +160,11 @@ fn own_bolts(s: &ClientSession, sprites: &mut Vec<Sprite>) {
 
 /// Our own rail beams, from the moment we fired, as predicted and then as the server
 /// traced them (it decides the hits).
-fn own_beams(
-    s: &ClientSession,
-    now: Instant,
-    lag_compensation: bool,
-    beams: &mut Vec<Beam>,
-    sprites: &mut Vec<Sprite>,
-) {
+fn own_beams(s: &ClientSession, now: Instant, beams: &mut Vec<Beam>) {
     for o in s.combat.own_shots() {
         if let Some(rail) = &o.rail {
             let age = now.saturating_duration_since(o.at).as_secs_f64();
-            beam(rail, age, lag_compensation, beams, sprites);
+            beam(rail, age, beams);
         }
     }
 }
@@ -247,4 +241,34 @@ fn facing_arrows(s: &ClientSession, local: Option<(f64, f64)>, sprites: &[Sprite
             )
         })
         .collect()
+}
+
+/// Whether the picture may change with time alone: a remote player between snapshots
+/// or still moving, the local player's smoothing, a bolt or beam, a flash.
+pub(super) fn in_motion(s: &ClientSession, now: Instant) -> bool {
+    let age = |at: Instant| now.saturating_duration_since(at).as_secs_f64();
+    let fading = s.combat.rails.back().is_some()
+        || !s.combat.flights().is_empty()
+        || !s.combat.own_shots().is_empty()
+        || s.tell.muzzle.is_some_and(|(at, _)| age(at) < MUZZLE_SECS)
+        || s.last_correction
+            .as_ref()
+            .is_some_and(|(at, _)| age(*at) < CORRECTION_FLASH_SECS);
+    let smoothing = match (&s.prediction, s.predicted()) {
+        (Some(p), Some(st)) => p.drawn() != (f64::from(st.x), f64::from(st.y)),
+        _ => false,
+    };
+    let remotes = s.latest.as_ref().is_some_and(|latest| {
+        latest
+            .players
+            .iter()
+            .filter(|p| p.id != s.player_id)
+            .any(|p| {
+                let newest = (f64::from(p.state.x), f64::from(p.state.y));
+                p.state.vx != 0
+                    || p.state.vy != 0
+                    || s.remote_position(p.id, now).is_some_and(|at| at != newest)
+            })
+    });
+    fading || smoothing || remotes
 }

@@ -1,6 +1,9 @@
 //! The words and tables of a frame: kill feed, chat, the combat line, roster, scores.
 
+use std::time::Instant;
+
 use super::super::session::ClientSession;
+use super::memory::{FLASH, Memory};
 use crate::net::protocol::PlayerStatus;
 use crate::ui::{CombatHud, ResultsView, RosterLine, ScoreLine};
 
@@ -45,11 +48,13 @@ pub(super) fn chat(s: &ClientSession) -> Vec<String> {
         .collect()
 }
 
-/// The local player's health, weapon, frags and the match clock.
-pub(super) fn combat(s: &ClientSession) -> Option<CombatHud> {
+/// The local player's health, weapon, frags and the match clock, and the feedback
+/// `memory` gives (hurt, hit, how we died, the rail's cooldown).
+pub(super) fn combat(s: &ClientSession, memory: &Memory, now: Instant) -> Option<CombatHud> {
     let me = s.combat.status(s.player_id)?;
     let clock = s.match_log.clock.as_ref();
     let server_tick = f64::from(s.latest_tick().unwrap_or(0));
+    let recent = |at: Option<Instant>| at.is_some_and(|t| now.saturating_duration_since(t) < FLASH);
     Some(CombatHud {
         health: me.health,
         alive: me.alive,
@@ -60,6 +65,17 @@ pub(super) fn combat(s: &ClientSession) -> Option<CombatHud> {
             let elapsed = (server_tick - f64::from(c.started_tick)) / s.tick_rate;
             (f64::from(c.time_limit_secs) - elapsed).max(0.0) as u32
         }),
+        hurt: recent(memory.hurt_at),
+        hit: recent(memory.hit_at),
+        death: memory
+            .death
+            .as_ref()
+            .zip(memory.respawn_in(s, now))
+            .map(|(d, secs)| (d.how.clone(), secs)),
+        rail_cooldown_secs: memory
+            .rail_ready_at
+            .map(|t| t.saturating_duration_since(now).as_secs_f64()),
+        protected_secs: memory.protected_for(s, s.player_id, now),
     })
 }
 

@@ -1,0 +1,237 @@
+use super::*;
+
+fn app() -> App {
+    App::new(Switches::default(), Conditions::default())
+}
+
+#[test]
+fn reconciliation_follows_prediction() {
+    let mut a = app();
+    let off = a.handle(Action::TogglePrediction);
+    let s = a.switches();
+    assert_eq!(off, Some(Effect::Switches(s)));
+    assert!(!s.prediction && !s.reconciliation);
+    // Without prediction there is nothing to reconcile: the key does nothing.
+    assert_eq!(a.handle(Action::ToggleReconciliation), None);
+    assert!(!a.switches().reconciliation);
+    a.handle(Action::TogglePrediction);
+    assert!(a.switches().prediction && a.switches().reconciliation);
+    a.handle(Action::ToggleReconciliation);
+    assert!(a.switches().prediction && !a.switches().reconciliation);
+}
+
+#[test]
+fn overlays_weapon_and_aim_stay_in_the_app() {
+    let mut a = app();
+    assert_eq!(a.handle(Action::ToggleScoreboard), None);
+    assert_eq!(a.handle(Action::ToggleStats), None);
+    assert!(a.overlays().scoreboard && a.overlays().stats && !a.overlays().help);
+    assert_eq!(a.handle(Action::SelectWeapon(1)), None);
+    let cmd = a.command(Buttons::LEFT);
+    assert_eq!((cmd.weapon, cmd.aim), (1, aim_of(-1, 0).unwrap()));
+    // Standing still keeps the aim; firing fires that way.
+    let cmd = a.command(Buttons::FIRE);
+    assert_eq!(cmd.aim, aim_of(-1, 0).unwrap());
+    assert_eq!(a.handle(Action::Quit), Some(Effect::Quit));
+}
+
+#[test]
+fn network_keys_step_and_wrap() {
+    let mut a = app();
+    let Some(Effect::Conditions(c)) = a.handle(Action::LagUp) else {
+        panic!("lag changes the link");
+    };
+    assert_eq!(c.latency_ms, LAG_STEP_MS);
+    assert_eq!(
+        a.handle(Action::LagDown),
+        Some(Effect::Conditions(Conditions::default()))
+    );
+    assert_eq!(a.handle(Action::LagDown), None, "already at zero");
+    for want in [1.0, 2.0, 5.0, 10.0, 20.0, 0.0] {
+        a.handle(Action::CycleLoss);
+        assert_eq!(a.conditions().loss_pct, want);
+    }
+}
+
+#[test]
+fn chat_editor_takes_the_keys_and_sends_on_enter() {
+    let mut a = app();
+    assert_eq!(a.type_chat(ChatKey::Char('x')), None, "closed: ignored");
+    a.handle(Action::OpenChat);
+    assert_eq!(
+        a.held(Buttons::UP),
+        Buttons::empty(),
+        "no moving while typing"
+    );
+    for c in "hi!".chars() {
+        a.type_chat(ChatKey::Char(c));
+    }
+    a.type_chat(ChatKey::Char('\u{7}'));
+    a.type_chat(ChatKey::Backspace);
+    assert_eq!(a.chat_input(), Some("hi"));
+    assert_eq!(a.type_chat(ChatKey::Send), Some(Effect::Chat("hi".into())));
+    assert!(!a.chatting());
+    a.handle(Action::OpenChat);
+    a.type_chat(ChatKey::Char(' '));
+    assert_eq!(a.type_chat(ChatKey::Send), None, "blank lines are not sent");
+    a.handle(Action::OpenChat);
+    a.type_chat(ChatKey::Char('x'));
+    a.type_chat(ChatKey::Cancel);
+    assert_eq!(a.chat_input(), None);
+    assert_eq!(a.held(Buttons::UP), Buttons::UP);
+}
+
+/// Esc quit even with an overlay open; now it closes what is open first.
+#[test]
+fn esc_closes_overlays_before_quitting_and_shift_turns() {
+    let mut a = app();
+    a.handle(Action::ToggleHelp);
+    a.handle(Action::ToggleStats);
+    assert_eq!(a.handle(Action::Back), None);
+    assert_eq!(a.overlays(), Overlays::default());
+    assert_eq!(a.handle(Action::Back), Some(Effect::Quit));
+    a.handle(Action::Face(4));
+    assert_eq!(a.command(Buttons::empty()).aim, 4, "turned, not walking");
+    assert_eq!(a.command(Buttons::empty()).buttons, Buttons::empty());
+}
+
+/// The server drops chat lines past its rate without a word; the client now keeps
+/// the same count and says so.
+#[test]
+fn chat_past_the_rate_is_not_sent_and_the_player_is_told() {
+    let t0 = Instant::now();
+    let mut a = app();
+    for _ in 0..3 {
+        assert!(a.may_send_chat(t0));
+    }
+    assert!(!a.may_send_chat(t0));
+    assert!(a.note(t0).is_some_and(|n| n.contains("not sent")));
+    let later = t0 + std::time::Duration::from_millis(1000);
+    assert!(a.may_send_chat(later));
+    assert!(a.note(t0 + std::time::Duration::from_secs(5)).is_none());
+}
+
+mod stepped {
+    //! Keys, app and session stepped on simulated time, one millisecond a step.
+
+    use std::time::{Duration, Instant};
+
+    use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+    use super::*;
+    use crate::client::driver::Driver;
+    use crate::client::input::Keys;
+    use crate::client::session::ClientSession;
+    use crate::net::delta;
+    use crate::net::protocol::{PlayerSnap, ServerMsg, Snapshot, Welcome};
+    use crate::sim::map::Map;
+    use crate::sim::world::PlayerState;
+
+    fn driver(t0: Instant) -> Driver {
+        let map = Map::builtin("duel").unwrap();
+        let welcome = Welcome {
+            player_id: 1,
+            tick_rate: 60,
+            snapshot_interval: 3,
+            server_tick: 0,
+            server_name: "test".into(),
+            map_name: map.name().into(),
+            map: crate::net::map_chunks::info(map.text(), 1024),
+            map_text: map.text().into(),
+        };
+        let session = ClientSession::new(welcome, t0, Switches::default()).unwrap();
+        let mut d = Driver::new(session, app(), t0);
+        // In the open at (12, 5) of duel.
+        let snap = Snapshot {
+            tick: 1,
+            ack_seq: 0,
+            echo_time_ms: 0,
+            echo_hold_ms: 0,
+            inputs: None,
+            queued: 0,
+            me: Default::default(),
+            players: vec![PlayerSnap {
+                id: 1,
+                state: PlayerState::at_cell(12, 5),
+            }],
+        };
+        d.receive(t0, ServerMsg::Snapshot(delta::encode(&snap, None)), 60);
+        d
+    }
+
+    fn press(code: KeyCode, kind: KeyEventKind) -> KeyEvent {
+        KeyEvent::new_with_kind(code, KeyModifiers::NONE, kind)
+    }
+
+    /// Steps `d` from `from` to `to` ms with the keys `k` holds; `events` are
+    /// (ms, key) handed to `k` as they fall due.
+    fn run(
+        d: &mut Driver,
+        k: &mut Keys,
+        t0: Instant,
+        ms: std::ops::Range<u64>,
+        events: &[(u64, KeyEvent)],
+    ) {
+        for n in ms {
+            let now = t0 + Duration::from_millis(n);
+            for (_, ev) in events.iter().filter(|(at, _)| *at == n) {
+                if let Some(action) = k.handle(ev, now) {
+                    d.handle(action);
+                }
+            }
+            d.play(now, k.buttons(now), |_| {});
+        }
+    }
+
+    /// One tap of a direction walked 4-5 cells in terminals without key releases:
+    /// now it walks about one cell, the same whenever between ticks it falls.
+    #[test]
+    fn a_tap_moves_one_cell_whatever_its_phase() {
+        let cell = f64::from(crate::sim::map::CELL);
+        for phase in 0..17 {
+            let t0 = Instant::now();
+            let mut d = driver(t0);
+            let mut k = Keys::new(false);
+            let start = d.session().predicted().unwrap().x;
+            let tap = [(500 + phase, press(KeyCode::Char('d'), KeyEventKind::Press))];
+            run(&mut d, &mut k, t0, 0..1500, &tap);
+            let moved = f64::from(d.session().predicted().unwrap().x - start) / cell;
+            assert!(
+                (0.85..=1.1).contains(&moved),
+                "a tap at phase {phase} ms moved {moved:.2} cells"
+            );
+        }
+    }
+
+    /// A diagonal aim was lost on release, because one of its keys goes first.
+    #[test]
+    fn a_diagonal_aim_survives_the_release_of_its_keys() {
+        let up_right = aim_of(1, -1).unwrap();
+        // With release events: up goes 40 ms before right.
+        let t0 = Instant::now();
+        let mut d = driver(t0);
+        let mut k = Keys::new(true);
+        let keys = [
+            (100, press(KeyCode::Char('w'), KeyEventKind::Press)),
+            (105, press(KeyCode::Char('d'), KeyEventKind::Press)),
+            (400, press(KeyCode::Char('w'), KeyEventKind::Release)),
+            (440, press(KeyCode::Char('d'), KeyEventKind::Release)),
+        ];
+        run(&mut d, &mut k, t0, 0..800, &keys);
+        assert_eq!(d.app().aim(), up_right);
+        // Without: two taps 20 ms apart, each expiring on its own.
+        let mut d = driver(t0);
+        let mut k = Keys::new(false);
+        let keys = [
+            (100, press(KeyCode::Char('w'), KeyEventKind::Press)),
+            (120, press(KeyCode::Char('d'), KeyEventKind::Press)),
+        ];
+        run(&mut d, &mut k, t0, 0..800, &keys);
+        assert_eq!(d.app().aim(), up_right);
+        // A direction held on its own still turns, after the grace.
+        let keys = [(900, press(KeyCode::Right, KeyEventKind::Press))];
+        let mut k = Keys::new(true);
+        run(&mut d, &mut k, t0, 800..1200, &keys);
+        assert_eq!(d.app().aim(), aim_of(1, 0).unwrap());
+    }
+}

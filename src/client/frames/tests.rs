@@ -1,0 +1,166 @@
+//! The wait-driven loop on simulated time: it sleeps as the pacer says, wakes for
+//! datagrams and keys, and must still show every change of the picture at once.
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+
+use super::*;
+use crate::client::Switches;
+use crate::client::app::App;
+use crate::client::driver::Driver;
+use crate::client::rates::Rates;
+use crate::client::session::ClientSession;
+use crate::net::conditioner::Conditions;
+use crate::net::delta;
+use crate::net::protocol::{PlayerSnap, ServerMsg, Snapshot, Welcome};
+use crate::sim::map::Map;
+use crate::sim::world::{Buttons, PlayerState};
+use crate::ui;
+
+const ME: u8 = 1;
+const THEM: u8 = 2;
+
+fn driver(t0: Instant) -> Driver {
+    let map = Map::builtin("duel").unwrap();
+    let welcome = Welcome {
+        player_id: ME,
+        tick_rate: 60,
+        snapshot_interval: 3,
+        server_tick: 0,
+        server_name: "test".into(),
+        map_name: map.name().into(),
+        map: crate::net::map_chunks::info(map.text(), 1024),
+        map_text: map.text().into(),
+    };
+    let session = ClientSession::new(welcome, t0, Switches::default()).unwrap();
+    Driver::new(
+        session,
+        App::new(Switches::default(), Conditions::default()),
+        t0,
+    )
+}
+
+/// The k-th snapshot: we stand at (1, 1); they walk right along row 5 for 15
+/// snapshots, then stand still. Every command so far is acknowledged.
+fn snapshot(k: u32, ack_seq: u32) -> ServerMsg {
+    let step = k.min(15) as i32;
+    let mut them = PlayerState::at_cell(1, 5);
+    them.x += step * 115;
+    them.vx = if k < 15 { 38 } else { 0 };
+    let snap = Snapshot {
+        tick: 3 * k + 1,
+        ack_seq,
+        echo_time_ms: 0,
+        echo_hold_ms: 0,
+        inputs: None,
+        queued: 0,
+        me: Default::default(),
+        players: vec![
+            PlayerSnap {
+                id: ME,
+                state: PlayerState::at_cell(1, 1),
+            },
+            PlayerSnap {
+                id: THEM,
+                state: them,
+            },
+        ],
+    };
+    ServerMsg::Snapshot(delta::encode(&snap, None))
+}
+
+/// The picture at `now`, as a terminal of 60x20 would show it.
+fn picture(term: &mut Terminal<TestBackend>, d: &Driver, now: Instant) -> Buffer {
+    let view = d.view(now, 0.0, Rates::default());
+    term.draw(|f| ui::draw(f, &view)).unwrap();
+    term.backend().buffer().clone()
+}
+
+#[test]
+fn the_wait_driven_loop_shows_every_change_at_once_and_sleeps_when_still() {
+    let t0 = Instant::now();
+    let ms = |n: u64| t0 + Duration::from_millis(n);
+    let mut d = driver(t0);
+    let mut pacer = FramePacer::new(None, t0);
+    let (mut seen, mut truth) = (
+        Terminal::new(TestBackend::new(60, 20)).unwrap(),
+        Terminal::new(TestBackend::new(60, 20)).unwrap(),
+    );
+    let mut shown = Buffer::empty(ratatui::layout::Rect::ZERO);
+    // Past half a command period since the last tick, so the key's command goes at once.
+    let (key_at, key_up) = (ms(1510), ms(1700));
+    let mut next_snapshot = 0u32;
+    let (mut draws, mut wakes, mut stale_run, mut worst_stale) = (Vec::new(), Vec::new(), 0, 0);
+    let mut now = t0;
+    while now < ms(2500) {
+        wakes.push(now);
+        while ms(50 * u64::from(next_snapshot)) <= now {
+            let acked = d.session().latest_seq();
+            d.receive(now, snapshot(next_snapshot, acked), 60);
+            next_snapshot += 1;
+        }
+        let keys = if (key_at..key_up).contains(&now) {
+            Buttons::LEFT
+        } else {
+            Buttons::empty()
+        };
+        d.play(now, keys, |_| {});
+        d.frame(now);
+        let p = picture(&mut seen, &d, now);
+        if p != shown {
+            shown = p;
+            draws.push(now);
+        }
+        pacer.looked(now, draws.last() == Some(&now), d.in_motion(now));
+        // Wake for the pacer, the next datagram or the key, whichever is first.
+        let mut wake = pacer
+            .next_wake(now, d.next_command())
+            .min(ms(50 * u64::from(next_snapshot)));
+        for k in [key_at, key_up] {
+            if k > now {
+                wake = wake.min(k);
+            }
+        }
+        // Until then the screen keeps `shown`: how long does it differ from the truth?
+        let mut u = now + Duration::from_millis(1);
+        while u < wake {
+            if picture(&mut truth, &d, u) == shown {
+                stale_run = 0;
+            } else {
+                stale_run += 1;
+                worst_stale = worst_stale.max(stale_run);
+            }
+            u += Duration::from_millis(1);
+        }
+        stale_run = 0;
+        now = wake;
+    }
+    assert!(
+        worst_stale <= MOTION_STEP.as_millis() as u64,
+        "a change waited {worst_stale} ms"
+    );
+    assert!(draws.contains(&key_at), "the key's turn is drawn at once");
+    // They moved for about a second: drawn many times, but not every millisecond.
+    let moving = draws
+        .iter()
+        .filter(|t| (ms(100)..ms(1100)).contains(*t))
+        .count();
+    assert!(
+        (10..300).contains(&moving),
+        "{moving} frames while they moved"
+    );
+    // Once everyone stands still the loop wakes only for command ticks (60 a second)
+    // and snapshots (20): 200 ms, about 16 wakes, not one every 4 ms.
+    let still = wakes
+        .iter()
+        .filter(|t| (ms(1300)..ms(1500)).contains(*t))
+        .count();
+    assert!(still <= 18, "{still} wakes in 200 ms while still");
+    let moving = wakes
+        .iter()
+        .filter(|t| (ms(300)..ms(500)).contains(*t))
+        .count();
+    assert!(moving >= 40, "{moving} wakes in 200 ms while they moved");
+    assert!(wakes.len() < 2500 / 3, "{} wakes in 2.5 s", wakes.len());
+}
