@@ -5,15 +5,17 @@
 use std::collections::{BTreeMap, VecDeque};
 
 use crate::net::map_chunks::{self, EVENT_CHUNK_BYTES};
-use crate::net::protocol::{GameEvent, OwnBody, PlayerStatus, RailShot};
-use crate::sim::combat::{self, CombatRules, MAX_HEALTH, Projectile, Weapon};
+use crate::net::protocol::{GameEvent, OwnBody, PlayerStatus};
+use crate::sim::combat::{CombatRules, MAX_HEALTH, Projectile, Weapon};
 use crate::sim::map::Map;
 use crate::sim::step::{self, Body, Rulebook, Shot};
 use crate::sim::world::{Command, PlayerId, PlayerState, World};
 
+mod rewind;
+
 /// Seconds of positions kept for lag compensation: more than any rewind the bound
 /// allows at its default, and the cap on the bound itself.
-const HISTORY_SECS: u32 = 1;
+pub(super) const HISTORY_SECS: u32 = 1;
 /// Players listed in a match's results, best first.
 pub const MAX_STANDINGS: usize = 64;
 
@@ -271,67 +273,6 @@ impl Match {
         }
     }
 
-    fn fire_rail(
-        &mut self,
-        shooter: PlayerId,
-        shot: Shot,
-        view_tick: u32,
-        tick: u32,
-        world: &World,
-        events: &mut Vec<GameEvent>,
-    ) {
-        let present: Vec<(PlayerId, PlayerState)> = world
-            .players()
-            .iter()
-            .filter(|(id, _)| *id != shooter && self.is_alive(*id))
-            .copied()
-            .collect();
-        // The view is in snapshot time: snapshot V shows the world after tick V - 1,
-        // which is history entry V - 1.
-        let seen_tick = view_tick.saturating_sub(1);
-        let rewind = tick.saturating_sub(seen_tick);
-        // The bound is on the shooter's latency: every client draws others two snapshot
-        // periods in the past by design, and that part is always undone.
-        let rewind_ticks = u64::from(self.config.max_rewind_ms) * u64::from(self.tick_rate) / 1000;
-        let max_rewind = u32::try_from(rewind_ticks)
-            .unwrap_or(u32::MAX)
-            .saturating_add(self.interp_window)
-            .min(HISTORY_SECS * self.tick_rate);
-        // Test against where the shooter saw the targets, if allowed and remembered;
-        // otherwise against the present (no compensation).
-        let rewound: Option<Vec<(PlayerId, PlayerState)>> =
-            (self.config.lag_compensation && view_tick <= tick && rewind <= max_rewind)
-                .then(|| self.history.iter().find(|(t, _)| *t == seen_tick))
-                .flatten()
-                .map(|(_, players)| {
-                    players
-                        .iter()
-                        .filter(|(id, _)| present.iter().any(|(p, _)| p == id))
-                        .copied()
-                        .collect()
-                });
-        let targets = rewound.as_deref().unwrap_or(&present);
-        let (to, hit) = combat::rail(self.map(), shot.from, shot.aim, targets);
-        let compensated = rewound.is_some();
-        let shot = RailShot {
-            id: shot.id,
-            shooter,
-            tick,
-            from: shot.from,
-            to,
-            hit: hit.map(|(id, _)| id),
-            rewound_ticks: if compensated { rewind as u16 } else { 0 },
-            tested_at: hit.map(|(_, s)| (s.x, s.y)),
-            present_at: hit
-                .and_then(|(id, _)| present.iter().find(|(p, _)| *p == id))
-                .map(|(_, s)| (s.x, s.y)),
-        };
-        events.push(GameEvent::Rail(shot));
-        if let Some((victim, _)) = hit {
-            self.damage(victim, shooter, Weapon::Rail, tick, events);
-        }
-    }
-
     fn damage(
         &mut self,
         victim: PlayerId,
@@ -452,19 +393,6 @@ impl Match {
             c.ready_at = 0;
             c.placed = c.placed.wrapping_add(1);
             events.push(GameEvent::Status(c.status(id)));
-        }
-    }
-
-    fn remember(&mut self, tick: u32, world: &World) {
-        let alive = world
-            .players()
-            .iter()
-            .filter(|(id, _)| self.is_alive(*id))
-            .copied()
-            .collect();
-        self.history.push_back((tick, alive));
-        if self.history.len() > (HISTORY_SECS * self.tick_rate) as usize {
-            self.history.pop_front();
         }
     }
 

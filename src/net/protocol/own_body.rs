@@ -1,0 +1,82 @@
+//! The receiving player's own rule state, as each snapshot carries it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::sim::combat::Weapon;
+use crate::sim::step::{Body, Phase};
+use crate::sim::world::PlayerState;
+
+/// The receiving player's own rule state after the command the snapshot acknowledges:
+/// what the client needs, beside its position, to replay its later commands exactly
+/// with [`crate::sim::step::step`]. Two bytes on the wire.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OwnBody {
+    /// Bits 0-1: phase (0 playing, 1 dead, 2 frozen); bit 2: weapon is the rail; bit 3:
+    /// spawn protected; bit 4: every event the server has for this client is in this
+    /// snapshot (none held back for size); bits 5-7: the server's count of placements
+    /// of this player (joins, respawns, teleports, new matches), wrapping: a change
+    /// says a jump was decreed, not mispredicted (eight placements never fit between
+    /// two snapshots).
+    pub flags: u8,
+    /// Commands after `ack_seq` until the weapon may fire (0: ready).
+    pub ready_in: u16,
+}
+
+impl OwnBody {
+    const RAIL: u8 = 4;
+    const PROTECTED: u8 = 8;
+    const EVENTS_COMPLETE: u8 = 16;
+    const PLACED_SHIFT: u8 = 5;
+
+    /// Packs `body` as it is after command `ack_seq`.
+    pub fn pack(body: &Body, ack_seq: u32, placed: u8, events_complete: bool) -> OwnBody {
+        let phase = match body.phase {
+            Phase::Playing => 0,
+            Phase::Dead => 1,
+            Phase::Frozen => 2,
+        };
+        let mut flags = phase | (placed << Self::PLACED_SHIFT);
+        if body.weapon == Weapon::Rail {
+            flags |= Self::RAIL;
+        }
+        if body.protected {
+            flags |= Self::PROTECTED;
+        }
+        if events_complete {
+            flags |= Self::EVENTS_COMPLETE;
+        }
+        let ready_in = body.ready_at.saturating_sub(ack_seq);
+        OwnBody {
+            flags,
+            ready_in: u16::try_from(ready_in).unwrap_or(u16::MAX),
+        }
+    }
+
+    /// The server's placement count, modulo 8.
+    pub fn placed(&self) -> u8 {
+        self.flags >> Self::PLACED_SHIFT
+    }
+
+    /// The body after command `ack_seq` at `state`. Any byte decodes to some body.
+    pub fn body(&self, state: PlayerState, ack_seq: u32) -> Body {
+        Body {
+            state,
+            phase: match self.flags & 3 {
+                0 => Phase::Playing,
+                1 => Phase::Dead,
+                _ => Phase::Frozen,
+            },
+            weapon: if self.flags & Self::RAIL != 0 {
+                Weapon::Rail
+            } else {
+                Weapon::Blaster
+            },
+            ready_at: ack_seq.saturating_add(u32::from(self.ready_in)),
+            protected: self.flags & Self::PROTECTED != 0,
+        }
+    }
+
+    pub fn events_complete(&self) -> bool {
+        self.flags & Self::EVENTS_COMPLETE != 0
+    }
+}

@@ -1,0 +1,84 @@
+//! Lag compensation: the recent past of every living player's position, and the rail
+//! shot traced against where its shooter saw the targets.
+
+use super::{HISTORY_SECS, Match};
+use crate::net::protocol::{GameEvent, RailShot};
+use crate::sim::combat::{self, Weapon};
+use crate::sim::step::Shot;
+use crate::sim::world::{PlayerId, PlayerState, World};
+
+impl Match {
+    pub(super) fn fire_rail(
+        &mut self,
+        shooter: PlayerId,
+        shot: Shot,
+        view_tick: u32,
+        tick: u32,
+        world: &World,
+        events: &mut Vec<GameEvent>,
+    ) {
+        let present: Vec<(PlayerId, PlayerState)> = world
+            .players()
+            .iter()
+            .filter(|(id, _)| *id != shooter && self.is_alive(*id))
+            .copied()
+            .collect();
+        // The view is in snapshot time: snapshot V shows the world after tick V - 1,
+        // which is history entry V - 1.
+        let seen_tick = view_tick.saturating_sub(1);
+        let rewind = tick.saturating_sub(seen_tick);
+        // The bound is on the shooter's latency: every client draws others two snapshot
+        // periods in the past by design, and that part is always undone.
+        let rewind_ticks = u64::from(self.config.max_rewind_ms) * u64::from(self.tick_rate) / 1000;
+        let max_rewind = u32::try_from(rewind_ticks)
+            .unwrap_or(u32::MAX)
+            .saturating_add(self.interp_window)
+            .min(HISTORY_SECS * self.tick_rate);
+        // Test against where the shooter saw the targets, if allowed and remembered;
+        // otherwise against the present (no compensation).
+        let rewound: Option<Vec<(PlayerId, PlayerState)>> =
+            (self.config.lag_compensation && view_tick <= tick && rewind <= max_rewind)
+                .then(|| self.history.iter().find(|(t, _)| *t == seen_tick))
+                .flatten()
+                .map(|(_, players)| {
+                    players
+                        .iter()
+                        .filter(|(id, _)| present.iter().any(|(p, _)| p == id))
+                        .copied()
+                        .collect()
+                });
+        let targets = rewound.as_deref().unwrap_or(&present);
+        let (to, hit) = combat::rail(self.map(), shot.from, shot.aim, targets);
+        let compensated = rewound.is_some();
+        let shot = RailShot {
+            id: shot.id,
+            shooter,
+            tick,
+            from: shot.from,
+            to,
+            hit: hit.map(|(id, _)| id),
+            rewound_ticks: if compensated { rewind as u16 } else { 0 },
+            tested_at: hit.map(|(_, s)| (s.x, s.y)),
+            present_at: hit
+                .and_then(|(id, _)| present.iter().find(|(p, _)| *p == id))
+                .map(|(_, s)| (s.x, s.y)),
+        };
+        events.push(GameEvent::Rail(shot));
+        if let Some((victim, _)) = hit {
+            self.damage(victim, shooter, Weapon::Rail, tick, events);
+        }
+    }
+
+    pub(super) fn remember(&mut self, tick: u32, world: &World) {
+        let alive = world
+            .players()
+            .iter()
+            .filter(|(id, _)| self.is_alive(*id))
+            .copied()
+            .collect();
+        self.history.push_back((tick, alive));
+        if self.history.len() > (HISTORY_SECS * self.tick_rate) as usize {
+            self.history.pop_front();
+        }
+    }
+}
