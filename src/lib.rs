@@ -29,6 +29,7 @@
 pub mod bench;
 pub mod client;
 pub mod net;
+pub mod record;
 pub mod server;
 pub mod sim;
 pub mod ui;

@@ -61,6 +61,20 @@ pub(crate) enum Command {
     List(ListArgs),
     /// Measure frame rendering, the server tick, or bandwidth
     Bench(BenchArgs),
+    /// Replay a recording made with --record: in the terminal, or headless to a report
+    Replay(ReplayArgs),
+}
+
+#[derive(Args)]
+pub(crate) struct ReplayArgs {
+    /// The recording to replay
+    pub(crate) file: PathBuf,
+    /// Re-run without a terminal (with --report: write the report the live session wrote)
+    #[arg(long)]
+    pub(crate) headless: bool,
+    /// Headless only: write the re-run's JSON report here
+    #[arg(long, value_name = "FILE", requires = "headless")]
+    pub(crate) report: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -363,6 +377,9 @@ pub(crate) struct JoinArgs {
     /// Headless only: write a JSON report here at exit
     #[arg(long, value_name = "FILE", requires = "headless")]
     pub(crate) report: Option<PathBuf>,
+    /// Record the session to this file, for `netarena replay` (see docs/RECORDING.md)
+    #[arg(long, value_name = "FILE")]
+    pub(crate) record: Option<PathBuf>,
     #[command(flatten)]
     pub(crate) view: ViewArgs,
     #[command(flatten)]

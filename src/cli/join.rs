@@ -1,10 +1,15 @@
 //! `netarena join`: play on a server by address, or choose one on the join screen; or,
 //! headless, let a bot play (tests, load tests, benchmarks).
 
+use std::path::Path;
 use std::process::ExitCode;
+
+use anyhow::Context;
 use std::sync::atomic::{AtomicBool, AtomicUsize};
 
+use netarena::client::tap::Tap;
 use netarena::client::{headless, interactive, join_screen};
+use netarena::record::recorder::Recorder;
 
 use super::args::JoinArgs;
 use super::config::{client_config, resolve};
@@ -29,15 +34,27 @@ pub(crate) fn run(
         }
     };
     let client = client_config(server, &args.name, &args.view, &args.net, conditions)?;
+    let tap = match &args.record {
+        Some(path) => Some(recorder(path)?),
+        None => None,
+    };
     if args.headless {
-        headless::run(
+        headless::run_with(
             &client,
             args.bot.into(),
             args.seconds,
             args.report.as_deref(),
             stop,
+            tap,
         )?;
         return Ok(ExitCode::SUCCESS);
     }
     finish(interactive::run(client, stop), signal)
+}
+
+/// A recorder writing to `path`, created before joining so a bad path fails at once.
+pub(crate) fn recorder(path: &Path) -> anyhow::Result<Box<dyn Tap>> {
+    let recorder = Recorder::create(path)
+        .with_context(|| format!("cannot create the recording {}", path.display()))?;
+    Ok(Box::new(recorder))
 }

@@ -12,6 +12,7 @@ mod join;
 mod list;
 mod logging;
 mod map_file;
+mod replay;
 mod server;
 mod signals;
 
@@ -31,5 +32,6 @@ pub(crate) fn run() -> anyhow::Result<ExitCode> {
         Command::Join(args) => join::run(args, stop, signal),
         Command::List(args) => list::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Replay(args) => replay::run(args),
     }
 }

@@ -16,6 +16,7 @@ use super::driver::Driver;
 use super::link::Link;
 use super::net_stats::{RemoteSeen, SessionStats};
 use super::session::{ClientSession, SessionEnd};
+use super::tap::{LinkTotals, LoopKind, Tap};
 use crate::sim::world::Command;
 
 /// What drives the headless client's keys.
@@ -51,20 +52,42 @@ pub fn run(
     report_path: Option<&Path>,
     stop: &AtomicBool,
 ) -> anyhow::Result<Report> {
+    run_with(config, bot, seconds, report_path, stop, None)
+}
+
+/// [`run`], every input to the loop also handed to `tap` (a recorder).
+pub fn run_with(
+    config: &ClientConfig,
+    bot: BotKind,
+    seconds: f64,
+    report_path: Option<&Path>,
+    stop: &AtomicBool,
+    mut tap: Option<Box<dyn Tap>>,
+) -> anyhow::Result<Report> {
     let mut link = Link::open(config)?;
     let welcome = link.connect(&config.name, config.timeout)?;
     let start = Instant::now();
+    if let Some(tap) = &mut tap {
+        tap.start(start, LoopKind::Headless, &welcome, config);
+    }
     let mut session = ClientSession::new(welcome, start, config.switches)
         .context("the server sent a map this client cannot use")?;
     session.set_input_rate(config.input_rate);
     let app = App::new(config.switches, config.outgoing.clone());
     let mut driver = Driver::new(session, app, start);
+    if let Some(tap) = tap {
+        driver.set_tap(tap);
+    }
     let end = start + Duration::from_secs_f64(seconds.max(0.0));
     play(&mut link, &mut driver, config, bot, end, stop)?;
     let elapsed = start.elapsed().as_secs_f64();
     leave(&mut link)?;
 
-    let report = report(&link, driver.session(), elapsed);
+    let totals = totals(&link, elapsed);
+    if let Some(tap) = driver.tap_mut() {
+        tap.finish(totals);
+    }
+    let report = report(driver.session(), totals);
     if let Some(path) = report_path {
         let json = serde_json::to_string_pretty(&report)?;
         std::fs::write(path, json + "\n")
@@ -133,19 +156,31 @@ fn leave(link: &mut Link) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn report(link: &Link, session: &ClientSession, seconds: f64) -> Report {
+fn totals(link: &Link, seconds: f64) -> LinkTotals {
     let traffic = link.traffic();
-    Report {
-        player_id: session.player_id(),
-        stats: session.stats().clone(),
-        commands_acked: u64::from(session.acked_seq()),
-        jitter_ms: 1000.0 * session.jitter_secs(),
+    LinkTotals {
+        seconds,
         bytes_in: traffic.bytes_in,
         bytes_out: traffic.bytes_out,
         packets_in: traffic.packets_in,
         packets_out: traffic.packets_out,
         malformed_in: link.malformed(),
-        seconds,
+    }
+}
+
+/// The report of `session`, with the link's totals (a replay passes recorded ones).
+pub(crate) fn report(session: &ClientSession, link: LinkTotals) -> Report {
+    Report {
+        player_id: session.player_id(),
+        stats: session.stats().clone(),
+        commands_acked: u64::from(session.acked_seq()),
+        jitter_ms: 1000.0 * session.jitter_secs(),
+        bytes_in: link.bytes_in,
+        bytes_out: link.bytes_out,
+        packets_in: link.packets_in,
+        packets_out: link.packets_out,
+        malformed_in: link.malformed_in,
+        seconds: link.seconds,
         remote_players: session.remotes_seen().to_vec(),
     }
 }

@@ -24,6 +24,7 @@ mod pacer;
 mod prediction;
 mod rates;
 pub mod session;
+pub mod tap;
 mod tell;
 pub mod terminal;
 pub mod validate;

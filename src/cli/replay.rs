@@ -1,0 +1,30 @@
+//! `netarena replay FILE`: re-run a recording, in the terminal or headless to a report.
+
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use netarena::record::replay::replay_headless;
+
+use super::args::ReplayArgs;
+
+pub(crate) fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
+    if !args.headless {
+        bail!("replay in the terminal is not built yet: use --headless");
+    }
+    let replay = replay_headless(&args.file)?;
+    if let Some(e) = &replay.stopped {
+        eprintln!("{}: {e}; replayed up to there", args.file.display());
+    }
+    if replay.diverged > 0 {
+        eprintln!(
+            "warning: the re-run made {} commands differently from the recording",
+            replay.diverged
+        );
+    }
+    if let Some(path) = &args.report {
+        let json = serde_json::to_string_pretty(&replay.report)?;
+        std::fs::write(path, json + "\n")
+            .with_context(|| format!("cannot write report {}", path.display()))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

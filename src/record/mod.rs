@@ -1,0 +1,14 @@
+//! The flight recorder: everything that enters a client loop, written as it happens
+//! ([`writer`], through a [`recorder::Recorder`] on the loop's tap), read back bounded
+//! ([`reader`]), and re-run through the same loop ([`replay`]). The format is in
+//! [`format`] and docs/RECORDING.md.
+
+pub mod format;
+pub mod reader;
+pub mod recorder;
+pub mod replay;
+pub mod writer;
+
+pub use format::{Record, Start};
+pub use reader::{ReadError, Reader};
+pub use writer::Writer;
