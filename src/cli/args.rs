@@ -265,6 +265,9 @@ pub(crate) struct HostArgs {
     /// Do not answer LAN discovery (join by address only)
     #[arg(long)]
     pub(crate) no_discovery: bool,
+    /// Record the session to this file, for `netarena replay` (without it, F8 saves)
+    #[arg(long, value_name = "FILE")]
+    pub(crate) record: Option<PathBuf>,
     #[command(flatten)]
     pub(crate) view: ViewArgs,
     #[command(flatten)]
@@ -377,7 +380,7 @@ pub(crate) struct JoinArgs {
     /// Headless only: write a JSON report here at exit
     #[arg(long, value_name = "FILE", requires = "headless")]
     pub(crate) report: Option<PathBuf>,
-    /// Record the session to this file, for `netarena replay` (see docs/RECORDING.md)
+    /// Record the session to this file, for `netarena replay` (without it, F8 saves)
     #[arg(long, value_name = "FILE")]
     pub(crate) record: Option<PathBuf>,
     #[command(flatten)]

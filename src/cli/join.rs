@@ -1,7 +1,7 @@
 //! `netarena join`: play on a server by address, or choose one on the join screen; or,
 //! headless, let a bot play (tests, load tests, benchmarks).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize};
 use netarena::client::tap::Tap;
 use netarena::client::{headless, interactive, join_screen};
 use netarena::record::recorder::Recorder;
+use netarena::record::ring::Ring;
 
 use super::args::JoinArgs;
 use super::config::{client_config, resolve};
@@ -34,10 +35,7 @@ pub(crate) fn run(
         }
     };
     let client = client_config(server, &args.name, &args.view, &args.net, conditions)?;
-    let tap = match &args.record {
-        Some(path) => Some(recorder(path)?),
-        None => None,
-    };
+    let tap = recorder(args.record.as_deref(), !args.headless)?;
     if args.headless {
         headless::run_with(
             &client,
@@ -49,12 +47,20 @@ pub(crate) fn run(
         )?;
         return Ok(ExitCode::SUCCESS);
     }
-    finish(interactive::run(client, stop), signal)
+    finish(interactive::run_with(client, stop, tap), signal)
 }
 
-/// A recorder writing to `path`, created before joining so a bad path fails at once.
-pub(crate) fn recorder(path: &Path) -> anyhow::Result<Box<dyn Tap>> {
-    let recorder = Recorder::create(path)
-        .with_context(|| format!("cannot create the recording {}", path.display()))?;
-    Ok(Box::new(recorder))
+/// A recorder writing to `path`, created before joining so a bad path fails at once;
+/// without a path, an interactive session is kept in memory for F8 to save.
+pub(crate) fn recorder(
+    path: Option<&Path>,
+    interactive: bool,
+) -> anyhow::Result<Option<Box<dyn Tap>>> {
+    Ok(match path {
+        Some(path) => Some(Box::new(Recorder::create(path).with_context(|| {
+            format!("cannot create the recording {}", path.display())
+        })?)),
+        None if interactive => Some(Box::new(Ring::new(PathBuf::from(".")))),
+        None => None,
+    })
 }

@@ -32,6 +32,6 @@ pub(crate) fn run() -> anyhow::Result<ExitCode> {
         Command::Join(args) => join::run(args, stop, signal),
         Command::List(args) => list::run(args),
         Command::Bench(args) => bench::run(args),
-        Command::Replay(args) => replay::run(args),
+        Command::Replay(args) => replay::run(args, stop),
     }
 }

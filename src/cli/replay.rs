@@ -2,14 +2,18 @@
 
 use std::process::ExitCode;
 
-use anyhow::{Context, bail};
+use std::sync::atomic::AtomicBool;
+
+use anyhow::Context;
 use netarena::record::replay::replay_headless;
+use netarena::record::screen;
 
 use super::args::ReplayArgs;
 
-pub(crate) fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: ReplayArgs, stop: &AtomicBool) -> anyhow::Result<ExitCode> {
     if !args.headless {
-        bail!("replay in the terminal is not built yet: use --headless");
+        screen::run(&args.file, stop)?;
+        return Ok(ExitCode::SUCCESS);
     }
     let replay = replay_headless(&args.file)?;
     if let Some(e) = &replay.stopped {

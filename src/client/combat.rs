@@ -22,7 +22,7 @@ pub struct Flight {
     pub ended: Option<u32>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Combat {
     pub(crate) statuses: BTreeMap<PlayerId, PlayerStatus>,
     flights: Vec<Flight>,

@@ -6,6 +6,7 @@
 
 use std::time::Instant;
 
+use super::Switches;
 use super::app::{App, Effect};
 use super::cadence::CommandClock;
 use super::input::{Action, ChatKey};
@@ -62,6 +63,23 @@ impl Driver {
     /// Hands every input from now on to `tap` (already started).
     pub(crate) fn set_tap(&mut self, tap: Box<dyn Tap>) {
         self.tap = Some(tap);
+    }
+
+    /// The terminal's size, for a replay to show the same picture.
+    pub(crate) fn note_size(&mut self, w: u16, h: u16) {
+        self.note(None, TapEvent::Size(w, h));
+    }
+
+    /// A copy of the loop's state without the tap: a replay keyframe.
+    pub(crate) fn fork(&self) -> Driver {
+        Driver {
+            session: self.session.clone(),
+            app: self.app.clone(),
+            clock: self.clock.clone(),
+            tap: None,
+            made: Vec::new(),
+            last_time: self.last_time,
+        }
     }
 
     pub(crate) fn tap_mut(&mut self) -> Option<&mut (dyn Tap + 'static)> {
@@ -179,6 +197,16 @@ impl Driver {
     pub(crate) fn frame(&mut self, now: Instant) {
         self.note(Some(now), TapEvent::Frame);
         self.session.frame(now);
+    }
+
+    /// Sets the switches outright (a replay's what-if), whatever the app holds.
+    pub(crate) fn set_switches(&mut self, switches: Switches) {
+        self.session.set_switches(switches);
+    }
+
+    /// What a replayed frame shows: no link to measure rates on.
+    pub(crate) fn replay_view(&self, now: Instant, fps: f64) -> View<'_> {
+        view::build(&self.session, &self.app, now, fps, Rates::default())
     }
 
     /// What this frame shows, at `fps`, with `rates` for the stats overlay.

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use ratatui::crossterm::event::{self, Event, KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
 use ratatui::crossterm::{execute, queue};
 
@@ -17,6 +17,7 @@ use super::input::{Keys, chat_key};
 use super::link::Link;
 use super::rates::RateMeter;
 use super::session::{ClientSession, SessionEnd};
+use super::tap::{LinkTotals, LoopKind, Tap};
 use super::terminal::{self, Tui};
 use crate::net::protocol::ClientMsg;
 use crate::ui;
@@ -28,16 +29,33 @@ pub enum Outcome {
 }
 
 pub fn run(config: ClientConfig, stop: &AtomicBool) -> anyhow::Result<Outcome> {
+    run_with(config, stop, None)
+}
+
+/// [`run`], every input to the loop handed to `tap` (a recorder, to a file or kept in
+/// memory and saved with F8).
+pub fn run_with(
+    config: ClientConfig,
+    stop: &AtomicBool,
+    mut tap: Option<Box<dyn Tap>>,
+) -> anyhow::Result<Outcome> {
     let mut link = Link::open(&config)?;
     let welcome = link.connect(&config.name, config.timeout)?;
     let now = Instant::now();
+    let start = now;
+    if let Some(tap) = &mut tap {
+        tap.start(now, LoopKind::Interactive, &welcome, &config);
+    }
     let mut session = ClientSession::new(welcome, now, config.switches)
         .context("the server sent a map this client cannot use")?;
     session.set_input_rate(config.input_rate);
     let app = App::new(config.switches, config.outgoing.clone());
-    let driver = Driver::new(session, app, now);
+    let mut driver = Driver::new(session, app, now);
+    if let Some(tap) = tap {
+        driver.set_tap(tap);
+    }
     let (mut tui, enhanced, _guard) = terminal::enter().context("cannot set up the terminal")?;
-    let result = play(&mut tui, &mut link, driver, &config, enhanced, stop);
+    let result = play(&mut tui, &mut link, &mut driver, &config, enhanced, stop);
     // Tell the server we are gone; a few copies, since any one may be lost.
     let now = Instant::now();
     for _ in 0..3 {
@@ -46,6 +64,17 @@ pub fn run(config: ClientConfig, stop: &AtomicBool) -> anyhow::Result<Outcome> {
     let deadline = now + Duration::from_millis(300);
     while Instant::now() < deadline && link.wait(deadline).is_ok() {
         link.pump(Instant::now(), |_, _| {});
+    }
+    let traffic = link.traffic();
+    if let Some(tap) = driver.tap_mut() {
+        tap.finish(LinkTotals {
+            seconds: now.duration_since(start).as_secs_f64(),
+            bytes_in: traffic.bytes_in,
+            bytes_out: traffic.bytes_out,
+            packets_in: traffic.packets_in,
+            packets_out: traffic.packets_out,
+            malformed_in: link.malformed(),
+        });
     }
     result
 }
@@ -58,17 +87,20 @@ struct Shell {
     rates: RateMeter,
     next_frame: Instant,
     frame_period: Option<Duration>,
+    /// What became of the last F8 (save the recording kept in memory).
+    message: Option<String>,
 }
 
 fn play(
     tui: &mut Tui,
     link: &mut Link,
-    mut driver: Driver,
+    driver: &mut Driver,
     config: &ClientConfig,
     enhanced: bool,
     stop: &AtomicBool,
 ) -> anyhow::Result<Outcome> {
     let size = tui.size()?;
+    driver.note_size(size.width, size.height);
     let mut shell = Shell {
         keys: Keys::new(enhanced),
         screen: (size.width, size.height),
@@ -76,6 +108,7 @@ fn play(
         rates: RateMeter::default(),
         next_frame: Instant::now(),
         frame_period: config.fps_cap.map(|f| Duration::from_secs(1) / f.max(1)),
+        message: None,
     };
     let panic_at = config.debug_panic_after.map(|d| Instant::now() + d);
     loop {
@@ -86,8 +119,8 @@ fn play(
         if panic_at.is_some_and(|t| now >= t) {
             panic!("debug panic requested with --debug-panic");
         }
-        pump(link, &mut driver, now, config)?;
-        if read_keys(tui, link, &mut driver, &mut shell, now)? {
+        pump(link, driver, now, config)?;
+        if read_keys(tui, link, driver, &mut shell, now)? {
             return Ok(Outcome::Quit);
         }
         let held = shell.keys.buttons(now);
@@ -102,7 +135,7 @@ fn play(
             }
             shell.next_frame = (shell.next_frame + period).max(now);
         }
-        draw(tui, link, &mut driver, &mut shell, now)?;
+        draw(tui, link, driver, &mut shell, now)?;
     }
 }
 
@@ -159,6 +192,7 @@ fn read_keys(
             Event::Resize(w, h) => {
                 tui.autoresize()?;
                 shell.screen = (w, h);
+                driver.note_size(w, h);
                 None
             }
             _ => None,
@@ -178,6 +212,10 @@ fn on_key(driver: &mut Driver, shell: &mut Shell, key: &KeyEvent, now: Instant) 
     if driver.app().chatting() {
         return chat_key(key).and_then(|k| driver.type_chat(k));
     }
+    if key.code == KeyCode::F(8) && key.kind != KeyEventKind::Release {
+        shell.message = Some(save_recording(driver));
+        return None;
+    }
     let action = shell.keys.handle(key, now)?;
     driver.handle(action)
 }
@@ -193,7 +231,10 @@ fn draw(
     shell
         .rates
         .sample(now, link.traffic(), driver.session().stats());
-    let view = driver.view(now, shell.fps.value(), shell.rates.rates());
+    let mut view = driver.view(now, shell.fps.value(), shell.rates.rates());
+    if shell.message.is_some() && view.notice.is_none() {
+        view.notice.clone_from(&shell.message);
+    }
     if !terminal::may_draw() {
         // Another thread panicked; its hook is restoring the terminal and exiting.
         std::thread::park();
@@ -203,6 +244,15 @@ fn draw(
     execute!(tui.backend_mut(), EndSynchronizedUpdate)?;
     shell.fps.frame(now);
     Ok(())
+}
+
+/// F8: saves the session kept in memory; the message says where, or why not.
+fn save_recording(driver: &mut Driver) -> String {
+    match driver.tap_mut().and_then(|t| t.save()) {
+        None => "nothing kept in memory to save".into(),
+        Some(Ok(path)) => format!("saved the last minutes to {path}: netarena replay {path}"),
+        Some(Err(e)) => format!("cannot save the recording: {e}"),
+    }
 }
 
 /// Frames per second over the last half second.

@@ -42,7 +42,7 @@ pub(crate) struct MapChange {
     pub(crate) text: String,
 }
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct MatchLog {
     pub(crate) feed: VecDeque<(Instant, Kill)>,
     pub(crate) chat: VecDeque<(Instant, PlayerId, String)>,

@@ -52,7 +52,7 @@ pub struct RemoteSeen {
 }
 
 /// The counts, and the sums behind their means.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct NetStats {
     pub(crate) stats: SessionStats,
     rtt_sum: f64,

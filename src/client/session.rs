@@ -43,6 +43,7 @@ pub enum SessionEnd {
     ServerSaidBye(String),
 }
 
+#[derive(Clone)]
 pub struct ClientSession {
     pub(super) player_id: PlayerId,
     pub(super) map: Map,

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Tell {
     /// When our weapon is ready again by our own count.
     next_fire: Option<Instant>,

@@ -6,9 +6,9 @@
 use std::time::Duration;
 
 use crate::client::GhostMode;
-use crate::client::Switches;
 use crate::client::input::{Action, ChatKey};
 use crate::client::tap::{LinkTotals, LoopKind};
+use crate::client::{ClientConfig, Switches};
 use crate::net::codec::MAX_SERVER_DATAGRAM;
 use crate::net::protocol::{ServerMsg, Welcome};
 use crate::sim::world::{Buttons, Command};
@@ -39,6 +39,18 @@ pub struct Start {
     pub input_rate: u16,
     pub switches: Switches,
     pub welcome: Welcome,
+}
+
+impl Start {
+    pub(crate) fn of(kind: LoopKind, welcome: &Welcome, config: &ClientConfig) -> Start {
+        Start {
+            kind,
+            seed: config.seed,
+            input_rate: config.input_rate,
+            switches: config.switches,
+            welcome: welcome.clone(),
+        }
+    }
 }
 
 /// One record, decoded.

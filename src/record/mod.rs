@@ -4,9 +4,12 @@
 //! [`format`] and docs/RECORDING.md.
 
 pub mod format;
+pub mod player;
 pub mod reader;
 pub mod recorder;
 pub mod replay;
+pub mod ring;
+pub mod screen;
 pub mod writer;
 
 pub use format::{Record, Start};

@@ -42,13 +42,7 @@ impl Recorder {
 impl Tap for Recorder {
     fn start(&mut self, start: Instant, kind: LoopKind, welcome: &Welcome, config: &ClientConfig) {
         self.start = Some(start);
-        let start = Start {
-            kind,
-            seed: config.seed,
-            input_rate: config.input_rate,
-            switches: config.switches,
-            welcome: welcome.clone(),
-        };
+        let start = Start::of(kind, welcome, config);
         self.write(|w| w.start(&start));
     }
 
@@ -60,5 +54,11 @@ impl Tap for Recorder {
 
     fn finish(&mut self, totals: LinkTotals) {
         self.write(|w| w.end(&totals));
+    }
+
+    /// Everything so far is in the file already; flushes it.
+    fn save(&mut self) -> Option<Result<String, String>> {
+        self.write(|w| w.flush());
+        Some(Ok(self.path.display().to_string()))
     }
 }

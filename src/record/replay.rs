@@ -12,6 +12,7 @@ use anyhow::{Context, bail};
 
 use super::format::{Record, Start};
 use super::reader::{ReadError, Reader};
+use crate::client::Switches;
 use crate::client::app::App;
 use crate::client::driver::Driver;
 use crate::client::headless::{self, Report};
@@ -31,16 +32,28 @@ pub struct Replayer {
     diverged: u64,
     totals: Option<LinkTotals>,
     size: Option<(u16, u16)>,
+    /// What-if: these switches whatever the recording says.
+    what_if: Option<Switches>,
 }
 
 impl Replayer {
     /// A session as it started in the recording, its instants counted from `base`.
     pub fn new(start: &Start, base: Instant) -> anyhow::Result<Replayer> {
+        Replayer::with_switches(start, base, None)
+    }
+
+    /// [`Replayer::new`], drawn with `what_if` switches whatever the recording says:
+    /// the same datagrams and commands re-run through the client with other settings.
+    pub fn with_switches(
+        start: &Start,
+        base: Instant,
+        what_if: Option<Switches>,
+    ) -> anyhow::Result<Replayer> {
         let mut session = ClientSession::new(start.welcome.clone(), base, start.switches)
             .context("the recording's map cannot be used")?;
         session.set_input_rate(start.input_rate);
         let app = App::new(start.switches, Conditions::default());
-        Ok(Replayer {
+        let mut replayer = Replayer {
             driver: Driver::new(session, app, base),
             base,
             kind: start.kind,
@@ -48,7 +61,10 @@ impl Replayer {
             diverged: 0,
             totals: None,
             size: None,
-        })
+            what_if,
+        };
+        replayer.force_what_if();
+        Ok(replayer)
     }
 
     /// Applies one record.
@@ -68,6 +84,7 @@ impl Replayer {
             Record::Frame { .. } => self.driver.frame(now),
             Record::Action(a) => {
                 self.driver.handle(a);
+                self.force_what_if();
             }
             Record::Chat(k) => {
                 self.driver.type_chat(k);
@@ -76,6 +93,24 @@ impl Replayer {
             Record::End(t) => self.totals = Some(t),
             Record::Start(_) => {}
         }
+    }
+
+    fn force_what_if(&mut self) {
+        if let Some(s) = self.what_if {
+            self.driver.set_switches(s);
+        }
+    }
+
+    /// An independent copy (a keyframe).
+    pub fn fork(&self) -> Replayer {
+        Replayer {
+            driver: self.driver.fork(),
+            ..*self
+        }
+    }
+
+    pub(crate) fn driver(&self) -> &Driver {
+        &self.driver
     }
 
     fn ticks(&mut self, now: Instant, commands: &[Command]) {

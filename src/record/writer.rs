@@ -161,6 +161,10 @@ impl<W: Write> Writer<W> {
         self.out.flush()
     }
 
+    pub fn get_ref(&self) -> &W {
+        &self.out
+    }
+
     pub fn into_inner(self) -> W {
         self.out
     }

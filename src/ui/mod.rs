@@ -5,6 +5,7 @@ mod arena;
 mod hud;
 pub(crate) mod join_screen;
 mod overlays;
+pub(crate) mod timeline;
 
 pub(crate) use overlays::{DrawMode, LagSlice, StatsView};
 
@@ -188,7 +189,11 @@ pub(crate) fn required_size(map: &Map) -> (u16, u16) {
 }
 
 pub(crate) fn draw(frame: &mut Frame, view: &View) {
-    let area = frame.area();
+    draw_in(frame, frame.area(), view);
+}
+
+/// [`draw`] into part of the frame (the replay keeps rows for its timeline).
+pub(crate) fn draw_in(frame: &mut Frame, area: Rect, view: &View) {
     let (need_w, need_h) = required_size(view.map);
     if area.width < need_w || area.height < need_h {
         let text = format!(
