@@ -1,0 +1,143 @@
+//! Replaying a recording: seeking lands on the very state playing from the start
+//! reaches, and a what-if re-run with interpolation off draws remote players only where
+//! snapshots put them.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use netarena::client::Switches;
+use netarena::record::player::Player;
+use netarena::record::replay::Replayer;
+use support::process::{finish, headless, start_server, temp_report};
+
+/// A 4-second headless session against three bots over a lossy, laggy link, recorded
+/// once for every test here.
+fn recording() -> &'static Path {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| {
+        let server = start_server(&["--bots", "3"]);
+        let path = temp_report("replay-tests").with_extension("narec");
+        let (c, r) = headless(
+            server.port,
+            "rec",
+            "4",
+            &[
+                "--lag",
+                "50",
+                "--jitter",
+                "10",
+                "--loss",
+                "5",
+                "--seed",
+                "3",
+                "--record",
+                path.to_str().unwrap(),
+            ],
+        );
+        finish(c, r);
+        path
+    })
+}
+
+/// Everything that shows: the report (counts, means, remote players) and where the
+/// local and remote players are drawn.
+fn state(r: &Replayer) -> String {
+    let s = r.session();
+    let report = r.report();
+    let remotes: Vec<_> = report
+        .remote_players
+        .iter()
+        .map(|p| s.remote_position(p.id, r.instant()))
+        .collect();
+    format!(
+        "{}\n{:?}\n{:?}\n{:?}\n{remotes:?}",
+        serde_json::to_string(&report).unwrap(),
+        s.predicted(),
+        s.server_state(),
+        s.latest_tick(),
+    )
+}
+
+#[test]
+fn seeking_reaches_the_state_playing_from_the_start_reaches() {
+    let mut seeker = Player::load(recording()).unwrap();
+    let end = seeker.duration();
+    assert!(end > Duration::from_secs(3), "{end:?}");
+    for ms in [3_500u64, 2_345, 700, 3_001, 2_000, 0] {
+        let t = Duration::from_millis(ms);
+        // From the end, back: this seek starts from a keyframe.
+        seeker.seek(end);
+        seeker.seek(t);
+        let mut player = Player::load(recording()).unwrap();
+        player.advance_to(t);
+        assert_eq!(seeker.at(), player.at());
+        assert_eq!(
+            state(seeker.replayer()),
+            state(player.replayer()),
+            "at {ms} ms"
+        );
+    }
+    // Frame steps are seeks too: back then forward is where we were.
+    seeker.seek(Duration::from_millis(2_500));
+    seeker.step_frame(true);
+    let here = state(seeker.replayer());
+    seeker.step_frame(false);
+    assert_ne!(state(seeker.replayer()), here);
+    seeker.step_frame(true);
+    assert_eq!(state(seeker.replayer()), here);
+}
+
+/// For every frame: the remote players' drawn positions, and whether a snapshot
+/// arrived since the frame before.
+fn frames(player: &mut Player) -> Vec<(Vec<Option<(f64, f64)>>, bool)> {
+    player.seek(Duration::ZERO);
+    let mut out = Vec::new();
+    let mut snapshots = 0;
+    loop {
+        let before = player.at();
+        player.step_frame(true);
+        if player.at() == before {
+            return out;
+        }
+        let r = player.replayer();
+        let ids: Vec<_> = r.report().remote_players.iter().map(|p| p.id).collect();
+        let drawn = ids
+            .iter()
+            .map(|&id| r.session().remote_position(id, r.instant()))
+            .collect();
+        let got = r.session().stats().snapshots_received;
+        out.push((drawn, got != snapshots));
+        snapshots = got;
+    }
+}
+
+/// Frames where a remote player moved although no snapshot had arrived.
+fn moves_between_snapshots(frames: &[(Vec<Option<(f64, f64)>>, bool)]) -> usize {
+    frames
+        .windows(2)
+        .filter(|w| w[0].0.len() == w[1].0.len() && !w[1].1 && w[0].0 != w[1].0)
+        .count()
+}
+
+#[test]
+fn with_interpolation_off_remote_players_move_only_when_a_snapshot_arrives() {
+    let mut player = Player::load(recording()).unwrap();
+    let recorded = frames(&mut player);
+    assert!(recorded.len() > 100, "{} frames", recorded.len());
+    assert!(
+        moves_between_snapshots(&recorded) > 20,
+        "interpolated players glide between snapshots"
+    );
+    let off = Switches {
+        interpolation: false,
+        ..player.switches()
+    };
+    player.set_what_if(Some(off)).unwrap();
+    assert!(!player.switches().interpolation);
+    let what_if = frames(&mut player);
+    assert_eq!(what_if.len(), recorded.len(), "the same frames, re-run");
+    assert_eq!(moves_between_snapshots(&what_if), 0);
+}
