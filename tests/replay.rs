@@ -90,9 +90,11 @@ fn seeking_reaches_the_state_playing_from_the_start_reaches() {
     assert_eq!(state(seeker.replayer()), here);
 }
 
-/// For every frame: the remote players' drawn positions, and whether a snapshot
-/// arrived since the frame before.
-fn frames(player: &mut Player) -> Vec<(Vec<Option<(f64, f64)>>, bool)> {
+/// One frame: the remote players' drawn positions, and whether a snapshot arrived since
+/// the frame before.
+type Frame = (Vec<Option<(f64, f64)>>, bool);
+
+fn frames(player: &mut Player) -> Vec<Frame> {
     player.seek(Duration::ZERO);
     let mut out = Vec::new();
     let mut snapshots = 0;
@@ -115,7 +117,7 @@ fn frames(player: &mut Player) -> Vec<(Vec<Option<(f64, f64)>>, bool)> {
 }
 
 /// Frames where a remote player moved although no snapshot had arrived.
-fn moves_between_snapshots(frames: &[(Vec<Option<(f64, f64)>>, bool)]) -> usize {
+fn moves_between_snapshots(frames: &[Frame]) -> usize {
     frames
         .windows(2)
         .filter(|w| w[0].0.len() == w[1].0.len() && !w[1].1 && w[0].0 != w[1].0)
