@@ -76,7 +76,7 @@ fn command() -> impl Strategy<Value = Command> {
 }
 
 fn timed_record() -> impl Strategy<Value = Record> {
-    let at = (0u64..1u64 << 44).prop_map(Duration::from_nanos);
+    let at = (0u64..86_400_000_000_000).prop_map(Duration::from_nanos);
     prop_oneof![
         (at.clone(), 1u32..1500, message()).prop_map(|(at, wire_bytes, m)| Record::Received {
             at,
@@ -234,6 +234,20 @@ fn a_corrupt_record_names_its_offset() {
     assert_eq!(
         err.unwrap().to_string(),
         format!("bad record at byte {at}: unknown record kind 99")
+    );
+}
+
+#[test]
+fn a_time_past_a_day_is_refused() {
+    let mut bytes = write(&small_recording()[..1]);
+    let at = bytes.len();
+    // A frame at 2^56 ns (over two years).
+    bytes.extend_from_slice(&[5, 9, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01]);
+    let (back, err) = read(&bytes);
+    assert_eq!(back.len(), 1);
+    assert_eq!(
+        err.unwrap().to_string(),
+        format!("bad record at byte {at}: time 72057594 s is past the 24-hour limit")
     );
 }
 

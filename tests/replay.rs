@@ -143,3 +143,34 @@ fn with_interpolation_off_remote_players_move_only_when_a_snapshot_arrives() {
     assert_eq!(what_if.len(), recorded.len(), "the same frames, re-run");
     assert_eq!(moves_between_snapshots(&what_if), 0);
 }
+
+#[test]
+fn the_csv_export_has_a_row_per_tick_whose_counts_add_up_to_the_report() {
+    let mut csv = Vec::new();
+    let rows = netarena::record::export::export_csv(recording(), &mut csv).unwrap();
+    let text = String::from_utf8(csv).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<_> = lines.next().unwrap().split(',').collect();
+    assert_eq!(header[0], "time_s");
+    let body: Vec<Vec<f64>> = lines
+        .map(|l| l.split(',').map(|v| v.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(body.len() as u64, rows);
+    let player = Player::load(recording()).unwrap();
+    let ticks = player.duration().as_secs_f64() * 60.0;
+    assert!((body.len() as f64 - ticks).abs() <= 2.0, "{} rows", body.len());
+    let column = |name: &str| {
+        let i = header.iter().position(|h| *h == name).unwrap();
+        body.iter().map(|r| r[i]).sum::<f64>()
+    };
+    let mut end = player;
+    end.seek(end.duration());
+    let report = end.replayer().report();
+    assert_eq!(column("commands_sent"), report.stats.commands_sent as f64);
+    assert_eq!(
+        column("snapshots_received"),
+        report.stats.snapshots_received as f64
+    );
+    assert_eq!(column("corrections"), report.stats.corrections as f64);
+    assert!(column("bytes_in") > 0.0 && column("bytes_out") > 0.0);
+}

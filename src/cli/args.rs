@@ -75,6 +75,13 @@ pub(crate) struct ReplayArgs {
     /// Headless only: write the re-run's JSON report here
     #[arg(long, value_name = "FILE", requires = "headless")]
     pub(crate) report: Option<PathBuf>,
+    /// Write one CSV row per tick (RTT, interpolation delay, pending commands,
+    /// corrections, bytes in and out) to standard output, or to --output
+    #[arg(long, value_name = "FORMAT", value_parser = ["csv"])]
+    pub(crate) export: Option<String>,
+    /// With --export: the file to write
+    #[arg(long, value_name = "FILE", requires = "export")]
+    pub(crate) output: Option<PathBuf>,
 }
 
 #[derive(Args)]

@@ -157,6 +157,11 @@ impl ClientSession {
         self.clock.jitter_secs()
     }
 
+    /// How far in the past remote players are drawn now.
+    pub(crate) fn interp_delay_secs(&self) -> f64 {
+        self.interp_delay
+    }
+
     pub(crate) fn switches(&self) -> Switches {
         self.switches
     }

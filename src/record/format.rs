@@ -18,6 +18,9 @@ pub const VERSION: u16 = 1;
 pub const HEADER_LEN: usize = 8;
 /// No payload is longer: the largest is a server datagram plus a few varints.
 pub const MAX_PAYLOAD: usize = MAX_SERVER_DATAGRAM + 64;
+/// No recorded time is later: a session is shorter than a day, and a replay's per-tick
+/// tables are sized by the last time, which a hostile file must not choose freely.
+pub const MAX_TIME: Duration = Duration::from_secs(24 * 3600);
 /// The most commands one instant can make (the command clock catches up at most 6).
 pub const MAX_TICKS: usize = 16;
 

@@ -3,6 +3,7 @@
 //! ([`reader`]), and re-run through the same loop ([`replay`]). The format is in
 //! [`format`] and docs/RECORDING.md.
 
+pub mod export;
 pub mod format;
 pub mod player;
 pub mod reader;

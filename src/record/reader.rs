@@ -6,8 +6,8 @@ use std::io::{self, Read};
 use std::time::Duration;
 
 use super::format::{
-    ACTION, CHAT, END, FRAME, HEADER_LEN, KEYS, MAGIC, MAX_PAYLOAD, MAX_TICKS, RECEIVED, Record,
-    SIZE, START, Start, TICKS, VERSION, action_from, chat_from, switches_from,
+    ACTION, CHAT, END, FRAME, HEADER_LEN, KEYS, MAGIC, MAX_PAYLOAD, MAX_TICKS, MAX_TIME, RECEIVED,
+    Record, SIZE, START, Start, TICKS, VERSION, action_from, chat_from, switches_from,
 };
 use crate::client::tap::{LinkTotals, LoopKind};
 use crate::net::codec;
@@ -177,7 +177,11 @@ impl<'a> Payload<'a> {
     }
 
     fn time(&mut self) -> Result<Duration, String> {
-        Ok(Duration::from_nanos(self.varint()?))
+        let t = Duration::from_nanos(self.varint()?);
+        if t > MAX_TIME {
+            return Err(format!("time {} s is past the 24-hour limit", t.as_secs()));
+        }
+        Ok(t)
     }
 
     fn done(&self) -> Result<(), String> {

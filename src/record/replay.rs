@@ -18,7 +18,9 @@ use crate::client::driver::Driver;
 use crate::client::headless::{self, Report};
 use crate::client::session::ClientSession;
 use crate::client::tap::{LinkTotals, LoopKind};
+use crate::net::codec;
 use crate::net::conditioner::Conditions;
+use crate::net::protocol::ClientMsg;
 use crate::sim::world::Command;
 
 pub struct Replayer {
@@ -34,6 +36,9 @@ pub struct Replayer {
     size: Option<(u16, u16)>,
     /// What-if: these switches whatever the recording says.
     what_if: Option<Switches>,
+    /// Bytes of server messages taken in, and of the client's messages made, so far.
+    bytes_in: u64,
+    bytes_out: u64,
 }
 
 impl Replayer {
@@ -62,6 +67,8 @@ impl Replayer {
             totals: None,
             size: None,
             what_if,
+            bytes_in: 0,
+            bytes_out: 0,
         };
         replayer.force_what_if();
         Ok(replayer)
@@ -77,10 +84,14 @@ impl Replayer {
             Record::Received {
                 msg, wire_bytes, ..
             } => {
+                self.bytes_in += u64::from(wire_bytes);
                 self.driver.receive(now, *msg, wire_bytes as usize);
             }
             Record::Ticks { commands, .. } => self.ticks(now, &commands),
-            Record::Keys { buttons, .. } => self.driver.play(now, buttons, |_| {}),
+            Record::Keys { buttons, .. } => {
+                let out = &mut self.bytes_out;
+                self.driver.play(now, buttons, |m| *out += encoded_len(&m));
+            }
             Record::Frame { .. } => self.driver.frame(now),
             Record::Action(a) => {
                 self.driver.handle(a);
@@ -117,6 +128,7 @@ impl Replayer {
         let mut recorded = commands.iter();
         let mut missing = 0;
         let headless = self.kind == LoopKind::Headless;
+        let out = &mut self.bytes_out;
         self.driver.run_ticks(
             now,
             |_, _| {
@@ -125,7 +137,8 @@ impl Replayer {
                     Command::default()
                 })
             },
-            |session, _| {
+            |session, msg| {
+                *out += msg.map_or(0, |m| encoded_len(&m));
                 if headless {
                     // As the headless loop does: one frame per command tick.
                     session.frame(now);
@@ -146,6 +159,11 @@ impl Replayer {
 
     pub fn instant(&self) -> Instant {
         self.base + self.at
+    }
+
+    /// Bytes of server messages taken in, and of client messages made, so far.
+    pub fn bytes(&self) -> (u64, u64) {
+        (self.bytes_in, self.bytes_out)
     }
 
     pub fn diverged(&self) -> u64 {
@@ -169,6 +187,11 @@ impl Replayer {
         });
         headless::report(self.session(), totals)
     }
+}
+
+fn encoded_len(msg: &ClientMsg) -> u64 {
+    let mut buf = Vec::new();
+    codec::encode_client(msg, &mut buf).map_or(0, |()| buf.len() as u64)
 }
 
 /// A recording re-run without a terminal.
