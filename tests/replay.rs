@@ -158,7 +158,11 @@ fn the_csv_export_has_a_row_per_tick_whose_counts_add_up_to_the_report() {
     assert_eq!(body.len() as u64, rows);
     let player = Player::load(recording()).unwrap();
     let ticks = player.duration().as_secs_f64() * 60.0;
-    assert!((body.len() as f64 - ticks).abs() <= 2.0, "{} rows", body.len());
+    assert!(
+        (body.len() as f64 - ticks).abs() <= 2.0,
+        "{} rows",
+        body.len()
+    );
     let column = |name: &str| {
         let i = header.iter().position(|h| *h == name).unwrap();
         body.iter().map(|r| r[i]).sum::<f64>()
@@ -173,4 +177,73 @@ fn the_csv_export_has_a_row_per_tick_whose_counts_add_up_to_the_report() {
     );
     assert_eq!(column("corrections"), report.stats.corrections as f64);
     assert!(column("bytes_in") > 0.0 && column("bytes_out") > 0.0);
+}
+
+/// Measures, on the recording at $NETARENA_RECORDING (a long one): its size per
+/// minute, the time to load and index it, seek times, and what writing it costs per
+/// frame next to re-running the client loop on it. Run with --release --ignored.
+#[test]
+#[ignore]
+fn measure_recording() {
+    use std::time::Instant;
+    let Ok(path) = std::env::var("NETARENA_RECORDING") else {
+        return;
+    };
+    let path = Path::new(&path);
+    let bytes = std::fs::metadata(path).unwrap().len();
+    let t = Instant::now();
+    let mut player = Player::load(path).unwrap();
+    let load = t.elapsed();
+    let minutes = player.duration().as_secs_f64() / 60.0;
+    println!(
+        "{:.1} min, {bytes} bytes: {:.0} KiB per minute; loaded and indexed in {:.0} ms",
+        minutes,
+        bytes as f64 / 1024.0 / minutes,
+        load.as_secs_f64() * 1e3
+    );
+    let mut worst = Duration::ZERO;
+    let mut total = Duration::ZERO;
+    let n = 200u32;
+    for i in 0..n {
+        // Scattered times, forwards and backwards.
+        let ms = (u64::from(i) * 7_919_993) % player.duration().as_millis() as u64;
+        let t = Instant::now();
+        player.seek(Duration::from_millis(ms));
+        let took = t.elapsed();
+        worst = worst.max(took);
+        total += took;
+    }
+    println!(
+        "seek: mean {:.2} ms, worst {:.2} ms over {n} seeks",
+        total.as_secs_f64() * 1e3 / f64::from(n),
+        worst.as_secs_f64() * 1e3
+    );
+    // Writing every record again (what the recorder does as they happen) against
+    // re-running the client loop on them.
+    let (start, reader) = netarena::record::replay::open(path).unwrap();
+    let records: Vec<_> = reader.map(Result::unwrap).collect();
+    let frames = records
+        .iter()
+        .filter(|r| matches!(r, netarena::record::Record::Ticks { .. }))
+        .count();
+    let sink = std::fs::File::create(std::env::temp_dir().join("netarena-measure.narec")).unwrap();
+    let mut w = netarena::record::Writer::new(std::io::BufWriter::new(sink)).unwrap();
+    let t = Instant::now();
+    w.start(&start).unwrap();
+    for r in &records {
+        w.record(r).unwrap();
+    }
+    w.flush().unwrap();
+    let write = t.elapsed();
+    let mut r = Replayer::new(&start, Instant::now()).unwrap();
+    let t = Instant::now();
+    for rec in records {
+        r.apply(rec);
+    }
+    let run = t.elapsed();
+    println!(
+        "recording costs {:.2} us per frame ({frames} frames); the loop body without drawing takes {:.2} us per frame",
+        write.as_secs_f64() * 1e6 / frames as f64,
+        run.as_secs_f64() * 1e6 / frames as f64
+    );
 }
