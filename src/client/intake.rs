@@ -4,6 +4,7 @@
 
 use std::time::Instant;
 
+use super::causes::{Cause, explain};
 use super::clock::interp_delay_target;
 use super::prediction::Prediction;
 use super::session::{ClientSession, SessionEnd, find, name_in, others_of};
@@ -178,6 +179,7 @@ impl ClientSession {
         } else {
             (self.switches.reconciliation, self.switches.smoothing)
         };
+        let disagreement = p.disagreement(snap.ack_seq);
         let correction = p.reconcile(
             &self.map,
             &self.rules,
@@ -188,7 +190,20 @@ impl ClientSession {
             smooth,
         );
         if let Some(c) = correction.filter(|_| !was_absent) {
-            self.net.correction(c.cells);
+            let cause = disagreement.map_or(Cause::Unknown, |d| {
+                let roster = &self.roster;
+                let name = |id| name_in(roster, id);
+                explain(
+                    &d,
+                    &self.map,
+                    &self.rules,
+                    me,
+                    &snap.players,
+                    self.player_id,
+                    name,
+                )
+            });
+            self.net.correction(c.cells, &cause);
             self.last_correction = Some((now, c));
         }
     }

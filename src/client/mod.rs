@@ -6,6 +6,7 @@
 pub mod app;
 pub mod brain;
 pub mod cadence;
+pub mod causes;
 mod clock;
 pub mod combat;
 pub mod discovery;

@@ -185,8 +185,17 @@ fn status(player: &Player, v: &Viewer) -> String {
         Some(s) => format!(" | what-if (re-simulated): {}", describe(s)),
         None => String::new(),
     };
+    let stats = player.replayer().session().stats();
+    let last = if stats.corrections > 0 {
+        format!(
+            " (last {:.2} cells: {})",
+            stats.last_correction_cells, stats.last_correction_cause
+        )
+    } else {
+        String::new()
+    };
     format!(
-        " {state} {}x  {} / {}  corrections {}{what_if} | {}",
+        " {state} {}x  {} / {}  corrections {}{last}{what_if} | {}",
         SPEEDS[v.speed],
         clock(player.at()),
         clock(player.duration()),
