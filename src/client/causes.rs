@@ -1,6 +1,7 @@
 //! Why a correction happened, worked out by re-simulation from the last state the client
 //! and the server agreed on (the state after the previous acknowledged command):
 //!
+//! 0. While the match is over the server holds everyone still: its decision.
 //! 1. Re-run our commands with the other players where the server had them: if that
 //!    lands on the server's state, another player was somewhere other than predicted
 //!    (we name the one nearest to where we ended up).
@@ -37,8 +38,9 @@ pub enum Cause {
     OtherPlayer(String),
     /// Commands the server never got in time (how many).
     CommandsLost(u32),
-    /// A teleport, respawn or the like.
-    ServerDecision,
+    /// The server decided it: the match is over and everyone is held still, or a
+    /// teleport, respawn or the like.
+    ServerDecision(&'static str),
     Unknown,
 }
 
@@ -48,7 +50,7 @@ impl Cause {
         match self {
             Cause::OtherPlayer(_) => "other_player",
             Cause::CommandsLost(_) => "commands_lost",
-            Cause::ServerDecision => "server_decision",
+            Cause::ServerDecision(_) => "server_decision",
             Cause::Unknown => "unknown",
         }
     }
@@ -59,7 +61,7 @@ impl fmt::Display for Cause {
         match self {
             Cause::OtherPlayer(name) => write!(f, "{name} was elsewhere than predicted"),
             Cause::CommandsLost(n) => write!(f, "{n} commands never reached the server"),
-            Cause::ServerDecision => write!(f, "server decision (teleport or respawn)"),
+            Cause::ServerDecision(what) => write!(f, "server decision ({what})"),
             Cause::Unknown => write!(f, "unknown"),
         }
     }
@@ -69,9 +71,12 @@ impl fmt::Display for Cause {
 const MAX_WINDOW: usize = 128;
 
 /// Works out the cause of a disagreement with `server`, our state in a snapshot whose
-/// players are `players`; `name` names a player id.
+/// players are `players`; `name` names a player id; `match_over` says the results are
+/// showing.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn explain(
     d: &Disagreement,
+    match_over: bool,
     map: &Map,
     rules: &Rules,
     server: PlayerState,
@@ -79,6 +84,9 @@ pub(crate) fn explain(
     me: PlayerId,
     name: impl Fn(PlayerId) -> String,
 ) -> Cause {
+    if match_over {
+        return Cause::ServerDecision("match over");
+    }
     let same = |a: PlayerState, b: PlayerState| (a.x, a.y) == (b.x, b.y);
     let commands = &d.commands[d.commands.len().saturating_sub(MAX_WINDOW)..];
     let others: Vec<PlayerState> = players
@@ -110,7 +118,7 @@ pub(crate) fn explain(
     let dx = i64::from(server.x - d.predicted.x).abs();
     let dy = i64::from(server.y - d.predicted.y).abs();
     if dx.max(dy) > reach {
-        return Cause::ServerDecision;
+        return Cause::ServerDecision("teleport or respawn");
     }
     Cause::Unknown
 }
@@ -144,7 +152,7 @@ mod tests {
         // The server never got commands 3..7.
         let kept: Vec<_> = cmds[..3].iter().chain(&cmds[7..]).copied().collect();
         let server = predict(&map, &rules, start, &kept);
-        let cause = explain(&d, &map, &rules, server, &[], 1, |_| String::new());
+        let cause = explain(&d, false, &map, &rules, server, &[], 1, |_| String::new());
         assert_eq!(cause, Cause::CommandsLost(4));
     }
 
@@ -161,14 +169,14 @@ mod tests {
             x: start.x + 10 * CELL,
             ..start
         };
-        let cause = explain(&d, &map, &rules, far, &[], 1, |_| String::new());
-        assert_eq!(cause, Cause::ServerDecision);
+        let cause = explain(&d, false, &map, &rules, far, &[], 1, |_| String::new());
+        assert_eq!(cause, Cause::ServerDecision("teleport or respawn"));
         let near = PlayerState {
             x: start.x + 3,
             ..start
         };
         assert_eq!(
-            explain(&d, &map, &rules, near, &[], 1, |_| String::new()),
+            explain(&d, false, &map, &rules, near, &[], 1, |_| String::new()),
             Cause::Unknown
         );
     }

@@ -193,8 +193,10 @@ impl ClientSession {
             let cause = disagreement.map_or(Cause::Unknown, |d| {
                 let roster = &self.roster;
                 let name = |id| name_in(roster, id);
+                let over = self.match_log.results.is_some();
                 explain(
                     &d,
+                    over,
                     &self.map,
                     &self.rules,
                     me,
