@@ -13,6 +13,7 @@ use proptest::prelude::*;
 use netarena::client::Switches;
 use netarena::client::input::{Action, ChatKey};
 use netarena::client::tap::{LinkTotals, LoopKind};
+use netarena::net::conditioner::Conditions;
 use netarena::net::delta;
 use netarena::net::protocol::{Cookie, PlayerSnap, ServerMsg, Snapshot, Welcome};
 use netarena::record::format::VERSION;
@@ -28,6 +29,15 @@ fn start() -> Record {
         seed: 9,
         input_rate: 30,
         switches: Switches::default(),
+        conditions: Conditions {
+            latency_ms: 40,
+            jitter_ms: 5,
+            loss_pct: 2.5,
+            burst_len: 1.0,
+            dup_pct: 0.0,
+            reorder_pct: 0.5,
+            bandwidth_kbps: 256,
+        },
         welcome: Welcome {
             player_id: 3,
             tick_rate: 60,

@@ -140,7 +140,11 @@ fn replay_shows_the_arena_and_timeline_pauses_steps_and_restores_the_terminal() 
     assert!(stepped.contains("paused"));
 
     tmux.keys("q");
-    let after = tmux.wait_for("exit", |s| s.contains("EXIT="));
+    // The exit status, then the terminal's modes (`stty -a` prints `icanon` or
+    // `-icanon`, and its last line names the control characters).
+    let after = tmux.wait_for("exit and the terminal modes", |s| {
+        s.contains("EXIT=") && s.contains("icanon") && s.contains("min = ")
+    });
     assert!(after.contains("EXIT=0"), "{after}");
     // Raw mode undone: the line discipline echoes and reads lines again.
     assert!(

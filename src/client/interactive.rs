@@ -250,7 +250,7 @@ fn draw(
 fn save_recording(driver: &mut Driver) -> String {
     match driver.tap_mut().and_then(|t| t.save()) {
         None => "nothing kept in memory to save".into(),
-        Some(Ok(path)) => format!("saved the last minutes to {path}: netarena replay {path}"),
+        Some(Ok(path)) => format!("recording saved to {path}: netarena replay {path}"),
         Some(Err(e)) => format!("cannot save the recording: {e}"),
     }
 }

@@ -10,6 +10,7 @@ use crate::client::input::{Action, ChatKey};
 use crate::client::tap::{LinkTotals, LoopKind};
 use crate::client::{ClientConfig, Switches};
 use crate::net::codec::MAX_SERVER_DATAGRAM;
+use crate::net::conditioner::Conditions;
 use crate::net::protocol::{ServerMsg, Welcome};
 use crate::sim::world::{Buttons, Command};
 
@@ -41,6 +42,8 @@ pub struct Start {
     pub seed: u64,
     pub input_rate: u16,
     pub switches: Switches,
+    /// The simulated network the player started with, as the HUD shows it.
+    pub conditions: Conditions,
     pub welcome: Welcome,
 }
 
@@ -51,6 +54,7 @@ impl Start {
             seed: config.seed,
             input_rate: config.input_rate,
             switches: config.switches,
+            conditions: config.outgoing.clone(),
             welcome: welcome.clone(),
         }
     }
@@ -200,4 +204,15 @@ pub(crate) fn kind_code(k: LoopKind) -> u8 {
         LoopKind::Headless => 0,
         LoopKind::Interactive => 1,
     }
+}
+
+/// The conditions as 40 bytes: latency, jitter (u32 ms), loss, burst length,
+/// duplication, reordering (f64), bandwidth (u32 kbit/s).
+pub(crate) fn put_conditions(out: &mut Vec<u8>, c: &Conditions) {
+    out.extend_from_slice(&c.latency_ms.to_le_bytes());
+    out.extend_from_slice(&c.jitter_ms.to_le_bytes());
+    for f in [c.loss_pct, c.burst_len, c.dup_pct, c.reorder_pct] {
+        out.extend_from_slice(&f.to_bits().to_le_bytes());
+    }
+    out.extend_from_slice(&c.bandwidth_kbps.to_le_bytes());
 }

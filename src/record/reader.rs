@@ -11,6 +11,7 @@ use super::format::{
 };
 use crate::client::tap::{LinkTotals, LoopKind};
 use crate::net::codec;
+use crate::net::conditioner::Conditions;
 use crate::net::protocol::ServerMsg;
 use crate::sim::world::{Buttons, Command};
 
@@ -265,6 +266,7 @@ fn parse_start(p: &mut Payload<'_>) -> Result<Start, String> {
     let input_rate = u16::from_le_bytes(p.array::<2>()?);
     let [bits, ghosts] = p.array::<2>()?;
     let switches = switches_from(bits, ghosts).ok_or("unknown switches")?;
+    let conditions = parse_conditions(p)?;
     let ServerMsg::Welcome(welcome) = p.message()? else {
         return Err("the start record holds no welcome".into());
     };
@@ -273,7 +275,28 @@ fn parse_start(p: &mut Payload<'_>) -> Result<Start, String> {
         seed,
         input_rate,
         switches,
+        conditions,
         welcome,
+    })
+}
+
+fn parse_conditions(p: &mut Payload<'_>) -> Result<Conditions, String> {
+    let u32_of = |b: [u8; 4]| u32::from_le_bytes(b);
+    let f64_of = |b: [u8; 8]| f64::from_bits(u64::from_le_bytes(b));
+    let latency_ms = u32_of(p.array()?);
+    let jitter_ms = u32_of(p.array()?);
+    let loss_pct = f64_of(p.array()?);
+    let burst_len = f64_of(p.array()?);
+    let dup_pct = f64_of(p.array()?);
+    let reorder_pct = f64_of(p.array()?);
+    Ok(Conditions {
+        latency_ms,
+        jitter_ms,
+        loss_pct,
+        burst_len,
+        dup_pct,
+        reorder_pct,
+        bandwidth_kbps: u32_of(p.array()?),
     })
 }
 

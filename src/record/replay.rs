@@ -19,7 +19,6 @@ use crate::client::headless::{self, Report};
 use crate::client::session::ClientSession;
 use crate::client::tap::{LinkTotals, LoopKind};
 use crate::net::codec;
-use crate::net::conditioner::Conditions;
 use crate::net::protocol::ClientMsg;
 use crate::sim::world::Command;
 
@@ -57,7 +56,7 @@ impl Replayer {
         let mut session = ClientSession::new(start.welcome.clone(), base, start.switches)
             .context("the recording's map cannot be used")?;
         session.set_input_rate(start.input_rate);
-        let app = App::new(start.switches, Conditions::default());
+        let app = App::new(start.switches, start.conditions.clone());
         let mut replayer = Replayer {
             driver: Driver::new(session, app, base),
             base,

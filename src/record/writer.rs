@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use super::format::{
     ACTION, CHAT, END, FRAME, HEADER_LEN, KEYS, MAGIC, MAX_PAYLOAD, MAX_TICKS, RECEIVED, Record,
-    SIZE, START, Start, TICKS, VERSION, action_code, chat_code, kind_code, nanos, put_varint,
-    switches_bits,
+    SIZE, START, Start, TICKS, VERSION, action_code, chat_code, kind_code, nanos, put_conditions,
+    put_varint, switches_bits,
 };
 use crate::client::tap::{LinkTotals, TapEvent};
 use crate::net::codec;
@@ -51,6 +51,7 @@ impl<W: Write> Writer<W> {
         p.extend_from_slice(&start.seed.to_le_bytes());
         p.extend_from_slice(&start.input_rate.to_le_bytes());
         p.extend_from_slice(&switches_bits(start.switches));
+        put_conditions(p, &start.conditions);
         let welcome = ServerMsg::Welcome(start.welcome.clone());
         codec::encode_server(&welcome, &mut self.scratch).map_err(io::Error::other)?;
         p.extend_from_slice(&self.scratch);
