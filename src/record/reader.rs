@@ -34,6 +34,8 @@ pub struct Reader<R: Read> {
     input: R,
     offset: u64,
     buf: Vec<u8>,
+    /// The time of the last timed record: each one holds the step from it.
+    clock: Duration,
 }
 
 impl<R: Read> Reader<R> {
@@ -55,6 +57,7 @@ impl<R: Read> Reader<R> {
             input,
             offset: HEADER_LEN as u64,
             buf: Vec::new(),
+            clock: Duration::ZERO,
         })
     }
 
@@ -80,9 +83,11 @@ impl<R: Read> Reader<R> {
             return Err(ReadError::Truncated { offset: at });
         }
         self.offset = at + 1 + len_bytes + len;
-        parse(kind[0], &self.buf)
-            .map(Some)
-            .map_err(|w| corrupt(at, w))
+        let record = parse(kind[0], &self.buf, self.clock).map_err(|w| corrupt(at, w))?;
+        if let Some(t) = record.at() {
+            self.clock = t;
+        }
+        Ok(Some(record))
     }
 
     /// The payload length and how many bytes it took.
@@ -138,8 +143,8 @@ fn read_full(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
     Ok(got)
 }
 
-/// A cursor over one payload; every read is checked.
-struct Payload<'a>(&'a [u8]);
+/// A cursor over one payload; every read is checked. Times are steps from `clock`.
+struct Payload<'a>(&'a [u8], Duration);
 
 impl<'a> Payload<'a> {
     fn bytes(&mut self, n: usize) -> Result<&'a [u8], String> {
@@ -178,7 +183,8 @@ impl<'a> Payload<'a> {
     }
 
     fn time(&mut self) -> Result<Duration, String> {
-        let t = Duration::from_nanos(self.varint()?);
+        let step = Duration::from_nanos(self.varint()?);
+        let t = self.1.saturating_add(step);
         if t > MAX_TIME {
             return Err(format!("time {} s is past the 24-hour limit", t.as_secs()));
         }
@@ -199,8 +205,8 @@ impl<'a> Payload<'a> {
     }
 }
 
-fn parse(kind: u8, bytes: &[u8]) -> Result<Record, String> {
-    let mut p = Payload(bytes);
+fn parse(kind: u8, bytes: &[u8], clock: Duration) -> Result<Record, String> {
+    let mut p = Payload(bytes, clock);
     let record = match kind {
         START => Record::Start(Box::new(parse_start(&mut p)?)),
         RECEIVED => {

@@ -20,6 +20,9 @@ pub struct Writer<W: Write> {
     payload: Vec<u8>,
     scratch: Vec<u8>,
     last_flush: Duration,
+    /// The time of the last timed record: the next one's time is written as the step
+    /// from it (a few bytes, where the time itself takes six).
+    last_at: Duration,
     written: u64,
 }
 
@@ -35,6 +38,7 @@ impl<W: Write> Writer<W> {
             payload: Vec::with_capacity(256),
             scratch: Vec::with_capacity(256),
             last_flush: Duration::ZERO,
+            last_at: Duration::ZERO,
             written: HEADER_LEN as u64,
         })
     }
@@ -59,11 +63,13 @@ impl<W: Write> Writer<W> {
         self.out.flush()
     }
 
-    /// One event `at` this long after the session started.
+    /// One event `at` this long after the session started. Times never go back: an
+    /// earlier one is written as the time before it.
     pub fn event(&mut self, at: Duration, event: &TapEvent<'_>) -> io::Result<()> {
         let p = &mut self.payload;
         p.clear();
-        let timed = |p: &mut Vec<u8>| put_varint(p, nanos(at));
+        let step = nanos(at.saturating_sub(self.last_at));
+        let timed = |p: &mut Vec<u8>| put_varint(p, step);
         let kind = match *event {
             TapEvent::Received { msg, wire_bytes } => {
                 timed(p);
@@ -108,6 +114,9 @@ impl<W: Write> Writer<W> {
             }
         };
         self.emit(kind)?;
+        if matches!(kind, RECEIVED | TICKS | KEYS | FRAME) {
+            self.last_at = self.last_at.max(at);
+        }
         if at.saturating_sub(self.last_flush) >= FLUSH_EVERY {
             self.last_flush = at;
             self.out.flush()?;
