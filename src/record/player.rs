@@ -97,13 +97,20 @@ impl Player {
             replayer: r.fork(),
         });
         let mut before = r.session().stats().clone();
+        let mut acked_before = 0;
         let frame_kind = self.frame_kind();
         for (i, record) in self.records.iter().enumerate() {
             let is_frame = frame_kind(record);
             r.apply(record.clone());
             let Some(at) = record.at() else { continue };
             let after = r.session().stats();
-            mark(&mut self.slots, slot_of(at, self.tick), &before, after);
+            let slot = slot_of(at, self.tick);
+            mark(&mut self.slots, slot, &before, after);
+            let acked = r.session().acked_seq();
+            if acked > acked_before {
+                self.slots[slot].acked = true;
+                acked_before = acked;
+            }
             if is_frame {
                 self.frames.push(at);
             }

@@ -4,6 +4,7 @@
 //! ```text
 //!  ▶ 1.0x  01:23.450 / 10:00.000   what-if: interpolation off (re-simulated)
 //! cmds  ||||||||||||||||·|||||||||||||||||||
+//! ack   ··+··+·····+··+··+··+··+··+··+··+··+
 //! snap  S··S··x··S··S··S··S··S··S··S··S··S··
 //! draw  ~~~~~~~~~eee~~~~~~~~~~~~~~~~~~~~~~~~
 //! fix   ··········!·························
@@ -14,8 +15,8 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 
-/// Rows the strip takes: status, four tracks, the cursor.
-pub(crate) const TIMELINE_ROWS: u16 = 6;
+/// Rows the strip takes: status, five tracks, the cursor.
+pub(crate) const TIMELINE_ROWS: u16 = 7;
 const LABEL_COLS: u16 = 6;
 
 /// How one track draws a slot.
@@ -25,6 +26,8 @@ type Glyph = fn(&TimelineSlot) -> (char, Color);
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct TimelineSlot {
     pub(crate) commands: u8,
+    /// The server acknowledged more of our commands.
+    pub(crate) acked: bool,
     pub(crate) snapshots: u8,
     pub(crate) snapshots_lost: u8,
     /// Frames in this tick drawn past the newest snapshot, or frozen on it.
@@ -59,8 +62,9 @@ pub(crate) fn draw_timeline(buf: &mut Buffer, area: Rect, t: &TimelineView) {
         usize::from(area.width),
         Style::default(),
     );
-    let tracks: [(&str, Glyph); 4] = [
+    let tracks: [(&str, Glyph); 5] = [
         ("cmds", |s| mark(s.commands > 0, '|', Color::Green)),
+        ("ack", |s| mark(s.acked, '+', Color::Green)),
         ("snap", |s| match (s.snapshots, s.snapshots_lost) {
             (_, l) if l > 0 => ('x', Color::Red),
             (n, _) if n > 0 => ('S', Color::Cyan),
@@ -89,7 +93,7 @@ pub(crate) fn draw_timeline(buf: &mut Buffer, area: Rect, t: &TimelineView) {
     }
     if t.cursor < columns {
         let x = area.x + LABEL_COLS + t.cursor as u16;
-        buf[(x, area.y + 5)].set_char('^');
+        buf[(x, area.y + TIMELINE_ROWS - 1)].set_char('^');
     }
 }
 
@@ -109,6 +113,7 @@ mod tests {
     fn each_track_marks_its_slot_and_the_cursor_is_under_the_replay_time() {
         let mut slots = vec![TimelineSlot::default(); 10];
         slots[2].commands = 1;
+        slots[2].acked = true;
         slots[3].snapshots = 1;
         slots[4].snapshots_lost = 1;
         slots[5].extrapolated = true;
@@ -124,9 +129,10 @@ mod tests {
         let row = |y: u16| -> String { (0..20).map(|x| buf[(x, y)].symbol()).collect() };
         assert!(row(0).starts_with("paused"));
         assert_eq!(row(1), "cmds  ··|·······    ");
-        assert_eq!(row(2), "snap  ···Sx·····    ");
-        assert_eq!(row(3), "draw  ~~~~~e~~~~    ");
-        assert_eq!(row(4), "fix   ······!···    ");
-        assert_eq!(row(5), "            ^       ");
+        assert_eq!(row(2), "ack   ··+·······    ");
+        assert_eq!(row(3), "snap  ···Sx·····    ");
+        assert_eq!(row(4), "draw  ~~~~~e~~~~    ");
+        assert_eq!(row(5), "fix   ······!···    ");
+        assert_eq!(row(6), "            ^       ");
     }
 }
