@@ -12,7 +12,7 @@
 //!    us, the server decided it (a teleport, a respawn, the match ending).
 //! 4. Otherwise: unknown, and we say so.
 //!
-//! Pure: it takes the session's data ([`Disagreement`]) and nothing else, so the rules
+//! Pure: it takes the session's data (a `Disagreement`) and nothing else, so the rules
 //! can change around it.
 
 use std::fmt;
