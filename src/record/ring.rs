@@ -3,8 +3,9 @@
 //!
 //! It keeps the whole session, not only its last minute: snapshots are delta-encoded
 //! against ones the client acknowledged earlier, so a clip of the last 60 s alone could
-//! not be re-run. Past [`CAP`] it stops keeping (a 16-player match writes well under a
-//! megabyte a minute, so the cap is hours away) and says so when asked to save.
+//! not be re-run. Past [`CAP`] it stops keeping (a 16-player match at 1,000 frames a
+//! second writes about 700 KiB a minute: the cap is over an hour away) and says so when
+//! asked to save.
 
 use std::path::PathBuf;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
