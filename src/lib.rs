@@ -2,8 +2,9 @@
 //!
 //! The crate is split the way the netcode is: a pure deterministic [`sim`] that both
 //! sides run, the [`net`] layer (protocol, codec, transport, link conditioner), the
-//! authoritative [`server`], the predicting and interpolating [`client`], and a
-//! [`ui`] that only draws.
+//! authoritative [`server`], the predicting and interpolating [`client`], a
+//! [`ui`] that only draws, and the flight recorder ([`record`]) that stores what enters
+//! a client and replays it exactly.
 //!
 //! The simulation is usable on its own, for tools and tests:
 //!
@@ -32,6 +33,7 @@ pub mod bench;
 pub mod client;
 pub mod lab;
 pub mod net;
+pub mod record;
 pub mod server;
 pub mod sim;
 pub mod ui;

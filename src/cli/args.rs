@@ -63,6 +63,27 @@ pub(crate) enum Command {
     Bench(BenchArgs),
     /// The server and 2-4 clients side by side, each on its own network; time can stop
     Lab(super::lab::LabArgs),
+    /// Replay a recording made with --record: in the terminal, or headless to a report
+    Replay(ReplayArgs),
+}
+
+#[derive(Args)]
+pub(crate) struct ReplayArgs {
+    /// The recording to replay
+    pub(crate) file: PathBuf,
+    /// Re-run without a terminal (with --report: write the report the live session wrote)
+    #[arg(long)]
+    pub(crate) headless: bool,
+    /// Headless only: write the re-run's JSON report here
+    #[arg(long, value_name = "FILE", requires = "headless")]
+    pub(crate) report: Option<PathBuf>,
+    /// Write one CSV row per tick (RTT, interpolation delay, pending commands,
+    /// corrections, bytes in and out) to standard output, or to --output
+    #[arg(long, value_name = "FORMAT", value_parser = ["csv"])]
+    pub(crate) export: Option<String>,
+    /// With --export: the file to write
+    #[arg(long, value_name = "FILE", requires = "export")]
+    pub(crate) output: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -266,6 +287,9 @@ pub(crate) struct HostArgs {
     /// Do not answer LAN discovery (join by address only)
     #[arg(long)]
     pub(crate) no_discovery: bool,
+    /// Record the session to this file, for `netarena replay` (without it, F8 saves)
+    #[arg(long, value_name = "FILE")]
+    pub(crate) record: Option<PathBuf>,
     #[command(flatten)]
     pub(crate) view: ViewArgs,
     #[command(flatten)]
@@ -381,6 +405,9 @@ pub(crate) struct JoinArgs {
     /// Headless only: write a JSON report here at exit
     #[arg(long, value_name = "FILE", requires = "headless")]
     pub(crate) report: Option<PathBuf>,
+    /// Record the session to this file, for `netarena replay` (without it, F8 saves)
+    #[arg(long, value_name = "FILE")]
+    pub(crate) record: Option<PathBuf>,
     #[command(flatten)]
     pub(crate) view: ViewArgs,
     #[command(flatten)]

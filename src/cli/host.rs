@@ -64,7 +64,8 @@ pub(crate) fn run(
         .map_err(|_| anyhow!("the server did not start within 5 s"))??;
     client.server = SocketAddr::from(([127, 0, 0, 1], addr.port()));
 
-    let result = interactive::run(client, stop);
+    let tap = super::join::recorder(args.record.as_deref(), true)?;
+    let result = interactive::run_with(client, stop, tap);
     server_stop.store(true, Ordering::Relaxed);
     let _ = server_thread.join();
     finish(result, signal)

@@ -2,11 +2,16 @@
 //! headless, let a bot play (tests, load tests, benchmarks).
 
 use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
+use anyhow::Context;
 use netarena::client::interactive::Outcome;
+use netarena::client::tap::Tap;
 use netarena::client::{headless, interactive, join_screen};
+use netarena::record::recorder::Recorder;
+use netarena::record::ring::Ring;
 
 use super::args::JoinArgs;
 use super::config::{client_config, resolve};
@@ -30,17 +35,34 @@ pub(crate) fn run(
     };
     let server = resolve(address)?;
     let client = client_config(server, &args.name, &args.view, &args.net, conditions)?;
+    let tap = recorder(args.record.as_deref(), !args.headless)?;
     if args.headless {
-        headless::run(
+        headless::run_with(
             &client,
             args.bot.into(),
             args.seconds,
             args.report.as_deref(),
             stop,
+            tap,
         )?;
         return Ok(ExitCode::SUCCESS);
     }
-    finish(interactive::run(client, stop), signal)
+    finish(interactive::run_with(client, stop, tap), signal)
+}
+
+/// A recorder writing to `path`, created before joining so a bad path fails at once;
+/// without a path, an interactive session is kept in memory for F8 to save.
+pub(crate) fn recorder(
+    path: Option<&Path>,
+    interactive: bool,
+) -> anyhow::Result<Option<Box<dyn Tap>>> {
+    Ok(match path {
+        Some(path) => Some(Box::new(Recorder::create(path).with_context(|| {
+            format!("cannot create the recording {}", path.display())
+        })?)),
+        None if interactive => Some(Box::new(Ring::new(PathBuf::from(".")))),
+        None => None,
+    })
 }
 
 /// The join screen: a join that fails comes back to it with the error shown.

@@ -13,6 +13,7 @@ mod lab;
 mod list;
 mod logging;
 mod map_file;
+mod replay;
 mod server;
 mod signals;
 
@@ -33,5 +34,6 @@ pub(crate) fn run() -> anyhow::Result<ExitCode> {
         Command::List(args) => list::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Lab(args) => lab::run(args, stop, signal),
+        Command::Replay(args) => replay::run(args, stop),
     }
 }

@@ -46,14 +46,14 @@ pub struct OwnShot {
 }
 
 impl OwnShot {
-    /// Where the bolt is `commands` commands after the one that fired it. The server
-    /// moves a bolt once in the tick it is fired, so after its own command it is one
-    /// step out already.
     /// The server's tick of birth, once it confirmed the shot.
     pub fn born(&self) -> Option<u32> {
         self.born
     }
 
+    /// Where the bolt is `commands` commands after the one that fired it. The server
+    /// moves a bolt once in the tick it is fired, so after its own command it is one
+    /// step out already.
     pub fn position(&self, commands: u32) -> Option<(i32, i32)> {
         let age = commands + 1;
         if let (Some(born), Some(ended)) = (self.born, self.ended)
@@ -72,7 +72,7 @@ pub(crate) struct FireVerdict {
     pub(crate) mispredicted: u32,
 }
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Combat {
     pub(crate) statuses: BTreeMap<PlayerId, PlayerStatus>,
     flights: Vec<Flight>,

@@ -6,11 +6,13 @@
 
 use std::time::Instant;
 
+use super::Switches;
 use super::app::{App, Effect};
 use super::cadence::CommandClock;
 use super::input::{Action, ChatKey};
 use super::rates::Rates;
 use super::session::{ClientSession, SessionEnd};
+use super::tap::{Tap, TapEvent};
 use super::view;
 use crate::net::protocol::{ClientMsg, ServerMsg};
 use crate::sim::world::{Buttons, Command};
@@ -39,6 +41,10 @@ pub(crate) struct Driver {
     clock: CommandClock,
     /// What the view remembers between frames (feedback on changes).
     memory: view::Memory,
+    /// Sees every input (a recorder); the commands of one instant are gathered first.
+    tap: Option<Box<dyn Tap>>,
+    made: Vec<Command>,
+    last_time: Option<Instant>,
 }
 
 impl Driver {
@@ -51,6 +57,45 @@ impl Driver {
             app,
             clock: CommandClock::for_tick_rate(tick_rate, first_command),
             memory: view::Memory::default(),
+            tap: None,
+            made: Vec::new(),
+            last_time: None,
+        }
+    }
+
+    /// Hands every input from now on to `tap` (already started).
+    pub(crate) fn set_tap(&mut self, tap: Box<dyn Tap>) {
+        self.tap = Some(tap);
+    }
+
+    /// The terminal's size, for a replay to show the same picture.
+    pub(crate) fn note_size(&mut self, w: u16, h: u16) {
+        self.note(None, TapEvent::Size(w, h));
+    }
+
+    /// A copy of the loop's state without the tap: a replay keyframe.
+    pub(crate) fn fork(&self) -> Driver {
+        Driver {
+            session: self.session.clone(),
+            app: self.app.clone(),
+            clock: self.clock.clone(),
+            memory: self.memory.clone(),
+            tap: None,
+            made: Vec::new(),
+            last_time: self.last_time,
+        }
+    }
+
+    pub(crate) fn tap_mut(&mut self) -> Option<&mut (dyn Tap + 'static)> {
+        self.tap.as_deref_mut()
+    }
+
+    fn note(&mut self, at: Option<Instant>, event: TapEvent<'_>) {
+        if let Some(at) = at {
+            self.last_time = Some(at);
+        }
+        if let (Some(tap), Some(at)) = (&mut self.tap, self.last_time) {
+            tap.event(at, event);
         }
     }
 
@@ -69,18 +114,29 @@ impl Driver {
         msg: ServerMsg,
         wire_bytes: usize,
     ) -> Option<SessionEnd> {
+        if self.tap.is_some() {
+            self.note(
+                Some(now),
+                TapEvent::Received {
+                    msg: &msg,
+                    wire_bytes,
+                },
+            );
+        }
         self.session.on_message(now, msg, wire_bytes)
     }
 
     /// An action from the player. Switch changes go to the session; what is left for
     /// the caller (quit, new network conditions) comes back.
     pub(crate) fn handle(&mut self, action: Action) -> Option<Effect> {
+        self.note(None, TapEvent::Action(action));
         let effect = self.app.handle(action);
         self.apply(effect)
     }
 
     /// One key into the chat editor; a finished line comes back as [`Effect::Chat`].
     pub(crate) fn type_chat(&mut self, key: ChatKey) -> Option<Effect> {
+        self.note(None, TapEvent::Chat(key));
         let effect = self.app.type_chat(key);
         self.apply(effect)
     }
@@ -104,6 +160,7 @@ impl Driver {
     /// The keyboard path: the commands due at `now` for the buttons held, each input
     /// packet handed to `send`.
     pub(crate) fn play(&mut self, now: Instant, keys: Buttons, mut send: impl FnMut(ClientMsg)) {
+        self.note(Some(now), TapEvent::Keys(keys));
         let buttons = self.app.held(keys);
         self.clock.hold(now, buttons);
         // One `command` a tick: the app counts ticks (a diagonal's release grace).
@@ -121,10 +178,25 @@ impl Driver {
     pub(crate) fn run_ticks(
         &mut self,
         now: Instant,
-        brain: impl FnMut(&ClientSession, Instant) -> Command,
+        mut brain: impl FnMut(&ClientSession, Instant) -> Command,
         after: impl FnMut(&mut ClientSession, Option<ClientMsg>),
     ) {
+        let Some(tap) = &mut self.tap else {
+            command_ticks(&mut self.session, &mut self.clock, now, brain, after);
+            return;
+        };
+        let made = &mut self.made;
+        made.clear();
+        let brain = |s: &ClientSession, t: Instant| {
+            let cmd = brain(s, t);
+            made.push(cmd);
+            cmd
+        };
         command_ticks(&mut self.session, &mut self.clock, now, brain, after);
+        if !made.is_empty() {
+            self.last_time = Some(now);
+            tap.event(now, TapEvent::Ticks(made));
+        }
     }
 
     /// When the next command is due: the latest a loop may sleep until.
@@ -134,6 +206,7 @@ impl Driver {
 
     /// Advances per-frame state; call once per drawn frame.
     pub(crate) fn frame(&mut self, now: Instant) {
+        self.note(Some(now), TapEvent::Frame);
         self.session.frame(now);
         self.memory.update(&self.session, now);
     }
@@ -141,6 +214,23 @@ impl Driver {
     /// Whether the picture may change with time alone: the loop then looks again soon.
     pub(crate) fn in_motion(&self, now: Instant) -> bool {
         view::in_motion(&self.session, now)
+    }
+
+    /// Sets the switches outright (a replay's what-if), whatever the app holds.
+    pub(crate) fn set_switches(&mut self, switches: Switches) {
+        self.session.set_switches(switches);
+    }
+
+    /// What a replayed frame shows: no link to measure rates on.
+    pub(crate) fn replay_view(&self, now: Instant, fps: f64) -> View<'_> {
+        view::build(
+            &self.session,
+            &self.app,
+            &self.memory,
+            now,
+            fps,
+            Rates::default(),
+        )
     }
 
     /// What this frame shows, at `fps`, with `rates` for the stats overlay.

@@ -16,6 +16,7 @@ use super::driver::Driver;
 use super::link::Link;
 use super::net_stats::{RemoteSeen, SessionStats};
 use super::session::{ClientSession, SessionEnd};
+use super::tap::{LinkTotals, LoopKind, Tap};
 use crate::sim::world::Command;
 
 /// What drives the headless client's keys.
@@ -56,6 +57,18 @@ pub fn run(
     report_path: Option<&Path>,
     stop: &AtomicBool,
 ) -> anyhow::Result<Report> {
+    run_with(config, bot, seconds, report_path, stop, None)
+}
+
+/// [`run`], every input to the loop also handed to `tap` (a recorder).
+pub fn run_with(
+    config: &ClientConfig,
+    bot: BotKind,
+    seconds: f64,
+    report_path: Option<&Path>,
+    stop: &AtomicBool,
+    mut tap: Option<Box<dyn Tap>>,
+) -> anyhow::Result<Report> {
     let mut link = Link::open(config)?;
     let Some(welcome) = link.connect(&config.name, config.timeout, || {
         Ok(stop.load(Ordering::Relaxed))
@@ -64,11 +77,17 @@ pub fn run(
         bail!("stopped by a signal before joining");
     };
     let start = Instant::now();
+    if let Some(tap) = &mut tap {
+        tap.start(start, LoopKind::Headless, &welcome, config);
+    }
     let mut session = ClientSession::new(welcome, start, config.switches)
         .context("the server sent a map this client cannot use")?;
     session.set_input_rate(config.input_rate);
     let app = App::new(config.switches, config.outgoing.clone());
     let mut driver = Driver::new(session, app, start);
+    if let Some(tap) = tap {
+        driver.set_tap(tap);
+    }
     let end = start + Duration::from_secs_f64(seconds.max(0.0));
     let played = play(&mut link, &mut driver, config, bot, end, stop);
     let elapsed = start.elapsed().as_secs_f64();
@@ -81,8 +100,12 @@ pub fn run(
     if played.is_ok() {
         leave(&mut link)?;
     }
+    let totals = totals(&link, elapsed);
+    if let Some(tap) = driver.tap_mut() {
+        tap.finish(totals);
+    }
     // The report is written however the session ended, then the failure is passed on.
-    let report = report(&link, driver.session(), elapsed, ended);
+    let report = report(driver.session(), totals, ended);
     if let Some(path) = report_path {
         let json = serde_json::to_string_pretty(&report)?;
         std::fs::write(path, json + "\n")
@@ -157,19 +180,31 @@ fn leave(link: &mut Link) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn report(link: &Link, session: &ClientSession, seconds: f64, ended: String) -> Report {
+fn totals(link: &Link, seconds: f64) -> LinkTotals {
     let traffic = link.traffic();
-    Report {
-        player_id: session.player_id(),
-        stats: session.stats().clone(),
-        commands_acked: u64::from(session.acked_seq()),
-        jitter_ms: 1000.0 * session.jitter_secs(),
+    LinkTotals {
+        seconds,
         bytes_in: traffic.bytes_in,
         bytes_out: traffic.bytes_out,
         packets_in: traffic.packets_in,
         packets_out: traffic.packets_out,
         malformed_in: link.malformed(),
-        seconds,
+    }
+}
+
+/// The report of `session`, with the link's totals (a replay passes recorded ones).
+pub(crate) fn report(session: &ClientSession, link: LinkTotals, ended: String) -> Report {
+    Report {
+        player_id: session.player_id(),
+        stats: session.stats().clone(),
+        commands_acked: u64::from(session.acked_seq()),
+        jitter_ms: 1000.0 * session.jitter_secs(),
+        bytes_in: link.bytes_in,
+        bytes_out: link.bytes_out,
+        packets_in: link.packets_in,
+        packets_out: link.packets_out,
+        malformed_in: link.malformed_in,
+        seconds: link.seconds,
         remote_players: session.remotes_seen().to_vec(),
         ended,
     }

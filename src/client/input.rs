@@ -51,7 +51,7 @@ pub enum Action {
 
 /// One key into the chat editor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ChatKey {
+pub enum ChatKey {
     Char(char),
     Backspace,
     Send,

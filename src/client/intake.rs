@@ -4,6 +4,7 @@
 
 use std::time::Instant;
 
+use super::causes::{Cause, explain};
 use super::clock::interp_delay_target;
 use super::prediction::Prediction;
 use super::session::{ClientSession, SessionEnd, find, name_in, others_of};
@@ -214,6 +215,7 @@ impl ClientSession {
         };
         let id = self.player_id;
         let ack = snap.ack_seq;
+        let disagreement = p.disagreement(snap.ack_seq);
         let correction = p.reconcile(
             &self.map,
             &self.rules,
@@ -227,7 +229,22 @@ impl ClientSession {
         match correction {
             Some(c) if placed || c.decreed => self.net.server_decision(),
             Some(c) => {
-                self.net.correction(c.cells);
+                let cause = disagreement.map_or(Cause::Unknown, |d| {
+                    let roster = &self.roster;
+                    let name = |id| name_in(roster, id);
+                    let over = self.match_log.results.is_some();
+                    explain(
+                        &d,
+                        over,
+                        &self.map,
+                        &self.rules.movement,
+                        me,
+                        &snap.players,
+                        self.player_id,
+                        name,
+                    )
+                });
+                self.net.correction(c.cells, &cause);
                 self.last_correction = Some((now, c));
             }
             None => {}

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use ratatui::buffer::Buffer;
-use ratatui::crossterm::event::{self, Event, KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
 use ratatui::crossterm::{execute, queue};
 use ratatui::layout::Rect;
@@ -22,6 +22,7 @@ use super::input::{Keys, chat_key};
 use super::link::Link;
 use super::rates::RateMeter;
 use super::session::{ClientSession, SessionEnd};
+use super::tap::{LinkTotals, LoopKind, Tap};
 use super::terminal::{self, Tui};
 use crate::net::protocol::{ClientMsg, Welcome};
 use crate::ui;
@@ -33,6 +34,16 @@ pub enum Outcome {
 }
 
 pub fn run(config: ClientConfig, stop: &AtomicBool) -> anyhow::Result<Outcome> {
+    run_with(config, stop, None)
+}
+
+/// [`run`], every input to the loop handed to `tap` (a recorder, to a file or kept in
+/// memory and saved with F8).
+pub fn run_with(
+    config: ClientConfig,
+    stop: &AtomicBool,
+    mut tap: Option<Box<dyn Tap>>,
+) -> anyhow::Result<Outcome> {
     let mut link = Link::open(&config)?;
     let (mut tui, enhanced, _guard) = terminal::enter().context("cannot set up the terminal")?;
     let welcome = match connect(&mut tui, &mut link, &config, stop)? {
@@ -40,12 +51,19 @@ pub fn run(config: ClientConfig, stop: &AtomicBool) -> anyhow::Result<Outcome> {
         Err(outcome) => return Ok(outcome),
     };
     let now = Instant::now();
+    let start = now;
+    if let Some(tap) = &mut tap {
+        tap.start(now, LoopKind::Interactive, &welcome, &config);
+    }
     let mut session = ClientSession::new(welcome, now, config.switches)
         .context("the server sent a map this client cannot use")?;
     session.set_input_rate(config.input_rate);
     let app = App::new(config.switches, config.outgoing.clone());
-    let driver = Driver::new(session, app, now);
-    let result = play(&mut tui, &mut link, driver, &config, enhanced, stop);
+    let mut driver = Driver::new(session, app, now);
+    if let Some(tap) = tap {
+        driver.set_tap(tap);
+    }
+    let result = play(&mut tui, &mut link, &mut driver, &config, enhanced, stop);
     // Tell the server we are gone; a few copies, since any one may be lost.
     let now = Instant::now();
     for _ in 0..3 {
@@ -54,6 +72,17 @@ pub fn run(config: ClientConfig, stop: &AtomicBool) -> anyhow::Result<Outcome> {
     let deadline = now + Duration::from_millis(300);
     while Instant::now() < deadline && link.wait(deadline).is_ok() {
         link.pump(Instant::now(), |_, _| {});
+    }
+    let traffic = link.traffic();
+    if let Some(tap) = driver.tap_mut() {
+        tap.finish(LinkTotals {
+            seconds: now.duration_since(start).as_secs_f64(),
+            bytes_in: traffic.bytes_in,
+            bytes_out: traffic.bytes_out,
+            packets_in: traffic.packets_in,
+            packets_out: traffic.packets_out,
+            malformed_in: link.malformed(),
+        });
     }
     result
 }
@@ -100,6 +129,8 @@ struct Shell {
     shown: Buffer,
     /// Whether the link's wait also wakes for keys; if not, keys are looked at often.
     keys_wake: bool,
+    /// What became of the last F8 (save the recording kept in memory).
+    message: Option<String>,
 }
 
 /// How often keys are looked at when the terminal cannot wake the loop.
@@ -108,12 +139,13 @@ const KEY_CHECK: Duration = Duration::from_millis(10);
 fn play(
     tui: &mut Tui,
     link: &mut Link,
-    mut driver: Driver,
+    driver: &mut Driver,
     config: &ClientConfig,
     enhanced: bool,
     stop: &AtomicBool,
 ) -> anyhow::Result<Outcome> {
     let size = tui.size()?;
+    driver.note_size(size.width, size.height);
     let mut shell = Shell {
         keys: Keys::new(enhanced),
         screen: (size.width, size.height),
@@ -122,6 +154,7 @@ fn play(
         pacer: FramePacer::new(config.fps_cap, Instant::now()),
         shown: Buffer::empty(Rect::ZERO),
         keys_wake: link.watch_terminal(),
+        message: None,
     };
     let panic_at = config.debug_panic_after.map(|d| Instant::now() + d);
     loop {
@@ -132,13 +165,13 @@ fn play(
         if panic_at.is_some_and(|t| now >= t) {
             panic!("debug panic requested with --debug-panic");
         }
-        pump(link, &mut driver, now, config)?;
-        if read_keys(tui, link, &mut driver, &mut shell, now)? {
+        pump(link, driver, now, config)?;
+        if read_keys(tui, link, driver, &mut shell, now)? {
             return Ok(Outcome::Quit);
         }
         let held = shell.keys.buttons(now);
         driver.play(now, held, |msg| link.send(now, &msg));
-        look(tui, link, &mut driver, &mut shell, now)?;
+        look(tui, link, driver, &mut shell, now)?;
         // Sleep until a datagram, a key, the next command or the next look is due.
         let mut wake = shell.pacer.next_wake(now, driver.next_command());
         if !shell.keys_wake {
@@ -208,6 +241,7 @@ fn read_keys(
             Event::Resize(w, h) => {
                 tui.autoresize()?;
                 shell.screen = (w, h);
+                driver.note_size(w, h);
                 None
             }
             _ => None,
@@ -229,6 +263,10 @@ fn on_key(driver: &mut Driver, shell: &mut Shell, key: &KeyEvent, now: Instant) 
     if driver.app().chatting() {
         return chat_key(key).and_then(|k| driver.type_chat(k));
     }
+    if key.code == KeyCode::F(8) && key.kind != KeyEventKind::Release {
+        shell.message = Some(save_recording(driver));
+        return None;
+    }
     let action = shell.keys.handle(key, now)?;
     driver.handle(action)
 }
@@ -249,7 +287,10 @@ fn look(
     shell
         .rates
         .sample(now, link.traffic(), driver.session().stats());
-    let view = driver.view(now, shell.fps.value(), shell.rates.rates());
+    let mut view = driver.view(now, shell.fps.value(), shell.rates.rates());
+    if shell.message.is_some() && view.notice.is_none() {
+        view.notice.clone_from(&shell.message);
+    }
     let drawn = draw_if_changed(tui, &mut shell.shown, &view)?;
     if drawn {
         shell.fps.frame(now);
@@ -279,4 +320,13 @@ fn draw_if_changed(tui: &mut Tui, shown: &mut Buffer, view: &ui::View) -> anyhow
     tui.swap_buffers();
     execute!(tui.backend_mut(), EndSynchronizedUpdate)?;
     Ok(true)
+}
+
+/// F8: saves the session kept in memory; the message says where, or why not.
+fn save_recording(driver: &mut Driver) -> String {
+    match driver.tap_mut().and_then(|t| t.save()) {
+        None => "nothing kept in memory to save".into(),
+        Some(Ok(path)) => format!("recording saved to {path}: netarena replay {path}"),
+        Some(Err(e)) => format!("cannot save the recording: {e}"),
+    }
 }

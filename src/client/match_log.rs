@@ -44,7 +44,7 @@ pub(crate) struct MapChange {
     pub(crate) map: MapInfo,
 }
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct MatchLog {
     pub(crate) feed: VecDeque<(Instant, Kill)>,
     pub(crate) chat: VecDeque<(Instant, PlayerId, String)>,

@@ -6,6 +6,7 @@
 pub mod app;
 pub mod brain;
 pub mod cadence;
+pub mod causes;
 mod clock;
 pub mod combat;
 pub mod discovery;
@@ -25,6 +26,7 @@ mod pacer;
 mod prediction;
 mod rates;
 pub mod session;
+pub mod tap;
 mod tell;
 pub mod terminal;
 pub mod validate;

@@ -2,10 +2,12 @@
 //! frames were drawn, corrections, and the lagometer's record. The session reports what
 //! happened; this keeps the running counts and means.
 
+use std::collections::BTreeMap;
 use std::time::Instant;
 
 use serde::Serialize;
 
+use super::causes::Cause;
 use super::interpolation::FrameMode;
 use super::lagometer::Lagometer;
 use crate::net::protocol::PlayerSnap;
@@ -28,6 +30,9 @@ pub struct SessionStats {
     pub fire_mispredictions: u64,
     pub last_correction_cells: f64,
     pub max_correction_cells: f64,
+    /// Corrections by what caused them (see `client::causes`), and the last one's cause.
+    pub corrections_by_cause: BTreeMap<String, u64>,
+    pub last_correction_cause: String,
     pub rtt_ms: f64,
     pub rtt_ms_mean: f64,
     /// Loss measured from sequence numbers: input packets the server never saw, and
@@ -58,7 +63,7 @@ pub struct RemoteSeen {
 }
 
 /// The counts, and the sums behind their means.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct NetStats {
     pub(crate) stats: SessionStats,
     rtt_sum: f64,
@@ -128,9 +133,13 @@ impl NetStats {
         s.rtt_ms_mean = self.rtt_sum / self.rtt_samples as f64;
     }
 
-    pub(crate) fn correction(&mut self, cells: f64) {
+    pub(crate) fn correction(&mut self, cells: f64, cause: &Cause) {
         let s = &mut self.stats;
         s.corrections += 1;
+        *s.corrections_by_cause
+            .entry(cause.key().into())
+            .or_default() += 1;
+        s.last_correction_cause = cause.to_string();
         s.last_correction_cells = cells;
         s.max_correction_cells = s.max_correction_cells.max(cells);
     }

@@ -5,7 +5,7 @@
 
 use crate::sim::world::Command;
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct InputPacer {
     /// Command ticks per input packet, when the buttons do not change.
     interval: u32,

@@ -7,6 +7,7 @@
 //! every later command on top. The jump this makes on screen is hidden by a visual error
 //! offset that decays over about 100 ms, unless it is too big to hide.
 
+use super::causes::Disagreement;
 use crate::sim::map::{CELL, Map};
 use crate::sim::step::{Body, Rulebook, Shot, step};
 use crate::sim::world::{Command, PlayerId, PlayerState};
@@ -79,6 +80,25 @@ impl Prediction {
 
     pub(crate) fn acked_seq(&self) -> u32 {
         self.acked_seq
+    }
+
+    /// What a correction's cause analysis needs, before `reconcile` rewrites the history
+    /// for `ack_seq` (None when that history is gone or was never made).
+    pub(crate) fn disagreement(&self, ack_seq: u32) -> Option<Disagreement> {
+        let entry = |seq: u32| Some(self.ring[(seq & MASK) as usize]).filter(|e| e.seq == seq);
+        if ack_seq <= self.acked_seq || ack_seq > self.latest_seq {
+            return None;
+        }
+        let agreed = entry(self.acked_seq)?.body.state;
+        let commands = (self.acked_seq + 1..=ack_seq)
+            .map(|seq| entry(seq).map(|e| e.cmd))
+            .collect::<Option<Vec<_>>>()?;
+        let predicted = entry(ack_seq)?.body.state;
+        Some(Disagreement {
+            agreed,
+            commands,
+            predicted,
+        })
     }
 
     /// Commands made but not yet acknowledged by the server.

@@ -59,6 +59,7 @@ impl std::fmt::Display for SessionEnd {
     }
 }
 
+#[derive(Clone)]
 pub struct ClientSession {
     pub(super) player_id: PlayerId,
     pub(super) map: Map,
@@ -180,6 +181,11 @@ impl ClientSession {
 
     pub(crate) fn jitter_secs(&self) -> f64 {
         self.clock.jitter_secs()
+    }
+
+    /// How far in the past remote players are drawn now.
+    pub(crate) fn interp_delay_secs(&self) -> f64 {
+        self.interp_delay
     }
 
     pub(crate) fn switches(&self) -> Switches {

@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Tell {
     /// The last flash shown: when, and which way.
     pub(crate) muzzle: Option<(Instant, u8)>,

@@ -69,7 +69,7 @@ pub enum ChunkError {
     Corrupt,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Partial {
     map: MapInfo,
     started: Instant,
@@ -79,7 +79,7 @@ struct Partial {
 
 /// Reassembles one map at a time from its chunks, in any order, duplicates welcome.
 /// Holds at most one incomplete map ([`MAX_MAP_BYTES`]) and one complete one.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct MapAssembler {
     partial: Option<Partial>,
     complete: Option<(MapInfo, String)>,

@@ -37,7 +37,7 @@ pub fn split(serial: u16, entries: &[RosterEntry]) -> Vec<RosterPage> {
 }
 
 /// Collects the pages of the newest roster; a page of another serial starts over.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct RosterPages {
     serial: u16,
     pages: Vec<Option<Vec<RosterEntry>>>,

@@ -7,6 +7,7 @@ pub(crate) mod join_screen;
 pub(crate) mod lab;
 mod layout;
 mod overlays;
+pub(crate) mod timeline;
 
 pub(crate) use layout::{full_size, minimum_size};
 
@@ -203,7 +204,11 @@ pub(crate) fn player_color(id: PlayerId) -> Color {
 }
 
 pub(crate) fn draw(frame: &mut Frame, view: &View) {
-    let area = frame.area();
+    draw_in(frame, frame.area(), view);
+}
+
+/// [`draw`] into part of the frame (the replay keeps rows for its timeline).
+pub(crate) fn draw_in(frame: &mut Frame, area: Rect, view: &View) {
     let Some(l) = layout::layout(area, view.map, view.focus) else {
         let (need_w, need_h) = minimum_size(view.map);
         let (full_w, full_h) = full_size(view.map);

@@ -21,7 +21,7 @@ pub(crate) struct Death {
     pub(crate) how: String,
 }
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Memory {
     health: BTreeMap<PlayerId, i16>,
     /// Who was alive at the last frame, and when each last came back to life.

@@ -1,0 +1,280 @@
+//! A recording loaded for viewing: play, pause, step, seek and what-if. Seeking re-runs
+//! from the nearest keyframe (a copy of the whole client loop taken every
+//! [`KEYFRAME_EVERY`] of recorded time while the recording is first indexed), so any
+//! point is a short re-run away. The same pass writes the timeline: what the netcode did
+//! in each command tick.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use super::format::{Record, Start};
+use super::reader::ReadError;
+use super::replay::{Replayer, open};
+use crate::client::Switches;
+use crate::client::net_stats::SessionStats;
+use crate::client::tap::LoopKind;
+use crate::ui::timeline::TimelineSlot;
+
+pub const KEYFRAME_EVERY: Duration = Duration::from_secs(2);
+
+struct Keyframe {
+    at: Duration,
+    /// The index of the first record not yet applied.
+    next: usize,
+    replayer: Replayer,
+}
+
+pub struct Player {
+    start: Start,
+    records: Vec<Record>,
+    stopped: Option<ReadError>,
+    base: Instant,
+    what_if: Option<Switches>,
+    keyframes: Vec<Keyframe>,
+    slots: Vec<TimelineSlot>,
+    tick: Duration,
+    /// Times a frame was drawn (headless: a command tick), and of each correction.
+    frames: Vec<Duration>,
+    corrections: Vec<Duration>,
+    current: Replayer,
+    next: usize,
+}
+
+impl Player {
+    /// Reads the whole recording at `path`; a cut-short file loads up to its cut.
+    pub fn load(path: &Path) -> anyhow::Result<Player> {
+        let (start, reader) = open(path)?;
+        let mut records = Vec::new();
+        let mut stopped = None;
+        for r in reader {
+            match r {
+                Ok(r) => records.push(r),
+                Err(e) => {
+                    stopped = Some(e);
+                    break;
+                }
+            }
+        }
+        Player::new(start, records, stopped)
+    }
+
+    pub fn new(
+        start: Start,
+        records: Vec<Record>,
+        stopped: Option<ReadError>,
+    ) -> anyhow::Result<Player> {
+        let base = Instant::now();
+        let tick = Duration::from_secs(1) / u32::from(start.welcome.tick_rate.max(1));
+        let current = Replayer::new(&start, base)?;
+        let mut player = Player {
+            start,
+            records,
+            stopped,
+            base,
+            what_if: None,
+            keyframes: Vec::new(),
+            slots: Vec::new(),
+            tick,
+            frames: Vec::new(),
+            corrections: Vec::new(),
+            current,
+            next: 0,
+        };
+        player.index()?;
+        Ok(player)
+    }
+
+    /// One pass over the whole recording: keyframes, timeline, frames, corrections.
+    fn index(&mut self) -> anyhow::Result<()> {
+        let mut r = Replayer::with_switches(&self.start, self.base, self.what_if)?;
+        self.keyframes.clear();
+        self.slots.clear();
+        self.frames.clear();
+        self.corrections.clear();
+        self.keyframes.push(Keyframe {
+            at: Duration::ZERO,
+            next: 0,
+            replayer: r.fork(),
+        });
+        let mut before = r.session().stats().clone();
+        let mut acked_before = 0;
+        let frame_kind = self.frame_kind();
+        for (i, record) in self.records.iter().enumerate() {
+            let is_frame = frame_kind(record);
+            r.apply(record.clone());
+            let Some(at) = record.at() else { continue };
+            let after = r.session().stats();
+            let slot = slot_of(at, self.tick);
+            mark(&mut self.slots, slot, &before, after);
+            let acked = r.session().acked_seq();
+            if acked > acked_before {
+                self.slots[slot].acked = true;
+                acked_before = acked;
+            }
+            if is_frame {
+                self.frames.push(at);
+            }
+            if after.corrections > before.corrections {
+                self.corrections.push(at);
+            }
+            before = after.clone();
+            let last = self.keyframes.last().map_or(Duration::ZERO, |k| k.at);
+            if at >= last + KEYFRAME_EVERY {
+                self.keyframes.push(Keyframe {
+                    at,
+                    next: i + 1,
+                    replayer: r.fork(),
+                });
+            }
+        }
+        self.current = self.keyframes[0].replayer.fork();
+        self.next = 0;
+        Ok(())
+    }
+
+    fn frame_kind(&self) -> fn(&Record) -> bool {
+        match self.start.kind {
+            LoopKind::Headless => |r| matches!(r, Record::Ticks { .. }),
+            LoopKind::Interactive => |r| matches!(r, Record::Frame { .. }),
+        }
+    }
+
+    fn slot_of(&self, at: Duration) -> usize {
+        slot_of(at, self.tick)
+    }
+
+    /// Re-runs the recording with `what_if` switches (None: as recorded), and comes
+    /// back to the same time.
+    pub fn set_what_if(&mut self, what_if: Option<Switches>) -> anyhow::Result<()> {
+        let at = self.at();
+        self.what_if = what_if;
+        self.index()?;
+        self.seek(at);
+        Ok(())
+    }
+
+    pub fn what_if(&self) -> Option<Switches> {
+        self.what_if
+    }
+
+    /// The switches in force now.
+    pub fn switches(&self) -> Switches {
+        self.current.session().switches()
+    }
+
+    /// Replay time: the newest recorded instant applied.
+    pub fn at(&self) -> Duration {
+        self.current.at()
+    }
+
+    /// The time of the last record.
+    pub fn duration(&self) -> Duration {
+        self.records
+            .iter()
+            .rev()
+            .find_map(Record::at)
+            .unwrap_or_default()
+    }
+
+    pub fn tick(&self) -> Duration {
+        self.tick
+    }
+
+    pub fn stopped(&self) -> Option<&ReadError> {
+        self.stopped.as_ref()
+    }
+
+    pub fn replayer(&self) -> &Replayer {
+        &self.current
+    }
+
+    pub fn corrections(&self) -> &[Duration] {
+        &self.corrections
+    }
+
+    /// Applies records up to and including time `t`.
+    pub fn advance_to(&mut self, t: Duration) {
+        while let Some(r) = self.records.get(self.next) {
+            if r.at().is_some_and(|at| at > t) {
+                break;
+            }
+            self.current.apply(r.clone());
+            self.next += 1;
+        }
+    }
+
+    /// Goes to time `t`, from the nearest keyframe at or before it.
+    pub fn seek(&mut self, t: Duration) {
+        let k = self
+            .keyframes
+            .partition_point(|k| k.at <= t)
+            .saturating_sub(1);
+        let key = &self.keyframes[k];
+        if !(self.at() <= t && self.next >= key.next) {
+            self.current = key.replayer.fork();
+            self.next = key.next;
+        }
+        self.advance_to(t);
+    }
+
+    /// One frame forward (or back).
+    pub fn step_frame(&mut self, forward: bool) {
+        let at = self.at();
+        let target = if forward {
+            self.frames.iter().find(|&&f| f > at).copied()
+        } else {
+            self.frames.iter().rev().find(|&&f| f < at).copied()
+        };
+        if let Some(t) = target {
+            self.seek(t);
+        }
+    }
+
+    /// The next (or previous) correction, if there is one.
+    pub fn jump_correction(&mut self, forward: bool) -> bool {
+        let at = self.at();
+        let target = if forward {
+            self.corrections.iter().find(|&&c| c > at).copied()
+        } else {
+            self.corrections.iter().rev().find(|&&c| c < at).copied()
+        };
+        target.map(|t| self.seek(t)).is_some()
+    }
+
+    /// `columns` timeline slots with the replay time among them, and its index.
+    pub(crate) fn timeline(&self, columns: usize) -> (Vec<TimelineSlot>, usize) {
+        let now = self.slot_of(self.at());
+        let first = now.saturating_sub(columns / 2);
+        let slots = (first..first + columns)
+            .map(|i| self.slots.get(i).copied().unwrap_or_default())
+            .collect();
+        (slots, now - first)
+    }
+}
+
+fn slot_of(at: Duration, tick: Duration) -> usize {
+    (at.as_nanos() / tick.as_nanos().max(1)) as usize
+}
+
+/// Marks in slot `i` what changed in the counts from `before` to `after`.
+fn mark(slots: &mut Vec<TimelineSlot>, i: usize, before: &SessionStats, after: &SessionStats) {
+    if slots.len() <= i {
+        slots.resize(i + 1, TimelineSlot::default());
+    }
+    let grew = |a: u64, b: u64| u8::try_from(b.saturating_sub(a)).unwrap_or(u8::MAX);
+    let s = &mut slots[i];
+    s.commands = s
+        .commands
+        .saturating_add(grew(before.commands_sent, after.commands_sent));
+    s.snapshots = s
+        .snapshots
+        .saturating_add(grew(before.snapshots_received, after.snapshots_received));
+    s.snapshots_lost = s
+        .snapshots_lost
+        .saturating_add(grew(before.snapshots_lost, after.snapshots_lost));
+    s.corrections = s
+        .corrections
+        .saturating_add(grew(before.corrections, after.corrections));
+    s.extrapolated |= after.frames_extrapolated > before.frames_extrapolated;
+    s.held |= after.frames_held > before.frames_held;
+}

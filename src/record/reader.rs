@@ -1,0 +1,327 @@
+//! Reads a recording back, bounded: a record's length is checked against
+//! [`MAX_PAYLOAD`] before anything is read into the one reused buffer, and every error
+//! names the byte offset where the bad record starts.
+
+use std::io::{self, Read};
+use std::time::Duration;
+
+use super::format::{
+    ACTION, CHAT, END, FRAME, HEADER_LEN, KEYS, MAGIC, MAX_PAYLOAD, MAX_TICKS, MAX_TIME, RECEIVED,
+    Record, SIZE, START, Start, TICKS, VERSION, action_from, chat_from, switches_from,
+};
+use crate::client::tap::{LinkTotals, LoopKind};
+use crate::net::codec;
+use crate::net::conditioner::Conditions;
+use crate::net::map_chunks::MAX_MAP_BYTES;
+use crate::net::protocol::ServerMsg;
+use crate::sim::world::{Buttons, Command};
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ReadError {
+    #[error("not a netarena recording (no NAREC header)")]
+    NotARecording,
+    #[error("recording format version {found}, this netarena reads version {VERSION}")]
+    Version { found: u16 },
+    /// The file ends inside the record that starts at `offset`: it was cut short.
+    #[error("the recording ends in the middle of the record at byte {offset}")]
+    Truncated { offset: u64 },
+    #[error("bad record at byte {offset}: {what}")]
+    Corrupt { offset: u64, what: String },
+    #[error("cannot read the recording at byte {offset}: {what}")]
+    Io { offset: u64, what: String },
+}
+
+pub struct Reader<R: Read> {
+    input: R,
+    offset: u64,
+    buf: Vec<u8>,
+    /// The time of the last timed record: each one holds the step from it.
+    clock: Duration,
+}
+
+impl<R: Read> Reader<R> {
+    /// Checks the header.
+    pub fn new(mut input: R) -> Result<Reader<R>, ReadError> {
+        let mut header = [0u8; HEADER_LEN];
+        let got = read_full(&mut input, &mut header).map_err(|e| io_error(0, &e))?;
+        if got < MAGIC.len() || header[..6] != MAGIC {
+            return Err(ReadError::NotARecording);
+        }
+        if got < HEADER_LEN {
+            return Err(ReadError::Truncated { offset: 0 });
+        }
+        let found = u16::from_le_bytes([header[6], header[7]]);
+        if found != VERSION {
+            return Err(ReadError::Version { found });
+        }
+        Ok(Reader {
+            input,
+            offset: HEADER_LEN as u64,
+            buf: Vec::new(),
+            clock: Duration::ZERO,
+        })
+    }
+
+    /// Byte offset of the next record.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// The next record, or None at a clean end of file.
+    pub fn next_record(&mut self) -> Result<Option<Record>, ReadError> {
+        let at = self.offset;
+        let mut kind = [0u8; 1];
+        if read_full(&mut self.input, &mut kind).map_err(|e| io_error(at, &e))? == 0 {
+            return Ok(None);
+        }
+        let (len, len_bytes) = self.read_len(at)?;
+        if len > MAX_PAYLOAD as u64 {
+            return Err(corrupt(at, format!("length {len} is over {MAX_PAYLOAD}")));
+        }
+        self.buf.resize(len as usize, 0);
+        let got = read_full(&mut self.input, &mut self.buf).map_err(|e| io_error(at, &e))?;
+        if got < self.buf.len() {
+            return Err(ReadError::Truncated { offset: at });
+        }
+        self.offset = at + 1 + len_bytes + len;
+        let record = parse(kind[0], &self.buf, self.clock).map_err(|w| corrupt(at, w))?;
+        if let Some(t) = record.at() {
+            self.clock = t;
+        }
+        Ok(Some(record))
+    }
+
+    /// The payload length and how many bytes it took.
+    fn read_len(&mut self, at: u64) -> Result<(u64, u64), ReadError> {
+        let mut v = 0u64;
+        for i in 0..10 {
+            let mut b = [0u8; 1];
+            if read_full(&mut self.input, &mut b).map_err(|e| io_error(at, &e))? == 0 {
+                return Err(ReadError::Truncated { offset: at });
+            }
+            v |= u64::from(b[0] & 0x7f) << (7 * i);
+            if b[0] & 0x80 == 0 {
+                return Ok((v, i + 1));
+            }
+            if v > MAX_PAYLOAD as u64 {
+                break;
+            }
+        }
+        Err(corrupt(at, "record length is not a valid varint".into()))
+    }
+}
+
+impl<R: Read> Iterator for Reader<R> {
+    type Item = Result<Record, ReadError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_record().transpose()
+    }
+}
+
+fn corrupt(offset: u64, what: String) -> ReadError {
+    ReadError::Corrupt { offset, what }
+}
+
+fn io_error(offset: u64, e: &io::Error) -> ReadError {
+    ReadError::Io {
+        offset,
+        what: e.to_string(),
+    }
+}
+
+/// Reads until `buf` is full or the input ends; how much was read.
+fn read_full(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match input.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}
+
+/// A cursor over one payload; every read is checked. Times are steps from `clock`.
+struct Payload<'a>(&'a [u8], Duration);
+
+impl<'a> Payload<'a> {
+    fn bytes(&mut self, n: usize) -> Result<&'a [u8], String> {
+        if self.0.len() < n {
+            return Err("payload too short".into());
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Ok(head)
+    }
+
+    fn u8(&mut self) -> Result<u8, String> {
+        Ok(self.bytes(1)?[0])
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], String> {
+        let mut a = [0u8; N];
+        a.copy_from_slice(self.bytes(N)?);
+        Ok(a)
+    }
+
+    fn varint(&mut self) -> Result<u64, String> {
+        let mut v = 0u64;
+        for i in 0..10 {
+            let b = self.u8()?;
+            let part = u64::from(b & 0x7f);
+            if i == 9 && part > 1 {
+                return Err("varint overflows 64 bits".into());
+            }
+            v |= part << (7 * i);
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err("varint overflows 64 bits".into())
+    }
+
+    fn time(&mut self) -> Result<Duration, String> {
+        let step = Duration::from_nanos(self.varint()?);
+        let t = self.1.saturating_add(step);
+        if t > MAX_TIME {
+            return Err(format!("time {} s is past the 24-hour limit", t.as_secs()));
+        }
+        Ok(t)
+    }
+
+    fn done(&self) -> Result<(), String> {
+        match self.0.len() {
+            0 => Ok(()),
+            n => Err(format!("{n} unexpected bytes at the end")),
+        }
+    }
+
+    fn message(&mut self) -> Result<ServerMsg, String> {
+        let msg = codec::decode_server(self.0).map_err(|e| e.to_string())?;
+        self.0 = &[];
+        Ok(msg)
+    }
+}
+
+fn parse(kind: u8, bytes: &[u8], clock: Duration) -> Result<Record, String> {
+    let mut p = Payload(bytes, clock);
+    let record = match kind {
+        START => Record::Start(Box::new(parse_start(&mut p)?)),
+        RECEIVED => {
+            let at = p.time()?;
+            let wire_bytes = u32::try_from(p.varint()?).map_err(|_| "wire size too large")?;
+            let msg = Box::new(p.message()?);
+            Record::Received {
+                at,
+                wire_bytes,
+                msg,
+            }
+        }
+        TICKS => {
+            let at = p.time()?;
+            let n = usize::from(p.u8()?);
+            if n == 0 || n > MAX_TICKS {
+                return Err(format!("{n} commands in one instant"));
+            }
+            let mut commands = Vec::with_capacity(n);
+            for _ in 0..n {
+                let [b, weapon, aim] = p.array::<3>()?;
+                let buttons = Buttons::from_bits_truncate(b);
+                commands.push(Command {
+                    buttons,
+                    weapon,
+                    aim,
+                });
+            }
+            Record::Ticks { at, commands }
+        }
+        KEYS => Record::Keys {
+            at: p.time()?,
+            buttons: Buttons::from_bits_truncate(p.u8()?),
+        },
+        FRAME => Record::Frame { at: p.time()? },
+        ACTION => {
+            let [code, arg] = p.array::<2>()?;
+            Record::Action(action_from(code, arg).ok_or(format!("unknown action {code}"))?)
+        }
+        CHAT => {
+            let code = p.u8()?;
+            let c = u32::from_le_bytes(p.array::<4>()?);
+            Record::Chat(chat_from(code, c).ok_or("unknown chat key")?)
+        }
+        SIZE => {
+            let w = u16::from_le_bytes(p.array::<2>()?);
+            Record::Size(w, u16::from_le_bytes(p.array::<2>()?))
+        }
+        END => Record::End(parse_end(&mut p)?),
+        other => return Err(format!("unknown record kind {other}")),
+    };
+    p.done()?;
+    Ok(record)
+}
+
+fn parse_start(p: &mut Payload<'_>) -> Result<Start, String> {
+    let kind = match p.u8()? {
+        0 => LoopKind::Headless,
+        1 => LoopKind::Interactive,
+        k => return Err(format!("unknown loop kind {k}")),
+    };
+    let seed = u64::from_le_bytes(p.array::<8>()?);
+    let input_rate = u16::from_le_bytes(p.array::<2>()?);
+    let [bits, ghosts] = p.array::<2>()?;
+    let switches = switches_from(bits, ghosts).ok_or("unknown switches")?;
+    let conditions = parse_conditions(p)?;
+    let len = p.varint()?;
+    if len > MAX_MAP_BYTES as u64 {
+        return Err(format!("a map of {len} bytes (at most {MAX_MAP_BYTES})"));
+    }
+    let text = p.bytes(len as usize)?;
+    let text = String::from_utf8(text.to_vec()).map_err(|_| "a map that is not UTF-8")?;
+    let ServerMsg::Welcome(mut welcome) = p.message()? else {
+        return Err("the start record holds no welcome".into());
+    };
+    welcome.map_text = text;
+    Ok(Start {
+        kind,
+        seed,
+        input_rate,
+        switches,
+        conditions,
+        welcome,
+    })
+}
+
+fn parse_conditions(p: &mut Payload<'_>) -> Result<Conditions, String> {
+    let u32_of = |b: [u8; 4]| u32::from_le_bytes(b);
+    let f64_of = |b: [u8; 8]| f64::from_bits(u64::from_le_bytes(b));
+    let latency_ms = u32_of(p.array()?);
+    let jitter_ms = u32_of(p.array()?);
+    let loss_pct = f64_of(p.array()?);
+    let burst_len = f64_of(p.array()?);
+    let dup_pct = f64_of(p.array()?);
+    let reorder_pct = f64_of(p.array()?);
+    Ok(Conditions {
+        latency_ms,
+        jitter_ms,
+        loss_pct,
+        burst_len,
+        dup_pct,
+        reorder_pct,
+        bandwidth_kbps: u32_of(p.array()?),
+    })
+}
+
+fn parse_end(p: &mut Payload<'_>) -> Result<LinkTotals, String> {
+    let seconds = f64::from_bits(u64::from_le_bytes(p.array::<8>()?));
+    Ok(LinkTotals {
+        seconds,
+        bytes_in: p.varint()?,
+        bytes_out: p.varint()?,
+        packets_in: p.varint()?,
+        packets_out: p.varint()?,
+        malformed_in: p.varint()?,
+    })
+}

@@ -1,0 +1,245 @@
+//! Re-runs a recording through the same client loop: a fresh session and app, fed the
+//! recorded messages, commands, keys and frames at the recorded instants (rebuilt from
+//! offsets against a new base instant, so every interval is exactly the recorded one).
+
+use std::time::{Duration, Instant};
+
+use std::fs::File;
+use std::io::BufReader;
+use std::path::Path;
+
+use anyhow::{Context, bail};
+
+use super::format::{Record, Start};
+use super::reader::{ReadError, Reader};
+use crate::client::Switches;
+use crate::client::app::App;
+use crate::client::driver::Driver;
+use crate::client::headless::{self, Report};
+use crate::client::session::ClientSession;
+use crate::client::tap::{LinkTotals, LoopKind};
+use crate::net::codec;
+use crate::net::protocol::ClientMsg;
+use crate::sim::world::Command;
+
+pub struct Replayer {
+    driver: Driver,
+    base: Instant,
+    kind: LoopKind,
+    /// The time of the newest timed record applied.
+    at: Duration,
+    /// Commands the re-run's clock made that the recording does not have, or the other
+    /// way round: zero when the re-run is exact.
+    diverged: u64,
+    totals: Option<LinkTotals>,
+    size: Option<(u16, u16)>,
+    /// What-if: these switches whatever the recording says.
+    what_if: Option<Switches>,
+    /// Bytes of server messages taken in, and of the client's messages made, so far.
+    bytes_in: u64,
+    bytes_out: u64,
+}
+
+impl Replayer {
+    /// A session as it started in the recording, its instants counted from `base`.
+    pub fn new(start: &Start, base: Instant) -> anyhow::Result<Replayer> {
+        Replayer::with_switches(start, base, None)
+    }
+
+    /// [`Replayer::new`], drawn with `what_if` switches whatever the recording says:
+    /// the same datagrams and commands re-run through the client with other settings.
+    pub fn with_switches(
+        start: &Start,
+        base: Instant,
+        what_if: Option<Switches>,
+    ) -> anyhow::Result<Replayer> {
+        let mut session = ClientSession::new(start.welcome.clone(), base, start.switches)
+            .context("the recording's map cannot be used")?;
+        session.set_input_rate(start.input_rate);
+        let app = App::new(start.switches, start.conditions.clone());
+        let mut replayer = Replayer {
+            driver: Driver::new(session, app, base),
+            base,
+            kind: start.kind,
+            at: Duration::ZERO,
+            diverged: 0,
+            totals: None,
+            size: None,
+            what_if,
+            bytes_in: 0,
+            bytes_out: 0,
+        };
+        replayer.force_what_if();
+        Ok(replayer)
+    }
+
+    /// Applies one record.
+    pub fn apply(&mut self, record: Record) {
+        if let Some(at) = record.at() {
+            self.at = at;
+        }
+        let now = self.base + self.at;
+        match record {
+            Record::Received {
+                msg, wire_bytes, ..
+            } => {
+                self.bytes_in += u64::from(wire_bytes);
+                self.driver.receive(now, *msg, wire_bytes as usize);
+            }
+            Record::Ticks { commands, .. } => self.ticks(now, &commands),
+            Record::Keys { buttons, .. } => {
+                let out = &mut self.bytes_out;
+                self.driver.play(now, buttons, |m| *out += encoded_len(&m));
+            }
+            Record::Frame { .. } => self.driver.frame(now),
+            Record::Action(a) => {
+                self.driver.handle(a);
+                self.force_what_if();
+            }
+            Record::Chat(k) => {
+                self.driver.type_chat(k);
+            }
+            Record::Size(w, h) => self.size = Some((w, h)),
+            Record::End(t) => self.totals = Some(t),
+            Record::Start(_) => {}
+        }
+    }
+
+    fn force_what_if(&mut self) {
+        if let Some(s) = self.what_if {
+            self.driver.set_switches(s);
+        }
+    }
+
+    /// An independent copy (a keyframe).
+    pub fn fork(&self) -> Replayer {
+        Replayer {
+            driver: self.driver.fork(),
+            ..*self
+        }
+    }
+
+    pub(crate) fn driver(&self) -> &Driver {
+        &self.driver
+    }
+
+    fn ticks(&mut self, now: Instant, commands: &[Command]) {
+        let mut recorded = commands.iter();
+        let mut missing = 0;
+        let headless = self.kind == LoopKind::Headless;
+        let out = &mut self.bytes_out;
+        self.driver.run_ticks(
+            now,
+            |_, _| {
+                recorded.next().copied().unwrap_or_else(|| {
+                    missing += 1;
+                    Command::default()
+                })
+            },
+            |session, msg| {
+                *out += msg.map_or(0, |m| encoded_len(&m));
+                if headless {
+                    // As the headless loop does: one frame per command tick.
+                    session.frame(now);
+                }
+            },
+        );
+        self.diverged += missing + recorded.len() as u64;
+    }
+
+    pub fn session(&self) -> &ClientSession {
+        self.driver.session()
+    }
+
+    /// Replay time: the newest recorded instant applied.
+    pub fn at(&self) -> Duration {
+        self.at
+    }
+
+    pub fn instant(&self) -> Instant {
+        self.base + self.at
+    }
+
+    /// Bytes of server messages taken in, and of client messages made, so far.
+    pub fn bytes(&self) -> (u64, u64) {
+        (self.bytes_in, self.bytes_out)
+    }
+
+    pub fn diverged(&self) -> u64 {
+        self.diverged
+    }
+
+    pub fn totals(&self) -> Option<LinkTotals> {
+        self.totals
+    }
+
+    pub fn size(&self) -> Option<(u16, u16)> {
+        self.size
+    }
+
+    /// The headless report, as the live session wrote it; without an end record the
+    /// link's counts are zero and `seconds` is the replay time.
+    pub fn report(&self) -> Report {
+        let totals = self.totals.unwrap_or(LinkTotals {
+            seconds: self.at.as_secs_f64(),
+            ..LinkTotals::default()
+        });
+        // How the live session ended is not recorded; the re-run says what it saw.
+        let ended = if self.totals.is_some() {
+            "replayed to the end of the recording"
+        } else {
+            "replayed up to where the recording was cut short"
+        };
+        headless::report(self.session(), totals, ended.to_owned())
+    }
+}
+
+fn encoded_len(msg: &ClientMsg) -> u64 {
+    let mut buf = Vec::new();
+    codec::encode_client(msg, &mut buf).map_or(0, |()| buf.len() as u64)
+}
+
+/// A recording re-run without a terminal.
+pub struct HeadlessReplay {
+    pub report: Report,
+    /// Why the recording stopped early, when it did (a cut-short file replays up to
+    /// where it ends).
+    pub stopped: Option<ReadError>,
+    pub diverged: u64,
+}
+
+/// Opens a recording and reads its start record.
+pub fn open(path: &Path) -> anyhow::Result<(Start, Reader<BufReader<File>>)> {
+    let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let mut reader = Reader::new(BufReader::new(file))
+        .with_context(|| format!("cannot replay {}", path.display()))?;
+    match reader.next_record() {
+        Ok(Some(Record::Start(start))) => Ok((*start, reader)),
+        Ok(_) => bail!(
+            "cannot replay {}: it does not begin with a start record",
+            path.display()
+        ),
+        Err(e) => Err(e).with_context(|| format!("cannot replay {}", path.display())),
+    }
+}
+
+/// Re-runs the whole recording at `path`.
+pub fn replay_headless(path: &Path) -> anyhow::Result<HeadlessReplay> {
+    let (start, reader) = open(path)?;
+    let mut replayer = Replayer::new(&start, Instant::now())?;
+    let mut stopped = None;
+    for record in reader {
+        match record {
+            Ok(r) => replayer.apply(r),
+            Err(e) => {
+                stopped = Some(e);
+                break;
+            }
+        }
+    }
+    Ok(HeadlessReplay {
+        report: replayer.report(),
+        stopped,
+        diverged: replayer.diverged(),
+    })
+}

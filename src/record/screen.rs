@@ -1,0 +1,222 @@
+//! `netarena replay FILE` in the terminal: the arena and HUD as the player saw them,
+//! frame by frame, with the timeline strip under them.
+//!
+//! Keys: Space pause/resume; `.` `,` one frame forward/back; `]` `[` one tick
+//! forward/back; Right/Left ±1 s; Up/Down ±10 s; `+` `-` speed (0.1x to 4x); `c` `C`
+//! next/previous correction; what-if `p` `r` `i` `x` `m` `g` (prediction,
+//! reconciliation, interpolation, extrapolation, smoothing, ghosts), `0` as recorded;
+//! `q` quits.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
+use ratatui::layout::Rect;
+
+use super::player::Player;
+use crate::client::Switches;
+use crate::client::terminal::{self, Tui};
+use crate::ui;
+use crate::ui::timeline::{TIMELINE_ROWS, TimelineView, draw_timeline};
+
+const SPEEDS: [f64; 7] = [0.1, 0.25, 0.5, 1.0, 1.5, 2.0, 4.0];
+
+/// The viewer's own state besides the player.
+struct Viewer {
+    paused: bool,
+    speed: usize,
+    /// Wall time and replay time when play last (re)started.
+    anchor: (Instant, Duration),
+    message: String,
+}
+
+impl Viewer {
+    fn replay_time(&self, now: Instant) -> Duration {
+        if self.paused {
+            return self.anchor.1;
+        }
+        self.anchor.1
+            + now
+                .duration_since(self.anchor.0)
+                .mul_f64(SPEEDS[self.speed])
+    }
+}
+
+pub fn run(path: &Path, stop: &AtomicBool) -> anyhow::Result<()> {
+    let loaded = Instant::now();
+    let mut player = Player::load(path)?;
+    let mut viewer = Viewer {
+        paused: false,
+        speed: 3,
+        anchor: (Instant::now(), Duration::ZERO),
+        message: match player.stopped() {
+            Some(e) => format!("{e}: replaying up to there"),
+            None => format!("loaded in {} ms", loaded.elapsed().as_millis()),
+        },
+    };
+    let (mut tui, _enhanced, _guard) = terminal::enter().context("cannot set up the terminal")?;
+    while !stop.load(Ordering::Relaxed) {
+        let now = Instant::now();
+        let t = viewer.replay_time(now).min(player.duration());
+        if !viewer.paused {
+            player.advance_to(t);
+            if t >= player.duration() {
+                viewer.paused = true;
+                viewer.anchor = (now, t);
+            }
+        }
+        draw(&mut tui, &player, &viewer)?;
+        if event::poll(Duration::from_millis(15))? {
+            let Event::Key(key) = event::read()? else {
+                continue;
+            };
+            if key.kind == KeyEventKind::Release {
+                continue;
+            }
+            if key.code == KeyCode::Char('q')
+                || key.code == KeyCode::Esc
+                || (key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c'))
+            {
+                break;
+            }
+            on_key(&mut player, &mut viewer, key.code)?;
+        }
+    }
+    Ok(())
+}
+
+fn on_key(player: &mut Player, v: &mut Viewer, code: KeyCode) -> anyhow::Result<()> {
+    let now = Instant::now();
+    let at = player.at();
+    let secs = |s: u64| Duration::from_secs(s);
+    let mut pause = true;
+    match code {
+        KeyCode::Char(' ') => {
+            v.paused = !v.paused;
+            v.anchor = (now, at);
+            return Ok(());
+        }
+        KeyCode::Char('.') => player.step_frame(true),
+        KeyCode::Char(',') => player.step_frame(false),
+        KeyCode::Char(']') => player.seek(at + player.tick()),
+        KeyCode::Char('[') => player.seek(at.saturating_sub(player.tick())),
+        KeyCode::Right | KeyCode::Left | KeyCode::Up | KeyCode::Down => {
+            let t = match code {
+                KeyCode::Right => at + secs(1),
+                KeyCode::Left => at.saturating_sub(secs(1)),
+                KeyCode::Up => at + secs(10),
+                _ => at.saturating_sub(secs(10)),
+            };
+            let started = Instant::now();
+            player.seek(t.min(player.duration()));
+            v.message = format!("seek took {:.1} ms", started.elapsed().as_secs_f64() * 1e3);
+            pause = v.paused;
+        }
+        KeyCode::Char('+' | '=') => {
+            v.speed = (v.speed + 1).min(SPEEDS.len() - 1);
+            pause = v.paused;
+        }
+        KeyCode::Char('-') => {
+            v.speed = v.speed.saturating_sub(1);
+            pause = v.paused;
+        }
+        KeyCode::Char('c') | KeyCode::Char('C') => {
+            if !player.jump_correction(code == KeyCode::Char('c')) {
+                v.message = "no more corrections that way".into();
+            }
+        }
+        KeyCode::Char(c) => return what_if(player, v, c),
+        _ => return Ok(()),
+    }
+    v.paused = pause;
+    v.anchor = (now, player.at());
+    Ok(())
+}
+
+/// A what-if key: re-runs the recording with one switch changed.
+fn what_if(player: &mut Player, v: &mut Viewer, key: char) -> anyhow::Result<()> {
+    let mut s = player.switches();
+    match key {
+        'p' => s = s.with_prediction(!s.prediction),
+        'r' => s.reconciliation = !s.reconciliation && s.prediction,
+        'i' => s.interpolation = !s.interpolation,
+        'x' => s.extrapolation = !s.extrapolation,
+        'm' => s.smoothing = !s.smoothing,
+        'g' => s.ghosts = s.ghosts.next(),
+        '0' => {
+            player.set_what_if(None)?;
+            v.message = "switches as recorded".into();
+            return Ok(());
+        }
+        _ => return Ok(()),
+    }
+    let started = Instant::now();
+    player.set_what_if(Some(s))?;
+    v.message = format!("re-simulated in {} ms", started.elapsed().as_millis());
+    v.anchor = (Instant::now(), player.at());
+    Ok(())
+}
+
+fn draw(tui: &mut Tui, player: &Player, v: &Viewer) -> anyhow::Result<()> {
+    let replayer = player.replayer();
+    let view = replayer.driver().replay_view(replayer.instant(), 0.0);
+    tui.draw(|f| {
+        let area = f.area();
+        let rows = TIMELINE_ROWS.min(area.height);
+        let top = Rect::new(area.x, area.y, area.width, area.height - rows);
+        ui::draw_in(f, top, &view);
+        let strip = Rect::new(area.x, top.bottom(), area.width, rows);
+        let (slots, cursor) = player.timeline(TimelineView::columns(area.width));
+        let timeline = TimelineView {
+            slots,
+            cursor,
+            status: status(player, v),
+        };
+        draw_timeline(f.buffer_mut(), strip, &timeline);
+    })?;
+    Ok(())
+}
+
+fn status(player: &Player, v: &Viewer) -> String {
+    let state = if v.paused { "paused" } else { "playing" };
+    let what_if = match player.what_if() {
+        Some(s) => format!(" | what-if (re-simulated): {}", describe(s)),
+        None => String::new(),
+    };
+    let stats = player.replayer().session().stats();
+    let last = if stats.corrections > 0 {
+        format!(
+            " (last {:.2} cells: {})",
+            stats.last_correction_cells, stats.last_correction_cause
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        " {state} {}x  {} / {}  corrections {}{last}{what_if} | {}",
+        SPEEDS[v.speed],
+        clock(player.at()),
+        clock(player.duration()),
+        player.corrections().len(),
+        v.message
+    )
+}
+
+fn describe(s: Switches) -> String {
+    let on = |b: bool| if b { "on" } else { "off" };
+    format!(
+        "pred {} recon {} interp {} extrap {} smooth {}",
+        on(s.prediction),
+        on(s.reconciliation),
+        on(s.interpolation),
+        on(s.extrapolation),
+        on(s.smoothing)
+    )
+}
+
+fn clock(d: Duration) -> String {
+    let ms = d.as_millis();
+    format!("{:02}:{:02}.{:03}", ms / 60_000, ms / 1000 % 60, ms % 1000)
+}

@@ -1,0 +1,136 @@
+//! Every correction carries its cause, worked out by re-simulation. Stepper scenarios
+//! force each cause: a remote player stepping into the predicted path, a teleport by the
+//! server, and a burst of lost input longer than the redundancy window.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use netarena::sim::map::{CELL, Map};
+use netarena::sim::world::{Buttons, PlayerState};
+use support::{Stepper, lag};
+
+fn causes(s: &Stepper) -> BTreeMap<String, u64> {
+    s.client.stats().corrections_by_cause.clone()
+}
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+/// Right for 20 commands, left for 20, and so on: never far from where it started.
+fn back_and_forth() -> impl FnMut(&netarena::client::session::ClientSession) -> Buttons {
+    let mut n = 0u32;
+    move |_| {
+        n += 1;
+        if (n / 20).is_multiple_of(2) {
+            Buttons::RIGHT
+        } else {
+            Buttons::LEFT
+        }
+    }
+}
+
+#[test]
+fn a_teleport_is_the_servers_decision() {
+    let mut s = Stepper::new(
+        Map::builtin("arena").unwrap(),
+        0,
+        lag(30, 0, 0.0),
+        lag(30, 0, 0.0),
+    );
+    s.run(ms(1000), |_| Buttons::empty());
+    assert_eq!(s.client.stats().corrections, 0);
+    let me = s.client.player_id();
+    let here = s.client.predicted().unwrap();
+    let (x, y) = Map::builtin("arena").unwrap().spawns()[1];
+    assert!(PlayerState::at_cell(x, y) != here);
+    s.server.teleport(me, PlayerState::at_cell(x, y));
+    s.run(ms(1000), |_| Buttons::empty());
+    assert_eq!(
+        causes(&s),
+        BTreeMap::from([("server_decision".into(), 1)]),
+        "{}",
+        s.client.stats().last_correction_cause
+    );
+    assert_eq!(
+        s.client.stats().last_correction_cause,
+        "server decision (teleport or respawn)"
+    );
+}
+
+#[test]
+fn input_lost_beyond_the_redundancy_window_is_commands_never_received() {
+    let mut s = Stepper::new(
+        Map::builtin("arena").unwrap(),
+        0,
+        lag(30, 0, 0.0),
+        lag(30, 0, 0.0),
+    );
+    s.run(ms(500), |_| Buttons::empty());
+    // 1.5 s of every input packet lost: 90 commands, the window carries 64.
+    s.set_conditions(lag(30, 0, 100.0), lag(30, 0, 0.0));
+    let mut keys = back_and_forth();
+    s.run(ms(1500), &mut keys);
+    s.set_conditions(lag(30, 0, 0.0), lag(30, 0, 0.0));
+    s.run(ms(1000), keys);
+    let by_cause = causes(&s);
+    assert_eq!(
+        by_cause.keys().collect::<Vec<_>>(),
+        ["commands_lost"],
+        "{by_cause:?} {}",
+        s.client.stats().last_correction_cause
+    );
+    assert!(
+        s.client
+            .stats()
+            .last_correction_cause
+            .ends_with("commands never reached the server")
+    );
+}
+
+#[test]
+fn a_player_stepping_into_the_predicted_path_is_named() {
+    let mut s = Stepper::new(
+        Map::builtin("arena").unwrap(),
+        0,
+        lag(60, 0, 0.0),
+        lag(60, 0, 0.0),
+    );
+    let blocker = s
+        .server
+        .join_in_process(s.now, "10.0.0.3:5000".parse().unwrap(), "blocker")
+        .unwrap()
+        .player_id;
+    s.run(ms(1000), |_| Buttons::empty());
+    assert_eq!(s.client.stats().corrections, 0);
+    // Open floor to the right of us: start moving, then the blocker steps in just
+    // ahead of where the server has us, which our prediction cannot know for a round trip.
+    let me = s.client.predicted().unwrap();
+    let map = Map::builtin("arena").unwrap();
+    let (cx, cy) = me.cell();
+    let open = |dx: i32| !map.is_wall(cx + dx, cy);
+    assert!((1..=6).all(open), "open floor to the right of the spawn");
+    s.run(ms(100), |_| Buttons::RIGHT);
+    let on_server = s.server.world().get(s.client.player_id()).unwrap();
+    s.server.teleport(
+        blocker,
+        PlayerState {
+            x: on_server.x + CELL * 3 / 2,
+            ..on_server
+        },
+    );
+    s.run(ms(500), |_| Buttons::RIGHT);
+    let by_cause = causes(&s);
+    assert_eq!(
+        by_cause,
+        BTreeMap::from([("other_player".into(), 1)]),
+        "{}",
+        s.client.stats().last_correction_cause
+    );
+    assert_eq!(
+        s.client.stats().last_correction_cause,
+        "blocker was elsewhere than predicted"
+    );
+}

@@ -1,0 +1,345 @@
+//! The recording format: every record survives write then read; a file cut at any byte,
+//! or corrupted, gives an error naming the byte offset and never panics; another version
+//! is refused naming both; and a headless session recorded over loopback with simulated
+//! lag and loss re-runs to the very report the live session wrote.
+
+mod support;
+
+use std::process::Command as Process;
+use std::time::Duration;
+
+use proptest::prelude::*;
+
+use netarena::client::Switches;
+use netarena::client::input::{Action, ChatKey};
+use netarena::client::tap::{LinkTotals, LoopKind};
+use netarena::net::conditioner::Conditions;
+use netarena::net::delta;
+use netarena::net::protocol::{Cookie, PlayerSnap, ServerMsg, Snapshot, Welcome};
+use netarena::record::format::VERSION;
+use netarena::record::{ReadError, Reader, Record, Start, Writer};
+use netarena::sim::map::Map;
+use netarena::sim::world::{Buttons, Command, PlayerState};
+use support::process::{BIN, finish, headless, start_server, temp_report};
+
+fn start() -> Record {
+    let map = Map::builtin("duel").unwrap();
+    Record::Start(Box::new(Start {
+        kind: LoopKind::Headless,
+        seed: 9,
+        input_rate: 30,
+        switches: Switches::default(),
+        conditions: Conditions {
+            latency_ms: 40,
+            jitter_ms: 5,
+            loss_pct: 2.5,
+            burst_len: 1.0,
+            dup_pct: 0.0,
+            reorder_pct: 0.5,
+            bandwidth_kbps: 256,
+        },
+        welcome: Welcome {
+            player_id: 3,
+            tick_rate: 60,
+            snapshot_interval: 3,
+            server_tick: 77,
+            server_name: "test".into(),
+            map_name: map.name().into(),
+            map: netarena::net::map_chunks::info(map.text(), 1024),
+            map_text: map.text().into(),
+        },
+    }))
+}
+
+fn snapshot(tick: u32, players: Vec<PlayerSnap>) -> ServerMsg {
+    let snap = Snapshot {
+        tick,
+        ack_seq: tick / 2,
+        // The wire carries the low 16 bits of the echo.
+        echo_time_ms: (tick.wrapping_mul(3) & 0xffff).max(1),
+        echo_hold_ms: 4,
+        inputs: None,
+        queued: 0,
+        me: Default::default(),
+        players,
+    };
+    ServerMsg::Snapshot(delta::encode(&snap, None))
+}
+
+fn message() -> impl Strategy<Value = ServerMsg> {
+    let player = (any::<u8>(), 0..25_600i32, 0..12_800i32).prop_map(|(id, x, y)| PlayerSnap {
+        id,
+        state: PlayerState { x, y, vx: 0, vy: 0 },
+    });
+    prop_oneof![
+        (any::<u32>(), prop::collection::vec(player, 0..8)).prop_map(|(t, p)| snapshot(t, p)),
+        ".{0,40}".prop_map(ServerMsg::Bye),
+        (any::<u32>(), any::<u32>(), any::<u64>()).prop_map(|(window, nonce, mac)| {
+            ServerMsg::Challenge(Cookie { window, nonce, mac })
+        }),
+    ]
+}
+
+fn command() -> impl Strategy<Value = Command> {
+    (0u8..32, 0u8..2, 0u8..8).prop_map(|(b, weapon, aim)| Command {
+        buttons: Buttons::from_bits_truncate(b),
+        weapon,
+        aim,
+    })
+}
+
+fn timed_record() -> impl Strategy<Value = Record> {
+    let at = (0u64..86_400_000_000_000).prop_map(Duration::from_nanos);
+    prop_oneof![
+        (at.clone(), 1u32..1500, message()).prop_map(|(at, wire_bytes, m)| Record::Received {
+            at,
+            wire_bytes,
+            msg: Box::new(m)
+        }),
+        (at.clone(), prop::collection::vec(command(), 1..7))
+            .prop_map(|(at, commands)| Record::Ticks { at, commands }),
+        (at.clone(), 0u8..32).prop_map(|(at, b)| Record::Keys {
+            at,
+            buttons: Buttons::from_bits_truncate(b)
+        }),
+        at.prop_map(|at| Record::Frame { at }),
+        prop_oneof![
+            Just(Action::ToggleInterpolation),
+            Just(Action::CycleGhosts),
+            Just(Action::ToggleLagCompensation),
+            (0u8..2).prop_map(Action::SelectWeapon),
+        ]
+        .prop_map(Record::Action),
+        any::<char>().prop_map(|c| Record::Chat(ChatKey::Char(c))),
+        Just(Record::Chat(ChatKey::Send)),
+        (any::<u16>(), any::<u16>()).prop_map(|(w, h)| Record::Size(w, h)),
+    ]
+}
+
+fn end() -> Record {
+    Record::End(LinkTotals {
+        seconds: 12.5,
+        bytes_in: 1 << 40,
+        bytes_out: 3,
+        packets_in: 4,
+        packets_out: 5,
+        malformed_in: 6,
+    })
+}
+
+fn write(records: &[Record]) -> Vec<u8> {
+    let mut w = Writer::new(Vec::new()).unwrap();
+    for r in records {
+        w.record(r).unwrap();
+    }
+    w.into_inner()
+}
+
+fn read(bytes: &[u8]) -> (Vec<Record>, Option<ReadError>) {
+    let mut reader = match Reader::new(bytes) {
+        Ok(r) => r,
+        Err(e) => return (Vec::new(), Some(e)),
+    };
+    let mut out = Vec::new();
+    loop {
+        match reader.next_record() {
+            Ok(Some(r)) => out.push(r),
+            Ok(None) => return (out, None),
+            Err(e) => return (out, Some(e)),
+        }
+    }
+}
+
+proptest! {
+    #[test]
+    fn every_record_survives_write_then_read(body in prop::collection::vec(timed_record(), 0..40)) {
+        // Times never go back within a recording.
+        let mut times: Vec<_> = body.iter().filter_map(Record::at).collect();
+        times.sort();
+        let mut times = times.into_iter();
+        let body = body.into_iter().map(|mut r| {
+            match &mut r {
+                Record::Received { at, .. }
+                | Record::Ticks { at, .. }
+                | Record::Keys { at, .. }
+                | Record::Frame { at } => *at = times.next().unwrap(),
+                _ => {}
+            }
+            r
+        });
+        let mut records = vec![start()];
+        records.extend(body);
+        records.push(end());
+        let bytes = write(&records);
+        let (back, err) = read(&bytes);
+        prop_assert_eq!(err, None);
+        prop_assert_eq!(back, records);
+    }
+
+    #[test]
+    fn no_byte_string_makes_the_reader_panic(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
+        let mut framed = b"NAREC\0".to_vec();
+        framed.extend_from_slice(&VERSION.to_le_bytes());
+        framed.extend_from_slice(&bytes);
+        let _ = read(&framed);
+    }
+}
+
+fn small_recording() -> Vec<Record> {
+    let me = PlayerSnap {
+        id: 3,
+        state: PlayerState::at_cell(2, 2),
+    };
+    vec![
+        start(),
+        Record::Received {
+            at: Duration::from_millis(10),
+            wire_bytes: 40,
+            msg: Box::new(snapshot(1, vec![me])),
+        },
+        Record::Ticks {
+            at: Duration::from_millis(16),
+            commands: vec![Command::moving(Buttons::RIGHT); 2],
+        },
+        Record::Action(Action::ToggleInterpolation),
+        Record::Frame {
+            at: Duration::from_millis(17),
+        },
+        end(),
+    ]
+}
+
+#[test]
+fn a_recording_cut_at_any_byte_reads_up_to_the_cut_and_says_where() {
+    let records = small_recording();
+    let bytes = write(&records);
+    // Record boundaries: a cut exactly there is a clean (shorter) file.
+    let mut boundaries = vec![8];
+    for n in 1..=records.len() {
+        boundaries.push(write(&records[..n]).len());
+    }
+    for cut in 0..bytes.len() {
+        let (back, err) = read(&bytes[..cut]);
+        assert_eq!(back[..], records[..back.len()], "cut at {cut}");
+        if cut < 8 {
+            assert!(err.is_some(), "cut at {cut}");
+        } else if boundaries.contains(&cut) {
+            assert_eq!(err, None, "cut at {cut}");
+        } else {
+            let start = boundaries[back.len()] as u64;
+            assert_eq!(
+                err,
+                Some(ReadError::Truncated { offset: start }),
+                "cut at {cut}"
+            );
+            assert!(err.unwrap().to_string().contains(&format!("byte {start}")));
+        }
+    }
+}
+
+#[test]
+fn a_hostile_length_is_refused_before_anything_is_allocated() {
+    let mut bytes = write(&small_recording()[..1]);
+    let at = bytes.len() as u64;
+    // A frame record claiming 2^62 bytes of payload.
+    bytes.push(5);
+    bytes.extend_from_slice(&[0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x40]);
+    let (back, err) = read(&bytes);
+    assert_eq!(back.len(), 1);
+    let err = err.unwrap().to_string();
+    assert!(err.contains(&format!("at byte {at}")), "{err}");
+}
+
+#[test]
+fn a_corrupt_record_names_its_offset() {
+    let records = small_recording();
+    let mut bytes = write(&records);
+    let at = write(&records[..2]).len();
+    bytes[at] = 99; // the tick record's kind
+    let (back, err) = read(&bytes);
+    assert_eq!(back.len(), 2);
+    assert_eq!(
+        err.unwrap().to_string(),
+        format!("bad record at byte {at}: unknown record kind 99")
+    );
+}
+
+#[test]
+fn a_time_past_a_day_is_refused() {
+    let mut bytes = write(&small_recording()[..1]);
+    let at = bytes.len();
+    // A frame at 2^56 ns (over two years).
+    bytes.extend_from_slice(&[5, 9, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01]);
+    let (back, err) = read(&bytes);
+    assert_eq!(back.len(), 1);
+    assert_eq!(
+        err.unwrap().to_string(),
+        format!("bad record at byte {at}: time 72057594 s is past the 24-hour limit")
+    );
+}
+
+#[test]
+fn another_version_is_refused_naming_both() {
+    let mut bytes = write(&small_recording());
+    bytes[6..8].copy_from_slice(&7u16.to_le_bytes());
+    let (_, err) = read(&bytes);
+    assert_eq!(
+        err.unwrap().to_string(),
+        format!("recording format version 7, this netarena reads version {VERSION}")
+    );
+    let (_, err) = read(b"GIF89a and so on");
+    assert_eq!(err, Some(ReadError::NotARecording));
+}
+
+#[test]
+fn a_headless_session_over_lag_and_loss_replays_to_the_same_report() {
+    let server = start_server(&["--bots", "3"]);
+    let recording = temp_report("recorded").with_extension("narec");
+    let path = recording.to_str().unwrap();
+    let (c, live) = headless(
+        server.port,
+        "rec",
+        "4",
+        &[
+            "--lag", "60", "--jitter", "15", "--loss", "8", "--seed", "5", "--record", path,
+        ],
+    );
+    let live = finish(c, live);
+    let again = temp_report("replayed");
+    let out = Process::new(BIN)
+        .args(["replay", path, "--headless", "--report"])
+        .arg(&again)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "",
+        "an exact re-run warns of nothing"
+    );
+    let replayed: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&again).unwrap()).unwrap();
+    let _ = std::fs::remove_file(&again);
+    let _ = std::fs::remove_file(&recording);
+    // A session that saw something: snapshots, lost ones, remote players moving.
+    assert!(
+        live["snapshots_received"].as_f64().unwrap() > 40.0,
+        "{live}"
+    );
+    assert!(live["snapshots_lost"].as_f64().unwrap() > 0.0, "{live}");
+    assert_eq!(
+        live["remote_players"].as_array().unwrap().len(),
+        3,
+        "{live}"
+    );
+    // Everything but how it ended, which the recording does not hold.
+    let (mut live, mut replayed) = (live, replayed);
+    assert_eq!(live["ended"], "time up", "{live}");
+    live["ended"] = serde_json::Value::Null;
+    replayed["ended"] = serde_json::Value::Null;
+    assert_eq!(replayed, live);
+}
