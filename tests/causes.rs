@@ -111,7 +111,7 @@ fn a_player_stepping_into_the_predicted_path_is_named() {
     let map = Map::builtin("arena").unwrap();
     let (cx, cy) = me.cell();
     let open = |dx: i32| !map.is_wall(cx + dx, cy);
-    assert!((1..=6).all(open), "open floor to the right of the spawn");
+    assert!((1..=5).all(open), "open floor to the right of the spawn");
     s.run(ms(100), |_| Buttons::RIGHT);
     let on_server = s.server.world().get(s.client.player_id()).unwrap();
     s.server.teleport(

@@ -227,7 +227,14 @@ impl ClientSession {
             smooth,
         );
         match correction {
-            Some(c) if placed || c.decreed => self.net.server_decision(),
+            Some(c) if placed || c.decreed => {
+                let why = if c.decreed && !placed {
+                    "match over"
+                } else {
+                    "teleport or respawn"
+                };
+                self.net.server_decision(&Cause::ServerDecision(why));
+            }
             Some(c) => {
                 let cause = disagreement.map_or(Cause::Unknown, |d| {
                     let roster = &self.roster;

@@ -30,7 +30,8 @@ pub struct SessionStats {
     pub fire_mispredictions: u64,
     pub last_correction_cells: f64,
     pub max_correction_cells: f64,
-    /// Corrections by what caused them (see `client::causes`), and the last one's cause.
+    /// Corrections by what caused them (see `client::causes`), the server's decisions
+    /// (counted apart from `corrections`) under `server_decision`; and the last cause.
     pub corrections_by_cause: BTreeMap<String, u64>,
     pub last_correction_cause: String,
     pub rtt_ms: f64,
@@ -144,8 +145,15 @@ impl NetStats {
         s.max_correction_cells = s.max_correction_cells.max(cells);
     }
 
-    pub(crate) fn server_decision(&mut self) {
-        self.stats.server_decisions += 1;
+    /// A jump the server decreed: listed with the corrections' causes, but counted
+    /// apart from them (it is no misprediction).
+    pub(crate) fn server_decision(&mut self, cause: &Cause) {
+        let s = &mut self.stats;
+        s.server_decisions += 1;
+        *s.corrections_by_cause
+            .entry(cause.key().into())
+            .or_default() += 1;
+        s.last_correction_cause = cause.to_string();
     }
 
     pub(crate) fn fire_mispredicted(&mut self, count: u32) {
