@@ -176,6 +176,10 @@ fn warehouse_plays_in_80x24() {
     });
     assert!(!s.contains("too small"), "{s}");
     tmux.keys("q");
+    tmux.wait_for("the game asking before it quits", |s| {
+        s.contains("q again to quit").then_some(())
+    });
+    tmux.keys("q");
     let (status, history) = tmux.exit_status();
     assert_eq!(status, 0, "{history}");
 }

@@ -57,6 +57,9 @@ pub struct App {
     chat_budget: ChatBudget,
     /// A line for the player from the client itself (a chat line not sent), and when.
     note: Option<(Instant, String)>,
+    /// `q` was pressed once: the next `q` (or Esc with nothing open) quits, anything
+    /// else plays on. One stray key never ends a match.
+    quit_asked: bool,
 }
 
 /// The server's chat rule, kept here too so a line it would drop is never sent
@@ -118,6 +121,7 @@ impl App {
             chat: None,
             chat_budget: ChatBudget::default(),
             note: None,
+            quit_asked: false,
         }
     }
 
@@ -171,11 +175,12 @@ impl App {
     }
 
     pub fn handle(&mut self, action: Action) -> Option<Effect> {
+        let asked = std::mem::take(&mut self.quit_asked);
         let s = &mut self.switches;
         let before = *s;
         match action {
-            Action::Quit => return Some(Effect::Quit),
-            Action::Back => return self.back(),
+            Action::Quit => return self.ask_quit(asked),
+            Action::Back => return self.back(asked),
             Action::Face(aim) => {
                 self.aim = aim % 8;
                 self.diagonal_left = 0;
@@ -227,11 +232,26 @@ impl App {
             .map(|(_, text)| text.as_str())
     }
 
-    /// Esc: closes the open overlays, or quits when none is open.
-    fn back(&mut self) -> Option<Effect> {
+    /// Esc: closes the open overlays, or (asking first) quits when none is open.
+    fn back(&mut self, asked: bool) -> Option<Effect> {
         let open = self.overlays;
         self.overlays = Overlays::default();
-        (open == Overlays::default()).then_some(Effect::Quit)
+        if open == Overlays::default() {
+            self.ask_quit(asked)
+        } else {
+            None
+        }
+    }
+
+    /// Quits if already asked, else asks.
+    fn ask_quit(&mut self, asked: bool) -> Option<Effect> {
+        self.quit_asked = !asked;
+        asked.then_some(Effect::Quit)
+    }
+
+    /// Whether a quit waits for confirmation (the view says so).
+    pub(crate) fn quit_asked(&self) -> bool {
+        self.quit_asked
     }
 
     /// The aim the next command carries.

@@ -236,7 +236,7 @@ const HELP: &[(&str, &str)] = &[
     ("Shift+dir", "turn without walking"),
     ("space  1 / 2", "fire; blaster / rail"),
     ("Tab  t", "scoreboard; chat"),
-    ("Esc  q", "close overlays (none open: quit); quit"),
+    ("Esc  q", "close overlays, else quit (asks once)"),
     ("p  r", "prediction / reconciliation on/off"),
     ("i  x", "interpolation / extrapolation on/off"),
     ("m", "correction smoothing on/off"),

@@ -310,7 +310,7 @@ fn help_fits_an_80x24_terminal_whole() {
     assert!(out.contains("only changes are drawn"), "{out}");
     for whole in [
         "move; a tap: one cell; you aim as you move",
-        "close overlays (none open: quit); quit",
+        "close overlays, else quit (asks once)",
         "lag compensation marks (HUD lagc)",
         "HUD: +on/-off: pred rec int ext smo ghost lagc",
     ] {

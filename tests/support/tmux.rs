@@ -334,11 +334,16 @@ pub fn expect_exit_and_sane_terminal(
     history
 }
 
-/// Presses `key` (a tmux key name: "q", "Escape"), which must quit the game with status
-/// 0 and give the terminal back. Waiting for the exit also means the guard's hangup
-/// never meets a running game.
+/// Presses `key` (a tmux key name: "q", "Escape") twice (a game asks once before it
+/// quits; the lab and the browser quit at the first), which must quit the game with
+/// status 0 and give the terminal back. Waiting for the exit also means the guard's
+/// hangup never meets a running game.
 pub fn quit_and_check_terminal(tmux: &Tmux, key: &str, arena_gone: bool) {
     tmux.key(key);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    if tmux.screen().contains("q again to quit") {
+        tmux.key(key);
+    }
     expect_exit_and_sane_terminal(tmux, 0, &format!("quitting with {key}"), arena_gone);
 }
 

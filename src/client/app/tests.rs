@@ -32,6 +32,24 @@ fn overlays_weapon_and_aim_stay_in_the_app() {
     // Standing still keeps the aim; firing fires that way.
     let cmd = a.command(Buttons::FIRE);
     assert_eq!(cmd.aim, aim_of(-1, 0).unwrap());
+    assert_eq!(a.handle(Action::Quit), None, "the first q asks");
+    assert_eq!(a.handle(Action::Quit), Some(Effect::Quit));
+}
+
+#[test]
+fn quitting_asks_once_and_any_other_key_plays_on() {
+    let mut a = app();
+    assert_eq!(a.handle(Action::Quit), None);
+    assert!(a.quit_asked());
+    assert_eq!(a.handle(Action::ToggleStats), None, "another key plays on");
+    assert!(!a.quit_asked());
+    assert_eq!(a.handle(Action::Quit), None, "and the next q asks again");
+    assert_eq!(a.handle(Action::Quit), Some(Effect::Quit));
+    // Esc with nothing open asks the same way; q confirms it.
+    let mut a = app();
+    a.handle(Action::ToggleStats);
+    assert_eq!(a.handle(Action::Back), None, "closes the overlay");
+    assert_eq!(a.handle(Action::Back), None, "asks");
     assert_eq!(a.handle(Action::Quit), Some(Effect::Quit));
 }
 
@@ -89,6 +107,7 @@ fn esc_closes_overlays_before_quitting_and_shift_turns() {
     a.handle(Action::ToggleStats);
     assert_eq!(a.handle(Action::Back), None);
     assert_eq!(a.overlays(), Overlays::default());
+    assert_eq!(a.handle(Action::Back), None, "asks before quitting");
     assert_eq!(a.handle(Action::Back), Some(Effect::Quit));
     a.handle(Action::Face(4));
     assert_eq!(a.command(Buttons::empty()).aim, 4, "turned, not walking");

@@ -77,7 +77,11 @@ pub(crate) fn build<'a>(
         notice: s
             .latest
             .is_none()
-            .then(|| format!("joined {}; waiting for the first snapshot…", s.server_name)),
+            .then(|| format!("joined {}; waiting for the first snapshot…", s.server_name))
+            .or_else(|| {
+                app.quit_asked()
+                    .then(|| "quit? q again to quit, any other key plays on".to_owned())
+            }),
     }
 }
 
