@@ -73,14 +73,18 @@ impl FightBot {
             return Command::default();
         };
 
-        // Lined up along one of the eight aims, with nothing in between?
-        let lined_up = (0..8u8).find(|&aim| {
-            combat::rail(s.map, (me.x, me.y), aim, &[(target_id, t)])
-                .1
-                .is_some()
-        });
+        // Lined up along one of the eight aims, with nothing in between? For the
+        // blaster, a bolt flown from here must really reach the target as it stands:
+        // its steps are coarser than the rail's trace and can pass a square's corner.
         let far = dist2(&me, &t) > i64::from(6 * CELL) * i64::from(6 * CELL);
         let weapon = if far { Weapon::Rail } else { Weapon::Blaster };
+        let rules = combat::CombatRules::for_tick_rate(s.tick_rate.min(u32::from(u16::MAX)) as u16);
+        let lined_up = (0..8u8).find(|&aim| match weapon {
+            Weapon::Rail => combat::rail(s.map, (me.x, me.y), aim, &[(target_id, t)])
+                .1
+                .is_some(),
+            Weapon::Blaster => bolt_reaches(s.map, &rules, &me, aim, &t),
+        });
         if let Some(aim) = lined_up {
             let since = *self.lined_up_since.get_or_insert(s.tick);
             if s.tick - since >= self.reaction_ticks(s.tick_rate) {
@@ -181,6 +185,27 @@ pub(crate) fn path_to(map: &Map, from: (i32, i32), to: (i32, i32)) -> VecDeque<(
     path
 }
 
+/// Whether a blaster bolt fired from `me` along `aim` touches `target` (standing still)
+/// before a wall or the end of its life.
+fn bolt_reaches(
+    map: &Map,
+    rules: &combat::CombatRules,
+    me: &PlayerState,
+    aim: u8,
+    target: &PlayerState,
+) -> bool {
+    let mut bolt = combat::Projectile::fire(0, 0, me, aim, 0, rules);
+    for _ in 0..rules.projectile_ttl {
+        if !bolt.advance(map) {
+            return false;
+        }
+        if bolt.touches(target) {
+            return true;
+        }
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,5 +221,29 @@ mod tests {
             path_to(&map, (1, 1), (2, 1)).is_empty(),
             "a wall is no destination"
         );
+    }
+
+    /// The rail's fine trace can graze a square the blaster's coarser steps pass by: a
+    /// bot that took that for "lined up" stood still firing bolts that never landed.
+    #[test]
+    fn a_bot_fires_the_blaster_only_when_the_bolt_would_land() {
+        let text = "############\n#S.........#\n#..........#\n#..........#\n#..........#\n#..........#\n#..........#\n############";
+        let map = Map::parse("t", text).unwrap();
+        let rules = combat::CombatRules::for_tick_rate(60);
+        let me = PlayerState::at_cell(2, 2);
+        let mut grazed = 0;
+        for dx in (CELL..5 * CELL).step_by(7) {
+            let t = PlayerState {
+                x: me.x + dx,
+                // Beside the diagonal by nearly a whole square: a thin overlap.
+                y: me.y + dx + 2 * crate::sim::world::HALF - 20,
+                ..me
+            };
+            let by_rail = combat::rail(&map, (me.x, me.y), 1, &[(9, t)]).1.is_some();
+            if by_rail && !bolt_reaches(&map, &rules, &me, 1, &t) {
+                grazed += 1;
+            }
+        }
+        assert!(grazed > 0, "no grazing case: the check would not matter");
     }
 }

@@ -64,28 +64,48 @@ pub(crate) fn draw_sprites(buf: &mut Buffer, area: Rect, camera: (u16, u16), vie
     let (players, things): (Vec<&Sprite>, Vec<&Sprite>) =
         view.sprites.iter().partition(|s| is_player(s.kind));
     for sprite in things.into_iter().chain(players) {
-        let Some((col, row)) = screen_at(area, camera, sprite.x, sprite.y) else {
-            continue;
-        };
-        // The muzzle flash is a decoration: never over a wall.
-        if sprite.kind == SpriteKind::Muzzle
-            && view
-                .map
-                .is_wall(sprite.x.floor() as i32, sprite.y.floor() as i32)
-        {
-            continue;
-        }
-        let (glyph, style) = glyph_and_style(sprite, hurt);
-        // Spawn protection: the player on blue.
-        let flashing = hurt && sprite.kind == SpriteKind::Local;
-        let style = if is_player(sprite.kind) && view.protected.contains(&sprite.id) && !flashing {
-            style.bg(Color::Blue)
-        } else {
-            style
-        };
-        if let Some(cell) = buf.cell_mut(Position::new(col, row)) {
-            cell.set_char(glyph).set_style(style);
-        }
+        draw_sprite(buf, area, camera, view, sprite, hurt);
+    }
+}
+
+/// The local player again, over text drawn into the arena (the kill feed in a narrow
+/// terminal): the player must never be hidden.
+pub(crate) fn draw_local_again(buf: &mut Buffer, area: Rect, camera: (u16, u16), view: &View) {
+    let hurt = view.combat.as_ref().is_some_and(|c| c.hurt);
+    for sprite in view.sprites.iter().filter(|s| s.kind == SpriteKind::Local) {
+        draw_sprite(buf, area, camera, view, sprite, hurt);
+    }
+}
+
+fn draw_sprite(
+    buf: &mut Buffer,
+    area: Rect,
+    camera: (u16, u16),
+    view: &View,
+    sprite: &Sprite,
+    hurt: bool,
+) {
+    let Some((col, row)) = screen_at(area, camera, sprite.x, sprite.y) else {
+        return;
+    };
+    // The muzzle flash is a decoration: never over a wall.
+    if sprite.kind == SpriteKind::Muzzle
+        && view
+            .map
+            .is_wall(sprite.x.floor() as i32, sprite.y.floor() as i32)
+    {
+        return;
+    }
+    let (glyph, style) = glyph_and_style(sprite, hurt);
+    // Spawn protection: the player on blue.
+    let flashing = hurt && sprite.kind == SpriteKind::Local;
+    let style = if is_player(sprite.kind) && view.protected.contains(&sprite.id) && !flashing {
+        style.bg(Color::Blue)
+    } else {
+        style
+    };
+    if let Some(cell) = buf.cell_mut(Position::new(col, row)) {
+        cell.set_char(glyph).set_style(style);
     }
 }
 

@@ -235,6 +235,10 @@ pub(crate) fn draw_in(frame: &mut Frame, area: Rect, view: &View) {
     }
     let feeds = l.side.unwrap_or(l.arena);
     overlays::draw_feeds(frame, feeds, l.side.is_some(), &view.feed, &view.chat);
+    if l.side.is_none() {
+        // The feed is over the arena: it may cover text, never the local player.
+        arena::draw_local_again(frame.buffer_mut(), l.arena, l.camera, view);
+    }
     hud::draw_combat(
         frame,
         l.combat,
@@ -242,20 +246,21 @@ pub(crate) fn draw_in(frame: &mut Frame, area: Rect, view: &View) {
         view.chat_input.as_deref(),
     );
     hud::draw_roster(frame, l.roster, &view.roster, &view.hud.conditions);
-    // Boxes go beside the arena when the side panel is wide enough for them.
-    let boxes = |width: u16| l.side.filter(|s| s.width >= width).unwrap_or(l.arena);
+    // Boxes go over the arena: the side panel holds the feed and the player list,
+    // which a box there would cut mid-word.
+    let boxes = l.arena;
     if let Some(lines) = &view.scoreboard {
-        overlays::draw_scoreboard(frame, boxes(52), " scores (Tab) ", lines, None);
+        overlays::draw_scoreboard(frame, boxes, " scores (Tab) ", lines, None);
     }
     if let Some(r) = &view.results {
         let title = format!(" match over: {} wins — next: {} ", r.winner, r.next_map);
-        overlays::draw_scoreboard(frame, boxes(52), &title, &r.lines, Some(&r.winner));
+        overlays::draw_scoreboard(frame, boxes, &title, &r.lines, Some(&r.winner));
     }
     if let Some(stats) = &view.stats {
-        overlays::draw_stats(frame, boxes(62), stats);
+        overlays::draw_stats(frame, boxes, stats);
     }
     if view.help {
-        overlays::draw_help(frame, boxes(60));
+        overlays::draw_help(frame, boxes);
     }
     if let Some(notice) = &view.notice {
         let arena = l.arena;

@@ -157,6 +157,25 @@ fn the_kill_feed_is_never_drawn_over() {
     }
 }
 
+/// In a narrow terminal the feed is drawn over the arena: a player spawning under it
+/// was alive and invisible. The local player shows through the feed's text.
+#[test]
+fn the_kill_feed_never_hides_the_local_player() {
+    let map = small_map();
+    let mut sprites = Vec::new();
+    for x in 1..11 {
+        sprites.push(Sprite::new(0, f64::from(x) + 0.5, 1.5, SpriteKind::Local));
+    }
+    let out = render_with(&map, 24, 14, sprites, |v| {
+        v.feed = (1..4).map(|i| format!("bot-{i} [rail] bot-9")).collect();
+    });
+    // The second feed line lies over the players' row: they show through it (only the
+    // local player's own cell of the text gives way); the other lines stay whole.
+    assert!(out.contains("bot-1 [rail] bot-9"), "{out}");
+    assert!(out.contains("bot-3 [rail] bot-9"), "{out}");
+    assert_eq!(out.matches('@').count(), 10, "{out}");
+}
+
 /// A bolt leaving its shooter was drawn over the shooter's letter, and the muzzle
 /// flash over a player next to the one firing.
 #[test]
