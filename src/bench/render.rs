@@ -110,7 +110,7 @@ fn sprites(map: &Map, players: u8, t: u32, overlays: bool) -> Vec<Sprite> {
     out
 }
 
-fn stats(t: u32) -> StatsView {
+pub(crate) fn stats(t: u32) -> StatsView {
     let slices = (0..120)
         .map(|i| {
             let k = i + t;
@@ -146,6 +146,7 @@ fn stats(t: u32) -> StatsView {
         max_correction_cells: 1.1,
         fire_mispredictions: 1,
         server_decisions: 2,
+        recent_corrections: vec!["12.3s 0.25 cells: bot-1 was elsewhere than predicted".into()],
         interp_delay_ms: 130.0,
         buffered: 2,
         frames_extrapolated: u64::from(t / 50),

@@ -233,7 +233,9 @@ impl ClientSession {
                 } else {
                     "teleport or respawn"
                 };
-                self.net.server_decision(&Cause::ServerDecision(why));
+                let at = self.local_secs(now);
+                self.net
+                    .server_decision(at, c.cells, &Cause::ServerDecision(why));
             }
             Some(c) => {
                 let cause = disagreement.map_or(Cause::Unknown, |d| {
@@ -251,7 +253,8 @@ impl ClientSession {
                         name,
                     )
                 });
-                self.net.correction(c.cells, &cause);
+                let at = self.local_secs(now);
+                self.net.correction(at, c.cells, &cause);
                 self.last_correction = Some((now, c));
             }
             None => {}

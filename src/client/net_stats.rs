@@ -2,7 +2,7 @@
 //! frames were drawn, corrections, and the lagometer's record. The session reports what
 //! happened; this keeps the running counts and means.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::time::Instant;
 
 use serde::Serialize;
@@ -76,7 +76,13 @@ pub(crate) struct NetStats {
     last_mode: Option<FrameMode>,
     pub(crate) lagometer: Lagometer,
     pub(crate) remotes: Vec<RemoteSeen>,
+    /// The last few corrections and server decisions, newest last: seconds into the
+    /// session, size in cells, cause in words.
+    pub(crate) recent: VecDeque<(f64, f64, String)>,
 }
+
+/// Corrections the stats overlay lists.
+const RECENT: usize = 3;
 
 impl NetStats {
     pub(crate) fn undecodable(&mut self) {
@@ -134,7 +140,8 @@ impl NetStats {
         s.rtt_ms_mean = self.rtt_sum / self.rtt_samples as f64;
     }
 
-    pub(crate) fn correction(&mut self, cells: f64, cause: &Cause) {
+    pub(crate) fn correction(&mut self, at_secs: f64, cells: f64, cause: &Cause) {
+        self.remember(at_secs, cells, cause);
         let s = &mut self.stats;
         s.corrections += 1;
         *s.corrections_by_cause
@@ -147,13 +154,21 @@ impl NetStats {
 
     /// A jump the server decreed: listed with the corrections' causes, but counted
     /// apart from them (it is no misprediction).
-    pub(crate) fn server_decision(&mut self, cause: &Cause) {
+    pub(crate) fn server_decision(&mut self, at_secs: f64, cells: f64, cause: &Cause) {
+        self.remember(at_secs, cells, cause);
         let s = &mut self.stats;
         s.server_decisions += 1;
         *s.corrections_by_cause
             .entry(cause.key().into())
             .or_default() += 1;
         s.last_correction_cause = cause.to_string();
+    }
+
+    fn remember(&mut self, at_secs: f64, cells: f64, cause: &Cause) {
+        if self.recent.len() == RECENT {
+            self.recent.pop_front();
+        }
+        self.recent.push_back((at_secs, cells, cause.to_string()));
     }
 
     pub(crate) fn fire_mispredicted(&mut self, count: u32) {

@@ -53,6 +53,8 @@ pub(crate) struct StatsView {
     pub(crate) max_correction_cells: f64,
     pub(crate) fire_mispredictions: u64,
     pub(crate) server_decisions: u64,
+    /// The last few corrections, newest last: "12.3s 0.25 cells: why".
+    pub(crate) recent_corrections: Vec<String>,
     pub(crate) interp_delay_ms: f64,
     pub(crate) buffered: usize,
     pub(crate) frames_extrapolated: u64,
@@ -79,8 +81,11 @@ fn row(parts: &[(&str, String)]) -> Line<'static> {
 const BAR_ROWS: u16 = 4;
 
 pub(crate) fn draw_stats(frame: &mut Frame, arena: Rect, s: &StatsView) {
+    let lines = stats_lines(s);
+    let text_rows = lines.len() as u16;
     let width = arena.width.min(62);
-    let height = (12 + BAR_ROWS + 3).min(arena.height);
+    // The text, the lagometer (a status row, the bars, an axis row) and the borders.
+    let height = (text_rows + BAR_ROWS + 2 + 2).min(arena.height);
     let area = Rect::new(arena.right() - width, arena.y, width, height);
     frame.render_widget(Clear, area);
     let block = Block::default()
@@ -89,8 +94,6 @@ pub(crate) fn draw_stats(frame: &mut Frame, arena: Rect, s: &StatsView) {
         .border_style(LABEL);
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let lines = stats_lines(s);
-    let text_rows = lines.len() as u16;
     frame.render_widget(Paragraph::new(lines), inner);
 
     let graph = Rect::new(
@@ -122,7 +125,11 @@ pub(crate) fn draw_stats(frame: &mut Frame, arena: Rect, s: &StatsView) {
 /// The overlay's text: traffic, prediction, interpolation, and the lagometer's legend.
 fn stats_lines(s: &StatsView) -> Vec<Line<'static>> {
     let kb = |b: f64| format!("{:.1}kB/s", b / 1000.0);
-    vec![
+    let recent = s
+        .recent_corrections
+        .iter()
+        .map(|c| Line::styled(format!("  {c}"), LABEL));
+    let mut lines = vec![
         row(&[
             ("RTT", format!("{:.0}ms", s.rtt_ms)),
             ("jitter", format!("{:.1}ms", s.jitter_ms)),
@@ -158,6 +165,9 @@ fn stats_lines(s: &StatsView) -> Vec<Line<'static>> {
             ("shots mispredicted", s.fire_mispredictions.to_string()),
             ("server decisions", s.server_decisions.to_string()),
         ]),
+    ];
+    lines.extend(recent);
+    lines.extend([
         Line::styled("interpolation", HEAD),
         row(&[
             ("delay", format!("{:.0}ms", s.interp_delay_ms)),
@@ -181,7 +191,8 @@ fn stats_lines(s: &StatsView) -> Vec<Line<'static>> {
             Span::styled("×", Style::new().fg(Color::Red)),
             Span::styled("lost", LABEL),
         ]),
-    ]
+    ]);
+    lines
 }
 
 /// One column per slice: the top row shows how frames were drawn, the rows below a bar

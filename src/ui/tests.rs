@@ -157,6 +157,24 @@ fn the_kill_feed_is_never_drawn_over() {
     }
 }
 
+/// The stats overlay lists the last corrections with their causes, and still has room
+/// for the lagometer's bars (a row added to the text once left it none).
+#[test]
+fn net_stats_show_recent_corrections_and_the_lagometer() {
+    let map = Map::builtin("warehouse").unwrap();
+    let out = render_with(&map, 160, 45, vec![], |v| {
+        v.stats = Some(crate::bench::render::stats(5));
+    });
+    assert!(out.contains("bot-1 was elsewhere than predicted"), "{out}");
+    assert!(out.contains("lagometer"), "{out}");
+    let bars = ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"];
+    assert!(
+        out.lines()
+            .any(|l| bars.iter().filter(|b| l.contains(*b)).count() >= 3),
+        "no lagometer bars:\n{out}"
+    );
+}
+
 /// In a narrow terminal the feed is drawn over the arena: a player spawning under it
 /// was alive and invisible. The local player shows through the feed's text.
 #[test]

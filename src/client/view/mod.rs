@@ -125,6 +125,12 @@ fn stats(s: &ClientSession, now: Instant, rates: Rates) -> StatsView {
         max_correction_cells: st.max_correction_cells,
         fire_mispredictions: st.fire_mispredictions,
         server_decisions: st.server_decisions,
+        recent_corrections: s
+            .net
+            .recent
+            .iter()
+            .map(|(at, cells, why)| format!("{at:.1}s {cells:.2} cells: {why}"))
+            .collect(),
         interp_delay_ms: 1000.0 * s.interp_delay,
         buffered: s.render_tick(now).map_or(0, |t| s.buffer.ahead_of(t)),
         frames_extrapolated: st.frames_extrapolated,
