@@ -49,8 +49,7 @@ struct FakeClient {
 }
 
 pub fn run(opts: &ServerOptions) -> anyhow::Result<ServerResult> {
-    let map = Map::builtin("warehouse").expect("warehouse is built in");
-    let mut config = ServerConfig::new(map);
+    let mut config = ServerConfig::new(Map::builtin("warehouse").expect("built in"));
     config.bots = opts.bots;
     config.max_players = (opts.players.max(1) + opts.bots).clamp(1, crate::server::PLAYER_LIMIT);
     let period = Duration::from_secs(1) / u32::from(config.tick_rate);
