@@ -242,7 +242,8 @@ impl Combat {
         self.own.retain(|o| !older(&o.at, OWN_SHOT_SECS));
         if let Some(t) = render_tick {
             self.flights.retain(|f| {
-                let last = f.shot.born + f.path.len() as u32;
+                // Saturating: `born` is the server's word, and may be absurd.
+                let last = f.shot.born.saturating_add(f.path.len() as u32);
                 let end = f.ended.map_or(last, |e| e.min(last));
                 // A bolt that hits nobody ends where its flight does: no event says so.
                 t < f64::from(end)
@@ -284,5 +285,28 @@ impl Combat {
 
     pub(crate) fn status(&self, id: PlayerId) -> Option<&PlayerStatus> {
         self.statuses.get(&id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Found by the `client_session` fuzz target: a hostile server's Shot born at a tick
+    /// near `u32::MAX` overflowed the next frame's pruning (a panic in debug builds).
+    #[test]
+    fn a_shot_born_at_the_end_of_time_is_pruned_without_overflow() {
+        let map = Map::builtin("duel").unwrap();
+        let rules = CombatRules::for_tick_rate(60);
+        let (x, y) = map.spawns()[0];
+        let from = PlayerState::at_cell(x, y);
+        let mut shot = Projectile::fire(7, 1, &from, 0, 0, &rules);
+        shot.born = u32::MAX;
+        let mut combat = Combat::default();
+        let now = Instant::now();
+        combat.on_event(now, &GameEvent::Shot(shot), &map, &rules, 0);
+        assert!(combat.flights()[0].path.len() > 1);
+        combat.prune(now, Some(100.0));
+        assert_eq!(combat.flights().len(), 1, "not over before it began");
     }
 }

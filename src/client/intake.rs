@@ -19,6 +19,9 @@ use crate::sim::world::PlayerState;
 /// drain to before going back to full speed.
 const QUEUE_HIGH: u8 = 3;
 const QUEUE_LOW: u8 = 1;
+/// The largest ack a prediction starts from. No server applies 2^31 commands of one
+/// client (a year at 60 Hz); an ack beyond would leave our seqs no room to count up.
+const MAX_START_ACK: u32 = u32::MAX / 2;
 
 impl ClientSession {
     /// Applies one message from the server, which arrived as `wire_bytes` bytes.
@@ -204,7 +207,9 @@ impl ClientSession {
         let server = snap.me.body(me, snap.ack_seq);
         let others = others_of(&snap.players, self.player_id);
         let Some(p) = &mut self.prediction else {
-            self.prediction = Some(Prediction::new(server, snap.ack_seq));
+            if snap.ack_seq <= MAX_START_ACK {
+                self.prediction = Some(Prediction::new(server, snap.ack_seq));
+            }
             return;
         };
         // Take a placement's word without smoothing; this is no misprediction.
@@ -259,5 +264,60 @@ impl ClientSession {
             }
             None => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::client::Switches;
+    use crate::net::protocol::{PlayerSnap, Welcome};
+    use crate::sim::world::Command;
+
+    fn session_after(ack_seq: u32) -> ClientSession {
+        let map = Map::builtin("duel").unwrap();
+        let welcome = Welcome {
+            player_id: 0,
+            tick_rate: 60,
+            snapshot_interval: 3,
+            server_tick: 0,
+            server_name: "test".into(),
+            map_name: map.name().into(),
+            map: crate::net::map_chunks::info(map.text(), 1024),
+            map_text: map.text().into(),
+        };
+        let now = Instant::now();
+        let mut session = ClientSession::new(welcome, now, Switches::default()).unwrap();
+        let (x, y) = map.spawns()[0];
+        let snap = Snapshot {
+            tick: 1,
+            ack_seq,
+            echo_time_ms: 0,
+            echo_hold_ms: 0,
+            inputs: None,
+            queued: 0,
+            me: Default::default(),
+            players: vec![PlayerSnap {
+                id: 0,
+                state: PlayerState::at_cell(x, y),
+            }],
+        };
+        let msg = ServerMsg::Snapshot(delta::encode(&snap, None));
+        assert_eq!(session.on_message(now, msg, 100), None);
+        for _ in 0..3 {
+            let _ = session.command_tick(now, Command::default());
+        }
+        session
+    }
+
+    /// Found by the `client_session` fuzz target: a hostile server's first snapshot
+    /// acking seq `u32::MAX` made the next command's seq overflow (a panic in debug
+    /// builds). Such an ack is not believed; an honest one starts the prediction.
+    #[test]
+    fn an_absurd_first_ack_starts_no_prediction() {
+        assert_eq!(session_after(u32::MAX).predicted(), None);
+        assert_eq!(session_after(MAX_START_ACK + 1).predicted(), None);
+        assert_eq!(session_after(MAX_START_ACK).latest_seq(), MAX_START_ACK + 3);
+        assert_eq!(session_after(0).latest_seq(), 3);
     }
 }

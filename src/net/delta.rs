@@ -111,8 +111,8 @@ fn plausible(s: &PlayerState) -> bool {
     let max_y = (MAX_HEIGHT as i32) * CELL;
     (0..=max_x).contains(&s.x)
         && (0..=max_y).contains(&s.y)
-        && s.vx.abs() <= CELL
-        && s.vy.abs() <= CELL
+        && (-CELL..=CELL).contains(&s.vx)
+        && (-CELL..=CELL).contains(&s.vy)
 }
 
 /// Rebuilds the snapshot from `delta` and, if it has one, its baseline's players.
@@ -205,6 +205,30 @@ mod tests {
     use crate::sim::world::{Buttons, Command, Rules, World};
     use rand::{Rng, SeedableRng};
     use rand_pcg::Pcg32;
+
+    /// Found by the `decode_datagram` fuzz target: a player velocity of `i32::MIN`
+    /// overflowed the plausibility check (a panic in debug builds); it is refused.
+    #[test]
+    fn a_velocity_of_i32_min_is_refused_without_overflow() {
+        for (vx, vy) in [(i32::MIN, 0), (0, i32::MIN), (i32::MAX, 0)] {
+            let state = PlayerState {
+                vx,
+                vy,
+                ..PlayerState::at_cell(2, 2)
+            };
+            let snap = Snapshot {
+                tick: 7,
+                ack_seq: 0,
+                echo_time_ms: 0,
+                echo_hold_ms: 0,
+                inputs: None,
+                queued: 0,
+                me: Default::default(),
+                players: vec![PlayerSnap { id: 0, state }],
+            };
+            assert!(decode(&encode(&snap, None), None).is_err());
+        }
+    }
 
     /// A player that walks straight and turns at random, or when blocked.
     struct Walker {

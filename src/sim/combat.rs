@@ -163,10 +163,11 @@ impl Projectile {
         }
     }
 
-    /// Moves one tick. False if it flew into a wall (and is gone).
+    /// Moves one tick. False if it flew into a wall (and is gone). Saturating: a client
+    /// flies what a server sent, which may be absurd, and off the map is a wall.
     pub fn advance(&mut self, map: &Map) -> bool {
-        self.x += self.vx;
-        self.y += self.vy;
+        self.x = self.x.saturating_add(self.vx);
+        self.y = self.y.saturating_add(self.vy);
         !map.is_wall(self.x.div_euclid(CELL), self.y.div_euclid(CELL))
     }
 
@@ -229,6 +230,23 @@ mod tests {
             "############\n#S.........#\n#..........#\n#.......#..#\n############",
         )
         .unwrap()
+    }
+
+    /// Found by the `client_session` fuzz target: a hostile server's Shot event with a
+    /// velocity near `i32::MAX` overflowed the client's flight (a panic in debug builds).
+    #[test]
+    fn an_absurd_projectile_ends_at_once_without_overflow() {
+        let rules = CombatRules::for_tick_rate(60);
+        let p = Projectile {
+            id: 1,
+            owner: 0,
+            born: 0,
+            x: CELL * 3 / 2,
+            y: CELL * 3 / 2,
+            vx: i32::MAX,
+            vy: i32::MIN,
+        };
+        assert_eq!(p.flight(&map(), &rules), vec![(p.x, p.y)]);
     }
 
     #[test]
