@@ -49,6 +49,12 @@ impl Lagometer {
             self.newest = index;
             self.slices.push_back(Slice::default());
         }
+        // After a long pause (a suspended laptop, a stopped process) only the last
+        // window's worth of empty slices can show: skip to it instead of stepping
+        // through every slice of the gap.
+        if index > self.newest + SLICES as u64 {
+            self.newest = index - SLICES as u64;
+        }
         while self.newest < index {
             self.newest += 1;
             let rtt_ms = self.slices.back().map_or(0.0, |s| s.rtt_ms);
@@ -111,5 +117,26 @@ mod tests {
             l.frame(t0 + SLICE * i, FrameMode::Interpolated);
         }
         assert_eq!(l.recent(1000).count(), SLICES);
+    }
+
+    /// A day-long pause (a suspended laptop) costs one window of empty slices, not a
+    /// step for every 50 ms of it, and keeps the last RTT.
+    #[test]
+    fn a_long_pause_skips_to_the_last_window() {
+        let t0 = Instant::now();
+        let mut l = Lagometer::default();
+        l.snapshot(t0, 40.0, 0, 123.0);
+        let later = t0 + Duration::from_secs(86_400);
+        l.frame(later, FrameMode::Held);
+        let s: Vec<Slice> = l.recent(1000).copied().collect();
+        assert_eq!(s.len(), SLICES);
+        assert_eq!(s.last().unwrap().worst, Some(FrameMode::Held));
+        assert!(
+            s[..SLICES - 1]
+                .iter()
+                .all(|x| x.worst.is_none() && x.snapshots == 0)
+        );
+        assert_eq!(l.newest, (86_400_000 / SLICE.as_millis()) as u64);
+        assert_eq!(s.last().unwrap().rtt_ms, 123.0);
     }
 }
