@@ -247,23 +247,13 @@ mod tests {
     use crate::client::Switches;
     use crate::net::conditioner::Conditions;
     use crate::net::delta;
-    use crate::net::protocol::{PlayerSnap, Snapshot, Welcome};
+    use crate::net::protocol::{PlayerSnap, Snapshot};
     use crate::sim::map::Map;
     use crate::sim::world::PlayerState;
 
     fn driver(id: u8, t0: Instant) -> Driver {
         let map = Map::builtin("duel").unwrap();
-        let welcome = Welcome {
-            player_id: id,
-            tick_rate: 60,
-            snapshot_interval: 3,
-            server_tick: 0,
-            server_name: "test".into(),
-            map_name: map.name().into(),
-            map: crate::net::map_chunks::info(map.text(), 1024),
-            map_text: map.text().into(),
-        };
-        let session = ClientSession::new(welcome, t0, Switches::default()).unwrap();
+        let session = ClientSession::on_duel(id, t0);
         let mut d = Driver::new(
             session,
             App::new(Switches::default(), Conditions::default()),

@@ -270,24 +270,13 @@ impl ClientSession {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::client::Switches;
-    use crate::net::protocol::{PlayerSnap, Welcome};
+    use crate::net::protocol::PlayerSnap;
     use crate::sim::world::Command;
 
     fn session_after(ack_seq: u32) -> ClientSession {
         let map = Map::builtin("duel").unwrap();
-        let welcome = Welcome {
-            player_id: 0,
-            tick_rate: 60,
-            snapshot_interval: 3,
-            server_tick: 0,
-            server_name: "test".into(),
-            map_name: map.name().into(),
-            map: crate::net::map_chunks::info(map.text(), 1024),
-            map_text: map.text().into(),
-        };
         let now = Instant::now();
-        let mut session = ClientSession::new(welcome, now, Switches::default()).unwrap();
+        let mut session = ClientSession::on_duel(0, now);
         let (x, y) = map.spawns()[0];
         let snap = Snapshot {
             tick: 1,

@@ -142,23 +142,11 @@ mod stepped {
     use crate::client::input::Keys;
     use crate::client::session::ClientSession;
     use crate::net::delta;
-    use crate::net::protocol::{PlayerSnap, ServerMsg, Snapshot, Welcome};
-    use crate::sim::map::Map;
+    use crate::net::protocol::{PlayerSnap, ServerMsg, Snapshot};
     use crate::sim::world::PlayerState;
 
     fn driver(t0: Instant) -> Driver {
-        let map = Map::builtin("duel").unwrap();
-        let welcome = Welcome {
-            player_id: 1,
-            tick_rate: 60,
-            snapshot_interval: 3,
-            server_tick: 0,
-            server_name: "test".into(),
-            map_name: map.name().into(),
-            map: crate::net::map_chunks::info(map.text(), 1024),
-            map_text: map.text().into(),
-        };
-        let session = ClientSession::new(welcome, t0, Switches::default()).unwrap();
+        let session = ClientSession::on_duel(1, t0);
         let mut d = Driver::new(session, app(), t0);
         // In the open at (12, 5) of duel.
         let snap = Snapshot {

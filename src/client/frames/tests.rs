@@ -13,8 +13,7 @@ use crate::client::rates::Rates;
 use crate::client::session::ClientSession;
 use crate::net::conditioner::Conditions;
 use crate::net::delta;
-use crate::net::protocol::{PlayerSnap, ServerMsg, Snapshot, Welcome};
-use crate::sim::map::Map;
+use crate::net::protocol::{PlayerSnap, ServerMsg, Snapshot};
 use crate::sim::world::{Buttons, PlayerState};
 use crate::ui;
 
@@ -22,18 +21,7 @@ const ME: u8 = 1;
 const THEM: u8 = 2;
 
 fn driver(t0: Instant) -> Driver {
-    let map = Map::builtin("duel").unwrap();
-    let welcome = Welcome {
-        player_id: ME,
-        tick_rate: 60,
-        snapshot_interval: 3,
-        server_tick: 0,
-        server_name: "test".into(),
-        map_name: map.name().into(),
-        map: crate::net::map_chunks::info(map.text(), 1024),
-        map_text: map.text().into(),
-    };
-    let session = ClientSession::new(welcome, t0, Switches::default()).unwrap();
+    let session = ClientSession::on_duel(ME, t0);
     Driver::new(
         session,
         App::new(Switches::default(), Conditions::default()),

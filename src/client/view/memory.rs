@@ -169,10 +169,8 @@ impl Memory {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::client::Switches;
     use crate::net::delta;
-    use crate::net::protocol::{GameEvent, PlayerSnap, PlayerStatus, ServerMsg, Snapshot, Welcome};
-    use crate::sim::map::Map;
+    use crate::net::protocol::{GameEvent, PlayerSnap, PlayerStatus, ServerMsg, Snapshot};
     use crate::sim::world::PlayerState;
 
     const ME: PlayerId = 1;
@@ -215,18 +213,7 @@ mod tests {
     #[test]
     fn hurt_death_and_spawn_protection_are_noticed() {
         let t0 = Instant::now();
-        let map = Map::builtin("duel").unwrap();
-        let welcome = Welcome {
-            player_id: ME,
-            tick_rate: 60,
-            snapshot_interval: 3,
-            server_tick: 0,
-            server_name: "test".into(),
-            map_name: map.name().into(),
-            map: crate::net::map_chunks::info(map.text(), 1024),
-            map_text: map.text().into(),
-        };
-        let mut s = ClientSession::new(welcome, t0, Switches::default()).unwrap();
+        let mut s = ClientSession::on_duel(ME, t0);
         let mut m = Memory::default();
         let ms = |n| t0 + Duration::from_millis(n);
         let steps = [
