@@ -15,7 +15,7 @@ use crate::sim::world::PlayerId;
 const CAPACITY: usize = 64;
 
 /// How a position on screen was obtained this frame.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub(crate) enum FrameMode {
     /// Between two snapshots that bracket the render time.
     Interpolated,
@@ -25,13 +25,13 @@ pub(crate) enum FrameMode {
     Held,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct BufferedSnapshot {
     pub(crate) tick: u32,
     pub(crate) players: Vec<PlayerSnap>,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct SnapshotBuffer {
     entries: VecDeque<BufferedSnapshot>,
 }

@@ -21,7 +21,7 @@ const SNAP_DISTANCE: f64 = 2.0 * CELL as f64;
 /// Time constant of the visual error decay, in seconds: ~95% gone after 100 ms.
 const SMOOTHING_TAU: f64 = 0.033;
 
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 struct Entry {
     seq: u32,
     cmd: Command,
@@ -29,7 +29,7 @@ struct Entry {
 }
 
 /// One disagreement with the server, as measured when it was found.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Correction {
     /// Where the prediction had the player now, before the replay (sub-cell units).
     pub(crate) predicted: PlayerState,
@@ -42,7 +42,7 @@ pub(crate) struct Correction {
     pub(crate) decreed: bool,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Prediction {
     ring: Vec<Entry>,
     latest_seq: u32,

@@ -59,7 +59,7 @@ impl std::fmt::Display for SessionEnd {
     }
 }
 
-#[derive(Clone)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub struct ClientSession {
     pub(super) player_id: PlayerId,
     pub(super) map: Map,
@@ -71,6 +71,7 @@ pub struct ClientSession {
     /// The server's count of our placements, from the newest snapshot.
     pub(super) placed: Option<u8>,
     pub(super) server_name: String,
+    #[serde(with = "crate::net::instants")]
     pub(super) start: Instant,
     pub(super) prediction: Option<Prediction>,
     pub(super) buffer: SnapshotBuffer,
@@ -79,8 +80,11 @@ pub struct ClientSession {
     pub(super) latest: Option<Snapshot>,
     pub(super) roster: Vec<RosterEntry>,
     pub(super) interp_delay: f64,
+    #[serde(with = "crate::net::instants")]
     pub(super) last_frame: Option<Instant>,
+    #[serde(with = "crate::net::instants")]
     pub(super) last_heard: Instant,
+    #[serde(with = "crate::net::instants")]
     pub(super) last_correction: Option<(Instant, Correction)>,
     /// Slowing the command clock to drain a backlog on the server (see
     /// [`ClientSession::command_period_scale`]).
