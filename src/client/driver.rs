@@ -95,7 +95,6 @@ impl Driver {
             app: &self.app,
             clock: &self.clock,
             memory: &self.memory,
-            last_time: self.last_time,
         };
         keyframe::encode(&state, base)
     }
@@ -110,7 +109,7 @@ impl Driver {
             memory: s.memory,
             tap: None,
             made: Vec::new(),
-            last_time: s.last_time,
+            last_time: None,
         })
     }
 

@@ -1,6 +1,8 @@
 //! A keyframe: the whole state of one client loop (what `Driver::fork` copies: the
 //! session, the app, the command clock, the view's memory), as bytes a recording can
-//! hold, so a replay can start there instead of at the welcome.
+//! hold, so a replay can start there instead of at the welcome. The driver's tap and
+//! its bookkeeping (the time of the last input, for the tap) are not the loop's state
+//! and are left out: a replay has no tap.
 //!
 //! The bytes are the project's bincode form (`net::codec::encode_state`, decoded under
 //! [`MAX_KEYFRAME`](crate::net::codec::MAX_KEYFRAME)); every `Instant` in the state is
@@ -32,8 +34,6 @@ pub(super) struct StateRef<'a> {
     pub(super) app: &'a App,
     pub(super) clock: &'a CommandClock,
     pub(super) memory: &'a view::Memory,
-    #[serde(with = "instants")]
-    pub(super) last_time: Option<Instant>,
 }
 
 #[derive(Deserialize)]
@@ -42,8 +42,6 @@ pub(super) struct State {
     pub(super) app: App,
     pub(super) clock: CommandClock,
     pub(super) memory: view::Memory,
-    #[serde(with = "instants")]
-    pub(super) last_time: Option<Instant>,
 }
 
 pub(super) fn encode(state: &StateRef<'_>, base: Instant) -> Result<Vec<u8>, KeyframeError> {
