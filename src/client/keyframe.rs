@@ -21,10 +21,19 @@ use super::view;
 use crate::net::codec::{self, CodecError};
 use crate::net::instants;
 
+/// One line: what was wrong with the keyframe's bytes (or why it could not be taken).
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum KeyframeError {
-    #[error("keyframe: {0}")]
-    Codec(#[from] CodecError),
+#[error("keyframe: {0}")]
+pub(crate) struct KeyframeError(String);
+
+impl From<CodecError> for KeyframeError {
+    fn from(e: CodecError) -> KeyframeError {
+        KeyframeError(match e {
+            CodecError::Malformed(e) => e.to_string(),
+            CodecError::TooLarge(n) => format!("{n} bytes is over the limit"),
+            other => other.to_string(),
+        })
+    }
 }
 
 /// The state, borrowed, for writing; [`State`] is the same fields in the same order.
