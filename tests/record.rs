@@ -417,7 +417,10 @@ fn a_corrupt_or_cut_keyframe_is_one_line_naming_its_offset() {
         let (back, err) = read(&bad);
         if let Some(err) = err {
             let line = err.to_string();
-            assert!(line.starts_with(&format!("bad record at byte {at}: keyframe: ")), "{line}");
+            assert!(
+                line.starts_with(&format!("bad record at byte {at}: keyframe: ")),
+                "{line}"
+            );
             assert!(!line.contains('\n'), "{line}");
             assert_eq!(back.len(), k);
             refused += 1;
@@ -435,5 +438,8 @@ fn a_corrupt_or_cut_keyframe_is_one_line_naming_its_offset() {
     let (back, err) = read(&write(&cut));
     assert_eq!(back.len(), k);
     let line = err.unwrap().to_string();
-    assert!(line.starts_with(&format!("bad record at byte {at}: keyframe: ")), "{line}");
+    assert!(
+        line.starts_with(&format!("bad record at byte {at}: keyframe: ")),
+        "{line}"
+    );
 }

@@ -78,12 +78,15 @@ pub(super) struct Live {
     up: Conditioner,
     down: Conditioner,
     brain: Wander,
+    kind: LoopKind,
     pub(super) full: Rc<RefCell<Writer<Vec<u8>>>>,
     pub(super) ring: Rc<RefCell<Ring>>,
 }
 
 impl Live {
-    pub(super) fn new(bots: u16) -> Live {
+    /// Headless: a bot's commands, a frame per command. Interactive: the bot's buttons
+    /// held as keys and a frame drawn every 16 ms, as the terminal loop does.
+    pub(super) fn new(bots: u16, kind: LoopKind) -> Live {
         let mut config = ServerConfig::new(Map::builtin("arena").unwrap());
         config.bots = bots;
         let tick = Duration::from_secs(1) / u32::from(config.tick_rate);
@@ -100,7 +103,7 @@ impl Live {
             ring: ring.clone(),
             start: None,
         };
-        tee.start(start, LoopKind::Headless, &welcome, &client);
+        tee.start(start, kind, &welcome, &client);
         let session = ClientSession::new(welcome, start, client.switches).unwrap();
         let app = App::new(client.switches, client.outgoing.clone());
         let mut driver = Driver::new(session, app, start);
@@ -115,6 +118,7 @@ impl Live {
             up: Conditioner::new(lag(), 1),
             down: Conditioner::new(lag(), 2),
             brain: Wander::new(7),
+            kind,
             full,
             ring,
         }
@@ -145,6 +149,18 @@ impl Live {
                 driver.receive(now, msg, bytes.len());
             });
             let (brain, up) = (&mut self.brain, &mut self.up);
+            if self.kind == LoopKind::Interactive {
+                if (now - self.start).as_millis() % 16 == 0 {
+                    let me = self.driver.session().predicted();
+                    let keys = me.map(|me| brain.next(&me).buttons).unwrap_or_default();
+                    self.driver.play(now, keys, |msg| {
+                        codec::encode_client(&msg, &mut buf).unwrap();
+                        up.push(now, addr, &buf);
+                    });
+                    self.driver.frame(now);
+                }
+                continue;
+            }
             self.driver.run_ticks(
                 now,
                 |s, _| s.predicted().map(|me| brain.next(&me)).unwrap_or_default(),
@@ -187,9 +203,17 @@ pub(super) fn read(bytes: &[u8]) -> (Start, Vec<Record>) {
 
 /// Replays a whole recording; the replayer at its end.
 pub(super) fn replay(bytes: &[u8]) -> Replayer {
+    replay_until(bytes, Duration::MAX)
+}
+
+/// Replays the records of a recording up to time `t`.
+pub(super) fn replay_until(bytes: &[u8], t: Duration) -> Replayer {
     let (start, records) = read(bytes);
     let mut r = Replayer::begin(&start, records.first(), Instant::now(), None).unwrap();
     for record in records {
+        if record.at().is_some_and(|at| at > t) {
+            break;
+        }
         r.apply(record);
     }
     r
@@ -214,7 +238,7 @@ fn report(r: &Replayer) -> serde_json::Value {
 
 #[test]
 fn a_replay_from_a_keyframe_taken_midway_ends_exactly_where_the_whole_replay_ends() {
-    let mut live = Live::new(3);
+    let mut live = Live::new(3, LoopKind::Headless);
     live.run(Duration::from_secs(12));
     let whole = live.finish();
     let (start, records) = read(&whole);
@@ -249,7 +273,7 @@ fn a_replay_from_a_keyframe_taken_midway_ends_exactly_where_the_whole_replay_end
 
 #[test]
 fn the_ring_keeps_the_last_minute_and_its_clip_replays_exactly() {
-    let mut live = Live::new(2);
+    let mut live = Live::new(2, LoopKind::Interactive);
     live.run(Duration::from_secs(150));
     let clip = live.ring.borrow().clip();
     let whole = live.finish();
@@ -280,16 +304,17 @@ fn the_ring_keeps_the_last_minute_and_its_clip_replays_exactly() {
     let replayed = replay(&clip);
     assert_eq!(replayed.diverged(), 0);
     same(&replayed.keyframe().unwrap(), &live.state());
-    let whole = replay(&whole);
-    assert_eq!(
-        replayed.session().stats().corrections,
-        whole.session().stats().corrections
+    // And just after its keyframe it is where the whole recording is then.
+    let soon = *from + Duration::from_millis(500);
+    same(
+        &replay_until(&clip, soon).keyframe().unwrap(),
+        &replay_until(&whole, soon).keyframe().unwrap(),
     );
 }
 
 #[test]
 fn a_short_session_is_kept_whole_from_the_welcome() {
-    let mut live = Live::new(1);
+    let mut live = Live::new(1, LoopKind::Headless);
     live.run(Duration::from_secs(30));
     let clip = live.ring.borrow().clip();
     let (_, records) = read(&clip);
@@ -306,7 +331,7 @@ fn a_short_session_is_kept_whole_from_the_welcome() {
 /// --nocapture` for the numbers.
 #[test]
 fn keyframe_cost() {
-    let mut live = Live::new(15);
+    let mut live = Live::new(15, LoopKind::Interactive);
     live.run(Duration::from_secs(8));
     assert_eq!(live.driver.session().remotes_seen().len(), 15);
     let runs = 50;
@@ -328,4 +353,38 @@ fn keyframe_cost() {
         load.as_micros()
     );
     assert!(bytes.len() < codec::MAX_KEYFRAME / 16);
+}
+
+#[test]
+fn a_clip_seeks_steps_and_reruns_what_if_from_its_keyframe() {
+    let mut live = Live::new(2, LoopKind::Interactive);
+    live.run(Duration::from_secs(100));
+    let clip = live.ring.borrow().clip();
+    let (start, records) = read(&clip);
+    let Some(Record::Keyframe { at: from, .. }) = records.first().cloned() else {
+        panic!("a clip from a keyframe")
+    };
+    let mut player = super::player::Player::new(start, records, None).unwrap();
+    assert_eq!(player.at(), from);
+    let middle = from + Duration::from_secs(30);
+    player.seek(middle);
+    let there = player.replayer().keyframe().unwrap();
+    same(&there, &replay_until(&clip, middle).keyframe().unwrap());
+    player.step_frame(true);
+    assert!(player.at() > middle);
+    player.step_frame(false);
+    same(&player.replayer().keyframe().unwrap(), &there);
+    // What-if: the same clip from the same keyframe with prediction off, then back.
+    let off = crate::client::Switches {
+        prediction: false,
+        ..player.switches()
+    };
+    player.set_what_if(Some(off)).unwrap();
+    assert_eq!(player.at(), middle);
+    assert!(!player.switches().prediction);
+    player.set_what_if(None).unwrap();
+    same(&player.replayer().keyframe().unwrap(), &there);
+    // Back before the keyframe there is nothing: the clip's first moment.
+    player.seek(Duration::ZERO);
+    assert_eq!(player.at(), from);
 }
