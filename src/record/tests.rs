@@ -150,7 +150,7 @@ impl Live {
             });
             let (brain, up) = (&mut self.brain, &mut self.up);
             if self.kind == LoopKind::Interactive {
-                if (now - self.start).as_millis() % 16 == 0 {
+                if (now - self.start).as_millis().is_multiple_of(16) {
                     let me = self.driver.session().predicted();
                     let keys = me.map(|me| brain.next(&me).buttons).unwrap_or_default();
                     self.driver.play(now, keys, |msg| {
