@@ -353,6 +353,19 @@ fn keyframe_cost() {
         load.as_micros()
     );
     assert!(bytes.len() < codec::MAX_KEYFRAME / 16);
+    // What the ring costs a frame: a frame record and the keyframe question.
+    let mut ring = live.ring.borrow_mut();
+    let frames = 200_000u32;
+    let t = Instant::now();
+    for n in 0..frames {
+        let at = live.now + Duration::from_micros(u64::from(n));
+        ring.event(at, TapEvent::Frame);
+        std::hint::black_box(ring.keyframe_due(at));
+    }
+    println!(
+        "ring, per frame: {} ns (a frame record and keyframe_due)",
+        t.elapsed().as_nanos() / u128::from(frames)
+    );
 }
 
 #[test]
