@@ -44,6 +44,7 @@ pub(crate) struct Correction {
 
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Prediction {
+    #[serde(deserialize_with = "super::keyframe::exactly::<_, _, RING>")]
     ring: Vec<Entry>,
     latest_seq: u32,
     acked_seq: u32,
