@@ -400,4 +400,25 @@ fn a_clip_seeks_steps_and_reruns_what_if_from_its_keyframe() {
     // Back before the keyframe there is nothing: the clip's first moment.
     player.seek(Duration::ZERO);
     assert_eq!(player.at(), from);
+    // The CSV export starts at the keyframe too, counting from its state.
+    let path = std::env::temp_dir().join(format!("netarena-clip-{}.narec", std::process::id()));
+    std::fs::write(&path, &clip).unwrap();
+    let mut csv = Vec::new();
+    let rows = super::export::export_csv(&path, &mut csv);
+    let _ = std::fs::remove_file(&path);
+    let csv = String::from_utf8(csv).unwrap();
+    let first: f64 = csv
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        (first - from.as_secs_f64()).abs() < 0.05,
+        "{first} {from:?}"
+    );
+    assert!(rows.unwrap() > 30 * 55, "a row a tick from the keyframe on");
 }
