@@ -91,6 +91,8 @@ pub(crate) struct LabClient {
     /// None: driven by keys, [`LabClient::held`].
     brain: Option<Wander>,
     pub(crate) held: Buttons,
+    /// The keys its driver last played, if any.
+    played: Option<Buttons>,
     /// The newest command seq the server said it applied (from its last snapshot sent).
     pub(crate) server_ack: u32,
 }
@@ -180,6 +182,7 @@ impl Lab {
                 down: Lane::new(conditions, link_seed + 1),
                 brain,
                 held: Buttons::empty(),
+                played: None,
                 server_ack: 0,
             })
         };
@@ -411,7 +414,14 @@ fn commands(c: &mut LabClient, now: Instant, buf: &mut Vec<u8>) {
                 session.frame(now);
             },
         ),
-        None => c.driver.play(now, c.held, send),
+        // Only when it can change something, new keys or a command due: otherwise `play`
+        // does nothing but note the keys, and a recording would hold a keys record for
+        // every millisecond.
+        None if c.played != Some(c.held) || now >= c.driver.next_command() => {
+            c.played = Some(c.held);
+            c.driver.play(now, c.held, send);
+        }
+        None => {}
     }
 }
 
