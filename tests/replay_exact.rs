@@ -79,17 +79,32 @@ fn assert_replays_to(file: &Path, live: &Value, ended: &str) {
     }
 }
 
-/// Keys records in a recording, and how many held a key.
-fn keys_held(file: &Path) -> (usize, usize) {
+/// What a played recording holds besides datagrams: keys records, how many of them held
+/// a key, and the terminal size it gives first.
+struct Played {
+    keys: usize,
+    held: usize,
+    size: Option<(u16, u16)>,
+}
+
+fn played(file: &Path) -> Played {
     let (_, reader) = open(file).unwrap();
-    let (mut records, mut held) = (0, 0);
+    let mut p = Played {
+        keys: 0,
+        held: 0,
+        size: None,
+    };
     for record in reader {
-        if let Record::Keys { buttons, .. } = record.unwrap() {
-            records += 1;
-            held += usize::from(buttons.bits() != 0);
+        match record.unwrap() {
+            Record::Keys { buttons, .. } => {
+                p.keys += 1;
+                p.held += usize::from(buttons.bits() != 0);
+            }
+            Record::Size(w, h) if p.size.is_none() => p.size = Some((w, h)),
+            _ => {}
         }
     }
-    (records, held)
+    p
 }
 
 #[test]
@@ -179,8 +194,14 @@ fn a_game_played_in_a_terminal_replays_to_its_live_report() {
     let _ = std::fs::remove_file(&report);
     assert!(num(&live, "commands_sent") > 150.0, "{live}");
     assert!(num(&live, "snapshots_received") > 40.0, "{live}");
-    let (records, held) = keys_held(&file);
-    assert!(held > 20, "{held} of {records} keys records hold a key");
+    let p = played(&file);
+    assert!(
+        p.held > 20,
+        "{} of {} keys records hold a key",
+        p.held,
+        p.keys
+    );
+    assert_eq!(p.size, Some((100, 30)), "the terminal's size is recorded");
     assert_replays_to(&file, &live, "quit");
     let _ = std::fs::remove_file(&file);
 }
@@ -223,8 +244,9 @@ fn both_keyboard_clients_of_the_terminal_lab_replay_to_its_report() {
     for (n, f) in [(0, &file), (1, &second)] {
         let client = &lab["clients"][n];
         assert!(num(client, "commands_sent") > 60.0, "{client}");
-        let (records, held) = keys_held(f);
-        assert!(held > 20, "client {}: {held} of {records}", n + 1);
+        let p = played(f);
+        assert!(p.held > 20, "client {}: {} of {}", n + 1, p.held, p.keys);
+        assert_eq!(p.size, Some((160, 45)), "the lab's terminal");
         assert_replays_to(f, client, "quit");
         let _ = std::fs::remove_file(f);
     }

@@ -24,7 +24,7 @@ use super::input::{Keys, chat_key};
 use super::link::Link;
 use super::rates::RateMeter;
 use super::session::{ClientSession, SessionEnd};
-use super::tap::{LinkTotals, LoopKind, Tap};
+use super::tap::{LinkTotals, LoopKind, Tap, TapEvent};
 use super::terminal::{self, Tui};
 use crate::net::protocol::{ClientMsg, Welcome};
 use crate::ui;
@@ -58,6 +58,9 @@ pub fn run_with(
     let start = now;
     if let Some(tap) = &mut tap {
         tap.start(now, LoopKind::Interactive, &welcome, &config);
+        // The size it starts with, at the start (the driver notes the changes).
+        let size = tui.size()?;
+        tap.event(now, TapEvent::Size(size.width, size.height));
     }
     let mut session = ClientSession::new(welcome, now, config.switches)
         .context("the server sent a map this client cannot use")?;
@@ -163,7 +166,6 @@ fn play(
     stop: &AtomicBool,
 ) -> anyhow::Result<Outcome> {
     let size = tui.size()?;
-    driver.note_size(size.width, size.height);
     let mut shell = Shell {
         keys: Keys::new(enhanced),
         screen: (size.width, size.height),
