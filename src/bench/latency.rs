@@ -1,10 +1,11 @@
 //! Key-to-screen latency of the real program: `netarena host` (no bots) runs in a
-//! pseudo-terminal made by `script(1)`; the bench writes a movement key (right and left
-//! in turn) and times the first output bytes that show its effect: the facing arrow
-//! turned the key's way beside the local `@`, or the `@` drawn in another cell. The
-//! time to the `@` in another cell alone is reported too: it adds however long the
-//! player takes to cross into the next cell from where it stood. Both include the
-//! pseudo-terminal's relay both ways, as a terminal emulator's would.
+//! pseudo-terminal made by `script(1)`; the bench writes a movement key (left and right
+//! in turn, left first: a new player faces right, so every key turns the arrow) and
+//! times the first output bytes that show its effect: the facing arrow turned the key's
+//! way beside the local `@`, or the `@` drawn in another cell. The time to the `@` in
+//! another cell alone is reported too: it adds however long the player takes to cross
+//! into the next cell from where it stood. Both include the pseudo-terminal's relay
+//! both ways, as a terminal emulator's would.
 
 use std::io::{Read, Write};
 use std::process::{Child, Command, Stdio};
@@ -235,7 +236,8 @@ fn keys(
         let at = *screen.ats.last().expect("seen");
         screen.ats.clear();
         screen.arrows.clear();
-        let right = i % 2 == 0;
+        // Left first: a right key would turn nothing on a player who faces right.
+        let right = i % 2 == 1;
         stdin.write_all(if right { b"d" } else { b"a" })?;
         stdin.flush()?;
         let sent = Instant::now();

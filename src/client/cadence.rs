@@ -1,11 +1,15 @@
-//! When to make the next command: a fixed rate, with three rules on top.
+//! When to make the next command: one per slot of a fixed schedule, with three rules on
+//! top.
 //!
-//! - A newly pressed key brings the next command forward to now rather than up to a
-//!   tick later, so the local player starts moving in the very next frame; only when at
-//!   least half a tick has passed, so key mashing cannot outpace real time by much (and
-//!   the server's budget would absorb it anyway).
+//! - A newly pressed (or released) key makes the next slot's command now rather than up
+//!   to a tick later, so the local player turns and starts moving in the very next
+//!   frame. The slot after it stays where the schedule puts it: an early command is
+//!   the next one made sooner, not an extra one, so the rate stays one a tick whatever
+//!   the keys do. A slot is made early only once the one before it is due, so key
+//!   mashing runs at most one command ahead of the schedule (the server's queue holds
+//!   it for a tick; its budget is one command a tick).
 //! - After a stall (the process suspended or starved) at most a few ticks are caught up,
-//!   then the cadence resumes from now.
+//!   then the schedule resumes from now.
 //! - The period can be scaled: the session asks for 5% slower commands while the server
 //!   holds a backlog of ours ([`super::session::ClientSession::command_period_scale`]).
 //!
@@ -21,10 +25,12 @@ const MAX_CATCH_UP: u32 = 5;
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct CommandClock {
     period: Duration,
+    /// Where the schedule puts the next command.
     #[serde(with = "crate::net::instants")]
-    next: Instant,
+    slot: Instant,
+    /// When the next command is made: its slot, or sooner for a changed key.
     #[serde(with = "crate::net::instants")]
-    last: Instant,
+    due: Instant,
     buttons: Buttons,
 }
 
@@ -33,8 +39,8 @@ impl CommandClock {
     pub fn new(period: Duration, first: Instant) -> CommandClock {
         CommandClock {
             period,
-            next: first,
-            last: first,
+            slot: first,
+            due: first,
             buttons: Buttons::empty(),
         }
     }
@@ -44,11 +50,13 @@ impl CommandClock {
         CommandClock::new(Duration::from_secs(1) / u32::from(tick_rate.max(1)), first)
     }
 
-    /// Notes the buttons held at `now`; a change brings the next command forward to now
-    /// if half a tick has passed since the last one.
+    /// Notes the buttons held at `now`; a change makes the next command due now, or,
+    /// if that command was already brought forward from its slot, as soon as the slot
+    /// before it would have been due.
     pub(crate) fn hold(&mut self, now: Instant, buttons: Buttons) {
-        if buttons != self.buttons && now.saturating_duration_since(self.last) >= self.period / 2 {
-            self.next = self.next.min(now);
+        if buttons != self.buttons {
+            let earliest = self.slot.checked_sub(self.period).unwrap_or(now);
+            self.due = self.due.min(now.max(earliest));
         }
         self.buttons = buttons;
     }
@@ -57,21 +65,21 @@ impl CommandClock {
     /// clock moves past them.
     pub(crate) fn take_due(&mut self, now: Instant, scale: f64) -> u32 {
         let mut ticks = 0;
-        while now >= self.next {
-            self.last = now;
-            self.next += self.period.mul_f64(scale);
+        while now >= self.due {
+            self.slot += self.period.mul_f64(scale);
             ticks += 1;
             if ticks > MAX_CATCH_UP {
                 // We were suspended or starved: resume the cadence from now.
-                self.next = now + self.period;
+                self.slot = now + self.period;
             }
+            self.due = self.slot;
         }
         ticks
     }
 
     /// When the next command is due.
     pub(crate) fn next_due(&self) -> Instant {
-        self.next
+        self.due
     }
 }
 
@@ -104,20 +112,53 @@ mod tests {
     }
 
     #[test]
-    fn a_key_change_brings_the_command_forward_after_half_a_tick() {
+    fn a_key_change_makes_the_next_command_at_once_and_keeps_the_schedule() {
         let t0 = Instant::now();
         let mut c = CommandClock::new(TICK, t0);
         assert_eq!(c.take_due(t0, 1.0), 1);
-        // Too soon: 5 ms after the last command, less than half a tick.
+        // A change 1 ms after the last command: due now, not at 16 ms.
+        c.hold(ms(t0, 1), Buttons::RIGHT);
+        assert_eq!(c.next_due(), ms(t0, 1));
+        assert_eq!(c.take_due(ms(t0, 1), 1.0), 1);
+        // That was the 16 ms command made early: the next keeps its slot at 32 ms.
+        assert_eq!(c.next_due(), ms(t0, 32), "the schedule is kept");
+        // Held unchanged: nothing brought forward.
         c.hold(ms(t0, 5), Buttons::RIGHT);
         assert_eq!(c.take_due(ms(t0, 5), 1.0), 0);
-        // Held unchanged: no bring-forward either.
-        c.hold(ms(t0, 9), Buttons::RIGHT);
-        assert_eq!(c.take_due(ms(t0, 9), 1.0), 0);
-        // A change 9 ms after the last command: due now, not at 16 ms.
+        // Another change before 16 ms: the 32 ms command waits until 16 ms, so the
+        // commands never run more than one ahead of the schedule.
         c.hold(ms(t0, 9), Buttons::UP);
-        assert_eq!(c.take_due(ms(t0, 9), 1.0), 1);
-        assert_eq!(c.next_due(), ms(t0, 25), "the cadence continues from there");
+        assert_eq!(c.next_due(), ms(t0, 16));
+        assert_eq!(c.take_due(ms(t0, 15), 1.0), 0);
+        assert_eq!(c.take_due(ms(t0, 16), 1.0), 1);
+        assert_eq!(c.next_due(), ms(t0, 48));
+        // A change half way through a tick: at once again.
+        c.hold(ms(t0, 40), Buttons::empty());
+        assert_eq!(c.take_due(ms(t0, 40), 1.0), 1);
+        assert_eq!(c.next_due(), ms(t0, 64));
+    }
+
+    #[test]
+    fn key_mashing_never_outpaces_the_schedule() {
+        let t0 = Instant::now();
+        let mut c = CommandClock::new(TICK, t0);
+        let mut made = 0;
+        let mut worst_ahead = 0i64;
+        for n in 0..1600u64 {
+            // A different key every millisecond.
+            let keys = if n % 2 == 0 {
+                Buttons::LEFT
+            } else {
+                Buttons::RIGHT
+            };
+            c.hold(ms(t0, n), keys);
+            made += c.take_due(ms(t0, n), 1.0);
+            // Slots whose time has come by now: 1 + n / 16.
+            let scheduled = 1 + n as i64 / 16;
+            worst_ahead = worst_ahead.max(i64::from(made) - scheduled);
+        }
+        assert_eq!(worst_ahead, 1, "at most one command ahead");
+        assert_eq!(made, 101, "one a tick over 1.6 s, plus the one ahead");
     }
 
     #[test]

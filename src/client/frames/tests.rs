@@ -76,8 +76,13 @@ fn the_wait_driven_loop_shows_every_change_at_once_and_sleeps_when_still() {
         Terminal::new(TestBackend::new(60, 20)).unwrap(),
     );
     let mut shown = Buffer::empty(ratatui::layout::Rect::ZERO);
-    // Past half a command period since the last tick, so the key's command goes at once.
-    let (key_at, key_up) = (ms(1510), ms(1700));
+    // Presses 1 ms after a command tick (at 1500 and 1800 ms) and half way between two
+    // (1708 ms): each must be drawn at once, not at the next tick.
+    let presses = [
+        (ms(1501), ms(1650), Buttons::LEFT),
+        (ms(1708), ms(1790), Buttons::RIGHT),
+        (ms(1801), ms(1950), Buttons::LEFT),
+    ];
     let mut next_snapshot = 0u32;
     let (mut draws, mut wakes, mut stale_run, mut worst_stale) = (Vec::new(), Vec::new(), 0, 0);
     let mut now = t0;
@@ -88,11 +93,10 @@ fn the_wait_driven_loop_shows_every_change_at_once_and_sleeps_when_still() {
             d.receive(now, snapshot(next_snapshot, acked), 60);
             next_snapshot += 1;
         }
-        let keys = if (key_at..key_up).contains(&now) {
-            Buttons::LEFT
-        } else {
-            Buttons::empty()
-        };
+        let keys = presses
+            .iter()
+            .find(|(down, up, _)| (*down..*up).contains(&now))
+            .map_or(Buttons::empty(), |p| p.2);
         d.play(now, keys, |_| {});
         d.frame(now);
         let p = picture(&mut seen, &d, now);
@@ -105,7 +109,7 @@ fn the_wait_driven_loop_shows_every_change_at_once_and_sleeps_when_still() {
         let mut wake = pacer
             .next_wake(now, d.next_command())
             .min(ms(50 * u64::from(next_snapshot)));
-        for k in [key_at, key_up] {
+        for k in presses.iter().flat_map(|p| [p.0, p.1]) {
             if k > now {
                 wake = wake.min(k);
             }
@@ -128,7 +132,13 @@ fn the_wait_driven_loop_shows_every_change_at_once_and_sleeps_when_still() {
         worst_stale <= MOTION_STEP.as_millis() as u64,
         "a change waited {worst_stale} ms"
     );
-    assert!(draws.contains(&key_at), "the key's turn is drawn at once");
+    for (down, _, keys) in presses {
+        let after = down.duration_since(t0).as_millis();
+        assert!(
+            draws.contains(&down),
+            "{keys:?} pressed at {after} ms is not drawn at once"
+        );
+    }
     // They moved for about a second: drawn many times, but not every millisecond.
     let moving = draws
         .iter()
