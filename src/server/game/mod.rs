@@ -137,6 +137,11 @@ impl Match {
         self.players.get(&id).is_some_and(|c| c.alive)
     }
 
+    /// Whether a shot at `id` would hurt it at `tick`: alive and not spawn-protected.
+    pub(crate) fn is_vulnerable(&self, id: PlayerId, tick: u32) -> bool {
+        self.players.get(&id).is_some_and(|c| c.vulnerable(tick))
+    }
+
     pub fn statuses(&self) -> Vec<PlayerStatus> {
         self.players.iter().map(|(id, c)| c.status(*id)).collect()
     }
