@@ -354,3 +354,40 @@ fn help_fits_an_80x24_terminal_whole() {
         assert!(out.contains(whole), "{whole:?} cut:\n{out}");
     }
 }
+
+/// At 80 columns the help hint was the first to go: with the shield up or while dead,
+/// the combat line ended at "1/2 weapon" or at the clock, and nothing said `?`.
+#[test]
+fn the_help_hint_is_always_on_the_combat_line_at_80_columns() {
+    let map = Map::builtin("arena").unwrap();
+    type Change = fn(&mut CombatHud);
+    let cases: [(&str, Change); 4] = [
+        ("playing", |_| {}),
+        ("shielded", |c| {
+            c.health = 100;
+            c.weapon = crate::sim::combat::Weapon::Blaster;
+            c.protected_secs = Some(3.0);
+        }),
+        ("hit, rail cooling", |c| {
+            c.hit = true;
+            c.rail_cooldown_secs = Some(1.2);
+            c.frags = 19;
+            c.time_left_secs = Some(599);
+        }),
+        ("dead", |c| {
+            c.alive = false;
+            c.death = Some(("fragged by sixteen-letters with blaster".into(), 1.8));
+        }),
+    ];
+    for (what, change) in cases {
+        let out = render_with(&map, 80, 24, vec![], |v| change(v.combat.as_mut().unwrap()));
+        let line = out
+            .lines()
+            .find(|l| l.starts_with("HP") || l.starts_with("DEAD"))
+            .unwrap();
+        assert!(line.trim_end().ends_with("? help"), "{what}: {line:?}");
+        if what == "shielded" {
+            insta::assert_snapshot!(line);
+        }
+    }
+}
