@@ -163,7 +163,7 @@ pub(crate) struct MatchArgs {
     #[arg(long, default_value_t = 2, value_parser = bounded(BOT_SKILLS, ""))]
     pub(crate) bot_skill: u8,
     /// Frags that win a match
-    #[arg(long, default_value_t = 20, value_parser = bounded(FRAG_LIMITS, " frags"))]
+    #[arg(long, default_value_t = 30, value_parser = bounded(FRAG_LIMITS, " frags"))]
     pub(crate) frag_limit: u16,
     /// Match length in seconds
     #[arg(long, default_value_t = 300, value_parser = bounded(TIME_LIMITS, " seconds"))]

@@ -37,7 +37,8 @@ impl MatchConfig {
     pub fn new(map: Map) -> MatchConfig {
         MatchConfig {
             maps: vec![map],
-            frag_limit: 20,
+            // With three bots the leader gets there in about 3 minutes (20 took 2).
+            frag_limit: 30,
             time_limit_secs: 300,
             lag_compensation: true,
             max_rewind_ms: 250,
