@@ -231,3 +231,58 @@ fn a_newcomer_scores_in_the_first_minute_against_default_bots() {
     let deaths: u32 = deaths_all.iter().sum();
     assert!(deaths <= 51, "{deaths_all:?} deaths per minute");
 }
+
+/// Seconds alive, life by life, of a newcomer who joins a match against three bots of
+/// the default skill and stands still reading the screen (a human's first seconds).
+fn idle_newcomer_lives(seed: u64, secs: u32) -> Vec<f64> {
+    let mut config = ServerConfig::new(Map::builtin("arena").unwrap());
+    config.bots = 3;
+    config.seed = seed;
+    config.client_timeout = Duration::from_secs(3600);
+    let mut server = Server::new(config);
+    let mut now = Instant::now();
+    let addr: SocketAddr = "10.0.0.9:1000".parse().unwrap();
+    server.join_in_process(now, addr, "newcomer").unwrap();
+    let (mut lives, mut born) = (Vec::new(), 0.0);
+    for t in 1..=secs * 60 {
+        now += Duration::from_secs(1) / 60;
+        server.tick(now);
+        server.take_outbox().for_each(drop);
+        let at = f64::from(t) / 60.0;
+        for e in server.take_events() {
+            if matches!(e, ServerEvent::Frag { ref victim, .. } if victim == "newcomer") {
+                lives.push(at - born);
+                // Back after the respawn delay.
+                born = at + 2.0;
+            }
+        }
+    }
+    lives
+}
+
+/// A newcomer who stands still at the start of each life (reading the screen, finding
+/// the keys) was fragged about 4 s into the match: the bots had lined up on it while
+/// it was protected and fired the moment the protection's cap ran out.
+#[test]
+fn a_newcomer_standing_still_is_not_fragged_the_moment_protection_ends() {
+    let mut firsts = Vec::new();
+    let mut all = Vec::new();
+    for seed in 1..=6 {
+        let lives = idle_newcomer_lives(seed, 60);
+        println!("seed {seed}: an idle newcomer's lives: {lives:.1?}");
+        firsts.push(lives.first().copied().unwrap_or(60.0));
+        all.extend(lives);
+    }
+    let mean = all.iter().sum::<f64>() / all.len().max(1) as f64;
+    println!(
+        "first deaths {firsts:.1?}; {} deaths in 6 minutes, mean life {mean:.1} s",
+        all.len()
+    );
+    // Camping the protected newcomer: first deaths at 4.0 to 5.2 s, lives of 5.8 s on
+    // average. Left alone while protected: 9.0 to 10.6 s, and 9.9 s.
+    assert!(
+        firsts.iter().all(|t| *t > 7.0),
+        "fragged soon after the protection's cap: {firsts:.1?}"
+    );
+    assert!(mean > 8.0, "an idle newcomer lives {mean:.1} s on average");
+}

@@ -163,7 +163,7 @@ pub(crate) struct MatchArgs {
     #[arg(long, default_value_t = 2, value_parser = bounded(BOT_SKILLS, ""))]
     pub(crate) bot_skill: u8,
     /// Frags that win a match
-    #[arg(long, default_value_t = 20, value_parser = bounded(FRAG_LIMITS, " frags"))]
+    #[arg(long, default_value_t = 30, value_parser = bounded(FRAG_LIMITS, " frags"))]
     pub(crate) frag_limit: u16,
     /// Match length in seconds
     #[arg(long, default_value_t = 300, value_parser = bounded(TIME_LIMITS, " seconds"))]
@@ -278,8 +278,9 @@ pub(crate) enum PanicSite {
 pub(crate) struct HostArgs {
     #[command(flatten)]
     pub(crate) game: MatchArgs,
-    /// Your player name
-    #[arg(long, default_value_t = default_name())]
+    /// Your player name (default: $USER, $USERNAME or $LOGNAME, else this machine's name,
+    /// else player-NNNN)
+    #[arg(long, default_value_t = super::config::default_name(), hide_default_value = true)]
     pub(crate) name: String,
     /// Server name shown to players browsing the LAN (default: "NAME's game")
     #[arg(long)]
@@ -393,8 +394,9 @@ pub(crate) struct JoinArgs {
     pub(crate) address: Option<String>,
     #[command(flatten)]
     pub(crate) discovery: DiscoveryArgs,
-    /// Your player name
-    #[arg(long, default_value_t = default_name())]
+    /// Your player name (default: $USER, $USERNAME or $LOGNAME, else this machine's name,
+    /// else player-NNNN)
+    #[arg(long, default_value_t = super::config::default_name(), hide_default_value = true)]
     pub(crate) name: String,
     /// Run without a terminal, driven by a bot (for tests, load tests and benchmarks)
     #[arg(long)]
@@ -418,13 +420,6 @@ pub(crate) struct JoinArgs {
     /// Write logs to this file (the screen belongs to the game)
     #[arg(long, value_name = "FILE")]
     pub(crate) log: Option<PathBuf>,
-}
-
-fn default_name() -> String {
-    std::env::var("USER")
-        .ok()
-        .filter(|u| !u.is_empty())
-        .unwrap_or_else(|| "player".to_owned())
 }
 
 #[cfg(test)]

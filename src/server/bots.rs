@@ -21,6 +21,8 @@ pub(crate) struct Situation<'a> {
     pub(crate) tick_rate: u32,
     /// Whether a player is alive (and so worth chasing).
     pub(crate) alive: &'a dyn Fn(PlayerId) -> bool,
+    /// Whether a shot would hurt a player: alive and not spawn-protected.
+    pub(crate) vulnerable: &'a dyn Fn(PlayerId) -> bool,
 }
 
 #[derive(Clone, Debug)]
@@ -61,17 +63,22 @@ impl FightBot {
 
     pub(crate) fn next(&mut self, s: &Situation) -> Command {
         let me = s.state;
-        let target = s
-            .world
-            .players()
-            .iter()
-            .filter(|(id, _)| *id != s.me && (s.alive)(*id))
-            .min_by_key(|(_, t)| dist2(&me, t))
-            .copied();
+        let nearest = |worth: &dyn Fn(PlayerId) -> bool| {
+            s.world
+                .players()
+                .iter()
+                .filter(|(id, _)| *id != s.me && worth(*id))
+                .min_by_key(|(_, t)| dist2(&me, t))
+                .copied()
+        };
+        // The nearest player a shot would hurt; a spawn-protected one (a newcomer
+        // finding the keys) only when nobody else is about, and then not shot at.
+        let target = nearest(s.vulnerable).or_else(|| nearest(s.alive));
         let Some((target_id, t)) = target else {
             self.lined_up_since = None;
             return Command::default();
         };
+        let hurts = (s.vulnerable)(target_id);
 
         // Lined up along one of the eight aims, with nothing in between? For the
         // blaster, a bolt flown from here must really reach the target as it stands:
@@ -79,7 +86,9 @@ impl FightBot {
         let far = dist2(&me, &t) > i64::from(6 * CELL) * i64::from(6 * CELL);
         let weapon = if far { Weapon::Rail } else { Weapon::Blaster };
         let rules = combat::CombatRules::for_tick_rate(s.tick_rate.min(u32::from(u16::MAX)) as u16);
-        let lined_up = (0..8u8).find(|&aim| match weapon {
+        // Never lined up on a protected target: the reaction time starts when its
+        // protection ends, not while the bot waits it out.
+        let lined_up = (0..8u8).filter(|_| hurts).find(|&aim| match weapon {
             Weapon::Rail => combat::rail(s.map, (me.x, me.y), aim, &[(target_id, t)])
                 .1
                 .is_some(),

@@ -212,6 +212,7 @@ impl Server {
                     tick,
                     tick_rate: u32::from(self.config.tick_rate),
                     alive: &|id| game.is_alive(id),
+                    vulnerable: &|id| game.is_vulnerable(id, tick),
                 };
                 let cmd = brain.next(&situation);
                 slot.bot_seq += 1;

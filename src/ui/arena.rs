@@ -172,28 +172,44 @@ fn glyph_and_style(sprite: &Sprite, hurt: bool) -> (char, Style) {
     }
 }
 
-/// A rail beam: the cells along the line, in the shooter's colour.
+/// A rail beam in the shooter's colour: one clean line of cells, wherever in its cell
+/// the shot started. Across, every column of its row. Otherwise one glyph a row: where
+/// the shooter is drawn, then a whole cell further each row (the line at the shot's own
+/// height within each row), the last one where the shot stopped. Sampling every half
+/// cell put two glyphs on each row of a diagonal: a beam two columns wide.
 fn draw_beam(buf: &mut Buffer, area: Rect, camera: (u16, u16), beam: &Beam) {
     let (x0, y0) = beam.from;
     let (x1, y1) = beam.to;
-    let steps = ((x1 - x0).abs().max((y1 - y0).abs()) * 2.0).ceil().max(1.0) as u32;
-    let glyph = match ((x1 - x0).abs() > 0.1, (y1 - y0).abs() > 0.1) {
+    let (dx, dy) = (x1 - x0, y1 - y0);
+    let glyph = match (dx.abs() > 0.1, dy.abs() > 0.1) {
         (true, false) => '─',
         (false, true) => '│',
-        _ if (x1 - x0) * (y1 - y0) > 0.0 => '╲',
+        _ if dx * dy > 0.0 => '╲',
         _ => '╱',
     };
     let mut style = Style::new().fg(player_color(beam.id));
     if beam.fading {
         style = style.add_modifier(Modifier::DIM);
     }
-    for i in 0..=steps {
-        let t = f64::from(i) / f64::from(steps);
-        let (x, y) = (x0 + (x1 - x0) * t, y0 + (y1 - y0) * t);
+    let mut put = |x: f64, y: f64| {
         if let Some((col, row)) = screen_at(area, camera, x, y)
             && let Some(cell) = buf.cell_mut(Position::new(col, row))
         {
             cell.set_char(glyph).set_style(style);
         }
+    };
+    if glyph == '─' {
+        let steps = (dx.abs() * f64::from(CELL_COLS)).ceil().max(1.0) as u32;
+        for i in 0..=steps {
+            let t = f64::from(i) / f64::from(steps);
+            put(x0 + dx * t, y0 + dy * t);
+        }
+        return;
+    }
+    let (top, bottom) = (y0.min(y1), y0.max(y1));
+    let rows = (y1.floor() - y0.floor()).abs() as u32;
+    for k in 0..=rows {
+        let y = (y0 + dy.signum() * f64::from(k)).clamp(top, bottom);
+        put(x0 + dx * (y - y0) / dy, y);
     }
 }

@@ -26,16 +26,22 @@ fn switch(name: &str, on: bool) -> Span<'static> {
 /// in the middle of a word. A group that does not fit ends the line.
 fn fit(groups: Vec<Vec<Span<'static>>>, width: u16) -> Line<'static> {
     let mut spans = Vec::new();
+    fit_into(&mut spans, groups, usize::from(width));
+    Line::from(spans)
+}
+
+/// Appends to `spans` as many whole groups as fit in `room` columns; the width used.
+fn fit_into(spans: &mut Vec<Span<'static>>, groups: Vec<Vec<Span<'static>>>, room: usize) -> usize {
     let mut used = 0;
     for group in groups {
         let w: usize = group.iter().map(Span::width).sum();
-        if used + w > usize::from(width) {
+        if used + w > room {
             break;
         }
         used += w;
         spans.extend(group);
     }
-    Line::from(spans)
+    used
 }
 
 fn pair(label: &str, value: String) -> Vec<Span<'static>> {
@@ -121,11 +127,27 @@ pub(crate) fn draw_combat(
     if let Some(t) = c.time_left_secs {
         groups.push(pair("time", format!("{}:{:02} ", t / 60, t % 60)));
     }
-    groups.push(vec![Span::styled("│", LABEL)]);
-    for hint in ["space fire", "1/2 weapon", "t chat", "Tab scores", "? help"] {
-        groups.push(vec![Span::styled(format!(" {hint} "), LABEL)]);
+    frame.render_widget(Paragraph::new(with_keys(groups, area.width)), area);
+}
+
+/// The fighting groups, then the key hints that fit, then `? help`: kept whatever else
+/// must give way (it lists every other key), unless the line cannot hold even that.
+fn with_keys(groups: Vec<Vec<Span<'static>>>, width: u16) -> Line<'static> {
+    const HELP: &str = " ? help";
+    // The bar before the hints, and the help hint itself.
+    let reserved = 1 + HELP.len();
+    if usize::from(width) < reserved {
+        return fit(groups, width);
     }
-    frame.render_widget(Paragraph::new(fit(groups, area.width)), area);
+    let width = usize::from(width);
+    let mut spans = Vec::new();
+    let used = fit_into(&mut spans, groups, width - reserved);
+    spans.push(Span::styled("│", LABEL));
+    let hints = ["space fire", "1/2 weapon", "t chat", "Tab scores"]
+        .map(|hint| vec![Span::styled(format!(" {hint} "), LABEL)]);
+    fit_into(&mut spans, hints.into(), width - used - reserved);
+    spans.push(Span::styled(HELP, LABEL));
+    Line::from(spans)
 }
 
 /// Health (flashing when just hurt), or how we died and when we are back.

@@ -354,3 +354,119 @@ fn help_fits_an_80x24_terminal_whole() {
         assert!(out.contains(whole), "{whole:?} cut:\n{out}");
     }
 }
+
+/// At 80 columns the help hint was the first to go: with the shield up or while dead,
+/// the combat line ended at "1/2 weapon" or at the clock, and nothing said `?`.
+#[test]
+fn the_help_hint_is_always_on_the_combat_line_at_80_columns() {
+    let map = Map::builtin("arena").unwrap();
+    type Change = fn(&mut CombatHud);
+    let cases: [(&str, Change); 4] = [
+        ("playing", |_| {}),
+        ("shielded", |c| {
+            c.health = 100;
+            c.weapon = crate::sim::combat::Weapon::Blaster;
+            c.protected_secs = Some(3.0);
+        }),
+        ("hit, rail cooling", |c| {
+            c.hit = true;
+            c.rail_cooldown_secs = Some(1.2);
+            c.frags = 19;
+            c.time_left_secs = Some(599);
+        }),
+        ("dead", |c| {
+            c.alive = false;
+            c.death = Some(("fragged by sixteen-letters with blaster".into(), 1.8));
+        }),
+    ];
+    for (what, change) in cases {
+        let out = render_with(&map, 80, 24, vec![], |v| change(v.combat.as_mut().unwrap()));
+        let line = out
+            .lines()
+            .find(|l| l.starts_with("HP") || l.starts_with("DEAD"))
+            .unwrap();
+        assert!(line.trim_end().ends_with("? help"), "{what}: {line:?}");
+        if what == "shielded" {
+            insta::assert_snapshot!(line);
+        }
+    }
+}
+
+/// A rail fired from off a cell's centre was drawn two columns wide on the diagonals
+/// (`╲╲` on every row): a beam is one glyph a row, a cell further each row, in line
+/// with where the players at its ends are drawn.
+#[test]
+fn a_rail_beam_is_one_line_of_cells_wherever_it_starts() {
+    let map = Map::parse(
+        "open",
+        &["############"; 1]
+            .into_iter()
+            .chain(["#S........S#"; 8])
+            .chain(["############"])
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
+    .unwrap();
+    let beam = |from: (f64, f64), to: (f64, f64)| {
+        render_with(&map, 24, 13, vec![], |v| {
+            v.beams = vec![Beam {
+                id: 1,
+                from,
+                to,
+                fading: false,
+            }];
+        })
+    };
+    // The arena's rows only: the combat line has a '│' of its own.
+    let cols = |out: &str, glyph: char| -> Vec<Vec<usize>> {
+        out.lines()
+            .take(11)
+            .map(|l| l.chars().enumerate().filter(|(_, c)| *c == glyph))
+            .map(|hits| hits.map(|(i, _)| i).collect::<Vec<_>>())
+            .filter(|hits| !hits.is_empty())
+            .collect()
+    };
+    for (from, to, glyph) in [
+        ((2.25, 1.25), (8.25, 7.25), '╲'),
+        ((2.7, 1.6), (8.7, 7.6), '╲'),
+        ((8.4, 1.3), (2.4, 7.3), '╱'),
+        ((8.25, 7.75), (2.25, 1.75), '╲'),
+        ((4.25, 8.5), (4.25, 1.1), '│'),
+        ((4.0, 8.5), (4.0, 1.1), '│'),
+    ] {
+        let out = beam(from, to);
+        let rows = cols(&out, glyph);
+        assert!(rows.len() >= 7, "{from:?}: {rows:?}\n{out}");
+        assert!(
+            rows.iter().all(|r| r.len() == 1),
+            "{from:?}: {rows:?}\n{out}"
+        );
+        // A cell (two columns) a row; the last row, where the shot stopped, may be
+        // half a cell short.
+        let step = if glyph == '│' { 0 } else { 2 };
+        let steps: Vec<usize> = rows.windows(2).map(|p| p[0][0].abs_diff(p[1][0])).collect();
+        let (last, inner) = steps.split_last().unwrap();
+        assert!(inner.iter().all(|s| *s == step), "{from:?}:\n{out}");
+        assert!(*last <= step && *last + 1 >= step, "{from:?}:\n{out}");
+        // The beam starts where a player there is drawn.
+        let start = render(
+            &map,
+            24,
+            13,
+            vec![Sprite::new(0, from.0, from.1, SpriteKind::Local)],
+        );
+        let at = cols(&start, '@')[0][0];
+        let first: Vec<char> = out
+            .lines()
+            .nth(from.1 as usize + 1)
+            .unwrap()
+            .chars()
+            .collect();
+        assert_eq!(first[at], glyph, "{from:?} starts off the shooter:\n{out}");
+    }
+    // Across: every column between its ends, on one row.
+    let out = beam((2.3, 3.4), (9.3, 3.4));
+    let rows = cols(&out, '─');
+    assert_eq!(rows.len(), 1, "{out}");
+    assert!(rows[0].windows(2).all(|w| w[1] == w[0] + 1), "{out}");
+}

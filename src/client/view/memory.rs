@@ -25,10 +25,12 @@ pub(crate) struct Death {
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Memory {
     health: BTreeMap<PlayerId, i16>,
-    /// Who was alive at the last frame, and when each last came back to life.
-    living: BTreeMap<PlayerId, bool>,
-    #[serde(with = "crate::net::instants")]
-    spawned_at: BTreeMap<PlayerId, Instant>,
+    /// The server tick from which each protected player's protection counts: the
+    /// snapshot that first said so (at most one snapshot period after the spawn), or
+    /// the start of a new match, which respawns everyone.
+    protected_since: BTreeMap<PlayerId, u32>,
+    /// The start tick of the match being played, to notice the next one.
+    match_started: Option<u32>,
     alive: bool,
     #[serde(with = "crate::net::instants")]
     muzzle: Option<Instant>,
@@ -71,12 +73,9 @@ impl Memory {
             .iter()
             .filter(|f| f.shot.owner == me && f.ended.is_some())
             .count();
+        self.note_protection(s);
         let mut others_hurt = false;
         for st in s.combat.statuses.values() {
-            if st.alive && self.living.insert(st.id, st.alive) == Some(false) {
-                self.spawned_at.insert(st.id, now);
-            }
-            self.living.insert(st.id, st.alive);
             let before = self.health.insert(st.id, st.health);
             let hurt = before.is_some_and(|h| st.health < h);
             if st.id == me && hurt {
@@ -91,6 +90,30 @@ impl Memory {
         self.ended_flights = ended;
         self.note_fire(s, now);
         self.note_death(s, now);
+    }
+
+    /// When each protection began, in server ticks. A player already protected when we
+    /// first see it (ourselves on joining) counts from the snapshot that told us: the
+    /// count once started only at a respawn seen here, so after joining or a new match
+    /// the HUD read the full 3 s until the protection was gone.
+    fn note_protection(&mut self, s: &ClientSession) {
+        let started = s.match_log.clock.as_ref().map(|c| c.started_tick);
+        let new_match = self.match_started.is_some() && started != self.match_started;
+        self.match_started = started;
+        let Some(tick) = s.latest_tick() else {
+            return;
+        };
+        for st in s.combat.statuses.values() {
+            if !(st.alive && st.protected) {
+                self.protected_since.remove(&st.id);
+            } else if let (true, Some(start)) = (new_match, started) {
+                self.protected_since.insert(st.id, start);
+            } else {
+                self.protected_since.entry(st.id).or_insert(tick);
+            }
+        }
+        self.protected_since
+            .retain(|id, _| s.combat.statuses.contains_key(id));
     }
 
     /// The tell flashed: if the rail fired, it is cooling down.
@@ -144,8 +167,9 @@ impl Memory {
     }
 
     /// While `id` has spawn protection (the server says so in its status): at most how
-    /// many seconds are left, counted from when we saw it come back (it ends sooner when
-    /// the player moves or fires).
+    /// many seconds are left at the server now (the snapshot clock plus half the round
+    /// trip), counted from when the protection began (it ends sooner when the player
+    /// moves or fires).
     pub(crate) fn protected_for(
         &self,
         s: &ClientSession,
@@ -156,12 +180,15 @@ impl Memory {
             return None;
         }
         let total = f64::from(s.rules.combat.protect_ticks) / s.tick_rate;
-        let since = |at: &Instant| now.saturating_duration_since(*at).as_secs_f64();
-        Some(
-            self.spawned_at
-                .get(&id)
-                .map_or(total, |at| (total - since(at)).max(0.0)),
-        )
+        let (Some(since), Some(server)) = (
+            self.protected_since.get(&id),
+            s.clock.server_secs(s.local_secs(now)),
+        ) else {
+            return Some(total);
+        };
+        let present = server + s.stats().rtt_ms / 2000.0;
+        let elapsed = present - f64::from(*since) / s.tick_rate;
+        Some((total - elapsed).clamp(0.0, total))
     }
 
     /// Seconds until the local player respawns, while dead.
@@ -262,5 +289,49 @@ mod tests {
                 _ => assert_eq!(m.protected_for(&s, ME, now), None, "protection over"),
             }
         }
+    }
+
+    fn match_start(started_tick: u32) -> GameEvent {
+        GameEvent::MatchStart {
+            map_name: "duel".into(),
+            map: None,
+            started_tick,
+            frag_limit: 20,
+            time_limit_secs: 300,
+        }
+    }
+
+    /// Joining a match (and a new match) finds us alive and protected without a
+    /// respawn to count from: the shield read the whole 3.0 s until it was gone. It
+    /// counts down from the server tick the protection began.
+    #[test]
+    fn the_shield_counts_down_from_the_start_after_a_join_and_a_new_match() {
+        let t0 = Instant::now();
+        let mut s = ClientSession::on_duel(ME, t0);
+        let mut m = Memory::default();
+        let at = |secs: f64| t0 + Duration::from_secs_f64(secs);
+        // Each snapshot on time: tick 600 at t0, 60 ticks a second.
+        let mut feed = |m: &mut Memory, secs: f64, seq: u32, events: Vec<GameEvent>| {
+            let tick = 600 + (secs * 60.0).round() as u32;
+            s.on_message(at(secs), snapshot(tick, seq, events), 100);
+            m.update(&s, at(secs));
+            m.protected_for(&s, ME, at(secs)).expect("protected")
+        };
+        let near = |shown: f64, want: f64| (shown - want).abs() < 0.06;
+        // Joined at tick 600 of a match started at tick 0.
+        let shown = feed(&mut m, 0.0, 1, vec![match_start(0), status(ME, 100, true)]);
+        assert!(near(shown, 3.0), "{shown}");
+        let shown = feed(&mut m, 1.0, 3, vec![]);
+        assert!(near(shown, 2.0), "a second after joining: {shown}");
+        // A new match at tick 690 respawns everyone, still protected.
+        let shown = feed(
+            &mut m,
+            1.5,
+            3,
+            vec![match_start(690), status(ME, 100, true)],
+        );
+        assert!(near(shown, 3.0), "{shown}");
+        let shown = feed(&mut m, 2.5, 5, vec![]);
+        assert!(near(shown, 2.0), "a second into the new match: {shown}");
     }
 }

@@ -37,7 +37,8 @@ impl MatchConfig {
     pub fn new(map: Map) -> MatchConfig {
         MatchConfig {
             maps: vec![map],
-            frag_limit: 20,
+            // With three bots the leader gets there in about 3 minutes (20 took 2).
+            frag_limit: 30,
             time_limit_secs: 300,
             lag_compensation: true,
             max_rewind_ms: 250,
@@ -135,6 +136,11 @@ impl Match {
 
     pub(crate) fn is_alive(&self, id: PlayerId) -> bool {
         self.players.get(&id).is_some_and(|c| c.alive)
+    }
+
+    /// Whether a shot at `id` would hurt it at `tick`: alive and not spawn-protected.
+    pub(crate) fn is_vulnerable(&self, id: PlayerId, tick: u32) -> bool {
+        self.players.get(&id).is_some_and(|c| c.vulnerable(tick))
     }
 
     pub fn statuses(&self) -> Vec<PlayerStatus> {
