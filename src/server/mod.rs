@@ -18,6 +18,7 @@ pub mod event_loop;
 pub mod game;
 mod handshake;
 mod intake;
+mod interest;
 mod outgoing;
 pub mod rate_limit;
 mod reliable;

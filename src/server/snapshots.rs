@@ -1,11 +1,13 @@
 //! Snapshot fan-out: one snapshot of the world per interval, delta-encoded for each
 //! client against the newest one it acknowledged, with its own acks, echo, loss counts
-//! and pending events.
+//! and pending events. Each client gets the players `interest` chose for it.
 
 use std::collections::{HashMap, VecDeque};
 use std::time::Instant;
 
 use super::Server;
+use super::interest::IdSet;
+use super::roster::Driver;
 use crate::net::protocol::{PlayerSnap, ServerMsg, Snapshot, SnapshotDelta};
 use crate::net::{codec, delta};
 
@@ -36,34 +38,41 @@ impl History {
 impl Server {
     pub(super) fn send_snapshots(&mut self, now: Instant) {
         let tick = self.world.tick;
-        let snapshot = Snapshot {
-            tick,
-            ack_seq: 0,
-            echo_time_ms: 0,
-            echo_hold_ms: 0,
-            inputs: None,
-            queued: 0,
-            me: Default::default(),
-            players: self
-                .world
-                .players()
-                .iter()
-                .map(|&(id, state)| PlayerSnap { id, state })
-                .collect(),
-        };
+        let players: Vec<PlayerSnap> = self
+            .world
+            .players()
+            .iter()
+            .map(|&(id, state)| PlayerSnap { id, state })
+            .collect();
         let with_echo = (tick / self.config.snapshot_interval()).is_multiple_of(ECHO_EVERY);
         let with_inputs =
             (tick / self.config.snapshot_interval()).is_multiple_of(INPUT_COUNTS_EVERY);
-        // Clients that acknowledged the same baseline get the same body: encode it once.
-        let mut bodies: HashMap<Option<u32>, SnapshotDelta> = HashMap::new();
+        let sets = self.choose_players(tick);
+        // Clients that acknowledged the same baseline and get the same players get the
+        // same body: encode it once.
+        let mut bodies: HashMap<(Option<(u32, IdSet)>, IdSet), SnapshotDelta> = HashMap::new();
         let mut out = Vec::new();
-        for (slot, c) in self.remotes() {
-            let base = c
-                .acked_tick
-                .and_then(|t| self.history.get(t).map(|players| (t, players)));
+        for ((slot, c), set) in self.remotes().zip(sets) {
+            let base = c.acked_tick.and_then(|t| {
+                let players = self.history.get(t)?;
+                Some((t, players, *c.interest.sent_at(t)?))
+            });
             let body = bodies
-                .entry(base.map(|(t, _)| t))
-                .or_insert_with(|| delta::encode(&snapshot, base));
+                .entry((base.map(|(t, _, s)| (t, s)), set))
+                .or_insert_with(|| {
+                    let base = base.map(|(t, players, s)| (t, s.filter(players)));
+                    let snapshot = Snapshot {
+                        tick,
+                        ack_seq: 0,
+                        echo_time_ms: 0,
+                        echo_hold_ms: 0,
+                        inputs: None,
+                        queued: 0,
+                        me: Default::default(),
+                        players: set.filter(&players),
+                    };
+                    delta::encode(&snapshot, base.as_ref().map(|(t, p)| (*t, &p[..])))
+                });
             let hold = now.saturating_duration_since(c.echo_received).as_millis();
             let mut msg = body.clone();
             msg.ack_seq = slot.queue.last_applied();
@@ -87,6 +96,19 @@ impl Server {
             out.push((c.addr, msg));
         }
         self.outbox.extend(out);
-        self.history.push(tick, snapshot.players);
+        self.history.push(tick, players);
+    }
+
+    /// The players each remote client's snapshot carries this time (see `interest`), in
+    /// the order of [`Server::remotes`].
+    fn choose_players(&mut self, tick: u32) -> Vec<IdSet> {
+        let world = self.world.players();
+        self.slots
+            .iter_mut()
+            .filter_map(|s| match &mut s.driver {
+                Driver::Remote(c) => Some(c.interest.choose(tick, s.id, world)),
+                Driver::Bot(_) => None,
+            })
+            .collect()
     }
 }
