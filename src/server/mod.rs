@@ -187,13 +187,8 @@ impl Server {
             self.roster_dirty = false;
             self.broadcast_roster();
         }
-        if self
-            .world
-            .tick
-            .is_multiple_of(self.config.snapshot_interval())
-        {
-            self.send_snapshots(now);
-        }
+        // Each client's snapshots come every interval, on ticks of its own.
+        self.send_snapshots(now);
     }
 
     /// Bots choose, every queued command due this tick is applied, and the match steps:
