@@ -2,6 +2,7 @@
 //! every datagram it sends stays within 1,200 bytes. Each snapshot carries at most 64
 //! players, the receiver and those nearest it; this test decodes every one against the
 //! client's own baseline, as a client does, and checks it against the server's world.
+//! The clients' snapshots go out on ticks spread over each interval.
 
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
@@ -65,6 +66,8 @@ struct Client {
     roster: RosterPages,
     roster_len: usize,
     cut: usize,
+    /// The tick of the newest snapshot.
+    last: Option<u32>,
 }
 
 impl Client {
@@ -72,6 +75,10 @@ impl Client {
     fn snapshot(&mut self, delta: &netarena::net::protocol::SnapshotDelta, server: &Server) {
         let base = delta::baseline_tick(delta).map(|t| &self.snapshots[&t][..]);
         let snap = delta::decode(delta, base).expect("the delta decodes against its baseline");
+        if let Some(last) = self.last {
+            assert_eq!(snap.tick - last, 3, "one snapshot every interval");
+        }
+        self.last = Some(snap.tick);
         let world = server.world().players();
         assert!(
             snap.players.len() <= SNAPSHOT_PLAYERS,
@@ -190,6 +197,7 @@ fn join_all(server: &mut Server, now: Instant, largest: &mut usize) -> Vec<Clien
             roster: RosterPages::default(),
             roster_len: 0,
             cut: 0,
+            last: None,
         });
     }
     clients
@@ -251,6 +259,12 @@ fn a_server_holds_64_people_and_64_bots_and_every_datagram_fits() {
         .map(|s| usize::from(s.deaths))
         .sum();
     assert!(kills > 0, "they fought");
+    // The clients' turns are spread over the ticks, so no tick encodes for all of them.
+    let mut turns = [0; 3];
+    for c in &clients {
+        turns[c.last.expect("snapshots came") as usize % 3] += 1;
+    }
+    assert!(turns.iter().all(|n| *n < PEOPLE / 2), "{turns:?}");
     for c in &clients {
         assert_eq!(c.roster_len, PEOPLE + BOTS, "the roster lists everyone");
         assert!(

@@ -61,6 +61,8 @@ pub(crate) struct Interest {
     sent: VecDeque<(u32, IdSet)>,
     /// The client's player's last place: the centre while it is dead (out of the world).
     centre: Option<(i32, i32)>,
+    /// Scratch: the others by view distance.
+    ranked: Vec<(i64, PlayerId)>,
 }
 
 impl Interest {
@@ -81,7 +83,8 @@ impl Interest {
             self.centre = Some((s.x, s.y));
         }
         let previous = self.sent.back().map(|(_, s)| *s);
-        let set = nearest(players, me, self.centre.unwrap_or_default(), previous);
+        let centre = self.centre.unwrap_or_default();
+        let set = nearest(players, me, centre, previous, &mut self.ranked);
         self.sent.push_back((tick, set));
         if self.sent.len() > SETS_KEPT {
             self.sent.pop_front();
@@ -104,6 +107,7 @@ fn nearest(
     me: PlayerId,
     centre: (i32, i32),
     previous: Option<IdSet>,
+    ranked: &mut Vec<(i64, PlayerId)>,
 ) -> IdSet {
     let mut set = IdSet::default();
     if players.len() <= SNAPSHOT_PLAYERS {
@@ -114,14 +118,11 @@ fn nearest(
     }
     let held = |id: PlayerId| previous.is_some_and(|p| p.contains(id));
     let present = players.iter().any(|(id, _)| *id == me);
-    let mut ranked: Vec<(i64, PlayerId)> = players
-        .iter()
-        .filter(|(id, _)| *id != me)
-        .map(|(id, s)| {
-            let d = view_distance(centre, s);
-            (if held(*id) { d - KEEP_MARGIN } else { d }, *id)
-        })
-        .collect();
+    ranked.clear();
+    ranked.extend(players.iter().filter(|(id, _)| *id != me).map(|(id, s)| {
+        let d = view_distance(centre, s);
+        (if held(*id) { d - KEEP_MARGIN } else { d }, *id)
+    }));
     let others = SNAPSHOT_PLAYERS - usize::from(present);
     if ranked.len() > others {
         ranked.select_nth_unstable(others - 1);
@@ -130,8 +131,8 @@ fn nearest(
     if present {
         set.insert(me);
     }
-    for (_, id) in ranked {
-        set.insert(id);
+    for (_, id) in ranked.iter() {
+        set.insert(*id);
     }
     set
 }

@@ -2,10 +2,11 @@
 //! delta-encoded against the newest one it acknowledged, with its own acks, echo, loss
 //! counts and pending events. Each client gets the players `interest` chose for it.
 //!
-//! Clients take their turns on different ticks (player id modulo the interval), so a
-//! crowded server spreads the encoding over every tick instead of doing all of it on
-//! one tick in three: the tick's worst case, not its average, is what a full server
-//! must keep under its period.
+//! Clients take their turns on different ticks, in groups of [`TURN_GROUP`] player ids,
+//! so a crowded server spreads the encoding over every tick instead of doing all of it
+//! on one tick in three: the tick's worst case, not its average, is what a full server
+//! must keep under its period. A small game (ids below the group size) keeps one
+//! snapshot tick for everyone, where clients share encodings.
 
 use std::collections::{HashMap, VecDeque};
 use std::time::Instant;
@@ -20,6 +21,8 @@ use crate::sim::world::PlayerId;
 /// Snapshots kept as possible baselines for each client: 1.6 s at 20 Hz, longer than
 /// any useful ack.
 const SNAPSHOT_HISTORY: u32 = 32;
+/// Player ids whose snapshots go out on the same ticks.
+const TURN_GROUP: u32 = 8;
 /// The client's clock is echoed (for its RTT) in one snapshot in this many.
 const ECHO_EVERY: u32 = 4;
 /// Loss counts go out with one snapshot in this many: enough for a statistic.
@@ -48,9 +51,10 @@ impl Server {
     pub(super) fn send_snapshots(&mut self, now: Instant) {
         let tick = self.world.tick;
         let interval = self.config.snapshot_interval();
-        // Which snapshot of its client's this is; zero on the client's ticks.
-        let turn = |id| (tick + u32::from(id)) / interval;
-        let due = |id| (tick + u32::from(id)).is_multiple_of(interval);
+        // Each client's ticks are shifted by its group; `turn` counts its snapshots.
+        let shifted = |id| tick + (u32::from(id) / TURN_GROUP) % interval;
+        let turn = |id| shifted(id) / interval;
+        let due = |id| shifted(id).is_multiple_of(interval);
         if !self.remotes().any(|(s, _)| due(s.id)) {
             return;
         }
