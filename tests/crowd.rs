@@ -2,7 +2,8 @@
 //! every datagram it sends stays within 1,200 bytes. Each snapshot carries at most 64
 //! players, the receiver and those nearest it; this test decodes every one against the
 //! client's own baseline, as a client does, and checks it against the server's world.
-//! The clients' snapshots go out on ticks spread over each interval.
+//! The clients' snapshots go out on ticks spread over each interval, and the roster's
+//! refresh over its period.
 
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
@@ -68,6 +69,8 @@ struct Client {
     cut: usize,
     /// The tick of the newest snapshot.
     last: Option<u32>,
+    /// Whole rosters received after the joins.
+    rosters: usize,
 }
 
 impl Client {
@@ -198,6 +201,7 @@ fn join_all(server: &mut Server, now: Instant, largest: &mut usize) -> Vec<Clien
             roster_len: 0,
             cut: 0,
             last: None,
+            rosters: 0,
         });
     }
     clients
@@ -226,9 +230,11 @@ fn a_server_holds_64_people_and_64_bots_and_every_datagram_fits() {
 
     // 12 s of fighting at 60 Hz, each client sending a packet every other tick.
     let tick = Duration::from_secs(1) / 60;
+    let mut most_rosters_at_once = 0;
     for t in 0..60 * 12 {
         now += tick;
         server.tick(now);
+        let mut rosters_now = 0;
         for (to, msg) in drain(&mut server, &mut largest) {
             let Some(&i) = by_addr.get(&to) else { continue };
             let c = &mut clients[i];
@@ -237,11 +243,17 @@ fn a_server_holds_64_people_and_64_bots_and_every_datagram_fits() {
                 ServerMsg::Roster(page) => {
                     if let Some(r) = c.roster.add(page) {
                         c.roster_len = r.len();
+                        c.rosters += 1;
+                        rosters_now += 1;
                     }
                 }
                 ServerMsg::Bye(reason) => panic!("{to} dropped: {reason}"),
                 _ => {}
             }
+        }
+        // The first tick sends the roster the last join changed to everyone.
+        if t > 0 {
+            most_rosters_at_once = most_rosters_at_once.max(rosters_now);
         }
         for (i, c) in clients.iter_mut().enumerate() {
             if (t as usize + i).is_multiple_of(2) {
@@ -265,7 +277,13 @@ fn a_server_holds_64_people_and_64_bots_and_every_datagram_fits() {
         turns[c.last.expect("snapshots came") as usize % 3] += 1;
     }
     assert!(turns.iter().all(|n| *n < PEOPLE / 2), "{turns:?}");
+    // The roster's refresh every 3 s reaches the clients a group at a time.
+    assert!(
+        most_rosters_at_once <= 8,
+        "{most_rosters_at_once} rosters on one tick"
+    );
     for c in &clients {
+        assert!(c.rosters >= 4, "refreshed every 3 s: {}", c.rosters);
         assert_eq!(c.roster_len, PEOPLE + BOTS, "the roster lists everyone");
         assert!(
             c.cut > 100,

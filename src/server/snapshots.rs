@@ -22,7 +22,7 @@ use crate::sim::world::PlayerId;
 /// any useful ack.
 const SNAPSHOT_HISTORY: u32 = 32;
 /// Player ids whose snapshots go out on the same ticks.
-const TURN_GROUP: u32 = 8;
+pub(super) const TURN_GROUP: u32 = 8;
 /// The client's clock is echoed (for its RTT) in one snapshot in this many.
 const ECHO_EVERY: u32 = 4;
 /// Loss counts go out with one snapshot in this many: enough for a statistic.
