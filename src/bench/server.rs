@@ -50,7 +50,8 @@ struct FakeClient {
     packets: u32,
 }
 
-pub fn run(opts: &ServerOptions) -> anyhow::Result<ServerResult> {
+/// The benchmark's server on `warehouse`, with room for everyone and its bots in.
+fn server(opts: &ServerOptions) -> anyhow::Result<Server> {
     let limit = crate::server::PLAYER_LIMIT;
     if u32::from(opts.players.max(1)) + u32::from(opts.bots) > u32::from(limit) {
         anyhow::bail!("a server holds at most {limit} players and bots together");
@@ -58,8 +59,12 @@ pub fn run(opts: &ServerOptions) -> anyhow::Result<ServerResult> {
     let mut config = ServerConfig::new(Map::builtin("warehouse").expect("built in"));
     config.bots = opts.bots;
     config.max_players = opts.players.max(1) + opts.bots;
-    let period = Duration::from_secs(1) / u32::from(config.tick_rate);
-    let mut server = Server::new(config);
+    Ok(Server::new(config))
+}
+
+pub fn run(opts: &ServerOptions) -> anyhow::Result<ServerResult> {
+    let mut server = server(opts)?;
+    let period = Duration::from_secs(1) / u32::from(server.config().tick_rate);
     let mut now = Instant::now();
     let mut clients: Vec<FakeClient> = Vec::new();
     let mut by_addr = HashMap::new();
