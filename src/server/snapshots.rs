@@ -40,7 +40,11 @@ impl History {
 
     /// Adds the world at `tick`, forgetting what is `keep` ticks older.
     fn push(&mut self, tick: u32, players: Vec<PlayerSnap>, keep: u32) {
-        while self.0.front().is_some_and(|(t, _)| t + keep <= tick) {
+        while self
+            .0
+            .front()
+            .is_some_and(|(t, _)| t.saturating_add(keep) <= tick)
+        {
             self.0.pop_front();
         }
         self.0.push_back((tick, players));
