@@ -63,17 +63,9 @@ impl FightBot {
 
     pub(crate) fn next(&mut self, s: &Situation) -> Command {
         let me = s.state;
-        let nearest = |worth: &dyn Fn(PlayerId) -> bool| {
-            s.world
-                .players()
-                .iter()
-                .filter(|(id, _)| *id != s.me && worth(*id))
-                .min_by_key(|(_, t)| dist2(&me, t))
-                .copied()
-        };
         // The nearest player a shot would hurt; a spawn-protected one (a newcomer
         // finding the keys) only when nobody else is about, and then not shot at.
-        let target = nearest(s.vulnerable).or_else(|| nearest(s.alive));
+        let target = nearest_enemy(s, s.vulnerable).or_else(|| nearest_enemy(s, s.alive));
         let Some((target_id, t)) = target else {
             self.lined_up_since = None;
             return Command::default();
@@ -146,6 +138,24 @@ impl FightBot {
         }
         Command::default()
     }
+}
+
+/// The nearest player but the bot itself that is `worth` it (the first of equals, in id
+/// order). `worth` is asked only of one nearer than the best so far: that lookup was
+/// most of a crowded server's bot time.
+fn nearest_enemy(
+    s: &Situation,
+    worth: &dyn Fn(PlayerId) -> bool,
+) -> Option<(PlayerId, PlayerState)> {
+    let mut best: Option<(i64, PlayerId, PlayerState)> = None;
+    for &(id, t) in s.world.players() {
+        let d = dist2(&s.state, &t);
+        if id == s.me || best.is_some_and(|(b, _, _)| d >= b) || !worth(id) {
+            continue;
+        }
+        best = Some((d, id, t));
+    }
+    best.map(|(_, id, t)| (id, t))
 }
 
 fn deadzone(d: i32) -> i32 {

@@ -8,11 +8,13 @@ use super::game::MatchConfig;
 use crate::net::protocol::PROTOCOL_VERSION;
 use crate::sim::map::Map;
 
-/// Most players one server holds. Every snapshot must fit one 1,200-byte datagram
-/// (`codec::MAX_SERVER_DATAGRAM`) with room left for events: 64 players in full take
-/// about 600 bytes (tests/datagram_budget.rs). Player ids are one byte, so this could
-/// only grow to 256 with snapshots split across datagrams.
-pub const PLAYER_LIMIT: u16 = 64;
+/// Most players one server holds: 64 people and 64 bots. A snapshot carries at most 64
+/// of them (`interest::SNAPSHOT_PLAYERS`: the client and those nearest it), which fits
+/// one 1,200-byte datagram (`codec::MAX_SERVER_DATAGRAM`) with room left for events:
+/// 64 players in full take about 600 bytes (tests/datagram_budget.rs). Player ids are
+/// one byte, so this could grow to 256; the bound is what the server was measured with
+/// (docs/BENCHMARKS.md).
+pub const PLAYER_LIMIT: u16 = 128;
 
 /// Simulation ticks per second.
 pub const TICK_RATES: RangeInclusive<u16> = 10..=240;

@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 use std::time::Instant;
 
 use super::Server;
+use super::interest::Interest;
 use super::reliable::EventQueue;
 use super::roster::Driver;
 use crate::net::protocol::{InputCounts, InputPacket};
@@ -23,6 +24,8 @@ pub(crate) struct Connection {
     inputs: InputWindow,
     /// Newest snapshot the client says it has: the baseline for its next delta.
     pub(crate) acked_tick: Option<u32>,
+    /// The players each recent snapshot carried, to rebuild that baseline.
+    pub(crate) interest: Interest,
     pub(crate) events: EventQueue,
     /// The client's own RTT figure, for the scoreboard.
     pub(crate) rtt_ms: u16,
@@ -72,6 +75,7 @@ impl Connection {
             echo_received: now,
             inputs: InputWindow::default(),
             acked_tick: None,
+            interest: Interest::default(),
             events: EventQueue::default(),
             rtt_ms: 0,
         }

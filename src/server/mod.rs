@@ -18,6 +18,7 @@ pub mod event_loop;
 pub mod game;
 mod handshake;
 mod intake;
+mod interest;
 mod outgoing;
 pub mod rate_limit;
 mod reliable;
@@ -180,19 +181,22 @@ impl Server {
         self.world.tick += 1;
 
         // The roster goes out on every change, and every few seconds in case that copy
-        // was lost (and to refresh the pings on the scoreboard).
+        // was lost (and to refresh the pings on the scoreboard). The refresh reaches one
+        // group of clients at a time, spread over the period as snapshots are: a crowd's
+        // whole roster on one tick was its slowest tick.
         let every = u32::from(self.config.tick_rate) * ROSTER_REFRESH_SECS;
-        if self.roster_dirty || self.world.tick.is_multiple_of(every) {
+        if self.roster_dirty {
             self.roster_dirty = false;
-            self.broadcast_roster();
+            self.send_roster(|_| true);
+        } else {
+            let phase = self.world.tick % every;
+            let groups = 256 / snapshots::TURN_GROUP;
+            self.send_roster(|id| {
+                (u32::from(id) / snapshots::TURN_GROUP) * every / groups == phase
+            });
         }
-        if self
-            .world
-            .tick
-            .is_multiple_of(self.config.snapshot_interval())
-        {
-            self.send_snapshots(now);
-        }
+        // Each client's snapshots come every interval, on ticks of its own.
+        self.send_snapshots(now);
     }
 
     /// Bots choose, every queued command due this tick is applied, and the match steps:

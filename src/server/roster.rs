@@ -213,7 +213,16 @@ impl Server {
         })
     }
 
-    pub(super) fn broadcast_roster(&mut self) {
+    /// Sends the roster to the clients whose player ids `to` picks.
+    pub(super) fn send_roster(&mut self, to: impl Fn(PlayerId) -> bool) {
+        let addrs: Vec<SocketAddr> = self
+            .remotes()
+            .filter(|(s, _)| to(s.id))
+            .map(|(_, c)| c.addr)
+            .collect();
+        if addrs.is_empty() {
+            return;
+        }
         let roster: Vec<RosterEntry> = self
             .slots
             .iter()
@@ -229,7 +238,6 @@ impl Server {
             .collect();
         self.roster_serial = self.roster_serial.wrapping_add(1);
         let pages = roster_pages::split(self.roster_serial, &roster);
-        let addrs: Vec<SocketAddr> = self.remotes().map(|(_, c)| c.addr).collect();
         for addr in addrs {
             for page in &pages {
                 self.outbox.push((addr, ServerMsg::Roster(page.clone())));

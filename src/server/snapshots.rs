@@ -1,16 +1,28 @@
-//! Snapshot fan-out: one snapshot of the world per interval, delta-encoded for each
-//! client against the newest one it acknowledged, with its own acks, echo, loss counts
-//! and pending events.
+//! Snapshot fan-out: one snapshot of the world per interval for each client,
+//! delta-encoded against the newest one it acknowledged, with its own acks, echo, loss
+//! counts and pending events. Each client gets the players `interest` chose for it.
+//!
+//! Clients take their turns on different ticks, in groups of [`TURN_GROUP`] player ids,
+//! so a crowded server spreads the encoding over every tick instead of doing all of it
+//! on one tick in three: the tick's worst case, not its average, is what a full server
+//! must keep under its period. A small game (ids below the group size) keeps one
+//! snapshot tick for everyone, where clients share encodings.
 
 use std::collections::{HashMap, VecDeque};
 use std::time::Instant;
 
 use super::Server;
+use super::interest::IdSet;
+use super::roster::Driver;
 use crate::net::protocol::{PlayerSnap, ServerMsg, Snapshot, SnapshotDelta};
 use crate::net::{codec, delta};
+use crate::sim::world::PlayerId;
 
-/// Snapshots kept as possible baselines: 1.6 s at 20 Hz, longer than any useful ack.
-const SNAPSHOT_HISTORY: usize = 32;
+/// Snapshots kept as possible baselines for each client: 1.6 s at 20 Hz, longer than
+/// any useful ack.
+const SNAPSHOT_HISTORY: u32 = 32;
+/// Player ids whose snapshots go out on the same ticks.
+pub(super) const TURN_GROUP: u32 = 8;
 /// The client's clock is echoed (for its RTT) in one snapshot in this many.
 const ECHO_EVERY: u32 = 4;
 /// Loss counts go out with one snapshot in this many: enough for a statistic.
@@ -22,48 +34,67 @@ pub(crate) struct History(VecDeque<(u32, Vec<PlayerSnap>)>);
 
 impl History {
     fn get(&self, tick: u32) -> Option<&[PlayerSnap]> {
-        self.0.iter().find(|(t, _)| *t == tick).map(|(_, p)| &p[..])
+        let at = self.0.binary_search_by_key(&tick, |(t, _)| *t).ok()?;
+        Some(&self.0[at].1)
     }
 
-    fn push(&mut self, tick: u32, players: Vec<PlayerSnap>) {
-        self.0.push_back((tick, players));
-        if self.0.len() > SNAPSHOT_HISTORY {
+    /// Adds the world at `tick`, forgetting what is `keep` ticks older.
+    fn push(&mut self, tick: u32, players: Vec<PlayerSnap>, keep: u32) {
+        while self
+            .0
+            .front()
+            .is_some_and(|(t, _)| t.saturating_add(keep) <= tick)
+        {
             self.0.pop_front();
         }
+        self.0.push_back((tick, players));
     }
 }
 
 impl Server {
     pub(super) fn send_snapshots(&mut self, now: Instant) {
         let tick = self.world.tick;
-        let snapshot = Snapshot {
-            tick,
-            ack_seq: 0,
-            echo_time_ms: 0,
-            echo_hold_ms: 0,
-            inputs: None,
-            queued: 0,
-            me: Default::default(),
-            players: self
-                .world
-                .players()
-                .iter()
-                .map(|&(id, state)| PlayerSnap { id, state })
-                .collect(),
-        };
-        let with_echo = (tick / self.config.snapshot_interval()).is_multiple_of(ECHO_EVERY);
-        let with_inputs =
-            (tick / self.config.snapshot_interval()).is_multiple_of(INPUT_COUNTS_EVERY);
-        // Clients that acknowledged the same baseline get the same body: encode it once.
-        let mut bodies: HashMap<Option<u32>, SnapshotDelta> = HashMap::new();
+        let interval = self.config.snapshot_interval();
+        // Each client's ticks are shifted by its group; `turn` counts its snapshots.
+        let shifted = |id| tick + (u32::from(id) / TURN_GROUP) % interval;
+        let turn = |id| shifted(id) / interval;
+        let due = |id| shifted(id).is_multiple_of(interval);
+        if !self.remotes().any(|(s, _)| due(s.id)) {
+            return;
+        }
+        let players: Vec<PlayerSnap> = self
+            .world
+            .players()
+            .iter()
+            .map(|&(id, state)| PlayerSnap { id, state })
+            .collect();
+        let sets = self.choose_players(tick, due);
+        // Clients that acknowledged the same baseline and get the same players get the
+        // same body: encode it once.
+        let mut bodies: HashMap<(Option<(u32, IdSet)>, IdSet), SnapshotDelta> = HashMap::new();
         let mut out = Vec::new();
-        for (slot, c) in self.remotes() {
-            let base = c
-                .acked_tick
-                .and_then(|t| self.history.get(t).map(|players| (t, players)));
+        let remotes = self.remotes().filter(|(s, _)| due(s.id));
+        for ((slot, c), set) in remotes.zip(sets) {
+            let base = c.acked_tick.and_then(|t| {
+                let players = self.history.get(t)?;
+                Some((t, players, *c.interest.sent_at(t)?))
+            });
             let body = bodies
-                .entry(base.map(|(t, _)| t))
-                .or_insert_with(|| delta::encode(&snapshot, base));
+                .entry((base.map(|(t, _, s)| (t, s)), set))
+                .or_insert_with(|| {
+                    let base = base.map(|(t, players, s)| (t, s.filter(players)));
+                    let snapshot = Snapshot {
+                        tick,
+                        ack_seq: 0,
+                        echo_time_ms: 0,
+                        echo_hold_ms: 0,
+                        inputs: None,
+                        queued: 0,
+                        me: Default::default(),
+                        players: set.filter(&players),
+                    };
+                    delta::encode(&snapshot, base.as_ref().map(|(t, p)| (*t, &p[..])))
+                });
             let hold = now.saturating_duration_since(c.echo_received).as_millis();
             let mut msg = body.clone();
             msg.ack_seq = slot.queue.last_applied();
@@ -71,11 +102,13 @@ impl Server {
                 .game
                 .own_body(slot.id, msg.ack_seq, c.events.all_fit_in_snapshot());
             // The RTT needs no more than a few samples a second.
-            if with_echo {
+            if turn(slot.id).is_multiple_of(ECHO_EVERY) {
                 msg.echo_time_ms = c.echo_time_ms & 0xffff;
                 msg.echo_hold_ms = u16::try_from(hold).unwrap_or(u16::MAX);
             }
-            msg.inputs = with_inputs.then(|| c.input_counts());
+            msg.inputs = turn(slot.id)
+                .is_multiple_of(INPUT_COUNTS_EVERY)
+                .then(|| c.input_counts());
             msg.queued = u8::try_from(slot.queue.len()).unwrap_or(u8::MAX);
             let mut msg = ServerMsg::Snapshot(msg);
             // Events fill what the players leave of the datagram; the length of their
@@ -87,6 +120,21 @@ impl Server {
             out.push((c.addr, msg));
         }
         self.outbox.extend(out);
-        self.history.push(tick, snapshot.players);
+        self.history
+            .push(tick, players, SNAPSHOT_HISTORY.saturating_mul(interval));
+    }
+
+    /// The players each remote client `due` now gets (see `interest`), in the order of
+    /// [`Server::remotes`].
+    fn choose_players(&mut self, tick: u32, due: impl Fn(PlayerId) -> bool) -> Vec<IdSet> {
+        let world = self.world.players();
+        self.slots
+            .iter_mut()
+            .filter(|s| due(s.id))
+            .filter_map(|s| match &mut s.driver {
+                Driver::Remote(c) => Some(c.interest.choose(tick, s.id, world)),
+                Driver::Bot(_) => None,
+            })
+            .collect()
     }
 }

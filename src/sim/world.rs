@@ -259,7 +259,8 @@ impl World {
     }
 
     pub fn get(&self, id: PlayerId) -> Option<PlayerState> {
-        self.players.iter().find(|(p, _)| *p == id).map(|(_, s)| *s)
+        let at = self.players.binary_search_by_key(&id, |(p, _)| *p).ok()?;
+        Some(self.players[at].1)
     }
 
     /// Inserts or replaces a player, keeping the list ordered by id so every side walks

@@ -102,6 +102,8 @@ pub struct Match {
     projectiles: Vec<Projectile>,
     /// Alive players' positions after each recent tick, for rewinding.
     history: VecDeque<(u32, Vec<(PlayerId, PlayerState)>)>,
+    /// Scratch: the players a command's move is blocked by.
+    others: Vec<PlayerState>,
 }
 
 impl Match {
@@ -117,6 +119,7 @@ impl Match {
             players: BTreeMap::new(),
             projectiles: Vec::new(),
             history: VecDeque::new(),
+            others: Vec::new(),
             config,
         }
     }
@@ -243,8 +246,19 @@ impl Match {
             return;
         };
         let mut body = self.body(c, state);
-        let others = world.others(id);
+        // Everyone else blocks the move; the list is rebuilt in one reused buffer, as
+        // a crowded server does this for every command.
+        let mut others = std::mem::take(&mut self.others);
+        others.clear();
+        others.extend(
+            world
+                .players()
+                .iter()
+                .filter(|(p, _)| *p != id)
+                .map(|(_, s)| *s),
+        );
         let shot = step::step(self.map(), &self.book, id, &mut body, seq, cmd, &others);
+        self.others = others;
         world.put(id, body.state);
         let Some(c) = self.players.get_mut(&id) else {
             return;

@@ -3,6 +3,7 @@
 
 use super::{HISTORY_SECS, Match};
 use crate::net::protocol::{GameEvent, RailShot};
+use crate::server::interest::IdSet;
 use crate::sim::combat::{self, Weapon};
 use crate::sim::step::Shot;
 use crate::sim::world::{PlayerId, PlayerState, World};
@@ -41,9 +42,13 @@ impl Match {
                 .then(|| self.history.iter().find(|(t, _)| *t == seen_tick))
                 .flatten()
                 .map(|(_, players)| {
+                    let mut here = IdSet::default();
+                    for (id, _) in &present {
+                        here.insert(*id);
+                    }
                     players
                         .iter()
-                        .filter(|(id, _)| present.iter().any(|(p, _)| p == id))
+                        .filter(|(id, _)| here.contains(*id))
                         .copied()
                         .collect()
                 });
@@ -70,15 +75,21 @@ impl Match {
     }
 
     pub(super) fn remember(&mut self, tick: u32, world: &World) {
-        let alive = world
-            .players()
-            .iter()
-            .filter(|(id, _)| self.is_alive(*id))
-            .copied()
-            .collect();
+        // The oldest entry's buffer is reused: a crowded server remembers 128 players
+        // 60 times a second.
+        let mut alive = if self.history.len() >= (HISTORY_SECS * self.tick_rate) as usize {
+            self.history.pop_front().map(|(_, v)| v).unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        alive.clear();
+        let players = &self.players;
+        alive.extend(
+            world
+                .players()
+                .iter()
+                .filter(|(id, _)| players.get(id).is_some_and(|c| c.alive)),
+        );
         self.history.push_back((tick, alive));
-        if self.history.len() > (HISTORY_SECS * self.tick_rate) as usize {
-            self.history.pop_front();
-        }
     }
 }
