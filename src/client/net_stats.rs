@@ -10,6 +10,7 @@ use serde::Serialize;
 use super::causes::Cause;
 use super::interpolation::FrameMode;
 use super::lagometer::Lagometer;
+use super::prediction::CorrectionPath;
 use crate::net::protocol::PlayerSnap;
 use crate::sim::map::CELL;
 use crate::sim::world::PlayerId;
@@ -79,10 +80,15 @@ pub(crate) struct NetStats {
     /// The last few corrections and server decisions, newest last: seconds into the
     /// session, size in cells, cause in words.
     pub(crate) recent: VecDeque<(f64, f64, String)>,
+    /// The paths of the last few corrections and server decisions, newest last, with
+    /// their seconds into the session: what a replay draws over the arena.
+    pub(crate) paths: VecDeque<(f64, CorrectionPath)>,
 }
 
 /// Corrections the stats overlay lists.
 const RECENT: usize = 3;
+/// Correction paths kept (each at most 2 × `PATH_POINTS` positions).
+const PATHS: usize = 8;
 
 impl NetStats {
     pub(crate) fn undecodable(&mut self) {
@@ -169,6 +175,15 @@ impl NetStats {
             self.recent.pop_front();
         }
         self.recent.push_back((at_secs, cells, cause.to_string()));
+    }
+
+    /// The paths of the correction (or server decision) just counted, at `at_secs`.
+    pub(crate) fn correction_path(&mut self, at_secs: f64, path: Option<CorrectionPath>) {
+        let Some(path) = path else { return };
+        if self.paths.len() == PATHS {
+            self.paths.pop_front();
+        }
+        self.paths.push_back((at_secs, path));
     }
 
     pub(crate) fn fire_mispredicted(&mut self, count: u32) {

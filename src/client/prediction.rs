@@ -20,6 +20,10 @@ const MASK: u32 = RING as u32 - 1;
 const SNAP_DISTANCE: f64 = 2.0 * CELL as f64;
 /// Time constant of the visual error decay, in seconds: ~95% gone after 100 ms.
 const SMOOTHING_TAU: f64 = 0.033;
+/// A correction's paths start this many commands before the acknowledged one...
+const PATH_BEFORE: u32 = 6;
+/// ...and keep at most this many points each (the newest, at a long round trip).
+pub(crate) const PATH_POINTS: usize = 64;
 
 #[derive(Clone, Copy, Debug, Default)]
 struct Entry {
@@ -42,6 +46,18 @@ pub(crate) struct Correction {
     pub(crate) decreed: bool,
 }
 
+/// The local player's positions around one correction, oldest first, one per command
+/// (sub-cell units): as predicted, and as the server's state with our later commands
+/// replayed on it gives them. Both end at the newest command.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct CorrectionPath {
+    /// The seq of `predicted[0]`, and of `server[0]` (the acknowledged command).
+    pub(crate) predicted_from: u32,
+    pub(crate) server_from: u32,
+    pub(crate) predicted: Vec<(i32, i32)>,
+    pub(crate) server: Vec<(i32, i32)>,
+}
+
 #[derive(Clone, Debug)]
 pub(crate) struct Prediction {
     ring: Vec<Entry>,
@@ -50,6 +66,8 @@ pub(crate) struct Prediction {
     body: Body,
     /// Visual offset (sub-cell units) added to the drawn position after a correction.
     error: (f64, f64),
+    /// The paths of the last correction `reconcile` found, until taken.
+    path: Option<CorrectionPath>,
 }
 
 impl Prediction {
@@ -61,6 +79,7 @@ impl Prediction {
             acked_seq,
             body,
             error: (0.0, 0.0),
+            path: None,
         };
         p.ring[(acked_seq & MASK) as usize] = Entry {
             seq: acked_seq,
@@ -180,6 +199,7 @@ impl Prediction {
             return None;
         }
         let predicted = self.body.state;
+        let mut path = (!agrees).then(|| self.path_before(ack_seq));
         // Replay the later commands from the server's body. With reconciliation on,
         // the history is rewritten as we go, so the next snapshot compares against what
         // we now believe; off, the prediction and its history stand, and reconciliation
@@ -188,13 +208,26 @@ impl Prediction {
         if correct || agrees {
             self.ring[(ack_seq & MASK) as usize].body = server;
         }
+        let keep_from = self.latest_seq.saturating_sub(PATH_POINTS as u32 - 1);
+        if let Some(p) = &mut path {
+            p.server_from = ack_seq.max(keep_from);
+            if ack_seq >= keep_from {
+                p.server.push((server.state.x, server.state.y));
+            }
+        }
         for seq in ack_seq + 1..=self.latest_seq {
             let e = &mut self.ring[(seq & MASK) as usize];
             let _ = step(map, rules, me, &mut replayed, seq, e.cmd, others);
             if correct || agrees {
                 e.body = replayed;
             }
+            if let Some(p) = &mut path
+                && seq >= keep_from
+            {
+                p.server.push((replayed.state.x, replayed.state.y));
+            }
         }
+        self.path = path;
         if agrees {
             self.body = replayed;
             return None;
@@ -218,6 +251,35 @@ impl Prediction {
             (0.0, 0.0)
         };
         Some(correction)
+    }
+
+    /// The predicted positions from [`PATH_BEFORE`] commands before `ack_seq` to the
+    /// newest, before a reconciliation rewrites them (at most [`PATH_POINTS`], the
+    /// newest; the server's half is filled in by `reconcile`).
+    fn path_before(&self, ack_seq: u32) -> CorrectionPath {
+        let first = ack_seq
+            .saturating_sub(PATH_BEFORE)
+            .max(self.latest_seq.saturating_sub(PATH_POINTS as u32 - 1));
+        let mut path = CorrectionPath {
+            predicted_from: first,
+            ..CorrectionPath::default()
+        };
+        for seq in first..=self.latest_seq {
+            let e = &self.ring[(seq & MASK) as usize];
+            if e.seq == seq {
+                path.predicted.push((e.body.state.x, e.body.state.y));
+            } else {
+                // Older than the ring remembers: start after it.
+                path.predicted.clear();
+                path.predicted_from = seq + 1;
+            }
+        }
+        path
+    }
+
+    /// The paths of the last correction found, once.
+    pub(crate) fn take_path(&mut self) -> Option<CorrectionPath> {
+        self.path.take()
     }
 
     /// Lets the visual error decay by `dt` seconds.

@@ -16,7 +16,7 @@ use super::interpolation::SnapshotBuffer;
 use super::match_log::MatchLog;
 use super::net_stats::{NetStats, RemoteSeen, SessionStats};
 use super::pacer::InputPacer;
-use super::prediction::{Correction, Prediction};
+use super::prediction::{Correction, CorrectionPath, Prediction};
 use super::tell::Tell;
 use crate::net::map_chunks::MapAssembler;
 use crate::net::protocol::{
@@ -365,10 +365,51 @@ impl ClientSession {
         Some(sampled.unwrap_or((f64::from(newest.x), f64::from(newest.y))))
     }
 
+    /// Which snapshots remote players are drawn from at `now` (None before any).
+    pub(crate) fn drawn_from(&self, now: Instant) -> Option<DrawnFrom> {
+        let newest = self.buffer.newest()?.tick;
+        if !(self.switches.interpolation || self.switches.extrapolation) {
+            return Some(DrawnFrom::Newest(newest));
+        }
+        let t = self.render_tick(now)?;
+        let ticks: Vec<u32> = self.buffer.iter().map(|e| e.tick).collect();
+        Some(match ticks.iter().position(|&k| f64::from(k) > t) {
+            Some(0) => DrawnFrom::Newest(ticks[0]),
+            Some(i) => {
+                let (from, to) = (ticks[i - 1], ticks[i]);
+                let f = (t - f64::from(from)) / f64::from(to - from);
+                DrawnFrom::Between { from, to, f }
+            }
+            None => DrawnFrom::Past {
+                newest,
+                ticks: t - f64::from(newest),
+            },
+        })
+    }
+
+    /// The paths of the last few corrections, newest last, with their seconds into the
+    /// session.
+    pub(crate) fn correction_paths(
+        &self,
+    ) -> impl DoubleEndedIterator<Item = &(f64, CorrectionPath)> {
+        self.net.paths.iter()
+    }
+
     /// The goodbye to send when quitting.
     pub(crate) fn leave() -> ClientMsg {
         ClientMsg::Leave
     }
+}
+
+/// Which snapshots remote players are drawn from in one frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum DrawnFrom {
+    /// Between the snapshots of ticks `from` and `to`, `f` of the way (0 to 1).
+    Between { from: u32, to: u32, f: f64 },
+    /// `ticks` past the newest snapshot: extrapolated, or held.
+    Past { newest: u32, ticks: f64 },
+    /// At one snapshot: interpolation is off, or the render time is before the oldest.
+    Newest(u32),
 }
 
 pub(super) fn find(players: &[PlayerSnap], id: PlayerId) -> Option<PlayerState> {

@@ -4,15 +4,19 @@
 //! point is a short re-run away. The same pass writes the timeline: what the netcode did
 //! in each command tick.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use super::fates::{Fate, Fates};
 use super::format::{Record, Start};
 use super::reader::ReadError;
 use super::replay::{Replayer, open};
 use crate::client::Switches;
 use crate::client::net_stats::SessionStats;
+use crate::client::session::DrawnFrom;
 use crate::client::tap::LoopKind;
+use crate::net::protocol::ServerMsg;
 use crate::ui::timeline::TimelineSlot;
 
 pub const KEYFRAME_EVERY: Duration = Duration::from_secs(2);
@@ -36,6 +40,8 @@ pub struct Player {
     /// Times a frame was drawn (headless: a command tick), and of each correction.
     frames: Vec<Duration>,
     corrections: Vec<Duration>,
+    /// The slot each snapshot tick first arrived in.
+    arrivals: HashMap<u32, usize>,
     current: Replayer,
     next: usize,
 }
@@ -77,6 +83,7 @@ impl Player {
             tick,
             frames: Vec::new(),
             corrections: Vec::new(),
+            arrivals: HashMap::new(),
             current,
             next: 0,
         };
@@ -91,6 +98,10 @@ impl Player {
         self.slots.clear();
         self.frames.clear();
         self.corrections.clear();
+        self.arrivals.clear();
+        let mut fates = Fates::default();
+        // Each command made, and the slot it was made in.
+        let mut made: Vec<(u32, usize)> = Vec::new();
         self.keyframes.push(Keyframe {
             at: Duration::ZERO,
             next: 0,
@@ -102,10 +113,23 @@ impl Player {
         for (i, record) in self.records.iter().enumerate() {
             let is_frame = frame_kind(record);
             r.apply(record.clone());
+            for &(number, first, last) in r.sent() {
+                fates.sent(number, first, last);
+            }
             let Some(at) = record.at() else { continue };
             let after = r.session().stats();
             let slot = slot_of(at, self.tick);
             mark(&mut self.slots, slot, &before, after);
+            if let Record::Received { msg, .. } = record
+                && let ServerMsg::Snapshot(d) = msg.as_ref()
+            {
+                let inputs = d.inputs.map(|i| (i.received, i.high));
+                fates.snapshot(d.ack_seq, d.queued, inputs);
+                self.arrivals.entry(d.tick).or_insert(slot);
+            }
+            let new = after.commands_sent.saturating_sub(before.commands_sent) as u32;
+            let latest = r.session().latest_seq();
+            made.extend((latest.saturating_sub(new) + 1..=latest).map(|seq| (seq, slot)));
             let acked = r.session().acked_seq();
             if acked > acked_before {
                 self.slots[slot].acked = true;
@@ -125,6 +149,15 @@ impl Player {
                     next: i + 1,
                     replayer: r.fork(),
                 });
+            }
+        }
+        for (seq, slot) in made {
+            let s = &mut self.slots[slot];
+            match fates.fate(seq) {
+                Fate::Recovered => s.recovered = s.recovered.saturating_add(1),
+                Fate::Unsure => s.unsure = s.unsure.saturating_add(1),
+                Fate::Lost => s.commands_lost = s.commands_lost.saturating_add(1),
+                Fate::Delivered | Fate::Pending => {}
             }
         }
         self.current = self.keyframes[0].replayer.fork();
@@ -241,13 +274,29 @@ impl Player {
         target.map(|t| self.seek(t)).is_some()
     }
 
-    /// `columns` timeline slots with the replay time among them, and its index.
+    /// Which snapshots the frame at the replay time draws remote players from.
+    pub(crate) fn drawn_from(&self) -> Option<DrawnFrom> {
+        let r = &self.current;
+        r.session().drawn_from(r.instant())
+    }
+
+    /// `columns` timeline slots with the replay time among them, and its index; the
+    /// snapshots the frame at the replay time is interpolated between are marked.
     pub(crate) fn timeline(&self, columns: usize) -> (Vec<TimelineSlot>, usize) {
         let now = self.slot_of(self.at());
         let first = now.saturating_sub(columns / 2);
-        let slots = (first..first + columns)
+        let mut slots: Vec<TimelineSlot> = (first..first + columns)
             .map(|i| self.slots.get(i).copied().unwrap_or_default())
             .collect();
+        if let Some(DrawnFrom::Between { from, to, .. }) = self.drawn_from() {
+            let at = |tick: u32| self.arrivals.get(&tick)?.checked_sub(first);
+            if let Some(s) = at(from).and_then(|i| slots.get_mut(i)) {
+                s.interp_from = true;
+            }
+            if let Some(s) = at(to).and_then(|i| slots.get_mut(i)) {
+                s.interp_to = true;
+            }
+        }
         (slots, now - first)
     }
 }
@@ -272,6 +321,9 @@ fn mark(slots: &mut Vec<TimelineSlot>, i: usize, before: &SessionStats, after: &
     s.snapshots_lost = s
         .snapshots_lost
         .saturating_add(grew(before.snapshots_lost, after.snapshots_lost));
+    s.snapshots_late = s
+        .snapshots_late
+        .saturating_add(grew(after.snapshots_lost, before.snapshots_lost));
     s.corrections = s
         .corrections
         .saturating_add(grew(before.corrections, after.corrections));

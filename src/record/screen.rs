@@ -17,11 +17,21 @@ use ratatui::layout::Rect;
 
 use super::player::Player;
 use crate::client::Switches;
+use crate::client::session::DrawnFrom;
 use crate::client::terminal::{self, Tui};
+use crate::sim::map::CELL;
 use crate::ui;
-use crate::ui::timeline::{TIMELINE_ROWS, TimelineView, draw_timeline};
+use crate::ui::timeline::{
+    CorrectionPaths, TIMELINE_ROWS, TimelineView, draw_correction_paths, draw_timeline,
+};
 
 const SPEEDS: [f64; 7] = [0.1, 0.25, 0.5, 1.0, 1.5, 2.0, 4.0];
+/// A correction's paths stay drawn this long after it (replay time).
+const PATHS_SHOWN: Duration = Duration::from_secs(2);
+const LEGEND: &str =
+    "r recovered by a resent copy  x lost  ? unsure  [ ] interpolated pair  L late";
+const PATHS_LEGEND: &str =
+    "correction: • predicted  + server (its state, our commands replayed)  ⊕ both";
 
 /// The viewer's own state besides the player.
 struct Viewer {
@@ -162,21 +172,69 @@ fn what_if(player: &mut Player, v: &mut Viewer, key: char) -> anyhow::Result<()>
 fn draw(tui: &mut Tui, player: &Player, v: &Viewer) -> anyhow::Result<()> {
     let replayer = player.replayer();
     let view = replayer.driver().replay_view(replayer.instant(), 0.0);
+    let paths = correction_paths(player);
     tui.draw(|f| {
         let area = f.area();
         let rows = TIMELINE_ROWS.min(area.height);
         let top = Rect::new(area.x, area.y, area.width, area.height - rows);
         ui::draw_in(f, top, &view);
+        if let Some(p) = &paths {
+            draw_correction_paths(f.buffer_mut(), top, &view, p);
+        }
         let strip = Rect::new(area.x, top.bottom(), area.width, rows);
         let (slots, cursor) = player.timeline(TimelineView::columns(area.width));
         let timeline = TimelineView {
             slots,
             cursor,
             status: status(player, v),
+            caption: caption(player.drawn_from(), player.tick()),
+            legend: if paths.is_some() {
+                PATHS_LEGEND
+            } else {
+                LEGEND
+            }
+            .into(),
         };
         draw_timeline(f.buffer_mut(), strip, &timeline);
     })?;
     Ok(())
+}
+
+/// The paths of the newest correction (or server decision) at most [`PATHS_SHOWN`]
+/// before the replay time, in cells.
+pub(crate) fn correction_paths(player: &Player) -> Option<CorrectionPaths> {
+    let now = player.at().as_secs_f64();
+    let session = player.replayer().session();
+    let (_, path) = session
+        .correction_paths()
+        .rev()
+        .find(|(at, _)| *at <= now + 1e-9 && now - at <= PATHS_SHOWN.as_secs_f64())?;
+    let cells = |points: &[(i32, i32)]| {
+        let c = f64::from(CELL);
+        points
+            .iter()
+            .map(|&(x, y)| (f64::from(x) / c, f64::from(y) / c))
+            .collect()
+    };
+    Some(CorrectionPaths {
+        predicted: cells(&path.predicted),
+        server: cells(&path.server),
+    })
+}
+
+/// What the frame at the replay time draws remote players from, in words.
+pub(crate) fn caption(drawn: Option<DrawnFrom>, tick: Duration) -> String {
+    match drawn {
+        Some(DrawnFrom::Between { from, to, f }) => {
+            format!("interp {from}→{to} ({:.0}%)", f * 100.0)
+        }
+        Some(DrawnFrom::Past { newest, ticks }) => {
+            let ms = ticks * tick.as_secs_f64() * 1000.0;
+            format!("{ms:.0} ms past snapshot {newest}")
+        }
+        Some(DrawnFrom::Newest(t)) => format!("at snapshot {t}"),
+        None => "no snapshot yet".into(),
+    }
 }
 
 fn status(player: &Player, v: &Viewer) -> String {

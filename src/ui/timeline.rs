@@ -1,22 +1,30 @@
 //! The replay's timeline strip, under the arena: one column per command tick around the
-//! cursor (the replay time), one row per thing the netcode did in that tick.
+//! cursor (the replay time), one row per thing the netcode did in that tick, the
+//! cursor with a caption (which snapshots the cursor's frame draws remote players
+//! between), and a legend.
 //!
 //! ```text
-//!  ▶ 1.0x  01:23.450 / 10:00.000   what-if: interpolation off (re-simulated)
-//! cmds  ||||||||||||||||·|||||||||||||||||||
+//!  paused 1x  01:23.450 / 10:00.000  fix 3/41: 0.19 cells, bot-2 was elsewhere
+//! cmds  |||||||r||||||||||||||||||x|||||||||
 //! ack   ··+··+·····+··+··+··+··+··+··+··+··+
-//! snap  S··S··x··S··S··S··S··S··S··S··S··S··
+//! snap  S··S··x··S··[··]··S··L··S··S··S··S··
 //! draw  ~~~~~~~~~eee~~~~~~~~~~~~~~~~~~~~~~~~
 //! fix   ··········!·························
-//!                  ^
+//!                  ^ interp 1234→1237 (62%)
+//! r resent copy got there  x lost  ? unsure │ [ ] interp pair  L late
 //! ```
+//!
+//! [`draw_correction_paths`] draws, over the arena, a correction's predicted path and
+//! the server's.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 
-/// Rows the strip takes: status, five tracks, the cursor.
-pub(crate) const TIMELINE_ROWS: u16 = 7;
+use super::View;
+
+/// Rows the strip takes: status, five tracks, the cursor, the legend.
+pub(crate) const TIMELINE_ROWS: u16 = 8;
 const LABEL_COLS: u16 = 6;
 
 /// How one track draws a slot.
@@ -26,10 +34,21 @@ type Glyph = fn(&TimelineSlot) -> (char, Color);
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct TimelineSlot {
     pub(crate) commands: u8,
+    /// Of those: the first packet lost, a later packet's copy got there (recovered
+    /// by redundancy); maybe so (some of the packets around were lost, which is not
+    /// known); never reached the server.
+    pub(crate) recovered: u8,
+    pub(crate) unsure: u8,
+    pub(crate) commands_lost: u8,
     /// The server acknowledged more of our commands.
     pub(crate) acked: bool,
     pub(crate) snapshots: u8,
     pub(crate) snapshots_lost: u8,
+    /// Snapshots that arrived after a newer one (counted lost at first).
+    pub(crate) snapshots_late: u8,
+    /// The two snapshots the cursor's frame draws remote players between arrived here.
+    pub(crate) interp_from: bool,
+    pub(crate) interp_to: bool,
     /// Frames in this tick drawn past the newest snapshot, or frozen on it.
     pub(crate) extrapolated: bool,
     pub(crate) held: bool,
@@ -41,6 +60,9 @@ pub(crate) struct TimelineView {
     pub(crate) slots: Vec<TimelineSlot>,
     pub(crate) cursor: usize,
     pub(crate) status: String,
+    /// Beside the cursor: what the cursor's frame shows.
+    pub(crate) caption: String,
+    pub(crate) legend: String,
 }
 
 impl TimelineView {
@@ -63,13 +85,9 @@ pub(crate) fn draw_timeline(buf: &mut Buffer, area: Rect, t: &TimelineView) {
         Style::default(),
     );
     let tracks: [(&str, Glyph); 5] = [
-        ("cmds", |s| mark(s.commands > 0, '|', Color::Green)),
+        ("cmds", command_glyph),
         ("ack", |s| mark(s.acked, '+', Color::Green)),
-        ("snap", |s| match (s.snapshots, s.snapshots_lost) {
-            (_, l) if l > 0 => ('x', Color::Red),
-            (n, _) if n > 0 => ('S', Color::Cyan),
-            _ => ('·', Color::DarkGray),
-        }),
+        ("snap", snapshot_glyph),
         ("draw", |s| match (s.held, s.extrapolated) {
             (true, _) => ('h', Color::Red),
             (_, true) => ('e', Color::Yellow),
@@ -91,9 +109,68 @@ pub(crate) fn draw_timeline(buf: &mut Buffer, area: Rect, t: &TimelineView) {
             buf[(x, y)].set_char(c).set_style(style);
         }
     }
+    let y = area.y + TIMELINE_ROWS - 2;
     if t.cursor < columns {
         let x = area.x + LABEL_COLS + t.cursor as u16;
-        buf[(x, area.y + TIMELINE_ROWS - 1)].set_char('^');
+        buf[(x, y)].set_char('^');
+        caption(buf, area, x, y, &t.caption);
+    }
+    buf.set_stringn(area.x, y + 1, &t.legend, usize::from(area.width), dim);
+}
+
+/// The caption right of the cursor, or left of it when it does not fit there.
+fn caption(buf: &mut Buffer, area: Rect, cursor: u16, y: u16, text: &str) {
+    let len = text.chars().count() as u16;
+    let right = area.right().saturating_sub(cursor + 2);
+    let x = if len <= right {
+        cursor + 2
+    } else {
+        cursor.saturating_sub(len + 1).max(area.x)
+    };
+    let room = if x > cursor { right } else { cursor - x };
+    buf.set_stringn(x, y, text, usize::from(room), Style::default());
+}
+
+fn command_glyph(s: &TimelineSlot) -> (char, Color) {
+    if s.commands_lost > 0 {
+        ('x', Color::Red)
+    } else if s.recovered > 0 {
+        ('r', Color::LightYellow)
+    } else if s.unsure > 0 {
+        ('?', Color::Yellow)
+    } else {
+        mark(s.commands > 0, '|', Color::Green)
+    }
+}
+
+fn snapshot_glyph(s: &TimelineSlot) -> (char, Color) {
+    match s {
+        _ if s.interp_to => (']', Color::LightMagenta),
+        _ if s.interp_from => ('[', Color::LightMagenta),
+        _ if s.snapshots_lost > 0 => ('x', Color::Red),
+        _ if s.snapshots_late > 0 => ('L', Color::Yellow),
+        _ if s.snapshots > 0 => ('S', Color::Cyan),
+        _ => ('·', Color::DarkGray),
+    }
+}
+
+/// A correction's two paths, in cells, oldest first.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct CorrectionPaths {
+    pub(crate) predicted: Vec<(f64, f64)>,
+    pub(crate) server: Vec<(f64, f64)>,
+}
+
+/// Draws `paths` over the arena as [`super::draw_in`] laid it out in `area` for `view`:
+/// `•` predicted, `+` the server's, `⊕` where both fall in one place.
+pub(crate) fn draw_correction_paths(
+    buf: &mut Buffer,
+    area: Rect,
+    view: &View,
+    paths: &CorrectionPaths,
+) {
+    if let Some(l) = super::layout::layout(area, view.map, view.focus) {
+        super::arena::draw_paths(buf, l.arena, l.camera, &paths.predicted, &paths.server);
     }
 }
 
