@@ -385,6 +385,47 @@ mod tests {
     }
 
     #[test]
+    fn a_correction_keeps_the_predicted_path_and_the_servers() {
+        let (map, rules) = setup();
+        let start = PlayerState::at_cell(1, 1);
+        let mut p = Prediction::new(said(start, 0), 0);
+        for _ in 0..10 {
+            p.push(&map, &rules, 0, right(), &[]);
+        }
+        let predicted: Vec<(i32, i32)> = (0..=10)
+            .scan(start, |s, i| {
+                if i > 0 {
+                    *s = move_player(&map, &rules.movement, *s, right(), &[]);
+                }
+                Some((s.x, s.y))
+            })
+            .collect();
+        // The server moved us a row down before it applied seq 8.
+        let mut server = PlayerState::at_cell(1, 2);
+        server.x = predicted[8].0;
+        let c = p.reconcile(&map, &rules, 0, 8, said(server, 8), &[], true, true);
+        assert!(c.is_some());
+        let path = p.take_path().expect("the paths of the correction");
+        assert_eq!(p.take_path(), None, "taken once");
+        // Predicted: from 6 before the ack (seq 2) to the newest (10), as predicted.
+        assert_eq!(path.predicted_from, 2);
+        assert_eq!(path.predicted, predicted[2..].to_vec());
+        // The server's: its state at seq 8, then seqs 9 and 10 replayed on it.
+        assert_eq!(path.server_from, 8);
+        let replayed: Vec<(i32, i32)> = (8..=10).map(|i| (predicted[i].0, server.y)).collect();
+        assert_eq!(path.server, replayed);
+        assert_ne!(path.server.last(), path.predicted.last());
+        // Agreement leaves no path.
+        p.push(&map, &rules, 0, right(), &[]);
+        let now = p.state();
+        assert_eq!(
+            p.reconcile(&map, &rules, 0, 11, said(now, 11), &[], true, true),
+            None
+        );
+        assert_eq!(p.take_path(), None);
+    }
+
+    #[test]
     fn large_errors_snap() {
         let (map, rules) = setup();
         let mut p = Prediction::new(said(PlayerState::at_cell(1, 1), 0), 0);

@@ -373,18 +373,7 @@ impl ClientSession {
         }
         let t = self.render_tick(now)?;
         let ticks: Vec<u32> = self.buffer.iter().map(|e| e.tick).collect();
-        Some(match ticks.iter().position(|&k| f64::from(k) > t) {
-            Some(0) => DrawnFrom::Newest(ticks[0]),
-            Some(i) => {
-                let (from, to) = (ticks[i - 1], ticks[i]);
-                let f = (t - f64::from(from)) / f64::from(to - from);
-                DrawnFrom::Between { from, to, f }
-            }
-            None => DrawnFrom::Past {
-                newest,
-                ticks: t - f64::from(newest),
-            },
-        })
+        Some(drawn_between(&ticks, t))
     }
 
     /// The paths of the last few corrections, newest last, with their seconds into the
@@ -410,6 +399,26 @@ pub(crate) enum DrawnFrom {
     Past { newest: u32, ticks: f64 },
     /// At one snapshot: interpolation is off, or the render time is before the oldest.
     Newest(u32),
+}
+
+/// Which of the buffered snapshot `ticks` (ascending, at least one) render tick `t`
+/// falls between.
+fn drawn_between(ticks: &[u32], t: f64) -> DrawnFrom {
+    match ticks.iter().position(|&k| f64::from(k) > t) {
+        Some(0) => DrawnFrom::Newest(ticks[0]),
+        Some(i) => {
+            let (from, to) = (ticks[i - 1], ticks[i]);
+            let f = (t - f64::from(from)) / f64::from(to - from);
+            DrawnFrom::Between { from, to, f }
+        }
+        None => {
+            let newest = ticks[ticks.len() - 1];
+            DrawnFrom::Past {
+                newest,
+                ticks: t - f64::from(newest),
+            }
+        }
+    }
 }
 
 pub(super) fn find(players: &[PlayerSnap], id: PlayerId) -> Option<PlayerState> {
@@ -448,5 +457,40 @@ impl ClientSession {
             map_text: map.text().into(),
         };
         ClientSession::new(welcome, now, Switches::default()).expect("duel parses")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_interpolated_pair_brackets_the_render_tick_across_a_lost_snapshot() {
+        // Snapshot 106 was lost: 104.5 is drawn between 103 and 109, a quarter of the way.
+        let ticks = [100, 103, 109];
+        assert_eq!(
+            drawn_between(&ticks, 104.5),
+            DrawnFrom::Between {
+                from: 103,
+                to: 109,
+                f: 0.25
+            }
+        );
+        assert_eq!(
+            drawn_between(&ticks, 100.0),
+            DrawnFrom::Between {
+                from: 100,
+                to: 103,
+                f: 0.0
+            }
+        );
+        assert_eq!(
+            drawn_between(&ticks, 110.5),
+            DrawnFrom::Past {
+                newest: 109,
+                ticks: 1.5
+            }
+        );
+        assert_eq!(drawn_between(&ticks, 99.0), DrawnFrom::Newest(100));
     }
 }

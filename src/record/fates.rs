@@ -90,6 +90,14 @@ impl Fates {
     }
 
     fn counts(&mut self, received: u32, high: u32) {
+        // The highest packet number the server saw is one that arrived.
+        let at = self.packets.partition_point(|p| p.number < high);
+        if let Some(p) = self.packets.get_mut(at)
+            && p.number == high
+            && p.known == Known::Unknown
+        {
+            p.known = Known::Arrived;
+        }
         let missing = high.saturating_sub(received);
         // A late packet taken for lost arrived after all: its commands had come in a
         // later copy anyway, so the verdict stands; only the count follows.

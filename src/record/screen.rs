@@ -17,21 +17,18 @@ use ratatui::layout::Rect;
 
 use super::player::Player;
 use crate::client::Switches;
-use crate::client::session::DrawnFrom;
+use crate::client::session::{ClientSession, DrawnFrom};
 use crate::client::terminal::{self, Tui};
 use crate::sim::map::CELL;
 use crate::ui;
 use crate::ui::timeline::{
-    CorrectionPaths, TIMELINE_ROWS, TimelineView, draw_correction_paths, draw_timeline,
+    CorrectionPaths, LEGEND, PATHS_LEGEND, TIMELINE_ROWS, TimelineView, draw_correction_paths,
+    draw_timeline,
 };
 
 const SPEEDS: [f64; 7] = [0.1, 0.25, 0.5, 1.0, 1.5, 2.0, 4.0];
 /// A correction's paths stay drawn this long after it (replay time).
 const PATHS_SHOWN: Duration = Duration::from_secs(2);
-const LEGEND: &str =
-    "r recovered by a resent copy  x lost  ? unsure  [ ] interpolated pair  L late";
-const PATHS_LEGEND: &str =
-    "correction: • predicted  + server (its state, our commands replayed)  ⊕ both";
 
 /// The viewer's own state besides the player.
 struct Viewer {
@@ -203,8 +200,12 @@ fn draw(tui: &mut Tui, player: &Player, v: &Viewer) -> anyhow::Result<()> {
 /// The paths of the newest correction (or server decision) at most [`PATHS_SHOWN`]
 /// before the replay time, in cells.
 pub(crate) fn correction_paths(player: &Player) -> Option<CorrectionPaths> {
-    let now = player.at().as_secs_f64();
-    let session = player.replayer().session();
+    paths_near(player.replayer().session(), player.at())
+}
+
+/// The paths of `session`'s newest correction at most [`PATHS_SHOWN`] before `at`.
+fn paths_near(session: &ClientSession, at: Duration) -> Option<CorrectionPaths> {
+    let now = at.as_secs_f64();
     let (_, path) = session
         .correction_paths()
         .rev()
@@ -277,4 +278,88 @@ fn describe(s: Switches) -> String {
 fn clock(d: Duration) -> String {
     let ms = d.as_millis();
     format!("{:02}:{:02}.{:03}", ms / 60_000, ms / 1000 % 60, ms % 1000)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    use super::*;
+    use crate::client::app::App;
+    use crate::client::driver::Driver;
+    use crate::net::conditioner::Conditions;
+    use crate::net::delta;
+    use crate::net::protocol::{PlayerSnap, ServerMsg, Snapshot};
+    use crate::sim::map::Map;
+    use crate::sim::world::{Buttons, PlayerState};
+
+    fn snapshot(tick: u32, ack_seq: u32, state: PlayerState) -> ServerMsg {
+        let snap = Snapshot {
+            tick,
+            ack_seq,
+            echo_time_ms: 0,
+            echo_hold_ms: 0,
+            inputs: None,
+            queued: 0,
+            me: Default::default(),
+            players: vec![PlayerSnap { id: 0, state }],
+        };
+        ServerMsg::Snapshot(delta::encode(&snap, None))
+    }
+
+    /// The server puts us a row lower than we predicted (a push we could not know of):
+    /// the replay draws our predicted path and the server's, apart.
+    #[test]
+    fn a_forced_correction_draws_the_predicted_and_the_servers_path() {
+        let t0 = Instant::now();
+        let ms = |n: u64| t0 + Duration::from_millis(n);
+        let map = Map::builtin("duel").unwrap();
+        let (x, y) = map.spawns()[0];
+        let spawn = PlayerState::at_cell(x, y);
+        let app = App::new(Switches::default(), Conditions::default());
+        let mut d = Driver::new(ClientSession::on_duel(0, t0), app, t0);
+        d.receive(t0, snapshot(1, 0, spawn), 100);
+        for n in 0..=170 {
+            d.play(ms(n), Buttons::RIGHT, |_| {});
+        }
+        assert!(d.session().latest_seq() >= 10);
+        let below = PlayerState::at_cell(x, y + 1);
+        d.receive(ms(171), snapshot(4, 3, below), 100);
+        assert_eq!(d.session().stats().corrections, 1);
+        let paths = paths_near(d.session(), Duration::from_millis(171)).expect("paths");
+        assert_ne!(paths.predicted, paths.server, "{paths:?}");
+        assert!(paths.server.iter().all(|p| p.1 > paths.predicted[0].1));
+        assert_eq!(paths_near(d.session(), Duration::from_millis(2200)), None);
+
+        // Drawn once the correction's own flash (an `x` and a `+`) has gone.
+        let view = d.replay_view(ms(800), 0.0);
+        let draw = |with: Option<&CorrectionPaths>| {
+            let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
+            terminal
+                .draw(|f| {
+                    let area = f.area();
+                    ui::draw_in(f, area, &view);
+                    if let Some(p) = with {
+                        draw_correction_paths(f.buffer_mut(), area, &view, p);
+                    }
+                })
+                .unwrap();
+            terminal.backend().buffer().clone()
+        };
+        let (plain, marked) = (draw(None), draw(Some(&paths)));
+        // What the paths added: both marks, and nothing over the player.
+        let added: String = plain
+            .content()
+            .iter()
+            .zip(marked.content())
+            .filter(|(a, b)| a != b)
+            .map(|(_, b)| b.symbol())
+            .collect();
+        assert!(added.contains('•'), "predicted marks: {added}");
+        assert!(added.contains('+'), "server marks: {added}");
+        assert!(!added.contains('@') && marked.content().iter().any(|c| c.symbol() == "@"));
+    }
 }

@@ -27,6 +27,13 @@ use super::View;
 pub(crate) const TIMELINE_ROWS: u16 = 8;
 const LABEL_COLS: u16 = 6;
 
+/// The glyphs the rows use beyond the obvious, in one line of 80 columns.
+pub(crate) const LEGEND: &str =
+    "r recovered by a resent copy  x lost  ? unsure  [ ] interpolated pair  L late";
+/// The marks of a correction's paths over the arena.
+pub(crate) const PATHS_LEGEND: &str =
+    "correction: • predicted  + server (its state, our commands replayed)  ⊕ both";
+
 /// How one track draws a slot.
 type Glyph = fn(&TimelineSlot) -> (char, Color);
 
@@ -137,7 +144,7 @@ fn command_glyph(s: &TimelineSlot) -> (char, Color) {
     } else if s.recovered > 0 {
         ('r', Color::LightYellow)
     } else if s.unsure > 0 {
-        ('?', Color::Yellow)
+        ('?', Color::DarkGray)
     } else {
         mark(s.commands > 0, '|', Color::Green)
     }
@@ -199,6 +206,8 @@ mod tests {
             slots,
             cursor: 6,
             status: "paused".into(),
+            caption: String::new(),
+            legend: "legend".into(),
         };
         let area = Rect::new(0, 0, 20, TIMELINE_ROWS);
         let mut buf = Buffer::empty(area);
@@ -211,5 +220,70 @@ mod tests {
         assert_eq!(row(4), "draw  ~~~~~e~~~~    ");
         assert_eq!(row(5), "fix   ······!···    ");
         assert_eq!(row(6), "            ^       ");
+        assert_eq!(row(7), "legend              ");
+    }
+
+    fn text(buf: &Buffer) -> String {
+        let mut out = String::new();
+        for y in 0..buf.area.height {
+            for x in 0..buf.area.width {
+                out.push_str(buf[(x, y)].symbol());
+            }
+            out.push('\n');
+        }
+        out
+    }
+
+    /// Three seconds of a lossy session: a snapshot every third tick, a command every
+    /// tick, one snapshot lost and one late, commands recovered, unsure and lost.
+    fn busy_strip(width: u16, cursor_at: usize) -> String {
+        let mut slots = vec![TimelineSlot::default(); 180];
+        for (i, s) in slots.iter_mut().enumerate() {
+            s.commands = 1;
+            if i % 3 == 0 {
+                s.snapshots = 1;
+                s.acked = true;
+            }
+        }
+        slots[60].snapshots = 0;
+        slots[63].snapshots_lost = 1;
+        (64..67).for_each(|i| slots[i].extrapolated = true);
+        slots[72].snapshots_late = 1;
+        (52..56).for_each(|i| slots[i].recovered = 1);
+        (57..60).for_each(|i| slots[i].unsure = 1);
+        slots[61].commands_lost = 1;
+        slots[78].interp_from = true;
+        slots[81].interp_to = true;
+        slots[70].corrections = 1;
+        let columns = TimelineView::columns(width);
+        let first = cursor_at.saturating_sub(columns / 2);
+        let view = TimelineView {
+            slots: slots[first..].iter().take(columns).copied().collect(),
+            cursor: cursor_at - first,
+            status: " paused 1x  00:01.450 / 00:03.000  corrections 1 (last 0.31 cells: bot-1 was elsewhere than predicted)".into(),
+            caption: "interp 1234→1237 (62%)".into(),
+            legend: LEGEND.into(),
+        };
+        let area = Rect::new(0, 0, width, TIMELINE_ROWS);
+        let mut buf = Buffer::empty(area);
+        draw_timeline(&mut buf, area, &view);
+        text(&buf)
+    }
+
+    #[test]
+    fn the_strip_at_80_columns() {
+        insta::assert_snapshot!(busy_strip(80, 87));
+    }
+
+    #[test]
+    fn the_strip_at_120_columns() {
+        insta::assert_snapshot!(busy_strip(120, 87));
+    }
+
+    #[test]
+    fn the_caption_goes_left_of_a_cursor_near_the_right_edge() {
+        let strip = busy_strip(40, 87);
+        let cursor_row = strip.lines().nth(6).unwrap();
+        assert!(cursor_row.contains("interp 1234→1237 (62%) ^"), "{strip}");
     }
 }
