@@ -83,6 +83,9 @@ pub(crate) struct NetStats {
     /// The paths of the last few corrections and server decisions, newest last, with
     /// their seconds into the session: what a replay draws over the arena.
     pub(crate) paths: VecDeque<(f64, CorrectionPath)>,
+    /// Runs of commands the last few corrections found lost by re-simulation: first
+    /// seq, count; newest last.
+    pub(crate) lost_runs: VecDeque<(u32, u32)>,
 }
 
 /// Corrections the stats overlay lists.
@@ -148,6 +151,12 @@ impl NetStats {
 
     pub(crate) fn correction(&mut self, at_secs: f64, cells: f64, cause: &Cause) {
         self.remember(at_secs, cells, cause);
+        if let Cause::CommandsLost(count, first) = *cause {
+            self.lost_runs.push_back((first, count));
+            if self.lost_runs.len() > PATHS {
+                self.lost_runs.pop_front();
+            }
+        }
         let s = &mut self.stats;
         s.corrections += 1;
         *s.corrections_by_cause

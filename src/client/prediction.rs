@@ -58,6 +58,16 @@ pub(crate) struct CorrectionPath {
     pub(crate) server: Vec<(i32, i32)>,
 }
 
+impl CorrectionPath {
+    /// Keeps the newest [`PATH_POINTS`] of a server path that starts at `ack_seq`.
+    fn newest(mut self, ack_seq: u32) -> CorrectionPath {
+        let extra = self.server.len().saturating_sub(PATH_POINTS);
+        self.server.drain(..extra);
+        self.server_from = ack_seq + extra as u32;
+        self
+    }
+}
+
 #[derive(Clone, Debug)]
 pub(crate) struct Prediction {
     ring: Vec<Entry>,
@@ -117,6 +127,7 @@ impl Prediction {
             agreed,
             commands,
             predicted,
+            first_seq: self.acked_seq + 1,
         })
     }
 
@@ -208,26 +219,19 @@ impl Prediction {
         if correct || agrees {
             self.ring[(ack_seq & MASK) as usize].body = server;
         }
-        let keep_from = self.latest_seq.saturating_sub(PATH_POINTS as u32 - 1);
-        if let Some(p) = &mut path {
-            p.server_from = ack_seq.max(keep_from);
-            if ack_seq >= keep_from {
-                p.server.push((server.state.x, server.state.y));
-            }
-        }
-        for seq in ack_seq + 1..=self.latest_seq {
+        for seq in ack_seq..=self.latest_seq {
             let e = &mut self.ring[(seq & MASK) as usize];
-            let _ = step(map, rules, me, &mut replayed, seq, e.cmd, others);
-            if correct || agrees {
+            if seq > ack_seq {
+                let _ = step(map, rules, me, &mut replayed, seq, e.cmd, others);
+            }
+            if (correct || agrees) && seq > ack_seq {
                 e.body = replayed;
             }
-            if let Some(p) = &mut path
-                && seq >= keep_from
-            {
+            if let Some(p) = &mut path {
                 p.server.push((replayed.state.x, replayed.state.y));
             }
         }
-        self.path = path;
+        self.path = path.map(|p| p.newest(ack_seq));
         if agrees {
             self.body = replayed;
             return None;

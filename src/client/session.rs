@@ -384,6 +384,12 @@ impl ClientSession {
         self.net.paths.iter()
     }
 
+    /// The newest run of commands a correction's re-simulation found lost: first seq,
+    /// count.
+    pub(crate) fn last_lost_commands(&self) -> Option<(u32, u32)> {
+        self.net.lost_runs.back().copied()
+    }
+
     /// The goodbye to send when quitting.
     pub(crate) fn leave() -> ClientMsg {
         ClientMsg::Leave

@@ -12,7 +12,8 @@
 //!
 //! A command whose first packet was lost but which the server acknowledged got there
 //! in a later packet's copy: recovered by redundancy. One whose every packet was lost
-//! never reached the server. This holds the same for the client's own simulated loss
+//! never reached the server; so did one a correction's cause analysis found missing
+//! (re-running our commands without it lands where the server has us). This holds the same for the client's own simulated loss
 //! and for a real network's; the simulated link's own verdicts are not recorded.
 
 /// What became of one command.
@@ -58,6 +59,8 @@ pub(crate) struct Fates {
     /// The first packet not yet judged by the counts.
     unjudged: usize,
     acked: u32,
+    /// Runs of commands found lost by re-simulation: first seq, count.
+    lost_runs: Vec<(u32, u32)>,
 }
 
 impl Fates {
@@ -123,10 +126,23 @@ impl Fates {
         self.unjudged = end;
     }
 
+    /// A correction's cause analysis found commands `first..first + count` never
+    /// reached the server (re-running without them lands where the server has us).
+    pub(crate) fn lost_by_resimulation(&mut self, first: u32, count: u32) {
+        self.lost_runs.push((first, count));
+    }
+
     /// What became of command `seq`, as far as known now.
     pub(crate) fn fate(&self, seq: u32) -> Fate {
         if seq > self.acked {
             return Fate::Pending;
+        }
+        if self
+            .lost_runs
+            .iter()
+            .any(|&(first, count)| (first..first.saturating_add(count)).contains(&seq))
+        {
+            return Fate::Lost;
         }
         let at = self.packets.partition_point(|p| p.last < seq);
         let Some(first) = self.packets.get(at).filter(|p| p.first <= seq) else {
@@ -219,6 +235,16 @@ mod tests {
         assert_eq!(f.fate(3), Fate::Lost);
         assert_eq!(f.fate(5), Fate::Recovered);
         assert_eq!(f.fate(7), Fate::Delivered);
+    }
+
+    #[test]
+    fn commands_a_correction_found_missing_are_lost() {
+        let mut f = Fates::default();
+        six_packets(&mut f);
+        f.snapshot(12, 0, None);
+        f.lost_by_resimulation(7, 2);
+        let lost: Vec<u32> = (1..=12).filter(|&s| f.fate(s) == Fate::Lost).collect();
+        assert_eq!(lost, [7, 8]);
     }
 
     #[test]

@@ -140,6 +140,9 @@ impl Player {
             }
             if after.corrections > before.corrections {
                 self.corrections.push(at);
+                if let Some((first, count)) = r.session().last_lost_commands() {
+                    fates.lost_by_resimulation(first, count);
+                }
             }
             before = after.clone();
             let last = self.keyframes.last().map_or(Duration::ZERO, |k| k.at);

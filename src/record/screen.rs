@@ -245,19 +245,21 @@ fn status(player: &Player, v: &Viewer) -> String {
         None => String::new(),
     };
     let stats = player.replayer().session().stats();
+    // Corrections so far of all, and the last one's size and cause.
     let last = if stats.corrections > 0 {
         format!(
-            " (last {:.2} cells: {})",
+            ": {:.2} cells, {}",
             stats.last_correction_cells, stats.last_correction_cause
         )
     } else {
         String::new()
     };
     format!(
-        " {state} {}x  {} / {}  corrections {}{last}{what_if} | {}",
+        " {state} {}x  {} / {}  fix {}/{}{last}{what_if} | {}",
         SPEEDS[v.speed],
         clock(player.at()),
         clock(player.duration()),
+        stats.corrections,
         player.corrections().len(),
         v.message
     )
