@@ -49,7 +49,7 @@ pub(crate) struct Correction {
 /// The local player's positions around one correction, oldest first, one per command
 /// (sub-cell units): as predicted, and as the server's state with our later commands
 /// replayed on it gives them. Both end at the newest command.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct CorrectionPath {
     /// The seq of `predicted[0]`, and of `server[0]` (the acknowledged command).
     pub(crate) predicted_from: u32,

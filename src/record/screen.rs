@@ -357,7 +357,7 @@ mod tests {
             .content()
             .iter()
             .zip(marked.content())
-            .filter(|(a, b)| a != b)
+            .filter(|(a, b)| a.symbol() != b.symbol())
             .map(|(_, b)| b.symbol())
             .collect();
         assert!(added.contains('•'), "predicted marks: {added}");

@@ -200,7 +200,7 @@ fn draw_beam(buf: &mut Buffer, area: Rect, camera: (u16, u16), beam: &Beam) {
 
 /// A correction's two paths of the local player (positions in cells, one per command):
 /// `•` predicted, `+` the server's state with our commands replayed, `⊕` where both
-/// fall in one screen cell. The local player's `@` stays on top.
+/// fall in one screen cell. The local player's `@` stays, on the mark's colour.
 pub(crate) fn draw_paths(
     buf: &mut Buffer,
     area: Rect,
@@ -226,9 +226,12 @@ pub(crate) fn draw_paths(
             2 => ('+', Color::LightGreen),
             _ => ('⊕', Color::LightYellow),
         };
-        if let Some(cell) = buf.cell_mut(Position::new(col, row))
-            && cell.symbol() != "@"
-        {
+        let Some(cell) = buf.cell_mut(Position::new(col, row)) else {
+            continue;
+        };
+        if cell.symbol() == "@" {
+            cell.set_bg(color);
+        } else {
             cell.set_char(glyph)
                 .set_style(Style::new().fg(color).add_modifier(Modifier::BOLD));
         }
