@@ -407,16 +407,18 @@ mod tests {
                 commands: vec![Command::default()],
             });
         }
-        let acks: [(u32, u8, Option<(u32, u32)>); 9] = [
+        // Per snapshot: ack_seq, queued, and the server's count (received, high).
+        let counts = |received, high| Some((received, high));
+        let acks = [
             (1, 0, None),
             (2, 1, None),
             (4, 3, None),
-            (8, 1, Some((4, 5))),
+            (8, 1, counts(4, 5)),
             (10, 1, None),
             (12, 1, None),
             (14, 1, None),
             (16, 1, None),
-            (18, 1, Some((9, 10))),
+            (18, 1, counts(9, 10)),
         ];
         for (j, (ack, queued, inputs)) in acks.into_iter().enumerate() {
             let j = j as u64 + 1;
