@@ -6,7 +6,8 @@
 mod support;
 
 use std::process::Command as Process;
-use std::time::Duration;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
 
@@ -16,7 +17,8 @@ use netarena::client::tap::{LinkTotals, LoopKind};
 use netarena::net::conditioner::Conditions;
 use netarena::net::delta;
 use netarena::net::protocol::{Cookie, PlayerSnap, ServerMsg, Snapshot, Welcome};
-use netarena::record::format::VERSION;
+use netarena::record::format::{OLDEST_VERSION, VERSION};
+use netarena::record::replay::Replayer;
 use netarena::record::{ReadError, Reader, Record, Start, Writer};
 use netarena::sim::map::Map;
 use netarena::sim::world::{Buttons, Command, PlayerState};
@@ -49,6 +51,29 @@ fn start() -> Record {
             map_text: map.text().into(),
         },
     }))
+}
+
+/// A real keyframe: the loop of `start()` as it begins, once a snapshot came in.
+fn keyframe_state() -> Vec<u8> {
+    static STATE: OnceLock<Vec<u8>> = OnceLock::new();
+    STATE
+        .get_or_init(|| {
+            let Record::Start(start) = start() else {
+                unreachable!()
+            };
+            let mut r = Replayer::new(&start, Instant::now()).unwrap();
+            let me = PlayerSnap {
+                id: 3,
+                state: PlayerState::at_cell(2, 2),
+            };
+            r.apply(Record::Received {
+                at: Duration::from_millis(5),
+                wire_bytes: 40,
+                msg: Box::new(snapshot(1, vec![me])),
+            });
+            r.keyframe().unwrap()
+        })
+        .clone()
 }
 
 fn snapshot(tick: u32, players: Vec<PlayerSnap>) -> ServerMsg {
@@ -102,7 +127,7 @@ fn timed_record() -> impl Strategy<Value = Record> {
             at,
             buttons: Buttons::from_bits_truncate(b)
         }),
-        at.prop_map(|at| Record::Frame { at }),
+        at.clone().prop_map(|at| Record::Frame { at }),
         prop_oneof![
             Just(Action::ToggleInterpolation),
             Just(Action::CycleGhosts),
@@ -113,6 +138,10 @@ fn timed_record() -> impl Strategy<Value = Record> {
         any::<char>().prop_map(|c| Record::Chat(ChatKey::Char(c))),
         Just(Record::Chat(ChatKey::Send)),
         (any::<u16>(), any::<u16>()).prop_map(|(w, h)| Record::Size(w, h)),
+        at.prop_map(|at| Record::Keyframe {
+            at,
+            state: keyframe_state()
+        }),
     ]
 }
 
@@ -162,7 +191,8 @@ proptest! {
                 Record::Received { at, .. }
                 | Record::Ticks { at, .. }
                 | Record::Keys { at, .. }
-                | Record::Frame { at } => *at = times.next().unwrap(),
+                | Record::Frame { at }
+                | Record::Keyframe { at, .. } => *at = times.next().unwrap(),
                 _ => {}
             }
             r
@@ -202,6 +232,10 @@ fn small_recording() -> Vec<Record> {
             commands: vec![Command::moving(Buttons::RIGHT); 2],
         },
         Record::Action(Action::ToggleInterpolation),
+        Record::Keyframe {
+            at: Duration::from_millis(16),
+            state: keyframe_state(),
+        },
         Record::Frame {
             at: Duration::from_millis(17),
         },
@@ -285,7 +319,9 @@ fn another_version_is_refused_naming_both() {
     let (_, err) = read(&bytes);
     assert_eq!(
         err.unwrap().to_string(),
-        format!("recording format version 7, this netarena reads version {VERSION}")
+        format!(
+            "recording format version 7, this netarena reads versions {OLDEST_VERSION} to {VERSION}"
+        )
     );
     let (_, err) = read(b"GIF89a and so on");
     assert_eq!(err, Some(ReadError::NotARecording));
@@ -342,4 +378,68 @@ fn a_headless_session_over_lag_and_loss_replays_to_the_same_report() {
     live["ended"] = serde_json::Value::Null;
     replayed["ended"] = serde_json::Value::Null;
     assert_eq!(replayed, live);
+}
+
+#[test]
+fn a_version_1_recording_is_still_read() {
+    // Version 1 is version 2 without keyframes.
+    let records: Vec<_> = small_recording()
+        .into_iter()
+        .filter(|r| !matches!(r, Record::Keyframe { .. }))
+        .collect();
+    let mut bytes = write(&records);
+    bytes[6..8].copy_from_slice(&1u16.to_le_bytes());
+    let (back, err) = read(&bytes);
+    assert_eq!(err, None);
+    assert_eq!(back, records);
+}
+
+/// Every tenth byte of a keyframe's state changed in turn: the reader either takes the
+/// record (the change still decodes to a loop) or refuses it in one line naming its
+/// offset; it never panics. A state cut short inside a whole record is refused too.
+#[test]
+fn a_corrupt_or_cut_keyframe_is_one_line_naming_its_offset() {
+    let records = small_recording();
+    let k = records
+        .iter()
+        .position(|r| matches!(r, Record::Keyframe { .. }))
+        .unwrap();
+    let at = write(&records[..k]).len();
+    let bytes = write(&records);
+    let state = keyframe_state();
+    // The state is the end of the keyframe record.
+    let body = write(&records[..=k]).len() - state.len();
+    assert!(bytes[body..body + state.len()] == state[..]);
+    let mut refused = 0;
+    for i in (0..state.len()).step_by(10) {
+        let mut bad = bytes.clone();
+        bad[body + i] ^= 0xA5;
+        let (back, err) = read(&bad);
+        if let Some(err) = err {
+            let line = err.to_string();
+            assert!(
+                line.starts_with(&format!("bad record at byte {at}: keyframe: ")),
+                "{line}"
+            );
+            assert!(!line.contains('\n'), "{line}");
+            assert_eq!(back.len(), k);
+            refused += 1;
+        }
+    }
+    assert!(refused > state.len() / 100, "{refused} refused");
+    // The state cut short by a byte, the record's length saying so.
+    let mut cut = records[..k].to_vec();
+    let mut short = state.clone();
+    short.pop();
+    cut.push(Record::Keyframe {
+        at: Duration::from_millis(16),
+        state: short,
+    });
+    let (back, err) = read(&write(&cut));
+    assert_eq!(back.len(), k);
+    let line = err.unwrap().to_string();
+    assert!(
+        line.starts_with(&format!("bad record at byte {at}: keyframe: ")),
+        "{line}"
+    );
 }

@@ -290,6 +290,9 @@ pub(crate) struct HostArgs {
     /// Record the session to this file, for `netarena replay` (without it, F8 saves)
     #[arg(long, value_name = "FILE")]
     pub(crate) record: Option<PathBuf>,
+    /// Write a JSON report of your session here at exit (the headless client's fields)
+    #[arg(long, value_name = "FILE")]
+    pub(crate) report: Option<PathBuf>,
     #[command(flatten)]
     pub(crate) view: ViewArgs,
     #[command(flatten)]
@@ -402,8 +405,8 @@ pub(crate) struct JoinArgs {
     /// Headless only: how long to play, in seconds
     #[arg(long, default_value_t = 10.0, requires = "headless")]
     pub(crate) seconds: f64,
-    /// Headless only: write a JSON report here at exit
-    #[arg(long, value_name = "FILE", requires = "headless")]
+    /// Write a JSON report of the session here at exit (headless or played)
+    #[arg(long, value_name = "FILE")]
     pub(crate) report: Option<PathBuf>,
     /// Record the session to this file, for `netarena replay` (without it, F8 saves)
     #[arg(long, value_name = "FILE")]

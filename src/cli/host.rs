@@ -65,7 +65,7 @@ pub(crate) fn run(
     client.server = SocketAddr::from(([127, 0, 0, 1], addr.port()));
 
     let tap = super::join::recorder(args.record.as_deref(), true)?;
-    let result = interactive::run_with(client, stop, tap);
+    let result = interactive::run_with(client, stop, tap, args.report.as_deref());
     server_stop.store(true, Ordering::Relaxed);
     let _ = server_thread.join();
     finish(result, signal)

@@ -47,7 +47,10 @@ pub(crate) fn run(
         )?;
         return Ok(ExitCode::SUCCESS);
     }
-    finish(interactive::run_with(client, stop, tap), signal)
+    finish(
+        interactive::run_with(client, stop, tap, args.report.as_deref()),
+        signal,
+    )
 }
 
 /// A recorder writing to `path`, created before joining so a bad path fails at once;
@@ -92,7 +95,7 @@ fn browse(
             &args.net,
             conditions.clone(),
         )?;
-        match interactive::run(client, stop) {
+        match interactive::run_with(client, stop, None, args.report.as_deref()) {
             Err(e) if !stop.load(Ordering::Relaxed) => error = Some(format!("{e:#}")),
             result => return finish(result, signal),
         }

@@ -2,13 +2,16 @@
 //! under its own simulated network, on one clock that can stop; or, headless, the same
 //! run as fast as the machine allows, ending in a report.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize};
 
+use anyhow::Context;
 use clap::Args;
 
+use netarena::lab::headless::Recording;
 use netarena::lab::{LabConfig, MAX_CLIENTS, headless, terminal};
+use netarena::record::recorder::Recorder;
 use netarena::server::ServerConfig;
 
 use super::map_file;
@@ -51,9 +54,14 @@ pub(crate) struct LabArgs {
     /// Virtual seconds to run, with --headless
     #[arg(long, default_value_t = 10.0, requires = "headless")]
     pub(crate) seconds: f64,
-    /// Write the report (every client's, and the server's figures) here, with --headless
-    #[arg(long, value_name = "FILE.json", requires = "headless")]
+    /// Write the report (every client's, and the server's figures) here: at the end of
+    /// --headless, or when you quit
+    #[arg(long, value_name = "FILE.json")]
     pub(crate) report: Option<PathBuf>,
+    /// Record every client, for `netarena replay`: client 1 to FILE, client 2 to FILE
+    /// with -2 before its extension (lab.narec, lab-2.narec), and so on
+    #[arg(long, value_name = "FILE")]
+    pub(crate) record: Option<PathBuf>,
 }
 
 impl LabArgs {
@@ -95,13 +103,67 @@ pub(crate) fn run(
 ) -> anyhow::Result<ExitCode> {
     let config = args.config()?;
     config.validate()?;
+    let recordings = recordings(args.record.as_deref(), config.profiles.len())?;
     if args.headless {
-        let report = headless::run(&config, args.seconds, args.report.as_deref())?;
+        let report =
+            headless::run_recorded(&config, args.seconds, args.report.as_deref(), recordings)?;
         if args.report.is_none() {
             println!("{}", serde_json::to_string_pretty(&report)?);
         }
         return Ok(ExitCode::SUCCESS);
     }
+    let names: Vec<String> = recordings.iter().map(|r| r.name.clone()).collect();
     let cap = (args.fps_cap > 0).then_some(args.fps_cap);
-    finish(terminal::run(&config, cap, stop), signal)
+    let outcome = terminal::run(&config, cap, stop, recordings, args.report.as_deref());
+    // The terminal is ours again: say where each client went.
+    for (n, name) in names.iter().enumerate() {
+        println!("client {} recorded to {name}", n + 1);
+    }
+    finish(outcome, signal)
+}
+
+/// One recorder per client, every file created before the lab starts (so a bad path
+/// fails at once); none without `--record`.
+fn recordings(path: Option<&Path>, clients: usize) -> anyhow::Result<Vec<Recording>> {
+    let Some(path) = path else {
+        return Ok(Vec::new());
+    };
+    (1..=clients)
+        .map(|n| {
+            let file = client_file(path, n);
+            let recorder = Recorder::create(&file)
+                .with_context(|| format!("cannot create the recording {}", file.display()))?;
+            Ok(Recording {
+                tap: Box::new(recorder),
+                name: file.display().to_string(),
+            })
+        })
+        .collect()
+}
+
+/// Client 1's recording is `path`; client n's has `-n` before the extension, if any.
+fn client_file(path: &Path, n: usize) -> PathBuf {
+    if n == 1 {
+        return path.to_owned();
+    }
+    let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+    let name = match path.extension() {
+        Some(ext) => format!("{stem}-{n}.{}", ext.to_string_lossy()),
+        None => format!("{stem}-{n}"),
+    };
+    path.with_file_name(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn client_files_get_their_number_before_the_extension() {
+        let name = |p: &str, n| client_file(Path::new(p), n).display().to_string();
+        assert_eq!(name("runs/lab.narec", 1), "runs/lab.narec");
+        assert_eq!(name("runs/lab.narec", 2), "runs/lab-2.narec");
+        assert_eq!(name("lab", 4), "lab-4");
+        assert_eq!(name("a.b/lab.x.narec", 3), "a.b/lab.x-3.narec");
+    }
 }

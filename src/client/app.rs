@@ -22,7 +22,7 @@ const LOSS_STEPS_PCT: [f64; 6] = [0.0, 1.0, 2.0, 5.0, 10.0, 20.0];
 const DIAGONAL_GRACE_TICKS: u8 = 8;
 
 /// Which overlays are open.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Overlays {
     pub(crate) stats: bool,
     pub(crate) help: bool,
@@ -43,7 +43,7 @@ pub enum Effect {
     Chat(String),
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct App {
     switches: Switches,
     conditions: Conditions,
@@ -56,6 +56,7 @@ pub struct App {
     chat: Option<String>,
     chat_budget: ChatBudget,
     /// A line for the player from the client itself (a chat line not sent), and when.
+    #[serde(with = "crate::net::instants")]
     note: Option<(Instant, String)>,
     /// `q` was pressed once: the next `q` (or Esc with nothing open) quits, anything
     /// else plays on. One stray key never ends a match.
@@ -64,9 +65,10 @@ pub struct App {
 
 /// The server's chat rule, kept here too so a line it would drop is never sent
 /// silently: a burst of 3 lines, then 1 a second.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 struct ChatBudget {
     lines: f64,
+    #[serde(with = "crate::net::instants")]
     at: Option<Instant>,
 }
 

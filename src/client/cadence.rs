@@ -18,10 +18,12 @@ use crate::sim::world::Buttons;
 /// Ticks caught up in one go after a stall; one more and the cadence restarts from now.
 const MAX_CATCH_UP: u32 = 5;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct CommandClock {
     period: Duration,
+    #[serde(with = "crate::net::instants")]
     next: Instant,
+    #[serde(with = "crate::net::instants")]
     last: Instant,
     buttons: Buttons,
 }

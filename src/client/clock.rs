@@ -13,7 +13,7 @@ const JITTER_GAIN: f64 = 0.1;
 /// for a long time: start over rather than drift for seconds.
 const RESYNC_SECS: f64 = 1.0;
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct ServerClock {
     offset: Option<f64>,
     jitter: f64,

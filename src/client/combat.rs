@@ -17,7 +17,7 @@ const OWN_SHOT_SECS: f64 = 3.0;
 /// How long a rail beam stays drawn.
 pub(crate) const BEAM_SECS: f64 = 0.6;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Flight {
     pub shot: Projectile,
     /// Positions from birth, one per tick, until a wall or old age.
@@ -28,11 +28,12 @@ pub struct Flight {
 
 /// A shot of the local player's, predicted the moment its command was made, with the
 /// rulebook the server fires it with.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct OwnShot {
     pub seq: u32,
     pub shot: Shot,
     /// When it was predicted: the rail beam is drawn from then.
+    #[serde(with = "crate::net::instants")]
     pub at: Instant,
     /// The bolt's positions from the muzzle, one per command (blaster).
     pub path: Vec<(i32, i32)>,
@@ -72,10 +73,11 @@ pub(crate) struct FireVerdict {
     pub(crate) mispredicted: u32,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Combat {
     pub(crate) statuses: BTreeMap<PlayerId, PlayerStatus>,
     flights: Vec<Flight>,
+    #[serde(with = "crate::net::instants")]
     pub rails: VecDeque<(Instant, RailShot)>,
     own: Vec<OwnShot>,
 }

@@ -10,6 +10,7 @@ use super::Switches;
 use super::app::{App, Effect};
 use super::cadence::CommandClock;
 use super::input::{Action, ChatKey};
+use super::keyframe::{self, KeyframeError};
 use super::rates::Rates;
 use super::session::{ClientSession, SessionEnd};
 use super::tap::{Tap, TapEvent};
@@ -83,6 +84,43 @@ impl Driver {
             tap: None,
             made: Vec::new(),
             last_time: self.last_time,
+        }
+    }
+
+    /// The loop's state as a keyframe (what [`Driver::fork`] copies), its instants
+    /// counted from `base`: a replay can start from it ([`Driver::from_keyframe`]).
+    pub(crate) fn keyframe(&self, base: Instant) -> Result<Vec<u8>, KeyframeError> {
+        let state = keyframe::StateRef {
+            session: &self.session,
+            app: &self.app,
+            clock: &self.clock,
+            memory: &self.memory,
+        };
+        keyframe::encode(&state, base)
+    }
+
+    /// The loop as a keyframe left it, its instants counted from `base`.
+    pub(crate) fn from_keyframe(bytes: &[u8], base: Instant) -> Result<Driver, KeyframeError> {
+        let s = keyframe::decode(bytes, base)?;
+        Ok(Driver {
+            session: s.session,
+            app: s.app,
+            clock: s.clock,
+            memory: s.memory,
+            tap: None,
+            made: Vec::new(),
+            last_time: None,
+        })
+    }
+
+    /// Hands the tap a keyframe if it wants one now (once every few tens of seconds).
+    fn offer_keyframe(&mut self, now: Instant) {
+        let Some(base) = self.tap.as_mut().and_then(|t| t.keyframe_due(now)) else {
+            return;
+        };
+        let bytes = self.keyframe(base);
+        if let Some(tap) = &mut self.tap {
+            tap.keyframe(now, bytes.as_deref().map_err(|e| e.to_string()));
         }
     }
 
@@ -196,6 +234,7 @@ impl Driver {
         if !made.is_empty() {
             self.last_time = Some(now);
             tap.event(now, TapEvent::Ticks(made));
+            self.offer_keyframe(now);
         }
     }
 
@@ -209,6 +248,7 @@ impl Driver {
         self.note(Some(now), TapEvent::Frame);
         self.session.frame(now);
         self.memory.update(&self.session, now);
+        self.offer_keyframe(now);
     }
 
     /// Whether the picture may change with time alone: the loop then looks again soon.

@@ -107,11 +107,17 @@ pub fn run_with(
     // The report is written however the session ended, then the failure is passed on.
     let report = report(driver.session(), totals, ended);
     if let Some(path) = report_path {
-        let json = serde_json::to_string_pretty(&report)?;
-        std::fs::write(path, json + "\n")
-            .with_context(|| format!("cannot write report {}", path.display()))?;
+        write_report(path, &report)?;
     }
     played.map(|()| report)
+}
+
+/// Writes `report` as pretty JSON, a newline at the end: the one way a client's report
+/// is written, headless or played.
+pub(crate) fn write_report(path: &Path, report: &Report) -> anyhow::Result<()> {
+    let json = serde_json::to_string_pretty(report)?;
+    std::fs::write(path, json + "\n")
+        .with_context(|| format!("cannot write report {}", path.display()))
 }
 
 /// The loop: take in what arrived, make the commands due, sleep until the next.

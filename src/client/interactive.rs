@@ -4,6 +4,7 @@
 //! `frames`); commands run at a fixed rate, frames whenever the picture changes (at most
 //! `--fps-cap` a second).
 
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -18,11 +19,12 @@ use super::ClientConfig;
 use super::app::{App, Effect};
 use super::driver::Driver;
 use super::frames::{FpsCounter, FramePacer};
+use super::headless;
 use super::input::{Keys, chat_key};
 use super::link::Link;
 use super::rates::RateMeter;
 use super::session::{ClientSession, SessionEnd};
-use super::tap::{LinkTotals, LoopKind, Tap};
+use super::tap::{LinkTotals, LoopKind, Tap, TapEvent};
 use super::terminal::{self, Tui};
 use crate::net::protocol::{ClientMsg, Welcome};
 use crate::ui;
@@ -34,15 +36,17 @@ pub enum Outcome {
 }
 
 pub fn run(config: ClientConfig, stop: &AtomicBool) -> anyhow::Result<Outcome> {
-    run_with(config, stop, None)
+    run_with(config, stop, None, None)
 }
 
 /// [`run`], every input to the loop handed to `tap` (a recorder, to a file or kept in
-/// memory and saved with F8).
+/// memory and saved with F8); with `report`, the headless client's JSON report of the
+/// session is written there at the end, however it ended.
 pub fn run_with(
     config: ClientConfig,
     stop: &AtomicBool,
     mut tap: Option<Box<dyn Tap>>,
+    report: Option<&Path>,
 ) -> anyhow::Result<Outcome> {
     let mut link = Link::open(&config)?;
     let (mut tui, enhanced, _guard) = terminal::enter().context("cannot set up the terminal")?;
@@ -54,6 +58,9 @@ pub fn run_with(
     let start = now;
     if let Some(tap) = &mut tap {
         tap.start(now, LoopKind::Interactive, &welcome, &config);
+        // The size it starts with, at the start (the driver notes the changes).
+        let size = tui.size()?;
+        tap.event(now, TapEvent::Size(size.width, size.height));
     }
     let mut session = ClientSession::new(welcome, now, config.switches)
         .context("the server sent a map this client cannot use")?;
@@ -64,7 +71,24 @@ pub fn run_with(
         driver.set_tap(tap);
     }
     let result = play(&mut tui, &mut link, &mut driver, &config, enhanced, stop);
-    // Tell the server we are gone; a few copies, since any one may be lost.
+    let totals = leave(&mut link, start);
+    if let Some(tap) = driver.tap_mut() {
+        tap.finish(totals);
+    }
+    if let Some(path) = report {
+        let ended = match &result {
+            Ok(Outcome::Quit) => "quit".to_owned(),
+            Ok(Outcome::Stopped) => "stopped by a signal".to_owned(),
+            Err(e) => format!("{e:#}"),
+        };
+        headless::write_report(path, &headless::report(driver.session(), totals, ended))?;
+    }
+    result
+}
+
+/// Tells the server we are gone (a few copies, since any one may be lost); the link's
+/// totals of the session that began at `start`.
+fn leave(link: &mut Link, start: Instant) -> LinkTotals {
     let now = Instant::now();
     for _ in 0..3 {
         link.send(now, &ClientSession::leave());
@@ -74,17 +98,14 @@ pub fn run_with(
         link.pump(Instant::now(), |_, _| {});
     }
     let traffic = link.traffic();
-    if let Some(tap) = driver.tap_mut() {
-        tap.finish(LinkTotals {
-            seconds: now.duration_since(start).as_secs_f64(),
-            bytes_in: traffic.bytes_in,
-            bytes_out: traffic.bytes_out,
-            packets_in: traffic.packets_in,
-            packets_out: traffic.packets_out,
-            malformed_in: link.malformed(),
-        });
+    LinkTotals {
+        seconds: now.duration_since(start).as_secs_f64(),
+        bytes_in: traffic.bytes_in,
+        bytes_out: traffic.bytes_out,
+        packets_in: traffic.packets_in,
+        packets_out: traffic.packets_out,
+        malformed_in: link.malformed(),
     }
-    result
 }
 
 /// Joins, showing what it is doing; Esc, q and Ctrl-C cancel, and so does a signal.
@@ -145,7 +166,6 @@ fn play(
     stop: &AtomicBool,
 ) -> anyhow::Result<Outcome> {
     let size = tui.size()?;
-    driver.note_size(size.width, size.height);
     let mut shell = Shell {
         keys: Keys::new(enhanced),
         screen: (size.width, size.height),

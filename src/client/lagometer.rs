@@ -12,7 +12,7 @@ pub(crate) const SLICE: Duration = Duration::from_millis(50);
 /// Slices kept: 6 s, more than the widest overlay shows.
 pub(crate) const SLICES: usize = 120;
 
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Slice {
     /// The worst way any frame in this slice was drawn (None: no frame).
     pub(crate) worst: Option<FrameMode>,
@@ -33,8 +33,9 @@ fn severity(s: FrameMode) -> u8 {
     }
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Lagometer {
+    #[serde(with = "crate::net::instants")]
     start: Option<Instant>,
     /// Index of the newest slice since `start`.
     newest: u64,

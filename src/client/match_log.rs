@@ -15,22 +15,23 @@ use crate::sim::world::PlayerId;
 const FEED_SECS: f64 = 6.0;
 const CHAT_SECS: f64 = 12.0;
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct MatchClock {
     pub(crate) started_tick: u32,
     pub(crate) frag_limit: u16,
     pub(crate) time_limit_secs: u32,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Results {
+    #[serde(with = "crate::net::instants")]
     pub at: Instant,
     pub winner: Option<PlayerId>,
     pub standings: Vec<PlayerStatus>,
     pub next_map: String,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Kill {
     pub(crate) killer: PlayerId,
     pub(crate) victim: PlayerId,
@@ -44,9 +45,11 @@ pub(crate) struct MapChange {
     pub(crate) map: MapInfo,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct MatchLog {
+    #[serde(with = "crate::net::instants")]
     pub(crate) feed: VecDeque<(Instant, Kill)>,
+    #[serde(with = "crate::net::instants")]
     pub(crate) chat: VecDeque<(Instant, PlayerId, String)>,
     pub(crate) clock: Option<MatchClock>,
     pub results: Option<Results>,

@@ -18,6 +18,7 @@ mod intake;
 pub mod interactive;
 mod interpolation;
 pub mod join_screen;
+mod keyframe;
 mod lagometer;
 mod link;
 pub mod match_log;
@@ -38,7 +39,7 @@ use std::time::Duration;
 use crate::net::conditioner::Conditions;
 
 /// The netcode techniques a player can switch on and off to see what each one does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Switches {
     /// Draw the local player where our own simulation of our commands puts it (on), or
     /// where the server last said it was (off: a "dumb terminal").
@@ -89,7 +90,7 @@ impl Default for Switches {
 }
 
 /// What the debug ghost overlay shows.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum GhostMode {
     #[default]
     Off,

@@ -16,7 +16,7 @@ use crate::sim::map::CELL;
 use crate::sim::world::PlayerId;
 
 /// Running counts of what the netcode did, for the HUD, overlays and the JSON report.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, serde::Deserialize)]
 pub struct SessionStats {
     pub commands_sent: u64,
     pub snapshots_received: u64,
@@ -56,7 +56,7 @@ pub struct SessionStats {
 }
 
 /// What the client has seen of another player, for reports and tests.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, serde::Deserialize)]
 pub struct RemoteSeen {
     pub id: PlayerId,
     pub name: String,
@@ -65,7 +65,7 @@ pub struct RemoteSeen {
 }
 
 /// The counts, and the sums behind their means.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct NetStats {
     pub(crate) stats: SessionStats,
     rtt_sum: f64,

@@ -5,7 +5,7 @@
 
 use crate::sim::world::Command;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct InputPacer {
     /// Command ticks per input packet, when the buttons do not change.
     interval: u32,

@@ -25,7 +25,7 @@ const PATH_BEFORE: u32 = 6;
 /// ...and keep at most this many points each (the newest, at a long round trip).
 pub(crate) const PATH_POINTS: usize = 64;
 
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 struct Entry {
     seq: u32,
     cmd: Command,
@@ -33,7 +33,7 @@ struct Entry {
 }
 
 /// One disagreement with the server, as measured when it was found.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Correction {
     /// Where the prediction had the player now, before the replay (sub-cell units).
     pub(crate) predicted: PlayerState,
@@ -68,8 +68,9 @@ impl CorrectionPath {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Prediction {
+    #[serde(deserialize_with = "super::keyframe::exactly::<_, _, RING>")]
     ring: Vec<Entry>,
     latest_seq: u32,
     acked_seq: u32,
@@ -258,8 +259,7 @@ impl Prediction {
     }
 
     /// The predicted positions from [`PATH_BEFORE`] commands before `ack_seq` to the
-    /// newest, before a reconciliation rewrites them (at most [`PATH_POINTS`], the
-    /// newest; the server's half is filled in by `reconcile`).
+    /// newest (at most [`PATH_POINTS`]), before `reconcile` rewrites them.
     fn path_before(&self, ack_seq: u32) -> CorrectionPath {
         let first = ack_seq
             .saturating_sub(PATH_BEFORE)
@@ -408,7 +408,7 @@ mod tests {
         let mut server = PlayerState::at_cell(1, 2);
         server.x = predicted[8].0;
         let c = p.reconcile(&map, &rules, 0, 8, said(server, 8), &[], true, true);
-        assert!(c.is_some());
+        assert!(c.is_some_and(|c| c.cells > 0.9));
         let path = p.take_path().expect("the paths of the correction");
         assert_eq!(p.take_path(), None, "taken once");
         // Predicted: from 6 before the ack (seq 2) to the newest (10), as predicted.

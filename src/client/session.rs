@@ -12,6 +12,7 @@ use std::time::Instant;
 use super::Switches;
 use super::clock::{ServerClock, interp_delay_target};
 use super::combat::Combat;
+pub(crate) use super::interpolation::DrawnFrom;
 use super::interpolation::SnapshotBuffer;
 use super::match_log::MatchLog;
 use super::net_stats::{NetStats, RemoteSeen, SessionStats};
@@ -59,7 +60,7 @@ impl std::fmt::Display for SessionEnd {
     }
 }
 
-#[derive(Clone)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub struct ClientSession {
     pub(super) player_id: PlayerId,
     pub(super) map: Map,
@@ -71,6 +72,7 @@ pub struct ClientSession {
     /// The server's count of our placements, from the newest snapshot.
     pub(super) placed: Option<u8>,
     pub(super) server_name: String,
+    #[serde(with = "crate::net::instants")]
     pub(super) start: Instant,
     pub(super) prediction: Option<Prediction>,
     pub(super) buffer: SnapshotBuffer,
@@ -79,8 +81,11 @@ pub struct ClientSession {
     pub(super) latest: Option<Snapshot>,
     pub(super) roster: Vec<RosterEntry>,
     pub(super) interp_delay: f64,
+    #[serde(with = "crate::net::instants")]
     pub(super) last_frame: Option<Instant>,
+    #[serde(with = "crate::net::instants")]
     pub(super) last_heard: Instant,
+    #[serde(with = "crate::net::instants")]
     pub(super) last_correction: Option<(Instant, Correction)>,
     /// Slowing the command clock to drain a backlog on the server (see
     /// [`ClientSession::command_period_scale`]).
@@ -372,8 +377,7 @@ impl ClientSession {
             return Some(DrawnFrom::Newest(newest));
         }
         let t = self.render_tick(now)?;
-        let ticks: Vec<u32> = self.buffer.iter().map(|e| e.tick).collect();
-        Some(drawn_between(&ticks, t))
+        self.buffer.drawn_from(t)
     }
 
     /// The paths of the last few corrections, newest last, with their seconds into the
@@ -393,37 +397,6 @@ impl ClientSession {
     /// The goodbye to send when quitting.
     pub(crate) fn leave() -> ClientMsg {
         ClientMsg::Leave
-    }
-}
-
-/// Which snapshots remote players are drawn from in one frame.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum DrawnFrom {
-    /// Between the snapshots of ticks `from` and `to`, `f` of the way (0 to 1).
-    Between { from: u32, to: u32, f: f64 },
-    /// `ticks` past the newest snapshot: extrapolated, or held.
-    Past { newest: u32, ticks: f64 },
-    /// At one snapshot: interpolation is off, or the render time is before the oldest.
-    Newest(u32),
-}
-
-/// Which of the buffered snapshot `ticks` (ascending, at least one) render tick `t`
-/// falls between.
-fn drawn_between(ticks: &[u32], t: f64) -> DrawnFrom {
-    match ticks.iter().position(|&k| f64::from(k) > t) {
-        Some(0) => DrawnFrom::Newest(ticks[0]),
-        Some(i) => {
-            let (from, to) = (ticks[i - 1], ticks[i]);
-            let f = (t - f64::from(from)) / f64::from(to - from);
-            DrawnFrom::Between { from, to, f }
-        }
-        None => {
-            let newest = ticks[ticks.len() - 1];
-            DrawnFrom::Past {
-                newest,
-                ticks: t - f64::from(newest),
-            }
-        }
     }
 }
 
@@ -463,40 +436,5 @@ impl ClientSession {
             map_text: map.text().into(),
         };
         ClientSession::new(welcome, now, Switches::default()).expect("duel parses")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_interpolated_pair_brackets_the_render_tick_across_a_lost_snapshot() {
-        // Snapshot 106 was lost: 104.5 is drawn between 103 and 109, a quarter of the way.
-        let ticks = [100, 103, 109];
-        assert_eq!(
-            drawn_between(&ticks, 104.5),
-            DrawnFrom::Between {
-                from: 103,
-                to: 109,
-                f: 0.25
-            }
-        );
-        assert_eq!(
-            drawn_between(&ticks, 100.0),
-            DrawnFrom::Between {
-                from: 100,
-                to: 103,
-                f: 0.0
-            }
-        );
-        assert_eq!(
-            drawn_between(&ticks, 110.5),
-            DrawnFrom::Past {
-                newest: 109,
-                ticks: 1.5
-            }
-        );
-        assert_eq!(drawn_between(&ticks, 99.0), DrawnFrom::Newest(100));
     }
 }

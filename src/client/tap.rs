@@ -55,6 +55,15 @@ pub trait Tap {
     fn event(&mut self, at: Instant, event: TapEvent<'_>);
     /// The session is over; writes what is left.
     fn finish(&mut self, totals: LinkTotals);
+    /// Whether the tap wants a keyframe (the loop's whole state) at `at`: if so, the
+    /// instant its times count from. Asked after each frame or command tick, so it
+    /// must be cheap; the default wants none.
+    fn keyframe_due(&mut self, _at: Instant) -> Option<Instant> {
+        None
+    }
+    /// The keyframe asked for, taken at `at` after every input before it (or why it
+    /// could not be taken).
+    fn keyframe(&mut self, _at: Instant, _state: Result<&[u8], String>) {}
     /// Saves what is kept in memory (the last minute), if anything; says where.
     fn save(&mut self) -> Option<Result<String, String>> {
         None

@@ -5,9 +5,10 @@
 
 use std::time::Instant;
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Tell {
     /// The last flash shown: when, and which way.
+    #[serde(with = "crate::net::instants")]
     pub(crate) muzzle: Option<(Instant, u8)>,
 }
 

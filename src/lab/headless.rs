@@ -9,7 +9,8 @@ use anyhow::Context;
 use serde::Serialize;
 
 use super::{Lab, LabConfig, Traffic};
-use crate::client::headless::Report;
+use crate::client::headless::{self, Report};
+use crate::client::tap::Tap;
 
 /// What a headless lab run writes.
 #[derive(Clone, Debug, Serialize)]
@@ -46,52 +47,76 @@ pub struct ClientReport {
     pub report: Report,
     pub link_up: Traffic,
     pub link_down: Traffic,
+    /// The file its session was recorded to, with `--record`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recording: Option<String>,
+}
+
+/// A client's recording: where its inputs go, and the file's name for the report.
+pub struct Recording {
+    pub tap: Box<dyn Tap>,
+    pub name: String,
 }
 
 /// Runs `config` for `seconds` of virtual time; writes the report to `path` if given.
 pub fn run(config: &LabConfig, seconds: f64, path: Option<&Path>) -> anyhow::Result<LabReport> {
+    run_recorded(config, seconds, path, Vec::new())
+}
+
+/// [`run`], client 1's inputs recorded by the first of `recordings`, client 2's by the
+/// second, and so on.
+pub fn run_recorded(
+    config: &LabConfig,
+    seconds: f64,
+    path: Option<&Path>,
+    recordings: Vec<Recording>,
+) -> anyhow::Result<LabReport> {
     let start = Instant::now();
     let mut lab = Lab::new(config, start)?;
+    let mut names = Vec::new();
+    for (n, r) in recordings.into_iter().enumerate() {
+        lab.record(n, r.tap, None)?;
+        names.push(r.name);
+    }
     lab.run_until(start + Duration::from_secs_f64(seconds.max(0.0)));
-    let report = report(&lab, config.server.seed);
+    lab.finish_recordings();
+    let mut report = report(&lab, config.server.seed);
+    for (c, name) in report.clients.iter_mut().zip(names) {
+        c.recording = Some(name);
+    }
     if let Some(path) = path {
-        let json = serde_json::to_string_pretty(&report)?;
-        std::fs::write(path, json + "\n")
-            .with_context(|| format!("cannot write report {}", path.display()))?;
+        write(path, &report)?;
     }
     Ok(report)
 }
 
-/// The figures of `lab` as it stands.
+/// Writes `report` as pretty JSON, a newline at the end.
+pub fn write(path: &Path, report: &LabReport) -> anyhow::Result<()> {
+    let json = serde_json::to_string_pretty(report)?;
+    std::fs::write(path, json + "\n")
+        .with_context(|| format!("cannot write report {}", path.display()))
+}
+
+/// The figures of `lab` as it stands, at the end of its time.
 pub fn report(lab: &Lab, seed: u64) -> LabReport {
+    ended_report(lab, seed, "time up")
+}
+
+/// The figures of `lab` as it stands, each client's `ended` saying how the lab ended.
+pub fn ended_report(lab: &Lab, seed: u64, ended: &str) -> LabReport {
     let seconds = lab.elapsed().as_secs_f64();
     let server = lab.server();
     let clients = lab
         .clients
         .iter()
-        .map(|c| {
-            let s = c.driver.session();
-            let (up, down) = (c.up.traffic(), c.down.traffic());
-            ClientReport {
-                client: c.number,
-                profile: c.profile.clone(),
-                report: Report {
-                    player_id: s.player_id(),
-                    stats: s.stats().clone(),
-                    commands_acked: u64::from(s.acked_seq()),
-                    jitter_ms: 1000.0 * s.jitter_secs(),
-                    bytes_in: down.bytes,
-                    bytes_out: up.bytes,
-                    packets_in: down.delivered,
-                    packets_out: up.sent,
-                    malformed_in: 0,
-                    seconds,
-                    remote_players: s.remotes_seen().to_vec(),
-                    ended: "time up".into(),
-                },
-                link_up: up,
-                link_down: down,
-            }
+        .map(|c| ClientReport {
+            client: c.number,
+            profile: c.profile.clone(),
+            // The report a client writes, with the totals its recording ends with.
+            report: headless::report(c.driver.session(), c.totals(seconds), ended.into()),
+            link_up: c.up.traffic(),
+            link_down: c.down.traffic(),
+            recording: None,
         })
         .collect();
     LabReport {

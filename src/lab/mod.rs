@@ -17,15 +17,16 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 
-use crate::client::Switches;
 use crate::client::app::{App, Effect};
 use crate::client::brain::Wander;
 use crate::client::driver::Driver;
 use crate::client::input::Action;
 use crate::client::session::ClientSession;
+use crate::client::tap::{LinkTotals, LoopKind, Tap, TapEvent};
+use crate::client::{ClientConfig, Switches};
 use crate::net::codec;
 use crate::net::conditioner::Conditions;
-use crate::net::protocol::{ClientMsg, GameEvent, RailShot, ServerMsg};
+use crate::net::protocol::{ClientMsg, GameEvent, RailShot, ServerMsg, Welcome};
 use crate::server::{Server, ServerConfig};
 use crate::sim::world::Buttons;
 use wire::Lane;
@@ -78,12 +79,20 @@ pub(crate) struct LabClient {
     pub(crate) number: usize,
     pub(crate) profile: String,
     addr: SocketAddr,
+    /// When its session started: its first command, out of phase with the others.
+    /// Nothing reaches it before, so a recording's times count from here.
+    start: Instant,
+    /// What it started with, for a recording's start record.
+    welcome: Welcome,
+    config: ClientConfig,
     pub(crate) driver: Driver,
     pub(crate) up: Lane,
     pub(crate) down: Lane,
     /// None: driven by keys, [`LabClient::held`].
     brain: Option<Wander>,
     pub(crate) held: Buttons,
+    /// The keys its driver last played, if any.
+    played: Option<Buttons>,
     /// The newest command seq the server said it applied (from its last snapshot sent).
     pub(crate) server_ack: u32,
 }
@@ -91,6 +100,19 @@ pub(crate) struct LabClient {
 impl LabClient {
     pub(crate) fn is_bot(&self) -> bool {
         self.brain.is_some()
+    }
+
+    /// What its link carried, as a client's own link counts it, `seconds` into the lab.
+    pub(crate) fn totals(&self, seconds: f64) -> LinkTotals {
+        let (up, down) = (self.up.traffic(), self.down.traffic());
+        LinkTotals {
+            seconds,
+            bytes_in: down.bytes,
+            bytes_out: up.bytes,
+            packets_in: down.delivered,
+            packets_out: up.sent,
+            malformed_in: 0,
+        }
     }
 }
 
@@ -117,6 +139,11 @@ fn client_addr(n: usize) -> SocketAddr {
     SocketAddr::from(([10, 0, 0, n as u8 + 1], 5000))
 }
 
+/// The seed of the wandering bot of client `n` (0-based; walkers follow the clients).
+fn brain_seed(seed: u64, n: usize) -> u64 {
+    seed + n as u64
+}
+
 impl Lab {
     /// Starts the server and joins every client, at virtual time `start`.
     pub fn new(config: &LabConfig, start: Instant) -> anyhow::Result<Lab> {
@@ -129,36 +156,45 @@ impl Lab {
             let welcome = server
                 .join_in_process(start, addr, &name)
                 .with_context(|| format!("the server has no room for {name}"))?;
-            let session = ClientSession::new(welcome, start, Switches::default())
+            // Each client's commands out of phase with the server and with each other;
+            // its session starts with its first command, as a client's loop does.
+            let first = start + tick * (n as u32 % 4 + 1) / 5;
+            let session = ClientSession::new(welcome.clone(), first, Switches::default())
                 .context("the server's map")?;
             let conditions = Conditions::profile(profile).unwrap_or_default();
             let mut app = App::new(Switches::default(), conditions.clone());
             // The lab shows lag compensation in the shooter's view from the start.
             app.handle(Action::ToggleLagCompensation);
-            // Each client's commands out of phase with the server and with each other.
-            let first = start + tick * (n as u32 % 4 + 1) / 5;
             let link_seed = seed.wrapping_mul(31).wrapping_add(n as u64 * 2);
+            let mut config = ClientConfig::new(addr, &name);
+            config.outgoing = conditions.clone();
+            config.incoming = conditions.clone();
+            config.seed = brain_seed(seed, n);
             anyhow::Ok(LabClient {
                 number: n + 1,
                 profile: profile.to_owned(),
                 addr,
+                start: first,
+                welcome,
+                config,
                 driver: Driver::new(session, app, first),
                 up: Lane::new(conditions.clone(), link_seed),
                 down: Lane::new(conditions, link_seed + 1),
                 brain,
                 held: Buttons::empty(),
+                played: None,
                 server_ack: 0,
             })
         };
         let mut clients = Vec::new();
         for (n, profile) in config.profiles.iter().enumerate() {
-            let brain = (n >= config.keyboard).then(|| Wander::new(seed + n as u64));
+            let brain = (n >= config.keyboard).then(|| Wander::new(brain_seed(seed, n)));
             clients.push(join(n, format!("client{}", n + 1), profile, brain)?);
         }
         let mut walkers = Vec::new();
         for w in 0..usize::from(config.walkers) {
             let n = MAX_CLIENTS + w;
-            let brain = Some(Wander::new(seed + n as u64));
+            let brain = Some(Wander::new(brain_seed(seed, n)));
             walkers.push(join(n, format!("walker{}", w + 1), "off", brain)?);
         }
         Ok(Lab {
@@ -210,6 +246,55 @@ impl Lab {
         self.run_until(until);
     }
 
+    /// Hands every input of client `n` (0-based) to `tap` (a recorder) from the start of
+    /// its session, which must not have begun: call it before running the lab. With
+    /// `size`, the terminal's size is recorded too.
+    pub fn record(
+        &mut self,
+        n: usize,
+        mut tap: Box<dyn Tap>,
+        size: Option<(u16, u16)>,
+    ) -> anyhow::Result<()> {
+        let Some(c) = self.clients.get_mut(n) else {
+            bail!("the lab has no client {}", n + 1);
+        };
+        if self.now > c.start {
+            bail!("client {} started before its recording", c.number);
+        }
+        let kind = if c.is_bot() {
+            LoopKind::Headless
+        } else {
+            LoopKind::Interactive
+        };
+        tap.start(c.start, kind, &c.welcome, &c.config);
+        // What the lab set before the session started, at the start: it shows lag
+        // compensation (see `Lab::new`).
+        tap.event(c.start, TapEvent::Action(Action::ToggleLagCompensation));
+        if let Some((w, h)) = size {
+            tap.event(c.start, TapEvent::Size(w, h));
+        }
+        c.driver.set_tap(tap);
+        Ok(())
+    }
+
+    /// A new terminal size, for the recordings.
+    pub fn note_size(&mut self, w: u16, h: u16) {
+        for c in &mut self.clients {
+            c.driver.note_size(w, h);
+        }
+    }
+
+    /// Ends every recording with its link's totals, the ones the report gives.
+    pub fn finish_recordings(&mut self) {
+        let seconds = self.elapsed().as_secs_f64();
+        for c in &mut self.clients {
+            let totals = c.totals(seconds);
+            if let Some(tap) = c.driver.tap_mut() {
+                tap.finish(totals);
+            }
+        }
+    }
+
     /// Sets the keys client `n` (0-based) holds; ignored for bot-driven clients.
     pub fn hold(&mut self, n: usize, keys: Buttons) {
         if let Some(c) = self.clients.get_mut(n) {
@@ -219,8 +304,12 @@ impl Lab {
 
     /// A key's action for client `n`: switches reach its session, new conditions its
     /// link, both ways. What is left (quit, chat) comes back.
+    /// Ignored before the client's session started (its first few milliseconds).
     pub fn act(&mut self, n: usize, action: Action) -> Option<Effect> {
         let c = self.clients.get_mut(n)?;
+        if self.now < c.start {
+            return None;
+        }
         match c.driver.handle(action)? {
             Effect::Conditions(cond) => {
                 c.profile = profile_name(&cond);
@@ -235,7 +324,7 @@ impl Lab {
     /// Advances every client's frame state (smoothing, fading overlays) to now.
     pub(crate) fn frame(&mut self) {
         let now = self.now;
-        for c in &mut self.clients {
+        for c in self.clients.iter_mut().filter(|c| now >= c.start) {
             c.driver.frame(now);
         }
     }
@@ -254,6 +343,10 @@ impl Lab {
         }
         self.send_outbox(now);
         for c in self.clients.iter_mut().chain(&mut self.walkers) {
+            if now < c.start {
+                // Not started yet: what arrived waits on the link.
+                continue;
+            }
             let driver = &mut c.driver;
             c.down.drain(now, |_, bytes| {
                 if let Ok(msg) = codec::decode_server(bytes) {
@@ -321,7 +414,14 @@ fn commands(c: &mut LabClient, now: Instant, buf: &mut Vec<u8>) {
                 session.frame(now);
             },
         ),
-        None => c.driver.play(now, c.held, send),
+        // Only when it can change something, new keys or a command due: otherwise `play`
+        // does nothing but note the keys, and a recording would hold a keys record for
+        // every millisecond.
+        None if c.played != Some(c.held) || now >= c.driver.next_command() => {
+            c.played = Some(c.held);
+            c.driver.play(now, c.held, send);
+        }
+        None => {}
     }
 }
 

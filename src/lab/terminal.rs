@@ -3,6 +3,7 @@
 //! Tab, and the clock: `P` pauses, `.` steps one server tick, `<` `>` change the speed.
 //! Real time drives the virtual clock, scaled by the speed, unless paused.
 
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -11,6 +12,7 @@ use ratatui::crossterm::event::{self, Event, KeyCode, KeyEvent, KeyModifiers};
 use ratatui::crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
 use ratatui::crossterm::{execute, queue};
 
+use super::headless::{self, Recording};
 use super::view::{self, Controls};
 use super::{Lab, LabConfig};
 use crate::client::input::{Action, Keys};
@@ -42,10 +44,23 @@ struct Front {
     fps: Fps,
 }
 
-pub fn run(config: &LabConfig, fps_cap: Option<u32>, stop: &AtomicBool) -> anyhow::Result<Outcome> {
+/// Runs the lab in this terminal until `q` or `stop`. Client 1's inputs are recorded
+/// by the first of `recordings`, client 2's by the second, and so on; at the end each
+/// recording is finished and, with `report`, the lab's report is written there.
+pub fn run(
+    config: &LabConfig,
+    fps_cap: Option<u32>,
+    stop: &AtomicBool,
+    recordings: Vec<Recording>,
+    report: Option<&Path>,
+) -> anyhow::Result<Outcome> {
     let mut lab = Lab::new(config, Instant::now())?;
     let (mut tui, enhanced, _guard) = terminal::enter().context("cannot set up the terminal")?;
-    let mut front = Front {
+    let size = tui.size()?;
+    for (n, r) in recordings.into_iter().enumerate() {
+        lab.record(n, r.tap, Some((size.width, size.height)))?;
+    }
+    let front = Front {
         players: [Keys::new(enhanced), Keys::new(enhanced)],
         switch_keys: Keys::new(enhanced),
         selected: 0,
@@ -55,6 +70,30 @@ pub fn run(config: &LabConfig, fps_cap: Option<u32>, stop: &AtomicBool) -> anyho
         message: None,
         fps: Fps::default(),
     };
+    let outcome = play(&mut tui, &mut lab, front, fps_cap, stop);
+    lab.finish_recordings();
+    if let Some(path) = report {
+        let ended = match &outcome {
+            Ok(Outcome::Quit) => "quit".to_owned(),
+            Ok(_) => "stopped by a signal".to_owned(),
+            Err(e) => format!("{e:#}"),
+        };
+        headless::write(
+            path,
+            &headless::ended_report(&lab, config.server.seed, &ended),
+        )?;
+    }
+    outcome
+}
+
+/// The loop: keys, the clock, frames.
+fn play(
+    tui: &mut Tui,
+    lab: &mut Lab,
+    mut front: Front,
+    fps_cap: Option<u32>,
+    stop: &AtomicBool,
+) -> anyhow::Result<Outcome> {
     let period = fps_cap.map(|f| Duration::from_secs(1) / f.max(1));
     let mut last = Instant::now();
     let mut next_frame = last;
@@ -63,7 +102,7 @@ pub fn run(config: &LabConfig, fps_cap: Option<u32>, stop: &AtomicBool) -> anyho
             return Ok(Outcome::Stopped);
         }
         let real = Instant::now();
-        if read_keys(&mut tui, &mut lab, &mut front, real)? {
+        if read_keys(tui, lab, &mut front, real)? {
             return Ok(Outcome::Quit);
         }
         for (n, keys) in front.players.iter_mut().enumerate() {
@@ -86,7 +125,7 @@ pub fn run(config: &LabConfig, fps_cap: Option<u32>, stop: &AtomicBool) -> anyho
             next_frame = (next_frame + period).max(real);
         }
         lab.frame();
-        draw(&mut tui, &lab, &mut front, real)?;
+        draw(tui, lab, &mut front, real)?;
     }
 }
 
@@ -124,7 +163,10 @@ fn read_keys(
     while event::poll(Duration::ZERO)? {
         match event::read()? {
             Event::Key(key) if on_key(lab, front, key, real) => return Ok(true),
-            Event::Resize(..) => tui.autoresize()?,
+            Event::Resize(w, h) => {
+                tui.autoresize()?;
+                lab.note_size(w, h);
+            }
             _ => {}
         }
     }

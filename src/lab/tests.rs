@@ -121,3 +121,67 @@ fn too_small_a_terminal_says_the_size_needed() {
     let s = screen(40, 12, 2, 0);
     assert!(s.contains("the lab needs 36x"), "{s}");
 }
+
+/// Client 1 and 2 played by keys as in a terminal (frames at uneven intervals, keys
+/// changing, a switch toggled), recorded, and re-run: each replay reports what the lab
+/// does for that client.
+#[test]
+fn keyboard_clients_recorded_in_the_lab_replay_exactly() {
+    use crate::record::recorder::Recorder;
+    use crate::record::replay::replay_headless;
+    use crate::sim::world::Buttons;
+
+    let mut c = config(2, 3, 9);
+    c.server.bot_skill = 5;
+    c.keyboard = 2;
+    let t0 = Instant::now();
+    let mut lab = Lab::new(&c, t0).unwrap();
+    let files: Vec<_> = (1..=2)
+        .map(|n| {
+            let name = format!("netarena-{}-lab-keys-{n}.narec", std::process::id());
+            std::env::temp_dir().join(name)
+        })
+        .collect();
+    for (n, f) in files.iter().enumerate() {
+        let tap = Box::new(Recorder::create(f).unwrap());
+        lab.record(n, tap, Some((160, 45))).unwrap();
+    }
+    let keys = [
+        Buttons::RIGHT,
+        Buttons::empty(),
+        Buttons::LEFT.union(Buttons::FIRE),
+        Buttons::DOWN,
+        Buttons::UP.union(Buttons::RIGHT),
+    ];
+    let mut step = 7_919_u64;
+    let mut i = 0;
+    while lab.elapsed() < Duration::from_secs(40) {
+        // Frames 0.5 to 23.5 ms apart, as a terminal draws them.
+        step = (step * 7_907 + 13) % 23_000 + 500;
+        lab.hold(0, keys[i / 37 % 5]);
+        lab.hold(1, keys[i / 53 % 5]);
+        let until = lab.now() + Duration::from_micros(step);
+        lab.run_until(until);
+        lab.frame();
+        if i % 700 == 350 {
+            lab.act(1, Action::TogglePrediction);
+        }
+        i += 1;
+    }
+    lab.finish_recordings();
+    let report = headless::report(&lab, 9);
+    for (n, f) in files.iter().enumerate() {
+        let replay = replay_headless(f).unwrap();
+        let _ = std::fs::remove_file(f);
+        assert_eq!(replay.diverged, 0);
+        let mut live = report.clients[n].report.clone();
+        assert!(live.stats.commands_sent > 2000, "{live:?}");
+        live.ended = replay.report.ended.clone();
+        assert_eq!(
+            serde_json::to_value(&replay.report).unwrap(),
+            serde_json::to_value(&live).unwrap(),
+            "client {}",
+            n + 1
+        );
+    }
+}

@@ -166,6 +166,23 @@ fn decode_with<T: serde::de::DeserializeOwned, const N: usize>(
     Ok(msg)
 }
 
+/// The most a keyframe (a client loop's whole state in a recording, docs/RECORDING.md)
+/// may be, encoded, and what decoding one may allocate: a 16-player match takes tens
+/// of KiB (the prediction ring, the snapshot buffer, the map), so 4 MiB leaves room and
+/// still bounds what a hostile file can make us take.
+pub const MAX_KEYFRAME: usize = 4 << 20;
+
+/// Encodes saved state (a keyframe) into `buf` (cleared first), at most
+/// [`MAX_KEYFRAME`] bytes. Instants need `net::instants::with_base` around the call.
+pub fn encode_state<T: Serialize>(state: &T, buf: &mut Vec<u8>) -> Result<(), CodecError> {
+    encode_with(state, buf, config::<MAX_KEYFRAME>())
+}
+
+/// Decodes saved state under the [`MAX_KEYFRAME`] limit; trailing bytes are refused.
+pub fn decode_state<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, CodecError> {
+    decode_with(bytes, MAX_KEYFRAME, config::<MAX_KEYFRAME>())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

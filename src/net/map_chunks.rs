@@ -69,9 +69,10 @@ pub enum ChunkError {
     Corrupt,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 struct Partial {
     map: MapInfo,
+    #[serde(with = "crate::net::instants")]
     started: Instant,
     parts: Vec<Option<Vec<u8>>>,
     bytes: usize,
@@ -79,7 +80,7 @@ struct Partial {
 
 /// Reassembles one map at a time from its chunks, in any order, duplicates welcome.
 /// Holds at most one incomplete map ([`MAX_MAP_BYTES`]) and one complete one.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct MapAssembler {
     partial: Option<Partial>,
     complete: Option<(MapInfo, String)>,

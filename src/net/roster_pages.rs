@@ -37,7 +37,7 @@ pub fn split(serial: u16, entries: &[RosterEntry]) -> Vec<RosterPage> {
 }
 
 /// Collects the pages of the newest roster; a page of another serial starts over.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct RosterPages {
     serial: u16,
     pages: Vec<Option<Vec<RosterEntry>>>,

@@ -36,14 +36,16 @@ fn totals(r: &Replayer) -> Totals {
 /// Re-runs the recording at `path`, writing a CSV row for every command tick; the
 /// counting columns are what happened within that tick. Returns the rows written.
 pub fn export_csv(path: &Path, out: &mut impl Write) -> anyhow::Result<u64> {
-    let (start, reader) = open(path)?;
+    let (start, mut reader) = open(path)?;
     let tick = Duration::from_secs(1) / u32::from(start.welcome.tick_rate.max(1));
-    let mut r = Replayer::new(&start, Instant::now())?;
+    let first = reader.next_record()?;
+    // A clip the ring saved starts at its keyframe: the rows start there too.
+    let mut r = Replayer::begin(&start, first.as_ref(), Instant::now(), None)?;
     writeln!(out, "{CSV_HEADER}")?;
-    let mut slot = 0u64;
-    let mut before = Totals::default();
+    let mut slot = (r.at().as_nanos() / tick.as_nanos()) as u64;
+    let mut before = totals(&r);
     let mut rows = 0;
-    for record in reader {
+    for record in first.into_iter().map(Ok).chain(reader) {
         let record = record?;
         if let Some(at) = record.at() {
             let now_slot = (at.as_nanos() / tick.as_nanos()) as u64;

@@ -1,7 +1,9 @@
-//! The recording format, version 1 (documented in docs/RECORDING.md): an 8-byte header
+//! The recording format, version 2 (documented in docs/RECORDING.md): an 8-byte header
 //! (`NAREC`, a zero byte, the version as u16 little-endian), then records. A record is a
-//! kind byte, its payload length as a LEB128 varint (at most [`MAX_PAYLOAD`]), and the
-//! payload. Times are nanoseconds since the session started, as varints.
+//! kind byte, its payload length as a LEB128 varint (at most [`MAX_PAYLOAD`], a keyframe
+//! at most [`MAX_KEYFRAME_PAYLOAD`]), and the payload. Times are varints: nanoseconds
+//! since the previous timed record, but a keyframe's is since the session started, so a
+//! file may begin at a keyframe. Version 1 is version 2 without keyframes: it is read.
 
 use std::time::Duration;
 
@@ -9,16 +11,20 @@ use crate::client::GhostMode;
 use crate::client::input::{Action, ChatKey};
 use crate::client::tap::{LinkTotals, LoopKind};
 use crate::client::{ClientConfig, Switches};
-use crate::net::codec::MAX_SERVER_DATAGRAM;
+use crate::net::codec::{MAX_KEYFRAME, MAX_SERVER_DATAGRAM};
 use crate::net::conditioner::Conditions;
 use crate::net::protocol::{ServerMsg, Welcome};
 use crate::sim::world::{Buttons, Command};
 
 pub const MAGIC: [u8; 6] = *b"NAREC\0";
-pub const VERSION: u16 = 1;
+pub const VERSION: u16 = 2;
+/// The oldest version read: version 1 has every record but the keyframe, unchanged.
+pub const OLDEST_VERSION: u16 = 1;
 pub const HEADER_LEN: usize = 8;
 /// No payload is longer: the largest is a server datagram plus a few varints.
 pub const MAX_PAYLOAD: usize = MAX_SERVER_DATAGRAM + 64;
+/// No keyframe payload is longer: its time, then the state under the codec's bound.
+pub const MAX_KEYFRAME_PAYLOAD: usize = MAX_KEYFRAME + 16;
 /// No recorded time is later: a session is shorter than a day, and a replay's per-tick
 /// tables are sized by the last time, which a hostile file must not choose freely.
 pub const MAX_TIME: Duration = Duration::from_secs(24 * 3600);
@@ -34,6 +40,16 @@ pub(crate) const ACTION: u8 = 6;
 pub(crate) const CHAT: u8 = 7;
 pub(crate) const SIZE: u8 = 8;
 pub(crate) const END: u8 = 9;
+pub(crate) const KEYFRAME: u8 = 10;
+
+/// The most a payload of `kind` may be.
+pub(crate) fn max_payload(kind: u8) -> usize {
+    if kind == KEYFRAME {
+        MAX_KEYFRAME_PAYLOAD
+    } else {
+        MAX_PAYLOAD
+    }
+}
 
 /// What the session started with.
 #[derive(Clone, Debug, PartialEq)]
@@ -84,6 +100,12 @@ pub enum Record {
     Chat(ChatKey),
     Size(u16, u16),
     End(LinkTotals),
+    /// The whole client loop `at` this long after the start, after every record before
+    /// it (`Driver::keyframe`): a replay may start here.
+    Keyframe {
+        at: Duration,
+        state: Vec<u8>,
+    },
 }
 
 impl Record {
@@ -93,7 +115,8 @@ impl Record {
             Record::Received { at, .. }
             | Record::Ticks { at, .. }
             | Record::Keys { at, .. }
-            | Record::Frame { at } => Some(*at),
+            | Record::Frame { at }
+            | Record::Keyframe { at, .. } => Some(*at),
             _ => None,
         }
     }

@@ -17,3 +17,5 @@ pub mod writer;
 pub use format::{Record, Start};
 pub use reader::{ReadError, Reader};
 pub use writer::Writer;
+#[cfg(test)]
+mod tests;

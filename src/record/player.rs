@@ -71,7 +71,7 @@ impl Player {
     ) -> anyhow::Result<Player> {
         let base = Instant::now();
         let tick = Duration::from_secs(1) / u32::from(start.welcome.tick_rate.max(1));
-        let current = Replayer::new(&start, base)?;
+        let current = Replayer::begin(&start, records.first(), base, None)?;
         let mut player = Player {
             start,
             records,
@@ -93,7 +93,8 @@ impl Player {
 
     /// One pass over the whole recording: keyframes, timeline, frames, corrections.
     fn index(&mut self) -> anyhow::Result<()> {
-        let mut r = Replayer::with_switches(&self.start, self.base, self.what_if)?;
+        // A clip the ring saved starts at its keyframe, not at the welcome.
+        let mut r = Replayer::begin(&self.start, self.records.first(), self.base, self.what_if)?;
         self.keyframes.clear();
         self.slots.clear();
         self.frames.clear();
@@ -103,7 +104,7 @@ impl Player {
         // Each command made, and the slot it was made in.
         let mut made: Vec<(u32, usize)> = Vec::new();
         self.keyframes.push(Keyframe {
-            at: Duration::ZERO,
+            at: r.at(),
             next: 0,
             replayer: r.fork(),
         });

@@ -1,14 +1,18 @@
 //! Reads a recording back, bounded: a record's length is checked against
-//! [`MAX_PAYLOAD`] before anything is read into the one reused buffer, and every error
-//! names the byte offset where the bad record starts.
+//! [`MAX_PAYLOAD`](super::format::MAX_PAYLOAD) (a keyframe's against [`MAX_KEYFRAME_PAYLOAD`]) before anything is
+//! read into the one reused buffer, which grows only as bytes actually arrive; every
+//! error names the byte offset where the bad record starts. A keyframe is decoded here
+//! once to check it, so a bad one is an error at its offset, not a failed replay.
 
 use std::io::{self, Read};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::format::{
-    ACTION, CHAT, END, FRAME, HEADER_LEN, KEYS, MAGIC, MAX_PAYLOAD, MAX_TICKS, MAX_TIME, RECEIVED,
-    Record, SIZE, START, Start, TICKS, VERSION, action_from, chat_from, switches_from,
+    ACTION, CHAT, END, FRAME, HEADER_LEN, KEYFRAME, KEYS, MAGIC, MAX_KEYFRAME_PAYLOAD, MAX_TICKS,
+    MAX_TIME, OLDEST_VERSION, RECEIVED, Record, SIZE, START, Start, TICKS, VERSION, action_from,
+    chat_from, max_payload, switches_from,
 };
+use crate::client::driver::Driver;
 use crate::client::tap::{LinkTotals, LoopKind};
 use crate::net::codec;
 use crate::net::conditioner::Conditions;
@@ -20,7 +24,9 @@ use crate::sim::world::{Buttons, Command};
 pub enum ReadError {
     #[error("not a netarena recording (no NAREC header)")]
     NotARecording,
-    #[error("recording format version {found}, this netarena reads version {VERSION}")]
+    #[error(
+        "recording format version {found}, this netarena reads versions {OLDEST_VERSION} to {VERSION}"
+    )]
     Version { found: u16 },
     /// The file ends inside the record that starts at `offset`: it was cut short.
     #[error("the recording ends in the middle of the record at byte {offset}")]
@@ -51,7 +57,7 @@ impl<R: Read> Reader<R> {
             return Err(ReadError::Truncated { offset: 0 });
         }
         let found = u16::from_le_bytes([header[6], header[7]]);
-        if found != VERSION {
+        if !(OLDEST_VERSION..=VERSION).contains(&found) {
             return Err(ReadError::Version { found });
         }
         Ok(Reader {
@@ -75,12 +81,17 @@ impl<R: Read> Reader<R> {
             return Ok(None);
         }
         let (len, len_bytes) = self.read_len(at)?;
-        if len > MAX_PAYLOAD as u64 {
-            return Err(corrupt(at, format!("length {len} is over {MAX_PAYLOAD}")));
+        let max = max_payload(kind[0]);
+        if len > max as u64 {
+            return Err(corrupt(at, format!("length {len} is over {max}")));
         }
-        self.buf.resize(len as usize, 0);
-        let got = read_full(&mut self.input, &mut self.buf).map_err(|e| io_error(at, &e))?;
-        if got < self.buf.len() {
+        // Grows with the bytes that arrive, never to what the length claims up front.
+        self.buf.clear();
+        let got = (&mut self.input)
+            .take(len)
+            .read_to_end(&mut self.buf)
+            .map_err(|e| io_error(at, &e))?;
+        if (got as u64) < len {
             return Err(ReadError::Truncated { offset: at });
         }
         self.offset = at + 1 + len_bytes + len;
@@ -103,7 +114,7 @@ impl<R: Read> Reader<R> {
             if b[0] & 0x80 == 0 {
                 return Ok((v, i + 1));
             }
-            if v > MAX_PAYLOAD as u64 {
+            if v > MAX_KEYFRAME_PAYLOAD as u64 {
                 break;
             }
         }
@@ -257,10 +268,25 @@ fn parse(kind: u8, bytes: &[u8], clock: Duration) -> Result<Record, String> {
             Record::Size(w, u16::from_le_bytes(p.array::<2>()?))
         }
         END => Record::End(parse_end(&mut p)?),
+        KEYFRAME => parse_keyframe(&mut p)?,
         other => return Err(format!("unknown record kind {other}")),
     };
     p.done()?;
     Ok(record)
+}
+
+/// A keyframe's time is whole (since the start), not a step; its state must decode.
+fn parse_keyframe(p: &mut Payload<'_>) -> Result<Record, String> {
+    let at = Duration::from_nanos(p.varint()?);
+    if at > MAX_TIME {
+        return Err(format!("time {} s is past the 24-hour limit", at.as_secs()));
+    }
+    let state = std::mem::take(&mut p.0);
+    Driver::from_keyframe(state, Instant::now()).map_err(|e| e.to_string())?;
+    Ok(Record::Keyframe {
+        at,
+        state: state.to_vec(),
+    })
 }
 
 fn parse_start(p: &mut Payload<'_>) -> Result<Start, String> {

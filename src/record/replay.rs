@@ -1,6 +1,8 @@
 //! Re-runs a recording through the same client loop: a fresh session and app, fed the
 //! recorded messages, commands, keys and frames at the recorded instants (rebuilt from
 //! offsets against a new base instant, so every interval is exactly the recorded one).
+//! A recording whose first timed record is a keyframe (a clip the ring saved) starts
+//! from the loop that keyframe holds instead of from the welcome.
 
 use std::time::{Duration, Instant};
 
@@ -76,6 +78,55 @@ impl Replayer {
         Ok(replayer)
     }
 
+    /// A session as the keyframe at `at` left it (its instants counted from `base`),
+    /// with `what_if` switches if given.
+    pub fn from_keyframe(
+        start: &Start,
+        base: Instant,
+        at: Duration,
+        state: &[u8],
+        what_if: Option<Switches>,
+    ) -> anyhow::Result<Replayer> {
+        let driver = Driver::from_keyframe(state, base).context("the recording's keyframe")?;
+        let mut replayer = Replayer {
+            driver,
+            base,
+            kind: start.kind,
+            at,
+            diverged: 0,
+            totals: None,
+            size: None,
+            what_if,
+            bytes_in: 0,
+            bytes_out: 0,
+            sent: Vec::new(),
+        };
+        replayer.force_what_if();
+        Ok(replayer)
+    }
+
+    /// Where a recording whose first record after the start is `first` begins: its
+    /// keyframe if it is one, else the welcome.
+    pub fn begin(
+        start: &Start,
+        first: Option<&Record>,
+        base: Instant,
+        what_if: Option<Switches>,
+    ) -> anyhow::Result<Replayer> {
+        match first {
+            Some(Record::Keyframe { at, state }) => {
+                Replayer::from_keyframe(start, base, *at, state, what_if)
+            }
+            _ => Replayer::with_switches(start, base, what_if),
+        }
+    }
+
+    /// The loop's state now as a keyframe, its instants counted from the replay's base
+    /// (what `Record::Keyframe` holds).
+    pub fn keyframe(&self) -> anyhow::Result<Vec<u8>> {
+        Ok(self.driver.keyframe(self.base)?)
+    }
+
     /// Applies one record.
     pub fn apply(&mut self, record: Record) {
         if let Some(at) = record.at() {
@@ -108,7 +159,9 @@ impl Replayer {
             }
             Record::Size(w, h) => self.size = Some((w, h)),
             Record::End(t) => self.totals = Some(t),
-            Record::Start(_) => {}
+            // A keyframe only says when it is: the loop it holds is this one already
+            // (a replay starts from the first; [`Replayer::begin`]).
+            Record::Start(_) | Record::Keyframe { .. } => {}
         }
     }
 
@@ -248,10 +301,17 @@ pub fn open(path: &Path) -> anyhow::Result<(Start, Reader<BufReader<File>>)> {
 
 /// Re-runs the whole recording at `path`.
 pub fn replay_headless(path: &Path) -> anyhow::Result<HeadlessReplay> {
-    let (start, reader) = open(path)?;
-    let mut replayer = Replayer::new(&start, Instant::now())?;
-    let mut stopped = None;
-    for record in reader {
+    let (start, mut reader) = open(path)?;
+    let (first, mut stopped) = match reader.next_record() {
+        Ok(first) => (first, None),
+        Err(e) => (None, Some(e)),
+    };
+    let mut replayer = Replayer::begin(&start, first.as_ref(), Instant::now(), None)?;
+    let more = first.is_some();
+    if let Some(r) = first {
+        replayer.apply(r);
+    }
+    for record in reader.take_while(|_| more) {
         match record {
             Ok(r) => replayer.apply(r),
             Err(e) => {

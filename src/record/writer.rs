@@ -5,9 +5,9 @@ use std::io::{self, Write};
 use std::time::Duration;
 
 use super::format::{
-    ACTION, CHAT, END, FRAME, HEADER_LEN, KEYS, MAGIC, MAX_PAYLOAD, MAX_TICKS, RECEIVED, Record,
-    SIZE, START, Start, TICKS, VERSION, action_code, chat_code, kind_code, nanos, put_conditions,
-    put_varint, switches_bits,
+    ACTION, CHAT, END, FRAME, HEADER_LEN, KEYFRAME, KEYS, MAGIC, MAX_TICKS, RECEIVED, Record, SIZE,
+    START, Start, TICKS, VERSION, action_code, chat_code, kind_code, max_payload, nanos,
+    put_conditions, put_varint, switches_bits,
 };
 use crate::client::tap::{LinkTotals, TapEvent};
 use crate::net::codec;
@@ -128,6 +128,20 @@ impl<W: Write> Writer<W> {
         Ok(())
     }
 
+    /// A keyframe: the loop's state (`Driver::keyframe`) `at` this long after the start.
+    /// Its time is written whole, not as a step, so a file may begin with it; the
+    /// records after it step from it.
+    pub fn keyframe(&mut self, at: Duration, state: &[u8]) -> io::Result<()> {
+        let at = at.max(self.last_at);
+        let p = &mut self.payload;
+        p.clear();
+        put_varint(p, nanos(at));
+        p.extend_from_slice(state);
+        self.emit(KEYFRAME)?;
+        self.last_at = at;
+        Ok(())
+    }
+
     /// The link's totals; flushes.
     pub fn end(&mut self, t: &LinkTotals) -> io::Result<()> {
         let p = &mut self.payload;
@@ -168,6 +182,7 @@ impl<W: Write> Writer<W> {
             Record::Action(a) => self.event(Duration::ZERO, &TapEvent::Action(*a)),
             Record::Chat(k) => self.event(Duration::ZERO, &TapEvent::Chat(*k)),
             Record::Size(w, h) => self.event(Duration::ZERO, &TapEvent::Size(*w, *h)),
+            Record::Keyframe { at, state } => self.keyframe(*at, state),
         }
     }
 
@@ -179,12 +194,16 @@ impl<W: Write> Writer<W> {
         &self.out
     }
 
+    pub fn get_mut(&mut self) -> &mut W {
+        &mut self.out
+    }
+
     pub fn into_inner(self) -> W {
         self.out
     }
 
     fn emit(&mut self, kind: u8) -> io::Result<()> {
-        if self.payload.len() > MAX_PAYLOAD {
+        if self.payload.len() > max_payload(kind) {
             return Err(io::Error::other("record over the size limit"));
         }
         let head = &mut self.scratch;

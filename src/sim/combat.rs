@@ -59,7 +59,7 @@ impl Weapon {
 pub const PROTECT_MAX_MS: u32 = 3000;
 
 /// Combat timings in ticks, for one tick rate.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CombatRules {
     pub blaster_cooldown: u32,
     pub rail_cooldown: u32,

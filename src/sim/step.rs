@@ -73,7 +73,7 @@ pub fn shot_id(owner: PlayerId, seq: u32) -> u16 {
 }
 
 /// Movement and combat rules for one tick rate, as both sides derive them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Rulebook {
     pub movement: Rules,
     pub combat: CombatRules,

@@ -127,7 +127,7 @@ impl PlayerState {
 }
 
 /// Tunables that both sides must agree on; sent to clients in the welcome.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Rules {
     /// Sub-cell units moved per command along one axis.
     pub speed: i32,

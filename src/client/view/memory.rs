@@ -14,27 +14,33 @@ use crate::sim::world::PlayerId;
 pub(crate) const FLASH: Duration = Duration::from_millis(300);
 
 /// How the local player last died.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Death {
+    #[serde(with = "crate::net::instants")]
     pub(crate) at: Instant,
     /// "fragged by bot-1 with rail", or "fragged themselves".
     pub(crate) how: String,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Memory {
     health: BTreeMap<PlayerId, i16>,
     /// Who was alive at the last frame, and when each last came back to life.
     living: BTreeMap<PlayerId, bool>,
+    #[serde(with = "crate::net::instants")]
     spawned_at: BTreeMap<PlayerId, Instant>,
     alive: bool,
+    #[serde(with = "crate::net::instants")]
     muzzle: Option<Instant>,
     /// Our flights that had ended by the last frame, counted.
     ended_flights: usize,
+    #[serde(with = "crate::net::instants")]
     pub(crate) hurt_at: Option<Instant>,
+    #[serde(with = "crate::net::instants")]
     pub(crate) hit_at: Option<Instant>,
     pub(crate) death: Option<Death>,
     /// When the rail is ready again, by our own count.
+    #[serde(with = "crate::net::instants")]
     pub(crate) rail_ready_at: Option<Instant>,
     /// The newest rail shot already shown, for the lag compensation marks.
     pub(crate) marks: Option<RailShot>,

@@ -34,7 +34,7 @@ pub const QUEUE_CAP: usize = 4096;
 const SPARE_CAP: usize = 256;
 
 /// What the simulated link does to each datagram. `Default` is a clean link.
-#[derive(Clone, Debug, PartialEq, Default)]
+#[derive(Clone, Debug, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Conditions {
     /// One-way delay added to every datagram, in ms.
     pub latency_ms: u32,

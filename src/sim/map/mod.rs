@@ -41,7 +41,10 @@ pub enum Tile {
 }
 
 /// A validated arena: rectangular, walled in on every side, with at least one spawn.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Saved (in a recording's keyframe) as its name and text and parsed again when read,
+/// so a saved map is as valid as a loaded one.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(into = "MapText", try_from = "MapText")]
 pub struct Map {
     name: String,
     width: u16,
@@ -229,6 +232,29 @@ impl Map {
     pub fn with_name(mut self, name: &str) -> Map {
         self.name = name.chars().take(MAX_NAME_CHARS).collect();
         self
+    }
+}
+
+/// A map's serial form: its name and canonical text.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub struct MapText {
+    name: String,
+    text: String,
+}
+
+impl From<Map> for MapText {
+    fn from(map: Map) -> MapText {
+        MapText {
+            name: map.name,
+            text: map.text,
+        }
+    }
+}
+
+impl TryFrom<MapText> for Map {
+    type Error = MapError;
+    fn try_from(saved: MapText) -> Result<Map, MapError> {
+        Ok(Map::parse("saved map", &saved.text)?.with_name(&saved.name))
     }
 }
 
