@@ -81,10 +81,14 @@ pub(crate) struct NetStats {
     /// session, size in cells, cause in words.
     pub(crate) recent: VecDeque<(f64, f64, String)>,
     /// The paths of the last few corrections and server decisions, newest last, with
-    /// their seconds into the session: what a replay draws over the arena.
+    /// their seconds into the session: what a replay draws over the arena. Not in a
+    /// keyframe (its layout stays version 2): a replay started from one draws the
+    /// corrections made after it.
+    #[serde(skip)]
     pub(crate) paths: VecDeque<(f64, CorrectionPath)>,
     /// Runs of commands the last few corrections found lost by re-simulation: first
     /// seq, count; newest last.
+    #[serde(skip)]
     pub(crate) lost_runs: VecDeque<(u32, u32)>,
 }
 

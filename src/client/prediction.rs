@@ -49,7 +49,7 @@ pub(crate) struct Correction {
 /// The local player's positions around one correction, oldest first, one per command
 /// (sub-cell units): as predicted, and as the server's state with our later commands
 /// replayed on it gives them. Both end at the newest command.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct CorrectionPath {
     /// The seq of `predicted[0]`, and of `server[0]` (the acknowledged command).
     pub(crate) predicted_from: u32,
@@ -77,7 +77,8 @@ pub(crate) struct Prediction {
     body: Body,
     /// Visual offset (sub-cell units) added to the drawn position after a correction.
     error: (f64, f64),
-    /// The paths of the last correction `reconcile` found, until taken.
+    /// The paths of the last correction `reconcile` found, until taken (at once).
+    #[serde(skip)]
     path: Option<CorrectionPath>,
 }
 
@@ -273,8 +274,7 @@ impl Prediction {
             if e.seq == seq {
                 path.predicted.push((e.body.state.x, e.body.state.y));
             } else {
-                // Older than the ring remembers: start after it.
-                path.predicted.clear();
+                path.predicted.clear(); // older than the ring remembers: start after it
                 path.predicted_from = seq + 1;
             }
         }
