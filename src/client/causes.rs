@@ -30,14 +30,16 @@ pub(crate) struct Disagreement {
     pub(crate) commands: Vec<Command>,
     /// Where our prediction had us after the acknowledged command.
     pub(crate) predicted: PlayerState,
+    /// The seq of `commands[0]`.
+    pub(crate) first_seq: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Cause {
     /// Another player (named) was somewhere other than predicted.
     OtherPlayer(String),
-    /// Commands the server never got in time (how many).
-    CommandsLost(u32),
+    /// Commands the server never got in time: how many, from which seq.
+    CommandsLost(u32, u32),
     /// The server decided it: the match is over and everyone is held still, or a
     /// teleport, respawn or the like.
     ServerDecision(&'static str),
@@ -49,7 +51,7 @@ impl Cause {
     pub fn key(&self) -> &'static str {
         match self {
             Cause::OtherPlayer(_) => "other_player",
-            Cause::CommandsLost(_) => "commands_lost",
+            Cause::CommandsLost(..) => "commands_lost",
             Cause::ServerDecision(_) => "server_decision",
             Cause::Unknown => "unknown",
         }
@@ -60,7 +62,7 @@ impl fmt::Display for Cause {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Cause::OtherPlayer(name) => write!(f, "{name} was elsewhere than predicted"),
-            Cause::CommandsLost(n) => write!(f, "{n} commands never reached the server"),
+            Cause::CommandsLost(n, _) => write!(f, "{n} commands never reached the server"),
             Cause::ServerDecision(what) => write!(f, "server decision ({what})"),
             Cause::Unknown => write!(f, "unknown"),
         }
@@ -88,7 +90,8 @@ pub(crate) fn explain(
         return Cause::ServerDecision("match over");
     }
     let same = |a: PlayerState, b: PlayerState| (a.x, a.y) == (b.x, b.y);
-    let commands = &d.commands[d.commands.len().saturating_sub(MAX_WINDOW)..];
+    let skipped = d.commands.len().saturating_sub(MAX_WINDOW);
+    let commands = &d.commands[skipped..];
     let others: Vec<PlayerState> = players
         .iter()
         .filter(|p| p.id != me)
@@ -110,7 +113,8 @@ pub(crate) fn explain(
         for first in 0..=n - len {
             let mut kept = commands[..first].iter().chain(&commands[first + len..]);
             if same(run(&mut kept), server) {
-                return Cause::CommandsLost(len as u32);
+                let seq = d.first_seq + (skipped + first) as u32;
+                return Cause::CommandsLost(len as u32, seq);
             }
         }
     }
@@ -148,12 +152,15 @@ mod tests {
             agreed: start,
             commands: cmds.clone(),
             predicted: predict(&map, &rules, start, &cmds),
+            first_seq: 101,
         };
         // The server never got commands 3..7.
         let kept: Vec<_> = cmds[..3].iter().chain(&cmds[7..]).copied().collect();
         let server = predict(&map, &rules, start, &kept);
         let cause = explain(&d, false, &map, &rules, server, &[], 1, |_| String::new());
-        assert_eq!(cause, Cause::CommandsLost(4));
+        // Leaving out any four of the first ten (alike) lands there too: the earliest
+        // such run is named.
+        assert_eq!(cause, Cause::CommandsLost(4, 101));
     }
 
     #[test]
@@ -164,6 +171,7 @@ mod tests {
             agreed: start,
             commands: cmds,
             predicted: start,
+            first_seq: 1,
         };
         let far = PlayerState {
             x: start.x + 10 * CELL,

@@ -231,6 +231,7 @@ impl ClientSession {
             correct,
             smooth,
         );
+        let path = p.take_path();
         match correction {
             Some(c) if placed || c.decreed => {
                 let why = if c.decreed && !placed {
@@ -241,6 +242,7 @@ impl ClientSession {
                 let at = self.local_secs(now);
                 self.net
                     .server_decision(at, c.cells, &Cause::ServerDecision(why));
+                self.net.correction_path(at, path);
             }
             Some(c) => {
                 let cause = disagreement.map_or(Cause::Unknown, |d| {
@@ -260,6 +262,7 @@ impl ClientSession {
                 });
                 let at = self.local_secs(now);
                 self.net.correction(at, c.cells, &cause);
+                self.net.correction_path(at, path);
                 self.last_correction = Some((now, c));
             }
             None => {}

@@ -25,6 +25,17 @@ pub(crate) enum FrameMode {
     Held,
 }
 
+/// Which snapshots remote players are drawn from in one frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum DrawnFrom {
+    /// Between the snapshots of ticks `from` and `to`, `f` of the way (0 to 1).
+    Between { from: u32, to: u32, f: f64 },
+    /// `ticks` past the newest snapshot: extrapolated, or held.
+    Past { newest: u32, ticks: f64 },
+    /// At one snapshot: interpolation is off, or the render time is before the oldest.
+    Newest(u32),
+}
+
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct BufferedSnapshot {
     pub(crate) tick: u32,
@@ -72,6 +83,28 @@ impl SnapshotBuffer {
             .iter()
             .filter(|e| f64::from(e.tick) > render_tick)
             .count()
+    }
+
+    /// Which two snapshots `render_tick` falls between, whatever the player (None
+    /// while the buffer is empty).
+    pub(crate) fn drawn_from(&self, render_tick: f64) -> Option<DrawnFrom> {
+        let newest = self.newest()?.tick;
+        let after = self
+            .entries
+            .iter()
+            .position(|e| f64::from(e.tick) > render_tick);
+        Some(match after {
+            Some(0) => DrawnFrom::Newest(self.entries[0].tick),
+            Some(i) => {
+                let (from, to) = (self.entries[i - 1].tick, self.entries[i].tick);
+                let f = (render_tick - f64::from(from)) / f64::from(to - from);
+                DrawnFrom::Between { from, to, f }
+            }
+            None => DrawnFrom::Past {
+                newest,
+                ticks: render_tick - f64::from(newest),
+            },
+        })
     }
 
     /// Which way the frame at `render_tick` is drawn, whatever the player.
@@ -196,6 +229,25 @@ mod tests {
         let ticks: Vec<u32> = buf.iter().map(|e| e.tick).collect();
         assert_eq!(ticks, vec![100, 103, 106]);
         assert_eq!(buf.sample(1, 104.5, 6.0).unwrap().0.0, 45.0);
+    }
+
+    #[test]
+    fn the_interpolated_pair_brackets_the_render_tick_across_a_lost_snapshot() {
+        let mut buf = SnapshotBuffer::default();
+        assert_eq!(buf.drawn_from(100.0), None);
+        // Snapshot 106 was lost: 104.5 is drawn between 103 and 109, a quarter of the way.
+        for tick in [100, 103, 109] {
+            buf.push(tick, vec![snap(1, 0, 0, 0, 0)]);
+        }
+        let between = |from, to, f| Some(DrawnFrom::Between { from, to, f });
+        assert_eq!(buf.drawn_from(104.5), between(103, 109, 0.25));
+        assert_eq!(buf.drawn_from(100.0), between(100, 103, 0.0));
+        let past = Some(DrawnFrom::Past {
+            newest: 109,
+            ticks: 1.5,
+        });
+        assert_eq!(buf.drawn_from(110.5), past);
+        assert_eq!(buf.drawn_from(99.0), Some(DrawnFrom::Newest(100)));
     }
 
     #[test]

@@ -10,6 +10,7 @@ use serde::Serialize;
 use super::causes::Cause;
 use super::interpolation::FrameMode;
 use super::lagometer::Lagometer;
+use super::prediction::CorrectionPath;
 use crate::net::protocol::PlayerSnap;
 use crate::sim::map::CELL;
 use crate::sim::world::PlayerId;
@@ -79,10 +80,22 @@ pub(crate) struct NetStats {
     /// The last few corrections and server decisions, newest last: seconds into the
     /// session, size in cells, cause in words.
     pub(crate) recent: VecDeque<(f64, f64, String)>,
+    /// The paths of the last few corrections and server decisions, newest last, with
+    /// their seconds into the session: what a replay draws over the arena. Not in a
+    /// keyframe (its layout stays version 2): a replay started from one draws the
+    /// corrections made after it.
+    #[serde(skip)]
+    pub(crate) paths: VecDeque<(f64, CorrectionPath)>,
+    /// Runs of commands the last few corrections found lost by re-simulation: first
+    /// seq, count; newest last.
+    #[serde(skip)]
+    pub(crate) lost_runs: VecDeque<(u32, u32)>,
 }
 
 /// Corrections the stats overlay lists.
 const RECENT: usize = 3;
+/// Correction paths kept (each at most 2 × `PATH_POINTS` positions).
+const PATHS: usize = 8;
 
 impl NetStats {
     pub(crate) fn undecodable(&mut self) {
@@ -142,6 +155,12 @@ impl NetStats {
 
     pub(crate) fn correction(&mut self, at_secs: f64, cells: f64, cause: &Cause) {
         self.remember(at_secs, cells, cause);
+        if let Cause::CommandsLost(count, first) = *cause {
+            self.lost_runs.push_back((first, count));
+            if self.lost_runs.len() > PATHS {
+                self.lost_runs.pop_front();
+            }
+        }
         let s = &mut self.stats;
         s.corrections += 1;
         *s.corrections_by_cause
@@ -169,6 +188,15 @@ impl NetStats {
             self.recent.pop_front();
         }
         self.recent.push_back((at_secs, cells, cause.to_string()));
+    }
+
+    /// The paths of the correction (or server decision) just counted, at `at_secs`.
+    pub(crate) fn correction_path(&mut self, at_secs: f64, path: Option<CorrectionPath>) {
+        let Some(path) = path else { return };
+        if self.paths.len() == PATHS {
+            self.paths.pop_front();
+        }
+        self.paths.push_back((at_secs, path));
     }
 
     pub(crate) fn fire_mispredicted(&mut self, count: u32) {

@@ -20,6 +20,10 @@ const MASK: u32 = RING as u32 - 1;
 const SNAP_DISTANCE: f64 = 2.0 * CELL as f64;
 /// Time constant of the visual error decay, in seconds: ~95% gone after 100 ms.
 const SMOOTHING_TAU: f64 = 0.033;
+/// A correction's paths start this many commands before the acknowledged one...
+const PATH_BEFORE: u32 = 6;
+/// ...and keep at most this many points each (the newest, at a long round trip).
+pub(crate) const PATH_POINTS: usize = 64;
 
 #[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 struct Entry {
@@ -42,6 +46,28 @@ pub(crate) struct Correction {
     pub(crate) decreed: bool,
 }
 
+/// The local player's positions around one correction, oldest first, one per command
+/// (sub-cell units): as predicted, and as the server's state with our later commands
+/// replayed on it gives them. Both end at the newest command.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct CorrectionPath {
+    /// The seq of `predicted[0]`, and of `server[0]` (the acknowledged command).
+    pub(crate) predicted_from: u32,
+    pub(crate) server_from: u32,
+    pub(crate) predicted: Vec<(i32, i32)>,
+    pub(crate) server: Vec<(i32, i32)>,
+}
+
+impl CorrectionPath {
+    /// Keeps the newest [`PATH_POINTS`] of a server path that starts at `ack_seq`.
+    fn newest(mut self, ack_seq: u32) -> CorrectionPath {
+        let extra = self.server.len().saturating_sub(PATH_POINTS);
+        self.server.drain(..extra);
+        self.server_from = ack_seq + extra as u32;
+        self
+    }
+}
+
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Prediction {
     #[serde(deserialize_with = "super::keyframe::exactly::<_, _, RING>")]
@@ -51,6 +77,9 @@ pub(crate) struct Prediction {
     body: Body,
     /// Visual offset (sub-cell units) added to the drawn position after a correction.
     error: (f64, f64),
+    /// The paths of the last correction `reconcile` found, until taken (at once).
+    #[serde(skip)]
+    path: Option<CorrectionPath>,
 }
 
 impl Prediction {
@@ -62,6 +91,7 @@ impl Prediction {
             acked_seq,
             body,
             error: (0.0, 0.0),
+            path: None,
         };
         p.ring[(acked_seq & MASK) as usize] = Entry {
             seq: acked_seq,
@@ -99,6 +129,7 @@ impl Prediction {
             agreed,
             commands,
             predicted,
+            first_seq: self.acked_seq + 1,
         })
     }
 
@@ -181,6 +212,7 @@ impl Prediction {
             return None;
         }
         let predicted = self.body.state;
+        let mut path = (!agrees).then(|| self.path_before(ack_seq));
         // Replay the later commands from the server's body. With reconciliation on,
         // the history is rewritten as we go, so the next snapshot compares against what
         // we now believe; off, the prediction and its history stand, and reconciliation
@@ -189,13 +221,19 @@ impl Prediction {
         if correct || agrees {
             self.ring[(ack_seq & MASK) as usize].body = server;
         }
-        for seq in ack_seq + 1..=self.latest_seq {
+        for seq in ack_seq..=self.latest_seq {
             let e = &mut self.ring[(seq & MASK) as usize];
-            let _ = step(map, rules, me, &mut replayed, seq, e.cmd, others);
-            if correct || agrees {
+            if seq > ack_seq {
+                let _ = step(map, rules, me, &mut replayed, seq, e.cmd, others);
+            }
+            if (correct || agrees) && seq > ack_seq {
                 e.body = replayed;
             }
+            if let Some(p) = &mut path {
+                p.server.push((replayed.state.x, replayed.state.y));
+            }
         }
+        self.path = path.map(|p| p.newest(ack_seq));
         if agrees {
             self.body = replayed;
             return None;
@@ -219,6 +257,33 @@ impl Prediction {
             (0.0, 0.0)
         };
         Some(correction)
+    }
+
+    /// The predicted positions from [`PATH_BEFORE`] commands before `ack_seq` to the
+    /// newest (at most [`PATH_POINTS`]), before `reconcile` rewrites them.
+    fn path_before(&self, ack_seq: u32) -> CorrectionPath {
+        let first = ack_seq
+            .saturating_sub(PATH_BEFORE)
+            .max(self.latest_seq.saturating_sub(PATH_POINTS as u32 - 1));
+        let mut path = CorrectionPath {
+            predicted_from: first,
+            ..CorrectionPath::default()
+        };
+        for seq in first..=self.latest_seq {
+            let e = &self.ring[(seq & MASK) as usize];
+            if e.seq == seq {
+                path.predicted.push((e.body.state.x, e.body.state.y));
+            } else {
+                path.predicted.clear(); // older than the ring remembers: start after it
+                path.predicted_from = seq + 1;
+            }
+        }
+        path
+    }
+
+    /// The paths of the last correction found, once.
+    pub(crate) fn take_path(&mut self) -> Option<CorrectionPath> {
+        self.path.take()
     }
 
     /// Lets the visual error decay by `dt` seconds.
@@ -321,6 +386,47 @@ mod tests {
             p.reconcile(&map, &rules, 0, 3, said(server, 3), &[], true, true),
             None
         );
+    }
+
+    #[test]
+    fn a_correction_keeps_the_predicted_path_and_the_servers() {
+        let (map, rules) = setup();
+        let start = PlayerState::at_cell(1, 1);
+        let mut p = Prediction::new(said(start, 0), 0);
+        for _ in 0..10 {
+            p.push(&map, &rules, 0, right(), &[]);
+        }
+        let predicted: Vec<(i32, i32)> = (0..=10)
+            .scan(start, |s, i| {
+                if i > 0 {
+                    *s = move_player(&map, &rules.movement, *s, right(), &[]);
+                }
+                Some((s.x, s.y))
+            })
+            .collect();
+        // The server moved us a row down before it applied seq 8.
+        let mut server = PlayerState::at_cell(1, 2);
+        server.x = predicted[8].0;
+        let c = p.reconcile(&map, &rules, 0, 8, said(server, 8), &[], true, true);
+        assert!(c.is_some_and(|c| c.cells > 0.9));
+        let path = p.take_path().expect("the paths of the correction");
+        assert_eq!(p.take_path(), None, "taken once");
+        // Predicted: from 6 before the ack (seq 2) to the newest (10), as predicted.
+        assert_eq!(path.predicted_from, 2);
+        assert_eq!(path.predicted, predicted[2..].to_vec());
+        // The server's: its state at seq 8, then seqs 9 and 10 replayed on it.
+        assert_eq!(path.server_from, 8);
+        let replayed: Vec<(i32, i32)> = (8..=10).map(|i| (predicted[i].0, server.y)).collect();
+        assert_eq!(path.server, replayed);
+        assert_ne!(path.server.last(), path.predicted.last());
+        // Agreement leaves no path.
+        p.push(&map, &rules, 0, right(), &[]);
+        let now = p.state();
+        assert_eq!(
+            p.reconcile(&map, &rules, 0, 11, said(now, 11), &[], true, true),
+            None
+        );
+        assert_eq!(p.take_path(), None);
     }
 
     #[test]

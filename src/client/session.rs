@@ -12,11 +12,12 @@ use std::time::Instant;
 use super::Switches;
 use super::clock::{ServerClock, interp_delay_target};
 use super::combat::Combat;
+pub(crate) use super::interpolation::DrawnFrom;
 use super::interpolation::SnapshotBuffer;
 use super::match_log::MatchLog;
 use super::net_stats::{NetStats, RemoteSeen, SessionStats};
 use super::pacer::InputPacer;
-use super::prediction::{Correction, Prediction};
+use super::prediction::{Correction, CorrectionPath, Prediction};
 use super::tell::Tell;
 use crate::net::map_chunks::MapAssembler;
 use crate::net::protocol::{
@@ -367,6 +368,30 @@ impl ClientSession {
             _ => None,
         };
         Some(sampled.unwrap_or((f64::from(newest.x), f64::from(newest.y))))
+    }
+
+    /// Which snapshots remote players are drawn from at `now` (None before any).
+    pub(crate) fn drawn_from(&self, now: Instant) -> Option<DrawnFrom> {
+        let newest = self.buffer.newest()?.tick;
+        if !(self.switches.interpolation || self.switches.extrapolation) {
+            return Some(DrawnFrom::Newest(newest));
+        }
+        let t = self.render_tick(now)?;
+        self.buffer.drawn_from(t)
+    }
+
+    /// The paths of the last few corrections, newest last, with their seconds into the
+    /// session.
+    pub(crate) fn correction_paths(
+        &self,
+    ) -> impl DoubleEndedIterator<Item = &(f64, CorrectionPath)> {
+        self.net.paths.iter()
+    }
+
+    /// The newest run of commands a correction's re-simulation found lost: first seq,
+    /// count.
+    pub(crate) fn last_lost_commands(&self) -> Option<(u32, u32)> {
+        self.net.lost_runs.back().copied()
     }
 
     /// The goodbye to send when quitting.

@@ -4,6 +4,7 @@
 //! [`format`](mod@format) and docs/RECORDING.md.
 
 pub mod export;
+mod fates;
 pub mod format;
 pub mod player;
 pub mod reader;

@@ -40,6 +40,8 @@ pub struct Replayer {
     /// Bytes of server messages taken in, and of the client's messages made, so far.
     bytes_in: u64,
     bytes_out: u64,
+    /// The input packets the last record made: number, first and last command seq.
+    sent: Vec<(u32, u32, u32)>,
 }
 
 impl Replayer {
@@ -70,6 +72,7 @@ impl Replayer {
             what_if,
             bytes_in: 0,
             bytes_out: 0,
+            sent: Vec::new(),
         };
         replayer.force_what_if();
         Ok(replayer)
@@ -96,6 +99,7 @@ impl Replayer {
             what_if,
             bytes_in: 0,
             bytes_out: 0,
+            sent: Vec::new(),
         };
         replayer.force_what_if();
         Ok(replayer)
@@ -129,6 +133,7 @@ impl Replayer {
             self.at = at;
         }
         let now = self.base + self.at;
+        self.sent.clear();
         match record {
             Record::Received {
                 msg, wire_bytes, ..
@@ -138,8 +143,11 @@ impl Replayer {
             }
             Record::Ticks { commands, .. } => self.ticks(now, &commands),
             Record::Keys { buttons, .. } => {
-                let out = &mut self.bytes_out;
-                self.driver.play(now, buttons, |m| *out += encoded_len(&m));
+                let (out, sent) = (&mut self.bytes_out, &mut self.sent);
+                self.driver.play(now, buttons, |m| {
+                    *out += encoded_len(&m);
+                    note_input(sent, &m);
+                });
             }
             Record::Frame { .. } => self.driver.frame(now),
             Record::Action(a) => {
@@ -167,6 +175,7 @@ impl Replayer {
     pub fn fork(&self) -> Replayer {
         Replayer {
             driver: self.driver.fork(),
+            sent: Vec::new(),
             ..*self
         }
     }
@@ -179,7 +188,7 @@ impl Replayer {
         let mut recorded = commands.iter();
         let mut missing = 0;
         let headless = self.kind == LoopKind::Headless;
-        let out = &mut self.bytes_out;
+        let (out, sent) = (&mut self.bytes_out, &mut self.sent);
         self.driver.run_ticks(
             now,
             |_, _| {
@@ -189,7 +198,10 @@ impl Replayer {
                 })
             },
             |session, msg| {
-                *out += msg.map_or(0, |m| encoded_len(&m));
+                *out += msg.as_ref().map_or(0, encoded_len);
+                if let Some(m) = &msg {
+                    note_input(sent, m);
+                }
                 if headless {
                     // As the headless loop does: one frame per command tick.
                     session.frame(now);
@@ -197,6 +209,11 @@ impl Replayer {
             },
         );
         self.diverged += missing + recorded.len() as u64;
+    }
+
+    /// The input packets the last record applied made: number, first and last seq.
+    pub(crate) fn sent(&self) -> &[(u32, u32, u32)] {
+        &self.sent
     }
 
     pub fn session(&self) -> &ClientSession {
@@ -243,6 +260,13 @@ impl Replayer {
             "replayed up to where the recording was cut short"
         };
         headless::report(self.session(), totals, ended.to_owned())
+    }
+}
+
+fn note_input(sent: &mut Vec<(u32, u32, u32)>, msg: &ClientMsg) {
+    if let ClientMsg::Input(p) = msg {
+        let first = (p.last_seq + 1).saturating_sub(p.command_count() as u32);
+        sent.push((p.packet_seq, first, p.last_seq));
     }
 }
 

@@ -17,11 +17,18 @@ use ratatui::layout::Rect;
 
 use super::player::Player;
 use crate::client::Switches;
+use crate::client::session::{ClientSession, DrawnFrom};
 use crate::client::terminal::{self, Tui};
+use crate::sim::map::CELL;
 use crate::ui;
-use crate::ui::timeline::{TIMELINE_ROWS, TimelineView, draw_timeline};
+use crate::ui::timeline::{
+    CorrectionPaths, LEGEND, PATHS_LEGEND, TIMELINE_ROWS, TimelineView, draw_correction_paths,
+    draw_timeline,
+};
 
 const SPEEDS: [f64; 7] = [0.1, 0.25, 0.5, 1.0, 1.5, 2.0, 4.0];
+/// A correction's paths stay drawn this long after it (replay time).
+const PATHS_SHOWN: Duration = Duration::from_secs(2);
 
 /// The viewer's own state besides the player.
 struct Viewer {
@@ -162,21 +169,73 @@ fn what_if(player: &mut Player, v: &mut Viewer, key: char) -> anyhow::Result<()>
 fn draw(tui: &mut Tui, player: &Player, v: &Viewer) -> anyhow::Result<()> {
     let replayer = player.replayer();
     let view = replayer.driver().replay_view(replayer.instant(), 0.0);
+    let paths = correction_paths(player);
     tui.draw(|f| {
         let area = f.area();
         let rows = TIMELINE_ROWS.min(area.height);
         let top = Rect::new(area.x, area.y, area.width, area.height - rows);
         ui::draw_in(f, top, &view);
+        if let Some(p) = &paths {
+            draw_correction_paths(f.buffer_mut(), top, &view, p);
+        }
         let strip = Rect::new(area.x, top.bottom(), area.width, rows);
         let (slots, cursor) = player.timeline(TimelineView::columns(area.width));
         let timeline = TimelineView {
             slots,
             cursor,
             status: status(player, v),
+            caption: caption(player.drawn_from(), player.tick()),
+            legend: if paths.is_some() {
+                PATHS_LEGEND
+            } else {
+                LEGEND
+            }
+            .into(),
         };
         draw_timeline(f.buffer_mut(), strip, &timeline);
     })?;
     Ok(())
+}
+
+/// The paths of the newest correction (or server decision) at most [`PATHS_SHOWN`]
+/// before the replay time, in cells.
+pub(crate) fn correction_paths(player: &Player) -> Option<CorrectionPaths> {
+    paths_near(player.replayer().session(), player.at())
+}
+
+/// The paths of `session`'s newest correction at most [`PATHS_SHOWN`] before `at`.
+fn paths_near(session: &ClientSession, at: Duration) -> Option<CorrectionPaths> {
+    let now = at.as_secs_f64();
+    let (_, path) = session
+        .correction_paths()
+        .rev()
+        .find(|(at, _)| *at <= now + 1e-9 && now - at <= PATHS_SHOWN.as_secs_f64())?;
+    let cells = |points: &[(i32, i32)]| {
+        let c = f64::from(CELL);
+        points
+            .iter()
+            .map(|&(x, y)| (f64::from(x) / c, f64::from(y) / c))
+            .collect()
+    };
+    Some(CorrectionPaths {
+        predicted: cells(&path.predicted),
+        server: cells(&path.server),
+    })
+}
+
+/// What the frame at the replay time draws remote players from, in words.
+pub(crate) fn caption(drawn: Option<DrawnFrom>, tick: Duration) -> String {
+    match drawn {
+        Some(DrawnFrom::Between { from, to, f }) => {
+            format!("interp {from}→{to} ({:.0}%)", f * 100.0)
+        }
+        Some(DrawnFrom::Past { newest, ticks }) => {
+            let ms = ticks * tick.as_secs_f64() * 1000.0;
+            format!("{ms:.0} ms past snapshot {newest}")
+        }
+        Some(DrawnFrom::Newest(t)) => format!("at snapshot {t}"),
+        None => "no snapshot yet".into(),
+    }
 }
 
 fn status(player: &Player, v: &Viewer) -> String {
@@ -186,19 +245,21 @@ fn status(player: &Player, v: &Viewer) -> String {
         None => String::new(),
     };
     let stats = player.replayer().session().stats();
+    // Corrections so far of all, and the last one's size and cause.
     let last = if stats.corrections > 0 {
         format!(
-            " (last {:.2} cells: {})",
+            ": {:.2} cells, {}",
             stats.last_correction_cells, stats.last_correction_cause
         )
     } else {
         String::new()
     };
     format!(
-        " {state} {}x  {} / {}  corrections {}{last}{what_if} | {}",
+        " {state} {}x  {} / {}  fix {}/{}{last}{what_if} | {}",
         SPEEDS[v.speed],
         clock(player.at()),
         clock(player.duration()),
+        stats.corrections,
         player.corrections().len(),
         v.message
     )
@@ -219,4 +280,88 @@ fn describe(s: Switches) -> String {
 fn clock(d: Duration) -> String {
     let ms = d.as_millis();
     format!("{:02}:{:02}.{:03}", ms / 60_000, ms / 1000 % 60, ms % 1000)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    use super::*;
+    use crate::client::app::App;
+    use crate::client::driver::Driver;
+    use crate::net::conditioner::Conditions;
+    use crate::net::delta;
+    use crate::net::protocol::{PlayerSnap, ServerMsg, Snapshot};
+    use crate::sim::map::Map;
+    use crate::sim::world::{Buttons, PlayerState};
+
+    fn snapshot(tick: u32, ack_seq: u32, state: PlayerState) -> ServerMsg {
+        let snap = Snapshot {
+            tick,
+            ack_seq,
+            echo_time_ms: 0,
+            echo_hold_ms: 0,
+            inputs: None,
+            queued: 0,
+            me: Default::default(),
+            players: vec![PlayerSnap { id: 0, state }],
+        };
+        ServerMsg::Snapshot(delta::encode(&snap, None))
+    }
+
+    /// The server puts us a row lower than we predicted (a push we could not know of):
+    /// the replay draws our predicted path and the server's, apart.
+    #[test]
+    fn a_forced_correction_draws_the_predicted_and_the_servers_path() {
+        let t0 = Instant::now();
+        let ms = |n: u64| t0 + Duration::from_millis(n);
+        let map = Map::builtin("duel").unwrap();
+        let (x, y) = map.spawns()[0];
+        let spawn = PlayerState::at_cell(x, y);
+        let app = App::new(Switches::default(), Conditions::default());
+        let mut d = Driver::new(ClientSession::on_duel(0, t0), app, t0);
+        d.receive(t0, snapshot(1, 0, spawn), 100);
+        for n in 0..=170 {
+            d.play(ms(n), Buttons::RIGHT, |_| {});
+        }
+        assert!(d.session().latest_seq() >= 10);
+        let below = PlayerState::at_cell(x, y + 1);
+        d.receive(ms(171), snapshot(4, 3, below), 100);
+        assert_eq!(d.session().stats().corrections, 1);
+        let paths = paths_near(d.session(), Duration::from_millis(171)).expect("paths");
+        assert_ne!(paths.predicted, paths.server, "{paths:?}");
+        assert!(paths.server.iter().all(|p| p.1 > paths.predicted[0].1));
+        assert_eq!(paths_near(d.session(), Duration::from_millis(2200)), None);
+
+        // Drawn once the correction's own flash (an `x` and a `+`) has gone.
+        let view = d.replay_view(ms(800), 0.0);
+        let draw = |with: Option<&CorrectionPaths>| {
+            let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
+            terminal
+                .draw(|f| {
+                    let area = f.area();
+                    ui::draw_in(f, area, &view);
+                    if let Some(p) = with {
+                        draw_correction_paths(f.buffer_mut(), area, &view, p);
+                    }
+                })
+                .unwrap();
+            terminal.backend().buffer().clone()
+        };
+        let (plain, marked) = (draw(None), draw(Some(&paths)));
+        // What the paths added: both marks, and nothing over the player.
+        let added: String = plain
+            .content()
+            .iter()
+            .zip(marked.content())
+            .filter(|(a, b)| a.symbol() != b.symbol())
+            .map(|(_, b)| b.symbol())
+            .collect();
+        assert!(added.contains('•'), "predicted marks: {added}");
+        assert!(added.contains('+'), "server marks: {added}");
+        assert!(!added.contains('@') && marked.content().iter().any(|c| c.symbol() == "@"));
+    }
 }

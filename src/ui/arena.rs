@@ -213,3 +213,43 @@ fn draw_beam(buf: &mut Buffer, area: Rect, camera: (u16, u16), beam: &Beam) {
         put(x0 + dx * (y - y0) / dy, y);
     }
 }
+
+/// A correction's two paths of the local player (positions in cells, one per command):
+/// `•` predicted, `+` the server's state with our commands replayed, `⊕` where both
+/// fall in one screen cell. The local player's `@` stays, on the mark's colour.
+pub(crate) fn draw_paths(
+    buf: &mut Buffer,
+    area: Rect,
+    camera: (u16, u16),
+    predicted: &[(f64, f64)],
+    server: &[(f64, f64)],
+) {
+    let mut marks: Vec<((u16, u16), u8)> = Vec::new();
+    for (points, bit) in [(predicted, 1), (server, 2)] {
+        for &(x, y) in points {
+            let Some(at) = screen_at(area, camera, x, y) else {
+                continue;
+            };
+            match marks.iter_mut().find(|(m, _)| *m == at) {
+                Some((_, bits)) => *bits |= bit,
+                None => marks.push((at, bit)),
+            }
+        }
+    }
+    for ((col, row), bits) in marks {
+        let (glyph, color) = match bits {
+            1 => ('•', Color::LightRed),
+            2 => ('+', Color::LightGreen),
+            _ => ('⊕', Color::LightYellow),
+        };
+        let Some(cell) = buf.cell_mut(Position::new(col, row)) else {
+            continue;
+        };
+        if cell.symbol() == "@" {
+            cell.set_bg(color);
+        } else {
+            cell.set_char(glyph)
+                .set_style(Style::new().fg(color).add_modifier(Modifier::BOLD));
+        }
+    }
+}
