@@ -9,6 +9,7 @@ use super::clock::interp_delay_target;
 use super::prediction::Prediction;
 use super::session::{ClientSession, SessionEnd, find, name_in, others_of};
 use crate::net::protocol::{GameEvent, ServerMsg, Snapshot, SnapshotDelta};
+use crate::net::widen::Known;
 use crate::net::{codec, delta};
 use crate::sim::map::Map;
 use crate::sim::step::Phase;
@@ -33,7 +34,10 @@ impl ClientSession {
     ) -> Option<SessionEnd> {
         self.last_heard = now;
         match msg {
-            ServerMsg::Snapshot(delta) => return self.on_delta(now, &delta, wire_bytes),
+            ServerMsg::Snapshot(mut delta) => {
+                delta.widen(&self.known());
+                return self.on_delta(now, &delta, wire_bytes);
+            }
             ServerMsg::Roster(page) => {
                 if let Some(roster) = self.roster_pages.add(page) {
                     self.roster = roster;
@@ -48,6 +52,21 @@ impl ClientSession {
             | ServerMsg::MapChunk(_) => {}
         }
         None
+    }
+
+    /// What the snapshot's wrapped counters are widened against: the newest tick, the
+    /// newest command (or acknowledgement) and the next event expected.
+    fn known(&self) -> Known {
+        let ack = match (&self.prediction, &self.latest) {
+            (Some(p), _) => Some(p.latest_seq()),
+            (None, Some(s)) => Some(s.ack_seq),
+            (None, None) => None,
+        };
+        Known {
+            tick: self.latest_tick().unwrap_or(self.welcome_tick),
+            ack,
+            next_event: self.next_event,
+        }
     }
 
     /// Takes in the events a snapshot carries. Repeats (events are resent until
@@ -107,8 +126,11 @@ impl ClientSession {
         if self.is_duplicate(snap.tick) {
             return None;
         }
-        // What the same snapshot would have cost in full, for the compression figures.
-        let full = codec::encoded_len_server(&ServerMsg::Snapshot(delta::encode(&snap, None)));
+        // What the same snapshot, with the same events, would have cost with every player
+        // in full, for the compression figures.
+        let mut full = delta::encode(&snap, None);
+        full.events.clone_from(&delta.events);
+        let full = codec::encoded_len_server(&ServerMsg::Snapshot(full));
         self.on_snapshot(now, snap);
         self.net.snapshot_size(wire_bytes, full);
         None
