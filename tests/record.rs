@@ -52,10 +52,11 @@ fn start() -> Record {
 }
 
 fn snapshot(tick: u32, players: Vec<PlayerSnap>) -> ServerMsg {
+    // The wire carries the low 16 bits of the tick, the ack and the echo (the
+    // session widens them; a recording holds them as they came).
     let snap = Snapshot {
-        tick,
-        ack_seq: tick / 2,
-        // The wire carries the low 16 bits of the echo.
+        tick: tick & 0xffff,
+        ack_seq: tick / 2 & 0xffff,
         echo_time_ms: (tick.wrapping_mul(3) & 0xffff).max(1),
         echo_hold_ms: 4,
         inputs: None,

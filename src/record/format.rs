@@ -1,4 +1,4 @@
-//! The recording format, version 1 (documented in docs/RECORDING.md): an 8-byte header
+//! The recording format, version 2 (documented in docs/RECORDING.md): an 8-byte header
 //! (`NAREC`, a zero byte, the version as u16 little-endian), then records. A record is a
 //! kind byte, its payload length as a LEB128 varint (at most [`MAX_PAYLOAD`]), and the
 //! payload. Times are nanoseconds since the session started, as varints.
@@ -15,7 +15,8 @@ use crate::net::protocol::{ServerMsg, Welcome};
 use crate::sim::world::{Buttons, Command};
 
 pub const MAGIC: [u8; 6] = *b"NAREC\0";
-pub const VERSION: u16 = 1;
+/// 2: the server messages inside are protocol version 4's (version 1 held version 3's).
+pub const VERSION: u16 = 2;
 pub const HEADER_LEN: usize = 8;
 /// No payload is longer: the largest is a server datagram plus a few varints.
 pub const MAX_PAYLOAD: usize = MAX_SERVER_DATAGRAM + 64;
