@@ -7,13 +7,14 @@
 //! (below), and event ticks count from the snapshot's tick. Every delta, even one no
 //! server would send, round-trips exactly (up to the widening).
 //!
-//! The masks, four bits a player, travel in one of two forms, whichever is shorter,
-//! after a varint of their byte count times two plus one for the sparse form: dense,
-//! the bytes as they are; or sparse, one byte per nonzero mask with the number of zero
-//! masks before it in its high nibble. A byte with a zero low nibble skips sixteen
-//! masks per unit of its high nibble, and a zero byte ends the list early (the rest are
-//! zeros). In a fight most players keep moving as predicted, so a snapshot of sixteen
-//! players that names two costs three bytes instead of nine.
+//! The masks, four bits a player, travel in one of two forms, whichever is shorter.
+//! Dense: a varint of their byte count times two, then the bytes as they are. Sparse
+//! (only for masks whose last byte is not zero, as [`super::delta`] makes them): a
+//! varint of the entries' count times two plus one, then one entry per nonzero mask,
+//! with the number of zero masks before it in its high nibble; an entry with a zero
+//! low nibble skips sixteen masks per unit of its high nibble instead. In a fight most
+//! players keep moving as predicted, so a snapshot of sixteen players that names two
+//! costs three bytes instead of nine.
 
 use std::fmt;
 
@@ -50,7 +51,7 @@ fn nibble(masks: &[u8], i: usize) -> u8 {
     (masks[i / 2] >> (4 * (i % 2))) & 0xF
 }
 
-/// The sparse form of `masks` (see the module doc).
+/// The sparse form of `masks` (see the module doc): their trailing zeros are implied.
 fn sparse(masks: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     let mut gap = 0usize;
@@ -68,9 +69,6 @@ fn sparse(masks: &[u8]) -> Vec<u8> {
         out.push((gap as u8) << 4 | mask);
         gap = 0;
     }
-    if gap > 0 {
-        out.push(0);
-    }
     out
 }
 
@@ -81,16 +79,21 @@ pub(crate) fn masks_wire_len(masks: &[u8]) -> usize {
     super::codec::encoded_len(&head) + body.len()
 }
 
-/// The masks' head (their byte count times two, plus one for the sparse form) and the
-/// bytes that follow it: the shorter form.
+/// The masks' head and the bytes that follow it, in the shorter form.
 fn masks_form(masks: &[u8]) -> (u32, Vec<u8>) {
-    let sparse = sparse(masks);
-    let is_sparse = sparse.len() < masks.len();
-    let head = u32::try_from(masks.len())
-        .unwrap_or(u32::MAX)
-        .saturating_mul(2)
-        .saturating_add(u32::from(is_sparse));
-    (head, if is_sparse { sparse } else { masks.to_vec() })
+    let head = |n: usize, sparse: bool| {
+        u32::try_from(n)
+            .unwrap_or(u32::MAX)
+            .saturating_mul(2)
+            .saturating_add(u32::from(sparse))
+    };
+    if masks.last() != Some(&0) {
+        let sparse = sparse(masks);
+        if sparse.len() < masks.len() {
+            return (head(sparse.len(), true), sparse);
+        }
+    }
+    (head(masks.len(), false), masks.to_vec())
 }
 
 fn tick16(v: u32) -> [u8; 2] {
@@ -255,36 +258,37 @@ impl<'de> Visitor<'de> for DeltaVisitor {
 fn masks<'de, A: SeqAccess<'de>>(seq: &mut A) -> Result<Vec<u8>, A::Error> {
     let head: u32 = next(seq, "masks")?;
     let len = usize::try_from(head / 2).unwrap_or(usize::MAX);
-    if len > MAX_MASK_BYTES {
-        return Err(de::Error::custom("more masks than players"));
-    }
-    let mut masks = vec![0u8; len];
     if head.is_multiple_of(2) {
+        if len > MAX_MASK_BYTES {
+            return Err(de::Error::custom("more masks than players"));
+        }
+        let mut masks = vec![0u8; len];
         for m in &mut masks {
             *m = next(seq, "mask")?;
         }
         return Ok(masks);
     }
-    let total = 2 * len;
+    // Each entry is a byte of input, read one at a time: a lying count runs out of
+    // input, and positions stay within the players there can be.
+    let mut masks = Vec::new();
     let mut at = 0;
-    while at < total {
+    for i in 0..len {
         let b: u8 = next(seq, "mask")?;
         let (skip, mask) = (usize::from(b >> 4), b & 0xF);
-        if b == 0 {
-            break;
-        } else if mask == 0 {
+        if mask == 0 {
+            if skip == 0 || i + 1 == len {
+                return Err(de::Error::custom("a mask entry that names nobody"));
+            }
             at += 16 * skip;
         } else {
             at += skip;
-            if at >= total {
-                return Err(de::Error::custom("a mask past the last player"));
+            if at >= 2 * MAX_MASK_BYTES {
+                return Err(de::Error::custom("more masks than players"));
             }
+            masks.resize(at / 2 + 1, 0);
             masks[at / 2] |= mask << (4 * (at % 2));
             at += 1;
         }
-    }
-    if at > total {
-        return Err(de::Error::custom("masks skip past the last player"));
     }
     Ok(masks)
 }
@@ -356,18 +360,18 @@ mod tests {
         }
     }
 
-    /// Sixteen players of which two turned: the masks cost four bytes, not nine; and a
-    /// snapshot with nothing new is ten bytes in all.
+    /// Fourteen players of which two turned: the masks cost three bytes, not eight; and
+    /// a snapshot with nothing new is nine bytes in all.
     #[test]
     fn a_quiet_snapshot_is_small() {
-        let mut masks = vec![0u8; 8];
-        masks[1] = 0x30;
-        masks[6] = 0x04;
-        // The head, the two masks with their gaps, the end.
-        assert_eq!(masks_wire_len(&masks), 4);
+        let masks = vec![0, 0x30, 0, 0, 0, 0, 0x04];
+        // The head, then the two masks with their gaps.
+        assert_eq!(masks_wire_len(&masks), 3);
         // Kind, flags, tick, baseline age, ack, own body; masks; three one-byte values.
-        assert_eq!(bytes(&delta(masks)).len(), 1 + 1 + 2 + 1 + 2 + 1 + 4 + 3);
-        assert_eq!(bytes(&delta(vec![0; 8])).len(), 1 + 1 + 2 + 1 + 2 + 1 + 2);
+        assert_eq!(bytes(&delta(masks)).len(), 1 + 1 + 2 + 1 + 2 + 1 + 3 + 3);
+        assert_eq!(bytes(&delta(vec![])).len(), 1 + 1 + 2 + 1 + 2 + 1 + 1);
+        // Untrimmed masks go dense.
+        assert_eq!(masks_wire_len(&[0, 0x30, 0]), 4);
     }
 
     /// Masks that claim more players than there can be, or that skip or point past the
@@ -377,7 +381,7 @@ mod tests {
         let quiet = bytes(&delta(vec![0; 2]));
         // Kind, flags, tick, baseline age, ack, own body: the masks head comes next.
         let at = 1 + 1 + 2 + 1 + 2 + 1;
-        assert_eq!(&quiet[at..], &[2 * 2 + 1, 0]);
+        assert_eq!(&quiet[at..], &[2 * 2, 0, 0]);
         let with_masks = |tail: &[u8]| {
             let mut b = quiet[..at].to_vec();
             b.extend_from_slice(tail);
@@ -387,13 +391,18 @@ mod tests {
         let mut many = vec![251, 2, 1];
         many.extend(std::iter::repeat_n(0, 129));
         assert!(with_masks(&many).is_err());
-        // Two bytes (four players): a skip of 16, a mask past the fourth, a mask at
-        // the fourth with nothing left for its value.
-        assert!(with_masks(&[5, 0x10]).is_err());
-        assert!(with_masks(&[5, 0x41]).is_err());
+        // Sparse entries: one that names nobody, a skip at the end, a mask past any
+        // player, one entry missing, a mask with nothing left for its value.
+        assert!(with_masks(&[3, 0x00]).is_err());
+        assert!(with_masks(&[5, 0x21, 0x10]).is_err());
+        let mut far = vec![2 * 17 + 1];
+        far.extend(std::iter::repeat_n(0xF0, 16));
+        far.push(0x01);
+        assert!(with_masks(&far).is_err());
         assert!(with_masks(&[5, 0x31]).is_err());
+        assert!(with_masks(&[3, 0x31]).is_err());
         // The same mask with its value decodes.
-        let ServerMsg::Snapshot(d) = with_masks(&[5, 0x31, 2]).unwrap() else {
+        let ServerMsg::Snapshot(d) = with_masks(&[3, 0x31, 2]).unwrap() else {
             panic!("a snapshot");
         };
         assert_eq!((d.masks, d.values), (vec![0, 0x10], vec![1]));

@@ -74,8 +74,10 @@ pub(crate) enum Wire {
         id: i16,
         tick: i32,
     },
+    /// A projectile that hit: its id whole (ends of different owners' projectiles
+    /// mix, so a difference would mostly take three bytes).
     ShotHit {
-        id: i16,
+        id: [u8; 2],
         tick: i32,
         hit: PlayerId,
     },
@@ -231,12 +233,16 @@ impl Cursor {
         let wire = match e {
             GameEvent::Status(s) => Wire::Status(Status::new(s)),
             GameEvent::Shot(p) => self.shot(p),
-            GameEvent::ShotEnd { id, tick, hit } => {
-                let (id, tick) = (self.id_diff(*id), self.tick_diff(*tick));
+            GameEvent::ShotEnd {
+                id: whole,
+                tick,
+                hit,
+            } => {
+                let (id, tick) = (self.id_diff(*whole), self.tick_diff(*tick));
                 match hit {
                     None => Wire::ShotMiss { id, tick },
                     Some(hit) => Wire::ShotHit {
-                        id,
+                        id: whole.to_le_bytes(),
                         tick,
                         hit: *hit,
                     },
@@ -320,11 +326,14 @@ impl Cursor {
                 tick: self.tick(tick),
                 hit: None,
             },
-            Wire::ShotHit { id, tick, hit } => GameEvent::ShotEnd {
-                id: self.id(id),
-                tick: self.tick(tick),
-                hit: Some(hit),
-            },
+            Wire::ShotHit { id, tick, hit } => {
+                self.id = u16::from_le_bytes(id);
+                GameEvent::ShotEnd {
+                    id: self.id,
+                    tick: self.tick(tick),
+                    hit: Some(hit),
+                }
+            }
             Wire::Rail(r) => {
                 let tick = self.tick(r.tick);
                 GameEvent::Rail(r.rail(tick))
