@@ -56,7 +56,7 @@ fn snapshot(tick: u32, players: Vec<PlayerSnap>) -> ServerMsg {
     // session widens them; a recording holds them as they came).
     let snap = Snapshot {
         tick: tick & 0xffff,
-        ack_seq: tick / 2 & 0xffff,
+        ack_seq: (tick / 2) & 0xffff,
         echo_time_ms: (tick.wrapping_mul(3) & 0xffff).max(1),
         echo_hold_ms: 4,
         inputs: None,
