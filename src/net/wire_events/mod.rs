@@ -99,13 +99,14 @@ pub(crate) enum Wire {
     Other(GameEvent),
 }
 
-/// A status with `alive` (bit 0), the rail (bit 1) and `protected` (bit 2) in `bits`.
+/// A status with its frags (as a u16) shifted up by three bits, below them `alive`
+/// (bit 0), the rail (bit 1) and `protected` (bit 2): one varint byte while the frags
+/// stay under 31.
 #[derive(Serialize, Deserialize)]
 pub(crate) struct Status {
     id: PlayerId,
-    bits: u8,
     health: i16,
-    frags: i16,
+    frags_bits: u32,
     deaths: u16,
 }
 
@@ -125,22 +126,22 @@ impl Status {
         .fold(0, |bits, (bit, _)| bits | bit);
         Status {
             id: s.id,
-            bits,
             health: s.health,
-            frags: s.frags,
+            frags_bits: u32::from(s.frags as u16) << 3 | u32::from(bits),
             deaths: s.deaths,
         }
     }
 
     fn status(self) -> PlayerStatus {
+        let bits = self.frags_bits as u8;
         PlayerStatus {
             id: self.id,
             health: self.health,
-            alive: self.bits & ALIVE != 0,
-            frags: self.frags,
+            alive: bits & ALIVE != 0,
+            frags: (self.frags_bits >> 3) as u16 as i16,
             deaths: self.deaths,
-            weapon: Weapon::from_index(u8::from(self.bits & RAIL != 0)),
-            protected: self.bits & PROTECTED != 0,
+            weapon: Weapon::from_index(u8::from(bits & RAIL != 0)),
+            protected: bits & PROTECTED != 0,
         }
     }
 }

@@ -182,3 +182,36 @@ fn unusual_events_round_trip() {
     // the wrap of u32).
     round_trip(&snapshot(events), 3);
 }
+
+/// A status costs five bytes while health and frags are those of a match (eight
+/// before), a hit five (seven), a kill three (four).
+#[test]
+fn statuses_hits_and_kills_are_small() {
+    let status = PlayerStatus {
+        id: 9,
+        health: 75,
+        alive: true,
+        frags: 30,
+        deaths: 40,
+        weapon: Weapon::Rail,
+        protected: true,
+    };
+    let hit = |id| GameEvent::ShotEnd {
+        id,
+        tick: 70_001,
+        hit: Some(9),
+    };
+    let kill = GameEvent::Kill {
+        killer: 1,
+        victim: 9,
+        weapon: Weapon::Blaster,
+    };
+    let events = vec![
+        (5, GameEvent::Status(status)),
+        (6, hit(0x0305)),
+        (7, hit(0x0a31)),
+        (8, kill),
+    ];
+    assert_eq!(wire_sizes(&events, 70_000), vec![5, 5, 5, 3]);
+    round_trip(&snapshot(events), 5);
+}
