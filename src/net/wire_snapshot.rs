@@ -7,14 +7,16 @@
 //! (below), and event ticks count from the snapshot's tick. Every delta, even one no
 //! server would send, round-trips exactly (up to the widening).
 //!
-//! The masks, four bits a player, travel in one of two forms, whichever is shorter.
-//! Dense: a varint of their byte count times two, then the bytes as they are. Sparse
-//! (only for masks whose last byte is not zero, as [`super::delta`] makes them): a
-//! varint of the entries' count times two plus one, then one entry per nonzero mask,
-//! with the number of zero masks before it in its high nibble; an entry with a zero
-//! low nibble skips sixteen masks per unit of its high nibble instead. In a fight most
-//! players keep moving as predicted, so a snapshot of sixteen players that names two
-//! costs three bytes instead of nine.
+//! The masks, four bits a player, travel in one of two forms, whichever is shorter,
+//! after a head: a LEB128 number whose low three bits are the baseline age when it is 1
+//! to 7 ticks (0: the age follows in a byte of its own), then one bit for the form, and
+//! above it a count. Dense: the count is the mask bytes, which follow as they are.
+//! Sparse (only for masks whose last byte is not zero, as [`super::delta`] makes them):
+//! the count is the entries, one per nonzero mask, with the number of zero masks before
+//! it in its high nibble; an entry with a zero low nibble skips sixteen masks per unit
+//! of its high nibble instead. In a fight most players keep moving as predicted, so a
+//! snapshot of sixteen players that names two spends three bytes on masks and age,
+//! where a byte count, eight mask bytes and an age byte took ten.
 
 use std::fmt;
 
@@ -76,7 +78,35 @@ fn sparse(masks: &[u8]) -> Vec<u8> {
 /// bytes go.
 pub(crate) fn masks_wire_len(masks: &[u8]) -> usize {
     let (head, body) = masks_form(masks);
-    super::codec::encoded_len(&head) + body.len()
+    leb128(u64::from(head) << 3).len() + body.len()
+}
+
+/// `v` in 7-bit groups, low first, the top bit of each byte saying another follows:
+/// one byte up to 127 (a bincode varint is one only up to 250, but three after).
+fn leb128(mut v: u64) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let low = (v & 0x7f) as u8;
+        v >>= 7;
+        if v == 0 {
+            out.push(low);
+            return out;
+        }
+        out.push(low | 0x80);
+    }
+}
+
+/// Reads what [`leb128`] wrote, from at most five bytes (35 bits).
+fn read_leb128<'de, A: SeqAccess<'de>>(seq: &mut A) -> Result<u64, A::Error> {
+    let mut v = 0u64;
+    for i in 0..5 {
+        let b: u8 = next(seq, "masks head")?;
+        v |= u64::from(b & 0x7f) << (7 * i);
+        if b & 0x80 == 0 {
+            return Ok(v);
+        }
+    }
+    Err(de::Error::custom("masks head too long"))
 }
 
 /// The masks' head and the bytes that follow it, in the shorter form.
@@ -121,7 +151,6 @@ impl Serialize for SnapshotDelta {
         let mut t = s.serialize_tuple(16 + masks.len() + self.values.len())?;
         t.serialize_element(&flags)?;
         t.serialize_element(&tick16(self.tick))?;
-        t.serialize_element(&self.baseline_age)?;
         t.serialize_element(&tick16(self.ack_seq))?;
         t.serialize_element(&self.me.flags)?;
         if flags & READY_IN != 0 {
@@ -143,7 +172,16 @@ impl Serialize for SnapshotDelta {
         if flags & ADDED != 0 {
             t.serialize_element(&self.added)?;
         }
-        t.serialize_element(&head)?;
+        // A baseline age of 1 to 7 ticks rides in the masks head's low three bits;
+        // any other (0: none) follows it.
+        let inline = (1..=7).contains(&self.baseline_age);
+        let code = if inline { self.baseline_age } else { 0 };
+        for b in leb128(u64::from(head) << 3 | u64::from(code)) {
+            t.serialize_element(&b)?;
+        }
+        if !inline {
+            t.serialize_element(&self.baseline_age)?;
+        }
         for m in &masks {
             t.serialize_element(m)?;
         }
@@ -184,7 +222,6 @@ impl<'de> Visitor<'de> for DeltaVisitor {
         let on = |bit: u8| flags & bit != 0;
         let short = |b: [u8; 2]| u32::from(u16::from_le_bytes(b));
         let tick = short(next(&mut seq, "tick")?);
-        let baseline_age = next(&mut seq, "baseline age")?;
         let ack_seq = short(next(&mut seq, "ack")?);
         let me = OwnBody {
             flags: next(&mut seq, "own body")?,
@@ -219,7 +256,12 @@ impl<'de> Visitor<'de> for DeltaVisitor {
         } else {
             Vec::new()
         };
-        let masks = masks(&mut seq)?;
+        let head = read_leb128(&mut seq)?;
+        let baseline_age = match (head & 7) as u8 {
+            0 => next(&mut seq, "baseline age")?,
+            age => age,
+        };
+        let masks = masks(&mut seq, head >> 3)?;
         let values = if on(VALUES_LEN) {
             next(&mut seq, "values")?
         } else {
@@ -255,8 +297,7 @@ impl<'de> Visitor<'de> for DeltaVisitor {
 }
 
 /// The masks in either form, at most [`MAX_MASK_BYTES`] of them.
-fn masks<'de, A: SeqAccess<'de>>(seq: &mut A) -> Result<Vec<u8>, A::Error> {
-    let head: u32 = next(seq, "masks")?;
+fn masks<'de, A: SeqAccess<'de>>(seq: &mut A, head: u64) -> Result<Vec<u8>, A::Error> {
     let len = usize::try_from(head / 2).unwrap_or(usize::MAX);
     if head.is_multiple_of(2) {
         if len > MAX_MASK_BYTES {
@@ -355,23 +396,31 @@ mod tests {
             let d = delta(masks.clone());
             let buf = bytes(&d);
             assert_eq!(codec::decode_server(&buf).unwrap(), ServerMsg::Snapshot(d));
-            let dense = codec::encoded_len(&(len as u32 * 2)) + len;
+            let dense = leb128((len as u64 * 2) << 3).len() + len;
             assert!(masks_wire_len(&masks) <= dense, "round {round}: {masks:?}");
         }
     }
 
-    /// Fourteen players of which two turned: the masks cost three bytes, not eight; and
-    /// a snapshot with nothing new is nine bytes in all.
+    /// Fourteen players of which two turned: the masks cost three bytes, not eight, the
+    /// baseline age included; and a snapshot with nothing new is eight bytes in all.
     #[test]
     fn a_quiet_snapshot_is_small() {
         let masks = vec![0, 0x30, 0, 0, 0, 0, 0x04];
         // The head, then the two masks with their gaps.
         assert_eq!(masks_wire_len(&masks), 3);
-        // Kind, flags, tick, baseline age, ack, own body; masks; three one-byte values.
-        assert_eq!(bytes(&delta(masks)).len(), 1 + 1 + 2 + 1 + 2 + 1 + 3 + 3);
-        assert_eq!(bytes(&delta(vec![])).len(), 1 + 1 + 2 + 1 + 2 + 1 + 1);
+        // Kind, flags, tick, ack, own body; masks; three one-byte values.
+        assert_eq!(bytes(&delta(masks)).len(), 1 + 1 + 2 + 2 + 1 + 3 + 3);
+        assert_eq!(bytes(&delta(vec![])).len(), 1 + 1 + 2 + 2 + 1 + 1);
         // Untrimmed masks go dense.
         assert_eq!(masks_wire_len(&[0, 0x30, 0]), 4);
+        // An age of 8 ticks or more, or none, takes a byte of its own.
+        for age in [0, 8, 255] {
+            let mut d = delta(vec![]);
+            d.baseline_age = age;
+            let buf = bytes(&d);
+            assert_eq!(buf.len(), 1 + 1 + 2 + 2 + 1 + 1 + 1);
+            assert_eq!(codec::decode_server(&buf).unwrap(), ServerMsg::Snapshot(d));
+        }
     }
 
     /// Masks that claim more players than there can be, or that skip or point past the
@@ -379,30 +428,29 @@ mod tests {
     #[test]
     fn hostile_masks_are_refused() {
         let quiet = bytes(&delta(vec![0; 2]));
-        // Kind, flags, tick, baseline age, ack, own body: the masks head comes next.
-        let at = 1 + 1 + 2 + 1 + 2 + 1;
-        assert_eq!(&quiet[at..], &[2 * 2, 0, 0]);
-        let with_masks = |tail: &[u8]| {
+        // Kind, flags, tick, ack, own body: the masks head comes next (with the age, 3).
+        let at = 1 + 1 + 2 + 2 + 1;
+        let head = |v: u64| leb128(v << 3 | 3);
+        assert_eq!(&quiet[at..], &[head(2 * 2), vec![0, 0]].concat()[..]);
+        let with_masks = |parts: &[&[u8]]| {
             let mut b = quiet[..at].to_vec();
-            b.extend_from_slice(tail);
+            b.extend_from_slice(&parts.concat());
             codec::decode_server(&b)
         };
         // 129 mask bytes, dense, all present.
-        let mut many = vec![251, 2, 1];
-        many.extend(std::iter::repeat_n(0, 129));
-        assert!(with_masks(&many).is_err());
+        assert!(with_masks(&[&head(2 * 129), &[0; 129]]).is_err());
+        assert!(with_masks(&[&head(2 * 128), &[0; 128]]).is_ok());
+        // A head of more than five bytes.
+        assert!(with_masks(&[&[0x80; 5], &[0]]).is_err());
         // Sparse entries: one that names nobody, a skip at the end, a mask past any
         // player, one entry missing, a mask with nothing left for its value.
-        assert!(with_masks(&[3, 0x00]).is_err());
-        assert!(with_masks(&[5, 0x21, 0x10]).is_err());
-        let mut far = vec![2 * 17 + 1];
-        far.extend(std::iter::repeat_n(0xF0, 16));
-        far.push(0x01);
-        assert!(with_masks(&far).is_err());
-        assert!(with_masks(&[5, 0x31]).is_err());
-        assert!(with_masks(&[3, 0x31]).is_err());
+        assert!(with_masks(&[&head(3), &[0x00]]).is_err());
+        assert!(with_masks(&[&head(5), &[0x21, 0x10]]).is_err());
+        assert!(with_masks(&[&head(2 * 17 + 1), &[0xF0; 16], &[0x01]]).is_err());
+        assert!(with_masks(&[&head(5), &[0x31]]).is_err());
+        assert!(with_masks(&[&head(3), &[0x31]]).is_err());
         // The same mask with its value decodes.
-        let ServerMsg::Snapshot(d) = with_masks(&[3, 0x31, 2]).unwrap() else {
+        let ServerMsg::Snapshot(d) = with_masks(&[&head(3), &[0x31, 2]]).unwrap() else {
             panic!("a snapshot");
         };
         assert_eq!((d.masks, d.values), (vec![0, 0x10], vec![1]));
