@@ -331,4 +331,51 @@ mod tests {
         assert_eq!(session_after(MAX_START_ACK).latest_seq(), MAX_START_ACK + 3);
         assert_eq!(session_after(0).latest_seq(), 3);
     }
+
+    /// The tick, the ack and the event seqs come as their low 16 bits: a session
+    /// whose counters cross 65,536 widens them right, through the bytes.
+    #[test]
+    fn counters_widen_across_a_16_bit_wrap() {
+        let map = Map::builtin("duel").unwrap();
+        let now = Instant::now();
+        let mut session = ClientSession::on_duel(0, now);
+        session.welcome_tick = 65_500;
+        session.next_event = 65_535;
+        let (x, y) = map.spawns()[0];
+        let mut buf = Vec::new();
+        for (i, tick) in (65_532..65_545).step_by(3).enumerate() {
+            let snap = Snapshot {
+                tick,
+                ack_seq: 65_530 + 2 * i as u32,
+                echo_time_ms: 0,
+                echo_hold_ms: 0,
+                inputs: None,
+                queued: 0,
+                me: Default::default(),
+                players: vec![PlayerSnap {
+                    id: 0,
+                    state: PlayerState::at_cell(x, y),
+                }],
+            };
+            let mut delta = delta::encode(&snap, None);
+            let seq = 65_534 + i as u32;
+            let chat = GameEvent::Chat {
+                from: 0,
+                text: format!("{seq}"),
+            };
+            // Each snapshot repeats the one before's event, as unacknowledged ones are.
+            delta.events = vec![(seq - 1, chat.clone()), (seq, chat)];
+            codec::encode_server(&ServerMsg::Snapshot(delta), &mut buf).unwrap();
+            let msg = codec::decode_server(&buf).unwrap();
+            assert_eq!(session.on_message(now, msg, buf.len()), None);
+            for _ in 0..2 {
+                let _ = session.command_tick(now, Command::default());
+            }
+            assert_eq!(session.latest_tick(), Some(tick));
+            assert_eq!(session.server_ack_seq(), snap.ack_seq);
+            assert_eq!(session.next_event, seq + 1);
+        }
+        assert_eq!(session.stats().snapshots_lost, 0);
+        assert_eq!(session.latest_seq(), 65_530 + 10);
+    }
 }
