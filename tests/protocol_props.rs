@@ -10,6 +10,7 @@ use netarena::net::protocol::{
     PlayerSnap, PlayerStatus, RailShot, RejectReason, RosterEntry, RosterPage, ServerInfo,
     ServerMsg, SnapshotDelta, Welcome,
 };
+use netarena::net::widen::Known;
 use netarena::sim::combat::{Projectile, Weapon};
 use netarena::sim::world::{Buttons, Command, PlayerState};
 
@@ -263,9 +264,9 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
             },
         );
     let snapshot = (
-        any::<u32>(),
+        any::<u16>(),
         any::<u8>(),
-        any::<u32>(),
+        any::<u16>(),
         any::<u16>(),
         any::<u16>(),
         proptest::option::of((any::<u32>(), any::<u32>())),
@@ -295,6 +296,13 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
                 // its hold only when there is one (0: none).
                 let echo_time_ms = u32::from(echo_time_ms);
                 let echo_hold_ms = if echo_time_ms == 0 { 0 } else { echo_hold_ms };
+                // So do the tick, the acknowledged command and the first event's seq
+                // (`widened_snapshots_come_back_whole` checks them whole).
+                let (tick, ack_seq) = (u32::from(tick), u32::from(ack_seq));
+                let mut events = events;
+                if let Some((first, _)) = events.first_mut() {
+                    *first &= 0xffff;
+                }
                 ServerMsg::Snapshot(SnapshotDelta {
                     tick,
                     baseline_age,
@@ -380,12 +388,45 @@ proptest! {
         }
     }
 
+    /// The tick, the acknowledged command and the event seqs travel as their low 16
+    /// bits; widened against values within 32,767 of them, whole values come back.
+    #[test]
+    fn widened_snapshots_come_back_whole(
+        msg in server_msg(),
+        (tick, ack, first) in (any::<u32>(), any::<u32>(), any::<u32>()),
+        (dt, da, de) in (-32_768..32_768i32, -32_768..32_768i32, -32_768..32_768i32),
+    ) {
+        let ServerMsg::Snapshot(mut d) = msg else { return Ok(()) };
+        d.tick = tick;
+        d.ack_seq = ack;
+        let shift = first.wrapping_sub(d.events.first().map_or(0, |e| e.0));
+        for (seq, _) in &mut d.events {
+            *seq = seq.wrapping_add(shift);
+        }
+        let mut buf = Vec::new();
+        if codec::encode_server(&ServerMsg::Snapshot(d.clone()), &mut buf).is_err() {
+            return Ok(());
+        }
+        let Ok(ServerMsg::Snapshot(mut got)) = codec::decode_server(&buf) else {
+            panic!("a snapshot decodes");
+        };
+        // The client knows values near the true ones, before or after them.
+        got.widen(&Known {
+            tick: tick.wrapping_sub(dt as u32),
+            ack: Some(ack.wrapping_sub(da as u32)),
+            next_event: first.wrapping_sub(de as u32),
+        });
+        prop_assert_eq!(got, d);
+    }
+
     #[test]
     fn arbitrary_bytes_never_panic_a_decoder(bytes in proptest::collection::vec(any::<u8>(), 0..2000)) {
         let _ = codec::decode_client(&bytes);
         let _ = codec::peek_connect(&bytes);
-        if let Ok(ServerMsg::Snapshot(d)) = codec::decode_server(&bytes) {
+        if let Ok(ServerMsg::Snapshot(mut d)) = codec::decode_server(&bytes) {
             let _ = delta::decode(&d, Some(&[]));
+            let _ = delta::decode(&d, None);
+            d.widen(&Known { tick: u32::MAX, ack: Some(7), next_event: 1 });
             let _ = delta::decode(&d, None);
         }
     }

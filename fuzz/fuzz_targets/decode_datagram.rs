@@ -1,5 +1,6 @@
 //! Any datagram, as the server and as a client would take it: decoding, the version
-//! peek, snapshot delta decoding, and the server's whole receive path must never panic.
+//! peek, snapshot delta decoding and widening, and the server's whole receive path must
+//! never panic.
 
 #![no_main]
 
@@ -11,6 +12,7 @@ use libfuzzer_sys::fuzz_target;
 use netarena::net::codec;
 use netarena::net::delta;
 use netarena::net::protocol::{PlayerSnap, ServerMsg};
+use netarena::net::widen::Known;
 use netarena::server::{Server, ServerConfig};
 use netarena::sim::map::Map;
 use netarena::sim::world::PlayerState;
@@ -29,9 +31,16 @@ fn baseline() -> &'static [PlayerSnap] {
 
 fuzz_target!(|data: &[u8]| {
     // Client side: what a server (or anyone) might send us.
-    if let Ok(ServerMsg::Snapshot(d)) = codec::decode_server(data) {
+    if let Ok(ServerMsg::Snapshot(mut d)) = codec::decode_server(data) {
         let _ = delta::decode(&d, Some(baseline()));
         let _ = delta::decode(&d, None);
+        // Widened against the extremes a client's counters can hold.
+        d.widen(&Known {
+            tick: u32::MAX,
+            ack: Some(0),
+            next_event: u32::MAX,
+        });
+        let _ = delta::decode(&d, Some(baseline()));
     }
     // Server side: the full receive path, from a stranger and from a joined client.
     let mut config = ServerConfig::new(Map::builtin("duel").expect("built in"));

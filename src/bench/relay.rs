@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use super::net::UDP_IPV4_HEADER;
 use crate::net::protocol::{GameEvent, ServerMsg, SnapshotDelta};
-use crate::net::{codec, wire_events};
+use crate::net::{codec, wire_events, wire_snapshot};
 
 /// Downstream bytes by kind, over every relayed client. `headers` holds the 28-byte
 /// UDP/IPv4 header of every datagram and the fixed fields of each snapshot.
@@ -62,9 +62,10 @@ impl Shares {
         let listed = |n: u64, empty: bool| if empty { 0 } else { n };
         let players = listed(size(&s.removed), s.removed.is_empty())
             + listed(size(&s.added), s.added.is_empty())
-            + size(&s.masks)
+            + wire_snapshot::masks_wire_len(&s.masks) as u64
             + s.values.iter().map(size).sum::<u64>();
-        let (mut projectiles, mut events) = (0, listed(1, s.events.is_empty()));
+        // The list's length and its first seq.
+        let (mut projectiles, mut events) = (0, listed(3, s.events.is_empty()));
         for (item, n) in s
             .events
             .iter()

@@ -9,6 +9,7 @@ use super::clock::interp_delay_target;
 use super::prediction::Prediction;
 use super::session::{ClientSession, SessionEnd, find, name_in, others_of};
 use crate::net::protocol::{GameEvent, ServerMsg, Snapshot, SnapshotDelta};
+use crate::net::widen::Known;
 use crate::net::{codec, delta};
 use crate::sim::map::Map;
 use crate::sim::step::Phase;
@@ -33,7 +34,10 @@ impl ClientSession {
     ) -> Option<SessionEnd> {
         self.last_heard = now;
         match msg {
-            ServerMsg::Snapshot(delta) => return self.on_delta(now, &delta, wire_bytes),
+            ServerMsg::Snapshot(mut delta) => {
+                delta.widen(&self.known());
+                return self.on_delta(now, &delta, wire_bytes);
+            }
             ServerMsg::Roster(page) => {
                 if let Some(roster) = self.roster_pages.add(page) {
                     self.roster = roster;
@@ -48,6 +52,21 @@ impl ClientSession {
             | ServerMsg::MapChunk(_) => {}
         }
         None
+    }
+
+    /// What the snapshot's wrapped counters are widened against: the newest tick, the
+    /// newest command (or acknowledgement) and the next event expected.
+    fn known(&self) -> Known {
+        let ack = match (&self.prediction, &self.latest) {
+            (Some(p), _) => Some(p.latest_seq()),
+            (None, Some(s)) => Some(s.ack_seq),
+            (None, None) => None,
+        };
+        Known {
+            tick: self.latest_tick().unwrap_or(self.welcome_tick),
+            ack,
+            next_event: self.next_event,
+        }
     }
 
     /// Takes in the events a snapshot carries. Repeats (events are resent until
@@ -107,8 +126,11 @@ impl ClientSession {
         if self.is_duplicate(snap.tick) {
             return None;
         }
-        // What the same snapshot would have cost in full, for the compression figures.
-        let full = codec::encoded_len_server(&ServerMsg::Snapshot(delta::encode(&snap, None)));
+        // What the same snapshot, with the same events, would have cost with every player
+        // in full, for the compression figures.
+        let mut full = delta::encode(&snap, None);
+        full.events.clone_from(&delta.events);
+        let full = codec::encoded_len_server(&ServerMsg::Snapshot(full));
         self.on_snapshot(now, snap);
         self.net.snapshot_size(wire_bytes, full);
         None
@@ -311,5 +333,52 @@ mod tests {
         assert_eq!(session_after(MAX_START_ACK + 1).predicted(), None);
         assert_eq!(session_after(MAX_START_ACK).latest_seq(), MAX_START_ACK + 3);
         assert_eq!(session_after(0).latest_seq(), 3);
+    }
+
+    /// The tick, the ack and the event seqs come as their low 16 bits: a session
+    /// whose counters cross 65,536 widens them right, through the bytes.
+    #[test]
+    fn counters_widen_across_a_16_bit_wrap() {
+        let map = Map::builtin("duel").unwrap();
+        let now = Instant::now();
+        let mut session = ClientSession::on_duel(0, now);
+        session.welcome_tick = 65_500;
+        session.next_event = 65_535;
+        let (x, y) = map.spawns()[0];
+        let mut buf = Vec::new();
+        for (i, tick) in (65_532..65_545).step_by(3).enumerate() {
+            let snap = Snapshot {
+                tick,
+                ack_seq: 65_530 + 2 * i as u32,
+                echo_time_ms: 0,
+                echo_hold_ms: 0,
+                inputs: None,
+                queued: 0,
+                me: Default::default(),
+                players: vec![PlayerSnap {
+                    id: 0,
+                    state: PlayerState::at_cell(x, y),
+                }],
+            };
+            let mut delta = delta::encode(&snap, None);
+            let seq = 65_534 + i as u32;
+            let chat = GameEvent::Chat {
+                from: 0,
+                text: format!("{seq}"),
+            };
+            // Each snapshot repeats the one before's event, as unacknowledged ones are.
+            delta.events = vec![(seq - 1, chat.clone()), (seq, chat)];
+            codec::encode_server(&ServerMsg::Snapshot(delta), &mut buf).unwrap();
+            let msg = codec::decode_server(&buf).unwrap();
+            assert_eq!(session.on_message(now, msg, buf.len()), None);
+            for _ in 0..2 {
+                let _ = session.command_tick(now, Command::default());
+            }
+            assert_eq!(session.latest_tick(), Some(tick));
+            assert_eq!(session.server_ack_seq(), snap.ack_seq);
+            assert_eq!(session.next_event, seq + 1);
+        }
+        assert_eq!(session.stats().snapshots_lost, 0);
+        assert_eq!(session.latest_seq(), 65_530 + 10);
     }
 }

@@ -49,8 +49,8 @@ pub struct SessionStats {
     pub interp_delay_ms_mean: f64,
     /// Snapshots that could not be decoded (baseline gone, or malformed).
     pub undecodable_snapshots: u64,
-    /// Mean size of a snapshot datagram as received, and of the same snapshot encoded
-    /// in full, in bytes.
+    /// Mean size of a snapshot datagram as received, and of the same snapshot (the same
+    /// events too) with every player in full, in bytes.
     pub snapshot_bytes_mean: f64,
     pub full_state_bytes_mean: f64,
 }

@@ -79,6 +79,9 @@ pub struct ClientSession {
     pub(super) clock: ServerClock,
     /// The newest snapshot received (by tick).
     pub(super) latest: Option<Snapshot>,
+    /// The server's tick in the welcome: what the first snapshot's tick is widened
+    /// against (see [`crate::net::widen`]).
+    pub(super) welcome_tick: u32,
     pub(super) roster: Vec<RosterEntry>,
     pub(super) interp_delay: f64,
     #[serde(with = "crate::net::instants")]
@@ -124,6 +127,7 @@ impl ClientSession {
             buffer: SnapshotBuffer::default(),
             clock: ServerClock::default(),
             latest: None,
+            welcome_tick: welcome.server_tick,
             roster: Vec::new(),
             interp_delay: interp_delay_target(snapshot_period, 0.0),
             last_frame: None,

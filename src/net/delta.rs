@@ -3,7 +3,8 @@
 //! The server encodes each snapshot against the newest one the client says it has (its
 //! baseline). A player present in both costs four bits when it did what the baseline
 //! predicts (kept moving at the same velocity, or kept still) and a few bytes when it
-//! turned or stopped; new players are sent in full and departed ones by id. A client
+//! turned or stopped (and nothing when all players after it did as predicted: trailing
+//! zero masks are left out); new players are sent in full and departed ones by id. A client
 //! whose baseline is gone gets a full snapshot. Decoding is exact: the result equals the
 //! snapshot the server encoded, bit for bit, or it is refused.
 
@@ -98,6 +99,10 @@ pub fn encode(snap: &Snapshot, baseline: Option<(u32, &[PlayerSnap])>) -> Snapsh
             (_, None) => unreachable!("loop runs while either list has entries"),
         }
     }
+    // Players that did as predicted at the end cost nothing at all.
+    while out.masks.last() == Some(&0) {
+        out.masks.pop();
+    }
     out
 }
 
@@ -133,10 +138,8 @@ pub fn decode(
                 removed.next();
                 continue;
             }
-            let byte = delta
-                .masks
-                .get(common / 2)
-                .ok_or(malformed("too few masks"))?;
+            // Trailing zero masks are left out.
+            let byte = delta.masks.get(common / 2).copied().unwrap_or(0);
             let mask = if common.is_multiple_of(2) {
                 byte & 0xF
             } else {
@@ -164,10 +167,10 @@ pub fn decode(
                 "removed ids not in the baseline, or out of order",
             ));
         }
-        if values.next().is_some() || delta.masks.len() != common.div_ceil(2) {
+        if values.next().is_some() || delta.masks.len() > common.div_ceil(2) {
             return Err(malformed("masks or values left over"));
         }
-        if common % 2 == 1 && delta.masks.last().is_some_and(|m| m >> 4 != 0) {
+        if common % 2 == 1 && delta.masks.get(common / 2).is_some_and(|m| m >> 4 != 0) {
             return Err(malformed("mask for a player that is not there"));
         }
     } else if !delta.removed.is_empty() || !delta.masks.is_empty() || !delta.values.is_empty() {

@@ -8,5 +8,6 @@ pub mod map_chunks;
 pub mod protocol;
 pub mod roster_pages;
 pub mod transport;
+pub mod widen;
 pub(crate) mod wire_events;
-mod wire_snapshot;
+pub(crate) mod wire_snapshot;

@@ -17,9 +17,9 @@ use crate::net::protocol::{ServerMsg, Welcome};
 use crate::sim::world::{Buttons, Command};
 
 pub const MAGIC: [u8; 6] = *b"NAREC\0";
+/// 2: a keyframe record, and the server messages inside are protocol version 4's
+/// (version 1 held version 3's, so it cannot be read).
 pub const VERSION: u16 = 2;
-/// The oldest version read: version 1 has every record but the keyframe, unchanged.
-pub const OLDEST_VERSION: u16 = 1;
 pub const HEADER_LEN: usize = 8;
 /// No payload is longer: the largest is a server datagram plus a few varints.
 pub const MAX_PAYLOAD: usize = MAX_SERVER_DATAGRAM + 64;

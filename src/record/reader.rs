@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use super::format::{
     ACTION, CHAT, END, FRAME, HEADER_LEN, KEYFRAME, KEYS, MAGIC, MAX_KEYFRAME_PAYLOAD, MAX_TICKS,
-    MAX_TIME, OLDEST_VERSION, RECEIVED, Record, SIZE, START, Start, TICKS, VERSION, action_from,
-    chat_from, max_payload, switches_from,
+    MAX_TIME, RECEIVED, Record, SIZE, START, Start, TICKS, VERSION, action_from, chat_from,
+    max_payload, switches_from,
 };
 use crate::client::driver::Driver;
 use crate::client::tap::{LinkTotals, LoopKind};
@@ -24,9 +24,7 @@ use crate::sim::world::{Buttons, Command};
 pub enum ReadError {
     #[error("not a netarena recording (no NAREC header)")]
     NotARecording,
-    #[error(
-        "recording format version {found}, this netarena reads versions {OLDEST_VERSION} to {VERSION}"
-    )]
+    #[error("recording format version {found}, this netarena reads version {VERSION}")]
     Version { found: u16 },
     /// The file ends inside the record that starts at `offset`: it was cut short.
     #[error("the recording ends in the middle of the record at byte {offset}")]
@@ -57,7 +55,7 @@ impl<R: Read> Reader<R> {
             return Err(ReadError::Truncated { offset: 0 });
         }
         let found = u16::from_le_bytes([header[6], header[7]]);
-        if !(OLDEST_VERSION..=VERSION).contains(&found) {
+        if found != VERSION {
             return Err(ReadError::Version { found });
         }
         Ok(Reader {

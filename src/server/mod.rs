@@ -45,7 +45,7 @@ pub use outgoing::SendFailures;
 pub use report::{REFUSALS_EVERY, ServerEvent, Standing};
 
 /// The roster is resent this often even unchanged, for lost copies and fresh pings.
-const ROSTER_REFRESH_SECS: u32 = 3;
+const ROSTER_REFRESH_SECS: u32 = 10;
 
 pub struct Server {
     config: ServerConfig,

@@ -13,7 +13,7 @@ pub use own_body::OwnBody;
 
 /// Bumped on any change to the messages below. `Connect` stays variant 0 with `magic` and
 /// `version` first, so every past and future build can tell a mismatch apart from noise.
-pub const PROTOCOL_VERSION: u16 = 3;
+pub const PROTOCOL_VERSION: u16 = 4;
 /// "NARE": marks a connect request as netarena's, not a stray datagram.
 pub const MAGIC: u32 = 0x4E41_5245;
 /// Most unacknowledged commands one input packet may carry (~1 s at 60 Hz).
@@ -232,6 +232,9 @@ impl std::fmt::Display for RejectReason {
 /// A snapshot as it travels: players as changes against a baseline snapshot the
 /// client has acknowledged (see [`super::delta`]), or all in full. Its wire form, with
 /// flags for the fields that are usually empty, is in [`super::wire_snapshot`].
+///
+/// The tick, `ack_seq` and the first event's seq travel as their low 16 bits: a
+/// snapshot just decoded holds those, and [`SnapshotDelta::widen`] makes them whole.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SnapshotDelta {
     pub tick: u32,
