@@ -228,10 +228,11 @@ fn a_server_holds_64_people_and_64_bots_and_every_datagram_fits() {
         .map(|(i, c)| (c.addr, i))
         .collect();
 
-    // 12 s of fighting at 60 Hz, each client sending a packet every other tick.
+    // 22 s of fighting at 60 Hz (two of the roster's 10 s refreshes), each client
+    // sending a packet every other tick.
     let tick = Duration::from_secs(1) / 60;
     let mut most_rosters_at_once = 0;
-    for t in 0..60 * 12 {
+    for t in 0..60 * 22 {
         now += tick;
         server.tick(now);
         let mut rosters_now = 0;
@@ -277,13 +278,14 @@ fn a_server_holds_64_people_and_64_bots_and_every_datagram_fits() {
         turns[c.last.expect("snapshots came") as usize % 3] += 1;
     }
     assert!(turns.iter().all(|n| *n < PEOPLE / 2), "{turns:?}");
-    // The roster's refresh every 3 s reaches the clients a group at a time.
+    // The roster's refresh every 10 s reaches the clients a group at a time.
     assert!(
         most_rosters_at_once <= 8,
         "{most_rosters_at_once} rosters on one tick"
     );
     for c in &clients {
-        assert!(c.rosters >= 4, "refreshed every 3 s: {}", c.rosters);
+        // The one after the last join, then a refresh in each 10 s.
+        assert!(c.rosters >= 3, "refreshed every 10 s: {}", c.rosters);
         assert_eq!(c.roster_len, PEOPLE + BOTS, "the roster lists everyone");
         assert!(
             c.cut > 100,
