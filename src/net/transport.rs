@@ -80,14 +80,26 @@ impl Transport {
     }
 
     pub fn send(&mut self, now: Instant, to: SocketAddr, payload: &[u8]) {
+        self.send_judged(now, to, payload);
+    }
+
+    /// [`Transport::send`], saying whether the outgoing conditioner dropped the datagram
+    /// (its simulated loss, or its queue full): then it never leaves this machine. The
+    /// one place a verdict of the simulated link is known; a real network's losses are
+    /// not known here.
+    pub fn send_judged(&mut self, now: Instant, to: SocketAddr, payload: &[u8]) -> bool {
         self.traffic.packets_out += 1;
         self.traffic.bytes_out += payload.len() as u64;
         if self.outgoing.conditions().is_clean() && self.outgoing.next_due().is_none() {
             send_now(&self.socket, &mut self.send_errors, to, payload);
-        } else {
-            self.outgoing.push(now, to, payload);
-            self.flush(now);
+            return false;
         }
+        // A push queues the datagram (and maybe a copy) or nothing at all.
+        let queued = self.outgoing.queued();
+        self.outgoing.push(now, to, payload);
+        let dropped = self.outgoing.queued() == queued;
+        self.flush(now);
+        dropped
     }
 
     /// Sends every delayed outgoing datagram that is due.
