@@ -103,14 +103,14 @@ fn the_links_own_drops_give_each_command_its_exact_fate() {
     assert_eq!(dropped.len() as u64, link_dropped);
     let (received, high) = records
         .iter()
-        .filter_map(|r| match r {
+        .rev()
+        .find_map(|r| match r {
             Record::Received { msg, .. } => match msg.as_ref() {
                 ServerMsg::Snapshot(d) => d.inputs.map(|i| (i.received, i.high)),
                 _ => None,
             },
             _ => None,
         })
-        .last()
         .unwrap();
     let dropped_below = dropped.iter().filter(|&&n| n <= high).count() as u32;
     assert_eq!(high - received, dropped_below);
@@ -128,11 +128,10 @@ fn the_links_own_drops_give_each_command_its_exact_fate() {
     let last = want.last().unwrap().0;
     let (slots, cursor) = player.timeline(2 * last + 2);
     assert_eq!(cursor, 0, "the timeline from the start");
-    for slot in 0..=last {
+    for (slot, s) in slots.iter().enumerate().take(last + 1) {
         let here = want.iter().filter(|c| c.0 == slot);
         let r = here.clone().filter(|c| c.1).count() as u8;
         let x = here.filter(|c| c.2).count() as u8;
-        let s = &slots[slot];
         assert_eq!(
             (s.recovered, s.commands_lost, s.unsure),
             (r, x, 0),
