@@ -139,3 +139,43 @@ fn the_links_own_drops_give_each_command_its_exact_fate() {
         );
     }
 }
+
+/// How many commands of the recording in `NETARENA_FATES` read `|`, `r`, `?` and `x` on
+/// the timeline, with the link's drops and without them (as before they were recorded):
+/// `NETARENA_FATES=FILE cargo test --lib fate_counts -- --ignored --nocapture`.
+#[test]
+#[ignore = "a measurement: needs NETARENA_FATES=FILE"]
+fn fate_counts() {
+    let path = std::env::var("NETARENA_FATES").expect("NETARENA_FATES=FILE");
+    let bytes = std::fs::read(&path).unwrap();
+    let all: Vec<Record> = Reader::new(&bytes[..])
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let Some(Record::Start(start)) = all.first().cloned() else {
+        panic!("no start record")
+    };
+    let without: Vec<Record> = all[1..]
+        .iter()
+        .filter(|r| !matches!(r, Record::Dropped { .. }))
+        .cloned()
+        .collect();
+    for (name, records) in [("without", without), ("with", all[1..].to_vec())] {
+        let player = Player::new((*start).clone(), records, None).unwrap();
+        let slots = player.duration().as_nanos() / player.tick().as_nanos() + 2;
+        let (slots, _) = player.timeline(2 * slots as usize);
+        let sum = |f: fn(&crate::ui::timeline::TimelineSlot) -> u8| -> u64 {
+            slots.iter().map(|s| u64::from(f(s))).sum()
+        };
+        let (all, r, unsure, x) = (
+            sum(|s| s.commands),
+            sum(|s| s.recovered),
+            sum(|s| s.unsure),
+            sum(|s| s.commands_lost),
+        );
+        println!(
+            "{name} the link's drops: {all} commands: | {}  r {r}  ? {unsure}  x {x}",
+            all - r - unsure - x
+        );
+    }
+}
