@@ -1,7 +1,8 @@
 //! The recording format: every record survives write then read; a file cut at any byte,
 //! or corrupted, gives an error naming the byte offset and never panics; another version
 //! is refused naming both; and a headless session recorded over loopback with simulated
-//! lag and loss re-runs to the very report the live session wrote.
+//! lag and loss re-runs to the very report the live session wrote, its link's drops of
+//! input packets recorded.
 
 mod support;
 
@@ -139,6 +140,7 @@ fn timed_record() -> impl Strategy<Value = Record> {
         any::<char>().prop_map(|c| Record::Chat(ChatKey::Char(c))),
         Just(Record::Chat(ChatKey::Send)),
         (any::<u16>(), any::<u16>()).prop_map(|(w, h)| Record::Size(w, h)),
+        (at.clone(), any::<u32>()).prop_map(|(at, packet)| Record::Dropped { at, packet }),
         at.prop_map(|at| Record::Keyframe {
             at,
             state: keyframe_state()
@@ -193,7 +195,8 @@ proptest! {
                 | Record::Ticks { at, .. }
                 | Record::Keys { at, .. }
                 | Record::Frame { at }
-                | Record::Keyframe { at, .. } => *at = times.next().unwrap(),
+                | Record::Keyframe { at, .. }
+                | Record::Dropped { at, .. } => *at = times.next().unwrap(),
                 _ => {}
             }
             r
@@ -231,6 +234,10 @@ fn small_recording() -> Vec<Record> {
         Record::Ticks {
             at: Duration::from_millis(16),
             commands: vec![Command::moving(Buttons::RIGHT); 2],
+        },
+        Record::Dropped {
+            at: Duration::from_millis(16),
+            packet: 300,
         },
         Record::Action(Action::ToggleInterpolation),
         Record::Keyframe {
@@ -359,7 +366,19 @@ fn a_headless_session_over_lag_and_loss_replays_to_the_same_report() {
     let replayed: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&again).unwrap()).unwrap();
     let _ = std::fs::remove_file(&again);
+    // The simulated link's drops of input packets are in the recording, each once.
+    let (records, err) = read(&std::fs::read(&recording).unwrap());
     let _ = std::fs::remove_file(&recording);
+    assert_eq!(err, None);
+    let dropped: Vec<u32> = records
+        .iter()
+        .filter_map(|r| match r {
+            Record::Dropped { packet, .. } => Some(*packet),
+            _ => None,
+        })
+        .collect();
+    assert!(dropped.len() > 5, "{dropped:?}");
+    assert!(dropped.windows(2).all(|w| w[0] < w[1]), "{dropped:?}");
     // A session that saw something: snapshots, lost ones, remote players moving.
     assert!(
         live["snapshots_received"].as_f64().unwrap() > 40.0,

@@ -238,6 +238,19 @@ impl Driver {
         }
     }
 
+    /// The simulated link dropped `msg` as it was sent at `at`: an input packet's loss
+    /// goes to the tap (the replay's timeline then knows it for certain).
+    pub(crate) fn link_dropped(&mut self, at: Instant, msg: &ClientMsg) {
+        if let ClientMsg::Input(p) = msg {
+            self.note(
+                Some(at),
+                TapEvent::Dropped {
+                    packet: p.packet_seq,
+                },
+            );
+        }
+    }
+
     /// When the next command is due: the latest a loop may sleep until.
     pub(crate) fn next_command(&self) -> Instant {
         self.clock.next_due()

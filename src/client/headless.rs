@@ -152,6 +152,7 @@ fn play(
         if now.duration_since(driver.session().last_heard()) > config.timeout {
             bail!("the server at {} stopped answering", link.server());
         }
+        let mut dropped = Vec::new();
         driver.run_ticks(
             now,
             |session, _| match (bot, session.predicted()) {
@@ -160,13 +161,18 @@ fn play(
                 _ => Command::default(),
             },
             |session, msg| {
-                if let Some(msg) = msg {
-                    link.send(now, &msg);
+                if let Some(msg) = msg
+                    && link.send(now, &msg)
+                {
+                    dropped.push(msg);
                 }
                 // One frame per command tick stands in for the terminal's frames.
                 session.frame(now);
             },
         );
+        for msg in &dropped {
+            driver.link_dropped(now, msg);
+        }
         link.wait(driver.next_command().min(end))?;
     }
     Ok(())

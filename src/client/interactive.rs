@@ -190,7 +190,15 @@ fn play(
             return Ok(Outcome::Quit);
         }
         let held = shell.keys.buttons(now);
-        driver.play(now, held, |msg| link.send(now, &msg));
+        let mut dropped = Vec::new();
+        driver.play(now, held, |msg| {
+            if link.send(now, &msg) {
+                dropped.push(msg);
+            }
+        });
+        for msg in &dropped {
+            driver.link_dropped(now, msg);
+        }
         look(tui, link, driver, &mut shell, now)?;
         // Sleep until a datagram, a key, the next command or the next look is due.
         let mut wake = shell.pacer.next_wake(now, driver.next_command());

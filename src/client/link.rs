@@ -85,10 +85,14 @@ impl Link {
         self.transport.set_conditions(outgoing, incoming);
     }
 
-    pub(crate) fn send(&mut self, now: Instant, msg: &ClientMsg) {
+    /// Sends `msg`; true when the simulated link dropped it (see [`Transport::send_judged`]).
+    pub(crate) fn send(&mut self, now: Instant, msg: &ClientMsg) -> bool {
         match codec::encode_client(msg, &mut self.buf) {
-            Ok(()) => self.transport.send(now, self.server, &self.buf),
-            Err(e) => tracing::error!("cannot encode {msg:?}: {e}"),
+            Ok(()) => self.transport.send_judged(now, self.server, &self.buf),
+            Err(e) => {
+                tracing::error!("cannot encode {msg:?}: {e}");
+                false
+            }
         }
     }
 

@@ -36,6 +36,11 @@ pub enum TapEvent<'a> {
     Chat(ChatKey),
     /// The terminal's size.
     Size(u16, u16),
+    /// The client's own simulated link dropped input packet `packet` as it was sent
+    /// (not an input to the loop: what the link did, which a re-run cannot know).
+    Dropped {
+        packet: u32,
+    },
 }
 
 /// The link's own counts at the end, which a re-run cannot recompute.

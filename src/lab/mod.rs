@@ -396,9 +396,12 @@ impl Lab {
 /// The commands due for one client, sent up its link.
 fn commands(c: &mut LabClient, now: Instant, buf: &mut Vec<u8>) {
     let (up, addr) = (&mut c.up, c.addr);
+    // What the link dropped goes to the client's recording once the commands are made.
+    let mut dropped = Vec::new();
     let mut send = |msg: ClientMsg| {
-        if codec::encode_client(&msg, buf).is_ok() {
-            up.push(now, addr, buf, wire::up_glyph(&msg));
+        if codec::encode_client(&msg, buf).is_ok() && up.push(now, addr, buf, wire::up_glyph(&msg))
+        {
+            dropped.push(msg);
         }
     };
     match &mut c.brain {
@@ -422,6 +425,9 @@ fn commands(c: &mut LabClient, now: Instant, buf: &mut Vec<u8>) {
             c.driver.play(now, c.held, send);
         }
         None => {}
+    }
+    for msg in &dropped {
+        c.driver.link_dropped(now, msg);
     }
 }
 

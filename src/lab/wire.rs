@@ -81,13 +81,15 @@ impl Lane {
         self.traffic
     }
 
-    /// Sends `bytes` to `to` at `now`, drawn as `glyph`.
-    pub(crate) fn push(&mut self, now: Instant, to: SocketAddr, bytes: &[u8], glyph: char) {
+    /// Sends `bytes` to `to` at `now`, drawn as `glyph`; true when the conditioner
+    /// dropped it.
+    pub(crate) fn push(&mut self, now: Instant, to: SocketAddr, bytes: &[u8], glyph: char) -> bool {
         let (queued, dropped) = (self.cond.queued(), self.cond.stats().dropped);
         self.cond.push(now, to, bytes);
         self.traffic.sent += 1;
         self.traffic.bytes += bytes.len() as u64;
-        if self.cond.stats().dropped > dropped {
+        let lost = self.cond.stats().dropped > dropped;
+        if lost {
             self.traffic.dropped += 1;
             // Where along the lane it "fell": spread out, the same in every run.
             let at = 0.25 + 0.5 * (self.traffic.sent * 37 % 100) as f64 / 100.0;
@@ -105,6 +107,7 @@ impl Lane {
         if self.sent.len() > 4096 {
             self.sent.retain(|_, (t, _)| now < *t + FORGET_AFTER);
         }
+        lost
     }
 
     /// Hands every datagram due at `now` to `deliver`.

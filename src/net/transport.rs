@@ -80,14 +80,26 @@ impl Transport {
     }
 
     pub fn send(&mut self, now: Instant, to: SocketAddr, payload: &[u8]) {
+        self.send_judged(now, to, payload);
+    }
+
+    /// [`Transport::send`], saying whether the outgoing conditioner dropped the datagram
+    /// (its simulated loss, or its queue full): then it never leaves this machine. The
+    /// one place a verdict of the simulated link is known; a real network's losses are
+    /// not known here.
+    pub fn send_judged(&mut self, now: Instant, to: SocketAddr, payload: &[u8]) -> bool {
         self.traffic.packets_out += 1;
         self.traffic.bytes_out += payload.len() as u64;
         if self.outgoing.conditions().is_clean() && self.outgoing.next_due().is_none() {
             send_now(&self.socket, &mut self.send_errors, to, payload);
-        } else {
-            self.outgoing.push(now, to, payload);
-            self.flush(now);
+            return false;
         }
+        // A push queues the datagram (and maybe a copy) or nothing at all.
+        let queued = self.outgoing.queued();
+        self.outgoing.push(now, to, payload);
+        let dropped = self.outgoing.queued() == queued;
+        self.flush(now);
+        dropped
     }
 
     /// Sends every delayed outgoing datagram that is due.
@@ -135,5 +147,52 @@ fn send_now(socket: &UdpSocket, errors: &mut u64, to: SocketAddr, payload: &[u8]
         // UDP makes no promise; a full socket buffer is just loss.
         *errors += 1;
         tracing::debug!("send to {to} failed: {e}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The verdict is the outgoing conditioner's: a clean link drops nothing, a link
+    /// losing everything drops every datagram, and one losing half drops as many as its
+    /// own count says.
+    #[test]
+    fn send_judged_says_what_the_outgoing_conditioner_dropped() {
+        let poll = mio::Poll::new().unwrap();
+        let to: SocketAddr = "127.0.0.1:9".parse().unwrap();
+        let open = |outgoing| {
+            let bind = "127.0.0.1:0".parse().unwrap();
+            Transport::bind(
+                bind,
+                poll.registry(),
+                Token(0),
+                outgoing,
+                Conditions::default(),
+                1,
+            )
+            .unwrap()
+        };
+        let now = Instant::now();
+        let mut clean = open(Conditions::default());
+        assert!((0..50).all(|_| !clean.send_judged(now, to, b"hi")));
+        let all = Conditions {
+            loss_pct: 100.0,
+            ..Conditions::default()
+        };
+        let mut lost = open(all);
+        assert!((0..50).all(|_| lost.send_judged(now, to, b"hi")));
+        let half = Conditions {
+            latency_ms: 5,
+            loss_pct: 50.0,
+            dup_pct: 20.0,
+            ..Conditions::default()
+        };
+        let mut half = open(half);
+        let said = (0..400)
+            .filter(|_| half.send_judged(now, to, b"hi"))
+            .count();
+        assert!((100..300).contains(&said), "{said}");
+        assert_eq!(said as u64, half.outgoing.stats().dropped);
     }
 }

@@ -10,11 +10,16 @@
 //! are missing, they were all lost; when none is missing, they all arrived; otherwise
 //! some of them were lost and which cannot be told.
 //!
+//! When the loss is the client's own simulated link, the link says which packets it
+//! dropped (a recording keeps each verdict): those are lost for certain, whatever the
+//! counts, and the counts then only judge the rest (a real network's losses on top).
+//!
 //! A command whose first packet was lost but which the server acknowledged got there
 //! in a later packet's copy: recovered by redundancy. One whose every packet was lost
 //! never reached the server; so did one a correction's cause analysis found missing
-//! (re-running our commands without it lands where the server has us). This holds the same for the client's own simulated loss
-//! and for a real network's; the simulated link's own verdicts are not recorded.
+//! (re-running our commands without it lands where the server has us). With the link's
+//! verdicts, simulated loss reads exactly; a real network's loss is known only as far
+//! as the snapshots tell (often: some of these, which cannot be told).
 
 /// What became of one command.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,6 +44,8 @@ enum Known {
     Lost,
     /// Among packets of which some, not all, were lost.
     Maybe,
+    /// Dropped by the client's own simulated link: the link said so.
+    Dropped,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -72,6 +79,17 @@ impl Fates {
             last,
             known: Known::Unknown,
         });
+    }
+
+    /// The client's simulated link dropped packet `number` as it was sent: lost for
+    /// certain. A packet not made in this recording (a clip's first) is passed over.
+    pub(crate) fn dropped(&mut self, number: u32) {
+        let at = self.packets.partition_point(|p| p.number < number);
+        if let Some(p) = self.packets.get_mut(at)
+            && p.number == number
+        {
+            p.known = Known::Dropped;
+        }
     }
 
     /// A snapshot: the server had applied up to `ack_seq` with `queued` more waiting,
@@ -111,6 +129,9 @@ impl Fates {
         }
         let open = &mut self.packets[self.unjudged..end];
         let unknown = open.iter().filter(|p| p.known == Known::Unknown).count() as u32;
+        // The link's own drops are among the missing: the rest is for the unknown.
+        let certain = open.iter().filter(|p| p.known == Known::Dropped).count() as u32;
+        self.counted_missing = (self.counted_missing + certain).min(missing);
         let lost = missing - self.counted_missing;
         let verdict = if lost == 0 {
             Known::Arrived
@@ -149,12 +170,12 @@ impl Fates {
             return Fate::Delivered;
         };
         let mut carriers = self.packets[at..].iter().take_while(|p| p.first <= seq);
-        if carriers.all(|p| p.known == Known::Lost) {
+        if carriers.all(|p| matches!(p.known, Known::Lost | Known::Dropped)) {
             // Acknowledged past, so the server skipped it.
             return Fate::Lost;
         }
         match first.known {
-            Known::Lost => Fate::Recovered,
+            Known::Lost | Known::Dropped => Fate::Recovered,
             Known::Maybe => Fate::Unsure,
             Known::Arrived | Known::Unknown => Fate::Delivered,
         }
@@ -245,6 +266,47 @@ mod tests {
         f.lost_by_resimulation(7, 2);
         let lost: Vec<u32> = (1..=12).filter(|&s| f.fate(s) == Fate::Lost).collect();
         assert_eq!(lost, [7, 8]);
+    }
+
+    #[test]
+    fn the_links_own_drops_are_certain_and_the_counts_judge_the_rest() {
+        // Packets 1..=6 as above; the simulated link dropped 2 and 3 (2 carried 3-4 first,
+        // 3 carried 5-6 first), then the server's counts say 2 of 6 are missing: those two.
+        let mut f = Fates::default();
+        six_packets(&mut f);
+        f.dropped(2);
+        f.dropped(3);
+        f.dropped(99);
+        f.snapshot(12, 0, Some((4, 6)));
+        let fates: Vec<Fate> = (1..=8).map(|s| f.fate(s)).collect();
+        use Fate::*;
+        assert_eq!(
+            fates,
+            [
+                Delivered, Delivered, Recovered, Recovered, Recovered, Recovered, Delivered,
+                Delivered
+            ]
+        );
+        // Three missing: the third, a real network's, is one of the other four.
+        let mut f = Fates::default();
+        six_packets(&mut f);
+        f.dropped(2);
+        f.dropped(3);
+        f.snapshot(12, 0, Some((3, 6)));
+        assert_eq!(f.fate(3), Recovered);
+        assert_eq!(f.fate(7), Unsure, "packet 4 may be the one");
+        // Every packet that carried 1-2 dropped (a window of two): never delivered.
+        let mut f = Fates::default();
+        f.sent(1, 1, 2);
+        f.sent(2, 1, 4);
+        f.sent(3, 3, 6);
+        f.dropped(1);
+        f.dropped(2);
+        f.snapshot(6, 0, None);
+        assert_eq!(
+            (f.fate(1), f.fate(3), f.fate(5)),
+            (Lost, Recovered, Delivered)
+        );
     }
 
     #[test]

@@ -41,6 +41,7 @@ pub(crate) const CHAT: u8 = 7;
 pub(crate) const SIZE: u8 = 8;
 pub(crate) const END: u8 = 9;
 pub(crate) const KEYFRAME: u8 = 10;
+pub(crate) const DROPPED: u8 = 11;
 
 /// The most a payload of `kind` may be.
 pub(crate) fn max_payload(kind: u8) -> usize {
@@ -106,6 +107,11 @@ pub enum Record {
         at: Duration,
         state: Vec<u8>,
     },
+    /// The client's simulated link dropped input packet `packet` as it was sent `at`.
+    Dropped {
+        at: Duration,
+        packet: u32,
+    },
 }
 
 impl Record {
@@ -116,7 +122,8 @@ impl Record {
             | Record::Ticks { at, .. }
             | Record::Keys { at, .. }
             | Record::Frame { at }
-            | Record::Keyframe { at, .. } => Some(*at),
+            | Record::Keyframe { at, .. }
+            | Record::Dropped { at, .. } => Some(*at),
             _ => None,
         }
     }

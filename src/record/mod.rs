@@ -18,4 +18,6 @@ pub use format::{Record, Start};
 pub use reader::{ReadError, Reader};
 pub use writer::Writer;
 #[cfg(test)]
+mod drops_tests;
+#[cfg(test)]
 mod tests;

@@ -117,6 +117,9 @@ impl Player {
             for &(number, first, last) in r.sent() {
                 fates.sent(number, first, last);
             }
+            if let Record::Dropped { packet, .. } = record {
+                fates.dropped(*packet);
+            }
             let Some(at) = record.at() else { continue };
             let after = r.session().stats();
             let slot = slot_of(at, self.tick);

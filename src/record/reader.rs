@@ -8,9 +8,9 @@ use std::io::{self, Read};
 use std::time::{Duration, Instant};
 
 use super::format::{
-    ACTION, CHAT, END, FRAME, HEADER_LEN, KEYFRAME, KEYS, MAGIC, MAX_KEYFRAME_PAYLOAD, MAX_TICKS,
-    MAX_TIME, RECEIVED, Record, SIZE, START, Start, TICKS, VERSION, action_from, chat_from,
-    max_payload, switches_from,
+    ACTION, CHAT, DROPPED, END, FRAME, HEADER_LEN, KEYFRAME, KEYS, MAGIC, MAX_KEYFRAME_PAYLOAD,
+    MAX_TICKS, MAX_TIME, RECEIVED, Record, SIZE, START, Start, TICKS, VERSION, action_from,
+    chat_from, max_payload, switches_from,
 };
 use crate::client::driver::Driver;
 use crate::client::tap::{LinkTotals, LoopKind};
@@ -267,6 +267,10 @@ fn parse(kind: u8, bytes: &[u8], clock: Duration) -> Result<Record, String> {
         }
         END => Record::End(parse_end(&mut p)?),
         KEYFRAME => parse_keyframe(&mut p)?,
+        DROPPED => Record::Dropped {
+            at: p.time()?,
+            packet: u32::try_from(p.varint()?).map_err(|_| "packet number too large")?,
+        },
         other => return Err(format!("unknown record kind {other}")),
     };
     p.done()?;

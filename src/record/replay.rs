@@ -161,7 +161,8 @@ impl Replayer {
             Record::End(t) => self.totals = Some(t),
             // A keyframe only says when it is: the loop it holds is this one already
             // (a replay starts from the first; [`Replayer::begin`]).
-            Record::Start(_) | Record::Keyframe { .. } => {}
+            // What the link did to a packet sent is not an input: the timeline reads it.
+            Record::Start(_) | Record::Keyframe { .. } | Record::Dropped { .. } => {}
         }
     }
 

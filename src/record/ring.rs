@@ -184,7 +184,11 @@ impl Tap for Ring {
         let offset = at.saturating_duration_since(start);
         if matches!(
             event,
-            TapEvent::Received { .. } | TapEvent::Ticks(_) | TapEvent::Keys(_) | TapEvent::Frame
+            TapEvent::Received { .. }
+                | TapEvent::Ticks(_)
+                | TapEvent::Keys(_)
+                | TapEvent::Frame
+                | TapEvent::Dropped { .. }
         ) {
             self.last_at = self.last_at.max(offset);
         }

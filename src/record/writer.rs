@@ -5,9 +5,9 @@ use std::io::{self, Write};
 use std::time::Duration;
 
 use super::format::{
-    ACTION, CHAT, END, FRAME, HEADER_LEN, KEYFRAME, KEYS, MAGIC, MAX_TICKS, RECEIVED, Record, SIZE,
-    START, Start, TICKS, VERSION, action_code, chat_code, kind_code, max_payload, nanos,
-    put_conditions, put_varint, switches_bits,
+    ACTION, CHAT, DROPPED, END, FRAME, HEADER_LEN, KEYFRAME, KEYS, MAGIC, MAX_TICKS, RECEIVED,
+    Record, SIZE, START, Start, TICKS, VERSION, action_code, chat_code, kind_code, max_payload,
+    nanos, put_conditions, put_varint, switches_bits,
 };
 use crate::client::tap::{LinkTotals, TapEvent};
 use crate::net::codec;
@@ -116,9 +116,14 @@ impl<W: Write> Writer<W> {
                 p.extend_from_slice(&h.to_le_bytes());
                 SIZE
             }
+            TapEvent::Dropped { packet } => {
+                timed(p);
+                put_varint(p, u64::from(packet));
+                DROPPED
+            }
         };
         self.emit(kind)?;
-        if matches!(kind, RECEIVED | TICKS | KEYS | FRAME) {
+        if matches!(kind, RECEIVED | TICKS | KEYS | FRAME | DROPPED) {
             self.last_at = self.last_at.max(at);
         }
         if at.saturating_sub(self.last_flush) >= FLUSH_EVERY {
@@ -183,6 +188,9 @@ impl<W: Write> Writer<W> {
             Record::Chat(k) => self.event(Duration::ZERO, &TapEvent::Chat(*k)),
             Record::Size(w, h) => self.event(Duration::ZERO, &TapEvent::Size(*w, *h)),
             Record::Keyframe { at, state } => self.keyframe(*at, state),
+            Record::Dropped { at, packet } => {
+                self.event(*at, &TapEvent::Dropped { packet: *packet })
+            }
         }
     }
 

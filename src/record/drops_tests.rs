@@ -1,0 +1,181 @@
+//! A lab client whose own simulated link drops many of its input packets, recorded:
+//! the link's verdicts reach the recording, and the timeline reads each command's fate
+//! from them exactly.
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use super::format::Record;
+use super::player::Player;
+use super::reader::Reader;
+use super::recorder::Recorder;
+use super::replay::Replayer;
+use crate::lab::{Lab, LabConfig};
+use crate::net::conditioner::Conditions;
+use crate::net::protocol::ServerMsg;
+use crate::server::ServerConfig;
+use crate::sim::map::Map;
+
+/// What each command became, worked out from first principles: the packets that
+/// carried it and which of them the link dropped. (slot, recovered, lost) per command.
+fn expected(records: &[Record], dropped: &HashSet<u32>) -> Vec<(usize, bool, bool)> {
+    let Some(Record::Start(start)) = records.first() else {
+        panic!("no start record")
+    };
+    let tick = Duration::from_secs(1) / u32::from(start.welcome.tick_rate);
+    let mut r = Replayer::begin(start, records.get(1), Instant::now(), None).unwrap();
+    let (mut made, mut packets, mut acked) = (Vec::new(), Vec::new(), 0);
+    for record in &records[1..] {
+        let before = r.session().latest_seq();
+        r.apply(record.clone());
+        packets.extend_from_slice(r.sent());
+        if let Record::Received { msg, .. } = record
+            && let ServerMsg::Snapshot(d) = msg.as_ref()
+        {
+            acked = acked.max(d.ack_seq);
+        }
+        if let Some(at) = record.at() {
+            let slot = (at.as_nanos() / tick.as_nanos()) as usize;
+            made.extend((before + 1..=r.session().latest_seq()).map(|seq| (seq, slot)));
+        }
+    }
+    made.into_iter()
+        .filter(|&(seq, _)| seq <= acked)
+        .map(|(seq, slot)| {
+            let carriers: Vec<u32> = packets
+                .iter()
+                .filter(|&&(_, first, last)| (first..=last).contains(&seq))
+                .map(|&(number, ..)| number)
+                .collect();
+            let lost = carriers.iter().all(|n| dropped.contains(n));
+            let recovered = !lost && dropped.contains(&carriers[0]);
+            (slot, recovered, lost)
+        })
+        .collect()
+}
+
+#[test]
+fn the_links_own_drops_give_each_command_its_exact_fate() {
+    let mut server = ServerConfig::new(Map::builtin("duel").unwrap());
+    server.bots = 0;
+    server.seed = 3;
+    let config = LabConfig {
+        server,
+        profiles: vec!["wifi".into()],
+        walkers: 0,
+        keyboard: 0,
+    };
+    let t0 = Instant::now();
+    let mut lab = Lab::new(&config, t0).unwrap();
+    let name = format!("netarena-{}-link-drops.narec", std::process::id());
+    let file = std::env::temp_dir().join(name);
+    lab.record(0, Box::new(Recorder::create(&file).unwrap()), None)
+        .unwrap();
+    // Commands up a 10 ms link losing 30 % in runs of 40 packets on average, snapshots
+    // down a clean one: a command rides in a few packets, or in every one until acked
+    // (at most 64 commands a packet, about a second): a long run drops all of those.
+    // No reordering: the server's counts then see no loss but the link's.
+    let c = &mut lab.clients[0];
+    c.up.set_conditions(Conditions {
+        latency_ms: 10,
+        loss_pct: 30.0,
+        burst_len: 40.0,
+        ..Conditions::default()
+    });
+    c.down.set_conditions(Conditions::default());
+    lab.run_until(t0 + Duration::from_secs(30));
+    lab.finish_recordings();
+    let link_dropped = lab.clients[0].up.traffic().dropped;
+
+    let bytes = std::fs::read(&file).unwrap();
+    let records: Vec<Record> = Reader::new(&bytes[..])
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let mut dropped = HashSet::new();
+    for r in &records {
+        if let Record::Dropped { packet, .. } = r {
+            assert!(dropped.insert(*packet), "packet {packet} dropped twice");
+        }
+    }
+    // The conditioner's own count, and the server's: every packet missing there is one
+    // the link said it dropped, and no other.
+    assert_eq!(dropped.len() as u64, link_dropped);
+    let (received, high) = records
+        .iter()
+        .rev()
+        .find_map(|r| match r {
+            Record::Received { msg, .. } => match msg.as_ref() {
+                ServerMsg::Snapshot(d) => d.inputs.map(|i| (i.received, i.high)),
+                _ => None,
+            },
+            _ => None,
+        })
+        .unwrap();
+    let dropped_below = dropped.iter().filter(|&&n| n <= high).count() as u32;
+    assert_eq!(high - received, dropped_below);
+
+    let want = expected(&records, &dropped);
+    let recovered = want.iter().filter(|c| c.1).count();
+    let lost = want.iter().filter(|c| c.2).count();
+    assert!(
+        recovered > 100 && lost > 5,
+        "{recovered} recovered, {lost} lost"
+    );
+
+    let player = Player::load(&file).unwrap();
+    let _ = std::fs::remove_file(&file);
+    let last = want.last().unwrap().0;
+    let (slots, cursor) = player.timeline(2 * last + 2);
+    assert_eq!(cursor, 0, "the timeline from the start");
+    for (slot, s) in slots.iter().enumerate().take(last + 1) {
+        let here = want.iter().filter(|c| c.0 == slot);
+        let r = here.clone().filter(|c| c.1).count() as u8;
+        let x = here.filter(|c| c.2).count() as u8;
+        assert_eq!(
+            (s.recovered, s.commands_lost, s.unsure),
+            (r, x, 0),
+            "slot {slot}"
+        );
+    }
+}
+
+/// How many commands of the recording in `NETARENA_FATES` read `|`, `r`, `?` and `x` on
+/// the timeline, with the link's drops and without them (as before they were recorded):
+/// `NETARENA_FATES=FILE cargo test --lib fate_counts -- --ignored --nocapture`.
+#[test]
+#[ignore = "a measurement: needs NETARENA_FATES=FILE"]
+fn fate_counts() {
+    let path = std::env::var("NETARENA_FATES").expect("NETARENA_FATES=FILE");
+    let bytes = std::fs::read(&path).unwrap();
+    let all: Vec<Record> = Reader::new(&bytes[..])
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let Some(Record::Start(start)) = all.first().cloned() else {
+        panic!("no start record")
+    };
+    let without: Vec<Record> = all[1..]
+        .iter()
+        .filter(|r| !matches!(r, Record::Dropped { .. }))
+        .cloned()
+        .collect();
+    for (name, records) in [("without", without), ("with", all[1..].to_vec())] {
+        let player = Player::new((*start).clone(), records, None).unwrap();
+        let slots = player.duration().as_nanos() / player.tick().as_nanos() + 2;
+        let (slots, _) = player.timeline(2 * slots as usize);
+        let sum = |f: fn(&crate::ui::timeline::TimelineSlot) -> u8| -> u64 {
+            slots.iter().map(|s| u64::from(f(s))).sum()
+        };
+        let (all, r, unsure, x) = (
+            sum(|s| s.commands),
+            sum(|s| s.recovered),
+            sum(|s| s.unsure),
+            sum(|s| s.commands_lost),
+        );
+        println!(
+            "{name} the link's drops: {all} commands: | {}  r {r}  ? {unsure}  x {x}",
+            all - r - unsure - x
+        );
+    }
+}
