@@ -59,7 +59,7 @@ pub(crate) enum Command {
     Join(JoinArgs),
     /// List the servers on the local network, for scripts
     List(ListArgs),
-    /// Measure frame rendering, the server tick, or bandwidth
+    /// Measure frame rendering, the server tick, bandwidth, or key-to-screen latency
     Bench(BenchArgs),
     /// The server and 2-4 clients side by side, each on its own network; time can stop
     Lab(super::lab::LabArgs),

@@ -354,7 +354,7 @@ fn draw_if_changed(tui: &mut Tui, shown: &mut Buffer, view: &ui::View) -> anyhow
 fn save_recording(driver: &mut Driver) -> String {
     match driver.tap_mut().and_then(|t| t.save()) {
         None => "nothing kept in memory to save".into(),
-        Some(Ok(path)) => format!("recording saved to {path}: netarena replay {path}"),
+        Some(Ok(path)) => format!("saved; watch it with: netarena replay {path}"),
         Some(Err(e)) => format!("cannot save the recording: {e}"),
     }
 }

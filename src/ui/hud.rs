@@ -52,20 +52,41 @@ fn pair(label: &str, value: String) -> Vec<Span<'static>> {
 }
 
 pub(crate) fn draw_hud(frame: &mut Frame, area: Rect, hud: &Hud) {
+    // The switches matter most to someone watching the netcode: when the line is too
+    // narrow, the server tick goes first, then the ghost mode is abbreviated, and only
+    // then are trailing groups dropped.
+    let tries = [(true, false), (false, false), (false, true)];
+    let mut groups = Vec::new();
+    for (tick, short) in tries {
+        groups = hud_groups(hud, tick, short);
+        let w: usize = groups.iter().flatten().map(Span::width).sum();
+        if w <= usize::from(area.width) {
+            break;
+        }
+    }
+    frame.render_widget(Paragraph::new(fit(groups, area.width)), area);
+}
+
+fn hud_groups(hud: &Hud, with_tick: bool, short: bool) -> Vec<Vec<Span<'static>>> {
     let s = &hud.switches;
-    let ghost = if s.ghost_trail {
-        "ghost+trail"
-    } else {
-        "ghost"
+    let ghost = match (s.ghost_trail, short) {
+        (true, false) => "ghost+trail",
+        (true, true) => "gh+tr",
+        (false, false) => "ghost",
+        (false, true) => "gh",
     };
     let mut groups = vec![
         pair("FPS", format!("{:<5.0} ", hud.fps)),
         pair("RTT", format!("{:.0}ms ", hud.rtt_ms)),
-        pair("tick", format!("{} ", hud.server_tick)),
+    ];
+    if with_tick {
+        groups.push(pair("tick", format!("{} ", hud.server_tick)));
+    }
+    groups.extend([
         pair("pend", format!("{} ", hud.pending)),
         pair("corr", format!("{} ", hud.corrections)),
         vec![Span::styled("│", LABEL)],
-    ];
+    ]);
     for (name, on) in [
         ("pred", s.prediction),
         ("rec", s.reconciliation),
@@ -77,7 +98,7 @@ pub(crate) fn draw_hud(frame: &mut Frame, area: Rect, hud: &Hud) {
     ] {
         groups.push(vec![Span::raw(" "), switch(name, on)]);
     }
-    frame.render_widget(Paragraph::new(fit(groups, area.width)), area);
+    groups
 }
 
 /// The fighting line: health, weapon, frags, clock; or the chat line being typed.

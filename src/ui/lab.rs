@@ -246,7 +246,8 @@ fn draw_camera(buf: &mut Buffer, area: Rect, view: &View, focus: Option<(f64, f6
 /// server at the right. Commands move right on the first row, snapshots left on the
 /// second (or both on one row when space is short).
 fn draw_lane(buf: &mut Buffer, x: u16, y: u16, width: u16, rows: u16, lane: &LaneView) {
-    const LABEL: u16 = 14;
+    // "client 4 custom" whole, and a space.
+    const LABEL: u16 = 16;
     const TAG: u16 = 7;
     if width < LABEL + TAG + 16 {
         return;
@@ -344,5 +345,19 @@ mod tests {
         assert!(layout(Rect::new(0, 0, 30, 10), 3, 2, (24, 12)).is_none());
         let (w, h) = required_size(3, 2);
         assert!(layout(Rect::new(0, 0, w, h), 3, 2, (24, 12)).is_some());
+    }
+
+    /// A lane's label was cut at 13 columns: `client 2 cust` for a custom link.
+    #[test]
+    fn the_longest_lane_label_is_whole() {
+        let mut buf = Buffer::empty(Rect::new(0, 0, 80, 2));
+        let lane = LaneView {
+            label: "client 4 custom".into(),
+            up: Vec::new(),
+            down: Vec::new(),
+        };
+        draw_lane(&mut buf, 0, 0, 80, 2, &lane);
+        let row: String = (0..80).map(|x| buf[(x, 0)].symbol().to_owned()).collect();
+        assert!(row.starts_with("client 4 custom "), "{row}");
     }
 }

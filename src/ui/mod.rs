@@ -17,7 +17,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Color;
 use ratatui::text::Line;
-use ratatui::widgets::{Paragraph, Wrap};
+use ratatui::widgets::{Clear, Paragraph, Wrap};
 
 use crate::sim::combat::Weapon;
 use crate::sim::map::Map;
@@ -263,16 +263,29 @@ pub(crate) fn draw_in(frame: &mut Frame, area: Rect, view: &View) {
         overlays::draw_help(frame, boxes);
     }
     if let Some(notice) = &view.notice {
-        let arena = l.arena;
-        let width = (notice.chars().count() as u16 + 4).min(arena.width);
-        let r = Rect::new(
-            arena.x + (arena.width - width) / 2,
-            arena.y + arena.height / 2,
-            width,
-            1,
-        );
-        frame.render_widget(Paragraph::new(Line::from(format!("  {notice}  "))), r);
+        draw_notice(frame, l.arena, notice);
     }
+}
+
+/// A notice in the middle of the arena, as wide as the whole screen allows and wrapped
+/// onto more lines when longer: a saved recording's path must be readable whole.
+fn draw_notice(frame: &mut Frame, arena: Rect, notice: &str) {
+    let screen = frame.area();
+    let text: Vec<char> = format!("  {notice}  ").chars().collect();
+    let width = (text.len() as u16).clamp(1, screen.width.max(1));
+    let lines: Vec<Line> = text
+        .chunks(usize::from(width))
+        .map(|c| Line::from(c.iter().collect::<String>()))
+        .collect();
+    let height = (lines.len() as u16).min(arena.height.max(1));
+    let r = Rect::new(
+        screen.x + (screen.width - width) / 2,
+        arena.y + arena.height.saturating_sub(height) / 2,
+        width,
+        height,
+    );
+    frame.render_widget(Clear, r);
+    frame.render_widget(Paragraph::new(lines), r);
 }
 
 /// One line of text in the middle of the screen (connecting, and the like).

@@ -255,6 +255,7 @@ const HELP: &[(&str, &str)] = &[
     ("v", "lag compensation marks (HUD lagc)"),
     ("n", "network stats and lagometer"),
     ("+ - j l c", "lag +/-25 ms, jitter, loss, profile"),
+    ("F8", "save the last minute as a recording"),
     ("? / F1", "this help"),
 ];
 

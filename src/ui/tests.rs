@@ -235,9 +235,18 @@ fn at_80_columns_nothing_is_cut_mid_word_and_a_long_roster_ends_with_an_ellipsis
         let known = ["FPS", "RTT", "tick", "pend", "corr", "│"].contains(&w.as_str())
             || w.chars().all(|c| c.is_ascii_digit())
             || w.ends_with("ms")
-            || ["pred", "rec", "int", "ext", "smo", "ghost+trail"]
-                .iter()
-                .any(|s| w[1..] == **s);
+            || [
+                "pred",
+                "rec",
+                "int",
+                "ext",
+                "smo",
+                "ghost+trail",
+                "gh+tr",
+                "lagc",
+            ]
+            .iter()
+            .any(|s| w[1..] == **s);
         assert!(known, "{w:?} cut in {:?}", lines[0]);
     }
     let combat = lines[6];
@@ -390,6 +399,52 @@ fn the_help_hint_is_always_on_the_combat_line_at_80_columns() {
             insta::assert_snapshot!(line);
         }
     }
+}
+
+/// At 80 columns the top line used to lose its last switches (the ghost mode and
+/// lagc) to the server tick: every switch stays, the tick and long names give way.
+#[test]
+fn every_switch_is_on_the_top_line_at_80_columns() {
+    let map = Map::builtin("arena").unwrap();
+    let out = render_with(&map, 80, 24, vec![], |v| {
+        v.hud.fps = 12345.0;
+        v.hud.rtt_ms = 1250.0;
+        v.hud.pending = 99;
+        v.hud.corrections = 123;
+        v.hud.switches.ghost_trail = true;
+        v.hud.switches.lag_compensation = true;
+    });
+    let top = out.lines().find(|l| l.contains("FPS")).unwrap();
+    for switch in ["+pred", "+rec", "-ext", "+smo", "+gh+tr", "+lagc"] {
+        assert!(top.contains(switch), "{switch} missing: {top:?}");
+    }
+    assert!(
+        top.contains("FPS 12345") && top.contains("RTT 1250ms"),
+        "{top:?}"
+    );
+    // Wide enough, nothing is abbreviated or left out.
+    let out = render_with(&map, 120, 30, vec![], |v| v.hud.switches.ghost_trail = true);
+    let top = out.lines().find(|l| l.contains("FPS")).unwrap();
+    assert!(
+        top.contains("tick 1234") && top.contains("+ghost+trail -lagc"),
+        "{top:?}"
+    );
+}
+
+/// The F8 notice was cut at the map's width, path and all: it takes the screen's width
+/// and goes on to further lines when longer, so the path can be read whole.
+#[test]
+fn a_long_notice_is_shown_whole() {
+    let map = small_map();
+    let path = "/home/someone/games/netarena-1795453890.narec";
+    let notice = format!("saved; watch it with: netarena replay {path}");
+    let out = render_with(&map, 40, 12, vec![], |v| v.notice = Some(notice.clone()));
+    let joined: String = out.lines().map(str::trim).collect();
+    assert!(
+        joined.contains("saved; watch it with: netarena replay"),
+        "{out}"
+    );
+    assert!(joined.contains(path), "{out}");
 }
 
 /// A rail fired from off a cell's centre was drawn two columns wide on the diagonals
