@@ -130,6 +130,11 @@ impl Game {
         self.gone
     }
 
+    #[cfg(test)]
+    fn id(&self) -> u32 {
+        self.child.id()
+    }
+
     /// How the game ended, if it has.
     pub(super) fn status(&mut self) -> Option<ExitStatus> {
         self.child.try_wait().ok().flatten()
@@ -148,5 +153,55 @@ impl Drop for Game {
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spawn_sh(script: &str) -> Game {
+        let args = ["-c".to_owned(), script.to_owned()];
+        Game::spawn(Path::new("sh"), &args, 100, 30).unwrap()
+    }
+
+    /// Everything the child writes until it closes the terminal.
+    fn all_output(game: &mut Game) -> String {
+        let mut text = Vec::new();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while let Output::Bytes(bytes, _) = game.read(deadline) {
+            text.extend_from_slice(&bytes);
+        }
+        String::from_utf8_lossy(&text).into_owned()
+    }
+
+    #[test]
+    fn the_child_has_the_terminal_its_size_and_the_keys() {
+        // /dev/tty opens only for a process with a controlling terminal.
+        let mut game = spawn_sh("stty size </dev/tty; read -r line; echo got:$line");
+        game.input().write_all(b"abc\n").unwrap();
+        let text = all_output(&mut game);
+        assert!(text.contains("30 100"), "{text:?}");
+        assert!(text.contains("got:abc"), "{text:?}");
+        assert!(game.gone());
+    }
+
+    #[test]
+    fn a_child_that_does_not_quit_is_killed_and_reaped() {
+        let mut game = spawn_sh("exec sleep 30");
+        let pid = game.id();
+        assert!(matches!(
+            game.read(Instant::now() + Duration::from_millis(200)),
+            Output::Quiet
+        ));
+        let dropped = Instant::now();
+        drop(game);
+        // Killed: not waited for until the sleep ends.
+        assert!(dropped.elapsed() < Duration::from_secs(10));
+        // Reaped too: a zombie would still have its /proc entry.
+        assert!(
+            !Path::new(&format!("/proc/{pid}")).exists(),
+            "{pid} still there"
+        );
     }
 }
