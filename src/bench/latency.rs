@@ -199,8 +199,10 @@ fn keys(opts: &LatencyOptions, game: &mut Game, rest: Duration) -> anyhow::Resul
         screen.arrows.clear();
         // Left first: a right key would turn nothing on a player who faces right.
         let right = i % 2 == 1;
-        game.input().write_all(if right { b"d" } else { b"a" })?;
+        // Timed from before the write: on a busy machine the bench can lose the CPU as
+        // the write wakes the game, and the answer can be back before it runs again.
         let sent = Instant::now();
+        game.input().write_all(if right { b"d" } else { b"a" })?;
         let (shown, moved) = reaction(&mut screen, game, at, right, sent);
         match shown {
             Some(t) => samples.shown.push(t.duration_since(sent)),
