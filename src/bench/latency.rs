@@ -1,20 +1,21 @@
 //! Key-to-screen latency of the real program: `netarena host` (no bots) runs in a
-//! pseudo-terminal made by `script(1)`; the bench writes a movement key (left and right
+//! pseudo-terminal the bench opens itself (`pty`); the bench writes a movement key (left and right
 //! in turn, left first: a new player faces right, so every key turns the arrow) and
 //! times the first output bytes that show its effect: the facing arrow turned the key's
 //! way beside the local `@`, or the `@` drawn in another cell. The time to the `@` in
 //! another cell alone is reported too: it adds however long the player takes to cross
-//! into the next cell from where it stood. Both include the pseudo-terminal's relay
-//! both ways, as a terminal emulator's would.
+//! into the next cell from where it stood. Both include the kernel's pseudo-terminal
+//! both ways, as a terminal emulator's would, and no relay process.
 
-use std::io::{Read, Write};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+mod pty;
+
+use std::io::Write;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, anyhow};
+use anyhow::bail;
 use serde::Serialize;
 
+use self::pty::{Game, Output};
 use super::percentile_us;
 
 pub struct LatencyOptions {
@@ -165,72 +166,32 @@ fn free_port() -> anyhow::Result<u16> {
         .port())
 }
 
-fn spawn(opts: &LatencyOptions, lag_ms: u32) -> anyhow::Result<(Child, Receiver<Vec<u8>>)> {
-    let bin = opts.binary.display().to_string();
-    let cmd = format!(
-        "stty cols 100 rows 30; exec '{bin}' host --port {} --no-discovery --name bench --lag {lag_ms}",
+/// Key-to-screen times at one simulated one-way lag, and how many keys showed nothing.
+fn measure(opts: &LatencyOptions, lag_ms: u32) -> anyhow::Result<Samples> {
+    let args = format!(
+        "host --port {} --no-discovery --name bench --lag {lag_ms}",
         free_port()?
     );
-    let mut child = Command::new("script")
-        .args(["-qfc", &cmd, "/dev/null"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .context("cannot run script(1), which makes the pseudo-terminal")?;
-    let mut out = child.stdout.take().expect("piped");
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 65_536];
-        while let Ok(n) = out.read(&mut buf) {
-            if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
-                break;
-            }
-        }
-    });
-    Ok((child, rx))
-}
-
-/// Key-to-`@` times at one simulated one-way lag, and how many keys moved nothing.
-fn measure(opts: &LatencyOptions, lag_ms: u32) -> anyhow::Result<Samples> {
-    let (mut child, rx) = spawn(opts, lag_ms)?;
+    let args: Vec<String> = args.split(' ').map(str::to_owned).collect();
+    // Dropping the game (on errors too) makes it quit, or kills it, and reaps it.
+    let mut game = Game::spawn(&opts.binary, &args, 100, 30)?;
     // Between keys the picture must come to rest, late server answers included.
     let rest = Duration::from_millis(300 + 4 * u64::from(lag_ms));
-    let result = keys(opts, &mut child, &rx, rest);
-    if let Some(stdin) = child.stdin.as_mut() {
-        let _ = stdin.write_all(b"q");
-        let _ = stdin.flush();
-    }
-    let deadline = Instant::now() + Duration::from_secs(3);
-    while child.try_wait()?.is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let _ = child.wait();
-    result
+    keys(opts, &mut game, rest)
 }
 
-fn keys(
-    opts: &LatencyOptions,
-    child: &mut Child,
-    rx: &Receiver<Vec<u8>>,
-    rest: Duration,
-) -> anyhow::Result<Samples> {
+fn keys(opts: &LatencyOptions, game: &mut Game, rest: Duration) -> anyhow::Result<Samples> {
     let mut screen = Screen::default();
-    let stdin = child.stdin.as_mut().context("no stdin")?;
     // The game is up once an `@` is drawn; then let the picture settle.
     let up = Instant::now() + Duration::from_secs(10);
     while screen.ats.is_empty() {
-        let left = up.saturating_duration_since(Instant::now());
-        match rx.recv_timeout(left) {
-            Ok(bytes) => screen.take(&bytes, stdin),
-            Err(_) => return Err(anyhow!("the game never drew an '@'")),
+        match game.read(up) {
+            Output::Bytes(bytes, _) => screen.take(&bytes, game.input()),
+            Output::Quiet => bail!("the game never drew an '@'"),
+            Output::Gone => bail!("the game exited before drawing an '@' ({})", ended(game)),
         }
     }
-    settle(&mut screen, rx, stdin, Duration::from_millis(500));
+    settle(&mut screen, game, Duration::from_millis(500));
     let mut samples = Samples::default();
     for i in 0..opts.samples {
         let at = *screen.ats.last().expect("seen");
@@ -238,10 +199,11 @@ fn keys(
         screen.arrows.clear();
         // Left first: a right key would turn nothing on a player who faces right.
         let right = i % 2 == 1;
-        stdin.write_all(if right { b"d" } else { b"a" })?;
-        stdin.flush()?;
+        // Timed from before the write: on a busy machine the bench can lose the CPU as
+        // the write wakes the game, and the answer can be back before it runs again.
         let sent = Instant::now();
-        let (shown, moved) = reaction(&mut screen, rx, stdin, at, right, sent);
+        game.input().write_all(if right { b"d" } else { b"a" })?;
+        let (shown, moved) = reaction(&mut screen, game, at, right, sent);
         match shown {
             Some(t) => samples.shown.push(t.duration_since(sent)),
             None => samples.misses += 1,
@@ -249,7 +211,10 @@ fn keys(
         if let Some(t) = moved {
             samples.moved.push(t.duration_since(sent));
         }
-        settle(&mut screen, rx, stdin, rest);
+        settle(&mut screen, game, rest);
+        if game.gone() {
+            bail!("the game exited during the keys ({})", ended(game));
+        }
         if screen.ats.is_empty() {
             screen.ats.push(at);
         }
@@ -257,12 +222,21 @@ fn keys(
     Ok(samples)
 }
 
+/// How the game ended, for an error message.
+fn ended(game: &mut Game) -> String {
+    std::thread::sleep(Duration::from_millis(100));
+    match game.status() {
+        Some(status) => status.to_string(),
+        None => "its terminal closed".to_owned(),
+    }
+}
+
 /// When the key first showed (the facing arrow turned its way beside the `@`, or the
-/// `@` moved) and when the `@` was first drawn away from `at`, within a second.
+/// `@` moved) and when the `@` was first drawn away from `at`, within a second. The
+/// times are when the bench's read returned the bytes.
 fn reaction(
     screen: &mut Screen,
-    rx: &Receiver<Vec<u8>>,
-    input: &mut impl Write,
+    game: &mut Game,
     at: (u32, u32),
     right: bool,
     sent: Instant,
@@ -270,11 +244,10 @@ fn reaction(
     let deadline = sent + Duration::from_secs(1);
     let (mut shown, mut moved) = (None, None);
     while moved.is_none() {
-        let Ok(bytes) = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) else {
+        let Output::Bytes(bytes, now) = game.read(deadline) else {
             break;
         };
-        let now = Instant::now();
-        screen.take(&bytes, input);
+        screen.take(&bytes, game.input());
         // Near it: not some other `@` or arrow on screen.
         let near = |x: u32, y: u32| x.abs_diff(at.0) <= 3 && y.abs_diff(at.1) <= 1;
         if screen.ats.iter().any(|p| *p != at && near(p.0, p.1)) {
@@ -292,12 +265,9 @@ fn reaction(
 }
 
 /// Reads output for `d`, following the screen.
-fn settle(screen: &mut Screen, rx: &Receiver<Vec<u8>>, input: &mut impl Write, d: Duration) {
+fn settle(screen: &mut Screen, game: &mut Game, d: Duration) {
     let end = Instant::now() + d;
-    loop {
-        match rx.recv_timeout(end.saturating_duration_since(Instant::now())) {
-            Ok(bytes) => screen.take(&bytes, input),
-            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => return,
-        }
+    while let Output::Bytes(bytes, _) = game.read(end) {
+        screen.take(&bytes, game.input());
     }
 }
