@@ -42,6 +42,9 @@ pub struct Player {
     corrections: Vec<Duration>,
     /// The slot each snapshot tick first arrived in.
     arrivals: HashMap<u32, usize>,
+    /// What became of each command, by its number in the session (the count of
+    /// commands made with it): the `cmds` row, a column per command.
+    commands: CommandMarks,
     current: Replayer,
     next: usize,
 }
@@ -84,6 +87,7 @@ impl Player {
             frames: Vec::new(),
             corrections: Vec::new(),
             arrivals: HashMap::new(),
+            commands: CommandMarks::default(),
             current,
             next: 0,
         };
@@ -101,14 +105,19 @@ impl Player {
         self.corrections.clear();
         self.arrivals.clear();
         let mut fates = Fates::default();
-        // Each command made, and the slot it was made in.
-        let mut made: Vec<(u32, usize)> = Vec::new();
+        // Each command made: its seq, if predicted (None with prediction off).
+        let mut made: Vec<Option<u32>> = Vec::new();
         self.keyframes.push(Keyframe {
             at: r.at(),
             next: 0,
             replayer: r.fork(),
         });
         let mut before = r.session().stats().clone();
+        self.commands = CommandMarks::from(before.commands_sent);
+        let at_snapshot = {
+            let s = r.session().switches();
+            !(s.interpolation || s.extrapolation)
+        };
         let mut acked_before = 0;
         let frame_kind = self.frame_kind();
         for (i, record) in self.records.iter().enumerate() {
@@ -123,7 +132,7 @@ impl Player {
             let Some(at) = record.at() else { continue };
             let after = r.session().stats();
             let slot = slot_of(at, self.tick);
-            mark(&mut self.slots, slot, &before, after);
+            mark(&mut self.slots, slot, &before, after, at_snapshot);
             if let Record::Received { msg, .. } = record
                 && let ServerMsg::Snapshot(d) = msg.as_ref()
             {
@@ -133,7 +142,9 @@ impl Player {
             }
             let new = after.commands_sent.saturating_sub(before.commands_sent) as u32;
             let latest = r.session().latest_seq();
-            made.extend((latest.saturating_sub(new) + 1..=latest).map(|seq| (seq, slot)));
+            let seqs = latest.saturating_sub(new) + 1..=latest;
+            made.extend(seqs.map(|seq| (seq > 0).then_some(seq)));
+            made.resize(made.len() + new.saturating_sub(latest) as usize, None);
             let acked = r.session().acked_seq();
             if acked > acked_before {
                 self.slots[slot].acked = true;
@@ -158,15 +169,10 @@ impl Player {
                 });
             }
         }
-        for (seq, slot) in made {
-            let s = &mut self.slots[slot];
-            match fates.fate(seq) {
-                Fate::Recovered => s.recovered = s.recovered.saturating_add(1),
-                Fate::Unsure => s.unsure = s.unsure.saturating_add(1),
-                Fate::Lost => s.commands_lost = s.commands_lost.saturating_add(1),
-                Fate::Delivered | Fate::Pending => {}
-            }
-        }
+        let fates = made
+            .into_iter()
+            .map(|seq| seq.map_or(Fate::Pending, |s| fates.fate(s)));
+        self.commands.fates.extend(fates);
         self.current = self.keyframes[0].replayer.fork();
         self.next = 0;
         Ok(())
@@ -287,13 +293,36 @@ impl Player {
         r.session().drawn_from(r.instant())
     }
 
+    /// Frames recorded over the last second of recording time before the replay time
+    /// (over the part of it the recording has, at its start), per second.
+    pub(crate) fn recorded_fps(&self) -> f64 {
+        let at = self.at();
+        let start = self.keyframes.first().map_or(Duration::ZERO, |k| k.at);
+        let window = (at - start.min(at)).min(Duration::from_secs(1));
+        if window < self.tick {
+            return 0.0;
+        }
+        let from = self.frames.partition_point(|&f| f <= at - window);
+        let to = self.frames.partition_point(|&f| f <= at);
+        (to - from) as f64 / window.as_secs_f64()
+    }
+
     /// `columns` timeline slots with the replay time among them, and its index; the
-    /// snapshots the frame at the replay time is interpolated between are marked.
+    /// snapshots the frame at the replay time is interpolated between are marked. The
+    /// `cmds` marks go a command a column, the newest command at the replay time in
+    /// the cursor's column (the other rows are command ticks of recording time: a
+    /// command made late is still in its own column).
     pub(crate) fn timeline(&self, columns: usize) -> (Vec<TimelineSlot>, usize) {
         let now = self.slot_of(self.at());
         let first = now.saturating_sub(columns / 2);
+        let newest = self.current.session().stats().commands_sent;
         let mut slots: Vec<TimelineSlot> = (first..first + columns)
-            .map(|i| self.slots.get(i).copied().unwrap_or_default())
+            .map(|i| {
+                let mut s = self.slots.get(i).copied().unwrap_or_default();
+                let number = (newest + i as u64).checked_sub(now as u64);
+                self.commands.mark(&mut s, number);
+                s
+            })
             .collect();
         if let Some(DrawnFrom::Between { from, to, .. }) = self.drawn_from() {
             let at = |tick: u32| self.arrivals.get(&tick)?.checked_sub(first);
@@ -308,12 +337,49 @@ impl Player {
     }
 }
 
+/// The fate of each command made in the recording, by number.
+#[derive(Default)]
+struct CommandMarks {
+    /// Commands made before the recording (or clip) starts.
+    before: u64,
+    fates: Vec<Fate>,
+}
+
+impl CommandMarks {
+    fn from(before: u64) -> CommandMarks {
+        CommandMarks {
+            before,
+            fates: Vec::new(),
+        }
+    }
+
+    /// Puts command `number` (1 for the session's first), if the recording made it,
+    /// in `slot`'s command marks.
+    fn mark(&self, s: &mut TimelineSlot, number: Option<u64>) {
+        let fate = number
+            .and_then(|n| n.checked_sub(self.before + 1))
+            .and_then(|i| self.fates.get(usize::try_from(i).ok()?));
+        s.commands = u8::from(fate.is_some());
+        s.recovered = u8::from(fate == Some(&Fate::Recovered));
+        s.unsure = u8::from(fate == Some(&Fate::Unsure));
+        s.commands_lost = u8::from(fate == Some(&Fate::Lost));
+    }
+}
+
 fn slot_of(at: Duration, tick: Duration) -> usize {
     (at.as_nanos() / tick.as_nanos().max(1)) as usize
 }
 
 /// Marks in slot `i` what changed in the counts from `before` to `after`.
-fn mark(slots: &mut Vec<TimelineSlot>, i: usize, before: &SessionStats, after: &SessionStats) {
+/// With interpolation and extrapolation off, a held frame is one drawn at the newest
+/// snapshot (`at_snapshot`), not one where interpolation ran dry.
+fn mark(
+    slots: &mut Vec<TimelineSlot>,
+    i: usize,
+    before: &SessionStats,
+    after: &SessionStats,
+    at_snapshot: bool,
+) {
     if slots.len() <= i {
         slots.resize(i + 1, TimelineSlot::default());
     }
@@ -335,7 +401,9 @@ fn mark(slots: &mut Vec<TimelineSlot>, i: usize, before: &SessionStats, after: &
         .corrections
         .saturating_add(grew(before.corrections, after.corrections));
     s.extrapolated |= after.frames_extrapolated > before.frames_extrapolated;
-    s.held |= after.frames_held > before.frames_held;
+    let held = after.frames_held > before.frames_held;
+    s.held |= held && !at_snapshot;
+    s.at_snapshot |= held && at_snapshot;
 }
 
 #[cfg(test)]
@@ -396,6 +464,97 @@ mod tests {
         }
     }
 
+    /// `ticks` command ticks of a headless session, the k-th made `late(k)` after 0.3 ms
+    /// before its time (the end of a 1/60 s slice), and a snapshot every 50 ms acknowledging what was made.
+    fn ticks(count: u64, late: impl Fn(u64) -> Duration) -> Vec<Record> {
+        let tick = Duration::from_secs(1) / 60;
+        let mut records = vec![snapshot(1, 3, 0, 0, None)];
+        for k in 0..count {
+            records.push(Record::Ticks {
+                at: tick * (k as u32 + 1) - Duration::from_micros(300) + late(k),
+                commands: vec![Command::default()],
+            });
+        }
+        for j in 1..count / 3 {
+            let ack = (3 * j).saturating_sub(3) as u32;
+            records.push(snapshot(10 + 50 * j, 3 + 3 * j as u32, ack, 1, None));
+        }
+        records.sort_by_key(|r| r.at());
+        records
+    }
+
+    /// A command tick made late now and then (as an interactive loop's are, at its
+    /// frames) lands in the next 1/60 s of recording time with that one's own: the
+    /// `cmds` row still shows one command a column, none missing, none doubled.
+    #[test]
+    fn late_command_ticks_still_fill_every_cmds_column_once() {
+        let late = |k: u64| Duration::from_micros(if k % 7 == 3 { 600 } else { 0 });
+        let mut player = Player::new(start(), ticks(120, late), None).unwrap();
+        // The time slots do have a gap and a double.
+        let per_slot: Vec<u8> = player.slots[2..100].iter().map(|s| s.commands).collect();
+        assert!(
+            per_slot.contains(&0) && per_slot.contains(&2),
+            "{per_slot:?}"
+        );
+        for t in [40, 50, 77, 110] {
+            player.seek(player.tick() * t);
+            let (slots, cursor) = player.timeline(40);
+            let cmds: String = slots
+                .iter()
+                .map(|s| char::from(b'0' + s.commands))
+                .collect();
+            // Up to the cursor, every column holds one command.
+            let seen = &cmds[..=cursor];
+            assert_eq!(seen, "1".repeat(cursor + 1), "at tick {t}: {cmds}");
+        }
+        // The cursor's column is the newest command at the replay time (the 110th, made
+        // 0.3 ms before tick 110), the next column the one after it.
+        assert_eq!(player.replayer().session().stats().commands_sent, 110);
+        let (slots, cursor) = player.timeline(40);
+        assert_eq!((slots[cursor].commands, slots[cursor + 1].commands), (1, 1));
+        player.seek(player.duration());
+        let (slots, cursor) = player.timeline(40);
+        assert_eq!((slots[cursor].commands, slots[cursor + 1].commands), (1, 0));
+    }
+
+    /// The HUD's FPS in replay: frames recorded over the last second at the cursor (a
+    /// headless recording draws one a command tick: 60).
+    #[test]
+    fn the_recorded_frame_rate_is_the_frames_of_the_last_second() {
+        let mut player = Player::new(start(), ticks(120, |_| Duration::ZERO), None).unwrap();
+        player.seek(Duration::from_millis(1500));
+        assert!((59.0..=61.0).contains(&player.recorded_fps()));
+        // Half a second in: the half second there is, per second.
+        player.seek(Duration::from_millis(500));
+        assert!(
+            (player.recorded_fps() - 60.0).abs() <= 2.0,
+            "{}",
+            player.recorded_fps()
+        );
+    }
+
+    /// With interpolation off (what-if `i`), frames are drawn at the newest snapshot:
+    /// counted held, not interpolated, and marked `at_snapshot` on the strip.
+    #[test]
+    fn with_interpolation_off_frames_are_at_the_snapshot_not_interpolated() {
+        let mut player = Player::new(start(), ticks(120, |_| Duration::ZERO), None).unwrap();
+        let on = player.switches();
+        player.seek(player.duration());
+        assert!(player.replayer().session().stats().frames_interpolated > 60);
+        let off = Switches {
+            interpolation: false,
+            extrapolation: false,
+            ..on
+        };
+        player.set_what_if(Some(off)).unwrap();
+        let stats = player.replayer().session().stats();
+        assert_eq!(stats.frames_interpolated, 0);
+        assert!(stats.frames_held > 60);
+        assert!(matches!(player.drawn_from(), Some(DrawnFrom::Newest(_))));
+        let (slots, cursor) = player.timeline(40);
+        assert!(slots[..=cursor].iter().all(|s| s.at_snapshot && !s.held));
+    }
+
     /// Half a second of a headless session: a command every tick, an input packet every
     /// other one (packet n carries up to seq 2n - 1), a snapshot every 50 ms. The
     /// snapshots' acks and queues show packets 1, 2, 4, 5... arriving; packet 3, the
@@ -430,15 +589,13 @@ mod tests {
         }
         records.sort_by_key(|r| r.at());
         let mut player = Player::new(start(), records, None).unwrap();
-        // Seqs 4 and 5 were made in ticks 3 and 4; nothing else was recovered or lost.
-        let fated: Vec<(usize, u8, u8, u8)> = player
-            .slots
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.recovered + s.unsure + s.commands_lost > 0)
-            .map(|(i, s)| (i, s.recovered, s.unsure, s.commands_lost))
+        // Seqs 4 and 5 (the 4th and 5th commands) were recovered; nothing else was
+        // recovered or lost.
+        let fated: Vec<(usize, Fate)> = (player.commands.fates.iter().enumerate())
+            .filter(|(_, f)| !matches!(f, Fate::Delivered | Fate::Pending))
+            .map(|(i, f)| (i + 1, *f))
             .collect();
-        assert_eq!(fated, [(3, 1, 0, 0), (4, 1, 0, 0)]);
+        assert_eq!(fated, [(4, Fate::Recovered), (5, Fate::Recovered)]);
 
         player.seek(player.duration());
         let Some(DrawnFrom::Between { from, to, f }) = player.drawn_from() else {
