@@ -407,7 +407,7 @@ fn mark(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::net::conditioner::Conditions;
     use crate::net::delta;
@@ -415,7 +415,7 @@ mod tests {
     use crate::sim::map::Map;
     use crate::sim::world::{Command, PlayerState};
 
-    fn start() -> Start {
+    pub(in crate::record) fn start() -> Start {
         let map = Map::builtin("duel").unwrap();
         Start {
             kind: LoopKind::Headless,
@@ -466,7 +466,7 @@ mod tests {
 
     /// `ticks` command ticks of a headless session, the k-th made `late(k)` after 0.3 ms
     /// before its time (the end of a 1/60 s slice), and a snapshot every 50 ms acknowledging what was made.
-    fn ticks(count: u64, late: impl Fn(u64) -> Duration) -> Vec<Record> {
+    pub(in crate::record) fn ticks(count: u64, late: impl Fn(u64) -> Duration) -> Vec<Record> {
         let tick = Duration::from_secs(1) / 60;
         let mut records = vec![snapshot(1, 3, 0, 0, None)];
         for k in 0..count {
