@@ -21,7 +21,8 @@ pub(crate) enum FrameMode {
     Interpolated,
     /// Past the newest snapshot, projected along the last velocity.
     Extrapolated,
-    /// Past the extrapolation limit (or before the oldest snapshot): frozen.
+    /// Past the extrapolation limit (or before the oldest snapshot), or at the newest
+    /// snapshot with interpolation and extrapolation off: frozen on a snapshot.
     Held,
 }
 
@@ -107,9 +108,17 @@ impl SnapshotBuffer {
         })
     }
 
-    /// Which way the frame at `render_tick` is drawn, whatever the player.
-    pub(crate) fn mode(&self, render_tick: f64, max_extrapolate_ticks: f64) -> FrameMode {
+    /// Which way the frame at `render_tick` is drawn, whatever the player; `sampled`:
+    /// whether remote players are drawn at the render time at all (interpolation or
+    /// extrapolation on), else they stand at the newest snapshot: held there.
+    pub(crate) fn mode(
+        &self,
+        render_tick: f64,
+        max_extrapolate_ticks: f64,
+        sampled: bool,
+    ) -> FrameMode {
         match self.newest() {
+            _ if !sampled => FrameMode::Held,
             Some(n) if render_tick <= f64::from(n.tick) => FrameMode::Interpolated,
             Some(n) if render_tick - f64::from(n.tick) <= max_extrapolate_ticks => {
                 FrameMode::Extrapolated
@@ -209,14 +218,24 @@ mod tests {
         let ((x, _), s) = buf.sample(1, 105.0, 6.0).unwrap();
         assert_eq!(s, FrameMode::Extrapolated);
         assert!((x - 1150.0).abs() < 1e-9);
-        assert_eq!(buf.mode(105.0, 6.0), FrameMode::Extrapolated);
+        assert_eq!(buf.mode(105.0, 6.0, true), FrameMode::Extrapolated);
         let ((x, _), s) = buf.sample(1, 130.0, 6.0).unwrap();
         assert_eq!(s, FrameMode::Held);
         assert!(
             (x - 1270.0).abs() < 1e-9,
             "held where extrapolation stopped"
         );
-        assert_eq!(buf.mode(130.0, 6.0), FrameMode::Held);
+        assert_eq!(buf.mode(130.0, 6.0, true), FrameMode::Held);
+    }
+
+    #[test]
+    fn with_interpolation_off_a_frame_at_the_newest_snapshot_is_held_not_interpolated() {
+        let mut buf = SnapshotBuffer::default();
+        buf.push(100, vec![snap(1, 1000, 1000, 0, 0)]);
+        buf.push(103, vec![snap(1, 1090, 1000, 30, 0)]);
+        assert_eq!(buf.mode(101.5, 6.0, true), FrameMode::Interpolated);
+        assert_eq!(buf.mode(101.5, 6.0, false), FrameMode::Held);
+        assert_eq!(buf.mode(105.0, 6.0, false), FrameMode::Held);
     }
 
     #[test]

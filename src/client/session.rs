@@ -324,7 +324,10 @@ impl ClientSession {
             });
         }
         if let Some(t) = self.render_tick(now) {
-            let mode = self.buffer.mode(t, self.extrapolation_limit_ticks());
+            let sampled = self.switches.interpolation || self.switches.extrapolation;
+            let mode = self
+                .buffer
+                .mode(t, self.extrapolation_limit_ticks(), sampled);
             self.net.frame(now, mode);
         }
     }

@@ -17,12 +17,12 @@ use crate::server::ServerConfig;
 use crate::sim::map::Map;
 
 /// What each command became, worked out from first principles: the packets that
-/// carried it and which of them the link dropped. (slot, recovered, lost) per command.
+/// carried it and which of them the link dropped. (seq, recovered, lost) per command:
+/// the timeline's `cmds` row has a column per command, seq n in column n from the start.
 fn expected(records: &[Record], dropped: &HashSet<u32>) -> Vec<(usize, bool, bool)> {
     let Some(Record::Start(start)) = records.first() else {
         panic!("no start record")
     };
-    let tick = Duration::from_secs(1) / u32::from(start.welcome.tick_rate);
     let mut r = Replayer::begin(start, records.get(1), Instant::now(), None).unwrap();
     let (mut made, mut packets, mut acked) = (Vec::new(), Vec::new(), 0);
     for record in &records[1..] {
@@ -34,14 +34,11 @@ fn expected(records: &[Record], dropped: &HashSet<u32>) -> Vec<(usize, bool, boo
         {
             acked = acked.max(d.ack_seq);
         }
-        if let Some(at) = record.at() {
-            let slot = (at.as_nanos() / tick.as_nanos()) as usize;
-            made.extend((before + 1..=r.session().latest_seq()).map(|seq| (seq, slot)));
-        }
+        made.extend(before + 1..=r.session().latest_seq());
     }
     made.into_iter()
-        .filter(|&(seq, _)| seq <= acked)
-        .map(|(seq, slot)| {
+        .filter(|&seq| seq <= acked)
+        .map(|seq| {
             let carriers: Vec<u32> = packets
                 .iter()
                 .filter(|&&(_, first, last)| (first..=last).contains(&seq))
@@ -49,7 +46,7 @@ fn expected(records: &[Record], dropped: &HashSet<u32>) -> Vec<(usize, bool, boo
                 .collect();
             let lost = carriers.iter().all(|n| dropped.contains(n));
             let recovered = !lost && dropped.contains(&carriers[0]);
-            (slot, recovered, lost)
+            (seq as usize, recovered, lost)
         })
         .collect()
 }
@@ -128,14 +125,14 @@ fn the_links_own_drops_give_each_command_its_exact_fate() {
     let last = want.last().unwrap().0;
     let (slots, cursor) = player.timeline(2 * last + 2);
     assert_eq!(cursor, 0, "the timeline from the start");
-    for (slot, s) in slots.iter().enumerate().take(last + 1) {
-        let here = want.iter().filter(|c| c.0 == slot);
+    for (column, s) in slots.iter().enumerate().take(last + 1) {
+        let here = want.iter().filter(|c| c.0 == column);
         let r = here.clone().filter(|c| c.1).count() as u8;
         let x = here.filter(|c| c.2).count() as u8;
         assert_eq!(
             (s.recovered, s.commands_lost, s.unsure),
             (r, x, 0),
-            "slot {slot}"
+            "command {column}"
         );
     }
 }

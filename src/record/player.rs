@@ -42,6 +42,9 @@ pub struct Player {
     corrections: Vec<Duration>,
     /// The slot each snapshot tick first arrived in.
     arrivals: HashMap<u32, usize>,
+    /// What became of each command, by its number in the session (the count of
+    /// commands made with it): the `cmds` row, a column per command.
+    commands: CommandMarks,
     current: Replayer,
     next: usize,
 }
@@ -84,6 +87,7 @@ impl Player {
             frames: Vec::new(),
             corrections: Vec::new(),
             arrivals: HashMap::new(),
+            commands: CommandMarks::default(),
             current,
             next: 0,
         };
@@ -101,14 +105,19 @@ impl Player {
         self.corrections.clear();
         self.arrivals.clear();
         let mut fates = Fates::default();
-        // Each command made, and the slot it was made in.
-        let mut made: Vec<(u32, usize)> = Vec::new();
+        // Each command made: its seq, if predicted (None with prediction off).
+        let mut made: Vec<Option<u32>> = Vec::new();
         self.keyframes.push(Keyframe {
             at: r.at(),
             next: 0,
             replayer: r.fork(),
         });
         let mut before = r.session().stats().clone();
+        self.commands = CommandMarks::from(before.commands_sent);
+        let at_snapshot = {
+            let s = r.session().switches();
+            !(s.interpolation || s.extrapolation)
+        };
         let mut acked_before = 0;
         let frame_kind = self.frame_kind();
         for (i, record) in self.records.iter().enumerate() {
@@ -123,7 +132,7 @@ impl Player {
             let Some(at) = record.at() else { continue };
             let after = r.session().stats();
             let slot = slot_of(at, self.tick);
-            mark(&mut self.slots, slot, &before, after);
+            mark(&mut self.slots, slot, &before, after, at_snapshot);
             if let Record::Received { msg, .. } = record
                 && let ServerMsg::Snapshot(d) = msg.as_ref()
             {
@@ -133,7 +142,9 @@ impl Player {
             }
             let new = after.commands_sent.saturating_sub(before.commands_sent) as u32;
             let latest = r.session().latest_seq();
-            made.extend((latest.saturating_sub(new) + 1..=latest).map(|seq| (seq, slot)));
+            let seqs = latest.saturating_sub(new) + 1..=latest;
+            made.extend(seqs.map(|seq| (seq > 0).then_some(seq)));
+            made.resize(made.len() + new.saturating_sub(latest) as usize, None);
             let acked = r.session().acked_seq();
             if acked > acked_before {
                 self.slots[slot].acked = true;
@@ -158,15 +169,10 @@ impl Player {
                 });
             }
         }
-        for (seq, slot) in made {
-            let s = &mut self.slots[slot];
-            match fates.fate(seq) {
-                Fate::Recovered => s.recovered = s.recovered.saturating_add(1),
-                Fate::Unsure => s.unsure = s.unsure.saturating_add(1),
-                Fate::Lost => s.commands_lost = s.commands_lost.saturating_add(1),
-                Fate::Delivered | Fate::Pending => {}
-            }
-        }
+        let fates = made
+            .into_iter()
+            .map(|seq| seq.map_or(Fate::Pending, |s| fates.fate(s)));
+        self.commands.fates.extend(fates);
         self.current = self.keyframes[0].replayer.fork();
         self.next = 0;
         Ok(())
@@ -287,13 +293,36 @@ impl Player {
         r.session().drawn_from(r.instant())
     }
 
+    /// Frames recorded over the last second of recording time before the replay time
+    /// (over the part of it the recording has, at its start), per second.
+    pub(crate) fn recorded_fps(&self) -> f64 {
+        let at = self.at();
+        let start = self.keyframes.first().map_or(Duration::ZERO, |k| k.at);
+        let window = (at - start.min(at)).min(Duration::from_secs(1));
+        if window < self.tick {
+            return 0.0;
+        }
+        let from = self.frames.partition_point(|&f| f <= at - window);
+        let to = self.frames.partition_point(|&f| f <= at);
+        (to - from) as f64 / window.as_secs_f64()
+    }
+
     /// `columns` timeline slots with the replay time among them, and its index; the
-    /// snapshots the frame at the replay time is interpolated between are marked.
+    /// snapshots the frame at the replay time is interpolated between are marked. The
+    /// `cmds` marks go a command a column, the newest command at the replay time in
+    /// the cursor's column (the other rows are command ticks of recording time: a
+    /// command made late is still in its own column).
     pub(crate) fn timeline(&self, columns: usize) -> (Vec<TimelineSlot>, usize) {
         let now = self.slot_of(self.at());
         let first = now.saturating_sub(columns / 2);
+        let newest = self.current.session().stats().commands_sent;
         let mut slots: Vec<TimelineSlot> = (first..first + columns)
-            .map(|i| self.slots.get(i).copied().unwrap_or_default())
+            .map(|i| {
+                let mut s = self.slots.get(i).copied().unwrap_or_default();
+                let number = (newest + i as u64).checked_sub(now as u64);
+                self.commands.mark(&mut s, number);
+                s
+            })
             .collect();
         if let Some(DrawnFrom::Between { from, to, .. }) = self.drawn_from() {
             let at = |tick: u32| self.arrivals.get(&tick)?.checked_sub(first);
@@ -308,12 +337,49 @@ impl Player {
     }
 }
 
+/// The fate of each command made in the recording, by number.
+#[derive(Default)]
+struct CommandMarks {
+    /// Commands made before the recording (or clip) starts.
+    before: u64,
+    fates: Vec<Fate>,
+}
+
+impl CommandMarks {
+    fn from(before: u64) -> CommandMarks {
+        CommandMarks {
+            before,
+            fates: Vec::new(),
+        }
+    }
+
+    /// Puts command `number` (1 for the session's first), if the recording made it,
+    /// in `slot`'s command marks.
+    fn mark(&self, s: &mut TimelineSlot, number: Option<u64>) {
+        let fate = number
+            .and_then(|n| n.checked_sub(self.before + 1))
+            .and_then(|i| self.fates.get(usize::try_from(i).ok()?));
+        s.commands = u8::from(fate.is_some());
+        s.recovered = u8::from(fate == Some(&Fate::Recovered));
+        s.unsure = u8::from(fate == Some(&Fate::Unsure));
+        s.commands_lost = u8::from(fate == Some(&Fate::Lost));
+    }
+}
+
 fn slot_of(at: Duration, tick: Duration) -> usize {
     (at.as_nanos() / tick.as_nanos().max(1)) as usize
 }
 
 /// Marks in slot `i` what changed in the counts from `before` to `after`.
-fn mark(slots: &mut Vec<TimelineSlot>, i: usize, before: &SessionStats, after: &SessionStats) {
+/// With interpolation and extrapolation off, a held frame is one drawn at the newest
+/// snapshot (`at_snapshot`), not one where interpolation ran dry.
+fn mark(
+    slots: &mut Vec<TimelineSlot>,
+    i: usize,
+    before: &SessionStats,
+    after: &SessionStats,
+    at_snapshot: bool,
+) {
     if slots.len() <= i {
         slots.resize(i + 1, TimelineSlot::default());
     }
@@ -335,128 +401,11 @@ fn mark(slots: &mut Vec<TimelineSlot>, i: usize, before: &SessionStats, after: &
         .corrections
         .saturating_add(grew(before.corrections, after.corrections));
     s.extrapolated |= after.frames_extrapolated > before.frames_extrapolated;
-    s.held |= after.frames_held > before.frames_held;
+    let held = after.frames_held > before.frames_held;
+    s.held |= held && !at_snapshot;
+    s.at_snapshot |= held && at_snapshot;
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::net::conditioner::Conditions;
-    use crate::net::delta;
-    use crate::net::protocol::{InputCounts, PlayerSnap, Snapshot, Welcome};
-    use crate::sim::map::Map;
-    use crate::sim::world::{Command, PlayerState};
-
-    fn start() -> Start {
-        let map = Map::builtin("duel").unwrap();
-        Start {
-            kind: LoopKind::Headless,
-            seed: 1,
-            input_rate: 30,
-            switches: Switches::default(),
-            conditions: Conditions::default(),
-            welcome: Welcome {
-                player_id: 0,
-                tick_rate: 60,
-                snapshot_interval: 3,
-                server_tick: 0,
-                server_name: "test".into(),
-                map_name: map.name().into(),
-                map: crate::net::map_chunks::info(map.text(), 1024),
-                map_text: map.text().into(),
-            },
-        }
-    }
-
-    fn snapshot(
-        at_ms: u64,
-        tick: u32,
-        ack_seq: u32,
-        queued: u8,
-        inputs: Option<(u32, u32)>,
-    ) -> Record {
-        let (x, y) = Map::builtin("duel").unwrap().spawns()[0];
-        let snap = Snapshot {
-            tick,
-            ack_seq,
-            echo_time_ms: 0,
-            echo_hold_ms: 0,
-            inputs: inputs.map(|(received, high)| InputCounts { received, high }),
-            queued,
-            me: Default::default(),
-            players: vec![PlayerSnap {
-                id: 0,
-                state: PlayerState::at_cell(x, y),
-            }],
-        };
-        Record::Received {
-            at: Duration::from_millis(at_ms),
-            wire_bytes: 100,
-            msg: Box::new(ServerMsg::Snapshot(delta::encode(&snap, None))),
-        }
-    }
-
-    /// Half a second of a headless session: a command every tick, an input packet every
-    /// other one (packet n carries up to seq 2n - 1), a snapshot every 50 ms. The
-    /// snapshots' acks and queues show packets 1, 2, 4, 5... arriving; packet 3, the
-    /// first to carry seqs 4 and 5, never shows, and the server's count (4 of 5) says
-    /// one is missing: 4 and 5 got there in packet 4's copy.
-    #[test]
-    fn a_known_session_gives_recovered_commands_and_the_interpolated_pair() {
-        let mut records = vec![snapshot(1, 3, 0, 0, None)];
-        let tick_ns = 1_000_000_000 / 60;
-        for k in 0..=28u64 {
-            records.push(Record::Ticks {
-                at: Duration::from_nanos(2_000_000 + k * tick_ns),
-                commands: vec![Command::default()],
-            });
-        }
-        // Per snapshot: ack_seq, queued, and the server's count (received, high).
-        let counts = |received, high| Some((received, high));
-        let acks = [
-            (1, 0, None),
-            (2, 1, None),
-            (4, 3, None),
-            (8, 1, counts(4, 5)),
-            (10, 1, None),
-            (12, 1, None),
-            (14, 1, None),
-            (16, 1, None),
-            (18, 1, counts(9, 10)),
-        ];
-        for (j, (ack, queued, inputs)) in acks.into_iter().enumerate() {
-            let j = j as u64 + 1;
-            records.push(snapshot(10 + 50 * j, 3 + 3 * j as u32, ack, queued, inputs));
-        }
-        records.sort_by_key(|r| r.at());
-        let mut player = Player::new(start(), records, None).unwrap();
-        // Seqs 4 and 5 were made in ticks 3 and 4; nothing else was recovered or lost.
-        let fated: Vec<(usize, u8, u8, u8)> = player
-            .slots
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.recovered + s.unsure + s.commands_lost > 0)
-            .map(|(i, s)| (i, s.recovered, s.unsure, s.commands_lost))
-            .collect();
-        assert_eq!(fated, [(3, 1, 0, 0), (4, 1, 0, 0)]);
-
-        player.seek(player.duration());
-        let Some(DrawnFrom::Between { from, to, f }) = player.drawn_from() else {
-            panic!("interpolating at the end: {:?}", player.drawn_from());
-        };
-        assert_eq!(to - from, 3, "two snapshots in a row");
-        assert!((0.0..1.0).contains(&f));
-        // Snapshot of tick 3j + 3 arrived at 10 + 50j ms: the slot it is marked in.
-        let slot = |tick: u32| ((10 + 50 * u64::from(tick / 3 - 1)) * 60 / 1000) as usize;
-        let (slots, cursor) = player.timeline(60);
-        let first = player.slot_of(player.at()) - cursor;
-        let marked = |pick: fn(&TimelineSlot) -> bool| -> Vec<usize> {
-            (0..slots.len())
-                .filter(|&i| pick(&slots[i]))
-                .map(|i| i + first)
-                .collect()
-        };
-        assert_eq!(marked(|s| s.interp_from), [slot(from)]);
-        assert_eq!(marked(|s| s.interp_to), [slot(to)]);
-    }
-}
+#[path = "player_tests.rs"]
+pub(super) mod tests;

@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use ratatui::Frame;
 use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
 use ratatui::layout::Rect;
 
@@ -22,8 +23,8 @@ use crate::client::terminal::{self, Tui};
 use crate::sim::map::CELL;
 use crate::ui;
 use crate::ui::timeline::{
-    CorrectionPaths, LEGEND, PATHS_LEGEND, TIMELINE_ROWS, TimelineView, draw_correction_paths,
-    draw_timeline,
+    AT_SNAPSHOT_LEGEND, CorrectionPaths, LEGEND, PATHS_LEGEND, TIMELINE_ROWS, TimelineView,
+    draw_correction_paths, draw_timeline,
 };
 
 const SPEEDS: [f64; 7] = [0.1, 0.25, 0.5, 1.0, 1.5, 2.0, 4.0];
@@ -40,6 +41,21 @@ struct Viewer {
 }
 
 impl Viewer {
+    /// Playing from where `player` stands (a clip's keyframe, not time 0) from `now`.
+    fn new(player: &Player, now: Instant, message: String) -> Viewer {
+        Viewer {
+            paused: false,
+            speed: 3,
+            anchor: (now, player.at()),
+            message,
+        }
+    }
+
+    /// Plays on from the replay time `player` stands at now (after a seek or a re-run).
+    fn restart(&mut self, player: &Player) {
+        self.anchor = (Instant::now(), player.at());
+    }
+
     fn replay_time(&self, now: Instant) -> Duration {
         if self.paused {
             return self.anchor.1;
@@ -54,26 +70,14 @@ impl Viewer {
 pub fn run(path: &Path, stop: &AtomicBool) -> anyhow::Result<()> {
     let loaded = Instant::now();
     let mut player = Player::load(path)?;
-    let mut viewer = Viewer {
-        paused: false,
-        speed: 3,
-        anchor: (Instant::now(), Duration::ZERO),
-        message: match player.stopped() {
-            Some(e) => format!("{e}: replaying up to there"),
-            None => format!("loaded in {} ms", loaded.elapsed().as_millis()),
-        },
+    let message = match player.stopped() {
+        Some(e) => format!("{e}: replaying up to there"),
+        None => format!("loaded in {} ms", loaded.elapsed().as_millis()),
     };
+    let mut viewer = Viewer::new(&player, Instant::now(), message);
     let (mut tui, _enhanced, _guard) = terminal::enter().context("cannot set up the terminal")?;
     while !stop.load(Ordering::Relaxed) {
-        let now = Instant::now();
-        let t = viewer.replay_time(now).min(player.duration());
-        if !viewer.paused {
-            player.advance_to(t);
-            if t >= player.duration() {
-                viewer.paused = true;
-                viewer.anchor = (now, t);
-            }
-        }
+        play(&mut player, &mut viewer, Instant::now());
         draw(&mut tui, &player, &viewer)?;
         if event::poll(Duration::from_millis(15))? {
             let Event::Key(key) = event::read()? else {
@@ -92,6 +96,19 @@ pub fn run(path: &Path, stop: &AtomicBool) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Applies the records up to the replay time at `now`; pauses at the end.
+fn play(player: &mut Player, v: &mut Viewer, now: Instant) {
+    if v.paused {
+        return;
+    }
+    let t = v.replay_time(now).min(player.duration());
+    player.advance_to(t);
+    if t >= player.duration() {
+        v.paused = true;
+        v.anchor = (now, t);
+    }
 }
 
 fn on_key(player: &mut Player, v: &mut Viewer, code: KeyCode) -> anyhow::Result<()> {
@@ -131,7 +148,9 @@ fn on_key(player: &mut Player, v: &mut Viewer, code: KeyCode) -> anyhow::Result<
         }
         KeyCode::Char('c') | KeyCode::Char('C') => {
             if !player.jump_correction(code == KeyCode::Char('c')) {
+                // Nothing found: nothing moved, so playback goes on as it was.
                 v.message = "no more corrections that way".into();
+                pause = v.paused;
             }
         }
         KeyCode::Char(c) => return what_if(player, v, c),
@@ -155,6 +174,7 @@ fn what_if(player: &mut Player, v: &mut Viewer, key: char) -> anyhow::Result<()>
         '0' => {
             player.set_what_if(None)?;
             v.message = "switches as recorded".into();
+            v.restart(player);
             return Ok(());
         }
         _ => return Ok(()),
@@ -162,39 +182,52 @@ fn what_if(player: &mut Player, v: &mut Viewer, key: char) -> anyhow::Result<()>
     let started = Instant::now();
     player.set_what_if(Some(s))?;
     v.message = format!("re-simulated in {} ms", started.elapsed().as_millis());
-    v.anchor = (Instant::now(), player.at());
+    v.restart(player);
     Ok(())
 }
 
 fn draw(tui: &mut Tui, player: &Player, v: &Viewer) -> anyhow::Result<()> {
-    let replayer = player.replayer();
-    let view = replayer.driver().replay_view(replayer.instant(), 0.0);
-    let paths = correction_paths(player);
-    tui.draw(|f| {
-        let area = f.area();
-        let rows = TIMELINE_ROWS.min(area.height);
-        let top = Rect::new(area.x, area.y, area.width, area.height - rows);
-        ui::draw_in(f, top, &view);
-        if let Some(p) = &paths {
-            draw_correction_paths(f.buffer_mut(), top, &view, p);
-        }
-        let strip = Rect::new(area.x, top.bottom(), area.width, rows);
-        let (slots, cursor) = player.timeline(TimelineView::columns(area.width));
-        let timeline = TimelineView {
-            slots,
-            cursor,
-            status: status(player, v),
-            caption: caption(player.drawn_from(), player.tick()),
-            legend: if paths.is_some() {
-                PATHS_LEGEND
-            } else {
-                LEGEND
-            }
-            .into(),
-        };
-        draw_timeline(f.buffer_mut(), strip, &timeline);
-    })?;
+    tui.draw(|f| render(f, player, v))?;
     Ok(())
+}
+
+/// The arena and HUD as recorded (the FPS the recorded one at the replay time), and
+/// the timeline strip under them.
+fn render(f: &mut Frame, player: &Player, v: &Viewer) {
+    let replayer = player.replayer();
+    let view = replayer
+        .driver()
+        .replay_view(replayer.instant(), player.recorded_fps());
+    let paths = correction_paths(player);
+    let area = f.area();
+    let rows = TIMELINE_ROWS.min(area.height);
+    let top = Rect::new(area.x, area.y, area.width, area.height - rows);
+    ui::draw_in(f, top, &view);
+    if let Some(p) = &paths {
+        draw_correction_paths(f.buffer_mut(), top, &view, p);
+    }
+    let strip = Rect::new(area.x, top.bottom(), area.width, rows);
+    let (slots, cursor) = player.timeline(TimelineView::columns(area.width));
+    let timeline = TimelineView {
+        slots,
+        cursor,
+        status: status(player, v),
+        caption: caption(player.drawn_from(), player.tick()),
+        legend: legend(paths.is_some(), player.switches()).into(),
+    };
+    draw_timeline(f.buffer_mut(), strip, &timeline);
+}
+
+/// The legend line: the correction paths' marks while they show, the `draw` row's
+/// glyphs while remote players stand at their newest snapshot, else the usual.
+fn legend(paths: bool, s: Switches) -> &'static str {
+    if paths {
+        PATHS_LEGEND
+    } else if !(s.interpolation || s.extrapolation) {
+        AT_SNAPSHOT_LEGEND
+    } else {
+        LEGEND
+    }
 }
 
 /// The paths of the newest correction (or server decision) at most [`PATHS_SHOWN`]
@@ -310,6 +343,87 @@ mod tests {
             players: vec![PlayerSnap { id: 0, state }],
         };
         ServerMsg::Snapshot(delta::encode(&snap, None))
+    }
+
+    /// A clip the way F8 saves one: a keyframe taken halfway through 6 s of a headless
+    /// session (at about 3 s), then the records after it.
+    fn clip() -> Player {
+        use super::super::replay::Replayer;
+        use super::super::tests::{Live, read};
+        use super::super::writer::Writer;
+        use crate::client::tap::LoopKind;
+        let mut live = Live::new(2, LoopKind::Headless);
+        live.run(Duration::from_secs(6));
+        let (start, records) = read(&live.finish());
+        let mut all = Replayer::new(&start, Instant::now()).unwrap();
+        let half = records.len() / 2;
+        let mut clip = Writer::new(Vec::new()).unwrap();
+        clip.start(&start).unwrap();
+        for (i, record) in records.iter().enumerate() {
+            all.apply(record.clone());
+            if i == half {
+                clip.keyframe(all.at(), &all.keyframe().unwrap()).unwrap();
+            } else if i > half {
+                clip.record(record).unwrap();
+            }
+        }
+        let (start, records) = read(clip.get_ref());
+        Player::new(start, records, None).unwrap()
+    }
+
+    /// Replaying a clip plays from its keyframe at once: half a second of wall time
+    /// later the replay is half a second further on, not standing at the keyframe
+    /// until the wall clock has caught up with it.
+    #[test]
+    fn a_clip_plays_on_from_its_keyframe_at_once() {
+        let mut player = clip();
+        let from = player.at();
+        assert!(from > Duration::from_secs(2), "{from:?}");
+        let t0 = Instant::now();
+        let mut v = Viewer::new(&player, t0, String::new());
+        play(&mut player, &mut v, t0 + Duration::from_millis(500));
+        let moved = player.at() - from;
+        assert!(moved > Duration::from_millis(450), "{moved:?}");
+        // After a what-if re-run and a speed change it plays on from there too.
+        what_if(&mut player, &mut v, 'i').unwrap();
+        on_key(&mut player, &mut v, KeyCode::Char('+')).unwrap();
+        let at = player.at();
+        play(
+            &mut player,
+            &mut v,
+            Instant::now() + Duration::from_millis(200),
+        );
+        assert!(player.at() - at > Duration::from_millis(250), "1.5x");
+    }
+
+    /// `c` with no correction that way leaves playback as it was (playing or paused);
+    /// one found pauses on it.
+    #[test]
+    fn a_failed_correction_jump_does_not_pause() {
+        let mut player = clip();
+        let mut v = Viewer::new(&player, Instant::now(), String::new());
+        on_key(&mut player, &mut v, KeyCode::Char('C')).unwrap();
+        assert!(!v.paused && v.message.contains("no more corrections"));
+        v.paused = true;
+        on_key(&mut player, &mut v, KeyCode::Char('C')).unwrap();
+        assert!(v.paused);
+    }
+
+    /// The replay HUD's FPS is the recorded frame rate (a headless recording: a frame
+    /// per command tick, 60), not 0.
+    #[test]
+    fn the_replay_hud_shows_the_recorded_frame_rate() {
+        let mut player = clip();
+        player.seek(player.at() + Duration::from_secs(2));
+        let v = Viewer::new(&player, Instant::now(), String::new());
+        let mut terminal = Terminal::new(TestBackend::new(100, 34)).unwrap();
+        terminal.draw(|f| render(f, &player, &v)).unwrap();
+        let screen: String = (terminal.backend().buffer().content().iter())
+            .map(|c| c.symbol())
+            .collect();
+        let fps = screen.split("FPS").nth(1).expect("an FPS field");
+        let fps: f64 = fps.split_whitespace().next().unwrap().parse().unwrap();
+        assert!((59.0..=61.0).contains(&fps), "FPS {fps}");
     }
 
     /// The server puts us a row lower than we predicted (a push we could not know of):

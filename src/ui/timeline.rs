@@ -8,7 +8,7 @@
 //! cmds  |||||||r||||||||||||||||||x|||||||||
 //! ack   ··+··+·····+··+··+··+··+··+··+··+··+
 //! snap  S··S··x··S··[··]··S··L··S··S··S··S··
-//! draw  ~~~~~~~~~eee~~~~~~~~~~~~~~~~~~~~~~~~
+//! draw  ~~~~~~~~~eee~~~~~~~~~~~~~~~~~~~~~~~~   (s: at a snapshot, interpolation off)
 //! fix   ··········!·························
 //!                  ^ interp 1234→1237 (62%)
 //! r resent copy got there  x lost  ? unsure │ [ ] interp pair  L late
@@ -30,6 +30,10 @@ const LABEL_COLS: u16 = 6;
 /// The glyphs the rows use beyond the obvious, in one line of 80 columns.
 pub(crate) const LEGEND: &str =
     "r recovered by a resent copy  x lost  ? unsure  [ ] interpolated pair  L late";
+/// The legend while remote players are drawn at their newest snapshot (interpolation
+/// and extrapolation off): the `draw` row's glyphs.
+pub(crate) const AT_SNAPSHOT_LEGEND: &str =
+    "draw: s at the newest snapshot (interpolation off)  e extrapolated  h held";
 /// The marks of a correction's paths over the arena.
 pub(crate) const PATHS_LEGEND: &str =
     "correction: • predicted  + server (its state, our commands replayed)  ⊕ both";
@@ -59,6 +63,9 @@ pub(crate) struct TimelineSlot {
     /// Frames in this tick drawn past the newest snapshot, or frozen on it.
     pub(crate) extrapolated: bool,
     pub(crate) held: bool,
+    /// Frames in this tick drawn at the newest snapshot because interpolation (and
+    /// extrapolation) is off: not interpolated, and not a buffer run dry.
+    pub(crate) at_snapshot: bool,
     pub(crate) corrections: u8,
 }
 
@@ -95,11 +102,7 @@ pub(crate) fn draw_timeline(buf: &mut Buffer, area: Rect, t: &TimelineView) {
         ("cmds", command_glyph),
         ("ack", |s| mark(s.acked, '+', Color::Green)),
         ("snap", snapshot_glyph),
-        ("draw", |s| match (s.held, s.extrapolated) {
-            (true, _) => ('h', Color::Red),
-            (_, true) => ('e', Color::Yellow),
-            _ => ('~', Color::DarkGray),
-        }),
+        ("draw", draw_glyph),
         ("fix", |s| mark(s.corrections > 0, '!', Color::LightRed)),
     ];
     let columns = TimelineView::columns(area.width).min(t.slots.len());
@@ -147,6 +150,15 @@ fn command_glyph(s: &TimelineSlot) -> (char, Color) {
         ('?', Color::DarkGray)
     } else {
         mark(s.commands > 0, '|', Color::Green)
+    }
+}
+
+fn draw_glyph(s: &TimelineSlot) -> (char, Color) {
+    match s {
+        _ if s.held => ('h', Color::Red),
+        _ if s.extrapolated => ('e', Color::Yellow),
+        _ if s.at_snapshot => ('s', Color::Cyan),
+        _ => ('~', Color::DarkGray),
     }
 }
 
@@ -202,6 +214,7 @@ mod tests {
         slots[4].snapshots_lost = 1;
         slots[5].extrapolated = true;
         slots[6].corrections = 1;
+        slots[7].at_snapshot = true;
         let view = TimelineView {
             slots,
             cursor: 6,
@@ -217,7 +230,7 @@ mod tests {
         assert_eq!(row(1), "cmds  ··|·······    ");
         assert_eq!(row(2), "ack   ··+·······    ");
         assert_eq!(row(3), "snap  ···Sx·····    ");
-        assert_eq!(row(4), "draw  ~~~~~e~~~~    ");
+        assert_eq!(row(4), "draw  ~~~~~e~s~~    ");
         assert_eq!(row(5), "fix   ······!···    ");
         assert_eq!(row(6), "            ^       ");
         assert_eq!(row(7), "legend              ");
