@@ -61,21 +61,14 @@ impl Replayer {
             .context("the recording's map cannot be used")?;
         session.set_input_rate(start.input_rate);
         let app = App::new(start.switches, start.conditions.clone());
-        let mut replayer = Replayer {
-            driver: Driver::new(session, app, base),
+        let driver = Driver::new(session, app, base);
+        Ok(Replayer::around(
+            driver,
+            start,
             base,
-            kind: start.kind,
-            at: Duration::ZERO,
-            diverged: 0,
-            totals: None,
-            size: None,
+            Duration::ZERO,
             what_if,
-            bytes_in: 0,
-            bytes_out: 0,
-            sent: Vec::new(),
-        };
-        replayer.force_what_if();
-        Ok(replayer)
+        ))
     }
 
     /// A session as the keyframe at `at` left it (its instants counted from `base`),
@@ -88,6 +81,17 @@ impl Replayer {
         what_if: Option<Switches>,
     ) -> anyhow::Result<Replayer> {
         let driver = Driver::from_keyframe(state, base).context("the recording's keyframe")?;
+        Ok(Replayer::around(driver, start, base, at, what_if))
+    }
+
+    /// A replayer of `driver`, as it is at `at`.
+    fn around(
+        driver: Driver,
+        start: &Start,
+        base: Instant,
+        at: Duration,
+        what_if: Option<Switches>,
+    ) -> Replayer {
         let mut replayer = Replayer {
             driver,
             base,
@@ -102,7 +106,7 @@ impl Replayer {
             sent: Vec::new(),
         };
         replayer.force_what_if();
-        Ok(replayer)
+        replayer
     }
 
     /// Where a recording whose first record after the start is `first` begins: its
