@@ -356,3 +356,36 @@ fn a_finished_match_shows_results_then_the_next_map_reaches_clients() {
     s.run(Duration::from_millis(500), |_| Buttons::RIGHT);
     assert!(s.client.server_state().is_some());
 }
+
+/// Two friends whose machines have the same login joined as two `ann`s: the scoreboard
+/// and the kill feed could not tell them apart. The second is `ann-2`, a long name is
+/// cut to make room for its number, and a name that is free stays as it was.
+#[test]
+fn a_name_already_in_the_game_gets_a_number() {
+    let mut server = Server::new(ServerConfig::new(open_map()));
+    let now = Instant::now();
+    let long = "sixteen-letters!";
+    for (i, name) in ["ann", "ann", "bob", "ann", long, long].iter().enumerate() {
+        let addr: SocketAddr = format!("10.0.0.{}:1", i + 1).parse().unwrap();
+        server.join_in_process(now, addr, name).unwrap();
+    }
+    let mut names = Vec::new();
+    server.tick(now + Duration::from_millis(17));
+    for (_, msg) in server.take_outbox() {
+        if let ServerMsg::Roster(r) = msg {
+            names = r.entries.into_iter().map(|e| e.name).collect();
+        }
+    }
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "ann",
+            "ann-2",
+            "ann-3",
+            "bob",
+            "sixteen-letter-2",
+            "sixteen-letters!"
+        ]
+    );
+}

@@ -279,7 +279,7 @@ pub(crate) struct HostArgs {
     #[command(flatten)]
     pub(crate) game: MatchArgs,
     /// Your player name (default: $USER, $USERNAME or $LOGNAME, else this machine's name,
-    /// else player-NNNN)
+    /// else player-NNNN); a name already in the game gets -2, -3, ...
     #[arg(long, default_value_t = super::config::default_name(), hide_default_value = true)]
     pub(crate) name: String,
     /// Server name shown to players browsing the LAN (default: "NAME's game")
@@ -395,7 +395,7 @@ pub(crate) struct JoinArgs {
     #[command(flatten)]
     pub(crate) discovery: DiscoveryArgs,
     /// Your player name (default: $USER, $USERNAME or $LOGNAME, else this machine's name,
-    /// else player-NNNN)
+    /// else player-NNNN); a name already in the game gets -2, -3, ...
     #[arg(long, default_value_t = super::config::default_name(), hide_default_value = true)]
     pub(crate) name: String,
     /// Run without a terminal, driven by a bot (for tests, load tests and benchmarks)

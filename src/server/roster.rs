@@ -9,7 +9,7 @@ use super::commands::CommandQueue;
 use super::config::PLAYER_LIMIT;
 use super::connection::Connection;
 use super::{Server, ServerEvent};
-use crate::net::protocol::{GameEvent, RosterEntry, ServerMsg};
+use crate::net::protocol::{GameEvent, MAX_NAME_CHARS, RosterEntry, ServerMsg};
 use crate::net::roster_pages;
 use crate::sim::world::PlayerId;
 
@@ -47,11 +47,30 @@ fn bot_name(n: u16) -> String {
 }
 
 impl Server {
+    /// `name`, or if someone in the game already has it, `name-2`, `name-3`, … (cut to
+    /// fit the name limit): two friends on machines with the same login are told apart
+    /// on the scoreboard and in the kill feed.
+    fn unique_name(&self, name: String) -> String {
+        let taken = |n: &str| self.slots.iter().any(|s| s.name == n);
+        if !taken(&name) {
+            return name;
+        }
+        (2..)
+            .map(|n| {
+                let suffix = format!("-{n}");
+                let keep = MAX_NAME_CHARS.saturating_sub(suffix.len());
+                name.chars().take(keep).collect::<String>() + &suffix
+            })
+            .find(|candidate| !taken(candidate))
+            .expect("fewer players than numbers")
+    }
+
     pub(super) fn add_player(&mut self, name: String, driver: Driver) -> Option<PlayerId> {
         if self.is_full() {
             return None;
         }
         let id = (0..=u8::MAX).find(|id| self.slots.iter().all(|s| s.id != *id))?;
+        let name = self.unique_name(name);
         let from = match &driver {
             Driver::Remote(c) => Some(c.addr),
             Driver::Bot(_) => None,
