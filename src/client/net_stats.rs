@@ -208,14 +208,20 @@ impl NetStats {
     }
 
     /// Counts how a frame was drawn, and an underrun when interpolation just ran dry.
-    pub(crate) fn frame(&mut self, now: Instant, mode: FrameMode) {
+    /// `sampled` says whether remote players were sampled at the render time at all: a
+    /// frame held because interpolation and extrapolation are switched off is no
+    /// underrun.
+    pub(crate) fn frame(&mut self, now: Instant, mode: FrameMode, sampled: bool) {
         let s = &mut self.stats;
         match mode {
             FrameMode::Interpolated => s.frames_interpolated += 1,
             FrameMode::Extrapolated => s.frames_extrapolated += 1,
             FrameMode::Held => s.frames_held += 1,
         }
-        if mode != FrameMode::Interpolated && self.last_mode == Some(FrameMode::Interpolated) {
+        if sampled
+            && mode != FrameMode::Interpolated
+            && self.last_mode == Some(FrameMode::Interpolated)
+        {
             s.underruns += 1;
         }
         self.last_mode = Some(mode);
@@ -269,9 +275,22 @@ mod tests {
         assert_eq!(n.stats.rtt_ms, 110.0);
         assert_eq!(n.stats.rtt_ms_mean, 140.0);
         let t = Instant::now();
-        n.frame(t, FrameMode::Interpolated);
-        n.frame(t, FrameMode::Held);
-        n.frame(t, FrameMode::Held);
+        n.frame(t, FrameMode::Interpolated, true);
+        n.frame(t, FrameMode::Held, true);
+        n.frame(t, FrameMode::Held, true);
         assert_eq!((n.stats.frames_held, n.stats.underruns), (2, 1));
+    }
+
+    /// Switching interpolation off counted one underrun at the switch: the frames after
+    /// it are held by choice, not because the snapshots ran dry.
+    #[test]
+    fn interpolation_switched_off_is_no_underrun() {
+        let mut n = NetStats::default();
+        let t = Instant::now();
+        n.frame(t, FrameMode::Interpolated, true);
+        n.frame(t, FrameMode::Held, false);
+        n.frame(t, FrameMode::Held, false);
+        n.frame(t, FrameMode::Interpolated, true);
+        assert_eq!((n.stats.frames_held, n.stats.underruns), (2, 0));
     }
 }

@@ -328,7 +328,7 @@ impl ClientSession {
             let mode = self
                 .buffer
                 .mode(t, self.extrapolation_limit_ticks(), sampled);
-            self.net.frame(now, mode);
+            self.net.frame(now, mode, sampled);
         }
     }
 
