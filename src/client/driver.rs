@@ -315,16 +315,11 @@ mod tests {
         let (x, y) = map.spawns()[0];
         let snap = Snapshot {
             tick: 1,
-            ack_seq: 0,
-            echo_time_ms: 0,
-            echo_hold_ms: 0,
-            inputs: None,
-            queued: 0,
-            me: Default::default(),
             players: vec![PlayerSnap {
                 id,
                 state: PlayerState::at_cell(x, y),
             }],
+            ..Default::default()
         };
         let msg = ServerMsg::Snapshot(delta::encode(&snap, None));
         assert_eq!(d.receive(t0, msg, 100), None);

@@ -306,15 +306,11 @@ mod tests {
         let snap = Snapshot {
             tick: 1,
             ack_seq,
-            echo_time_ms: 0,
-            echo_hold_ms: 0,
-            inputs: None,
-            queued: 0,
-            me: Default::default(),
             players: vec![PlayerSnap {
                 id: 0,
                 state: PlayerState::at_cell(x, y),
             }],
+            ..Default::default()
         };
         let msg = ServerMsg::Snapshot(delta::encode(&snap, None));
         assert_eq!(session.on_message(now, msg, 100), None);
@@ -350,15 +346,11 @@ mod tests {
             let snap = Snapshot {
                 tick,
                 ack_seq: 65_530 + 2 * i as u32,
-                echo_time_ms: 0,
-                echo_hold_ms: 0,
-                inputs: None,
-                queued: 0,
-                me: Default::default(),
                 players: vec![PlayerSnap {
                     id: 0,
                     state: PlayerState::at_cell(x, y),
                 }],
+                ..Default::default()
             };
             let mut delta = delta::encode(&snap, None);
             let seq = 65_534 + i as u32;

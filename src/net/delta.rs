@@ -221,13 +221,8 @@ mod tests {
             };
             let snap = Snapshot {
                 tick: 7,
-                ack_seq: 0,
-                echo_time_ms: 0,
-                echo_hold_ms: 0,
-                inputs: None,
-                queued: 0,
-                me: Default::default(),
                 players: vec![PlayerSnap { id: 0, state }],
+                ..Default::default()
             };
             assert!(decode(&encode(&snap, None), None).is_err());
         }

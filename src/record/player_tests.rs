@@ -34,15 +34,13 @@ fn snapshot(at_ms: u64, tick: u32, ack_seq: u32, queued: u8, inputs: Option<(u32
     let snap = Snapshot {
         tick,
         ack_seq,
-        echo_time_ms: 0,
-        echo_hold_ms: 0,
         inputs: inputs.map(|(received, high)| InputCounts { received, high }),
         queued,
-        me: Default::default(),
         players: vec![PlayerSnap {
             id: 0,
             state: PlayerState::at_cell(x, y),
         }],
+        ..Default::default()
     };
     Record::Received {
         at: Duration::from_millis(at_ms),

@@ -85,13 +85,8 @@ impl Server {
                     let base = base.map(|(t, players, s)| (t, s.filter(players)));
                     let snapshot = Snapshot {
                         tick,
-                        ack_seq: 0,
-                        echo_time_ms: 0,
-                        echo_hold_ms: 0,
-                        inputs: None,
-                        queued: 0,
-                        me: Default::default(),
                         players: set.filter(&players),
+                        ..Default::default()
                     };
                     delta::encode(&snapshot, base.as_ref().map(|(t, p)| (*t, &p[..])))
                 });

@@ -151,16 +151,11 @@ mod stepped {
         // In the open at (12, 5) of duel.
         let snap = Snapshot {
             tick: 1,
-            ack_seq: 0,
-            echo_time_ms: 0,
-            echo_hold_ms: 0,
-            inputs: None,
-            queued: 0,
-            me: Default::default(),
             players: vec![PlayerSnap {
                 id: 1,
                 state: PlayerState::at_cell(12, 5),
             }],
+            ..Default::default()
         };
         d.receive(t0, ServerMsg::Snapshot(delta::encode(&snap, None)), 60);
         d

@@ -39,11 +39,6 @@ fn snapshot(k: u32, ack_seq: u32) -> ServerMsg {
     let snap = Snapshot {
         tick: 3 * k + 1,
         ack_seq,
-        echo_time_ms: 0,
-        echo_hold_ms: 0,
-        inputs: None,
-        queued: 0,
-        me: Default::default(),
         players: vec![
             PlayerSnap {
                 id: ME,
@@ -54,6 +49,7 @@ fn snapshot(k: u32, ack_seq: u32) -> ServerMsg {
                 state: them,
             },
         ],
+        ..Default::default()
     };
     ServerMsg::Snapshot(delta::encode(&snap, None))
 }

@@ -226,16 +226,11 @@ mod tests {
     fn snapshot(tick: u32, first_seq: u32, events: Vec<GameEvent>) -> ServerMsg {
         let snap = Snapshot {
             tick,
-            ack_seq: 0,
-            echo_time_ms: 0,
-            echo_hold_ms: 0,
-            inputs: None,
-            queued: 0,
-            me: Default::default(),
             players: vec![PlayerSnap {
                 id: ME,
                 state: PlayerState::at_cell(12, 5),
             }],
+            ..Default::default()
         };
         let mut d = delta::encode(&snap, None);
         d.events = (first_seq..).zip(events).collect();

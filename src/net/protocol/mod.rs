@@ -346,7 +346,7 @@ pub struct InputCounts {
 
 /// The authoritative world at one server tick, as one client should see it: what a
 /// [`SnapshotDelta`] decodes to.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Snapshot {
     pub tick: u32,
     /// Last command seq the server applied for this client (0: none yet).
