@@ -335,12 +335,8 @@ mod tests {
         let snap = Snapshot {
             tick,
             ack_seq,
-            echo_time_ms: 0,
-            echo_hold_ms: 0,
-            inputs: None,
-            queued: 0,
-            me: Default::default(),
             players: vec![PlayerSnap { id: 0, state }],
+            ..Default::default()
         };
         ServerMsg::Snapshot(delta::encode(&snap, None))
     }
@@ -348,26 +344,12 @@ mod tests {
     /// A clip the way F8 saves one: a keyframe taken halfway through 6 s of a headless
     /// session (at about 3 s), then the records after it.
     fn clip() -> Player {
-        use super::super::replay::Replayer;
-        use super::super::tests::{Live, read};
-        use super::super::writer::Writer;
+        use super::super::tests::{Live, clip_from_half, read};
         use crate::client::tap::LoopKind;
         let mut live = Live::new(2, LoopKind::Headless);
         live.run(Duration::from_secs(6));
         let (start, records) = read(&live.finish());
-        let mut all = Replayer::new(&start, Instant::now()).unwrap();
-        let half = records.len() / 2;
-        let mut clip = Writer::new(Vec::new()).unwrap();
-        clip.start(&start).unwrap();
-        for (i, record) in records.iter().enumerate() {
-            all.apply(record.clone());
-            if i == half {
-                clip.keyframe(all.at(), &all.keyframe().unwrap()).unwrap();
-            } else if i > half {
-                clip.record(record).unwrap();
-            }
-        }
-        let (start, records) = read(clip.get_ref());
+        let (start, records) = read(&clip_from_half(&start, &records));
         Player::new(start, records, None).unwrap()
     }
 

@@ -192,6 +192,24 @@ impl Live {
     }
 }
 
+/// A clip of `records`: the start, a keyframe the replay takes halfway, and the
+/// records after it.
+pub(super) fn clip_from_half(start: &Start, records: &[Record]) -> Vec<u8> {
+    let mut all = Replayer::new(start, Instant::now()).unwrap();
+    let half = records.len() / 2;
+    let mut clip = Writer::new(Vec::new()).unwrap();
+    clip.start(start).unwrap();
+    for (i, record) in records.iter().enumerate() {
+        all.apply(record.clone());
+        if i == half {
+            clip.keyframe(all.at(), &all.keyframe().unwrap()).unwrap();
+        } else if i > half {
+            clip.record(record).unwrap();
+        }
+    }
+    clip.into_inner()
+}
+
 pub(super) fn read(bytes: &[u8]) -> (Start, Vec<Record>) {
     let mut reader = Reader::new(bytes).unwrap();
     let Some(Record::Start(start)) = reader.next_record().unwrap() else {
@@ -243,21 +261,11 @@ fn a_replay_from_a_keyframe_taken_midway_ends_exactly_where_the_whole_replay_end
     let whole = live.finish();
     let (start, records) = read(&whole);
     // The whole file, and a keyframe taken by the replay halfway through it.
-    let mut all = Replayer::new(&start, Instant::now()).unwrap();
-    let half = records.len() / 2;
-    let mut clip = Writer::new(Vec::new()).unwrap();
-    clip.start(&start).unwrap();
-    for (i, record) in records.iter().enumerate() {
-        all.apply(record.clone());
-        if i == half {
-            clip.keyframe(all.at(), &all.keyframe().unwrap()).unwrap();
-        } else if i > half {
-            clip.record(record).unwrap();
-        }
-    }
-    let (_, clipped) = read(clip.get_ref());
+    let clip = clip_from_half(&start, &records);
+    let (_, clipped) = read(&clip);
     assert!(matches!(clipped[0], Record::Keyframe { at, .. } if at > Duration::from_secs(4)));
-    let from_keyframe = replay(clip.get_ref());
+    let from_keyframe = replay(&clip);
+    let all = replay(&whole);
     assert_eq!(all.diverged(), 0);
     assert_eq!(from_keyframe.diverged(), 0);
     assert!(
