@@ -302,4 +302,6 @@ pub(crate) fn draw_message(frame: &mut Frame, text: &str) {
 }
 
 #[cfg(test)]
+mod narrow_tests;
+#[cfg(test)]
 mod tests;

@@ -3,7 +3,7 @@ use ratatui::backend::TestBackend;
 
 use super::*;
 
-fn small_map() -> Map {
+pub(super) fn small_map() -> Map {
     Map::parse(
         "small",
         "############\n#S.........#\n#...##.....#\n#.........S#\n############",
@@ -80,7 +80,7 @@ fn plain_view(map: &Map, sprites: Vec<Sprite>) -> View<'_> {
     }
 }
 
-fn render_with(
+pub(super) fn render_with(
     map: &Map,
     width: u16,
     height: u16,
@@ -211,55 +211,6 @@ fn bolts_and_flashes_never_cover_a_player() {
     assert!(!row.contains('*') && !row.contains('✶'), "{row}");
 }
 
-/// At 80 columns the HUD was cut mid-word (`+gho`), the key hints too, and a long
-/// roster simply stopped.
-#[test]
-fn at_80_columns_nothing_is_cut_mid_word_and_a_long_roster_ends_with_an_ellipsis() {
-    let map = small_map();
-    let out = render_with(&map, 80, 8, vec![], |v| {
-        v.hud.switches.ghost_trail = true;
-        v.hud.fps = 12345.0;
-        v.roster = (0..12)
-            .map(|id| RosterLine {
-                id,
-                name: format!("player-{id}"),
-                local: id == 0,
-                bot: id > 0,
-            })
-            .collect();
-    });
-    let lines: Vec<&str> = out.lines().collect();
-    let words = |l: &str| l.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
-    let hud = words(lines[0]);
-    for w in &hud {
-        let known = ["FPS", "RTT", "tick", "pend", "corr", "│"].contains(&w.as_str())
-            || w.chars().all(|c| c.is_ascii_digit())
-            || w.ends_with("ms")
-            || [
-                "pred",
-                "rec",
-                "int",
-                "ext",
-                "smo",
-                "ghost+trail",
-                "gh+tr",
-                "lagc",
-            ]
-            .iter()
-            .any(|s| w[1..] == **s);
-        assert!(known, "{w:?} cut in {:?}", lines[0]);
-    }
-    let combat = lines[6];
-    let whole = ["fire", "weapon", "chat", "scores", "help"];
-    assert!(
-        whole.iter().any(|w| combat.trim_end().ends_with(w)),
-        "{combat}"
-    );
-    let roster = lines[7];
-    assert!(roster.contains("… ") || roster.contains("…"), "{roster}");
-    assert!(roster.contains("player-0"), "{roster}");
-}
-
 /// Facing a wall hid the facing arrow; the chat editor ran off the screen; the combat
 /// line said only "DEAD, respawning…".
 #[test]
@@ -345,106 +296,6 @@ fn spawn_protection_is_marked() {
         .find(|&(x, y)| buf[(x, y)].symbol() == "B")
         .unwrap();
     assert_eq!(buf[b].bg, ratatui::style::Color::Blue);
-}
-
-/// The help box was taller than an 80x24 arena and its lines were cut mid-word.
-#[test]
-fn help_fits_an_80x24_terminal_whole() {
-    let map = Map::builtin("arena").unwrap();
-    let out = render_with(&map, 80, 24, vec![], |v| v.help = true);
-    assert!(out.contains("? / F1  this help"), "{out}");
-    assert!(out.contains("only changes are drawn"), "{out}");
-    for whole in [
-        "move; a tap: one cell; you aim as you move",
-        "close overlays, else quit (asks once)",
-        "lag compensation marks (HUD lagc)",
-        "HUD: +on/-off: pred rec int ext smo ghost lagc",
-    ] {
-        assert!(out.contains(whole), "{whole:?} cut:\n{out}");
-    }
-}
-
-/// At 80 columns the help hint was the first to go: with the shield up or while dead,
-/// the combat line ended at "1/2 weapon" or at the clock, and nothing said `?`.
-#[test]
-fn the_help_hint_is_always_on_the_combat_line_at_80_columns() {
-    let map = Map::builtin("arena").unwrap();
-    type Change = fn(&mut CombatHud);
-    let cases: [(&str, Change); 4] = [
-        ("playing", |_| {}),
-        ("shielded", |c| {
-            c.health = 100;
-            c.weapon = crate::sim::combat::Weapon::Blaster;
-            c.protected_secs = Some(3.0);
-        }),
-        ("hit, rail cooling", |c| {
-            c.hit = true;
-            c.rail_cooldown_secs = Some(1.2);
-            c.frags = 19;
-            c.time_left_secs = Some(599);
-        }),
-        ("dead", |c| {
-            c.alive = false;
-            c.death = Some(("fragged by sixteen-letters with blaster".into(), 1.8));
-        }),
-    ];
-    for (what, change) in cases {
-        let out = render_with(&map, 80, 24, vec![], |v| change(v.combat.as_mut().unwrap()));
-        let line = out
-            .lines()
-            .find(|l| l.starts_with("HP") || l.starts_with("DEAD"))
-            .unwrap();
-        assert!(line.trim_end().ends_with("? help"), "{what}: {line:?}");
-        if what == "shielded" {
-            insta::assert_snapshot!(line);
-        }
-    }
-}
-
-/// At 80 columns the top line used to lose its last switches (the ghost mode and
-/// lagc) to the server tick: every switch stays, the tick and long names give way.
-#[test]
-fn every_switch_is_on_the_top_line_at_80_columns() {
-    let map = Map::builtin("arena").unwrap();
-    let out = render_with(&map, 80, 24, vec![], |v| {
-        v.hud.fps = 12345.0;
-        v.hud.rtt_ms = 1250.0;
-        v.hud.pending = 99;
-        v.hud.corrections = 123;
-        v.hud.switches.ghost_trail = true;
-        v.hud.switches.lag_compensation = true;
-    });
-    let top = out.lines().find(|l| l.contains("FPS")).unwrap();
-    for switch in ["+pred", "+rec", "-ext", "+smo", "+gh+tr", "+lagc"] {
-        assert!(top.contains(switch), "{switch} missing: {top:?}");
-    }
-    assert!(
-        top.contains("FPS 12345") && top.contains("RTT 1250ms"),
-        "{top:?}"
-    );
-    // Wide enough, nothing is abbreviated or left out.
-    let out = render_with(&map, 120, 30, vec![], |v| v.hud.switches.ghost_trail = true);
-    let top = out.lines().find(|l| l.contains("FPS")).unwrap();
-    assert!(
-        top.contains("tick 1234") && top.contains("+ghost+trail -lagc"),
-        "{top:?}"
-    );
-}
-
-/// The F8 notice was cut at the map's width, path and all: it takes the screen's width
-/// and goes on to further lines when longer, so the path can be read whole.
-#[test]
-fn a_long_notice_is_shown_whole() {
-    let map = small_map();
-    let path = "/home/someone/games/netarena-1795453890.narec";
-    let notice = format!("saved; watch it with: netarena replay {path}");
-    let out = render_with(&map, 40, 12, vec![], |v| v.notice = Some(notice.clone()));
-    let joined: String = out.lines().map(str::trim).collect();
-    assert!(
-        joined.contains("saved; watch it with: netarena replay"),
-        "{out}"
-    );
-    assert!(joined.contains(path), "{out}");
 }
 
 /// A rail fired from off a cell's centre was drawn two columns wide on the diagonals
