@@ -436,4 +436,6 @@ fn trim_number(v: f64) -> String {
 }
 
 #[cfg(test)]
+mod profile_tests;
+#[cfg(test)]
 mod tests;
