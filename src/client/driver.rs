@@ -128,6 +128,11 @@ impl Driver {
         self.tap.as_deref_mut()
     }
 
+    /// Why the tap stopped keeping the session, if it did.
+    pub(crate) fn tap_failure(&self) -> Option<String> {
+        self.tap.as_ref()?.failure()
+    }
+
     fn note(&mut self, at: Option<Instant>, event: TapEvent<'_>) {
         if let Some(at) = at {
             self.last_time = Some(at);

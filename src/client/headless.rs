@@ -109,7 +109,12 @@ pub fn run_with(
     if let Some(path) = report_path {
         write_report(path, &report)?;
     }
-    played.map(|()| report)
+    played?;
+    // A recording that stopped is an error, though the session went on.
+    match driver.tap_failure() {
+        Some(why) => Err(anyhow::anyhow!(why)),
+        None => Ok(report),
+    }
 }
 
 /// Writes `report` as pretty JSON, a newline at the end: the one way a client's report

@@ -70,7 +70,7 @@ pub fn run_with(
     if let Some(tap) = tap {
         driver.set_tap(tap);
     }
-    let result = play(&mut tui, &mut link, &mut driver, &config, enhanced, stop);
+    let result = play(&mut tui, &mut link, &mut driver, &config, enhanced, stop, start);
     let totals = leave(&mut link, start);
     if let Some(tap) = driver.tap_mut() {
         tap.finish(totals);
@@ -83,7 +83,11 @@ pub fn run_with(
         };
         headless::write_report(path, &headless::report(driver.session(), totals, ended))?;
     }
-    result
+    // A recording that stopped is an error, though the game went on.
+    match driver.tap_failure() {
+        Some(why) if result.is_ok() => Err(anyhow::anyhow!(why)),
+        _ => result,
+    }
 }
 
 /// Tells the server we are gone (a few copies, since any one may be lost); the link's
@@ -97,6 +101,11 @@ fn leave(link: &mut Link, start: Instant) -> LinkTotals {
     while Instant::now() < deadline && link.wait(deadline).is_ok() {
         link.pump(Instant::now(), |_, _| {});
     }
+    link_totals(link, start, now)
+}
+
+/// The link's counts from `start` to `now`.
+fn link_totals(link: &Link, start: Instant, now: Instant) -> LinkTotals {
     let traffic = link.traffic();
     LinkTotals {
         seconds: now.duration_since(start).as_secs_f64(),
@@ -152,6 +161,8 @@ struct Shell {
     keys_wake: bool,
     /// What became of the last F8 (save the recording kept in memory).
     message: Option<String>,
+    /// When the session started (its welcome).
+    start: Instant,
 }
 
 /// How often keys are looked at when the terminal cannot wake the loop.
@@ -164,6 +175,7 @@ fn play(
     config: &ClientConfig,
     enhanced: bool,
     stop: &AtomicBool,
+    start: Instant,
 ) -> anyhow::Result<Outcome> {
     let size = tui.size()?;
     let mut shell = Shell {
@@ -175,6 +187,7 @@ fn play(
         shown: Buffer::empty(Rect::ZERO),
         keys_wake: link.watch_terminal(),
         message: None,
+        start,
     };
     let panic_at = config.debug_panic_after.map(|d| Instant::now() + d);
     loop {
@@ -265,7 +278,7 @@ fn read_keys(
             Event::Key(key) if too_small => {
                 matches!(key.code, KeyCode::Char('q') | KeyCode::Esc).then_some(Effect::Quit)
             }
-            Event::Key(key) => on_key(driver, shell, &key, now),
+            Event::Key(key) => on_key(link, driver, shell, &key, now),
             Event::Resize(w, h) => {
                 tui.autoresize()?;
                 shell.screen = (w, h);
@@ -287,12 +300,19 @@ fn read_keys(
     Ok(false)
 }
 
-fn on_key(driver: &mut Driver, shell: &mut Shell, key: &KeyEvent, now: Instant) -> Option<Effect> {
+fn on_key(
+    link: &Link,
+    driver: &mut Driver,
+    shell: &mut Shell,
+    key: &KeyEvent,
+    now: Instant,
+) -> Option<Effect> {
     if driver.app().chatting() {
         return chat_key(key).and_then(|k| driver.type_chat(k));
     }
     if key.code == KeyCode::F(8) && key.kind != KeyEventKind::Release {
-        shell.message = Some(save_recording(driver));
+        let totals = link_totals(link, shell.start, now);
+        shell.message = Some(save_recording(driver, totals));
         return None;
     }
     let action = shell.keys.handle(key, now)?;
@@ -316,8 +336,9 @@ fn look(
         .rates
         .sample(now, link.traffic(), driver.session().stats());
     let mut view = driver.view(now, shell.fps.value(), shell.rates.rates());
-    if shell.message.is_some() && view.notice.is_none() {
-        view.notice.clone_from(&shell.message);
+    if view.notice.is_none() {
+        // A recording that stopped says so until the end; an F8's message stays.
+        view.notice = driver.tap_failure().or_else(|| shell.message.clone());
     }
     let drawn = draw_if_changed(tui, &mut shell.shown, &view)?;
     if drawn {
@@ -350,9 +371,10 @@ fn draw_if_changed(tui: &mut Tui, shown: &mut Buffer, view: &ui::View) -> anyhow
     Ok(true)
 }
 
-/// F8: saves the session kept in memory; the message says where, or why not.
-fn save_recording(driver: &mut Driver) -> String {
-    match driver.tap_mut().and_then(|t| t.save()) {
+/// F8: saves the session kept in memory, ending with the link's `totals` so far; the
+/// message says where, or why not.
+fn save_recording(driver: &mut Driver, totals: LinkTotals) -> String {
+    match driver.tap_mut().and_then(|t| t.save(totals)) {
         None => "nothing kept in memory to save".into(),
         Some(Ok(path)) => format!("saved; watch it with: netarena replay {path}"),
         Some(Err(e)) => format!("cannot save the recording: {e}"),

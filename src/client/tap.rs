@@ -69,8 +69,14 @@ pub trait Tap {
     /// The keyframe asked for, taken at `at` after every input before it (or why it
     /// could not be taken).
     fn keyframe(&mut self, _at: Instant, _state: Result<&[u8], String>) {}
-    /// Saves what is kept in memory (the last minute), if anything; says where.
-    fn save(&mut self) -> Option<Result<String, String>> {
+    /// Saves what is kept in memory (the last minute), if anything, ending it with
+    /// `totals`, the link's counts so far; says where.
+    fn save(&mut self, _totals: LinkTotals) -> Option<Result<String, String>> {
+        None
+    }
+    /// Why the tap stopped keeping the session, if it did (a write failed): the shell
+    /// shows it at once and ends the session with it. The default never fails.
+    fn failure(&self) -> Option<String> {
         None
     }
 }

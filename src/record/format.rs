@@ -1,9 +1,14 @@
-//! The recording format, version 2 (documented in docs/RECORDING.md): an 8-byte header
+//! The recording format, version 3 (documented in docs/RECORDING.md): an 8-byte header
 //! (`NAREC`, a zero byte, the version as u16 little-endian), then records. A record is a
 //! kind byte, its payload length as a LEB128 varint (at most [`MAX_PAYLOAD`], a keyframe
 //! at most [`MAX_KEYFRAME_PAYLOAD`]), and the payload. Times are varints: nanoseconds
 //! since the previous timed record, but a keyframe's is since the session started, so a
-//! file may begin at a keyframe. Version 1 is version 2 without keyframes: it is read.
+//! file may begin at a keyframe. Version 2 is version 3 without the codes of two actions
+//! (Esc and Shift+direction), which it wrote as 255: it is read up to the first of them.
+//!
+//! Every enum a record holds is coded by a `match` each way with no wildcard arm, and
+//! listed whole by an `every_*` function: a new variant cannot compile without a code,
+//! and the tests check that each one decodes to itself.
 
 use std::time::Duration;
 
@@ -17,9 +22,13 @@ use crate::net::protocol::{ServerMsg, Welcome};
 use crate::sim::world::{Buttons, Command};
 
 pub const MAGIC: [u8; 6] = *b"NAREC\0";
-/// 2: a keyframe record, and the server messages inside are protocol version 4's
-/// (version 1 held version 3's, so it cannot be read).
-pub const VERSION: u16 = 2;
+/// 3: the codes of `Action::Back` and `Action::Face`. 2: a keyframe record, and the
+/// server messages inside are protocol version 4's (version 1 held version 3's, so it
+/// cannot be read). A change to the server messages' encoding (`PROTOCOL_VERSION`)
+/// needs a new version here too, and [`OLDEST`] raised past the versions it breaks.
+pub const VERSION: u16 = 3;
+/// The oldest version this netarena reads.
+pub const OLDEST: u16 = 2;
 pub const HEADER_LEN: usize = 8;
 /// No payload is longer: the largest is a server datagram plus a few varints.
 pub const MAX_PAYLOAD: usize = MAX_SERVER_DATAGRAM + 64;
@@ -147,21 +156,28 @@ pub(crate) fn switches_bits(s: Switches) -> [u8; 2] {
         | u8::from(s.interpolation) << 2
         | u8::from(s.extrapolation) << 3
         | u8::from(s.smoothing) << 4;
-    let ghosts = match s.ghosts {
+    [bits, ghost_code(s.ghosts)]
+}
+
+fn ghost_code(g: GhostMode) -> u8 {
+    match g {
         GhostMode::Off => 0,
         GhostMode::Server => 1,
         GhostMode::Trail => 2,
-    };
-    [bits, ghosts]
+    }
+}
+
+fn ghost_from(code: u8) -> Option<GhostMode> {
+    match code {
+        0 => Some(GhostMode::Off),
+        1 => Some(GhostMode::Server),
+        2 => Some(GhostMode::Trail),
+        _ => None,
+    }
 }
 
 pub(crate) fn switches_from(bits: u8, ghosts: u8) -> Option<Switches> {
-    let ghosts = match ghosts {
-        0 => GhostMode::Off,
-        1 => GhostMode::Server,
-        2 => GhostMode::Trail,
-        _ => return None,
-    };
+    let ghosts = ghost_from(ghosts)?;
     (bits < 32).then_some(Switches {
         prediction: bits & 1 != 0,
         reconciliation: bits & 2 != 0,
@@ -172,42 +188,118 @@ pub(crate) fn switches_from(bits: u8, ghosts: u8) -> Option<Switches> {
     })
 }
 
-/// The actions in the order of their codes; a new action goes at the end.
-const ACTIONS: [Action; 17] = [
-    Action::Quit,
-    Action::TogglePrediction,
-    Action::ToggleReconciliation,
-    Action::ToggleInterpolation,
-    Action::ToggleExtrapolation,
-    Action::ToggleSmoothing,
-    Action::CycleGhosts,
-    Action::ToggleStats,
-    Action::ToggleHelp,
-    Action::LagUp,
-    Action::LagDown,
-    Action::CycleJitter,
-    Action::CycleLoss,
-    Action::CycleProfile,
-    Action::ToggleScoreboard,
-    Action::OpenChat,
-    Action::ToggleLagCompensation,
-];
-/// The code of `SelectWeapon`, whose weapon is the second byte.
-const SELECT_WEAPON: u8 = 200;
-
+/// The code of an action: a byte, and a second for the variants that carry one. The
+/// `match` has no wildcard arm, so a new `Action` cannot compile until it has a code
+/// here, a decode arm in [`action_from`] and a place in [`every_action`] (whose test
+/// checks that each decodes to itself). A code, once given, is never reused.
 pub(crate) fn action_code(a: Action) -> [u8; 2] {
-    if let Action::SelectWeapon(w) = a {
-        return [SELECT_WEAPON, w];
+    match a {
+        Action::Quit => [0, 0],
+        Action::TogglePrediction => [1, 0],
+        Action::ToggleReconciliation => [2, 0],
+        Action::ToggleInterpolation => [3, 0],
+        Action::ToggleExtrapolation => [4, 0],
+        Action::ToggleSmoothing => [5, 0],
+        Action::CycleGhosts => [6, 0],
+        Action::ToggleStats => [7, 0],
+        Action::ToggleHelp => [8, 0],
+        Action::LagUp => [9, 0],
+        Action::LagDown => [10, 0],
+        Action::CycleJitter => [11, 0],
+        Action::CycleLoss => [12, 0],
+        Action::CycleProfile => [13, 0],
+        Action::ToggleScoreboard => [14, 0],
+        Action::OpenChat => [15, 0],
+        Action::ToggleLagCompensation => [16, 0],
+        // Version 3: version 2 wrote these two as 255 (see `reader::LOST_ACTION`).
+        Action::Back => [17, 0],
+        Action::SelectWeapon(weapon) => [200, weapon],
+        Action::Face(aim) => [201, aim],
     }
-    let code = ACTIONS.iter().position(|x| *x == a).unwrap_or(usize::MAX);
-    [u8::try_from(code).unwrap_or(u8::MAX), 0]
 }
 
+/// The action of a code, the inverse of [`action_code`]; None for a code no version
+/// gave.
 pub(crate) fn action_from(code: u8, arg: u8) -> Option<Action> {
-    if code == SELECT_WEAPON {
-        return Some(Action::SelectWeapon(arg));
+    let unit = |a: Action| (arg == 0).then_some(a);
+    match code {
+        0 => unit(Action::Quit),
+        1 => unit(Action::TogglePrediction),
+        2 => unit(Action::ToggleReconciliation),
+        3 => unit(Action::ToggleInterpolation),
+        4 => unit(Action::ToggleExtrapolation),
+        5 => unit(Action::ToggleSmoothing),
+        6 => unit(Action::CycleGhosts),
+        7 => unit(Action::ToggleStats),
+        8 => unit(Action::ToggleHelp),
+        9 => unit(Action::LagUp),
+        10 => unit(Action::LagDown),
+        11 => unit(Action::CycleJitter),
+        12 => unit(Action::CycleLoss),
+        13 => unit(Action::CycleProfile),
+        14 => unit(Action::ToggleScoreboard),
+        15 => unit(Action::OpenChat),
+        16 => unit(Action::ToggleLagCompensation),
+        17 => unit(Action::Back),
+        200 => Some(Action::SelectWeapon(arg)),
+        201 => Some(Action::Face(arg)),
+        _ => None,
     }
-    ACTIONS.get(usize::from(code)).copied()
+}
+
+/// Lists the variants of an enum once, checked: the `match` inside has one arm per
+/// listed variant and no wildcard, so the list cannot miss a variant and compile.
+/// A variant with a byte is listed with the values to try (`Name(range)`).
+macro_rules! every {
+    ($(#[$doc:meta])* $name:ident -> $ty:ident { $($unit:ident),* $(,)? } { $($arg:ident($range:expr)),* $(,)? }) => {
+        $(#[$doc])*
+        pub fn $name() -> Vec<$ty> {
+            fn listed(v: $ty) {
+                match v {
+                    $($ty::$unit => {})*
+                    $($ty::$arg(_) => {})*
+                }
+            }
+            let all: Vec<$ty> = [$($ty::$unit),*]
+                .into_iter()
+                $(.chain(($range).map($ty::$arg)))*
+                .collect();
+            all.iter().copied().for_each(listed);
+            all
+        }
+    };
+}
+
+every! {
+    /// Every action a recording can hold: each variant, those with a byte with every
+    /// byte (a hostile file may hold any).
+    every_action -> Action {
+        Quit, Back, TogglePrediction, ToggleReconciliation, ToggleInterpolation,
+        ToggleExtrapolation, ToggleSmoothing, CycleGhosts, ToggleStats, ToggleHelp, LagUp,
+        LagDown, CycleJitter, CycleLoss, CycleProfile, ToggleScoreboard, OpenChat,
+        ToggleLagCompensation,
+    } {
+        Face(0..=u8::MAX), SelectWeapon(0..=u8::MAX),
+    }
+}
+
+every! {
+    /// Every kind of chat key, a few characters among them (the unit variants all).
+    every_chat_key -> ChatKey {
+        Backspace, Send, Cancel,
+    } {
+        Char(['a', ' ', 'é', '\u{0}', '\u{10FFFF}', '😀'].into_iter()),
+    }
+}
+
+every! {
+    /// Every loop kind.
+    every_loop_kind -> LoopKind { Headless, Interactive } {}
+}
+
+every! {
+    /// Every ghost mode.
+    every_ghost_mode -> GhostMode { Off, Server, Trail } {}
 }
 
 pub(crate) fn chat_code(k: ChatKey) -> (u8, u32) {
@@ -233,6 +325,15 @@ pub(crate) fn kind_code(k: LoopKind) -> u8 {
     match k {
         LoopKind::Headless => 0,
         LoopKind::Interactive => 1,
+    }
+}
+
+/// The inverse of [`kind_code`].
+pub(crate) fn kind_from(code: u8) -> Option<LoopKind> {
+    match code {
+        0 => Some(LoopKind::Headless),
+        1 => Some(LoopKind::Interactive),
+        _ => None,
     }
 }
 

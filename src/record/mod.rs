@@ -20,4 +20,6 @@ pub use writer::Writer;
 #[cfg(test)]
 mod drops_tests;
 #[cfg(test)]
+mod format_tests;
+#[cfg(test)]
 mod tests;

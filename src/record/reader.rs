@@ -9,11 +9,11 @@ use std::time::{Duration, Instant};
 
 use super::format::{
     ACTION, CHAT, DROPPED, END, FRAME, HEADER_LEN, KEYFRAME, KEYS, MAGIC, MAX_KEYFRAME_PAYLOAD,
-    MAX_TICKS, MAX_TIME, RECEIVED, Record, SIZE, START, Start, TICKS, VERSION, action_from,
-    chat_from, max_payload, switches_from,
+    MAX_TICKS, MAX_TIME, OLDEST, RECEIVED, Record, SIZE, START, Start, TICKS, VERSION,
+    action_from, chat_from, kind_from, max_payload, switches_from,
 };
 use crate::client::driver::Driver;
-use crate::client::tap::{LinkTotals, LoopKind};
+use crate::client::tap::LinkTotals;
 use crate::net::codec;
 use crate::net::conditioner::Conditions;
 use crate::net::map_chunks::MAX_MAP_BYTES;
@@ -24,7 +24,7 @@ use crate::sim::world::{Buttons, Command};
 pub enum ReadError {
     #[error("not a netarena recording (no NAREC header)")]
     NotARecording,
-    #[error("recording format version {found}, this netarena reads version {VERSION}")]
+    #[error("recording format version {found}, this netarena reads {}", readable())]
     Version { found: u16 },
     /// The file ends inside the record that starts at `offset`: it was cut short.
     #[error("the recording ends in the middle of the record at byte {offset}")]
@@ -35,8 +35,22 @@ pub enum ReadError {
     Io { offset: u64, what: String },
 }
 
+/// The versions this netarena reads, in words.
+fn readable() -> String {
+    if OLDEST == VERSION {
+        format!("version {VERSION}")
+    } else {
+        format!("versions {OLDEST} to {VERSION}")
+    }
+}
+
+/// The byte version 2 wrote for the actions it had no code for (Esc, Shift+direction).
+const LOST_ACTION: u8 = 255;
+
 pub struct Reader<R: Read> {
     input: R,
+    /// The file's format version.
+    version: u16,
     offset: u64,
     buf: Vec<u8>,
     /// The time of the last timed record: each one holds the step from it.
@@ -55,15 +69,21 @@ impl<R: Read> Reader<R> {
             return Err(ReadError::Truncated { offset: 0 });
         }
         let found = u16::from_le_bytes([header[6], header[7]]);
-        if found != VERSION {
+        if !(OLDEST..=VERSION).contains(&found) {
             return Err(ReadError::Version { found });
         }
         Ok(Reader {
             input,
+            version: found,
             offset: HEADER_LEN as u64,
             buf: Vec::new(),
             clock: Duration::ZERO,
         })
+    }
+
+    /// The file's format version.
+    pub fn version(&self) -> u16 {
+        self.version
     }
 
     /// Byte offset of the next record.
@@ -93,7 +113,8 @@ impl<R: Read> Reader<R> {
             return Err(ReadError::Truncated { offset: at });
         }
         self.offset = at + 1 + len_bytes + len;
-        let record = parse(kind[0], &self.buf, self.clock).map_err(|w| corrupt(at, w))?;
+        let record =
+            parse(kind[0], &self.buf, self.clock, self.version).map_err(|w| corrupt(at, w))?;
         if let Some(t) = record.at() {
             self.clock = t;
         }
@@ -215,7 +236,7 @@ impl<'a> Payload<'a> {
     }
 }
 
-fn parse(kind: u8, bytes: &[u8], clock: Duration) -> Result<Record, String> {
+fn parse(kind: u8, bytes: &[u8], clock: Duration, version: u16) -> Result<Record, String> {
     let mut p = Payload(bytes, clock);
     let record = match kind {
         START => Record::Start(Box::new(parse_start(&mut p)?)),
@@ -254,7 +275,13 @@ fn parse(kind: u8, bytes: &[u8], clock: Duration) -> Result<Record, String> {
         FRAME => Record::Frame { at: p.time()? },
         ACTION => {
             let [code, arg] = p.array::<2>()?;
-            Record::Action(action_from(code, arg).ok_or(format!("unknown action {code}"))?)
+            Record::Action(action_from(code, arg).ok_or_else(|| {
+                if version == 2 && code == LOST_ACTION {
+                    "an Esc or Shift+direction, which format version 2 did not record".into()
+                } else {
+                    format!("unknown action {code} ({arg})")
+                }
+            })?)
         }
         CHAT => {
             let code = p.u8()?;
@@ -292,11 +319,8 @@ fn parse_keyframe(p: &mut Payload<'_>) -> Result<Record, String> {
 }
 
 fn parse_start(p: &mut Payload<'_>) -> Result<Start, String> {
-    let kind = match p.u8()? {
-        0 => LoopKind::Headless,
-        1 => LoopKind::Interactive,
-        k => return Err(format!("unknown loop kind {k}")),
-    };
+    let code = p.u8()?;
+    let kind = kind_from(code).ok_or_else(|| format!("unknown loop kind {code}"))?;
     let seed = u64::from_le_bytes(p.array::<8>()?);
     let input_rate = u16::from_le_bytes(p.array::<2>()?);
     let [bits, ghosts] = p.array::<2>()?;

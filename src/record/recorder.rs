@@ -1,5 +1,6 @@
 //! The tap that writes a recording to a file as the session runs. A write error stops
-//! the recording (logged once); it never stops the game.
+//! the recording, loudly: the game goes on, showing it (`Tap::failure`), and the program
+//! ends with it as an error.
 
 use std::fs::File;
 use std::io::BufWriter;
@@ -16,6 +17,8 @@ pub struct Recorder {
     path: PathBuf,
     writer: Option<Writer<BufWriter<File>>>,
     start: Option<Instant>,
+    /// Why the recording stopped, if it did.
+    failed: Option<String>,
 }
 
 impl Recorder {
@@ -26,6 +29,7 @@ impl Recorder {
             path: path.to_owned(),
             writer: Some(Writer::new(BufWriter::with_capacity(64 * 1024, file))?),
             start: None,
+            failed: None,
         })
     }
 
@@ -33,7 +37,9 @@ impl Recorder {
         if let Some(w) = &mut self.writer
             && let Err(e) = f(w)
         {
-            tracing::error!("recording to {} stopped: {e}", self.path.display());
+            let why = format!("the recording to {} stopped: {e}", self.path.display());
+            tracing::error!("{why}");
+            self.failed = Some(why);
             self.writer = None;
         }
     }
@@ -57,8 +63,15 @@ impl Tap for Recorder {
     }
 
     /// Everything so far is in the file already; flushes it.
-    fn save(&mut self) -> Option<Result<String, String>> {
+    fn save(&mut self, _totals: LinkTotals) -> Option<Result<String, String>> {
         self.write(|w| w.flush());
-        Some(Ok(self.path.display().to_string()))
+        Some(match &self.failed {
+            Some(why) => Err(why.clone()),
+            None => Ok(self.path.display().to_string()),
+        })
+    }
+
+    fn failure(&self) -> Option<String> {
+        self.failed.clone()
     }
 }

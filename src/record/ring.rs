@@ -16,7 +16,8 @@
 //! and never do), it stops keeping past 64 MiB and says so when asked to save.
 
 use std::collections::VecDeque;
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::format::Start;
@@ -62,6 +63,8 @@ pub struct Ring {
     full: bool,
     /// Why the last keyframe could not be taken, if it could not.
     failed: Option<String>,
+    /// Why the ring stopped keeping the session, if a write failed.
+    stopped: Option<String>,
 }
 
 impl Ring {
@@ -81,13 +84,25 @@ impl Ring {
             dir,
             full: false,
             failed: None,
+            stopped: None,
         }
     }
 
     /// What a save writes now: a valid recording of the kept time, up to its last record:
     /// the header, the start record, the oldest kept keyframe and every record after it
-    /// (the later keyframes left out).
-    pub fn clip(&self) -> Vec<u8> {
+    /// (the later keyframes left out), then an end record of `totals`, so a replay
+    /// knows it has the whole clip.
+    pub fn clip(&self, totals: &LinkTotals) -> Vec<u8> {
+        let mut out = self.kept();
+        let mut end = Writer::appending(Vec::new());
+        // Into memory: cannot fail.
+        let _ = end.end(totals);
+        out.extend_from_slice(end.get_ref());
+        out
+    }
+
+    /// The header, the start record and the kept segments, without an end.
+    fn kept(&self) -> Vec<u8> {
         let open = Segment {
             at: self.open_at,
             bytes: Vec::new(),
@@ -121,7 +136,8 @@ impl Ring {
             return;
         }
         let Some(w) = &mut self.writer else { return };
-        if f(w).is_err() {
+        if let Err(e) = f(w) {
+            self.stopped = Some(format!("the in-memory recording stopped: {e}"));
             self.writer = None;
         }
     }
@@ -221,21 +237,102 @@ impl Tap for Ring {
 
     fn finish(&mut self, _totals: LinkTotals) {}
 
-    fn save(&mut self) -> Option<Result<String, String>> {
+    fn save(&mut self, totals: LinkTotals) -> Option<Result<String, String>> {
         if self.full {
             return Some(Err(format!(
                 "the session outgrew the {} MiB kept in memory; use --record FILE",
                 CAP >> 20
             )));
         }
-        let secs = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
-        let path = self.dir.join(format!("netarena-{secs}.narec"));
-        Some(
-            std::fs::write(&path, self.clip())
-                .map(|()| path.display().to_string())
-                .map_err(|e| format!("{}: {e}", path.display())),
-        )
+        if let Some(why) = &self.stopped {
+            return Some(Err(why.clone()));
+        }
+        Some(save_new(&self.dir, &local_stamp(SystemTime::now()), &self.clip(&totals)))
     }
+
+    fn failure(&self) -> Option<String> {
+        self.stopped.clone()
+    }
+}
+
+/// Writes `bytes` to a new file in `dir` named for `stamp`
+/// (`netarena-2026-11-24-193012.narec`), never over another: a second save in the same
+/// second gets `-2`, and so on. Says where.
+fn save_new(dir: &Path, stamp: &str, bytes: &[u8]) -> Result<String, String> {
+    for n in 1..100 {
+        let name = match n {
+            1 => format!("netarena-{stamp}.narec"),
+            n => format!("netarena-{stamp}-{n}.narec"),
+        };
+        let path = dir.join(name);
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path);
+        match file {
+            Ok(mut f) => {
+                return f
+                    .write_all(bytes)
+                    .map(|()| path.display().to_string())
+                    .map_err(|e| format!("{}: {e}", path.display()));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(format!("{}: {e}", path.display())),
+        }
+    }
+    Err(format!("{}: too many saves this second", dir.display()))
+}
+
+/// `t` as the local date and time, `2026-11-24-193012`; where the local offset is
+/// unknown, UTC with a `Z` (`2026-11-24-193012Z`).
+pub(crate) fn local_stamp(t: SystemTime) -> String {
+    let secs = match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
+        Err(e) => -i64::try_from(e.duration().as_secs()).unwrap_or(i64::MAX),
+    };
+    match local_offset(secs) {
+        Some(offset) => stamp(secs + offset, ""),
+        None => stamp(secs, "Z"),
+    }
+}
+
+/// Seconds east of UTC at `secs` since the epoch, by the C library's `localtime_r`
+/// (the time zone database and `TZ`, as `date` uses them).
+#[cfg(unix)]
+fn local_offset(secs: i64) -> Option<i64> {
+    let t = libc::time_t::try_from(secs).ok()?;
+    // SAFETY: `tm` is plain data that zeroed is valid, and localtime_r writes only into
+    // the `tm` it is given (it is the thread-safe localtime). Nothing in this program
+    // changes the environment's TZ while it runs.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    let got = unsafe { libc::localtime_r(&t, &mut tm) };
+    (!got.is_null()).then_some(i64::from(tm.tm_gmtoff))
+}
+
+#[cfg(not(unix))]
+fn local_offset(_secs: i64) -> Option<i64> {
+    None
+}
+
+/// `secs` since the epoch (already shifted to local time) as `YYYY-MM-DD-HHMMSS`, then
+/// `suffix`.
+fn stamp(secs: i64, suffix: &str) -> String {
+    let (days, day_secs) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let (y, m, d) = civil_from_days(days);
+    let (h, min, s) = (day_secs / 3600, day_secs / 60 % 60, day_secs % 60);
+    format!("{y:04}-{m:02}-{d:02}-{h:02}{min:02}{s:02}{suffix}")
+}
+
+/// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
 }

@@ -81,6 +81,7 @@ pub(super) struct Live {
     kind: LoopKind,
     pub(super) full: Rc<RefCell<Writer<Vec<u8>>>>,
     pub(super) ring: Rc<RefCell<Ring>>,
+    welcome: Welcome,
 }
 
 impl Live {
@@ -104,7 +105,7 @@ impl Live {
             start: None,
         };
         tee.start(start, kind, &welcome, &client);
-        let session = ClientSession::new(welcome, start, client.switches).unwrap();
+        let session = ClientSession::new(welcome.clone(), start, client.switches).unwrap();
         let app = App::new(client.switches, client.outgoing.clone());
         let mut driver = Driver::new(session, app, start);
         driver.set_tap(Box::new(tee));
@@ -121,7 +122,13 @@ impl Live {
             kind,
             full,
             ring,
+            welcome,
         }
+    }
+
+    /// The welcome the session began with.
+    pub(super) fn welcome(&self) -> Welcome {
+        self.welcome.clone()
     }
 
     /// Runs `duration` more of simulated time, a millisecond at a time.
@@ -175,11 +182,22 @@ impl Live {
         }
     }
 
+    /// The link's counts so far (made up: the links here are in memory).
+    pub(super) fn totals(&self) -> LinkTotals {
+        LinkTotals {
+            seconds: (self.now - self.start).as_secs_f64(),
+            bytes_in: 1000,
+            bytes_out: 200,
+            packets_in: 30,
+            packets_out: 40,
+            malformed_in: 0,
+        }
+    }
+
     /// Ends the session (an end record) and gives the whole recording.
     pub(super) fn finish(&mut self) -> Vec<u8> {
-        let seconds = (self.now - self.start).as_secs_f64();
         let totals = LinkTotals {
-            seconds,
+            seconds: (self.now - self.start).as_secs_f64(),
             ..LinkTotals::default()
         };
         self.driver.tap_mut().unwrap().finish(totals);
@@ -283,7 +301,7 @@ fn a_replay_from_a_keyframe_taken_midway_ends_exactly_where_the_whole_replay_end
 fn the_ring_keeps_the_last_minute_and_its_clip_replays_exactly() {
     let mut live = Live::new(2, LoopKind::Interactive);
     live.run(Duration::from_secs(150));
-    let clip = live.ring.borrow().clip();
+    let clip = live.ring.borrow().clip(&live.totals());
     let whole = live.finish();
     let (_, records) = read(&clip);
     let Some(Record::Keyframe { at: from, .. }) = records.first() else {
@@ -324,7 +342,7 @@ fn the_ring_keeps_the_last_minute_and_its_clip_replays_exactly() {
 fn a_short_session_is_kept_whole_from_the_welcome() {
     let mut live = Live::new(1, LoopKind::Headless);
     live.run(Duration::from_secs(30));
-    let clip = live.ring.borrow().clip();
+    let clip = live.ring.borrow().clip(&live.totals());
     let (_, records) = read(&clip);
     // A keyframe at 25 s (held, left out of the save), but the start is not a minute
     // old: kept from the welcome.
@@ -380,7 +398,7 @@ fn keyframe_cost() {
 fn a_clip_seeks_steps_and_reruns_what_if_from_its_keyframe() {
     let mut live = Live::new(2, LoopKind::Interactive);
     live.run(Duration::from_secs(100));
-    let clip = live.ring.borrow().clip();
+    let clip = live.ring.borrow().clip(&live.totals());
     let (start, records) = read(&clip);
     let Some(Record::Keyframe { at: from, .. }) = records.first().cloned() else {
         panic!("a clip from a keyframe")

@@ -43,6 +43,19 @@ impl<W: Write> Writer<W> {
         })
     }
 
+    /// Writes records to go after others already written (no header), as if
+    /// the last timed one was at time zero.
+    pub(crate) fn appending(out: W) -> Writer<W> {
+        Writer {
+            out,
+            payload: Vec::new(),
+            scratch: Vec::new(),
+            last_flush: Duration::ZERO,
+            last_at: Duration::ZERO,
+            written: 0,
+        }
+    }
+
     /// Bytes written so far, header included.
     pub fn written(&self) -> u64 {
         self.written
@@ -83,9 +96,15 @@ impl<W: Write> Writer<W> {
                 RECEIVED
             }
             TapEvent::Ticks(commands) => {
+                // The command clock makes at most 6 at once; more is a bug upstream,
+                // which the recording says rather than keep part of the instant.
+                if commands.is_empty() || commands.len() > MAX_TICKS {
+                    return Err(io::Error::other(format!(
+                        "{} commands at one instant (1 to {MAX_TICKS} can be recorded)",
+                        commands.len()
+                    )));
+                }
                 timed(p);
-                // The command clock makes at most 6 at once; more would be a bug upstream.
-                let commands = &commands[..commands.len().min(MAX_TICKS)];
                 p.push(commands.len() as u8);
                 for c in commands {
                     p.extend_from_slice(&[c.buttons.bits(), c.weapon, c.aim]);

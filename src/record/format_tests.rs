@@ -1,0 +1,162 @@
+//! The codes of the enums a record holds: every variant decodes to itself, every code
+//! decodes to one variant at most; a recording holding every action replays to its
+//! end; a recording that cannot be written says so.
+
+use std::time::Duration;
+
+use super::format::{
+    action_code, action_from, chat_code, chat_from, every_action, every_chat_key,
+    every_ghost_mode, every_loop_kind, kind_code, kind_from, switches_bits, switches_from,
+};
+use super::reader::{ReadError, Reader};
+use super::tests::{Live, read, replay};
+use super::writer::Writer;
+use crate::client::Switches;
+use crate::client::input::Action;
+use crate::client::tap::{LoopKind, TapEvent};
+use crate::sim::world::Command;
+
+#[test]
+fn every_action_decodes_to_itself() {
+    let all = every_action();
+    // Every variant, and each byte of the two that carry one.
+    assert_eq!(all.len(), 18 + 2 * 256);
+    for a in all {
+        let [code, arg] = action_code(a);
+        assert_eq!(action_from(code, arg), Some(a), "{a:?} as {code} {arg}");
+    }
+}
+
+/// The other way: a code decodes to one action at most, and that action has that
+/// code, so no two actions share one.
+#[test]
+fn every_code_decodes_to_the_action_that_has_it() {
+    let mut known = 0;
+    for code in 0..=u8::MAX {
+        for arg in 0..=u8::MAX {
+            if let Some(a) = action_from(code, arg) {
+                assert_eq!(action_code(a), [code, arg], "{a:?}");
+                known += 1;
+            }
+        }
+    }
+    assert_eq!(known, every_action().len());
+}
+
+#[test]
+fn every_chat_key_loop_kind_and_ghost_mode_decodes_to_itself() {
+    for k in every_chat_key() {
+        let (code, c) = chat_code(k);
+        assert_eq!(chat_from(code, c), Some(k), "{k:?}");
+    }
+    for k in every_loop_kind() {
+        assert_eq!(kind_from(kind_code(k)), Some(k));
+    }
+    for ghosts in every_ghost_mode() {
+        let s = Switches {
+            ghosts,
+            ..Switches::default()
+        };
+        let [bits, g] = switches_bits(s);
+        assert_eq!(switches_from(bits, g), Some(s));
+    }
+}
+
+/// Issue 21: Shift+direction (`Face`) and Esc (`Back`) were written as 255, and a
+/// replay stopped at the first one ("unknown action 255"). Every action, played in a
+/// live session, is read back and replayed to the very state the live loop ended in.
+#[test]
+fn a_recording_with_every_action_replays_to_its_end() {
+    let mut live = Live::new(2, LoopKind::Interactive);
+    live.run(Duration::from_millis(500));
+    let playable = every_action().into_iter().filter(|a| match a {
+        Action::Face(aim) => *aim < 8,
+        Action::SelectWeapon(w) => *w < 2,
+        _ => true,
+    });
+    let mut played = 0;
+    for action in playable {
+        live.driver.handle(action);
+        live.run(Duration::from_millis(20));
+        played += 1;
+    }
+    assert_eq!(played, 18 + 8 + 2);
+    let whole = live.finish();
+    let mut reader = Reader::new(&whole[..]).unwrap();
+    let mut actions = 0;
+    while let Some(r) = reader.next_record().unwrap() {
+        actions += usize::from(matches!(r, super::Record::Action(_)));
+    }
+    assert_eq!(actions, played);
+    let replayed = replay(&whole);
+    assert_eq!(
+        replayed.report().ended,
+        "replayed to the end of the recording"
+    );
+    assert_eq!(replayed.keyframe().unwrap(), live.state());
+}
+
+/// A version 2 file holding a lost action says what it was, where.
+#[test]
+fn a_version_2_file_names_the_action_it_lost() {
+    let mut live = Live::new(0, LoopKind::Interactive);
+    live.run(Duration::from_millis(100));
+    let mut bytes = live.finish();
+    let (start, records) = read(&bytes);
+    let mut w = Writer::new(Vec::new()).unwrap();
+    w.start(&start).unwrap();
+    for r in &records {
+        w.record(r).unwrap();
+    }
+    let at = w.written();
+    w.event(Duration::ZERO, &TapEvent::Action(Action::Back))
+        .unwrap();
+    bytes = w.into_inner();
+    bytes[6..8].copy_from_slice(&2u16.to_le_bytes());
+    let last = bytes.len() - 2;
+    bytes[last] = 255;
+    let mut reader = Reader::new(&bytes[..]).unwrap();
+    let err = loop {
+        match reader.next_record() {
+            Ok(Some(_)) => {}
+            Ok(None) => panic!("read to the end"),
+            Err(e) => break e,
+        }
+    };
+    assert_eq!(
+        err,
+        ReadError::Corrupt {
+            offset: at,
+            what: "an Esc or Shift+direction, which format version 2 did not record".into()
+        }
+    );
+}
+
+/// More commands at one instant than a record holds is an error, not a record cut
+/// short in silence.
+#[test]
+fn too_many_commands_at_one_instant_is_an_error() {
+    let mut w = Writer::new(Vec::new()).unwrap();
+    let many = vec![Command::default(); 17];
+    let err = w
+        .event(Duration::ZERO, &TapEvent::Ticks(&many))
+        .unwrap_err();
+    assert!(err.to_string().contains("17 commands"), "{err}");
+}
+
+/// A recording to a file that cannot take it says so: the tap reports the failure
+/// (which the shells show and end with), and a save says why.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_recording_that_cannot_be_written_says_so() {
+    use crate::client::tap::{LinkTotals, Tap};
+    let live = Live::new(0, LoopKind::Headless);
+    let mut tap = super::recorder::Recorder::create(std::path::Path::new("/dev/full")).unwrap();
+    assert_eq!(tap.failure(), None);
+    let config = crate::client::ClientConfig::new("127.0.0.1:1".parse().unwrap(), "x");
+    let welcome = live.welcome();
+    tap.start(live.start, LoopKind::Headless, &welcome, &config);
+    let why = tap.failure().expect("a failure");
+    assert!(why.contains("/dev/full") && why.contains("stopped"), "{why}");
+    assert_eq!(tap.save(LinkTotals::default()), Some(Err(why)));
+}
