@@ -22,4 +22,6 @@ mod drops_tests;
 #[cfg(test)]
 mod format_tests;
 #[cfg(test)]
+mod golden_tests;
+#[cfg(test)]
 mod tests;

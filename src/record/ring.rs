@@ -258,7 +258,7 @@ impl Tap for Ring {
 /// Writes `bytes` to a new file in `dir` named for `stamp`
 /// (`netarena-2026-11-24-193012.narec`), never over another: a second save in the same
 /// second gets `-2`, and so on. Says where.
-fn save_new(dir: &Path, stamp: &str, bytes: &[u8]) -> Result<String, String> {
+pub(super) fn save_new(dir: &Path, stamp: &str, bytes: &[u8]) -> Result<String, String> {
     for n in 1..100 {
         let name = match n {
             1 => format!("netarena-{stamp}.narec"),
@@ -291,8 +291,8 @@ pub(crate) fn local_stamp(t: SystemTime) -> String {
         Err(e) => -i64::try_from(e.duration().as_secs()).unwrap_or(i64::MAX),
     };
     match local_offset(secs) {
-        Some(offset) => stamp(secs + offset, ""),
-        None => stamp(secs, "Z"),
+        Some(offset) => civil_stamp(secs + offset, ""),
+        None => civil_stamp(secs, "Z"),
     }
 }
 
@@ -316,7 +316,7 @@ fn local_offset(_secs: i64) -> Option<i64> {
 
 /// `secs` since the epoch (already shifted to local time) as `YYYY-MM-DD-HHMMSS`, then
 /// `suffix`.
-fn stamp(secs: i64, suffix: &str) -> String {
+pub(super) fn civil_stamp(secs: i64, suffix: &str) -> String {
     let (days, day_secs) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
     let (y, m, d) = civil_from_days(days);
     let (h, min, s) = (day_secs / 3600, day_secs / 60 % 60, day_secs % 60);

@@ -126,6 +126,11 @@ impl Live {
         }
     }
 
+    /// The simulated time now.
+    pub(super) fn now(&self) -> Instant {
+        self.now
+    }
+
     /// The welcome the session began with.
     pub(super) fn welcome(&self) -> Welcome {
         self.welcome.clone()
@@ -196,10 +201,7 @@ impl Live {
 
     /// Ends the session (an end record) and gives the whole recording.
     pub(super) fn finish(&mut self) -> Vec<u8> {
-        let totals = LinkTotals {
-            seconds: (self.now - self.start).as_secs_f64(),
-            ..LinkTotals::default()
-        };
+        let totals = self.totals();
         self.driver.tap_mut().unwrap().finish(totals);
         self.full.borrow().get_ref().clone()
     }
@@ -447,4 +449,48 @@ fn a_clip_seeks_steps_and_reruns_what_if_from_its_keyframe() {
         "{first} {from:?}"
     );
     assert!(rows.unwrap() > 30 * 55, "a row a tick from the keyframe on");
+}
+
+/// Issue 21: a headless replay of an F8 clip ended "replayed up to where the recording
+/// was cut short": a clip had no end record. It ends with the link's counts at the save.
+#[test]
+fn an_f8_clip_replays_headless_to_its_end() {
+    let mut live = Live::new(1, LoopKind::Interactive);
+    live.run(Duration::from_secs(3));
+    // Saved as F8 does (into the temporary directory).
+    let saved = live.ring.borrow_mut().save(live.totals());
+    let path = saved.expect("a ring saves").expect("saved");
+    let replay = super::replay::replay_headless(std::path::Path::new(&path)).unwrap();
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(replay.stopped, None);
+    assert_eq!(replay.report.ended, "replayed to the end of the recording");
+    let json = serde_json::to_value(&replay.report).unwrap();
+    assert_eq!(json["bytes_in"], 1000, "{json}");
+    assert_eq!(json["seconds"], 3.0, "{json}");
+}
+
+/// F8 files are named by the local date and time (issue 21: by a raw Unix time), and
+/// a second save in the same second does not overwrite the first.
+#[test]
+fn f8_files_are_named_by_date_and_time_and_never_overwritten() {
+    use super::ring::{civil_stamp, local_stamp, save_new};
+    assert_eq!(civil_stamp(0, ""), "1970-01-01-000000");
+    assert_eq!(civil_stamp(1_795_544_934, ""), "2026-11-24-182854");
+    assert_eq!(civil_stamp(951_782_400, "Z"), "2000-02-29-000000Z");
+    assert_eq!(civil_stamp(-1, ""), "1969-12-31-235959");
+    assert_eq!(civil_stamp(4_102_444_799, ""), "2099-12-31-235959");
+    let now = local_stamp(std::time::SystemTime::now());
+    let digits = now.trim_end_matches('Z').replace('-', "");
+    assert_eq!(digits.len(), 14, "{now}");
+    assert!(digits.bytes().all(|b| b.is_ascii_digit()), "{now}");
+    let dir = std::env::temp_dir().join(format!("netarena-names-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let first = save_new(&dir, "2026-11-24-193012", b"one").unwrap();
+    let second = save_new(&dir, "2026-11-24-193012", b"two").unwrap();
+    let read = |p: &str| std::fs::read(p).unwrap();
+    let (a, b) = (read(&first), read(&second));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(first.ends_with("netarena-2026-11-24-193012.narec"), "{first}");
+    assert!(second.ends_with("netarena-2026-11-24-193012-2.narec"), "{second}");
+    assert_eq!((&a[..], &b[..]), (&b"one"[..], &b"two"[..]));
 }
