@@ -1,11 +1,8 @@
 //! `netarena replay FILE` in the terminal: the arena and HUD as the player saw them,
 //! frame by frame, with the timeline strip under them.
 //!
-//! Keys: Space pause/resume; `.` `,` one frame forward/back; `]` `[` one tick
-//! forward/back; Right/Left ±1 s; Up/Down ±10 s; `+` `-` speed (0.1x to 4x); `c` `C`
-//! next/previous correction; what-if `p` `r` `i` `x` `m` `g` (prediction,
-//! reconciliation, interpolation, extrapolation, smoothing, ghosts), `0` as recorded;
-//! `q` quits.
+//! Replay's keys are defined once, in [`BINDINGS`]: the key handler, the `?` help box
+//! and the hints on the combat line all read that table. Ctrl-C quits too.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -15,6 +12,9 @@ use anyhow::Context;
 use ratatui::Frame;
 use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
 use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::player::Player;
 use crate::client::Switches;
@@ -28,6 +28,135 @@ use crate::ui::timeline::{
 };
 
 const SPEEDS: [f64; 7] = [0.1, 0.25, 0.5, 1.0, 1.5, 2.0, 4.0];
+/// A message on the status line goes after this long (a key press clears it sooner).
+const MESSAGE_SHOWN: Duration = Duration::from_secs(4);
+
+/// What a replay key does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Do {
+    Pause,
+    /// One frame forward (true) or back.
+    Frame(bool),
+    /// One tick forward or back.
+    Tick(bool),
+    /// Seek by this many seconds.
+    Seek(i8),
+    /// Faster (true) or slower.
+    Speed(bool),
+    /// The next (true) or previous correction.
+    Correction(bool),
+    /// Re-run with the switch of this key changed.
+    WhatIf(char),
+    AsRecorded,
+    Help,
+    Quit,
+}
+
+/// Keys that do one thing (or two, one each way), as the help box lists them.
+struct Binding {
+    keys: &'static [(KeyCode, Do)],
+    label: &'static str,
+    does: &'static str,
+    /// On the combat line, when there is room.
+    hint: Option<&'static str>,
+}
+
+const fn bind(
+    keys: &'static [(KeyCode, Do)],
+    label: &'static str,
+    does: &'static str,
+    hint: Option<&'static str>,
+) -> Binding {
+    Binding {
+        keys,
+        label,
+        does,
+        hint,
+    }
+}
+
+/// Every key of the replay: the one place they are defined.
+const BINDINGS: &[Binding] = &[
+    bind(&[(KeyCode::Char(' '), Do::Pause)], "Space", "pause / play", Some("space pause")),
+    bind(
+        &[(KeyCode::Char('.'), Do::Frame(true)), (KeyCode::Char(','), Do::Frame(false))],
+        ". ,",
+        "one frame forward / back",
+        Some(". , frame"),
+    ),
+    bind(
+        &[(KeyCode::Char(']'), Do::Tick(true)), (KeyCode::Char('['), Do::Tick(false))],
+        "] [",
+        "one tick forward / back",
+        None,
+    ),
+    bind(
+        &[(KeyCode::Right, Do::Seek(1)), (KeyCode::Left, Do::Seek(-1))],
+        "→ ←",
+        "1 s forward / back",
+        Some("←→ seek"),
+    ),
+    bind(
+        &[(KeyCode::Up, Do::Seek(10)), (KeyCode::Down, Do::Seek(-10))],
+        "↑ ↓",
+        "10 s forward / back",
+        None,
+    ),
+    bind(
+        &[
+            (KeyCode::Char('+'), Do::Speed(true)),
+            (KeyCode::Char('='), Do::Speed(true)),
+            (KeyCode::Char('-'), Do::Speed(false)),
+        ],
+        "+ -",
+        "faster / slower (0.1x to 4x)",
+        Some("+- speed"),
+    ),
+    bind(
+        &[(KeyCode::Char('c'), Do::Correction(true)), (KeyCode::Char('C'), Do::Correction(false))],
+        "c C",
+        "next / previous correction",
+        Some("c fix"),
+    ),
+    bind(
+        &[
+            (KeyCode::Char('p'), Do::WhatIf('p')),
+            (KeyCode::Char('r'), Do::WhatIf('r')),
+            (KeyCode::Char('i'), Do::WhatIf('i')),
+            (KeyCode::Char('x'), Do::WhatIf('x')),
+            (KeyCode::Char('m'), Do::WhatIf('m')),
+            (KeyCode::Char('g'), Do::WhatIf('g')),
+        ],
+        "p r i x m g",
+        "what-if: pred recon interp extrap smooth ghosts",
+        Some("p r i x m g what-if"),
+    ),
+    bind(&[(KeyCode::Char('0'), Do::AsRecorded)], "0", "switches as recorded", None),
+    bind(&[(KeyCode::Char('?'), Do::Help)], "?", "this help", Some("? keys")),
+    bind(
+        &[(KeyCode::Char('q'), Do::Quit), (KeyCode::Esc, Do::Quit)],
+        "q Esc",
+        "quit (Esc closes this help first)",
+        Some("q quit"),
+    ),
+];
+
+/// What `code` does in the replay, if anything.
+fn binding_of(code: KeyCode) -> Option<Do> {
+    BINDINGS
+        .iter()
+        .flat_map(|b| b.keys)
+        .find(|(k, _)| *k == code)
+        .map(|&(_, d)| d)
+}
+
+/// The combat line's hints, in the table's order, the help key's last (it is kept
+/// whatever else gives way).
+fn hints() -> Vec<&'static str> {
+    let is_help = |b: &&Binding| b.keys.iter().any(|(_, d)| *d == Do::Help);
+    let (help, rest): (Vec<&Binding>, Vec<&Binding>) = BINDINGS.iter().partition(is_help);
+    rest.iter().chain(&help).filter_map(|b| b.hint).collect()
+}
 /// A correction's paths stay drawn this long after it (replay time).
 const PATHS_SHOWN: Duration = Duration::from_secs(2);
 
@@ -37,7 +166,11 @@ struct Viewer {
     speed: usize,
     /// Wall time and replay time when play last (re)started.
     anchor: (Instant, Duration),
+    /// A message on the status line, and when it was set.
     message: String,
+    message_at: Instant,
+    /// The `?` box is open.
+    help: bool,
 }
 
 impl Viewer {
@@ -48,7 +181,14 @@ impl Viewer {
             speed: 3,
             anchor: (now, player.at()),
             message,
+            message_at: now,
+            help: false,
         }
+    }
+
+    fn say(&mut self, message: String, now: Instant) {
+        self.message = message;
+        self.message_at = now;
     }
 
     /// Plays on from the replay time `player` stands at now (after a seek or a re-run).
@@ -70,15 +210,25 @@ impl Viewer {
 pub fn run(path: &Path, stop: &AtomicBool) -> anyhow::Result<()> {
     let loaded = Instant::now();
     let mut player = Player::load(path)?;
-    let message = match player.stopped() {
-        Some(e) => format!("{e}: replaying up to there"),
-        None => format!("loaded in {} ms", loaded.elapsed().as_millis()),
-    };
+    let message = format!("loaded in {} ms", loaded.elapsed().as_millis());
     let mut viewer = Viewer::new(&player, Instant::now(), message);
     let (mut tui, _enhanced, _guard) = terminal::enter().context("cannot set up the terminal")?;
+    let result = view(&mut tui, &mut player, &mut viewer, stop);
+    // Left blank: after a resize, some terminals (tmux) keep the top rows of what the
+    // alternate screen held in the scrollback, above the prompt, when it is left.
+    let _ = tui.clear();
+    result
+}
+
+fn view(
+    tui: &mut Tui,
+    player: &mut Player,
+    viewer: &mut Viewer,
+    stop: &AtomicBool,
+) -> anyhow::Result<()> {
     while !stop.load(Ordering::Relaxed) {
-        play(&mut player, &mut viewer, Instant::now());
-        draw(&mut tui, &player, &viewer)?;
+        play(player, viewer, Instant::now());
+        draw(tui, player, viewer)?;
         if event::poll(Duration::from_millis(15))? {
             let Event::Key(key) = event::read()? else {
                 continue;
@@ -86,13 +236,12 @@ pub fn run(path: &Path, stop: &AtomicBool) -> anyhow::Result<()> {
             if key.kind == KeyEventKind::Release {
                 continue;
             }
-            if key.code == KeyCode::Char('q')
-                || key.code == KeyCode::Esc
-                || (key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c'))
-            {
+            if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
                 break;
             }
-            on_key(&mut player, &mut viewer, key.code)?;
+            if on_key(player, viewer, key.code)? == Some(Do::Quit) {
+                break;
+            }
         }
     }
     Ok(())
@@ -100,6 +249,9 @@ pub fn run(path: &Path, stop: &AtomicBool) -> anyhow::Result<()> {
 
 /// Applies the records up to the replay time at `now`; pauses at the end.
 fn play(player: &mut Player, v: &mut Viewer, now: Instant) {
+    if !v.message.is_empty() && now.duration_since(v.message_at) >= MESSAGE_SHOWN {
+        v.message.clear();
+    }
     if v.paused {
         return;
     }
@@ -111,54 +263,68 @@ fn play(player: &mut Player, v: &mut Viewer, now: Instant) {
     }
 }
 
-fn on_key(player: &mut Player, v: &mut Viewer, code: KeyCode) -> anyhow::Result<()> {
+/// Does what `code` is bound to; says what that was (`Quit` is the caller's to do).
+/// The message of the key before goes: what it said was about the state it left.
+fn on_key(player: &mut Player, v: &mut Viewer, code: KeyCode) -> anyhow::Result<Option<Do>> {
+    let Some(act) = binding_of(code) else {
+        return Ok(None);
+    };
     let now = Instant::now();
+    v.message.clear();
     let at = player.at();
-    let secs = |s: u64| Duration::from_secs(s);
+    let secs = |s: i8| Duration::from_secs(u64::from(s.unsigned_abs()));
     let mut pause = true;
-    match code {
-        KeyCode::Char(' ') => {
+    match act {
+        Do::Quit if v.help && code == KeyCode::Esc => {
+            v.help = false;
+            return Ok(Some(Do::Help));
+        }
+        Do::Quit => return Ok(Some(Do::Quit)),
+        Do::Help => {
+            v.help = !v.help;
+            return Ok(Some(act));
+        }
+        Do::Pause => {
             v.paused = !v.paused;
             v.anchor = (now, at);
-            return Ok(());
+            return Ok(Some(act));
         }
-        KeyCode::Char('.') => player.step_frame(true),
-        KeyCode::Char(',') => player.step_frame(false),
-        KeyCode::Char(']') => player.seek(at + player.tick()),
-        KeyCode::Char('[') => player.seek(at.saturating_sub(player.tick())),
-        KeyCode::Right | KeyCode::Left | KeyCode::Up | KeyCode::Down => {
-            let t = match code {
-                KeyCode::Right => at + secs(1),
-                KeyCode::Left => at.saturating_sub(secs(1)),
-                KeyCode::Up => at + secs(10),
-                _ => at.saturating_sub(secs(10)),
+        Do::Frame(forward) => player.step_frame(forward),
+        Do::Tick(true) => player.seek(at + player.tick()),
+        Do::Tick(false) => player.seek(at.saturating_sub(player.tick())),
+        Do::Seek(by) => {
+            let t = if by > 0 {
+                at + secs(by)
+            } else {
+                at.saturating_sub(secs(by))
             };
             let started = Instant::now();
             player.seek(t.min(player.duration()));
-            v.message = format!("seek took {:.1} ms", started.elapsed().as_secs_f64() * 1e3);
+            let took = started.elapsed().as_secs_f64() * 1e3;
+            v.say(format!("seek took {took:.1} ms"), now);
             pause = v.paused;
         }
-        KeyCode::Char('+' | '=') => {
-            v.speed = (v.speed + 1).min(SPEEDS.len() - 1);
+        Do::Speed(faster) => {
+            v.speed = if faster {
+                (v.speed + 1).min(SPEEDS.len() - 1)
+            } else {
+                v.speed.saturating_sub(1)
+            };
             pause = v.paused;
         }
-        KeyCode::Char('-') => {
-            v.speed = v.speed.saturating_sub(1);
-            pause = v.paused;
-        }
-        KeyCode::Char('c') | KeyCode::Char('C') => {
-            if !player.jump_correction(code == KeyCode::Char('c')) {
+        Do::Correction(forward) => {
+            if !player.jump_correction(forward) {
                 // Nothing found: nothing moved, so playback goes on as it was.
-                v.message = "no more corrections that way".into();
+                v.say("no more corrections that way".into(), now);
                 pause = v.paused;
             }
         }
-        KeyCode::Char(c) => return what_if(player, v, c),
-        _ => return Ok(()),
+        Do::WhatIf(key) => what_if(player, v, key)?,
+        Do::AsRecorded => what_if(player, v, '0')?,
     }
     v.paused = pause;
     v.anchor = (now, player.at());
-    Ok(())
+    Ok(Some(act))
 }
 
 /// A what-if key: re-runs the recording with one switch changed.
@@ -173,7 +339,7 @@ fn what_if(player: &mut Player, v: &mut Viewer, key: char) -> anyhow::Result<()>
         'g' => s.ghosts = s.ghosts.next(),
         '0' => {
             player.set_what_if(None)?;
-            v.message = "switches as recorded".into();
+            v.say("switches as recorded".into(), Instant::now());
             v.restart(player);
             return Ok(());
         }
@@ -181,7 +347,8 @@ fn what_if(player: &mut Player, v: &mut Viewer, key: char) -> anyhow::Result<()>
     }
     let started = Instant::now();
     player.set_what_if(Some(s))?;
-    v.message = format!("re-simulated in {} ms", started.elapsed().as_millis());
+    let took = started.elapsed().as_millis();
+    v.say(format!("re-simulated in {took} ms"), Instant::now());
     v.restart(player);
     Ok(())
 }
@@ -202,16 +369,19 @@ fn render(f: &mut Frame, player: &Player, v: &Viewer) {
     let area = f.area();
     let rows = TIMELINE_ROWS.min(area.height);
     let top = Rect::new(area.x, area.y, area.width, area.height - rows);
-    ui::draw_in(f, top, &view);
+    ui::draw_in_keyed(f, top, &view, &hints());
     if let Some(p) = &paths {
         draw_correction_paths(f.buffer_mut(), top, &view, p);
+    }
+    if v.help {
+        draw_help(f, top);
     }
     let strip = Rect::new(area.x, top.bottom(), area.width, rows);
     let (slots, cursor) = player.timeline(TimelineView::columns(area.width));
     let timeline = TimelineView {
         slots,
         cursor,
-        status: status(player, v),
+        status: status(player, v, usize::from(area.width)),
         caption: caption(player.drawn_from(), player.tick()),
         legend: legend(paths.is_some(), player.switches()).into(),
     };
@@ -271,37 +441,138 @@ pub(crate) fn caption(drawn: Option<DrawnFrom>, tick: Duration) -> String {
     }
 }
 
-fn status(player: &Player, v: &Viewer) -> String {
-    let state = if v.paused { "paused" } else { "playing" };
-    let what_if = match player.what_if() {
-        Some(s) => format!(" | what-if (re-simulated): {}", describe(s)),
-        None => String::new(),
-    };
-    let stats = player.replayer().session().stats();
-    // Corrections so far of all, and the last one's size and cause.
-    let last = if stats.corrections > 0 {
-        format!(
-            ": {:.2} cells, {}",
-            stats.last_correction_cells, stats.last_correction_cause
-        )
-    } else {
-        String::new()
-    };
-    format!(
-        " {state} {}x  {} / {}  fix {}/{}{last}{what_if} | {}",
-        SPEEDS[v.speed],
-        clock(player.at()),
-        clock(player.duration()),
-        stats.corrections,
-        player.corrections().len(),
-        v.message
-    )
+/// The `?` box: every binding of [`BINDINGS`], centred on `area`.
+fn draw_help(f: &mut Frame, area: Rect) {
+    let label_width = BINDINGS.iter().map(|b| b.label.chars().count()).max();
+    let label_width = label_width.unwrap_or(0);
+    let lines: Vec<Line> = BINDINGS
+        .iter()
+        .map(|b| {
+            Line::from(vec![
+                Span::styled(
+                    format!("{:>label_width$}  ", b.label),
+                    Style::new().add_modifier(Modifier::BOLD),
+                ),
+                Span::raw(b.does),
+            ])
+        })
+        .collect();
+    let text_width = lines.iter().map(Line::width).max().unwrap_or(0);
+    let width = (text_width as u16 + 4).min(area.width);
+    let height = (lines.len() as u16 + 2).min(area.height);
+    let rect = Rect::new(
+        area.x + (area.width - width) / 2,
+        area.y + (area.height - height) / 2,
+        width,
+        height,
+    );
+    f.render_widget(Clear, rect);
+    let block = Block::bordered().title(" replay keys (? to close) ");
+    let inner = block.inner(rect);
+    f.render_widget(block, rect);
+    f.render_widget(
+        Paragraph::new(lines),
+        inner.inner(ratatui::layout::Margin::new(1, 0)),
+    );
 }
 
+/// One part of the status line; the higher `drop`, the sooner it gives way.
+struct Part {
+    text: String,
+    drop: u8,
+}
+
+/// The status line, at most `width` columns: the parts that fit, in order; when they
+/// do not all fit the least important give way first, shortened by whole words (with
+/// `…`) or left out, never cut mid-word.
+fn status(player: &Player, v: &Viewer, width: usize) -> String {
+    let state = if v.paused { "paused" } else { "playing" };
+    let stats = player.replayer().session().stats();
+    let mut parts = vec![
+        Part {
+            text: format!(" {state} {}x", SPEEDS[v.speed]),
+            drop: 0,
+        },
+        Part {
+            text: format!("  {} / {}", clock(player.at()), clock(player.duration())),
+            drop: 0,
+        },
+        // Corrections so far of all, and the last one's size and cause.
+        Part {
+            text: format!("  fix {}/{}", stats.corrections, player.corrections().len()),
+            drop: 2,
+        },
+    ];
+    if stats.corrections > 0 {
+        parts.push(Part {
+            text: format!(
+                ": {:.2} cells, {}",
+                stats.last_correction_cells, stats.last_correction_cause
+            ),
+            drop: 5,
+        });
+    }
+    if let Some(s) = player.what_if() {
+        parts.push(Part {
+            text: format!(" | what-if {}", describe(s)),
+            drop: 1,
+        });
+    }
+    if let Some(e) = player.stopped() {
+        parts.push(Part {
+            text: format!(" | {e}; replaying up to there"),
+            drop: 4,
+        });
+    }
+    if !v.message.is_empty() {
+        parts.push(Part {
+            text: format!(" | {}", v.message),
+            drop: 3,
+        });
+    }
+    fit_parts(parts, width)
+}
+
+/// The parts joined, within `width` columns (see [`status`]).
+fn fit_parts(mut parts: Vec<Part>, width: usize) -> String {
+    let len = |parts: &[Part]| parts.iter().map(|p| p.text.chars().count()).sum::<usize>();
+    while len(&parts) > width {
+        // The least important, the later of equals.
+        let Some(i) = (0..parts.len()).max_by_key(|&i| (parts[i].drop, i)) else {
+            break;
+        };
+        let over = len(&parts) - width;
+        match shortened(&parts[i].text, parts[i].text.chars().count().saturating_sub(over)) {
+            Some(short) if parts[i].drop > 0 => parts[i].text = short,
+            _ => {
+                parts.remove(i);
+            }
+        }
+    }
+    parts.into_iter().map(|p| p.text).collect()
+}
+
+/// `text`'s first words and `…`, within `room` columns, if at least two words fit.
+fn shortened(text: &str, room: usize) -> Option<String> {
+    let mut out = String::new();
+    let mut words = 0;
+    for word in text.split_inclusive(' ') {
+        let trimmed = word.trim_end();
+        if out.chars().count() + trimmed.chars().count() + 1 > room {
+            break;
+        }
+        out.push_str(word);
+        words += usize::from(!trimmed.is_empty() && trimmed != "|");
+    }
+    let out = out.trim_end();
+    (words >= 2).then(|| format!("{out}…"))
+}
+
+/// Switches as the HUD writes them: `+` on, `-` off.
 fn describe(s: Switches) -> String {
-    let on = |b: bool| if b { "on" } else { "off" };
+    let on = |b: bool| if b { '+' } else { '-' };
     format!(
-        "pred {} recon {} interp {} extrap {} smooth {}",
+        "{}pred {}rec {}int {}ext {}smo",
         on(s.prediction),
         on(s.reconciliation),
         on(s.interpolation),
@@ -351,6 +622,128 @@ mod tests {
         let (start, records) = read(&live.finish());
         let (start, records) = read(&clip_from_half(&start, &records));
         Player::new(start, records, None).unwrap()
+    }
+
+    /// The screen drawn at `width` x `height`, one line per row.
+    fn screen(player: &Player, v: &Viewer, width: u16, height: u16) -> String {
+        let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+        terminal.draw(|f| render(f, player, v)).unwrap();
+        let buf = terminal.backend().buffer();
+        let mut out = String::new();
+        for y in 0..height {
+            for x in 0..width {
+                out.push_str(buf[(x, y)].symbol());
+            }
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The status line (the first of the timeline strip).
+    fn status_line(screen: &str) -> &str {
+        screen
+            .lines()
+            .find(|l| l.contains(" / ") && (l.contains("paused") || l.contains("playing")))
+            .unwrap_or_else(|| panic!("no status line:\n{screen}"))
+    }
+
+    /// Issue 21: `?` did nothing in replay. It opens a box listing every replay key (from
+    /// the one table), and `?` or Esc closes it; Esc with no box open quits.
+    #[test]
+    fn question_mark_shows_the_replay_keys() {
+        let mut player = clip();
+        let mut v = Viewer::new(&player, Instant::now(), String::new());
+        assert!(!screen(&player, &v, 100, 34).contains("replay keys"));
+        assert_eq!(on_key(&mut player, &mut v, KeyCode::Char('?')).unwrap(), Some(Do::Help));
+        let shown = screen(&player, &v, 100, 34);
+        assert!(shown.contains("replay keys"), "{shown}");
+        for b in BINDINGS {
+            assert!(shown.contains(b.label) && shown.contains(b.does), "{}:\n{shown}", b.label);
+        }
+        insta::assert_snapshot!("replay_help_80x30", screen(&player, &v, 80, 30));
+        on_key(&mut player, &mut v, KeyCode::Esc).unwrap();
+        assert!(!v.help, "Esc closes the box first");
+        assert_eq!(on_key(&mut player, &mut v, KeyCode::Esc).unwrap(), Some(Do::Quit));
+        on_key(&mut player, &mut v, KeyCode::Char('?')).unwrap();
+        on_key(&mut player, &mut v, KeyCode::Char('?')).unwrap();
+        assert!(!v.help);
+    }
+
+    /// Issue 21: the combat line said `space fire ... t chat ... ? help` in replay, where
+    /// space pauses. It lists replay's keys, `? keys` kept last.
+    #[test]
+    fn the_combat_line_shows_the_replay_keys() {
+        let player = clip();
+        let v = Viewer::new(&player, Instant::now(), String::new());
+        for width in [80, 100, 140] {
+            let shown = screen(&player, &v, width, 34);
+            let combat = shown
+                .lines()
+                .find(|l| l.contains("frags"))
+                .unwrap_or_else(|| panic!("no combat line:\n{shown}"));
+            assert!(combat.trim_end().ends_with("? keys"), "{combat}");
+            assert!(combat.contains("space pause"), "{combat}");
+            assert!(!combat.contains("fire") && !combat.contains("chat"), "{combat}");
+        }
+    }
+
+    /// Issue 21: the status line was cut at 100 columns (`| what-`). At 80 columns and
+    /// more it holds what fits, whole words only, the time and state always.
+    #[test]
+    fn the_status_line_gives_way_at_80_columns() {
+        let mut player = clip();
+        let mut v = Viewer::new(&player, Instant::now(), String::new());
+        what_if(&mut player, &mut v, 'p').unwrap();
+        v.message = "a message long enough that it cannot fit beside everything else".into();
+        for width in [60, 80, 100, 120] {
+            let line = status(&player, &v, width);
+            assert!(line.chars().count() <= width, "{width}: {line}");
+            assert!(line.contains("playing 1x") || line.contains("paused 1x"), "{line}");
+            assert!(line.contains(&clock(player.duration())), "{line}");
+            for word in line.split_whitespace() {
+                let whole = word.trim_end_matches('…');
+                let full = status(&player, &v, 1000);
+                assert!(full.contains(whole), "{width}: {word:?} is cut in {line}");
+            }
+        }
+        let at_80 = status(&player, &v, 80);
+        assert!(at_80.contains("what-if -pred"), "{at_80}");
+        insta::assert_snapshot!("replay_status_80", at_80);
+        let shown = screen(&player, &v, 80, 30);
+        assert_eq!(status_line(&shown).trim_end(), at_80.trim_end());
+    }
+
+    /// Issue 21: `no more corrections` stayed after stepping back. A key clears the
+    /// message of the key before, and a message goes by itself after a few seconds.
+    #[test]
+    fn a_message_goes_when_the_state_changes() {
+        let mut player = clip();
+        let t0 = Instant::now();
+        let mut v = Viewer::new(&player, t0, String::new());
+        on_key(&mut player, &mut v, KeyCode::Char('C')).unwrap();
+        assert!(v.message.contains("no more corrections"));
+        on_key(&mut player, &mut v, KeyCode::Char(',')).unwrap();
+        assert_eq!(v.message, "");
+        let shown = screen(&player, &v, 80, 30);
+        assert!(!status_line(&shown).contains("corrections"), "{shown}");
+        // A message left alone goes after a while.
+        v.say("re-simulated in 3 ms".into(), t0);
+        play(&mut player, &mut v, t0 + Duration::from_secs(1));
+        assert!(!v.message.is_empty());
+        play(&mut player, &mut v, t0 + MESSAGE_SHOWN);
+        assert_eq!(v.message, "");
+    }
+
+    /// Every bound key is bound once, and the help box and hints read the same table.
+    #[test]
+    fn every_replay_key_is_bound_once() {
+        let keys: Vec<KeyCode> = BINDINGS.iter().flat_map(|b| b.keys).map(|k| k.0).collect();
+        for (i, k) in keys.iter().enumerate() {
+            assert!(!keys[i + 1..].contains(k), "{k:?} twice");
+        }
+        assert_eq!(hints().last(), Some(&"? keys"));
+        assert_eq!(binding_of(KeyCode::Char(' ')), Some(Do::Pause));
+        assert_eq!(binding_of(KeyCode::Char('z')), None);
     }
 
     /// Replaying a clip plays from its keyframe at once: half a second of wall time

@@ -102,11 +102,16 @@ fn hud_groups(hud: &Hud, with_tick: bool, short: bool) -> Vec<Vec<Span<'static>>
 }
 
 /// The fighting line: health, weapon, frags, clock; or the chat line being typed.
+/// The game's key hints on the combat line; the last is kept whatever else gives way.
+pub(crate) const GAME_KEYS: &[&str] = &["space fire", "1/2 weapon", "t chat", "Tab scores", "? help"];
+
+/// The combat line, then `keys` (hints, the last kept whatever else gives way).
 pub(crate) fn draw_combat(
     frame: &mut Frame,
     area: Rect,
     combat: Option<&CombatHud>,
     chat_input: Option<&str>,
+    keys: &[&str],
 ) {
     if let Some(text) = chat_input {
         frame.render_widget(Paragraph::new(chat_line(text, area.width)), area);
@@ -148,15 +153,17 @@ pub(crate) fn draw_combat(
     if let Some(t) = c.time_left_secs {
         groups.push(pair("time", format!("{}:{:02} ", t / 60, t % 60)));
     }
-    frame.render_widget(Paragraph::new(with_keys(groups, area.width)), area);
+    frame.render_widget(Paragraph::new(with_keys(groups, area.width, keys)), area);
 }
 
-/// The fighting groups, then the key hints that fit, then `? help`: kept whatever else
-/// must give way (it lists every other key), unless the line cannot hold even that.
-fn with_keys(groups: Vec<Vec<Span<'static>>>, width: u16) -> Line<'static> {
-    const HELP: &str = " ? help";
+/// The fighting groups, then the key hints that fit, then the last of `keys` (`? help`):
+/// kept whatever else must give way (it lists every other key), unless the line cannot
+/// hold even that.
+fn with_keys(groups: Vec<Vec<Span<'static>>>, width: u16, keys: &[&str]) -> Line<'static> {
+    let (help, hints) = keys.split_last().unwrap_or((&"", &[]));
+    let help = format!(" {help}");
     // The bar before the hints, and the help hint itself.
-    let reserved = 1 + HELP.len();
+    let reserved = 1 + help.chars().count();
     if usize::from(width) < reserved {
         return fit(groups, width);
     }
@@ -164,10 +171,11 @@ fn with_keys(groups: Vec<Vec<Span<'static>>>, width: u16) -> Line<'static> {
     let mut spans = Vec::new();
     let used = fit_into(&mut spans, groups, width - reserved);
     spans.push(Span::styled("│", LABEL));
-    let hints = ["space fire", "1/2 weapon", "t chat", "Tab scores"]
+    let hints = hints
+        .iter()
         .map(|hint| vec![Span::styled(format!(" {hint} "), LABEL)]);
-    fit_into(&mut spans, hints.into(), width - used - reserved);
-    spans.push(Span::styled(HELP, LABEL));
+    fit_into(&mut spans, hints.collect(), width - used - reserved);
+    spans.push(Span::styled(help, LABEL));
     Line::from(spans)
 }
 

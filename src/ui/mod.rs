@@ -207,8 +207,14 @@ pub(crate) fn draw(frame: &mut Frame, view: &View) {
     draw_in(frame, frame.area(), view);
 }
 
-/// [`draw`] into part of the frame (the replay keeps rows for its timeline).
+/// [`draw`] into part of the frame.
 pub(crate) fn draw_in(frame: &mut Frame, area: Rect, view: &View) {
+    draw_in_keyed(frame, area, view, hud::GAME_KEYS);
+}
+
+/// [`draw_in`] with other key hints on the combat line (the replay keeps rows for its
+/// timeline, and has keys of its own); the last of `keys` is kept whatever else gives way.
+pub(crate) fn draw_in_keyed(frame: &mut Frame, area: Rect, view: &View, keys: &[&str]) {
     let Some(l) = layout::layout(area, view.map, view.focus) else {
         let (need_w, need_h) = minimum_size(view.map);
         let (full_w, full_h) = full_size(view.map);
@@ -244,6 +250,7 @@ pub(crate) fn draw_in(frame: &mut Frame, area: Rect, view: &View) {
         l.combat,
         view.combat.as_ref(),
         view.chat_input.as_deref(),
+        keys,
     );
     hud::draw_roster(frame, l.roster, &view.roster, &view.hud.conditions);
     // Boxes go over the arena: the side panel holds the feed and the player list,
