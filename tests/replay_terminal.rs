@@ -1,6 +1,7 @@
 //! `netarena replay FILE` in a real terminal (tmux): it shows the arena and the
 //! timeline; pause holds the picture; a step forward moves the replay by one frame; `q`
-//! restores the terminal. tmux is required.
+//! restores the terminal, and leaves nothing of the replay above the prompt even after
+//! a resize. tmux is required.
 
 mod support;
 
@@ -156,4 +157,49 @@ fn replay_shows_the_arena_and_timeline_pauses_steps_and_restores_the_terminal() 
         "the alternate screen is gone:\n{after}"
     );
     let _ = std::fs::remove_file(&file);
+}
+
+/// Issue 21: after the terminal grew, quitting the replay left the arena's top rows in
+/// the scrollback, just above the prompt (tmux keeps the top of the alternate screen
+/// when it shrinks it back on leaving). Nothing of the replay is left once it quits.
+#[test]
+fn quitting_after_a_resize_leaves_nothing_above_the_prompt() {
+    let golden = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/golden.narec");
+    let tmux = Tmux {
+        socket: format!("netarena-replay-resize-{}", std::process::id()),
+    };
+    let script = format!("echo BEFORE; '{BIN}' replay '{golden}'; echo EXIT=$?; sleep 60");
+    let started = tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "replay",
+        "-x",
+        "100",
+        "-y",
+        "34",
+        "sh",
+        "-c",
+        &script,
+    ]);
+    assert!(started.status.success(), "{started:?}");
+    tmux.wait_for("the arena and the timeline", |s| {
+        s.contains('▒') && s.contains("cmds ")
+    });
+    let resized = tmux.run(&["resize-window", "-t", "replay", "-x", "120", "-y", "40"]);
+    assert!(resized.status.success(), "{resized:?}");
+    // Drawn again at the new size: the status line reaches past column 100.
+    tmux.wait_for("a frame at 120x40", |s| {
+        s.lines().count() >= 36 && s.contains("cmds ")
+    });
+    sleep(Duration::from_millis(200));
+    tmux.keys("q");
+    tmux.wait_for("the exit", |s| s.contains("EXIT="));
+    let out = tmux.run(&["capture-pane", "-p", "-J", "-S", "-200", "-t", "replay"]);
+    let history = String::from_utf8_lossy(&out.stdout);
+    assert!(history.contains("BEFORE") && history.contains("EXIT=0"), "{history}");
+    assert!(
+        !history.contains('▒') && !history.contains("cmds "),
+        "the replay left rows behind:\n{history}"
+    );
 }
