@@ -197,7 +197,10 @@ fn quitting_after_a_resize_leaves_nothing_above_the_prompt() {
     tmux.wait_for("the exit", |s| s.contains("EXIT="));
     let out = tmux.run(&["capture-pane", "-p", "-J", "-S", "-200", "-t", "replay"]);
     let history = String::from_utf8_lossy(&out.stdout);
-    assert!(history.contains("BEFORE") && history.contains("EXIT=0"), "{history}");
+    assert!(
+        history.contains("BEFORE") && history.contains("EXIT=0"),
+        "{history}"
+    );
     assert!(
         !history.contains('▒') && !history.contains("cmds "),
         "the replay left rows behind:\n{history}"

@@ -70,7 +70,15 @@ pub fn run_with(
     if let Some(tap) = tap {
         driver.set_tap(tap);
     }
-    let result = play(&mut tui, &mut link, &mut driver, &config, enhanced, stop, start);
+    let result = play(
+        &mut tui,
+        &mut link,
+        &mut driver,
+        &config,
+        enhanced,
+        stop,
+        start,
+    );
     let totals = leave(&mut link, start);
     if let Some(tap) = driver.tap_mut() {
         tap.finish(totals);

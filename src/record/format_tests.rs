@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use super::format::{
-    action_code, action_from, chat_code, chat_from, every_action, every_chat_key,
-    every_ghost_mode, every_loop_kind, kind_code, kind_from, switches_bits, switches_from,
+    action_code, action_from, chat_code, chat_from, every_action, every_chat_key, every_ghost_mode,
+    every_loop_kind, kind_code, kind_from, switches_bits, switches_from,
 };
 use super::reader::{ReadError, Reader};
 use super::tests::{Live, read, replay};
@@ -157,6 +157,9 @@ fn a_recording_that_cannot_be_written_says_so() {
     let welcome = live.welcome();
     tap.start(live.start, LoopKind::Headless, &welcome, &config);
     let why = tap.failure().expect("a failure");
-    assert!(why.contains("/dev/full") && why.contains("stopped"), "{why}");
+    assert!(
+        why.contains("/dev/full") && why.contains("stopped"),
+        "{why}"
+    );
     assert_eq!(tap.save(LinkTotals::default()), Some(Err(why)));
 }

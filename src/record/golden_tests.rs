@@ -81,7 +81,10 @@ fn summarize(bytes: &[u8]) -> String {
         "format version {}",
         u16::from_le_bytes([bytes[6], bytes[7]])
     ));
-    line(format!("loop {:?}, map {}", start.kind, start.welcome.map_name));
+    line(format!(
+        "loop {:?}, map {}",
+        start.kind, start.welcome.map_name
+    ));
     let mut kinds: Vec<(&str, usize)> = Vec::new();
     for r in &records {
         let name = match r {

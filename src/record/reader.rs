@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use super::format::{
     ACTION, CHAT, DROPPED, END, FRAME, HEADER_LEN, KEYFRAME, KEYS, MAGIC, MAX_KEYFRAME_PAYLOAD,
-    MAX_TICKS, MAX_TIME, OLDEST, RECEIVED, Record, SIZE, START, Start, TICKS, VERSION,
-    action_from, chat_from, kind_from, max_payload, switches_from,
+    MAX_TICKS, MAX_TIME, OLDEST, RECEIVED, Record, SIZE, START, Start, TICKS, VERSION, action_from,
+    chat_from, kind_from, max_payload, switches_from,
 };
 use crate::client::driver::Driver;
 use crate::client::tap::LinkTotals;

@@ -247,7 +247,11 @@ impl Tap for Ring {
         if let Some(why) = &self.stopped {
             return Some(Err(why.clone()));
         }
-        Some(save_new(&self.dir, &local_stamp(SystemTime::now()), &self.clip(&totals)))
+        Some(save_new(
+            &self.dir,
+            &local_stamp(SystemTime::now()),
+            &self.clip(&totals),
+        ))
     }
 
     fn failure(&self) -> Option<String> {
@@ -306,7 +310,10 @@ fn local_offset(secs: i64) -> Option<i64> {
     // changes the environment's TZ while it runs.
     let mut tm: libc::tm = unsafe { std::mem::zeroed() };
     let got = unsafe { libc::localtime_r(&t, &mut tm) };
-    (!got.is_null()).then_some(i64::from(tm.tm_gmtoff))
+    // `c_long`: 32 bits on some targets.
+    #[allow(clippy::useless_conversion)]
+    let offset = i64::from(tm.tm_gmtoff);
+    (!got.is_null()).then_some(offset)
 }
 
 #[cfg(not(unix))]

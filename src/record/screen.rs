@@ -77,15 +77,26 @@ const fn bind(
 
 /// Every key of the replay: the one place they are defined.
 const BINDINGS: &[Binding] = &[
-    bind(&[(KeyCode::Char(' '), Do::Pause)], "Space", "pause / play", Some("space pause")),
     bind(
-        &[(KeyCode::Char('.'), Do::Frame(true)), (KeyCode::Char(','), Do::Frame(false))],
+        &[(KeyCode::Char(' '), Do::Pause)],
+        "Space",
+        "pause / play",
+        Some("space pause"),
+    ),
+    bind(
+        &[
+            (KeyCode::Char('.'), Do::Frame(true)),
+            (KeyCode::Char(','), Do::Frame(false)),
+        ],
         ". ,",
         "one frame forward / back",
         Some(". , frame"),
     ),
     bind(
-        &[(KeyCode::Char(']'), Do::Tick(true)), (KeyCode::Char('['), Do::Tick(false))],
+        &[
+            (KeyCode::Char(']'), Do::Tick(true)),
+            (KeyCode::Char('['), Do::Tick(false)),
+        ],
         "] [",
         "one tick forward / back",
         None,
@@ -113,7 +124,10 @@ const BINDINGS: &[Binding] = &[
         Some("+- speed"),
     ),
     bind(
-        &[(KeyCode::Char('c'), Do::Correction(true)), (KeyCode::Char('C'), Do::Correction(false))],
+        &[
+            (KeyCode::Char('c'), Do::Correction(true)),
+            (KeyCode::Char('C'), Do::Correction(false)),
+        ],
         "c C",
         "next / previous correction",
         Some("c fix"),
@@ -131,8 +145,18 @@ const BINDINGS: &[Binding] = &[
         "what-if: pred recon interp extrap smooth ghosts",
         Some("p r i x m g what-if"),
     ),
-    bind(&[(KeyCode::Char('0'), Do::AsRecorded)], "0", "switches as recorded", None),
-    bind(&[(KeyCode::Char('?'), Do::Help)], "?", "this help", Some("? keys")),
+    bind(
+        &[(KeyCode::Char('0'), Do::AsRecorded)],
+        "0",
+        "switches as recorded",
+        None,
+    ),
+    bind(
+        &[(KeyCode::Char('?'), Do::Help)],
+        "?",
+        "this help",
+        Some("? keys"),
+    ),
     bind(
         &[(KeyCode::Char('q'), Do::Quit), (KeyCode::Esc, Do::Quit)],
         "q Esc",
@@ -542,7 +566,10 @@ fn fit_parts(mut parts: Vec<Part>, width: usize) -> String {
             break;
         };
         let over = len(&parts) - width;
-        match shortened(&parts[i].text, parts[i].text.chars().count().saturating_sub(over)) {
+        match shortened(
+            &parts[i].text,
+            parts[i].text.chars().count().saturating_sub(over),
+        ) {
             Some(short) if parts[i].drop > 0 => parts[i].text = short,
             _ => {
                 parts.remove(i);
@@ -654,16 +681,26 @@ mod tests {
         let mut player = clip();
         let mut v = Viewer::new(&player, Instant::now(), String::new());
         assert!(!screen(&player, &v, 100, 34).contains("replay keys"));
-        assert_eq!(on_key(&mut player, &mut v, KeyCode::Char('?')).unwrap(), Some(Do::Help));
+        assert_eq!(
+            on_key(&mut player, &mut v, KeyCode::Char('?')).unwrap(),
+            Some(Do::Help)
+        );
         let shown = screen(&player, &v, 100, 34);
         assert!(shown.contains("replay keys"), "{shown}");
         for b in BINDINGS {
-            assert!(shown.contains(b.label) && shown.contains(b.does), "{}:\n{shown}", b.label);
+            assert!(
+                shown.contains(b.label) && shown.contains(b.does),
+                "{}:\n{shown}",
+                b.label
+            );
         }
         insta::assert_snapshot!("replay_help_80x30", screen(&player, &v, 80, 30));
         on_key(&mut player, &mut v, KeyCode::Esc).unwrap();
         assert!(!v.help, "Esc closes the box first");
-        assert_eq!(on_key(&mut player, &mut v, KeyCode::Esc).unwrap(), Some(Do::Quit));
+        assert_eq!(
+            on_key(&mut player, &mut v, KeyCode::Esc).unwrap(),
+            Some(Do::Quit)
+        );
         on_key(&mut player, &mut v, KeyCode::Char('?')).unwrap();
         on_key(&mut player, &mut v, KeyCode::Char('?')).unwrap();
         assert!(!v.help);
@@ -683,7 +720,10 @@ mod tests {
                 .unwrap_or_else(|| panic!("no combat line:\n{shown}"));
             assert!(combat.trim_end().ends_with("? keys"), "{combat}");
             assert!(combat.contains("space pause"), "{combat}");
-            assert!(!combat.contains("fire") && !combat.contains("chat"), "{combat}");
+            assert!(
+                !combat.contains("fire") && !combat.contains("chat"),
+                "{combat}"
+            );
         }
     }
 
@@ -698,7 +738,10 @@ mod tests {
         for width in [60, 80, 100, 120] {
             let line = status(&player, &v, width);
             assert!(line.chars().count() <= width, "{width}: {line}");
-            assert!(line.contains("playing 1x") || line.contains("paused 1x"), "{line}");
+            assert!(
+                line.contains("playing 1x") || line.contains("paused 1x"),
+                "{line}"
+            );
             assert!(line.contains(&clock(player.duration())), "{line}");
             for word in line.split_whitespace() {
                 let whole = word.trim_end_matches('…');

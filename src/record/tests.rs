@@ -490,7 +490,13 @@ fn f8_files_are_named_by_date_and_time_and_never_overwritten() {
     let read = |p: &str| std::fs::read(p).unwrap();
     let (a, b) = (read(&first), read(&second));
     let _ = std::fs::remove_dir_all(&dir);
-    assert!(first.ends_with("netarena-2026-11-24-193012.narec"), "{first}");
-    assert!(second.ends_with("netarena-2026-11-24-193012-2.narec"), "{second}");
+    assert!(
+        first.ends_with("netarena-2026-11-24-193012.narec"),
+        "{first}"
+    );
+    assert!(
+        second.ends_with("netarena-2026-11-24-193012-2.narec"),
+        "{second}"
+    );
     assert_eq!((&a[..], &b[..]), (&b"one"[..], &b"two"[..]));
 }
