@@ -79,7 +79,7 @@ pub fn run_recorded(
         names.push(r.name);
     }
     lab.run_until(start + Duration::from_secs_f64(seconds.max(0.0)));
-    lab.finish_recordings();
+    let recorded = lab.finish_recordings();
     let mut report = report(&lab, config.server.seed);
     for (c, name) in report.clients.iter_mut().zip(names) {
         c.recording = Some(name);
@@ -87,7 +87,7 @@ pub fn run_recorded(
     if let Some(path) = path {
         write(path, &report)?;
     }
-    Ok(report)
+    recorded.map(|()| report)
 }
 
 /// Writes `report` as pretty JSON, a newline at the end.

@@ -284,15 +284,19 @@ impl Lab {
         }
     }
 
-    /// Ends every recording with its link's totals, the ones the report gives.
-    pub fn finish_recordings(&mut self) {
+    /// Ends every recording with its link's totals, the ones the report gives; an
+    /// error, after all are ended, if one of them stopped on the way.
+    pub fn finish_recordings(&mut self) -> anyhow::Result<()> {
         let seconds = self.elapsed().as_secs_f64();
+        let mut failed = None;
         for c in &mut self.clients {
             let totals = c.totals(seconds);
             if let Some(tap) = c.driver.tap_mut() {
                 tap.finish(totals);
             }
+            failed = failed.or(c.driver.tap_failure());
         }
+        failed.map_or(Ok(()), |why| Err(anyhow::anyhow!(why)))
     }
 
     /// Sets the keys client `n` (0-based) holds; ignored for bot-driven clients.

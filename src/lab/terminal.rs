@@ -71,7 +71,7 @@ pub fn run(
         fps: Fps::default(),
     };
     let outcome = play(&mut tui, &mut lab, front, fps_cap, stop);
-    lab.finish_recordings();
+    let recorded = lab.finish_recordings();
     if let Some(path) = report {
         let ended = match &outcome {
             Ok(Outcome::Quit) => "quit".to_owned(),
@@ -83,7 +83,8 @@ pub fn run(
             &headless::ended_report(&lab, config.server.seed, &ended),
         )?;
     }
-    outcome
+    // A recording that stopped is an error, though the lab went on.
+    outcome.and_then(|o| recorded.map(|()| o))
 }
 
 /// The loop: keys, the clock, frames.

@@ -168,7 +168,7 @@ fn keyboard_clients_recorded_in_the_lab_replay_exactly() {
         }
         i += 1;
     }
-    lab.finish_recordings();
+    lab.finish_recordings().unwrap();
     let report = headless::report(&lab, 9);
     for (n, f) in files.iter().enumerate() {
         let replay = replay_headless(f).unwrap();

@@ -81,7 +81,7 @@ fn the_links_own_drops_give_each_command_its_exact_fate() {
     });
     c.down.set_conditions(Conditions::default());
     lab.run_until(t0 + Duration::from_secs(30));
-    lab.finish_recordings();
+    lab.finish_recordings().unwrap();
     let link_dropped = lab.clients[0].up.traffic().dropped;
 
     let bytes = std::fs::read(&file).unwrap();
