@@ -6,6 +6,7 @@
 pub mod export;
 mod fates;
 pub mod format;
+mod keys;
 pub mod player;
 pub mod reader;
 pub mod recorder;

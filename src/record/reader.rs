@@ -81,11 +81,6 @@ impl<R: Read> Reader<R> {
         })
     }
 
-    /// The file's format version.
-    pub fn version(&self) -> u16 {
-        self.version
-    }
-
     /// Byte offset of the next record.
     pub fn offset(&self) -> u64 {
         self.offset
