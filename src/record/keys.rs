@@ -155,3 +155,38 @@ pub(super) fn hints() -> Vec<&'static str> {
     let (help, rest): (Vec<&Binding>, Vec<&Binding>) = BINDINGS.iter().partition(is_help);
     rest.iter().chain(&help).filter_map(|b| b.hint).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The guide's table of replay keys says what each binding does, in the words of
+    /// the help box: a key bound here and not documented there fails.
+    #[test]
+    fn the_guide_lists_every_replay_key() {
+        let guide = include_str!("../../docs/GUIDE.md");
+        let section = guide
+            .split("### The replay screen")
+            .nth(1)
+            .expect("the guide's replay section");
+        for b in BINDINGS {
+            assert!(
+                section.contains(&format!("| {}", b.does)),
+                "docs/GUIDE.md's replay keys lack {:?} ({})",
+                b.label,
+                b.does
+            );
+        }
+    }
+
+    #[test]
+    fn every_replay_key_is_bound_once() {
+        let keys: Vec<KeyCode> = BINDINGS.iter().flat_map(|b| b.keys).map(|k| k.0).collect();
+        for (i, k) in keys.iter().enumerate() {
+            assert!(!keys[i + 1..].contains(k), "{k:?} twice");
+        }
+        assert_eq!(hints().last(), Some(&"? keys"));
+        assert_eq!(binding_of(KeyCode::Char(' ')), Some(Do::Pause));
+        assert_eq!(binding_of(KeyCode::Char('z')), None);
+    }
+}

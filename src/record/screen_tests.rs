@@ -163,21 +163,6 @@ fn a_message_goes_when_the_state_changes() {
     assert_eq!(v.message, "");
 }
 
-/// Every bound key is bound once, and the help box and hints read the same table.
-#[test]
-fn every_replay_key_is_bound_once() {
-    let keys: Vec<KeyCode> = BINDINGS.iter().flat_map(|b| b.keys).map(|k| k.0).collect();
-    for (i, k) in keys.iter().enumerate() {
-        assert!(!keys[i + 1..].contains(k), "{k:?} twice");
-    }
-    assert_eq!(hints().last(), Some(&"? keys"));
-    assert_eq!(binding_of(KeyCode::Char(' ')), Some(Do::Pause));
-    assert_eq!(binding_of(KeyCode::Char('z')), None);
-}
-
-/// Replaying a clip plays from its keyframe at once: half a second of wall time
-/// later the replay is half a second further on, not standing at the keyframe
-/// until the wall clock has caught up with it.
 #[test]
 fn a_clip_plays_on_from_its_keyframe_at_once() {
     let mut player = clip();
