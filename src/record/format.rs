@@ -18,6 +18,7 @@ use crate::client::tap::{LinkTotals, LoopKind};
 use crate::client::{ClientConfig, Switches};
 use crate::net::codec::{MAX_KEYFRAME, MAX_SERVER_DATAGRAM};
 use crate::net::conditioner::Conditions;
+use crate::net::map_chunks::MAX_MAP_BYTES;
 use crate::net::protocol::{ServerMsg, Welcome};
 use crate::sim::world::{Buttons, Command};
 
@@ -34,6 +35,11 @@ pub const HEADER_LEN: usize = 8;
 pub const MAX_PAYLOAD: usize = MAX_SERVER_DATAGRAM + 64;
 /// No keyframe payload is longer: its time, then the state under the codec's bound.
 pub const MAX_KEYFRAME_PAYLOAD: usize = MAX_KEYFRAME + 16;
+/// No start payload is longer: the map's text besides a welcome (which fits in a
+/// datagram) and a few fields. (Version 2 held it to [`MAX_PAYLOAD`], which was 16 KiB
+/// and more until server datagrams were held to 1200 bytes; since then a map over
+/// about 1 KB, warehouse or catacombs, could not be recorded, and nothing said so.)
+pub const MAX_START_PAYLOAD: usize = MAX_MAP_BYTES + MAX_PAYLOAD;
 /// No recorded time is later: a session is shorter than a day, and a replay's per-tick
 /// tables are sized by the last time, which a hostile file must not choose freely.
 pub const MAX_TIME: Duration = Duration::from_secs(24 * 3600);
@@ -54,10 +60,10 @@ pub(crate) const DROPPED: u8 = 11;
 
 /// The most a payload of `kind` may be.
 pub(crate) fn max_payload(kind: u8) -> usize {
-    if kind == KEYFRAME {
-        MAX_KEYFRAME_PAYLOAD
-    } else {
-        MAX_PAYLOAD
+    match kind {
+        KEYFRAME => MAX_KEYFRAME_PAYLOAD,
+        START => MAX_START_PAYLOAD,
+        _ => MAX_PAYLOAD,
     }
 }
 

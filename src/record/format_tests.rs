@@ -163,3 +163,56 @@ fn a_recording_that_cannot_be_written_says_so() {
     );
     assert_eq!(tap.save(LinkTotals::default()), Some(Err(why)));
 }
+
+/// Found by the loud failure: a start record holds the map's text, and one over the
+/// record limit (a server datagram plus 64 bytes) was refused, so a game on warehouse
+/// or catacombs recorded nothing (and F8 saved nothing) without a word. Every built-in
+/// map, and the largest map there can be, records and reads back.
+#[test]
+fn a_session_on_every_map_can_be_recorded() {
+    use crate::client::ClientConfig;
+    use crate::net::map_chunks::MAX_MAP_BYTES;
+    use crate::net::protocol::Welcome;
+    use crate::sim::map::Map;
+    let largest = {
+        let row = |wall: bool| {
+            let inner = if wall { "#" } else { "." };
+            format!("#{}#\n", inner.repeat(98))
+        };
+        let mut text = row(true);
+        text.push_str(&row(false).replace(".#\n", "S#\n"));
+        for _ in 0..47 {
+            text.push_str(&row(false));
+        }
+        text.push_str(&row(true));
+        text
+    };
+    assert!(largest.len() <= MAX_MAP_BYTES && largest.len() > MAX_MAP_BYTES - 60);
+    let mut maps: Vec<(String, String)> = ["arena", "duel", "warehouse", "catacombs"]
+        .iter()
+        .map(|n| (n.to_string(), Map::builtin(n).unwrap().text().to_owned()))
+        .collect();
+    maps.push(("largest".into(), largest));
+    for (name, text) in maps {
+        let welcome = Welcome {
+            player_id: 1,
+            tick_rate: 60,
+            snapshot_interval: 3,
+            server_tick: 1,
+            server_name: "s".repeat(32),
+            map_name: name.clone(),
+            map: crate::net::map_chunks::info(&text, 1024),
+            map_text: text,
+        };
+        let config = ClientConfig::new("127.0.0.1:1".parse().unwrap(), "x");
+        let start = super::Start::of(LoopKind::Interactive, &welcome, &config);
+        let mut w = Writer::new(Vec::new()).unwrap();
+        w.start(&start).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let bytes = w.into_inner();
+        let mut reader = Reader::new(&bytes[..]).unwrap();
+        let back = reader
+            .next_record()
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(back, Some(super::Record::Start(Box::new(start))), "{name}");
+    }
+}

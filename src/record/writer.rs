@@ -230,8 +230,12 @@ impl<W: Write> Writer<W> {
     }
 
     fn emit(&mut self, kind: u8) -> io::Result<()> {
-        if self.payload.len() > max_payload(kind) {
-            return Err(io::Error::other("record over the size limit"));
+        let max = max_payload(kind);
+        if self.payload.len() > max {
+            return Err(io::Error::other(format!(
+                "a record of kind {kind} takes {} bytes, over its limit of {max}",
+                self.payload.len()
+            )));
         }
         let head = &mut self.scratch;
         head.clear();
