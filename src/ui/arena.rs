@@ -68,13 +68,14 @@ pub(crate) fn draw_sprites(buf: &mut Buffer, area: Rect, camera: (u16, u16), vie
     }
 }
 
-/// The local player again, over text drawn into the arena (the kill feed in a narrow
-/// terminal): the player must never be hidden.
-pub(crate) fn draw_local_again(buf: &mut Buffer, area: Rect, camera: (u16, u16), view: &View) {
-    let hurt = view.combat.as_ref().is_some_and(|c| c.hurt);
-    for sprite in view.sprites.iter().filter(|s| s.kind == SpriteKind::Local) {
-        draw_sprite(buf, area, camera, view, sprite, hurt);
-    }
+/// The screen cells where a player or a projectile is drawn: text over the arena (the
+/// kill feed and chat in a narrow terminal) keeps off them.
+pub(crate) fn occupied(area: Rect, camera: (u16, u16), view: &View) -> Vec<(u16, u16)> {
+    view.sprites
+        .iter()
+        .filter(|s| is_player(s.kind) || s.kind == SpriteKind::Projectile)
+        .filter_map(|s| screen_at(area, camera, s.x, s.y))
+        .collect()
 }
 
 fn draw_sprite(

@@ -233,12 +233,19 @@ pub(crate) fn draw_in(frame: &mut Frame, area: Rect, view: &View) {
         );
         hud::draw_roster_list(frame, r, &view.roster);
     }
-    let feeds = l.side.unwrap_or(l.arena);
-    overlays::draw_feeds(frame, feeds, l.side.is_some(), &view.feed, &view.chat);
-    if l.side.is_none() {
-        // The feed is over the arena: it may cover text, never the local player.
-        arena::draw_local_again(frame.buffer_mut(), l.arena, l.camera, view);
-    }
+    // In a narrow terminal the feed and chat are over the arena: never over a player.
+    let (feeds, keep_clear) = match l.side {
+        Some(side) => (side, Vec::new()),
+        None => (l.arena, arena::occupied(l.arena, l.camera, view)),
+    };
+    overlays::draw_feeds(
+        frame,
+        feeds,
+        l.side.is_some(),
+        &view.feed,
+        &view.chat,
+        &keep_clear,
+    );
     hud::draw_combat(
         frame,
         l.combat,

@@ -307,43 +307,85 @@ fn popup(frame: &mut Frame, arena: Rect, width: u16, inner_height: u16, title: &
     inner
 }
 
-/// Kill feed at the top right of `arena` (at the top left when `beside` it, in the side
-/// panel), chat at its bottom left.
+/// Kill feed at the top right of `area` (at the top left when `beside` the arena, in
+/// the side panel), chat at its bottom left. A line never covers a cell of
+/// `keep_clear` (a player or a bolt): it moves to the other side of its row, or a row
+/// further in (down for the feed, up for the chat); when no row is free it is drawn
+/// around those cells, and lines that find no row at all are left out.
 pub(crate) fn draw_feeds(
     frame: &mut Frame,
-    arena: Rect,
+    area: Rect,
     beside: bool,
     feed: &[String],
     chat: &[String],
+    keep_clear: &[(u16, u16)],
 ) {
-    for (i, line) in feed.iter().rev().take(4).enumerate() {
-        let width = (line.chars().count() as u16 + 2).min(arena.width);
-        let x = if beside {
-            arena.x
-        } else {
-            arena.right() - width
+    let style = Style::new().fg(Color::LightRed);
+    // The feed goes down as far as the chat's rows; the chat up to the feed's last.
+    let chat_rows = chat.len().min(3) as u16;
+    let mut rows = area.y..area.bottom().saturating_sub(chat_rows).max(area.y);
+    let mut feed_end = area.y;
+    for line in feed.iter().rev().take(4) {
+        let Some(r) = place(area, line, !beside, &mut rows, keep_clear) else {
+            break;
         };
-        let r = Rect::new(x, arena.y + i as u16, width, 1);
-        frame.render_widget(Clear, r);
-        frame.render_widget(
-            Paragraph::new(format!(" {line} ")).style(Style::new().fg(Color::LightRed)),
-            r,
-        );
+        feed_end = r.y + 1;
+        draw_around(frame, r, line, style, keep_clear);
     }
-    let shown: Vec<&String> = chat.iter().rev().take(3).collect();
-    for (i, line) in shown.iter().enumerate() {
-        let width = (line.chars().count() as u16 + 2).min(arena.width);
-        let r = Rect::new(
-            arena.x,
-            arena.bottom().saturating_sub(1 + i as u16),
-            width,
-            1,
-        );
-        frame.render_widget(Clear, r);
-        frame.render_widget(
-            Paragraph::new(format!(" {line} ")).style(Style::new().fg(Color::LightYellow)),
-            r,
-        );
+    let style = Style::new().fg(Color::LightYellow);
+    let mut rows = (feed_end..area.bottom()).rev();
+    for line in chat.iter().rev().take(3) {
+        let Some(r) = place(area, line, false, &mut rows, keep_clear) else {
+            break;
+        };
+        draw_around(frame, r, line, style, keep_clear);
+    }
+}
+
+/// Where a line of text goes: the first of `rows` where it fits at its side of `area`
+/// (the right when `right`) or else at the other, clear of `keep_clear`; if none, the
+/// first row, at its side. `rows` is left after the row taken.
+fn place(
+    area: Rect,
+    line: &str,
+    right: bool,
+    rows: &mut impl Iterator<Item = u16>,
+    keep_clear: &[(u16, u16)],
+) -> Option<Rect> {
+    let width = (line.chars().count() as u16 + 2).min(area.width);
+    let (near, far) = (area.x, area.right() - width);
+    let sides = if right { [far, near] } else { [near, far] };
+    let clear = |r: Rect| {
+        !keep_clear
+            .iter()
+            .any(|&(x, y)| r.contains(Position::new(x, y)))
+    };
+    let mut first = None;
+    for y in rows.by_ref() {
+        let at = |x| Rect::new(x, y, width, 1);
+        first.get_or_insert(at(sides[0]));
+        if let Some(r) = sides.into_iter().map(at).find(|r| clear(*r)) {
+            return Some(r);
+        }
+    }
+    first
+}
+
+/// ` line ` in `r`, except over the cells of `keep_clear`, which keep what they show.
+fn draw_around(frame: &mut Frame, r: Rect, line: &str, style: Style, keep_clear: &[(u16, u16)]) {
+    let buf = frame.buffer_mut();
+    let kept: Vec<((u16, u16), ratatui::buffer::Cell)> = keep_clear
+        .iter()
+        .filter(|&&(x, y)| r.contains(Position::new(x, y)))
+        .filter_map(|&(x, y)| buf.cell(Position::new(x, y)).map(|c| ((x, y), c.clone())))
+        .collect();
+    frame.render_widget(Clear, r);
+    frame.render_widget(Paragraph::new(format!(" {line} ")).style(style), r);
+    let buf = frame.buffer_mut();
+    for ((x, y), cell) in kept {
+        if let Some(to) = buf.cell_mut(Position::new(x, y)) {
+            *to = cell;
+        }
     }
 }
 
