@@ -16,6 +16,7 @@ use netarena::server::config::{
     BOT_SKILLS, CLIENT_TIMEOUTS_SECS, FRAG_LIMITS, MAX_PLAYERS, MAX_REWINDS_MS, PLAYER_LIMIT,
     SNAPSHOT_RATES, TICK_RATES, TIME_LIMITS,
 };
+use netarena::ui::Theme;
 
 pub(crate) const DEFAULT_PORT: u16 = 7777;
 
@@ -84,6 +85,8 @@ pub(crate) struct ReplayArgs {
     /// With --export: the file to write
     #[arg(long, value_name = "FILE", requires = "export")]
     pub(crate) output: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) theme: ThemeArgs,
 }
 
 #[derive(Args)]
@@ -237,6 +240,39 @@ impl From<Ghosts> for GhostMode {
     }
 }
 
+/// The screen's colours (the CLI's names for [`Theme`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ThemeArg {
+    /// Reads on a dark and on a light background alike
+    #[default]
+    Auto,
+    /// Brighter colours, for a dark background
+    Dark,
+    /// Deeper colours, for a light background
+    Light,
+    /// No colour: bold, dim, reverse video and underline only
+    Mono,
+}
+
+impl From<ThemeArg> for Theme {
+    fn from(t: ThemeArg) -> Theme {
+        match t {
+            ThemeArg::Auto => Theme::Auto,
+            ThemeArg::Dark => Theme::Dark,
+            ThemeArg::Light => Theme::Light,
+            ThemeArg::Mono => Theme::Mono,
+        }
+    }
+}
+
+/// `--theme`, for every command that draws a game screen.
+#[derive(Args, Clone, Copy)]
+pub(crate) struct ThemeArgs {
+    /// Colours for the screen (NO_COLOR in the environment also turns colour off)
+    #[arg(long, value_enum, default_value_t = ThemeArg::Auto)]
+    pub(crate) theme: ThemeArg,
+}
+
 #[derive(Args, Clone)]
 pub(crate) struct ViewArgs {
     /// Start with client-side prediction off (the local player waits for the server)
@@ -263,6 +299,8 @@ pub(crate) struct ViewArgs {
     /// Input packets per second while keys stay the same (a change is sent at once)
     #[arg(long, default_value_t = DEFAULT_INPUT_RATE, value_parser = bounded(INPUT_RATES, " per second"))]
     pub(crate) input_rate: u16,
+    #[command(flatten)]
+    pub(crate) theme: ThemeArgs,
     /// Testing aid: panic on this thread a second after start
     #[arg(long, hide = true, value_enum)]
     pub(crate) debug_panic: Option<PanicSite>,

@@ -18,6 +18,7 @@ use ratatui::layout::Rect;
 use super::ClientConfig;
 use super::app::{App, Effect};
 use super::driver::Driver;
+use super::explain;
 use super::frames::{FpsCounter, FramePacer};
 use super::headless;
 use super::input::{Keys, chat_key};
@@ -152,8 +153,13 @@ struct Shell {
     keys_wake: bool,
     /// What became of the last F8 (save the recording kept in memory).
     message: Option<String>,
+    /// What the last switch change did, and when: on the bottom line for a while.
+    explained: Option<(Instant, String)>,
+    theme: ui::Theme,
 }
 
+/// How long a switch's explanation stays on the bottom line.
+const EXPLAIN_SECS: Duration = Duration::from_secs(4);
 /// How often keys are looked at when the terminal cannot wake the loop.
 const KEY_CHECK: Duration = Duration::from_millis(10);
 
@@ -175,6 +181,8 @@ fn play(
         shown: Buffer::empty(Rect::ZERO),
         keys_wake: link.watch_terminal(),
         message: None,
+        explained: None,
+        theme: config.theme,
     };
     let panic_at = config.debug_panic_after.map(|d| Instant::now() + d);
     loop {
@@ -296,7 +304,11 @@ fn on_key(driver: &mut Driver, shell: &mut Shell, key: &KeyEvent, now: Instant) 
         return None;
     }
     let action = shell.keys.handle(key, now)?;
-    driver.handle(action)
+    let effect = driver.handle(action);
+    if let Some(text) = explain::explain(driver, action, "your") {
+        shell.explained = Some((now, text));
+    }
+    effect
 }
 
 /// Looks at the picture, if the frame cap allows, and draws it if it changed.
@@ -319,6 +331,12 @@ fn look(
     if shell.message.is_some() && view.notice.is_none() {
         view.notice.clone_from(&shell.message);
     }
+    view.theme = shell.theme;
+    view.explanation = shell
+        .explained
+        .as_ref()
+        .filter(|(at, _)| now.saturating_duration_since(*at) < EXPLAIN_SECS)
+        .map(|(_, text)| text.clone());
     let drawn = draw_if_changed(tui, &mut shell.shown, &view)?;
     if drawn {
         shell.fps.frame(now);

@@ -88,6 +88,7 @@ fn screen(width: u16, height: u16, clients: usize, secs: u64) -> String {
         fps: 60.0,
         message: " client 2: prediction off: its @ now waits one round trip",
         help: false,
+        theme: crate::ui::Theme::default(),
     };
     let view = view::build(&lab, &controls);
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
@@ -184,4 +185,30 @@ fn keyboard_clients_recorded_in_the_lab_replay_exactly() {
             n + 1
         );
     }
+}
+
+/// Switching prediction off names the round trip the client measured on its link (about
+/// 300 ms on the bad one), not a constant; the network keys name the lab's profile.
+#[test]
+fn a_switch_explains_itself_with_the_measured_round_trip() {
+    let t0 = Instant::now();
+    let mut lab = Lab::new(&config(2, 0, 1), t0).unwrap();
+    lab.run_until(t0 + Duration::from_secs(2));
+    for n in 0..2 {
+        lab.act(n, Action::TogglePrediction);
+        let text = explain::explain(&lab, n, Action::TogglePrediction).unwrap();
+        let rtt = lab.session(n).stats().rtt_ms;
+        let want = format!(
+            " client {}: prediction off: its @ now waits a round trip (~{rtt:.0} ms)",
+            n + 1
+        );
+        assert!(text.starts_with(&want), "{text}");
+    }
+    assert!(lab.session(0).stats().rtt_ms > 250.0);
+    lab.act(1, Action::CycleProfile);
+    let text = explain::explain(&lab, 1, Action::CycleProfile).unwrap();
+    assert!(
+        text.contains("network now") && text.ends_with(')'),
+        "{text}"
+    );
 }

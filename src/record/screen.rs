@@ -21,11 +21,11 @@ use crate::client::Switches;
 use crate::client::session::{ClientSession, DrawnFrom};
 use crate::client::terminal::{self, Tui};
 use crate::sim::map::CELL;
-use crate::ui;
 use crate::ui::timeline::{
     AT_SNAPSHOT_LEGEND, CorrectionPaths, LEGEND, PATHS_LEGEND, TIMELINE_ROWS, TimelineView,
     draw_correction_paths, draw_timeline,
 };
+use crate::ui::{self, Theme};
 
 const SPEEDS: [f64; 7] = [0.1, 0.25, 0.5, 1.0, 1.5, 2.0, 4.0];
 /// A correction's paths stay drawn this long after it (replay time).
@@ -38,6 +38,7 @@ struct Viewer {
     /// Wall time and replay time when play last (re)started.
     anchor: (Instant, Duration),
     message: String,
+    theme: Theme,
 }
 
 impl Viewer {
@@ -48,6 +49,7 @@ impl Viewer {
             speed: 3,
             anchor: (now, player.at()),
             message,
+            theme: Theme::default(),
         }
     }
 
@@ -67,7 +69,7 @@ impl Viewer {
     }
 }
 
-pub fn run(path: &Path, stop: &AtomicBool) -> anyhow::Result<()> {
+pub fn run(path: &Path, theme: Theme, stop: &AtomicBool) -> anyhow::Result<()> {
     let loaded = Instant::now();
     let mut player = Player::load(path)?;
     let message = match player.stopped() {
@@ -75,6 +77,7 @@ pub fn run(path: &Path, stop: &AtomicBool) -> anyhow::Result<()> {
         None => format!("loaded in {} ms", loaded.elapsed().as_millis()),
     };
     let mut viewer = Viewer::new(&player, Instant::now(), message);
+    viewer.theme = theme;
     let (mut tui, _enhanced, _guard) = terminal::enter().context("cannot set up the terminal")?;
     while !stop.load(Ordering::Relaxed) {
         play(&mut player, &mut viewer, Instant::now());
@@ -195,9 +198,10 @@ fn draw(tui: &mut Tui, player: &Player, v: &Viewer) -> anyhow::Result<()> {
 /// the timeline strip under them.
 fn render(f: &mut Frame, player: &Player, v: &Viewer) {
     let replayer = player.replayer();
-    let view = replayer
+    let mut view = replayer
         .driver()
         .replay_view(replayer.instant(), player.recorded_fps());
+    view.theme = v.theme;
     let paths = correction_paths(player);
     let area = f.area();
     let rows = TIMELINE_ROWS.min(area.height);

@@ -58,7 +58,7 @@ fn at_80_columns_nothing_is_cut_mid_word_and_a_long_roster_ends_with_an_ellipsis
 fn help_fits_an_80x24_terminal_whole() {
     let map = Map::builtin("arena").unwrap();
     let out = render_with(&map, 80, 24, vec![], |v| v.help = true);
-    assert!(out.contains("? / F1  this help"), "{out}");
+    assert!(out.contains("? / F1 this help"), "{out}");
     assert!(out.contains("only changes are drawn"), "{out}");
     for whole in [
         "move; a tap: one cell; you aim as you move",

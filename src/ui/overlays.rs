@@ -3,11 +3,11 @@
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Position, Rect};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Sparkline};
 
-use super::ScoreLine;
+use super::{Role, ScoreLine, Theme};
 
 /// How the frames of a lagometer slice were drawn: between snapshots, projected past
 /// the newest, or frozen.
@@ -64,24 +64,30 @@ pub(crate) struct StatsView {
     pub(crate) slices: Vec<LagSlice>,
 }
 
-const LABEL: Style = Style::new().fg(Color::DarkGray);
-const VALUE: Style = Style::new().fg(Color::White);
-const HEAD: Style = Style::new().fg(Color::LightCyan);
-
-fn row(parts: &[(&str, String)]) -> Line<'static> {
+fn labelled(parts: &[(&str, String)], t: Theme) -> Line<'static> {
     let mut spans = Vec::with_capacity(parts.len() * 2);
     for (label, value) in parts {
-        spans.push(Span::styled(format!("{label} "), LABEL));
-        spans.push(Span::styled(format!("{value}  "), VALUE));
+        spans.push(Span::styled(format!("{label} "), t.style(Role::Label)));
+        spans.push(Span::styled(format!("{value}  "), t.style(Role::Value)));
     }
     Line::from(spans)
+}
+
+/// How the lagometer's top row shows how a slice's frames were drawn: a glyph each, so
+/// the kinds differ without colour too.
+fn draw_mode_mark(mode: DrawMode) -> (&'static str, Role) {
+    match mode {
+        DrawMode::Interpolated => ("▀", Role::LagInterp),
+        DrawMode::Extrapolated => ("▚", Role::LagExtrap),
+        DrawMode::Held => ("█", Role::LagHeld),
+    }
 }
 
 /// Height of the lagometer's snapshot-delay bars.
 const BAR_ROWS: u16 = 4;
 
-pub(crate) fn draw_stats(frame: &mut Frame, arena: Rect, s: &StatsView) {
-    let lines = stats_lines(s);
+pub(crate) fn draw_stats(frame: &mut Frame, arena: Rect, s: &StatsView, t: Theme) {
+    let lines = stats_lines(s, t);
     let text_rows = lines.len() as u16;
     let width = arena.width.min(62);
     // The text, the lagometer (a status row, the bars, an axis row) and the borders.
@@ -91,7 +97,7 @@ pub(crate) fn draw_stats(frame: &mut Frame, arena: Rect, s: &StatsView) {
     let block = Block::default()
         .borders(Borders::ALL)
         .title(" net stats (n) ")
-        .border_style(LABEL);
+        .border_style(t.style(Role::Label));
     let inner = block.inner(area);
     frame.render_widget(block, area);
     frame.render_widget(Paragraph::new(lines), inner);
@@ -111,24 +117,29 @@ pub(crate) fn draw_stats(frame: &mut Frame, arena: Rect, s: &StatsView) {
         frame.buffer_mut(),
         Rect::new(graph.x, graph.y, graph.width, BAR_ROWS + 1),
         slices,
+        t,
     );
     let rtt: Vec<u64> = slices.iter().map(|sl| sl.rtt_ms.round() as u64).collect();
     let spark_area = Rect::new(graph.x, graph.y + BAR_ROWS + 1, graph.width, 1);
     frame.render_widget(
-        Sparkline::default()
-            .data(&rtt)
-            .style(Style::new().fg(Color::Magenta)),
+        Sparkline::default().data(&rtt).style(t.style(Role::Spark)),
         spark_area,
     );
 }
 
 /// The overlay's text: traffic, prediction, interpolation, and the lagometer's legend.
-fn stats_lines(s: &StatsView) -> Vec<Line<'static>> {
+fn stats_lines(s: &StatsView, t: Theme) -> Vec<Line<'static>> {
+    let (label, head) = (t.style(Role::Label), t.style(Role::Heading));
+    let mark = |mode| {
+        let (glyph, role) = draw_mode_mark(mode);
+        Span::styled(glyph, t.style(role))
+    };
+    let row = |parts: &[(&str, String)]| labelled(parts, t);
     let kb = |b: f64| format!("{:.1}kB/s", b / 1000.0);
     let recent = s
         .recent_corrections
         .iter()
-        .map(|c| Line::styled(format!("  {c}"), LABEL));
+        .map(|c| Line::styled(format!("  {c}"), label));
     let mut lines = vec![
         row(&[
             ("RTT", format!("{:.0}ms", s.rtt_ms)),
@@ -149,7 +160,7 @@ fn stats_lines(s: &StatsView) -> Vec<Line<'static>> {
             ),
             ("loss", format!("{:.1}%", s.loss_up_pct)),
         ]),
-        Line::styled("prediction", HEAD),
+        Line::styled("prediction", head),
         row(&[
             ("cmds sent", s.commands_sent.to_string()),
             ("acked", s.commands_acked.to_string()),
@@ -168,7 +179,7 @@ fn stats_lines(s: &StatsView) -> Vec<Line<'static>> {
     ];
     lines.extend(recent);
     lines.extend([
-        Line::styled("interpolation", HEAD),
+        Line::styled("interpolation", head),
         row(&[
             ("delay", format!("{:.0}ms", s.interp_delay_ms)),
             ("buffered", s.buffered.to_string()),
@@ -179,17 +190,17 @@ fn stats_lines(s: &StatsView) -> Vec<Line<'static>> {
             ("held", s.frames_held.to_string()),
         ]),
         Line::from(vec![
-            Span::styled("lagometer ", HEAD),
-            Span::styled("█", Style::new().fg(Color::Green)),
-            Span::styled("interp ", LABEL),
-            Span::styled("█", Style::new().fg(Color::Yellow)),
-            Span::styled("extrap ", LABEL),
-            Span::styled("█", Style::new().fg(Color::Red)),
-            Span::styled("held ", LABEL),
-            Span::styled("│", Style::new().fg(Color::Cyan)),
-            Span::styled("snapshot delay ", LABEL),
-            Span::styled("×", Style::new().fg(Color::Red)),
-            Span::styled("lost", LABEL),
+            Span::styled("lagometer ", head),
+            mark(DrawMode::Interpolated),
+            Span::styled("interp ", label),
+            mark(DrawMode::Extrapolated),
+            Span::styled("extrap ", label),
+            mark(DrawMode::Held),
+            Span::styled("held ", label),
+            Span::styled("│", t.style(Role::LagBar)),
+            Span::styled("snapshot delay ", label),
+            Span::styled("×", t.style(Role::Bad)),
+            Span::styled("lost", label),
         ]),
     ]);
     lines
@@ -197,24 +208,19 @@ fn stats_lines(s: &StatsView) -> Vec<Line<'static>> {
 
 /// One column per slice: the top row shows how frames were drawn, the rows below a bar
 /// as tall as the slice's worst snapshot delay (full height = 250 ms), `×` for losses.
-fn draw_lagometer(buf: &mut Buffer, area: Rect, slices: &[LagSlice]) {
+fn draw_lagometer(buf: &mut Buffer, area: Rect, slices: &[LagSlice], t: Theme) {
     const LEVELS: [&str; 8] = ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"];
     const FULL_SCALE_MS: f32 = 250.0;
     for (i, slice) in slices.iter().enumerate() {
         let x = area.x + i as u16;
-        let color = match slice.worst {
-            Some(DrawMode::Interpolated) => Some(Color::Green),
-            Some(DrawMode::Extrapolated) => Some(Color::Yellow),
-            Some(DrawMode::Held) => Some(Color::Red),
-            None => None,
-        };
-        if let (Some(color), Some(cell)) = (color, buf.cell_mut(Position::new(x, area.y))) {
-            cell.set_symbol("▀").set_style(Style::new().fg(color));
+        if let (Some(mode), Some(cell)) = (slice.worst, buf.cell_mut(Position::new(x, area.y))) {
+            let (glyph, role) = draw_mode_mark(mode);
+            cell.set_symbol(glyph).set_style(t.style(role));
         }
         let bottom = area.y + area.height - 1;
         if slice.dropped > 0 {
             if let Some(cell) = buf.cell_mut(Position::new(x, bottom)) {
-                cell.set_symbol("×").set_style(Style::new().fg(Color::Red));
+                cell.set_symbol("×").set_style(t.style(Role::Bad));
             }
             continue;
         }
@@ -232,7 +238,7 @@ fn draw_lagometer(buf: &mut Buffer, area: Rect, slices: &[LagSlice]) {
             }
             if let Some(cell) = buf.cell_mut(Position::new(x, bottom - r)) {
                 cell.set_symbol(LEVELS[usize::from(fill - 1)])
-                    .set_style(Style::new().fg(Color::Cyan));
+                    .set_style(t.style(Role::LagBar));
             }
         }
     }
@@ -259,36 +265,104 @@ const HELP: &[(&str, &str)] = &[
     ("? / F1", "this help"),
 ];
 
-pub(crate) fn draw_help(frame: &mut Frame, arena: Rect) {
+/// A sample of something the arena shows: its glyph, drawn as the arena draws it.
+#[derive(Clone, Copy)]
+enum Sample {
+    Role(Role),
+    /// Another player's letter: bold, dim (a ghost), or plain in its colour.
+    Player(Modifier),
+}
+
+/// What the arena's glyphs mean, beside the keys: one a line, 14 columns of words.
+const LEGEND: &[(&str, Sample, &str)] = &[
+    ("@", Sample::Role(Role::Local), "you"),
+    ("B", Sample::Player(Modifier::BOLD), "another player"),
+    ("→", Sample::Role(Role::Aim), "facing"),
+    ("*", Sample::Player(Modifier::BOLD), "a bolt"),
+    ("✶", Sample::Role(Role::Muzzle), "your shot"),
+    ("@", Sample::Role(Role::Protected), "spawn shield"),
+    ("o", Sample::Role(Role::LocalGhost), "g: you, server"),
+    ("b", Sample::Player(Modifier::DIM), "g: B, server"),
+    ("•", Sample::Player(Modifier::DIM), "g: B's trail"),
+    ("x", Sample::Role(Role::Predicted), "fix: predicted"),
+    ("+", Sample::Role(Role::Corrected), "fix: server's"),
+    ("▢", Sample::Role(Role::TestedBox), "v: rail tested"),
+    ("◆", Sample::Role(Role::PresentBox), "v: target was"),
+];
+
+/// The key column's width, and the legend's beside it (" @ " and 14 columns).
+const KEYS_WIDTH: u16 = 13 + 1 + 42;
+const LEGEND_WIDTH: u16 = 3 + 14;
+
+pub(crate) fn draw_help(frame: &mut Frame, arena: Rect, t: Theme) {
     let inner = popup(
         frame,
         arena,
-        60,
-        HELP.len() as u16 + 4,
-        " keys (? to close) ",
+        KEYS_WIDTH + 1 + LEGEND_WIDTH + 2,
+        HELP.len() as u16 + 2,
+        " keys (? to close) and what you see ",
+        t,
     );
     let mut lines: Vec<Line> = HELP
         .iter()
         .map(|(k, what)| {
             Line::from(vec![
-                Span::styled(format!("{k:>14}  "), Style::new().fg(Color::LightYellow)),
-                Span::styled(*what, VALUE),
+                Span::styled(format!("{k:>13} "), t.style(Role::Key)),
+                Span::styled(format!("{what:<42}"), t.style(Role::Value)),
             ])
         })
         .collect();
+    // The legend beside the keys when the box is wide enough (the arena of an
+    // 80-column terminal); the keys alone when not.
+    if inner.width >= KEYS_WIDTH + 1 + LEGEND_WIDTH {
+        let rows = std::iter::once(None).chain(LEGEND.iter().map(Some));
+        for (line, entry) in lines.iter_mut().zip(rows) {
+            line.spans.push(Span::raw(" "));
+            let Some((glyph, sample, what)) = entry else {
+                line.spans
+                    .push(Span::styled("on the screen", t.style(Role::Heading)));
+                continue;
+            };
+            let style = match *sample {
+                Sample::Role(role) => t.style(role),
+                Sample::Player(m) => t.player(1).add_modifier(m),
+            };
+            line.spans.push(Span::raw(" "));
+            line.spans.push(Span::styled(*glyph, style));
+            line.spans
+                .push(Span::styled(format!(" {what}"), t.style(Role::Value)));
+        }
+    }
+    let label = t.style(Role::Label);
     lines.push(Line::styled(
         "HUD: +on/-off: pred rec int ext smo ghost lagc",
-        LABEL,
+        label,
     ));
     lines.push(Line::styled(
         "FPS counts frames drawn: only changes are drawn",
-        LABEL,
+        label,
     ));
+    if inner.width >= KEYS_WIDTH + 1 + LEGEND_WIDTH {
+        // The legend's shorthand, under it.
+        lines[HELP.len()]
+            .spans
+            .push(Span::styled("  g v: the key that shows it", label));
+        lines[HELP.len() + 1]
+            .spans
+            .push(Span::styled("  fix: a correction", label));
+    }
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
 /// A bordered box centred on the arena, cleared; returns the area inside the border.
-fn popup(frame: &mut Frame, arena: Rect, width: u16, inner_height: u16, title: &str) -> Rect {
+fn popup(
+    frame: &mut Frame,
+    arena: Rect,
+    width: u16,
+    inner_height: u16,
+    title: &str,
+    t: Theme,
+) -> Rect {
     let width = arena.width.min(width);
     let height = (inner_height + 2).min(arena.height);
     let area = Rect::new(
@@ -301,7 +375,7 @@ fn popup(frame: &mut Frame, arena: Rect, width: u16, inner_height: u16, title: &
     let block = Block::default()
         .borders(Borders::ALL)
         .title(title.to_owned())
-        .border_style(LABEL);
+        .border_style(t.style(Role::Label));
     let inner = block.inner(area);
     frame.render_widget(block, area);
     inner
@@ -319,8 +393,9 @@ pub(crate) fn draw_feeds(
     feed: &[String],
     chat: &[String],
     keep_clear: &[(u16, u16)],
+    t: Theme,
 ) {
-    let style = Style::new().fg(Color::LightRed);
+    let style = t.style(Role::Feed);
     // The feed goes down as far as the chat's rows; the chat up to the feed's last.
     let chat_rows = chat.len().min(3) as u16;
     let mut rows = area.y..area.bottom().saturating_sub(chat_rows).max(area.y);
@@ -332,7 +407,7 @@ pub(crate) fn draw_feeds(
         feed_end = r.y + 1;
         draw_around(frame, r, line, style, keep_clear);
     }
-    let style = Style::new().fg(Color::LightYellow);
+    let style = t.style(Role::Chat);
     let mut rows = (feed_end..area.bottom()).rev();
     for line in chat.iter().rev().take(3) {
         let Some(r) = place(area, line, false, &mut rows, keep_clear) else {
@@ -396,21 +471,22 @@ pub(crate) fn draw_scoreboard(
     title: &str,
     lines: &[ScoreLine],
     winner: Option<&str>,
+    t: Theme,
 ) {
-    let inner = popup(frame, arena, 52, lines.len() as u16 + 1, title);
+    let inner = popup(frame, arena, 52, lines.len() as u16 + 1, title, t);
     let mut text = vec![Line::styled(
         format!(
             "{:<20} {:>5} {:>6} {:>6}",
             "player", "frags", "deaths", "ping"
         ),
-        LABEL,
+        t.style(Role::Label),
     )];
     for l in lines {
-        let mut style = Style::new().fg(if l.local {
-            Color::White
+        let mut style = if l.local {
+            t.style(Role::Value)
         } else {
-            super::player_color(l.id)
-        });
+            t.player(l.id)
+        };
         if l.local || winner == Some(l.name.as_str()) {
             style = style.add_modifier(Modifier::BOLD);
         }
