@@ -29,7 +29,8 @@ pub(crate) fn draw_tiles(buf: &mut Buffer, area: Rect, camera: (u16, u16), view:
                     } else {
                         symbol
                     };
-                    cell.set_symbol(symbol).set_style(style);
+                    cell.set_symbol(symbol)
+                        .set_style(Style::reset().patch(style));
                 }
             }
         }
@@ -64,6 +65,11 @@ pub(crate) fn draw_sprites(buf: &mut Buffer, area: Rect, camera: (u16, u16), vie
     for sprite in things.into_iter().chain(players) {
         draw_sprite(buf, area, camera, view, sprite, hurt);
     }
+}
+
+/// `glyph` in `style` alone: nothing of the floor's style under it (its dim) stays.
+fn put(cell: &mut ratatui::buffer::Cell, glyph: char, style: Style) {
+    cell.set_char(glyph).set_style(Style::reset().patch(style));
 }
 
 /// The screen cells where a player or a projectile is drawn: text over the arena (the
@@ -105,7 +111,7 @@ fn draw_sprite(
         style
     };
     if let Some(cell) = buf.cell_mut(Position::new(col, row)) {
-        cell.set_char(glyph).set_style(style);
+        put(cell, glyph, style);
     }
 }
 
@@ -159,7 +165,7 @@ fn draw_beam(buf: &mut Buffer, area: Rect, camera: (u16, u16), beam: &Beam, them
         if let Some((col, row)) = screen_at(area, camera, x, y)
             && let Some(cell) = buf.cell_mut(Position::new(col, row))
         {
-            cell.set_char(glyph).set_style(style);
+            put(cell, glyph, style);
         }
     };
     if glyph == '─' {
@@ -220,7 +226,7 @@ pub(crate) fn draw_paths(
                 });
             cell.set_style(under);
         } else {
-            cell.set_char(glyph).set_style(style);
+            put(cell, glyph, style);
         }
     }
 }

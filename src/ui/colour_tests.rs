@@ -140,7 +140,8 @@ fn no_frame_has_fixed_white_black_or_grey_text_on_the_default_background() {
 
 /// In `mono` (and under NO_COLOR, which strips the colours of the default theme) the
 /// local player is in reverse video, a shielded player underlined, a ghost dim: told
-/// apart by attributes, not colour.
+/// apart by attributes, not colour. The `@` and the facing arrow took the floor's dim
+/// from the cell under them, and showed grey on black.
 #[test]
 fn without_colour_the_local_player_and_the_shielded_are_told_apart() {
     let map = Map::builtin("arena").unwrap();
@@ -158,6 +159,9 @@ fn without_colour_the_local_player_and_the_shielded_are_told_apart() {
                 .unwrap_or_else(|| panic!("no {glyph}"))
         };
         assert!(find("@").modifier.contains(Modifier::REVERSED), "{theme:?}");
+        // Nothing of the floor's dim under them: the `@` and the arrow were grey.
+        assert!(!find("@").modifier.contains(Modifier::DIM), "{theme:?}");
+        assert!(!find("→").modifier.contains(Modifier::DIM), "{theme:?}");
         assert!(
             find("D").modifier.contains(Modifier::UNDERLINED),
             "{theme:?}"

@@ -120,8 +120,14 @@ const fn row(role: Role) -> [Style; 4] {
             fg(Blue).add_modifier(b),
             BOLD.add_modifier(Modifier::UNDERLINED),
         ],
-        Role::Key | Role::Selected => [
+        Role::Key => [
             BOLD,
+            fg(LightYellow).add_modifier(b),
+            fg(Blue).add_modifier(b),
+            BOLD,
+        ],
+        Role::Selected => [
+            fg(LightBlue).add_modifier(b),
             fg(LightYellow).add_modifier(b),
             fg(Blue).add_modifier(b),
             BOLD,
