@@ -539,7 +539,11 @@ fn set_prediction(tmux: &Tmux, on: bool) {
     let (want, other, says) = if on {
         ("+pred", "-pred", "prediction on: your @ moves the moment")
     } else {
-        ("-pred", "+pred", "prediction off: your @ now waits a round trip (~")
+        (
+            "-pred",
+            "+pred",
+            "prediction off: your @ now waits a round trip (~",
+        )
     };
     tmux.type_text("p");
     wait_for_arena(

@@ -21,7 +21,7 @@ use super::driver::Driver;
 use super::explain;
 use super::frames::{FpsCounter, FramePacer};
 use super::headless;
-use super::input::{Keys, chat_key};
+use super::input::{Action, Keys, chat_key};
 use super::link::Link;
 use super::rates::RateMeter;
 use super::session::{ClientSession, SessionEnd};
@@ -305,7 +305,9 @@ fn on_key(driver: &mut Driver, shell: &mut Shell, key: &KeyEvent, now: Instant) 
     }
     let action = shell.keys.handle(key, now)?;
     let effect = driver.handle(action);
-    if let Some(text) = explain::explain(driver, action, "your") {
+    // The weapon is on the combat line already, and changes too often to be explained.
+    let weapon = matches!(action, Action::SelectWeapon(_));
+    if let (false, Some(text)) = (weapon, explain::explain(driver, action, "your")) {
         shell.explained = Some((now, text));
     }
     effect
