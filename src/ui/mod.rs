@@ -2,6 +2,7 @@
 //! each frame. Nothing here decides where anything is.
 
 mod arena;
+mod help;
 mod hud;
 pub(crate) mod join_screen;
 pub(crate) mod lab;
@@ -262,7 +263,7 @@ pub(crate) fn draw_in(frame: &mut Frame, area: Rect, view: &View) {
         overlays::draw_stats(frame, boxes, stats, t);
     }
     if view.help {
-        overlays::draw_help(frame, boxes, t);
+        help::draw_help(frame, boxes, t);
     }
     if let Some(notice) = &view.notice {
         draw_notice(frame, l.arena, notice);

@@ -177,8 +177,7 @@ const fn row(role: Role) -> [Style; 4] {
             BOLD,
         ],
         Role::PresentBox => [fg(LightBlue), fg(LightCyan), fg(Blue), PLAIN],
-        Role::Good | Role::LagInterp => [fg(Green), fg(LightGreen), fg(Green), PLAIN],
-        Role::Up => [fg(Green), fg(LightGreen), fg(Green), PLAIN],
+        Role::Good | Role::LagInterp | Role::Up => [fg(Green), fg(LightGreen), fg(Green), PLAIN],
         Role::Warn | Role::LagExtrap => [fg(Magenta), fg(LightYellow), fg(Magenta), PLAIN],
         Role::Bad | Role::Feed | Role::LagHeld => [fg(Red), fg(LightRed), fg(Red), PLAIN],
         Role::Shield => [
