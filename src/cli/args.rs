@@ -498,4 +498,39 @@ mod tests {
             assert!(Cli::try_parse_from(argv).is_ok(), "{flag} {value}");
         }
     }
+
+    /// `--theme` is one flag on every command that draws a game screen (a config file
+    /// passes its `theme` through it), with the names the guide gives.
+    #[test]
+    fn every_screen_takes_a_theme() {
+        let theme = |argv: &[&str]| -> Theme {
+            let cli = Cli::try_parse_from(argv).unwrap_or_else(|e| panic!("{argv:?}: {e}"));
+            match cli.command {
+                Command::Host(a) => a.view.theme.theme.into(),
+                Command::Join(a) => a.view.theme.theme.into(),
+                Command::Lab(a) => a.theme.theme.into(),
+                Command::Replay(a) => a.theme.theme.into(),
+                _ => panic!("{argv:?}"),
+            }
+        };
+        assert_eq!(theme(&["netarena", "host"]), Theme::Auto);
+        assert_eq!(
+            theme(&["netarena", "host", "--theme", "light"]),
+            Theme::Light
+        );
+        assert_eq!(
+            theme(&["netarena", "join", "h", "--theme", "mono"]),
+            Theme::Mono
+        );
+        assert_eq!(theme(&["netarena", "lab", "--theme", "dark"]), Theme::Dark);
+        assert_eq!(
+            theme(&["netarena", "replay", "f", "--theme", "auto"]),
+            Theme::Auto
+        );
+        let err = error(&["host", "--theme", "purple"]);
+        assert!(
+            err.contains("[possible values: auto, dark, light, mono]"),
+            "{err}"
+        );
+    }
 }
