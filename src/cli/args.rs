@@ -268,9 +268,27 @@ impl From<ThemeArg> for Theme {
 /// `--theme`, for every command that draws a game screen.
 #[derive(Args, Clone, Copy)]
 pub(crate) struct ThemeArgs {
-    /// Colours for the screen (NO_COLOR in the environment also turns colour off)
+    /// Colours for the screen (NO_COLOR in the environment means mono, whatever this says)
     #[arg(long, value_enum, default_value_t = ThemeArg::Auto)]
     pub(crate) theme: ThemeArg,
+}
+
+impl ThemeArgs {
+    /// The theme to draw with: `mono` when `NO_COLOR` is set (and not empty).
+    pub(crate) fn resolve(self) -> Theme {
+        with_no_color(self.theme, std::env::var_os("NO_COLOR"))
+    }
+}
+
+/// `theme`, or `mono` if `no_color` (the variable's value) is set and not empty. Under
+/// NO_COLOR crossterm sends `ESC[;m` for each change of colour, and terminals read that
+/// as a reset of every attribute: the reverse-video `@`, bold and underline were lost
+/// with the colours. `mono` changes no colour, so its attributes reach the screen.
+fn with_no_color(theme: ThemeArg, no_color: Option<std::ffi::OsString>) -> Theme {
+    match no_color {
+        Some(v) if !v.is_empty() => Theme::Mono,
+        _ => theme.into(),
+    }
 }
 
 #[derive(Args, Clone)]
@@ -527,6 +545,10 @@ mod tests {
             theme(&["netarena", "replay", "f", "--theme", "auto"]),
             Theme::Auto
         );
+        let mono = |v: &str| with_no_color(ThemeArg::Light, Some(v.into()));
+        assert_eq!(mono("1"), Theme::Mono, "NO_COLOR=1 means no colour");
+        assert_eq!(mono(""), Theme::Light, "an empty NO_COLOR is not set");
+        assert_eq!(with_no_color(ThemeArg::Dark, None), Theme::Dark);
         let err = error(&["host", "--theme", "purple"]);
         assert!(
             err.contains("[possible values: auto, dark, light, mono]"),

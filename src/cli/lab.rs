@@ -116,7 +116,7 @@ pub(crate) fn run(
     }
     let names: Vec<String> = recordings.iter().map(|r| r.name.clone()).collect();
     let cap = (args.fps_cap > 0).then_some(args.fps_cap);
-    let theme = args.theme.theme.into();
+    let theme = args.theme.resolve();
     let outcome = terminal::run(
         &config,
         cap,
