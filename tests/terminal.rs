@@ -533,17 +533,26 @@ fn settle(tmux: &Tmux) -> (usize, usize) {
 }
 
 /// Presses `p` and waits for the HUD to show the new state of prediction.
+/// The switch explains itself on the bottom line, beside the network conditions; with
+/// prediction off it names the round trip the HUD shows.
 fn set_prediction(tmux: &Tmux, on: bool) {
-    let (want, other) = if on {
-        ("+pred", "-pred")
+    let (want, other, says) = if on {
+        ("+pred", "-pred", "prediction on: your @ moves the moment")
     } else {
-        ("-pred", "+pred")
+        (
+            "-pred",
+            "+pred",
+            "prediction off: your @ now waits a round trip (~",
+        )
     };
     tmux.type_text("p");
     wait_for_arena(
         tmux,
-        &format!("'{want}' in the HUD after pressing p"),
-        |s| (s.hud.contains(want) && !s.hud.contains(other)).then_some(()),
+        &format!("'{want}' in the HUD and '{says}' on the bottom line after pressing p"),
+        |s| {
+            let switched = s.hud.contains(want) && !s.hud.contains(other);
+            (switched && s.roster.starts_with(says)).then_some(())
+        },
     );
 }
 

@@ -228,6 +228,8 @@ fn frame_view<'a>(map: &'a Map, opts: &RenderOptions, t: u32) -> View<'a> {
         notice: None,
         stats: opts.overlays.then(|| stats(t)),
         help: false,
+        explanation: None,
+        theme: crate::ui::Theme::default(),
     }
 }
 

@@ -16,6 +16,7 @@ use netarena::server::config::{
     BOT_SKILLS, CLIENT_TIMEOUTS_SECS, FRAG_LIMITS, MAX_PLAYERS, MAX_REWINDS_MS, PLAYER_LIMIT,
     SNAPSHOT_RATES, TICK_RATES, TIME_LIMITS,
 };
+use netarena::ui::Theme;
 
 pub(crate) const DEFAULT_PORT: u16 = 7777;
 
@@ -84,6 +85,8 @@ pub(crate) struct ReplayArgs {
     /// With --export: the file to write
     #[arg(long, value_name = "FILE", requires = "export")]
     pub(crate) output: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) theme: ThemeArgs,
 }
 
 #[derive(Args)]
@@ -237,6 +240,57 @@ impl From<Ghosts> for GhostMode {
     }
 }
 
+/// The screen's colours (the CLI's names for [`Theme`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ThemeArg {
+    /// Reads on a dark and on a light background alike
+    #[default]
+    Auto,
+    /// Brighter colours, for a dark background
+    Dark,
+    /// Deeper colours, for a light background
+    Light,
+    /// No colour: bold, dim, reverse video and underline only
+    Mono,
+}
+
+impl From<ThemeArg> for Theme {
+    fn from(t: ThemeArg) -> Theme {
+        match t {
+            ThemeArg::Auto => Theme::Auto,
+            ThemeArg::Dark => Theme::Dark,
+            ThemeArg::Light => Theme::Light,
+            ThemeArg::Mono => Theme::Mono,
+        }
+    }
+}
+
+/// `--theme`, for every command that draws a game screen.
+#[derive(Args, Clone, Copy)]
+pub(crate) struct ThemeArgs {
+    /// Colours for the screen (NO_COLOR in the environment means mono, whatever this says)
+    #[arg(long, value_enum, default_value_t = ThemeArg::Auto)]
+    pub(crate) theme: ThemeArg,
+}
+
+impl ThemeArgs {
+    /// The theme to draw with: `mono` when `NO_COLOR` is set (and not empty).
+    pub(crate) fn resolve(self) -> Theme {
+        with_no_color(self.theme, std::env::var_os("NO_COLOR"))
+    }
+}
+
+/// `theme`, or `mono` if `no_color` (the variable's value) is set and not empty. Under
+/// NO_COLOR crossterm sends `ESC[;m` for each change of colour, and terminals read that
+/// as a reset of every attribute: the reverse-video `@`, bold and underline were lost
+/// with the colours. `mono` changes no colour, so its attributes reach the screen.
+fn with_no_color(theme: ThemeArg, no_color: Option<std::ffi::OsString>) -> Theme {
+    match no_color {
+        Some(v) if !v.is_empty() => Theme::Mono,
+        _ => theme.into(),
+    }
+}
+
 #[derive(Args, Clone)]
 pub(crate) struct ViewArgs {
     /// Start with client-side prediction off (the local player waits for the server)
@@ -263,6 +317,8 @@ pub(crate) struct ViewArgs {
     /// Input packets per second while keys stay the same (a change is sent at once)
     #[arg(long, default_value_t = DEFAULT_INPUT_RATE, value_parser = bounded(INPUT_RATES, " per second"))]
     pub(crate) input_rate: u16,
+    #[command(flatten)]
+    pub(crate) theme: ThemeArgs,
     /// Testing aid: panic on this thread a second after start
     #[arg(long, hide = true, value_enum)]
     pub(crate) debug_panic: Option<PanicSite>,
@@ -459,5 +515,44 @@ mod tests {
             let argv = ["netarena", "server", flag, value];
             assert!(Cli::try_parse_from(argv).is_ok(), "{flag} {value}");
         }
+    }
+
+    /// `--theme` is one flag on every command that draws a game screen (a config file
+    /// passes its `theme` through it), with the names the guide gives.
+    #[test]
+    fn every_screen_takes_a_theme() {
+        let theme = |argv: &[&str]| -> Theme {
+            let cli = Cli::try_parse_from(argv).unwrap_or_else(|e| panic!("{argv:?}: {e}"));
+            match cli.command {
+                Command::Host(a) => a.view.theme.theme.into(),
+                Command::Join(a) => a.view.theme.theme.into(),
+                Command::Lab(a) => a.theme.theme.into(),
+                Command::Replay(a) => a.theme.theme.into(),
+                _ => panic!("{argv:?}"),
+            }
+        };
+        assert_eq!(theme(&["netarena", "host"]), Theme::Auto);
+        assert_eq!(
+            theme(&["netarena", "host", "--theme", "light"]),
+            Theme::Light
+        );
+        assert_eq!(
+            theme(&["netarena", "join", "h", "--theme", "mono"]),
+            Theme::Mono
+        );
+        assert_eq!(theme(&["netarena", "lab", "--theme", "dark"]), Theme::Dark);
+        assert_eq!(
+            theme(&["netarena", "replay", "f", "--theme", "auto"]),
+            Theme::Auto
+        );
+        let mono = |v: &str| with_no_color(ThemeArg::Light, Some(v.into()));
+        assert_eq!(mono("1"), Theme::Mono, "NO_COLOR=1 means no colour");
+        assert_eq!(mono(""), Theme::Light, "an empty NO_COLOR is not set");
+        assert_eq!(with_no_color(ThemeArg::Dark, None), Theme::Dark);
+        let err = error(&["host", "--theme", "purple"]);
+        assert!(
+            err.contains("[possible values: auto, dark, light, mono]"),
+            "{err}"
+        );
     }
 }

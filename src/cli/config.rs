@@ -147,6 +147,7 @@ pub(crate) fn client_config(
     let mut client = ClientConfig::new(server, name);
     client.switches = view.switches();
     client.fps_cap = view.fps_cap;
+    client.theme = view.theme.resolve();
     client.input_rate = view.input_rate;
     client.debug_panic_after = view.panic_after(PanicSite::Client);
     client.outgoing = conditions.clone();

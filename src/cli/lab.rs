@@ -62,6 +62,8 @@ pub(crate) struct LabArgs {
     /// with -2 before its extension (lab.narec, lab-2.narec), and so on
     #[arg(long, value_name = "FILE")]
     pub(crate) record: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) theme: super::args::ThemeArgs,
 }
 
 impl LabArgs {
@@ -114,7 +116,15 @@ pub(crate) fn run(
     }
     let names: Vec<String> = recordings.iter().map(|r| r.name.clone()).collect();
     let cap = (args.fps_cap > 0).then_some(args.fps_cap);
-    let outcome = terminal::run(&config, cap, stop, recordings, args.report.as_deref());
+    let theme = args.theme.resolve();
+    let outcome = terminal::run(
+        &config,
+        cap,
+        theme,
+        stop,
+        recordings,
+        args.report.as_deref(),
+    );
     // The terminal is ours again: say where each client went.
     for (n, name) in names.iter().enumerate() {
         println!("client {} recorded to {name}", n + 1);

@@ -17,7 +17,7 @@ pub(crate) fn run(args: ReplayArgs, stop: &AtomicBool) -> anyhow::Result<ExitCod
         return export(&args);
     }
     if !args.headless {
-        screen::run(&args.file, stop)?;
+        screen::run(&args.file, args.theme.resolve(), stop)?;
         return Ok(ExitCode::SUCCESS);
     }
     let replay = replay_headless(&args.file)?;

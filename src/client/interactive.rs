@@ -18,9 +18,10 @@ use ratatui::layout::Rect;
 use super::ClientConfig;
 use super::app::{App, Effect};
 use super::driver::Driver;
+use super::explain;
 use super::frames::{FpsCounter, FramePacer};
 use super::headless;
-use super::input::{Keys, chat_key};
+use super::input::{Action, Keys, chat_key};
 use super::link::Link;
 use super::rates::RateMeter;
 use super::session::{ClientSession, SessionEnd};
@@ -171,8 +172,13 @@ struct Shell {
     message: Option<String>,
     /// When the session started (its welcome).
     start: Instant,
+    /// What the last switch change did, and when: on the bottom line for a while.
+    explained: Option<(Instant, String)>,
+    theme: ui::Theme,
 }
 
+/// How long a switch's explanation stays on the bottom line.
+const EXPLAIN_SECS: Duration = Duration::from_secs(4);
 /// How often keys are looked at when the terminal cannot wake the loop.
 const KEY_CHECK: Duration = Duration::from_millis(10);
 
@@ -196,6 +202,8 @@ fn play(
         keys_wake: link.watch_terminal(),
         message: None,
         start,
+        explained: None,
+        theme: config.theme,
     };
     let panic_at = config.debug_panic_after.map(|d| Instant::now() + d);
     loop {
@@ -324,7 +332,13 @@ fn on_key(
         return None;
     }
     let action = shell.keys.handle(key, now)?;
-    driver.handle(action)
+    let effect = driver.handle(action);
+    // The weapon is on the combat line already, and changes too often to be explained.
+    let weapon = matches!(action, Action::SelectWeapon(_));
+    if let (false, Some(text)) = (weapon, explain::explain(driver, action, "your")) {
+        shell.explained = Some((now, text));
+    }
+    effect
 }
 
 /// Looks at the picture, if the frame cap allows, and draws it if it changed.
@@ -348,6 +362,12 @@ fn look(
         // A recording that stopped says so until the end; an F8's message stays.
         view.notice = driver.tap_failure().or_else(|| shell.message.clone());
     }
+    view.theme = shell.theme;
+    view.explanation = shell
+        .explained
+        .as_ref()
+        .filter(|(at, _)| now.saturating_duration_since(*at) < EXPLAIN_SECS)
+        .map(|(_, text)| text.clone());
     let drawn = draw_if_changed(tui, &mut shell.shown, &view)?;
     if drawn {
         shell.fps.frame(now);

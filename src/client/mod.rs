@@ -11,6 +11,7 @@ mod clock;
 pub mod combat;
 pub mod discovery;
 pub mod driver;
+pub(crate) mod explain;
 mod frames;
 pub mod headless;
 pub mod input;
@@ -136,6 +137,8 @@ pub struct ClientConfig {
     pub input_rate: u16,
     /// Testing aid: panic this long after joining (proves the terminal is restored).
     pub debug_panic_after: Option<Duration>,
+    /// The screen's colours.
+    pub theme: crate::ui::Theme,
 }
 
 impl ClientConfig {
@@ -151,6 +154,7 @@ impl ClientConfig {
             seed: 7,
             input_rate: session::DEFAULT_INPUT_RATE,
             debug_panic_after: None,
+            theme: crate::ui::Theme::Auto,
         }
     }
 }

@@ -42,6 +42,7 @@ struct Front {
     help: bool,
     message: Option<(Instant, String)>,
     fps: Fps,
+    theme: ui::Theme,
 }
 
 /// Runs the lab in this terminal until `q` or `stop`. Client 1's inputs are recorded
@@ -50,6 +51,7 @@ struct Front {
 pub fn run(
     config: &LabConfig,
     fps_cap: Option<u32>,
+    theme: ui::Theme,
     stop: &AtomicBool,
     recordings: Vec<Recording>,
     report: Option<&Path>,
@@ -69,6 +71,7 @@ pub fn run(
         help: false,
         message: None,
         fps: Fps::default(),
+        theme,
     };
     let outcome = play(&mut tui, &mut lab, front, fps_cap, stop);
     let recorded = lab.finish_recordings();
@@ -142,6 +145,7 @@ fn draw(tui: &mut Tui, lab: &Lab, front: &mut Front, real: Instant) -> anyhow::R
         fps: front.fps.value,
         message,
         help: front.help,
+        theme: front.theme,
     };
     let view = view::build(lab, &controls);
     if !terminal::may_draw() {

@@ -74,6 +74,32 @@ fn the_wire_shows_datagrams_in_flight_both_ways() {
 
 /// The lab screen as text, after `secs` of a seeded run.
 fn screen(width: u16, height: u16, clients: usize, secs: u64) -> String {
+    let buf = screen_buffer(
+        width,
+        height,
+        clients,
+        secs,
+        crate::ui::Theme::default(),
+        false,
+    );
+    (0..height)
+        .map(|y| {
+            let row: String = (0..width).map(|x| buf[(x, y)].symbol()).collect();
+            row.trim_end().to_owned()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The lab screen after `secs` of a seeded run, drawn in `theme`.
+fn screen_buffer(
+    width: u16,
+    height: u16,
+    clients: usize,
+    secs: u64,
+    theme: crate::ui::Theme,
+    help: bool,
+) -> ratatui::buffer::Buffer {
     use ratatui::Terminal;
     use ratatui::backend::TestBackend;
 
@@ -87,19 +113,26 @@ fn screen(width: u16, height: u16, clients: usize, secs: u64) -> String {
         paused: true,
         fps: 60.0,
         message: " client 2: prediction off: its @ now waits one round trip",
-        help: false,
+        help,
+        theme,
     };
     let view = view::build(&lab, &controls);
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     terminal.draw(|f| crate::ui::lab::draw(f, &view)).unwrap();
-    let buf = terminal.backend().buffer();
-    (0..height)
-        .map(|y| {
-            let row: String = (0..width).map(|x| buf[(x, y)].symbol()).collect();
-            row.trim_end().to_owned()
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    terminal.backend().buffer().clone()
+}
+
+/// The lab's panes, lanes, clock and message keep the palette's rule in every theme
+/// (see `ui::theme::assert_readable`).
+#[test]
+fn the_lab_keeps_to_the_palette_in_every_theme() {
+    use crate::ui::Theme;
+    for theme in [Theme::Auto, Theme::Dark, Theme::Light, Theme::Mono] {
+        for help in [false, true] {
+            let buf = screen_buffer(160, 45, 3, 2, theme, help);
+            crate::ui::theme::assert_readable(&buf, theme, "lab");
+        }
+    }
 }
 
 #[test]
@@ -184,4 +217,30 @@ fn keyboard_clients_recorded_in_the_lab_replay_exactly() {
             n + 1
         );
     }
+}
+
+/// Switching prediction off names the round trip the client measured on its link (about
+/// 300 ms on the bad one), not a constant; the network keys name the lab's profile.
+#[test]
+fn a_switch_explains_itself_with_the_measured_round_trip() {
+    let t0 = Instant::now();
+    let mut lab = Lab::new(&config(2, 0, 1), t0).unwrap();
+    lab.run_until(t0 + Duration::from_secs(2));
+    for n in 0..2 {
+        lab.act(n, Action::TogglePrediction);
+        let text = explain::explain(&lab, n, Action::TogglePrediction).unwrap();
+        let rtt = lab.session(n).stats().rtt_ms;
+        let want = format!(
+            " client {}: prediction off: its @ now waits a round trip (~{rtt:.0} ms)",
+            n + 1
+        );
+        assert!(text.starts_with(&want), "{text}");
+    }
+    assert!(lab.session(0).stats().rtt_ms > 250.0);
+    lab.act(1, Action::CycleProfile);
+    let text = explain::explain(&lab, 1, Action::CycleProfile).unwrap();
+    assert!(
+        text.contains("network now") && text.ends_with(')'),
+        "{text}"
+    );
 }

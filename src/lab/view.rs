@@ -8,7 +8,7 @@ use crate::client::Switches;
 use crate::sim::map::CELL;
 use crate::sim::world::PlayerState;
 use crate::ui::lab::{LabView, LaneView, Pane};
-use crate::ui::{Beam, Hud, Sprite, SpriteKind, SwitchLights, View};
+use crate::ui::{Beam, Hud, Sprite, SpriteKind, SwitchLights, Theme, View};
 
 /// What the front end adds to the lab's state: the clock and who the keys act on.
 pub(crate) struct Controls<'a> {
@@ -18,6 +18,7 @@ pub(crate) struct Controls<'a> {
     pub(crate) fps: f64,
     pub(crate) message: &'a str,
     pub(crate) help: bool,
+    pub(crate) theme: Theme,
 }
 
 fn cells(x: i32, y: i32) -> (f64, f64) {
@@ -34,9 +35,11 @@ fn at(state: PlayerState) -> (f64, f64) {
 pub(crate) fn build<'a>(lab: &'a Lab, c: &Controls) -> LabView<'a> {
     let now = lab.now();
     let mut panes = vec![server_pane(lab)];
+    panes[0].view.theme = c.theme;
     panes.extend(lab.clients.iter().enumerate().map(|(n, client)| {
         let mut pane = client_pane(client, now, c.fps);
         pane.selected = n == c.selected;
+        pane.view.theme = c.theme;
         pane
     }));
     let lanes = lab
@@ -66,6 +69,7 @@ pub(crate) fn build<'a>(lab: &'a Lab, c: &Controls) -> LabView<'a> {
         paused: c.paused,
         message: c.message.to_owned(),
         help: c.help,
+        theme: c.theme,
     }
 }
 
@@ -162,6 +166,8 @@ fn plain_view(lab: &Lab, sprites: Vec<Sprite>, beams: Vec<Beam>) -> View<'_> {
         notice: None,
         stats: None,
         help: false,
+        explanation: None,
+        theme: Theme::default(),
     }
 }
 

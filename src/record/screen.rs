@@ -22,11 +22,11 @@ use crate::client::Switches;
 use crate::client::session::{ClientSession, DrawnFrom};
 use crate::client::terminal::{self, Tui};
 use crate::sim::map::CELL;
-use crate::ui;
 use crate::ui::timeline::{
     AT_SNAPSHOT_LEGEND, CorrectionPaths, LEGEND, PATHS_LEGEND, TIMELINE_ROWS, TimelineView,
     draw_correction_paths, draw_timeline,
 };
+use crate::ui::{self, Theme};
 
 const SPEEDS: [f64; 7] = [0.1, 0.25, 0.5, 1.0, 1.5, 2.0, 4.0];
 /// A message on the status line goes after this long (a key press clears it sooner).
@@ -45,6 +45,7 @@ struct Viewer {
     message_at: Instant,
     /// The `?` box is open.
     help: bool,
+    theme: Theme,
 }
 
 impl Viewer {
@@ -57,6 +58,7 @@ impl Viewer {
             message,
             message_at: now,
             help: false,
+            theme: Theme::default(),
         }
     }
 
@@ -81,11 +83,12 @@ impl Viewer {
     }
 }
 
-pub fn run(path: &Path, stop: &AtomicBool) -> anyhow::Result<()> {
+pub fn run(path: &Path, theme: Theme, stop: &AtomicBool) -> anyhow::Result<()> {
     let loaded = Instant::now();
     let mut player = Player::load(path)?;
     let message = format!("loaded in {} ms", loaded.elapsed().as_millis());
     let mut viewer = Viewer::new(&player, Instant::now(), message);
+    viewer.theme = theme;
     let (mut tui, _enhanced, _guard) = terminal::enter().context("cannot set up the terminal")?;
     let result = view(&mut tui, &mut player, &mut viewer, stop);
     // Left blank: after a resize, some terminals (tmux) keep the top rows of what the
@@ -236,9 +239,10 @@ fn draw(tui: &mut Tui, player: &Player, v: &Viewer) -> anyhow::Result<()> {
 /// the timeline strip under them.
 fn render(f: &mut Frame, player: &Player, v: &Viewer) {
     let replayer = player.replayer();
-    let view = replayer
+    let mut view = replayer
         .driver()
         .replay_view(replayer.instant(), player.recorded_fps());
+    view.theme = v.theme;
     let paths = correction_paths(player);
     let area = f.area();
     let rows = TIMELINE_ROWS.min(area.height);

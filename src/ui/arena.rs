@@ -3,25 +3,23 @@
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Position, Rect};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 
-use super::{Beam, CELL_COLS, Sprite, SpriteKind, View, player_color, player_glyph};
+use super::{Beam, CELL_COLS, Role, Sprite, SpriteKind, Theme, View, player_glyph};
 use crate::sim::map::Tile;
-
-const WALL: Style = Style::new().fg(Color::Gray).bg(Color::DarkGray);
-const FLOOR: Style = Style::new().fg(Color::DarkGray);
 
 /// The map's walls and floor seen through `area`, the cell `camera` at its top left.
 pub(crate) fn draw_tiles(buf: &mut Buffer, area: Rect, camera: (u16, u16), view: &View) {
     let map = view.map;
     let cols = (area.width / CELL_COLS).min(map.width().saturating_sub(camera.0));
     let rows = area.height.min(map.height().saturating_sub(camera.1));
+    let (wall, floor) = (view.theme.style(Role::Wall), view.theme.style(Role::Floor));
     for y in 0..rows {
         for x in 0..cols {
             let cell = (i32::from(camera.0 + x), i32::from(camera.1 + y));
             let (symbol, style) = match map.tile(cell.0, cell.1) {
-                Tile::Wall => ("▒", WALL),
-                Tile::Floor => (" ", FLOOR),
+                Tile::Wall => ("▒", wall),
+                Tile::Floor => (" ", floor),
             };
             for c in 0..CELL_COLS {
                 let pos = Position::new(area.x + x * CELL_COLS + c, area.y + y);
@@ -31,7 +29,8 @@ pub(crate) fn draw_tiles(buf: &mut Buffer, area: Rect, camera: (u16, u16), view:
                     } else {
                         symbol
                     };
-                    cell.set_symbol(symbol).set_style(style);
+                    cell.set_symbol(symbol)
+                        .set_style(Style::reset().patch(style));
                 }
             }
         }
@@ -57,7 +56,7 @@ fn is_player(kind: SpriteKind) -> bool {
 /// muzzle flash or an arrow never hides one.
 pub(crate) fn draw_sprites(buf: &mut Buffer, area: Rect, camera: (u16, u16), view: &View) {
     for beam in &view.beams {
-        draw_beam(buf, area, camera, beam);
+        draw_beam(buf, area, camera, beam, view.theme);
     }
     // Just hurt: the '@' flashes red.
     let hurt = view.combat.as_ref().is_some_and(|c| c.hurt);
@@ -68,13 +67,19 @@ pub(crate) fn draw_sprites(buf: &mut Buffer, area: Rect, camera: (u16, u16), vie
     }
 }
 
-/// The local player again, over text drawn into the arena (the kill feed in a narrow
-/// terminal): the player must never be hidden.
-pub(crate) fn draw_local_again(buf: &mut Buffer, area: Rect, camera: (u16, u16), view: &View) {
-    let hurt = view.combat.as_ref().is_some_and(|c| c.hurt);
-    for sprite in view.sprites.iter().filter(|s| s.kind == SpriteKind::Local) {
-        draw_sprite(buf, area, camera, view, sprite, hurt);
-    }
+/// `glyph` in `style` alone: nothing of the floor's style under it (its dim) stays.
+fn put(cell: &mut ratatui::buffer::Cell, glyph: char, style: Style) {
+    cell.set_char(glyph).set_style(Style::reset().patch(style));
+}
+
+/// The screen cells where a player or a projectile is drawn: text over the arena (the
+/// kill feed and chat in a narrow terminal) keeps off them.
+pub(crate) fn occupied(area: Rect, camera: (u16, u16), view: &View) -> Vec<(u16, u16)> {
+    view.sprites
+        .iter()
+        .filter(|s| is_player(s.kind) || s.kind == SpriteKind::Projectile)
+        .filter_map(|s| screen_at(area, camera, s.x, s.y))
+        .collect()
 }
 
 fn draw_sprite(
@@ -96,79 +101,44 @@ fn draw_sprite(
     {
         return;
     }
-    let (glyph, style) = glyph_and_style(sprite, hurt);
-    // Spawn protection: the player on blue.
+    let theme = view.theme;
+    let (glyph, style) = glyph_and_style(sprite, hurt, theme);
+    // Spawn protection: the player on blue, underlined.
     let flashing = hurt && sprite.kind == SpriteKind::Local;
     let style = if is_player(sprite.kind) && view.protected.contains(&sprite.id) && !flashing {
-        style.bg(Color::Blue)
+        theme.style(Role::Protected)
     } else {
         style
     };
     if let Some(cell) = buf.cell_mut(Position::new(col, row)) {
-        cell.set_char(glyph).set_style(style);
+        put(cell, glyph, style);
     }
 }
 
-/// How a sprite looks: its glyph and style (`hurt`: the local player flashes red).
-fn glyph_and_style(sprite: &Sprite, hurt: bool) -> (char, Style) {
-    let color = player_color(sprite.id);
+/// How a sprite looks: its glyph and style (`hurt`: the local player flashes).
+fn glyph_and_style(sprite: &Sprite, hurt: bool, theme: Theme) -> (char, Style) {
+    let player = theme.player(sprite.id);
     let letter = player_glyph(sprite.id);
+    let dim = player.add_modifier(Modifier::DIM);
     match sprite.kind {
-        SpriteKind::Trail { age_secs } => {
-            // Not '·': that is the floor.
-            let glyph = if age_secs < 0.1 { '•' } else { '∘' };
-            (glyph, Style::new().fg(color).add_modifier(Modifier::DIM))
-        }
-        SpriteKind::Ghost => (
-            letter.to_ascii_lowercase(),
-            Style::new().fg(color).add_modifier(Modifier::DIM),
-        ),
-        SpriteKind::LocalGhost => (
-            'o',
-            Style::new().fg(Color::White).add_modifier(Modifier::DIM),
-        ),
-        SpriteKind::FlashPredicted => (
-            'x',
-            Style::new()
-                .fg(Color::LightRed)
-                .add_modifier(Modifier::BOLD),
-        ),
-        SpriteKind::FlashCorrected => (
-            '+',
-            Style::new()
-                .fg(Color::LightGreen)
-                .add_modifier(Modifier::BOLD),
-        ),
-        SpriteKind::Projectile => ('*', Style::new().fg(color).add_modifier(Modifier::BOLD)),
-        SpriteKind::Muzzle => (
-            '✶',
-            Style::new()
-                .fg(Color::LightYellow)
-                .add_modifier(Modifier::BOLD),
-        ),
-        SpriteKind::TestedBox => (
-            '▢',
-            Style::new()
-                .fg(Color::LightMagenta)
-                .add_modifier(Modifier::BOLD),
-        ),
-        SpriteKind::PresentBox => ('◆', Style::new().fg(Color::LightCyan)),
+        // Not '·': that is the floor.
+        SpriteKind::Trail { age_secs } if age_secs < 0.1 => ('•', dim),
+        SpriteKind::Trail { .. } => ('∘', dim),
+        SpriteKind::Ghost => (letter.to_ascii_lowercase(), dim),
+        SpriteKind::LocalGhost => ('o', theme.style(Role::LocalGhost)),
+        SpriteKind::FlashPredicted => ('x', theme.style(Role::Predicted)),
+        SpriteKind::FlashCorrected => ('+', theme.style(Role::Corrected)),
+        SpriteKind::Projectile => ('*', player.add_modifier(Modifier::BOLD)),
+        SpriteKind::Muzzle => ('✶', theme.style(Role::Muzzle)),
+        SpriteKind::TestedBox => ('▢', theme.style(Role::TestedBox)),
+        SpriteKind::PresentBox => ('◆', theme.style(Role::PresentBox)),
         SpriteKind::Aim(aim) => (
             ['→', '↘', '↓', '↙', '←', '↖', '↑', '↗'][usize::from(aim % 8)],
-            Style::new().fg(color).add_modifier(Modifier::DIM),
+            theme.style(Role::Aim),
         ),
-        SpriteKind::Remote => (letter, Style::new().fg(color).add_modifier(Modifier::BOLD)),
-        SpriteKind::Local if hurt => (
-            '@',
-            Style::new()
-                .fg(Color::White)
-                .bg(Color::Red)
-                .add_modifier(Modifier::BOLD),
-        ),
-        SpriteKind::Local => (
-            '@',
-            Style::new().fg(Color::White).add_modifier(Modifier::BOLD),
-        ),
+        SpriteKind::Remote => (letter, player.add_modifier(Modifier::BOLD)),
+        SpriteKind::Local if hurt => ('@', theme.style(Role::LocalHurt)),
+        SpriteKind::Local => ('@', theme.style(Role::Local)),
     }
 }
 
@@ -177,7 +147,7 @@ fn glyph_and_style(sprite: &Sprite, hurt: bool) -> (char, Style) {
 /// the shooter is drawn, then a whole cell further each row (the line at the shot's own
 /// height within each row), the last one where the shot stopped. Sampling every half
 /// cell put two glyphs on each row of a diagonal: a beam two columns wide.
-fn draw_beam(buf: &mut Buffer, area: Rect, camera: (u16, u16), beam: &Beam) {
+fn draw_beam(buf: &mut Buffer, area: Rect, camera: (u16, u16), beam: &Beam, theme: Theme) {
     let (x0, y0) = beam.from;
     let (x1, y1) = beam.to;
     let (dx, dy) = (x1 - x0, y1 - y0);
@@ -187,7 +157,7 @@ fn draw_beam(buf: &mut Buffer, area: Rect, camera: (u16, u16), beam: &Beam) {
         _ if dx * dy > 0.0 => '╲',
         _ => '╱',
     };
-    let mut style = Style::new().fg(player_color(beam.id));
+    let mut style = theme.player(beam.id);
     if beam.fading {
         style = style.add_modifier(Modifier::DIM);
     }
@@ -195,7 +165,7 @@ fn draw_beam(buf: &mut Buffer, area: Rect, camera: (u16, u16), beam: &Beam) {
         if let Some((col, row)) = screen_at(area, camera, x, y)
             && let Some(cell) = buf.cell_mut(Position::new(col, row))
         {
-            cell.set_char(glyph).set_style(style);
+            put(cell, glyph, style);
         }
     };
     if glyph == '─' {
@@ -223,6 +193,7 @@ pub(crate) fn draw_paths(
     camera: (u16, u16),
     predicted: &[(f64, f64)],
     server: &[(f64, f64)],
+    theme: Theme,
 ) {
     let mut marks: Vec<((u16, u16), u8)> = Vec::new();
     for (points, bit) in [(predicted, 1), (server, 2)] {
@@ -237,19 +208,25 @@ pub(crate) fn draw_paths(
         }
     }
     for ((col, row), bits) in marks {
-        let (glyph, color) = match bits {
-            1 => ('•', Color::LightRed),
-            2 => ('+', Color::LightGreen),
-            _ => ('⊕', Color::LightYellow),
+        let (glyph, role) = match bits {
+            1 => ('•', Role::Predicted),
+            2 => ('+', Role::Corrected),
+            _ => ('⊕', Role::Muzzle),
         };
+        let style = theme.style(role);
         let Some(cell) = buf.cell_mut(Position::new(col, row)) else {
             continue;
         };
         if cell.symbol() == "@" {
-            cell.set_bg(color);
+            // Under the `@`: the mark's colour (its fore, reversed), else underlined.
+            let under = style
+                .fg
+                .map_or(Style::new().add_modifier(Modifier::UNDERLINED), |c| {
+                    Style::new().bg(c)
+                });
+            cell.set_style(under);
         } else {
-            cell.set_char(glyph)
-                .set_style(Style::new().fg(color).add_modifier(Modifier::BOLD));
+            put(cell, glyph, style);
         }
     }
 }

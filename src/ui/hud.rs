@@ -2,23 +2,20 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{CombatHud, Hud, RosterLine, player_color, player_glyph};
+use super::{CombatHud, Hud, Role, RosterLine, Theme, player_glyph};
 use crate::net::protocol::MAX_CHAT_CHARS;
 use crate::sim::combat::Weapon;
 
-const LABEL: Style = Style::new().fg(Color::DarkGray);
-const VALUE: Style = Style::new().fg(Color::White);
-
-/// A switch as `+name` (on, green) or `-name` (off, grey): readable without colour.
-fn switch(name: &str, on: bool) -> Span<'static> {
+/// A switch as `+name` (on, green) or `-name` (off, quiet): readable without colour.
+fn switch(name: &str, on: bool, t: Theme) -> Span<'static> {
     if on {
-        Span::styled(format!("+{name}"), Style::new().fg(Color::LightGreen))
+        Span::styled(format!("+{name}"), t.style(Role::SwitchOn))
     } else {
-        Span::styled(format!("-{name}"), Style::new().fg(Color::DarkGray))
+        Span::styled(format!("-{name}"), t.style(Role::Label))
     }
 }
 
@@ -44,21 +41,21 @@ fn fit_into(spans: &mut Vec<Span<'static>>, groups: Vec<Vec<Span<'static>>>, roo
     used
 }
 
-fn pair(label: &str, value: String) -> Vec<Span<'static>> {
+fn pair(label: &str, value: String, t: Theme) -> Vec<Span<'static>> {
     vec![
-        Span::styled(format!("{label} "), LABEL),
-        Span::styled(value, VALUE),
+        Span::styled(format!("{label} "), t.style(Role::Label)),
+        Span::styled(value, t.style(Role::Value)),
     ]
 }
 
-pub(crate) fn draw_hud(frame: &mut Frame, area: Rect, hud: &Hud) {
+pub(crate) fn draw_hud(frame: &mut Frame, area: Rect, hud: &Hud, t: Theme) {
     // The switches matter most to someone watching the netcode: when the line is too
     // narrow, the server tick goes first, then the ghost mode is abbreviated, and only
     // then are trailing groups dropped.
     let tries = [(true, false), (false, false), (false, true)];
     let mut groups = Vec::new();
     for (tick, short) in tries {
-        groups = hud_groups(hud, tick, short);
+        groups = hud_groups(hud, tick, short, t);
         let w: usize = groups.iter().flatten().map(Span::width).sum();
         if w <= usize::from(area.width) {
             break;
@@ -67,7 +64,7 @@ pub(crate) fn draw_hud(frame: &mut Frame, area: Rect, hud: &Hud) {
     frame.render_widget(Paragraph::new(fit(groups, area.width)), area);
 }
 
-fn hud_groups(hud: &Hud, with_tick: bool, short: bool) -> Vec<Vec<Span<'static>>> {
+fn hud_groups(hud: &Hud, with_tick: bool, short: bool, t: Theme) -> Vec<Vec<Span<'static>>> {
     let s = &hud.switches;
     let ghost = match (s.ghost_trail, short) {
         (true, false) => "ghost+trail",
@@ -76,16 +73,16 @@ fn hud_groups(hud: &Hud, with_tick: bool, short: bool) -> Vec<Vec<Span<'static>>
         (false, true) => "gh",
     };
     let mut groups = vec![
-        pair("FPS", format!("{:<5.0} ", hud.fps)),
-        pair("RTT", format!("{:.0}ms ", hud.rtt_ms)),
+        pair("FPS", format!("{:<5.0} ", hud.fps), t),
+        pair("RTT", format!("{:.0}ms ", hud.rtt_ms), t),
     ];
     if with_tick {
-        groups.push(pair("tick", format!("{} ", hud.server_tick)));
+        groups.push(pair("tick", format!("{} ", hud.server_tick), t));
     }
     groups.extend([
-        pair("pend", format!("{} ", hud.pending)),
-        pair("corr", format!("{} ", hud.corrections)),
-        vec![Span::styled("│", LABEL)],
+        pair("pend", format!("{} ", hud.pending), t),
+        pair("corr", format!("{} ", hud.corrections), t),
+        vec![Span::styled("│", t.style(Role::Label))],
     ]);
     for (name, on) in [
         ("pred", s.prediction),
@@ -96,7 +93,7 @@ fn hud_groups(hud: &Hud, with_tick: bool, short: bool) -> Vec<Vec<Span<'static>>
         (ghost, s.ghosts),
         ("lagc", s.lag_compensation),
     ] {
-        groups.push(vec![Span::raw(" "), switch(name, on)]);
+        groups.push(vec![Span::raw(" "), switch(name, on, t)]);
     }
     groups
 }
@@ -113,54 +110,56 @@ pub(crate) fn draw_combat(
     combat: Option<&CombatHud>,
     chat_input: Option<&str>,
     keys: &[&str],
+    t: Theme,
 ) {
     if let Some(text) = chat_input {
-        frame.render_widget(Paragraph::new(chat_line(text, area.width)), area);
+        frame.render_widget(Paragraph::new(chat_line(text, area.width, t)), area);
         return;
     }
     let Some(c) = combat else {
         return;
     };
-    let mut groups = vec![status(c)];
+    let mut groups = vec![status(c, t)];
     if c.hit {
-        groups.push(vec![Span::styled(
-            "✕ hit ",
-            Style::new()
-                .fg(Color::LightMagenta)
-                .add_modifier(Modifier::BOLD),
-        )]);
+        groups.push(vec![Span::styled("✕ hit ", t.style(Role::Hit))]);
     }
     if let (true, Some(secs)) = (c.alive, c.protected_secs) {
         groups.push(vec![Span::styled(
             format!("shield {secs:.1}s "),
-            Style::new().fg(Color::White).bg(Color::Blue),
+            t.style(Role::Shield),
         )]);
     }
-    let mut weapon = vec![Span::styled(format!("{:<7} ", c.weapon.name()), VALUE)];
+    let value = t.style(Role::Value);
+    let mut weapon = vec![Span::styled(format!("{:<7} ", c.weapon.name()), value)];
     if c.weapon == Weapon::Rail {
         weapon = match c.rail_cooldown_secs {
             Some(secs) => vec![
-                Span::styled("rail ", VALUE),
-                Span::styled(format!("{secs:.1}s "), Style::new().fg(Color::LightYellow)),
+                Span::styled("rail ", value),
+                Span::styled(format!("{secs:.1}s "), t.style(Role::Warn)),
             ],
             None => vec![
-                Span::styled("rail ", VALUE),
-                Span::styled("ready ", Style::new().fg(Color::LightGreen)),
+                Span::styled("rail ", value),
+                Span::styled("ready ", t.style(Role::Good)),
             ],
         };
     }
     groups.push(weapon);
-    groups.push(pair("frags", format!("{}/{} ", c.frags, c.frag_limit)));
-    if let Some(t) = c.time_left_secs {
-        groups.push(pair("time", format!("{}:{:02} ", t / 60, t % 60)));
+    groups.push(pair("frags", format!("{}/{} ", c.frags, c.frag_limit), t));
+    if let Some(left) = c.time_left_secs {
+        groups.push(pair("time", format!("{}:{:02} ", left / 60, left % 60), t));
     }
-    frame.render_widget(Paragraph::new(with_keys(groups, area.width, keys)), area);
+    frame.render_widget(Paragraph::new(with_keys(groups, area.width, keys, t)), area);
 }
 
 /// The fighting groups, then the key hints that fit, then the last of `keys` (`? help`):
 /// kept whatever else must give way (it lists every other key), unless the line cannot
 /// hold even that.
-fn with_keys(groups: Vec<Vec<Span<'static>>>, width: u16, keys: &[&str]) -> Line<'static> {
+fn with_keys(
+    groups: Vec<Vec<Span<'static>>>,
+    width: u16,
+    keys: &[&str],
+    t: Theme,
+) -> Line<'static> {
     let (help, hints) = keys.split_last().unwrap_or((&"", &[]));
     let help = format!(" {help}");
     // The bar before the hints, and the help hint itself.
@@ -171,20 +170,19 @@ fn with_keys(groups: Vec<Vec<Span<'static>>>, width: u16, keys: &[&str]) -> Line
     let width = usize::from(width);
     let mut spans = Vec::new();
     let used = fit_into(&mut spans, groups, width - reserved);
-    spans.push(Span::styled("│", LABEL));
+    let label = t.style(Role::Label);
+    spans.push(Span::styled("│", label));
     let hints = hints
         .iter()
-        .map(|hint| vec![Span::styled(format!(" {hint} "), LABEL)]);
+        .map(|hint| vec![Span::styled(format!(" {hint} "), label)]);
     fit_into(&mut spans, hints.collect(), width - used - reserved);
-    spans.push(Span::styled(help, LABEL));
+    spans.push(Span::styled(help, label));
     Line::from(spans)
 }
 
 /// Health (flashing when just hurt), or how we died and when we are back.
-fn status(c: &CombatHud) -> Vec<Span<'static>> {
-    let dead = Style::new()
-        .fg(Color::LightRed)
-        .add_modifier(Modifier::BOLD);
+fn status(c: &CombatHud, t: Theme) -> Vec<Span<'static>> {
+    let dead = t.style(Role::Bad).add_modifier(Modifier::BOLD);
     if !c.alive {
         let text = match &c.death {
             Some((how, secs)) => format!("DEAD: {how}, back in {secs:.1}s "),
@@ -192,20 +190,17 @@ fn status(c: &CombatHud) -> Vec<Span<'static>> {
         };
         return vec![Span::styled(text, dead)];
     }
-    let color = match c.health {
-        h if h > 60 => Color::LightGreen,
-        h if h > 25 => Color::LightYellow,
-        _ => Color::LightRed,
+    let role = match c.health {
+        h if h > 60 => Role::Good,
+        h if h > 25 => Role::Warn,
+        _ => Role::Bad,
     };
-    let mut style = Style::new().fg(color).add_modifier(Modifier::BOLD);
+    let mut style = t.style(role).add_modifier(Modifier::BOLD);
     if c.hurt {
-        style = Style::new()
-            .fg(Color::White)
-            .bg(Color::Red)
-            .add_modifier(Modifier::BOLD);
+        style = t.style(Role::LocalHurt);
     }
     vec![
-        Span::styled("HP ", LABEL),
+        Span::styled("HP ", t.style(Role::Label)),
         Span::styled(format!("{:<3}", c.health), style),
         Span::raw(" "),
     ]
@@ -213,7 +208,7 @@ fn status(c: &CombatHud) -> Vec<Span<'static>> {
 
 /// The chat editor: the end of the line when it is longer than the screen, and how
 /// many characters are left near the limit.
-fn chat_line(text: &str, width: u16) -> Line<'static> {
+fn chat_line(text: &str, width: u16, t: Theme) -> Line<'static> {
     const PROMPT: &str = "say: ";
     const HINT: &str = "   Enter send, Esc cancel";
     let typed = text.chars().count();
@@ -237,78 +232,106 @@ fn chat_line(text: &str, width: u16) -> Line<'static> {
     } else {
         text.to_owned()
     };
-    let full = Style::new().fg(Color::LightRed);
+    let label = t.style(Role::Label);
     Line::from(vec![
-        Span::styled(PROMPT, Style::new().fg(Color::LightYellow)),
+        Span::styled(PROMPT, t.style(Role::Key)),
         Span::raw(format!("{shown}_")),
-        Span::styled(counter, if left == 0 { full } else { LABEL }),
-        Span::styled(hint, LABEL),
+        Span::styled(counter, if left == 0 { t.style(Role::Bad) } else { label }),
+        Span::styled(hint, label),
     ])
 }
 
-/// Players on the left, the simulated network conditions on the right.
-pub(crate) fn draw_roster(frame: &mut Frame, area: Rect, roster: &[RosterLine], conditions: &str) {
+/// Players on the left (or, for a few seconds after a switch changes, what it did),
+/// the simulated network conditions on the right.
+pub(crate) fn draw_roster(
+    frame: &mut Frame,
+    area: Rect,
+    roster: &[RosterLine],
+    explanation: Option<&str>,
+    conditions: &str,
+    t: Theme,
+) {
+    let label = t.style(Role::Label);
     let net = Line::from(vec![
-        Span::styled("net ", LABEL),
-        Span::styled(conditions.to_owned(), Style::new().fg(Color::LightYellow)),
+        Span::styled("net ", label),
+        Span::styled(conditions.to_owned(), t.style(Role::Net)),
     ]);
     let net_width = (net.width() as u16).min(area.width);
     let room = usize::from(area.width - net_width).saturating_sub(2);
+    let players = Rect::new(area.x, area.y, area.width - net_width, 1);
+    let right = Rect::new(area.right() - net_width, area.y, net_width, 1);
+    frame.render_widget(Paragraph::new(net), right);
+    if let Some(text) = explanation {
+        // Cut with `…` only when the screen is narrower than the line.
+        let shown: String = if text.chars().count() > room {
+            let cut: String = text.chars().take(room.saturating_sub(1)).collect();
+            format!("{cut}…")
+        } else {
+            text.to_owned()
+        };
+        let line = Span::styled(shown, t.style(Role::Message));
+        frame.render_widget(Paragraph::new(line), players);
+        return;
+    }
     let mut spans = Vec::with_capacity(roster.len() * 2);
     let mut used = 0;
     for (i, r) in roster.iter().enumerate() {
-        let (glyph, color) = if r.local {
-            ('@', Color::White)
-        } else {
-            (player_glyph(r.id), player_color(r.id))
-        };
+        let (glyph, name_style) = name_style(r, t);
         let name = format!("{}  ", r.name);
         let width = 2 + name.chars().count();
         // Whole names only; the last one that fits leaves room for "…" if more follow.
         let more = i + 1 < roster.len();
         if used + width + usize::from(more) > room {
-            spans.push(Span::styled("…", LABEL));
+            spans.push(Span::styled("…", label));
             break;
         }
         used += width;
-        spans.push(Span::styled(
-            format!("{glyph} "),
-            Style::new().fg(color).add_modifier(Modifier::BOLD),
-        ));
-        spans.push(Span::styled(name, Style::new().fg(color)));
+        spans.extend(glyph);
+        spans.push(Span::styled(name, name_style));
     }
-    let players = Rect::new(area.x, area.y, area.width - net_width, 1);
     frame.render_widget(Paragraph::new(Line::from(spans)), players);
-    let right = Rect::new(area.right() - net_width, area.y, net_width, 1);
-    frame.render_widget(Paragraph::new(net), right);
 }
 
 /// The players one a line, for the side panel of a wide terminal; "…" when more
 /// players than lines.
-pub(crate) fn draw_roster_list(frame: &mut Frame, area: Rect, roster: &[RosterLine]) {
+pub(crate) fn draw_roster_list(frame: &mut Frame, area: Rect, roster: &[RosterLine], t: Theme) {
     if area.height == 0 {
         return;
     }
     let rows = usize::from(area.height);
-    let mut lines: Vec<Line> = vec![Line::styled("players", LABEL)];
+    let label = t.style(Role::Label);
+    let mut lines: Vec<Line> = vec![Line::styled("players", label)];
     for r in roster {
         if lines.len() + 1 == rows && roster.len() + 1 > rows {
-            lines.push(Line::styled("…", LABEL));
+            lines.push(Line::styled("…", label));
             break;
         }
-        let (glyph, color) = if r.local {
-            ('@', Color::White)
-        } else {
-            (player_glyph(r.id), player_color(r.id))
-        };
+        let (mut spans, style) = name_style(r, t);
         let bot = if r.bot { " (bot)" } else { "" };
-        lines.push(Line::from(vec![
-            Span::styled(
-                format!("{glyph} "),
-                Style::new().fg(color).add_modifier(Modifier::BOLD),
-            ),
-            Span::styled(format!("{}{bot}", r.name), Style::new().fg(color)),
-        ]));
+        spans.push(Span::styled(format!("{}{bot}", r.name), style));
+        lines.push(Line::from(spans));
     }
     frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// A player's glyph (and the space after it) as the arena draws it, and the style of
+/// its name: ours in the default colour, in bold.
+fn name_style(r: &RosterLine, t: Theme) -> (Vec<Span<'static>>, Style) {
+    let (glyph, style) = if r.local {
+        ('@', t.style(Role::Local))
+    } else {
+        (
+            player_glyph(r.id),
+            t.player(r.id).add_modifier(Modifier::BOLD),
+        )
+    };
+    let name = if r.local {
+        t.style(Role::Value).add_modifier(Modifier::BOLD)
+    } else {
+        t.player(r.id)
+    };
+    (
+        vec![Span::styled(glyph.to_string(), style), Span::raw(" ")],
+        name,
+    )
 }

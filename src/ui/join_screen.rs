@@ -2,7 +2,7 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState};
 
@@ -28,7 +28,10 @@ pub(crate) struct JoinView<'a> {
     pub(crate) error: Option<&'a str>,
 }
 
-const DIM: Style = Style::new().fg(Color::DarkGray);
+use super::{Role, Theme};
+
+// The browser comes before any game and draws in the theme that reads everywhere.
+const DIM: Style = Theme::Auto.style(Role::Label);
 
 pub(crate) fn draw_join(frame: &mut Frame, view: &JoinView) {
     let [title, list, address, help, error] = Layout::vertical([
@@ -70,10 +73,7 @@ pub(crate) fn draw_join(frame: &mut Frame, view: &JoinView) {
         help,
     );
     if let Some(e) = view.error {
-        frame.render_widget(
-            Paragraph::new(e).style(Style::new().fg(Color::LightRed)),
-            error,
-        );
+        frame.render_widget(Paragraph::new(e).style(Theme::Auto.style(Role::Bad)), error);
     }
 }
 
@@ -93,11 +93,11 @@ fn draw_list(frame: &mut Frame, list: ratatui::layout::Rect, view: &JoinView) {
         let rows = view.servers.iter().map(|s| {
             let style = if s.compatible { Style::new() } else { DIM };
             let version = if s.compatible {
-                Span::styled("ok", Style::new().fg(Color::LightGreen))
+                Span::styled("ok", Theme::Auto.style(Role::Good))
             } else {
                 Span::styled(
                     format!("v{} incompatible", s.version),
-                    Style::new().fg(Color::LightRed),
+                    Theme::Auto.style(Role::Bad),
                 )
             };
             Row::new(vec![

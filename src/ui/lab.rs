@@ -6,11 +6,11 @@
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Position, Rect};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
-use super::{CELL_COLS, View, arena, overlays};
+use super::{CELL_COLS, Role, Theme, View, arena, overlays};
 
 /// The smallest pane worth drawing: its arena inside, without border and status line.
 const MIN_ARENA: (u16, u16) = (16, 4);
@@ -28,6 +28,7 @@ pub(crate) struct LabView<'a> {
     /// A one-line explanation of the last change, or the key reminder.
     pub(crate) message: String,
     pub(crate) help: bool,
+    pub(crate) theme: Theme,
 }
 
 pub(crate) struct Pane<'a> {
@@ -139,8 +140,9 @@ pub(crate) fn draw(frame: &mut Frame, lab: &LabView) {
         frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
         return;
     };
+    let t = lab.theme;
     let clock_style = if lab.paused {
-        Style::new().fg(Color::Black).bg(Color::LightYellow)
+        t.style(Role::Paused)
     } else {
         Style::new().add_modifier(Modifier::BOLD)
     };
@@ -149,7 +151,7 @@ pub(crate) fn draw(frame: &mut Frame, lab: &LabView) {
         l.clock,
     );
     for (pane, rect) in lab.panes.iter().zip(&l.panes) {
-        draw_pane(frame, *rect, pane);
+        draw_pane(frame, *rect, pane, t);
     }
     for (i, lane) in lab.lanes.iter().enumerate() {
         let y = l.lanes.y + i as u16 * l.lane_rows;
@@ -160,13 +162,11 @@ pub(crate) fn draw(frame: &mut Frame, lab: &LabView) {
             l.lanes.width,
             l.lane_rows,
             lane,
+            t,
         );
     }
     frame.render_widget(
-        Paragraph::new(Span::styled(
-            &lab.message,
-            Style::new().fg(Color::LightCyan),
-        )),
+        Paragraph::new(Span::styled(&lab.message, t.style(Role::Message))),
         l.message,
     );
     if lab.help {
@@ -174,13 +174,11 @@ pub(crate) fn draw(frame: &mut Frame, lab: &LabView) {
     }
 }
 
-fn draw_pane(frame: &mut Frame, rect: Rect, pane: &Pane) {
+fn draw_pane(frame: &mut Frame, rect: Rect, pane: &Pane, t: Theme) {
     let border = if pane.selected {
-        Style::new()
-            .fg(Color::LightYellow)
-            .add_modifier(Modifier::BOLD)
+        t.style(Role::Selected)
     } else {
-        Style::new().fg(Color::DarkGray)
+        t.style(Role::Label)
     };
     let block = Block::new()
         .borders(Borders::ALL)
@@ -196,7 +194,7 @@ fn draw_pane(frame: &mut Frame, rect: Rect, pane: &Pane) {
     );
     draw_camera(frame.buffer_mut(), arena, &pane.view, pane.focus);
     if let Some(stats) = &pane.view.stats {
-        overlays::draw_stats(frame, arena, stats);
+        overlays::draw_stats(frame, arena, stats, t);
     }
     if let Some(notice) = &pane.view.notice {
         frame.render_widget(
@@ -245,7 +243,7 @@ fn draw_camera(buf: &mut Buffer, area: Rect, view: &View, focus: Option<(f64, f6
 /// A lane: `label` on the left, the client end at the left of the track and the
 /// server at the right. Commands move right on the first row, snapshots left on the
 /// second (or both on one row when space is short).
-fn draw_lane(buf: &mut Buffer, x: u16, y: u16, width: u16, rows: u16, lane: &LaneView) {
+fn draw_lane(buf: &mut Buffer, x: u16, y: u16, width: u16, rows: u16, lane: &LaneView, t: Theme) {
     // "client 4 custom" whole, and a space.
     const LABEL: u16 = 16;
     const TAG: u16 = 7;
@@ -254,7 +252,7 @@ fn draw_lane(buf: &mut Buffer, x: u16, y: u16, width: u16, rows: u16, lane: &Lan
     }
     let start = x + LABEL + TAG;
     let track = width - LABEL - TAG - 6;
-    let dim = Style::new().fg(Color::DarkGray);
+    let dim = t.style(Role::Label);
     let label = Style::new().add_modifier(Modifier::BOLD);
     buf.set_stringn(x, y, &lane.label, usize::from(LABEL - 1), label);
     let tags = [("cmd ▶", "▶ srv"), ("◀ snap", "  srv")];
@@ -273,13 +271,11 @@ fn draw_lane(buf: &mut Buffer, x: u16, y: u16, width: u16, rows: u16, lane: &Lan
         };
         let col = (along * f64::from(track - 1)).round() as u16;
         let style = if dot.lost {
-            Style::new()
-                .fg(Color::LightRed)
-                .add_modifier(Modifier::BOLD)
+            t.style(Role::Bad).add_modifier(Modifier::BOLD)
         } else if rightwards {
-            Style::new().fg(Color::LightGreen)
+            t.style(Role::Up)
         } else {
-            Style::new().fg(Color::LightBlue)
+            t.style(Role::Down)
         };
         let glyph = if dot.lost { '×' } else { dot.glyph };
         if let Some(cell) = buf.cell_mut(Position::new(start + col, row)) {
@@ -356,7 +352,7 @@ mod tests {
             up: Vec::new(),
             down: Vec::new(),
         };
-        draw_lane(&mut buf, 0, 0, 80, 2, &lane);
+        draw_lane(&mut buf, 0, 0, 80, 2, &lane, Theme::Auto);
         let row: String = (0..80).map(|x| buf[(x, 0)].symbol().to_owned()).collect();
         assert!(row.starts_with("client 4 custom "), "{row}");
     }

@@ -2,20 +2,23 @@
 //! each frame. Nothing here decides where anything is.
 
 mod arena;
+mod help;
 mod hud;
 pub(crate) mod join_screen;
 pub(crate) mod lab;
 mod layout;
 mod overlays;
+pub mod theme;
 pub(crate) mod timeline;
 
 pub(crate) use layout::{full_size, minimum_size};
 
 pub(crate) use overlays::{DrawMode, LagSlice, StatsView};
+pub(crate) use theme::Role;
+pub use theme::Theme;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::Color;
 use ratatui::text::Line;
 use ratatui::widgets::{Clear, Paragraph, Wrap};
 
@@ -176,31 +179,14 @@ pub(crate) struct View<'a> {
     pub(crate) notice: Option<String>,
     pub(crate) stats: Option<StatsView>,
     pub(crate) help: bool,
+    /// What the last switch change does, on the bottom line for a few seconds.
+    pub(crate) explanation: Option<String>,
+    pub(crate) theme: Theme,
 }
 
 /// The letter a player is drawn with; the local player is always `@`.
 pub(crate) fn player_glyph(id: PlayerId) -> char {
     char::from(b'A' + id % 26)
-}
-
-/// Colours that stay distinct on 16-colour terminals, in the order ids get them.
-const PALETTE: [Color; 12] = [
-    Color::LightRed,
-    Color::LightGreen,
-    Color::LightYellow,
-    Color::LightBlue,
-    Color::LightMagenta,
-    Color::LightCyan,
-    Color::Red,
-    Color::Green,
-    Color::Yellow,
-    Color::Blue,
-    Color::Magenta,
-    Color::Cyan,
-];
-
-pub(crate) fn player_color(id: PlayerId) -> Color {
-    PALETTE[usize::from(id) % PALETTE.len()]
 }
 
 pub(crate) fn draw(frame: &mut Frame, view: &View) {
@@ -225,7 +211,8 @@ pub(crate) fn draw_in_keyed(frame: &mut Frame, area: Rect, view: &View, keys: &[
         frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
         return;
     };
-    hud::draw_hud(frame, l.hud, &view.hud);
+    let t = view.theme;
+    hud::draw_hud(frame, l.hud, &view.hud, t);
     arena::draw_tiles(frame.buffer_mut(), l.arena, l.camera, view);
     arena::draw_sprites(frame.buffer_mut(), l.arena, l.camera, view);
     // Text goes over the sprites: nothing draws into a line of the feed or chat.
@@ -237,37 +224,53 @@ pub(crate) fn draw_in_keyed(frame: &mut Frame, area: Rect, view: &View, keys: &[
             side.width,
             side.height.saturating_sub(9),
         );
-        hud::draw_roster_list(frame, r, &view.roster);
+        hud::draw_roster_list(frame, r, &view.roster, t);
     }
-    let feeds = l.side.unwrap_or(l.arena);
-    overlays::draw_feeds(frame, feeds, l.side.is_some(), &view.feed, &view.chat);
-    if l.side.is_none() {
-        // The feed is over the arena: it may cover text, never the local player.
-        arena::draw_local_again(frame.buffer_mut(), l.arena, l.camera, view);
-    }
+    // In a narrow terminal the feed and chat are over the arena: never over a player.
+    let (feeds, keep_clear) = match l.side {
+        Some(side) => (side, Vec::new()),
+        None => (l.arena, arena::occupied(l.arena, l.camera, view)),
+    };
+    overlays::draw_feeds(
+        frame,
+        feeds,
+        l.side.is_some(),
+        &view.feed,
+        &view.chat,
+        &keep_clear,
+        t,
+    );
     hud::draw_combat(
         frame,
         l.combat,
         view.combat.as_ref(),
         view.chat_input.as_deref(),
         keys,
+        t,
     );
-    hud::draw_roster(frame, l.roster, &view.roster, &view.hud.conditions);
+    hud::draw_roster(
+        frame,
+        l.roster,
+        &view.roster,
+        view.explanation.as_deref(),
+        &view.hud.conditions,
+        t,
+    );
     // Boxes go over the arena: the side panel holds the feed and the player list,
     // which a box there would cut mid-word.
     let boxes = l.arena;
     if let Some(lines) = &view.scoreboard {
-        overlays::draw_scoreboard(frame, boxes, " scores (Tab) ", lines, None);
+        overlays::draw_scoreboard(frame, boxes, " scores (Tab) ", lines, None, t);
     }
     if let Some(r) = &view.results {
         let title = format!(" match over: {} wins — next: {} ", r.winner, r.next_map);
-        overlays::draw_scoreboard(frame, boxes, &title, &r.lines, Some(&r.winner));
+        overlays::draw_scoreboard(frame, boxes, &title, &r.lines, Some(&r.winner), t);
     }
     if let Some(stats) = &view.stats {
-        overlays::draw_stats(frame, boxes, stats);
+        overlays::draw_stats(frame, boxes, stats, t);
     }
     if view.help {
-        overlays::draw_help(frame, boxes);
+        help::draw_help(frame, boxes, t);
     }
     if let Some(notice) = &view.notice {
         draw_notice(frame, l.arena, notice);
@@ -308,6 +311,8 @@ pub(crate) fn draw_message(frame: &mut Frame, text: &str) {
     frame.render_widget(Paragraph::new(text.to_owned()), r);
 }
 
+#[cfg(test)]
+mod colour_tests;
 #[cfg(test)]
 mod narrow_tests;
 #[cfg(test)]

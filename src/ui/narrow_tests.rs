@@ -58,7 +58,7 @@ fn at_80_columns_nothing_is_cut_mid_word_and_a_long_roster_ends_with_an_ellipsis
 fn help_fits_an_80x24_terminal_whole() {
     let map = Map::builtin("arena").unwrap();
     let out = render_with(&map, 80, 24, vec![], |v| v.help = true);
-    assert!(out.contains("? / F1  this help"), "{out}");
+    assert!(out.contains("? / F1 this help"), "{out}");
     assert!(out.contains("only changes are drawn"), "{out}");
     for whole in [
         "move; a tap: one cell; you aim as you move",
@@ -151,4 +151,48 @@ fn a_long_notice_is_shown_whole() {
         "{out}"
     );
     assert!(joined.contains(path), "{out}");
+}
+
+/// At 80x24 the kill feed lies over the arena, and a player at a spawn point under it
+/// was not drawn: you died to someone you could not see. Every player and bolt shows
+/// through the feed and the chat, and the feed's lines are still there to read.
+#[test]
+fn no_player_is_covered_by_the_feed_or_the_chat_at_80x24() {
+    let map = Map::builtin("arena").unwrap();
+    // Everyone on a spawn point, and a bolt beside each; more on the top rows.
+    let mut sprites = Vec::new();
+    for (i, &(x, y)) in map.spawns().iter().enumerate() {
+        let (x, y) = (f64::from(x) + 0.5, f64::from(y) + 0.5);
+        sprites.push(Sprite::new(i as PlayerId + 1, x, y, SpriteKind::Remote));
+        sprites.push(Sprite::new(9, x + 1.0, y, SpriteKind::Projectile));
+    }
+    for x in (26..38).step_by(3) {
+        sprites.push(Sprite::new(0, f64::from(x) + 0.5, 1.5, SpriteKind::Local));
+    }
+    let feed: Vec<String> = (1..=4)
+        .map(|i| format!("sixteen-letters-{i} [blaster] sixteen-letters-{}", i + 4))
+        .collect();
+    let chat: Vec<String> = (1..=3)
+        .map(|i| format!("sixteen-letters-{i}: a chat line long enough to cross"))
+        .collect();
+    let bare = render_with(&map, 80, 24, sprites.clone(), |_| {});
+    let busy = render_with(&map, 80, 24, sprites, |v| {
+        v.feed = feed.clone();
+        v.chat = chat.clone();
+    });
+    let cells = |s: &str| -> Vec<Vec<char>> { s.lines().map(|l| l.chars().collect()).collect() };
+    let (bare, shown) = (cells(&bare), cells(&busy));
+    let mut players = 0;
+    for (y, row) in bare.iter().enumerate() {
+        for (x, c) in row.iter().enumerate() {
+            if c.is_ascii_uppercase() || *c == '@' || *c == '*' {
+                players += 1;
+                assert_eq!(shown[y][x], *c, "covered at {x},{y}:\n{busy}");
+            }
+        }
+    }
+    assert!(players > 8, "{players} players and bolts drawn:\n{busy}");
+    for line in feed.iter().chain(&chat) {
+        assert!(busy.contains(line.as_str()), "{line:?} not whole:\n{busy}");
+    }
 }

@@ -1,13 +1,14 @@
-//! Overlays drawn over the arena: the live network stats with the lagometer, and help.
+//! Overlays drawn over the arena: the live network stats with the lagometer, the kill
+//! feed and chat, and the scoreboard.
 
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Position, Rect};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Sparkline};
 
-use super::ScoreLine;
+use super::{Role, ScoreLine, Theme};
 
 /// How the frames of a lagometer slice were drawn: between snapshots, projected past
 /// the newest, or frozen.
@@ -64,24 +65,30 @@ pub(crate) struct StatsView {
     pub(crate) slices: Vec<LagSlice>,
 }
 
-const LABEL: Style = Style::new().fg(Color::DarkGray);
-const VALUE: Style = Style::new().fg(Color::White);
-const HEAD: Style = Style::new().fg(Color::LightCyan);
-
-fn row(parts: &[(&str, String)]) -> Line<'static> {
+fn labelled(parts: &[(&str, String)], t: Theme) -> Line<'static> {
     let mut spans = Vec::with_capacity(parts.len() * 2);
     for (label, value) in parts {
-        spans.push(Span::styled(format!("{label} "), LABEL));
-        spans.push(Span::styled(format!("{value}  "), VALUE));
+        spans.push(Span::styled(format!("{label} "), t.style(Role::Label)));
+        spans.push(Span::styled(format!("{value}  "), t.style(Role::Value)));
     }
     Line::from(spans)
+}
+
+/// How the lagometer's top row shows how a slice's frames were drawn: a glyph each, so
+/// the kinds differ without colour too.
+fn draw_mode_mark(mode: DrawMode) -> (&'static str, Role) {
+    match mode {
+        DrawMode::Interpolated => ("▀", Role::LagInterp),
+        DrawMode::Extrapolated => ("▚", Role::LagExtrap),
+        DrawMode::Held => ("█", Role::LagHeld),
+    }
 }
 
 /// Height of the lagometer's snapshot-delay bars.
 const BAR_ROWS: u16 = 4;
 
-pub(crate) fn draw_stats(frame: &mut Frame, arena: Rect, s: &StatsView) {
-    let lines = stats_lines(s);
+pub(crate) fn draw_stats(frame: &mut Frame, arena: Rect, s: &StatsView, t: Theme) {
+    let lines = stats_lines(s, t);
     let text_rows = lines.len() as u16;
     let width = arena.width.min(62);
     // The text, the lagometer (a status row, the bars, an axis row) and the borders.
@@ -91,7 +98,7 @@ pub(crate) fn draw_stats(frame: &mut Frame, arena: Rect, s: &StatsView) {
     let block = Block::default()
         .borders(Borders::ALL)
         .title(" net stats (n) ")
-        .border_style(LABEL);
+        .border_style(t.style(Role::Label));
     let inner = block.inner(area);
     frame.render_widget(block, area);
     frame.render_widget(Paragraph::new(lines), inner);
@@ -111,24 +118,29 @@ pub(crate) fn draw_stats(frame: &mut Frame, arena: Rect, s: &StatsView) {
         frame.buffer_mut(),
         Rect::new(graph.x, graph.y, graph.width, BAR_ROWS + 1),
         slices,
+        t,
     );
     let rtt: Vec<u64> = slices.iter().map(|sl| sl.rtt_ms.round() as u64).collect();
     let spark_area = Rect::new(graph.x, graph.y + BAR_ROWS + 1, graph.width, 1);
     frame.render_widget(
-        Sparkline::default()
-            .data(&rtt)
-            .style(Style::new().fg(Color::Magenta)),
+        Sparkline::default().data(&rtt).style(t.style(Role::Spark)),
         spark_area,
     );
 }
 
 /// The overlay's text: traffic, prediction, interpolation, and the lagometer's legend.
-fn stats_lines(s: &StatsView) -> Vec<Line<'static>> {
+fn stats_lines(s: &StatsView, t: Theme) -> Vec<Line<'static>> {
+    let (label, head) = (t.style(Role::Label), t.style(Role::Heading));
+    let mark = |mode| {
+        let (glyph, role) = draw_mode_mark(mode);
+        Span::styled(glyph, t.style(role))
+    };
+    let row = |parts: &[(&str, String)]| labelled(parts, t);
     let kb = |b: f64| format!("{:.1}kB/s", b / 1000.0);
     let recent = s
         .recent_corrections
         .iter()
-        .map(|c| Line::styled(format!("  {c}"), LABEL));
+        .map(|c| Line::styled(format!("  {c}"), label));
     let mut lines = vec![
         row(&[
             ("RTT", format!("{:.0}ms", s.rtt_ms)),
@@ -149,7 +161,7 @@ fn stats_lines(s: &StatsView) -> Vec<Line<'static>> {
             ),
             ("loss", format!("{:.1}%", s.loss_up_pct)),
         ]),
-        Line::styled("prediction", HEAD),
+        Line::styled("prediction", head),
         row(&[
             ("cmds sent", s.commands_sent.to_string()),
             ("acked", s.commands_acked.to_string()),
@@ -168,7 +180,7 @@ fn stats_lines(s: &StatsView) -> Vec<Line<'static>> {
     ];
     lines.extend(recent);
     lines.extend([
-        Line::styled("interpolation", HEAD),
+        Line::styled("interpolation", head),
         row(&[
             ("delay", format!("{:.0}ms", s.interp_delay_ms)),
             ("buffered", s.buffered.to_string()),
@@ -179,17 +191,17 @@ fn stats_lines(s: &StatsView) -> Vec<Line<'static>> {
             ("held", s.frames_held.to_string()),
         ]),
         Line::from(vec![
-            Span::styled("lagometer ", HEAD),
-            Span::styled("█", Style::new().fg(Color::Green)),
-            Span::styled("interp ", LABEL),
-            Span::styled("█", Style::new().fg(Color::Yellow)),
-            Span::styled("extrap ", LABEL),
-            Span::styled("█", Style::new().fg(Color::Red)),
-            Span::styled("held ", LABEL),
-            Span::styled("│", Style::new().fg(Color::Cyan)),
-            Span::styled("snapshot delay ", LABEL),
-            Span::styled("×", Style::new().fg(Color::Red)),
-            Span::styled("lost", LABEL),
+            Span::styled("lagometer ", head),
+            mark(DrawMode::Interpolated),
+            Span::styled("interp ", label),
+            mark(DrawMode::Extrapolated),
+            Span::styled("extrap ", label),
+            mark(DrawMode::Held),
+            Span::styled("held ", label),
+            Span::styled("│", t.style(Role::LagBar)),
+            Span::styled("snapshot delay ", label),
+            Span::styled("×", t.style(Role::Bad)),
+            Span::styled("lost", label),
         ]),
     ]);
     lines
@@ -197,24 +209,19 @@ fn stats_lines(s: &StatsView) -> Vec<Line<'static>> {
 
 /// One column per slice: the top row shows how frames were drawn, the rows below a bar
 /// as tall as the slice's worst snapshot delay (full height = 250 ms), `×` for losses.
-fn draw_lagometer(buf: &mut Buffer, area: Rect, slices: &[LagSlice]) {
+fn draw_lagometer(buf: &mut Buffer, area: Rect, slices: &[LagSlice], t: Theme) {
     const LEVELS: [&str; 8] = ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"];
     const FULL_SCALE_MS: f32 = 250.0;
     for (i, slice) in slices.iter().enumerate() {
         let x = area.x + i as u16;
-        let color = match slice.worst {
-            Some(DrawMode::Interpolated) => Some(Color::Green),
-            Some(DrawMode::Extrapolated) => Some(Color::Yellow),
-            Some(DrawMode::Held) => Some(Color::Red),
-            None => None,
-        };
-        if let (Some(color), Some(cell)) = (color, buf.cell_mut(Position::new(x, area.y))) {
-            cell.set_symbol("▀").set_style(Style::new().fg(color));
+        if let (Some(mode), Some(cell)) = (slice.worst, buf.cell_mut(Position::new(x, area.y))) {
+            let (glyph, role) = draw_mode_mark(mode);
+            cell.set_symbol(glyph).set_style(t.style(role));
         }
         let bottom = area.y + area.height - 1;
         if slice.dropped > 0 {
             if let Some(cell) = buf.cell_mut(Position::new(x, bottom)) {
-                cell.set_symbol("×").set_style(Style::new().fg(Color::Red));
+                cell.set_symbol("×").set_style(t.style(Role::Bad));
             }
             continue;
         }
@@ -232,63 +239,21 @@ fn draw_lagometer(buf: &mut Buffer, area: Rect, slices: &[LagSlice]) {
             }
             if let Some(cell) = buf.cell_mut(Position::new(x, bottom - r)) {
                 cell.set_symbol(LEVELS[usize::from(fill - 1)])
-                    .set_style(Style::new().fg(Color::Cyan));
+                    .set_style(t.style(Role::LagBar));
             }
         }
     }
 }
 
-/// Each line fits the box (the text column is 42 wide).
-const HELP: &[(&str, &str)] = &[
-    (
-        "WASD / arrows",
-        "move; a tap: one cell; you aim as you move",
-    ),
-    ("Shift+dir", "turn without walking"),
-    ("space  1 / 2", "fire; blaster / rail"),
-    ("Tab  t", "scoreboard; chat"),
-    ("Esc  q", "close overlays, else quit (asks once)"),
-    ("p  r", "prediction / reconciliation on/off"),
-    ("i  x", "interpolation / extrapolation on/off"),
-    ("m", "correction smoothing on/off"),
-    ("g", "ghosts: off / server / server + trail"),
-    ("v", "lag compensation marks (HUD lagc)"),
-    ("n", "network stats and lagometer"),
-    ("+ - j l c", "lag +/-25 ms, jitter, loss, profile"),
-    ("F8", "save the last minute as a recording"),
-    ("? / F1", "this help"),
-];
-
-pub(crate) fn draw_help(frame: &mut Frame, arena: Rect) {
-    let inner = popup(
-        frame,
-        arena,
-        60,
-        HELP.len() as u16 + 4,
-        " keys (? to close) ",
-    );
-    let mut lines: Vec<Line> = HELP
-        .iter()
-        .map(|(k, what)| {
-            Line::from(vec![
-                Span::styled(format!("{k:>14}  "), Style::new().fg(Color::LightYellow)),
-                Span::styled(*what, VALUE),
-            ])
-        })
-        .collect();
-    lines.push(Line::styled(
-        "HUD: +on/-off: pred rec int ext smo ghost lagc",
-        LABEL,
-    ));
-    lines.push(Line::styled(
-        "FPS counts frames drawn: only changes are drawn",
-        LABEL,
-    ));
-    frame.render_widget(Paragraph::new(lines), inner);
-}
-
 /// A bordered box centred on the arena, cleared; returns the area inside the border.
-fn popup(frame: &mut Frame, arena: Rect, width: u16, inner_height: u16, title: &str) -> Rect {
+pub(super) fn popup(
+    frame: &mut Frame,
+    arena: Rect,
+    width: u16,
+    inner_height: u16,
+    title: &str,
+    t: Theme,
+) -> Rect {
     let width = arena.width.min(width);
     let height = (inner_height + 2).min(arena.height);
     let area = Rect::new(
@@ -301,49 +266,92 @@ fn popup(frame: &mut Frame, arena: Rect, width: u16, inner_height: u16, title: &
     let block = Block::default()
         .borders(Borders::ALL)
         .title(title.to_owned())
-        .border_style(LABEL);
+        .border_style(t.style(Role::Label));
     let inner = block.inner(area);
     frame.render_widget(block, area);
     inner
 }
 
-/// Kill feed at the top right of `arena` (at the top left when `beside` it, in the side
-/// panel), chat at its bottom left.
+/// Kill feed at the top right of `area` (at the top left when `beside` the arena, in
+/// the side panel), chat at its bottom left. A line never covers a cell of
+/// `keep_clear` (a player or a bolt): it moves to the other side of its row, or a row
+/// further in (down for the feed, up for the chat); when no row is free it is drawn
+/// around those cells, and lines that find no row at all are left out.
 pub(crate) fn draw_feeds(
     frame: &mut Frame,
-    arena: Rect,
+    area: Rect,
     beside: bool,
     feed: &[String],
     chat: &[String],
+    keep_clear: &[(u16, u16)],
+    t: Theme,
 ) {
-    for (i, line) in feed.iter().rev().take(4).enumerate() {
-        let width = (line.chars().count() as u16 + 2).min(arena.width);
-        let x = if beside {
-            arena.x
-        } else {
-            arena.right() - width
+    let style = t.style(Role::Feed);
+    // The feed goes down as far as the chat's rows; the chat up to the feed's last.
+    let chat_rows = chat.len().min(3) as u16;
+    let mut rows = area.y..area.bottom().saturating_sub(chat_rows).max(area.y);
+    let mut feed_end = area.y;
+    for line in feed.iter().rev().take(4) {
+        let Some(r) = place(area, line, !beside, &mut rows, keep_clear) else {
+            break;
         };
-        let r = Rect::new(x, arena.y + i as u16, width, 1);
-        frame.render_widget(Clear, r);
-        frame.render_widget(
-            Paragraph::new(format!(" {line} ")).style(Style::new().fg(Color::LightRed)),
-            r,
-        );
+        feed_end = r.y + 1;
+        draw_around(frame, r, line, style, keep_clear);
     }
-    let shown: Vec<&String> = chat.iter().rev().take(3).collect();
-    for (i, line) in shown.iter().enumerate() {
-        let width = (line.chars().count() as u16 + 2).min(arena.width);
-        let r = Rect::new(
-            arena.x,
-            arena.bottom().saturating_sub(1 + i as u16),
-            width,
-            1,
-        );
-        frame.render_widget(Clear, r);
-        frame.render_widget(
-            Paragraph::new(format!(" {line} ")).style(Style::new().fg(Color::LightYellow)),
-            r,
-        );
+    let style = t.style(Role::Chat);
+    let mut rows = (feed_end..area.bottom()).rev();
+    for line in chat.iter().rev().take(3) {
+        let Some(r) = place(area, line, false, &mut rows, keep_clear) else {
+            break;
+        };
+        draw_around(frame, r, line, style, keep_clear);
+    }
+}
+
+/// Where a line of text goes: the first of `rows` where it fits at its side of `area`
+/// (the right when `right`) or else at the other, clear of `keep_clear`; if none, the
+/// first row, at its side. `rows` is left after the row taken.
+fn place(
+    area: Rect,
+    line: &str,
+    right: bool,
+    rows: &mut impl Iterator<Item = u16>,
+    keep_clear: &[(u16, u16)],
+) -> Option<Rect> {
+    let width = (line.chars().count() as u16 + 2).min(area.width);
+    let (near, far) = (area.x, area.right() - width);
+    let sides = if right { [far, near] } else { [near, far] };
+    let clear = |r: Rect| {
+        !keep_clear
+            .iter()
+            .any(|&(x, y)| r.contains(Position::new(x, y)))
+    };
+    let mut first = None;
+    for y in rows.by_ref() {
+        let at = |x| Rect::new(x, y, width, 1);
+        first.get_or_insert(at(sides[0]));
+        if let Some(r) = sides.into_iter().map(at).find(|r| clear(*r)) {
+            return Some(r);
+        }
+    }
+    first
+}
+
+/// ` line ` in `r`, except over the cells of `keep_clear`, which keep what they show.
+fn draw_around(frame: &mut Frame, r: Rect, line: &str, style: Style, keep_clear: &[(u16, u16)]) {
+    let buf = frame.buffer_mut();
+    let kept: Vec<((u16, u16), ratatui::buffer::Cell)> = keep_clear
+        .iter()
+        .filter(|&&(x, y)| r.contains(Position::new(x, y)))
+        .filter_map(|&(x, y)| buf.cell(Position::new(x, y)).map(|c| ((x, y), c.clone())))
+        .collect();
+    frame.render_widget(Clear, r);
+    frame.render_widget(Paragraph::new(format!(" {line} ")).style(style), r);
+    let buf = frame.buffer_mut();
+    for ((x, y), cell) in kept {
+        if let Some(to) = buf.cell_mut(Position::new(x, y)) {
+            *to = cell;
+        }
     }
 }
 
@@ -354,21 +362,22 @@ pub(crate) fn draw_scoreboard(
     title: &str,
     lines: &[ScoreLine],
     winner: Option<&str>,
+    t: Theme,
 ) {
-    let inner = popup(frame, arena, 52, lines.len() as u16 + 1, title);
+    let inner = popup(frame, arena, 52, lines.len() as u16 + 1, title, t);
     let mut text = vec![Line::styled(
         format!(
             "{:<20} {:>5} {:>6} {:>6}",
             "player", "frags", "deaths", "ping"
         ),
-        LABEL,
+        t.style(Role::Label),
     )];
     for l in lines {
-        let mut style = Style::new().fg(if l.local {
-            Color::White
+        let mut style = if l.local {
+            t.style(Role::Value)
         } else {
-            super::player_color(l.id)
-        });
+            t.player(l.id)
+        };
         if l.local || winner == Some(l.name.as_str()) {
             style = style.add_modifier(Modifier::BOLD);
         }

@@ -34,7 +34,7 @@ fn render(map: &Map, width: u16, height: u16, sprites: Vec<Sprite>) -> String {
     render_with(map, width, height, sprites, |_| {})
 }
 
-fn plain_view(map: &Map, sprites: Vec<Sprite>) -> View<'_> {
+pub(super) fn plain_view(map: &Map, sprites: Vec<Sprite>) -> View<'_> {
     View {
         map,
         focus: None,
@@ -77,6 +77,8 @@ fn plain_view(map: &Map, sprites: Vec<Sprite>) -> View<'_> {
         notice: None,
         stats: None,
         help: false,
+        explanation: None,
+        theme: Theme::default(),
     }
 }
 

@@ -189,7 +189,14 @@ pub(crate) fn draw_correction_paths(
     paths: &CorrectionPaths,
 ) {
     if let Some(l) = super::layout::layout(area, view.map, view.focus) {
-        super::arena::draw_paths(buf, l.arena, l.camera, &paths.predicted, &paths.server);
+        super::arena::draw_paths(
+            buf,
+            l.arena,
+            l.camera,
+            &paths.predicted,
+            &paths.server,
+            view.theme,
+        );
     }
 }
 

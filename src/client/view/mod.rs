@@ -16,7 +16,7 @@ use super::lagometer::{self, Slice};
 use super::rates::Rates;
 use super::session::ClientSession;
 use super::{GhostMode, Switches};
-use crate::ui::{DrawMode, Hud, LagSlice, SpriteKind, StatsView, SwitchLights, View};
+use crate::ui::{DrawMode, Hud, LagSlice, SpriteKind, StatsView, SwitchLights, Theme, View};
 
 /// The frame's view of `session`, with `app`'s overlays, the loop's frame rate and
 /// (for the stats overlay) its traffic rates.
@@ -74,6 +74,10 @@ pub(crate) fn build<'a>(
         roster: text::roster(s),
         stats: overlays.stats.then(|| stats(s, now, rates)),
         help: overlays.help,
+        // The shells set these: the explanation lives as long as they say, the theme
+        // is the command line's.
+        explanation: None,
+        theme: Theme::default(),
         notice: s
             .latest
             .is_none()
