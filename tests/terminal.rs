@@ -954,3 +954,69 @@ fn a_panic_in_any_thread_restores_the_terminal() {
         );
     }
 }
+
+/// Ctrl-Z did nothing: the game kept running and what was typed next (`stty -a`, `fg`)
+/// went into the game, opened chat and was sent to every player. Now it suspends as any
+/// terminal program does: terminal given back, process stopped; `fg` redraws it all.
+#[test]
+fn ctrl_z_suspends_with_the_terminal_restored_and_fg_resumes() {
+    let port = free_port();
+    // An interactive shell with job control, as a player's would be.
+    let tmux = Tmux::start(
+        "suspend",
+        100,
+        30,
+        "PS1='shell$ ' exec bash --norc --noprofile -i",
+    );
+    tmux.wait_for_text("shell$");
+    tmux.type_text(&format!(
+        "'{}' host --port {port} --fps-cap 100 --name tester",
+        env!("CARGO_BIN_EXE_netarena")
+    ));
+    tmux.key("Enter");
+    wait_for_arena(&tmux, "the arena", |s| s.local());
+    let pid = game_pid(port).unwrap_or_else(|| panic!("no netarena process with --port {port}"));
+
+    tmux.key("C-z");
+    tmux.wait_for("the shell reporting the game stopped", |s| {
+        (s.contains("Stopped") && s.trim_end().ends_with("shell$")).then_some(())
+    });
+    let stat = Command::new("ps")
+        .args(["-o", "stat=", "-p", &pid.to_string()])
+        .output()
+        .expect("cannot run ps");
+    let stat = String::from_utf8_lossy(&stat.stdout).trim().to_owned();
+    assert!(stat.starts_with('T'), "the game should be stopped, ps says {stat:?}");
+    assert_eq!(tmux.format("#{alternate_on}"), "0", "the normal screen is back");
+    assert_eq!(tmux.format("#{cursor_flag}"), "1", "the cursor is shown");
+    // Raw mode is off: the shell's `stty -a` says so. Its keys (a `t` among them, which
+    // opens the game's chat) go to the shell, not to the stopped game.
+    tmux.type_text("stty -a");
+    tmux.key("Enter");
+    let history = tmux.wait_for_in("`stty -a` in the shell", Tmux::history, |h| {
+        h.contains("icanon").then(|| h.to_owned())
+    });
+    term::assert_terminal_restored(&tmux, &history, true);
+
+    tmux.type_text("fg");
+    tmux.key("Enter");
+    wait_for_arena(&tmux, "the whole arena redrawn after fg", |s| {
+        (s.local().is_some() && s.hud.contains("RTT")).then_some(())
+    });
+    assert_eq!(tmux.format("#{alternate_on}"), "1", "back on the game's screen");
+    let screen = Screen::parse(&tmux.screen()).expect("the game's screen");
+    assert!(
+        !screen.combat.starts_with("say:"),
+        "keys typed while stopped reached the game:\n{}",
+        framed(&tmux.screen())
+    );
+
+    // Quit, then have the shell print the status and modes as `game_script` does.
+    tmux.key("q");
+    sleep(Duration::from_millis(300));
+    tmux.key("q");
+    tmux.wait_for("the game to exit", |_| game_pid(port).is_none().then_some(()));
+    tmux.type_text("printf 'EXIT=%s\\n' $?; stty -a");
+    tmux.key("Enter");
+    expect_exit_and_sane_terminal(&tmux, 0, "quitting after fg", true);
+}

@@ -13,13 +13,13 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use ratatui::Frame;
-use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
+use ratatui::crossterm::event::{self, Event, KeyCode, KeyModifiers};
 use ratatui::layout::Rect;
 
 use super::player::Player;
 use crate::client::Switches;
 use crate::client::session::{ClientSession, DrawnFrom};
-use crate::client::terminal::{self, Tui};
+use crate::client::terminal::{self, Releases, Tui};
 use crate::sim::map::CELL;
 use crate::ui;
 use crate::ui::timeline::{
@@ -80,12 +80,16 @@ pub fn run(path: &Path, stop: &AtomicBool) -> anyhow::Result<()> {
         play(&mut player, &mut viewer, Instant::now());
         draw(&mut tui, &player, &viewer)?;
         if event::poll(Duration::from_millis(15))? {
-            let Event::Key(key) = event::read()? else {
-                continue;
+            let key = match terminal::next_event(&mut tui, Releases::Drop)? {
+                Some(Event::Key(key)) => key,
+                // A resize, or the resume after Ctrl-Z: go on from where the replay
+                // stood, not from where the wall clock has moved it.
+                Some(Event::Resize(..)) => {
+                    viewer.anchor = (Instant::now(), player.at());
+                    continue;
+                }
+                _ => continue,
             };
-            if key.kind == KeyEventKind::Release {
-                continue;
-            }
             if key.code == KeyCode::Char('q')
                 || key.code == KeyCode::Esc
                 || (key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c'))
