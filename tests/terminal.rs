@@ -986,8 +986,15 @@ fn ctrl_z_suspends_with_the_terminal_restored_and_fg_resumes() {
         .output()
         .expect("cannot run ps");
     let stat = String::from_utf8_lossy(&stat.stdout).trim().to_owned();
-    assert!(stat.starts_with('T'), "the game should be stopped, ps says {stat:?}");
-    assert_eq!(tmux.format("#{alternate_on}"), "0", "the normal screen is back");
+    assert!(
+        stat.starts_with('T'),
+        "the game should be stopped, ps says {stat:?}"
+    );
+    assert_eq!(
+        tmux.format("#{alternate_on}"),
+        "0",
+        "the normal screen is back"
+    );
     assert_eq!(tmux.format("#{cursor_flag}"), "1", "the cursor is shown");
     // Raw mode is off: the shell's `stty -a` says so. Its keys (a `t` among them, which
     // opens the game's chat) go to the shell, not to the stopped game.
@@ -1003,7 +1010,11 @@ fn ctrl_z_suspends_with_the_terminal_restored_and_fg_resumes() {
     wait_for_arena(&tmux, "the whole arena redrawn after fg", |s| {
         (s.local().is_some() && s.hud.contains("RTT")).then_some(())
     });
-    assert_eq!(tmux.format("#{alternate_on}"), "1", "back on the game's screen");
+    assert_eq!(
+        tmux.format("#{alternate_on}"),
+        "1",
+        "back on the game's screen"
+    );
     let screen = Screen::parse(&tmux.screen()).expect("the game's screen");
     assert!(
         !screen.combat.starts_with("say:"),
@@ -1015,7 +1026,9 @@ fn ctrl_z_suspends_with_the_terminal_restored_and_fg_resumes() {
     tmux.key("q");
     sleep(Duration::from_millis(300));
     tmux.key("q");
-    tmux.wait_for("the game to exit", |_| game_pid(port).is_none().then_some(()));
+    tmux.wait_for("the game to exit", |_| {
+        game_pid(port).is_none().then_some(())
+    });
     tmux.type_text("printf 'EXIT=%s\\n' $?; stty -a");
     tmux.key("Enter");
     expect_exit_and_sane_terminal(&tmux, 0, "quitting after fg", true);

@@ -190,3 +190,55 @@ pub fn restore() {
     let _ = disable_raw_mode();
     let _ = out.flush();
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(code: KeyCode, modifiers: KeyModifiers, kind: KeyEventKind) -> Event {
+        Event::Key(KeyEvent::new_with_kind(code, modifiers, kind))
+    }
+
+    /// crossterm on Windows reports a release for every key: a menu that took every
+    /// key event acted twice per key (a typed address doubled, a step taken twice).
+    #[test]
+    fn releases_reach_only_the_shells_that_use_them() {
+        let none = KeyModifiers::NONE;
+        let release = key(KeyCode::Char('d'), none, KeyEventKind::Release);
+        assert_eq!(sift(release.clone(), Releases::Drop), None);
+        assert_eq!(sift(release.clone(), Releases::Keep), Some(release));
+        for kind in [KeyEventKind::Press, KeyEventKind::Repeat] {
+            let ev = key(KeyCode::Char('d'), none, kind);
+            assert_eq!(sift(ev.clone(), Releases::Drop), Some(ev));
+        }
+        assert_eq!(
+            sift(Event::Resize(80, 24), Releases::Drop),
+            Some(Event::Resize(80, 24))
+        );
+    }
+
+    #[test]
+    fn ctrl_z_pressed_suspends_and_nothing_else_does() {
+        let ctrl = KeyModifiers::CONTROL;
+        assert!(is_suspend(&key(
+            KeyCode::Char('z'),
+            ctrl,
+            KeyEventKind::Press
+        )));
+        assert!(!is_suspend(&key(
+            KeyCode::Char('z'),
+            ctrl,
+            KeyEventKind::Release
+        )));
+        assert!(!is_suspend(&key(
+            KeyCode::Char('z'),
+            KeyModifiers::NONE,
+            KeyEventKind::Press
+        )));
+        assert!(!is_suspend(&key(
+            KeyCode::Char('c'),
+            ctrl,
+            KeyEventKind::Press
+        )));
+    }
+}
