@@ -138,6 +138,9 @@ pub fn binding_names() -> impl Iterator<Item = &'static str> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Bindings {
     table: Vec<(KeyCode, Bound)>,
+    /// The keys bound by [`Bindings::bind`], and to what, so one key cannot be given
+    /// to two actions.
+    chosen: Vec<(KeyCode, &'static str)>,
 }
 
 impl Default for Bindings {
@@ -146,7 +149,10 @@ impl Default for Bindings {
             .iter()
             .flat_map(|(_, bound, keys)| keys.iter().map(move |k| (*k, *bound)))
             .collect();
-        Bindings { table }
+        Bindings {
+            table,
+            chosen: Vec::new(),
+        }
     }
 }
 
@@ -155,7 +161,7 @@ impl Bindings {
     /// defaults; a key that did something else by default now does only this. The
     /// error is one line, for the caller to prefix with where the binding came from.
     pub fn bind(&mut self, action: &str, keys: &[&str]) -> Result<(), String> {
-        let Some((_, bound, _)) = NAMED.iter().find(|(name, _, _)| *name == action) else {
+        let Some((name, bound, _)) = NAMED.iter().find(|(name, _, _)| *name == action) else {
             return Err(format!(
                 "unknown action {action:?} (one of: {})",
                 binding_names().collect::<Vec<_>>().join(", ")
@@ -168,6 +174,16 @@ impl Bindings {
         if codes.is_empty() {
             return Err(format!("no key given for {action:?}"));
         }
+        if let Some((i, (_, other))) = codes.iter().enumerate().find_map(|(i, c)| {
+            self.chosen
+                .iter()
+                .find(|(k, n)| k == c && n != name)
+                .map(|found| (i, *found))
+        }) {
+            return Err(format!("key {:?} is already bound to {other:?}", keys[i]));
+        }
+        self.chosen.retain(|(_, n)| n != name);
+        self.chosen.extend(codes.iter().map(|c| (*c, *name)));
         self.table
             .retain(|(code, b)| b != bound && !codes.contains(code));
         self.table.extend(codes.into_iter().map(|c| (c, *bound)));
@@ -457,8 +473,13 @@ mod tests {
         let err = b.bind("up", &["W"]).unwrap_err();
         assert!(err.contains("bind \"w\""), "{err}");
         assert!(b.bind("help", &["f13"]).is_err());
+        b.bind("chat", &["y"]).unwrap();
+        let err = b.bind("fire", &["space", "y"]).unwrap_err();
+        assert_eq!(err, "key \"y\" is already bound to \"chat\"");
         assert!(!err.contains('\n'));
-        assert_eq!(b, Bindings::default(), "a refused binding changes nothing");
+        let mut only_chat = Bindings::default();
+        only_chat.bind("chat", &["y"]).unwrap();
+        assert_eq!(b, only_chat, "a refused binding changes nothing");
     }
 
     #[test]

@@ -167,7 +167,7 @@ fn play(
 ) -> anyhow::Result<Outcome> {
     let size = tui.size()?;
     let mut shell = Shell {
-        keys: Keys::new(enhanced),
+        keys: Keys::with_bindings(enhanced, config.keys.clone()),
         screen: (size.width, size.height),
         fps: FpsCounter::default(),
         rates: RateMeter::default(),

@@ -136,6 +136,8 @@ pub struct ClientConfig {
     pub input_rate: u16,
     /// Testing aid: panic this long after joining (proves the terminal is restored).
     pub debug_panic_after: Option<Duration>,
+    /// Which key does what (the config file's `[keys]` over the defaults).
+    pub keys: input::Bindings,
 }
 
 impl ClientConfig {
@@ -151,6 +153,7 @@ impl ClientConfig {
             seed: 7,
             input_rate: session::DEFAULT_INPUT_RATE,
             debug_panic_after: None,
+            keys: input::Bindings::default(),
         }
     }
 }
