@@ -106,3 +106,41 @@ fn the_join_screen_lists_and_joins_in_a_real_terminal() {
     tmux.wait_for_text("@ tester");
     quit_and_check_terminal(&tmux, "q", true);
 }
+
+/// The config file is read (its `[list]` section makes `list` print JSON and ask a port
+/// nobody listens on), and a flag on the command line overrides it (the server's port).
+#[test]
+fn list_reads_the_config_file_and_flags_override_it() {
+    let server = start_server(&["--server-name", "configured"]);
+    let dir = std::env::temp_dir().join(format!("netarena-xdg-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("netarena")).unwrap();
+    // A port no server is on: a free one, taken and given back.
+    let silent = std::net::UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    std::fs::write(
+        dir.join("netarena/config.toml"),
+        format!("[list]\njson = true\nscope = \"loopback\"\ndiscovery-port = [{silent}]\n"),
+    )
+    .unwrap();
+    let list = |extra: &[&str]| {
+        let out = Command::new(BIN)
+            .args(["list", "--wait-ms", "600"])
+            .args(extra)
+            .env_remove("NETARENA_CONFIG")
+            .env("XDG_CONFIG_HOME", &dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|_| panic!("not JSON: {}", String::from_utf8_lossy(&out.stdout)));
+        v.as_array().expect("an array").clone()
+    };
+    assert!(list(&[]).is_empty(), "the file's port has no server");
+    let found = list(&["--discovery-port", &server.port.to_string()]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["name"], "configured");
+}
