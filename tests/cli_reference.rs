@@ -136,11 +136,17 @@ fn completions_are_generated_for_bash_zsh_and_fish() {
     ] {
         let (ok, script, err) = run(&["completions", shell], &[]);
         assert!(ok, "completions {shell}: {err}");
-        assert!(script.contains(marker), "{shell}: no {marker:?} in\n{script}");
+        assert!(
+            script.contains(marker),
+            "{shell}: no {marker:?} in\n{script}"
+        );
         for sub in top_subcommands() {
             assert!(script.contains(&sub), "{shell}: {sub} is not completed");
         }
-        assert!(script.contains("discovery-port"), "{shell}: flags are completed");
+        assert!(
+            script.contains("discovery-port"),
+            "{shell}: flags are completed"
+        );
     }
     let (ok, _, err) = run(&["completions", "tcsh"], &[]);
     assert!(!ok && err.contains("invalid value 'tcsh'"), "{err}");
@@ -150,7 +156,11 @@ fn completions_are_generated_for_bash_zsh_and_fish() {
 fn the_manpage_is_roff_with_every_subcommand_and_its_flags() {
     let (ok, page, err) = run(&["manpage"], &[]);
     assert!(ok, "{err}");
-    assert!(page.starts_with(".ie "), "roff: {}", &page[..80.min(page.len())]);
+    assert!(
+        page.starts_with(".ie "),
+        "roff: {}",
+        &page[..80.min(page.len())]
+    );
     assert!(page.contains(".TH netarena 1"), "the main page");
     assert!(page.contains(".SH SUBCOMMANDS"));
     for sub in top_subcommands() {
@@ -160,7 +170,10 @@ fn the_manpage_is_roff_with_every_subcommand_and_its_flags() {
         );
     }
     // roff escapes '-' in flags.
-    assert!(page.contains(r"\-\-discovery\-port"), "the flags are documented");
+    assert!(
+        page.contains(r"\-\-discovery\-port"),
+        "the flags are documented"
+    );
 }
 
 #[test]

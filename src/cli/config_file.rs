@@ -377,7 +377,9 @@ mod tests {
         let mut full = argv[..2].to_vec();
         full.extend(added);
         full.extend_from_slice(&argv[2..]);
-        Ok(Cli::from_arg_matches(&Cli::command().try_get_matches_from(full)?)?)
+        Ok(Cli::from_arg_matches(
+            &Cli::command().try_get_matches_from(full)?,
+        )?)
     }
 
     fn host(cli: Cli) -> super::super::args::HostArgs {
@@ -404,16 +406,31 @@ mod tests {
     #[test]
     fn the_section_wins_over_the_top_level() {
         let file = "fps-cap = 90\n[host]\nfps-cap = 30\n";
-        assert_eq!(host(parse_with(file, &["host"]).unwrap()).view.fps_cap, Some(30));
+        assert_eq!(
+            host(parse_with(file, &["host"]).unwrap()).view.fps_cap,
+            Some(30)
+        );
     }
 
     #[test]
     fn every_mistake_is_one_line_naming_the_line() {
         for (file, line, what) in [
-            ("name = \"x\"\nbogus = 1\n", 2, "no subcommand has a flag --bogus"),
+            (
+                "name = \"x\"\nbogus = 1\n",
+                2,
+                "no subcommand has a flag --bogus",
+            ),
             ("\n[hots]\nbots = 1\n", 2, "unknown section [hots]"),
-            ("[host]\nbots = 1\nwait-ms = 5\n", 3, "`netarena host` has no flag --wait-ms"),
-            ("[keys]\nfire = \"f\"\njump = \"j\"\n", 3, "unknown action \"jump\""),
+            (
+                "[host]\nbots = 1\nwait-ms = 5\n",
+                3,
+                "`netarena host` has no flag --wait-ms",
+            ),
+            (
+                "[keys]\nfire = \"f\"\njump = \"j\"\n",
+                3,
+                "unknown action \"jump\"",
+            ),
             ("[keys]\nfire = \"ctrl-f\"\n", 2, "unknown key \"ctrl-f\""),
             ("[host]\nno-prediction = \"yes\"\n", 2, "is a switch"),
             ("name = [\n", 1, "not valid TOML"),

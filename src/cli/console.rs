@@ -6,6 +6,7 @@ use std::io::Write;
 use std::net::SocketAddr;
 use std::sync::mpsc;
 
+use netarena::client::discovery::DEFAULT_PORTS;
 use netarena::server::event_loop::Observer;
 use netarena::server::{REFUSALS_EVERY, Server, ServerEvent};
 
@@ -95,6 +96,17 @@ impl Observer for PrintEvents {
             c.snapshot_rate,
             c.max_players
         ));
+        let port = addr.port();
+        if c.discoverable && !DEFAULT_PORTS.contains(&port) {
+            // Browsers ask the default ports only: say how this one is found.
+            say(format_args!(
+                "port {port} is not one the LAN browser asks by default ({}-{}): players \
+                 find this server with `netarena join --discovery-port {port}`, or join it \
+                 by address",
+                DEFAULT_PORTS.start(),
+                DEFAULT_PORTS.end()
+            ));
+        }
     }
 
     fn event(&mut self, event: &ServerEvent) {

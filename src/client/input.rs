@@ -107,9 +107,21 @@ const NAMED: &[(&str, Bound, &[KeyCode])] = {
         ("quit", Bound::Act(Quit), &[Char('q')]),
         ("back", Bound::Act(Back), &[Esc]),
         ("prediction", Bound::Act(TogglePrediction), &[Char('p')]),
-        ("reconciliation", Bound::Act(ToggleReconciliation), &[Char('r')]),
-        ("interpolation", Bound::Act(ToggleInterpolation), &[Char('i')]),
-        ("extrapolation", Bound::Act(ToggleExtrapolation), &[Char('x')]),
+        (
+            "reconciliation",
+            Bound::Act(ToggleReconciliation),
+            &[Char('r')],
+        ),
+        (
+            "interpolation",
+            Bound::Act(ToggleInterpolation),
+            &[Char('i')],
+        ),
+        (
+            "extrapolation",
+            Bound::Act(ToggleExtrapolation),
+            &[Char('x')],
+        ),
         ("smoothing", Bound::Act(ToggleSmoothing), &[Char('m')]),
         ("ghosts", Bound::Act(CycleGhosts), &[Char('g')]),
         ("stats", Bound::Act(ToggleStats), &[Char('n')]),
@@ -123,7 +135,11 @@ const NAMED: &[(&str, Bound, &[KeyCode])] = {
         ("rail", Bound::Act(SelectWeapon(1)), &[Char('2')]),
         ("scoreboard", Bound::Act(ToggleScoreboard), &[Tab]),
         ("chat", Bound::Act(OpenChat), &[Char('t')]),
-        ("lag-compensation", Bound::Act(ToggleLagCompensation), &[Char('v')]),
+        (
+            "lag-compensation",
+            Bound::Act(ToggleLagCompensation),
+            &[Char('v')],
+        ),
     ]
 };
 
@@ -456,7 +472,10 @@ mod tests {
         k.handle(&press(KeyCode::Char('k')), t0);
         assert_eq!(k.buttons(t0), Buttons::UP);
         assert_eq!(k.handle(&press(KeyCode::Char('w')), t0), None);
-        assert_eq!(k.handle(&press(KeyCode::Char('p')), t0), Some(Action::OpenChat));
+        assert_eq!(
+            k.handle(&press(KeyCode::Char('p')), t0),
+            Some(Action::OpenChat)
+        );
         assert_eq!(k.handle(&press(KeyCode::Char('t')), t0), None);
         // Shift with the new up key turns up.
         let shift_k = KeyEvent::new(KeyCode::Char('K'), KeyModifiers::SHIFT);
@@ -467,7 +486,10 @@ mod tests {
     fn a_bad_binding_is_one_line_naming_what_is_wrong() {
         let mut b = Bindings::default();
         let err = b.bind("jump", &["j"]).unwrap_err();
-        assert!(err.starts_with("unknown action \"jump\" (one of: up, down"), "{err}");
+        assert!(
+            err.starts_with("unknown action \"jump\" (one of: up, down"),
+            "{err}"
+        );
         let err = b.bind("fire", &["ctrl-f"]).unwrap_err();
         assert_eq!(err, "unknown key \"ctrl-f\"");
         let err = b.bind("up", &["W"]).unwrap_err();
@@ -490,7 +512,10 @@ mod tests {
         assert_eq!(b.action(KeyCode::Char('_')), Some(Action::LagDown));
         assert_eq!(b.action(KeyCode::Tab), Some(Action::ToggleScoreboard));
         assert_eq!(b.action(KeyCode::Char('2')), Some(Action::SelectWeapon(1)));
-        assert_eq!(b.held_key(KeyCode::Char(' '), KeyModifiers::SHIFT), Some(FIRE));
+        assert_eq!(
+            b.held_key(KeyCode::Char(' '), KeyModifiers::SHIFT),
+            Some(FIRE)
+        );
         assert_eq!(b.held_key(KeyCode::Up, KeyModifiers::SHIFT), None);
         assert_eq!(b.face_key(KeyCode::Up, KeyModifiers::SHIFT), Some(6));
         assert_eq!(b.face_key(KeyCode::Char('D'), KeyModifiers::NONE), Some(0));

@@ -42,6 +42,7 @@ pub fn choose(
     error: Option<String>,
 ) -> anyhow::Result<Option<SocketAddr>> {
     let mut discovery = Discovery::new(scope, ports)?;
+    let asked = super::discovery::describe(scope, ports);
     // Answers wake the loop as they arrive, so each is timed when it lands.
     let mut poll = Poll::new().context("cannot create poll")?;
     discovery.register(poll.registry(), Token(0))?;
@@ -69,6 +70,7 @@ pub fn choose(
             typed: &b.typed,
             searching,
             error: b.error.as_deref(),
+            asked: &asked,
         };
         tui.draw(|f| draw_join(f, &view))?;
 
