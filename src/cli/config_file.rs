@@ -361,7 +361,7 @@ mod tests {
 
     fn parse_with(file: &str, args: &[&str]) -> anyhow::Result<Cli> {
         let path = Path::new("config.toml");
-        let cfg = ConfigFile::parse(&path, file)
+        let cfg = ConfigFile::parse(path, file)
             .map_err(|(line, why)| anyhow!("{}:{line}: {why}", path.display()))?;
         let mut argv: Vec<OsString> = vec!["netarena".into()];
         argv.extend(args.iter().map(OsString::from));
