@@ -199,8 +199,9 @@ fn the_ports_asked_are_named_and_a_server_off_them_says_how_to_find_it() {
         words.contains("No servers found").then_some(words)
     });
     assert!(
-        words.contains(&format!("No servers found on port {silent} on this machine."))
-            && words.contains("netarena join --discovery-port PORT"),
+        words.contains(&format!(
+            "No servers found on port {silent} on this machine."
+        )) && words.contains("netarena join --discovery-port PORT"),
         "{words}"
     );
     // Ask the server's port by typing its address: found and joined.

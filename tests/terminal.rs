@@ -955,30 +955,28 @@ fn a_panic_in_any_thread_restores_the_terminal() {
     }
 }
 
-/// Ctrl-Z did nothing: the game kept running and what was typed next (`stty -a`, `fg`)
-/// went into the game, opened chat and was sent to every player. Now it suspends as any
-/// terminal program does: terminal given back, process stopped; `fg` redraws it all.
-#[test]
-fn ctrl_z_suspends_with_the_terminal_restored_and_fg_resumes() {
-    let port = free_port();
-    // An interactive shell with job control, as a player's would be.
+/// Starts `netarena ARGS` from an interactive shell (with job control, as a player's
+/// would be) in tmux, waits until `ready` accepts the screen, presses Ctrl-Z and checks
+/// that the process is stopped with the terminal given back, then types `fg` and waits
+/// for `ready` again on the game's screen. Returns the session, still running the game.
+fn suspend_and_resume(name: &str, args: &str, ready: impl Fn(&str) -> bool) -> Tmux {
     let tmux = Tmux::start(
-        "suspend",
+        name,
         100,
         30,
         "PS1='shell$ ' exec bash --norc --noprofile -i",
     );
     tmux.wait_for_text("shell$");
-    tmux.type_text(&format!(
-        "'{}' host --port {port} --fps-cap 100 --name tester",
-        env!("CARGO_BIN_EXE_netarena")
-    ));
+    tmux.type_text(&format!("'{}' {args}", env!("CARGO_BIN_EXE_netarena")));
     tmux.key("Enter");
-    wait_for_arena(&tmux, "the arena", |s| s.local());
-    let pid = game_pid(port).unwrap_or_else(|| panic!("no netarena process with --port {port}"));
+    tmux.wait_for(&format!("`{args}` on screen"), |s| ready(s).then_some(()));
+    let pid = match tmux.games()[..] {
+        [pid] => pid,
+        ref other => panic!("expected one game, found {other:?}"),
+    };
 
     tmux.key("C-z");
-    tmux.wait_for("the shell reporting the game stopped", |s| {
+    tmux.wait_for(&format!("the shell reporting `{args}` stopped"), |s| {
         (s.contains("Stopped") && s.trim_end().ends_with("shell$")).then_some(())
     });
     let stat = Command::new("ps")
@@ -988,7 +986,7 @@ fn ctrl_z_suspends_with_the_terminal_restored_and_fg_resumes() {
     let stat = String::from_utf8_lossy(&stat.stdout).trim().to_owned();
     assert!(
         stat.starts_with('T'),
-        "the game should be stopped, ps says {stat:?}"
+        "`{args}` should be stopped, ps says {stat:?}"
     );
     assert_eq!(
         tmux.format("#{alternate_on}"),
@@ -1007,13 +1005,45 @@ fn ctrl_z_suspends_with_the_terminal_restored_and_fg_resumes() {
 
     tmux.type_text("fg");
     tmux.key("Enter");
-    wait_for_arena(&tmux, "the whole arena redrawn after fg", |s| {
-        (s.local().is_some() && s.hud.contains("RTT")).then_some(())
+    tmux.wait_for(&format!("`{args}` redrawn after fg"), |s| {
+        ready(s).then_some(())
     });
     assert_eq!(
         tmux.format("#{alternate_on}"),
         "1",
         "back on the game's screen"
+    );
+    tmux
+}
+
+/// Quits what `suspend_and_resume` started with `key`, then has the shell print the
+/// status and modes as `game_script` does, and checks the terminal.
+fn quit_from_shell(tmux: &Tmux, key: &str) {
+    tmux.key(key);
+    sleep(Duration::from_millis(300));
+    if tmux.screen().contains("q again to quit") {
+        tmux.key(key);
+    }
+    tmux.wait_for("the game to exit", |_| {
+        tmux.games().is_empty().then_some(())
+    });
+    tmux.type_text("printf 'EXIT=%s\\n' $?; stty -a");
+    tmux.key("Enter");
+    expect_exit_and_sane_terminal(tmux, 0, &format!("quitting with {key} after fg"), true);
+}
+
+/// Ctrl-Z did nothing: the game kept running and what was typed next (`stty -a`, `fg`)
+/// went into the game, opened chat and was sent to every player. Now it suspends as any
+/// terminal program does: terminal given back, process stopped; `fg` redraws it all.
+#[test]
+fn ctrl_z_suspends_with_the_terminal_restored_and_fg_resumes() {
+    let port = free_port();
+    let whole_game =
+        |s: &str| Screen::parse(s).is_some_and(|s| s.local().is_some() && s.hud.contains("RTT"));
+    let tmux = suspend_and_resume(
+        "suspend",
+        &format!("host --port {port} --fps-cap 100 --name tester"),
+        whole_game,
     );
     let screen = Screen::parse(&tmux.screen()).expect("the game's screen");
     assert!(
@@ -1021,15 +1051,23 @@ fn ctrl_z_suspends_with_the_terminal_restored_and_fg_resumes() {
         "keys typed while stopped reached the game:\n{}",
         framed(&tmux.screen())
     );
+    quit_from_shell(&tmux, "q");
+}
 
-    // Quit, then have the shell print the status and modes as `game_script` does.
-    tmux.key("q");
-    sleep(Duration::from_millis(300));
-    tmux.key("q");
-    tmux.wait_for("the game to exit", |_| {
-        game_pid(port).is_none().then_some(())
+/// The lab and the server browser read keys through the same place: Ctrl-Z suspends
+/// them too.
+#[test]
+fn ctrl_z_suspends_the_lab_and_the_browser() {
+    let tmux = suspend_and_resume("suspend-lab", "lab --clients 2", |s| {
+        s.contains("server") && s.contains("client 1") && s.contains("client 2")
     });
-    tmux.type_text("printf 'EXIT=%s\\n' $?; stty -a");
-    tmux.key("Enter");
-    expect_exit_and_sane_terminal(&tmux, 0, "quitting after fg", true);
+    quit_from_shell(&tmux, "q");
+    drop(tmux);
+    let silent = free_port();
+    let tmux = suspend_and_resume(
+        "suspend-browser",
+        &format!("join --scope loopback --discovery-port {silent}"),
+        |s| s.contains("games on your network") && s.contains("address:"),
+    );
+    quit_from_shell(&tmux, "Escape");
 }
