@@ -297,6 +297,14 @@ fn flag_arguments(arg: &clap::Arg, s: &Setting) -> Result<Vec<OsString>, String>
 /// The command line, parsed with the config file's defaults under it. Help, version
 /// and errors on the command line itself end the program as clap does.
 pub(crate) fn parse(argv: Vec<OsString>) -> anyhow::Result<Cli> {
+    parse_with_file(argv, path)
+}
+
+/// [`parse`] with the file at `path()`, if any.
+fn parse_with_file(
+    argv: Vec<OsString>,
+    path: impl FnOnce() -> Option<PathBuf>,
+) -> anyhow::Result<Cli> {
     let matches = Cli::command()
         .try_get_matches_from(&argv)
         .unwrap_or_else(|e| e.exit());
@@ -359,27 +367,20 @@ pub(crate) fn parse(argv: Vec<OsString>) -> anyhow::Result<Cli> {
 mod tests {
     use super::*;
 
+    /// The command line `netarena ARGS` parsed over a config file holding `file`.
     fn parse_with(file: &str, args: &[&str]) -> anyhow::Result<Cli> {
-        let path = Path::new("config.toml");
-        let cfg = ConfigFile::parse(path, file)
-            .map_err(|(line, why)| anyhow!("{}:{line}: {why}", path.display()))?;
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!(
+            "netarena-config-unit-{}-{n}.toml",
+            std::process::id()
+        ));
+        std::fs::write(&path, file).unwrap();
         let mut argv: Vec<OsString> = vec!["netarena".into()];
         argv.extend(args.iter().map(OsString::from));
-        let matches = Cli::command().try_get_matches_from(&argv)?;
-        let (name, given) = matches.subcommand().unwrap();
-        let command = Cli::command();
-        let sub = command.find_subcommand(name).unwrap();
-        let added: Vec<OsString> = cfg
-            .arguments(sub, given)
-            .into_iter()
-            .flat_map(|(_, a)| a)
-            .collect();
-        let mut full = argv[..2].to_vec();
-        full.extend(added);
-        full.extend_from_slice(&argv[2..]);
-        Ok(Cli::from_arg_matches(
-            &Cli::command().try_get_matches_from(full)?,
-        )?)
+        let cli = parse_with_file(argv, || Some(path.clone()));
+        std::fs::remove_file(&path).unwrap();
+        cli
     }
 
     fn host(cli: Cli) -> super::super::args::HostArgs {
@@ -401,6 +402,30 @@ mod tests {
         assert_eq!(h.name, "typed");
         assert_eq!(h.game.bots, 1);
         assert_eq!(h.view.fps_cap, Some(90));
+    }
+
+    #[test]
+    fn a_value_refused_by_the_flag_names_its_line() {
+        let err = parse_with("name = \"x\"\n[host]\nbots = 999\n", &["host"])
+            .err()
+            .expect("999 bots refused");
+        let err = err.to_string();
+        assert!(
+            err.contains(".toml:3: invalid value '999' for '--bots"),
+            "{err}"
+        );
+        assert!(!err.contains('\n'), "{err}");
+    }
+
+    #[test]
+    fn keys_reach_host_and_join_and_a_missing_file_is_no_error() {
+        let h = host(parse_with("[keys]\nchat = \"y\"\n", &["host"]).unwrap());
+        let mut chat_on_y = Bindings::default();
+        chat_on_y.bind("chat", &["y"]).unwrap();
+        assert_eq!(h.view.keys, chat_on_y);
+        let argv = vec!["netarena".into(), "host".into()];
+        let h = host(parse_with_file(argv, || Some("/nonexistent/netarena.toml".into())).unwrap());
+        assert_eq!(h.view.keys, Bindings::default());
     }
 
     #[test]
