@@ -1054,10 +1054,10 @@ fn ctrl_z_suspends_with_the_terminal_restored_and_fg_resumes() {
     quit_from_shell(&tmux, "q");
 }
 
-/// The lab and the server browser read keys through the same place: Ctrl-Z suspends
-/// them too.
+/// The lab, the server browser and the replay read keys through the same place: Ctrl-Z
+/// suspends them too.
 #[test]
-fn ctrl_z_suspends_the_lab_and_the_browser() {
+fn ctrl_z_suspends_the_lab_the_browser_and_the_replay() {
     let tmux = suspend_and_resume("suspend-lab", "lab --clients 2", |s| {
         s.contains("server") && s.contains("client 1") && s.contains("client 2")
     });
@@ -1070,4 +1070,36 @@ fn ctrl_z_suspends_the_lab_and_the_browser() {
         |s| s.contains("games on your network") && s.contains("address:"),
     );
     quit_from_shell(&tmux, "Escape");
+    drop(tmux);
+
+    // And the replay: record a second of a headless client first.
+    let port = free_port();
+    let bin = env!("CARGO_BIN_EXE_netarena");
+    let mut server = Command::new(bin)
+        .args(["server", "--no-discovery", "--port", &port.to_string()])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("the server starts");
+    let file = std::env::temp_dir().join(format!("netarena-suspend-{}.narec", std::process::id()));
+    let joined = Command::new(bin)
+        .args([
+            "join",
+            &format!("127.0.0.1:{port}"),
+            "--headless",
+            "--seconds",
+            "1",
+        ])
+        .args(["--record", file.to_str().unwrap()])
+        .status()
+        .expect("the headless client runs");
+    let _ = server.kill();
+    let _ = server.wait();
+    assert!(joined.success(), "the headless client failed");
+    let tmux = suspend_and_resume(
+        "suspend-replay",
+        &format!("replay '{}'", file.display()),
+        |s| s.contains('▒') && s.contains("cmds "),
+    );
+    quit_from_shell(&tmux, "q");
+    let _ = std::fs::remove_file(&file);
 }
