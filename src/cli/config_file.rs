@@ -428,6 +428,28 @@ mod tests {
         assert_eq!(h.view.keys, Bindings::default());
     }
 
+    /// A top-level flag (as `theme` will be: host, join, lab and replay only) goes to
+    /// the subcommands that have it and leaves the others alone.
+    #[test]
+    fn a_top_level_flag_goes_only_where_it_exists() {
+        let file = "fps-cap = 90\n";
+        assert!(matches!(
+            parse_with(file, &["server"]).unwrap().command,
+            Command::Server(_)
+        ));
+        assert_eq!(
+            host(parse_with(file, &["host"]).unwrap()).view.fps_cap,
+            Some(90)
+        );
+        let err = ConfigFile::parse(Path::new("c.toml"), "[server]\nfps-cap = 90\n")
+            .err()
+            .expect("server has no --fps-cap");
+        assert_eq!(
+            err,
+            (2, "`netarena server` has no flag --fps-cap".to_owned())
+        );
+    }
+
     #[test]
     fn the_section_wins_over_the_top_level() {
         let file = "fps-cap = 90\n[host]\nfps-cap = 30\n";
