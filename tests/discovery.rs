@@ -6,11 +6,12 @@ mod term;
 
 use std::process::Command;
 
-use support::process::{BIN, headless_join, start_server};
+use support::process::{BIN, NO_CONFIG, headless_join, start_server};
 use term::{Tmux, framed, game_script, quit_and_check_terminal, require_tmux};
 
 fn list(ports: &[u16]) -> Vec<serde_json::Value> {
     let mut cmd = Command::new(BIN);
+    cmd.env("NETARENA_CONFIG", NO_CONFIG);
     cmd.args(["list", "--json", "--scope", "loopback", "--wait-ms", "600"]);
     for p in ports {
         cmd.args(["--discovery-port", &p.to_string()]);
@@ -172,7 +173,7 @@ fn the_ports_asked_are_named_and_a_server_off_them_says_how_to_find_it() {
     let out = Command::new(BIN)
         .args(["list", "--scope", "loopback", "--wait-ms", "300"])
         .args(["--discovery-port", &silent.to_string()])
-        .env_remove("NETARENA_CONFIG")
+        .env("NETARENA_CONFIG", NO_CONFIG)
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
