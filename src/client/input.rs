@@ -331,6 +331,11 @@ impl Keys {
         self.bindings.action(ev.code)
     }
 
+    /// Lets go of every key: after a resize or a suspend, whose releases may never come.
+    pub(crate) fn release_all(&mut self) {
+        self.held = [None; 5];
+    }
+
     /// The buttons held at `now`.
     pub(crate) fn buttons(&mut self, now: Instant) -> Buttons {
         let mut b = Buttons::empty();
@@ -423,6 +428,17 @@ mod tests {
         );
         k.handle(&key(KeyCode::Up, KeyEventKind::Release), t0);
         assert_eq!(k.buttons(t0), Buttons::LEFT);
+    }
+
+    /// A key held when Ctrl-Z suspended the game was still held after `fg` (its release
+    /// came while the game was stopped), and the player walked on by itself.
+    #[test]
+    fn release_all_lets_go_of_keys_held_in_an_enhanced_terminal() {
+        let t0 = Instant::now();
+        let mut k = Keys::new(true);
+        k.handle(&key(KeyCode::Up, KeyEventKind::Press), t0);
+        k.release_all();
+        assert_eq!(k.buttons(t0 + Duration::from_secs(5)), Buttons::empty());
     }
 
     #[test]

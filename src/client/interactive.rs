@@ -268,8 +268,10 @@ fn read_keys(
             Event::Key(key) => on_key(driver, shell, &key, now),
             Event::Resize(w, h) => {
                 tui.autoresize()?;
-                // Also after a suspend (same size): what was on screen is gone.
+                // Also after a suspend (same size): what was on screen is gone, and so
+                // are the releases of keys held then.
                 shell.shown.reset();
+                shell.keys.release_all();
                 shell.screen = (w, h);
                 driver.note_size(w, h);
                 None

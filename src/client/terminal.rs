@@ -139,7 +139,8 @@ fn sift(ev: Event, releases: Releases) -> Option<Event> {
 
 /// The next pending terminal event, without waiting; None when there is none. Ctrl-Z
 /// suspends here (see [`suspend`]) and comes back as a resize to the current size, so
-/// the shell redraws everything as it does after a resize.
+/// the shell redraws everything as it does after a resize, and forgets held keys (their
+/// releases were never seen).
 pub(crate) fn next_event(tui: &mut Tui, releases: Releases) -> io::Result<Option<Event>> {
     while event::poll(Duration::ZERO)? {
         let ev = event::read()?;
@@ -159,7 +160,7 @@ pub(crate) fn next_event(tui: &mut Tui, releases: Releases) -> io::Result<Option
 /// process (every thread: a `host`'s server stops too) with SIGTSTP's default action,
 /// and after `fg` (SIGCONT) takes the terminal again, drops what was typed in between
 /// and clears, so the next draw paints the whole screen.
-pub(crate) fn suspend(tui: &mut Tui) -> io::Result<()> {
+fn suspend(tui: &mut Tui) -> io::Result<()> {
     #[cfg(unix)]
     {
         let enhanced = ENHANCED.load(Ordering::SeqCst);
@@ -199,8 +200,9 @@ mod tests {
         Event::Key(KeyEvent::new_with_kind(code, modifiers, kind))
     }
 
-    /// crossterm on Windows reports a release for every key: a menu that took every
-    /// key event acted twice per key (a typed address doubled, a step taken twice).
+    /// crossterm on Windows reports a release for every key: a shell that took the
+    /// releases it has no use for would act twice per key (a typed address doubled).
+    /// They are dropped here, in one place, and kept for the shells that hold keys.
     #[test]
     fn releases_reach_only_the_shells_that_use_them() {
         let none = KeyModifiers::NONE;

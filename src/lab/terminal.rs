@@ -166,6 +166,8 @@ fn read_keys(
             Event::Resize(w, h) => {
                 tui.autoresize()?;
                 lab.note_size(w, h);
+                // Also after a suspend, when releases of held keys went unseen.
+                front.players.iter_mut().for_each(Keys::release_all);
             }
             _ => {}
         }
