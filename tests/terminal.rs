@@ -979,14 +979,16 @@ fn suspend_and_resume(name: &str, args: &str, ready: impl Fn(&str) -> bool) -> T
     tmux.wait_for(&format!("the shell reporting `{args}` stopped"), |s| {
         (s.contains("Stopped") && s.trim_end().ends_with("shell$")).then_some(())
     });
-    let stat = Command::new("ps")
-        .args(["-o", "stat=", "-p", &pid.to_string()])
-        .output()
-        .expect("cannot run ps");
-    let stat = String::from_utf8_lossy(&stat.stdout).trim().to_owned();
-    assert!(
-        stat.starts_with('T'),
-        "`{args}` should be stopped, ps says {stat:?}"
+    // The process state, as `ps -o stat` shows it: T for stopped.
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let state = stat
+        .rsplit_once(')')
+        .and_then(|(_, rest)| rest.split_whitespace().next())
+        .unwrap_or("?")
+        .to_owned();
+    assert_eq!(
+        state, "T",
+        "`{args}` should be stopped: /proc/{pid}/stat says {stat}"
     );
     assert_eq!(
         tmux.format("#{alternate_on}"),
