@@ -106,3 +106,103 @@ fn cli_reference_is_current() {
         );
     }
 }
+
+/// `netarena ARGS` in an environment with nothing of the user's (no config file, no
+/// `$HOME`) but `env`; its status, stdout and stderr.
+fn run(args: &[&str], env: &[(&str, &str)]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_netarena"))
+        .args(args)
+        .env_clear()
+        .envs(env.iter().copied())
+        .output()
+        .expect("run netarena");
+    let text = |b: Vec<u8>| String::from_utf8(b).expect("UTF-8");
+    (out.status.success(), text(out.stdout), text(out.stderr))
+}
+
+/// The subcommand names `netarena --help` lists.
+fn top_subcommands() -> Vec<String> {
+    let names = subcommands(&help(&[]));
+    assert!(names.len() >= 10, "{names:?}");
+    names
+}
+
+#[test]
+fn completions_are_generated_for_bash_zsh_and_fish() {
+    for (shell, marker) in [
+        ("bash", "complete -F _netarena"),
+        ("zsh", "#compdef netarena"),
+        ("fish", "complete -c netarena"),
+    ] {
+        let (ok, script, err) = run(&["completions", shell], &[]);
+        assert!(ok, "completions {shell}: {err}");
+        assert!(
+            script.contains(marker),
+            "{shell}: no {marker:?} in\n{script}"
+        );
+        for sub in top_subcommands() {
+            assert!(script.contains(&sub), "{shell}: {sub} is not completed");
+        }
+        assert!(
+            script.contains("discovery-port"),
+            "{shell}: flags are completed"
+        );
+    }
+    let (ok, _, err) = run(&["completions", "tcsh"], &[]);
+    assert!(!ok && err.contains("invalid value 'tcsh'"), "{err}");
+}
+
+#[test]
+fn the_manpage_is_roff_with_every_subcommand_and_its_flags() {
+    let (ok, page, err) = run(&["manpage"], &[]);
+    assert!(ok, "{err}");
+    assert!(
+        page.starts_with(".ie "),
+        "roff: {}",
+        &page[..80.min(page.len())]
+    );
+    assert!(page.contains(".TH netarena 1"), "the main page");
+    assert!(page.contains(".SH SUBCOMMANDS"));
+    for sub in top_subcommands() {
+        assert!(
+            page.contains(&format!(".TH netarena-{sub} 1")),
+            "no page for {sub}"
+        );
+    }
+    // roff escapes '-' in flags.
+    assert!(
+        page.contains(r"\-\-discovery\-port"),
+        "the flags are documented"
+    );
+}
+
+#[test]
+fn config_path_follows_netarena_config_then_xdg() {
+    let (ok, out, err) = run(
+        &["config", "--path"],
+        &[("NETARENA_CONFIG", "/tmp/somewhere/mine.toml")],
+    );
+    assert!(ok, "{err}");
+    assert_eq!(out, "/tmp/somewhere/mine.toml\n");
+    let (ok, out, err) = run(
+        &["config", "--path"],
+        &[("HOME", "/home/someone"), ("XDG_CONFIG_HOME", "/tmp/xdg")],
+    );
+    assert!(ok, "{err}");
+    assert_eq!(out, "/tmp/xdg/netarena/config.toml\n");
+    let (ok, example, _) = run(&["config", "--example"], &[]);
+    assert!(ok && example.contains("[keys]"), "{example}");
+}
+
+/// A config file with a mistake stops every subcommand that reads it, with one line
+/// naming the file and the line.
+#[test]
+fn a_bad_config_file_is_one_line_naming_its_line() {
+    let path = std::env::temp_dir().join(format!("netarena-bad-{}.toml", std::process::id()));
+    std::fs::write(&path, "name = \"ok\"\n[keys]\nfire = \"ctrl-f\"\n").unwrap();
+    let p = path.to_str().unwrap();
+    let (ok, _, err) = run(&["list", "--wait-ms", "10"], &[("NETARENA_CONFIG", p)]);
+    std::fs::remove_file(&path).unwrap();
+    assert!(!ok);
+    assert_eq!(err, format!("netarena: {p}:3: unknown key \"ctrl-f\"\n"));
+}

@@ -6,11 +6,12 @@ mod term;
 
 use std::process::Command;
 
-use support::process::{BIN, headless_join, start_server};
+use support::process::{BIN, NO_CONFIG, headless_join, start_server};
 use term::{Tmux, framed, game_script, quit_and_check_terminal, require_tmux};
 
 fn list(ports: &[u16]) -> Vec<serde_json::Value> {
     let mut cmd = Command::new(BIN);
+    cmd.env("NETARENA_CONFIG", NO_CONFIG);
     cmd.args(["list", "--json", "--scope", "loopback", "--wait-ms", "600"]);
     for p in ports {
         cmd.args(["--discovery-port", &p.to_string()]);
@@ -104,5 +105,109 @@ fn the_join_screen_lists_and_joins_in_a_real_terminal() {
     tmux.key(if future_first { "Down" } else { "Up" });
     tmux.key("Enter");
     tmux.wait_for_text("@ tester");
+    quit_and_check_terminal(&tmux, "q", true);
+}
+
+/// The config file is read (its `[list]` section makes `list` print JSON and ask a port
+/// nobody listens on), and a flag on the command line overrides it (the server's port).
+#[test]
+fn list_reads_the_config_file_and_flags_override_it() {
+    let server = start_server(&["--server-name", "configured"]);
+    let dir = std::env::temp_dir().join(format!("netarena-xdg-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("netarena")).unwrap();
+    // A port no server is on: a free one, taken and given back.
+    let silent = std::net::UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    std::fs::write(
+        dir.join("netarena/config.toml"),
+        format!("[list]\njson = true\nscope = \"loopback\"\ndiscovery-port = [{silent}]\n"),
+    )
+    .unwrap();
+    let list = |extra: &[&str]| {
+        let out = Command::new(BIN)
+            .args(["list", "--wait-ms", "600"])
+            .args(extra)
+            .env_remove("NETARENA_CONFIG")
+            .env("XDG_CONFIG_HOME", &dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|_| panic!("not JSON: {}", String::from_utf8_lossy(&out.stdout)));
+        v.as_array().expect("an array").clone()
+    };
+    assert!(list(&[]).is_empty(), "the file's port has no server");
+    let found = list(&["--discovery-port", &server.port.to_string()]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["name"], "configured");
+}
+
+/// A host on a port the browser did not ask was not found, and the browser said only
+/// "No servers found". Now the browser and `list` name the ports they asked and how to
+/// ask another, and a server off the default ports says how it is found.
+#[test]
+fn the_ports_asked_are_named_and_a_server_off_them_says_how_to_find_it() {
+    require_tmux();
+    // `--port 0`: a port the system picks, never one of 7777-7781.
+    let server = start_server(&["--server-name", "elsewhere"]);
+    let hint = format!("find this server with --discovery-port {}", server.port);
+    assert!(
+        server
+            .wait_for_line(&hint, std::time::Duration::from_secs(5))
+            .is_some(),
+        "the server should say `{hint}`"
+    );
+    let silent = std::net::UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let out = Command::new(BIN)
+        .args(["list", "--scope", "loopback", "--wait-ms", "300"])
+        .args(["--discovery-port", &silent.to_string()])
+        .env("NETARENA_CONFIG", NO_CONFIG)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!(
+            "no servers found on port {silent} on this machine; for a server on another \
+             port: --discovery-port PORT"
+        )),
+        "{text}"
+    );
+
+    let tmux = Tmux::start(
+        "ports",
+        80,
+        24,
+        &game_script(&format!("join --scope loopback --discovery-port {silent}")),
+    );
+    let words = tmux.wait_for("the browser to give up searching", |s| {
+        let words = s
+            .split(|c: char| c.is_whitespace() || c == '│')
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ");
+        words.contains("No servers found").then_some(words)
+    });
+    assert!(
+        words.contains(&format!(
+            "No servers found on port {silent} on this machine."
+        )) && words.contains("netarena join --discovery-port PORT"),
+        "{words}"
+    );
+    // Ask the server's port by typing its address: found and joined.
+    tmux.type_text(&format!("127.0.0.1:{}", server.port));
+    tmux.key("Enter");
+    tmux.wait_for_text("@ ");
     quit_and_check_terminal(&tmux, "q", true);
 }

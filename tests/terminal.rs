@@ -963,3 +963,154 @@ fn a_panic_in_any_thread_restores_the_terminal() {
         );
     }
 }
+
+/// Starts `netarena ARGS` from an interactive shell (with job control, as a player's
+/// would be) in tmux, waits until `ready` accepts the screen, presses Ctrl-Z and checks
+/// that the process is stopped with the terminal given back, then types `fg` and waits
+/// for `ready` again on the game's screen. Returns the session, still running the game.
+fn suspend_and_resume(name: &str, args: &str, ready: impl Fn(&str) -> bool) -> Tmux {
+    let tmux = Tmux::start(
+        name,
+        100,
+        30,
+        "PS1='shell$ ' exec bash --norc --noprofile -i",
+    );
+    tmux.wait_for_text("shell$");
+    tmux.type_text(&format!("'{}' {args}", env!("CARGO_BIN_EXE_netarena")));
+    tmux.key("Enter");
+    tmux.wait_for(&format!("`{args}` on screen"), |s| ready(s).then_some(()));
+    let pid = match tmux.games()[..] {
+        [pid] => pid,
+        ref other => panic!("expected one game, found {other:?}"),
+    };
+
+    tmux.key("C-z");
+    tmux.wait_for(&format!("the shell reporting `{args}` stopped"), |s| {
+        (s.contains("Stopped") && s.trim_end().ends_with("shell$")).then_some(())
+    });
+    // The process state, as `ps -o stat` shows it: T for stopped.
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let state = stat
+        .rsplit_once(')')
+        .and_then(|(_, rest)| rest.split_whitespace().next())
+        .unwrap_or("?")
+        .to_owned();
+    assert_eq!(
+        state, "T",
+        "`{args}` should be stopped: /proc/{pid}/stat says {stat}"
+    );
+    assert_eq!(
+        tmux.format("#{alternate_on}"),
+        "0",
+        "the normal screen is back"
+    );
+    assert_eq!(tmux.format("#{cursor_flag}"), "1", "the cursor is shown");
+    // Raw mode is off: the shell's `stty -a` says so. Its keys (a `t` among them, which
+    // opens the game's chat) go to the shell, not to the stopped game.
+    tmux.type_text("stty -a");
+    tmux.key("Enter");
+    let history = tmux.wait_for_in("`stty -a` in the shell", Tmux::history, |h| {
+        h.contains("icanon").then(|| h.to_owned())
+    });
+    term::assert_terminal_restored(&tmux, &history, true);
+
+    tmux.type_text("fg");
+    tmux.key("Enter");
+    tmux.wait_for(&format!("`{args}` redrawn after fg"), |s| {
+        ready(s).then_some(())
+    });
+    assert_eq!(
+        tmux.format("#{alternate_on}"),
+        "1",
+        "back on the game's screen"
+    );
+    tmux
+}
+
+/// Quits what `suspend_and_resume` started with `key`, then has the shell print the
+/// status and modes as `game_script` does, and checks the terminal.
+fn quit_from_shell(tmux: &Tmux, key: &str) {
+    tmux.key(key);
+    sleep(Duration::from_millis(300));
+    if tmux.screen().contains("q again to quit") {
+        tmux.key(key);
+    }
+    tmux.wait_for("the game to exit", |_| {
+        tmux.games().is_empty().then_some(())
+    });
+    tmux.type_text("printf 'EXIT=%s\\n' $?; stty -a");
+    tmux.key("Enter");
+    expect_exit_and_sane_terminal(tmux, 0, &format!("quitting with {key} after fg"), true);
+}
+
+/// Ctrl-Z did nothing: the game kept running and what was typed next (`stty -a`, `fg`)
+/// went into the game, opened chat and was sent to every player. Now it suspends as any
+/// terminal program does: terminal given back, process stopped; `fg` redraws it all.
+#[test]
+fn ctrl_z_suspends_with_the_terminal_restored_and_fg_resumes() {
+    let port = free_port();
+    let whole_game =
+        |s: &str| Screen::parse(s).is_some_and(|s| s.local().is_some() && s.hud.contains("RTT"));
+    let tmux = suspend_and_resume(
+        "suspend",
+        &format!("host --port {port} --fps-cap 100 --name tester"),
+        whole_game,
+    );
+    let screen = Screen::parse(&tmux.screen()).expect("the game's screen");
+    assert!(
+        !screen.combat.starts_with("say:"),
+        "keys typed while stopped reached the game:\n{}",
+        framed(&tmux.screen())
+    );
+    quit_from_shell(&tmux, "q");
+}
+
+/// The lab, the server browser and the replay read keys through the same place: Ctrl-Z
+/// suspends them too.
+#[test]
+fn ctrl_z_suspends_the_lab_the_browser_and_the_replay() {
+    let tmux = suspend_and_resume("suspend-lab", "lab --clients 2", |s| {
+        s.contains("server") && s.contains("client 1") && s.contains("client 2")
+    });
+    quit_from_shell(&tmux, "q");
+    drop(tmux);
+    let silent = free_port();
+    let tmux = suspend_and_resume(
+        "suspend-browser",
+        &format!("join --scope loopback --discovery-port {silent}"),
+        |s| s.contains("games on your network") && s.contains("address:"),
+    );
+    quit_from_shell(&tmux, "Escape");
+    drop(tmux);
+
+    // And the replay: record a second of a headless client first.
+    let port = free_port();
+    let bin = env!("CARGO_BIN_EXE_netarena");
+    let mut server = Command::new(bin)
+        .args(["server", "--no-discovery", "--port", &port.to_string()])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("the server starts");
+    let file = std::env::temp_dir().join(format!("netarena-suspend-{}.narec", std::process::id()));
+    let joined = Command::new(bin)
+        .args([
+            "join",
+            &format!("127.0.0.1:{port}"),
+            "--headless",
+            "--seconds",
+            "1",
+        ])
+        .args(["--record", file.to_str().unwrap()])
+        .status()
+        .expect("the headless client runs");
+    let _ = server.kill();
+    let _ = server.wait();
+    assert!(joined.success(), "the headless client failed");
+    let tmux = suspend_and_resume(
+        "suspend-replay",
+        &format!("replay '{}'", file.display()),
+        |s| s.contains('▒') && s.contains("cmds "),
+    );
+    quit_from_shell(&tmux, "q");
+    let _ = std::fs::remove_file(&file);
+}

@@ -10,6 +10,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use netarena::client::discovery::Scope;
 use netarena::client::headless::BotKind;
+use netarena::client::input::Bindings;
 use netarena::client::validate::{DELAYS_MS, FPS_CAPS, INPUT_RATES};
 use netarena::client::{GhostMode, session::DEFAULT_INPUT_RATE};
 use netarena::server::config::{
@@ -41,6 +42,8 @@ where
 #[derive(Parser)]
 #[command(
     name = "netarena",
+    after_help = "Defaults for any flag, the player name and key bindings can be kept in a \
+                  config file: see `netarena config --example`.",
     version,
     about = "A fast top-down ASCII deathmatch for the LAN, whose netcode you can see",
     long_about = None
@@ -66,6 +69,28 @@ pub(crate) enum Command {
     Lab(super::lab::LabArgs),
     /// Replay a recording made with --record: in the terminal, or headless to a report
     Replay(ReplayArgs),
+    /// Print a shell completion script (e.g. `netarena completions bash > FILE`)
+    Completions {
+        /// The shell to complete for
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff; e.g. `netarena manpage | man -l -`)
+    Manpage,
+    /// The config file: where it is read from, or an example of one
+    Config(ConfigArgs),
+}
+
+#[derive(Args)]
+#[group(required = true, multiple = false)]
+pub(crate) struct ConfigArgs {
+    /// Print the path the config file is read from ($NETARENA_CONFIG, else the XDG
+    /// config directory); it need not exist
+    #[arg(long)]
+    pub(crate) path: bool,
+    /// Print an example config file, with every section explained
+    #[arg(long)]
+    pub(crate) example: bool,
 }
 
 #[derive(Args)]
@@ -322,6 +347,9 @@ pub(crate) struct ViewArgs {
     /// Testing aid: panic on this thread a second after start
     #[arg(long, hide = true, value_enum)]
     pub(crate) debug_panic: Option<PanicSite>,
+    /// Which key does what: the config file's `[keys]` (no flag sets it).
+    #[arg(skip)]
+    pub(crate) keys: Bindings,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -153,6 +153,7 @@ pub(crate) fn client_config(
     client.outgoing = conditions.clone();
     client.incoming = conditions;
     client.seed = net.seed;
+    client.keys = view.keys.clone();
     client.validate()?;
     Ok(client)
 }

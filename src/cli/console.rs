@@ -6,6 +6,7 @@ use std::io::Write;
 use std::net::SocketAddr;
 use std::sync::mpsc;
 
+use netarena::client::discovery::DEFAULT_PORTS;
 use netarena::server::event_loop::Observer;
 use netarena::server::{REFUSALS_EVERY, Server, ServerEvent};
 
@@ -95,6 +96,17 @@ impl Observer for PrintEvents {
             c.snapshot_rate,
             c.max_players
         ));
+        let port = addr.port();
+        if c.discoverable && !DEFAULT_PORTS.contains(&port) {
+            // Browsers ask the default ports only: say how this one is found. (Tests
+            // wait for lines with "join" or "leave": this one has neither.)
+            say(format_args!(
+                "port {port} is not one LAN browsers ask by default ({}-{}): players \
+                 find this server with --discovery-port {port}, or by its address",
+                DEFAULT_PORTS.start(),
+                DEFAULT_PORTS.end()
+            ));
+        }
     }
 
     fn event(&mut self, event: &ServerEvent) {

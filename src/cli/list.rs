@@ -19,7 +19,10 @@ pub(crate) fn run(args: ListArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if found.is_empty() {
-        say(format_args!("no servers found"));
+        let asked = discovery::describe(args.discovery.scope.into(), &args.discovery.ports());
+        say(format_args!(
+            "no servers found on {asked}; for a server on another port: --discovery-port PORT"
+        ));
     }
     for s in &found {
         let version = if s.compatible {

@@ -6,7 +6,9 @@
 mod args;
 mod bench;
 mod config;
+mod config_file;
 mod console;
+mod generate;
 mod host;
 mod join;
 mod lab;
@@ -19,12 +21,10 @@ mod signals;
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
-use args::{Cli, Command};
+use args::Command;
 
 pub(crate) fn run() -> anyhow::Result<ExitCode> {
-    let cli = Cli::parse();
+    let cli = config_file::parse(std::env::args_os().collect())?;
     let signals = signals::install()?;
     let (stop, signal) = (&*signals.stop, &*signals.signal);
     match cli.command {
@@ -35,5 +35,8 @@ pub(crate) fn run() -> anyhow::Result<ExitCode> {
         Command::Bench(args) => bench::run(args),
         Command::Lab(args) => lab::run(args, stop, signal),
         Command::Replay(args) => replay::run(args, stop),
+        Command::Completions { shell } => generate::completions(shell),
+        Command::Manpage => generate::manpage(),
+        Command::Config(args) => generate::config(&args),
     }
 }

@@ -18,6 +18,35 @@ use crate::net::protocol::{MAX_INFO_NAME_CHARS, PROTOCOL_VERSION, ServerMsg, san
 /// server on one machine would go.
 pub const DEFAULT_PORTS: std::ops::RangeInclusive<u16> = 7777..=7781;
 
+/// What a search asks, for the user: "ports 7777-7781 on this machine and the LAN".
+/// A server on a port not named here is not found (it answers on its game port only).
+pub fn describe(scope: Scope, ports: &[u16]) -> String {
+    let mut sorted = ports.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    // Runs of consecutive ports as "A-B".
+    let mut runs: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < sorted.len() {
+        let mut j = i;
+        while j + 1 < sorted.len() && sorted[j + 1] == sorted[j] + 1 {
+            j += 1;
+        }
+        runs.push(if j > i {
+            format!("{}-{}", sorted[i], sorted[j])
+        } else {
+            sorted[i].to_string()
+        });
+        i = j + 1;
+    }
+    let noun = if sorted.len() == 1 { "port" } else { "ports" };
+    let where_ = match scope {
+        Scope::Loopback => "on this machine",
+        Scope::Lan => "on this machine and the LAN",
+    };
+    format!("{noun} {} {where_}", runs.join(", "))
+}
+
 /// Where discovery requests go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scope {
@@ -211,6 +240,23 @@ mod tests {
             compatible: true,
             ping_ms,
         }
+    }
+
+    #[test]
+    fn the_ports_asked_are_named_in_runs() {
+        let ports: Vec<u16> = DEFAULT_PORTS.collect();
+        assert_eq!(
+            describe(Scope::Lan, &ports),
+            "ports 7777-7781 on this machine and the LAN"
+        );
+        assert_eq!(
+            describe(Scope::Loopback, &[9000, 7777, 7778, 9000, 9002]),
+            "ports 7777-7778, 9000, 9002 on this machine"
+        );
+        assert_eq!(
+            describe(Scope::Loopback, &[9000]),
+            "port 9000 on this machine"
+        );
     }
 
     /// A server on this machine answered on 127.0.0.1 and on the LAN address, and was

@@ -82,50 +82,225 @@ pub(crate) struct Keys {
     /// True when the terminal reports key releases.
     enhanced: bool,
     held: [Option<Hold>; 5],
+    bindings: Bindings,
 }
 
-fn held_key(code: KeyCode, modifiers: KeyModifiers) -> Option<usize> {
-    if modifiers.contains(KeyModifiers::SHIFT) {
-        // Shifted directions turn (see `face_key`); a shifted space still fires.
-        return (code == KeyCode::Char(' ')).then_some(FIRE);
-    }
-    match code {
-        KeyCode::Char(' ') => Some(FIRE),
-        KeyCode::Up | KeyCode::Char('w') => Some(0),
-        KeyCode::Down | KeyCode::Char('s') => Some(1),
-        KeyCode::Left | KeyCode::Char('a') => Some(2),
-        KeyCode::Right | KeyCode::Char('d') => Some(3),
-        _ => None,
+/// What a key is bound to: a held button (an index into [`HELD`]) or an action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Bound {
+    Hold(usize),
+    Act(Action),
+}
+
+/// Every rebindable thing, by the name the config file's `[keys]` uses, with its
+/// default keys. The one table that `Bindings::default`, the config file and its
+/// errors read.
+const NAMED: &[(&str, Bound, &[KeyCode])] = {
+    use Action::*;
+    use KeyCode::{Char, Down, Esc, F, Left, Right, Tab, Up};
+    &[
+        ("up", Bound::Hold(0), &[Up, Char('w')]),
+        ("down", Bound::Hold(1), &[Down, Char('s')]),
+        ("left", Bound::Hold(2), &[Left, Char('a')]),
+        ("right", Bound::Hold(3), &[Right, Char('d')]),
+        ("fire", Bound::Hold(FIRE), &[Char(' ')]),
+        ("quit", Bound::Act(Quit), &[Char('q')]),
+        ("back", Bound::Act(Back), &[Esc]),
+        ("prediction", Bound::Act(TogglePrediction), &[Char('p')]),
+        (
+            "reconciliation",
+            Bound::Act(ToggleReconciliation),
+            &[Char('r')],
+        ),
+        (
+            "interpolation",
+            Bound::Act(ToggleInterpolation),
+            &[Char('i')],
+        ),
+        (
+            "extrapolation",
+            Bound::Act(ToggleExtrapolation),
+            &[Char('x')],
+        ),
+        ("smoothing", Bound::Act(ToggleSmoothing), &[Char('m')]),
+        ("ghosts", Bound::Act(CycleGhosts), &[Char('g')]),
+        ("stats", Bound::Act(ToggleStats), &[Char('n')]),
+        ("help", Bound::Act(ToggleHelp), &[Char('?'), F(1)]),
+        ("lag-up", Bound::Act(LagUp), &[Char('+'), Char('=')]),
+        ("lag-down", Bound::Act(LagDown), &[Char('-'), Char('_')]),
+        ("jitter", Bound::Act(CycleJitter), &[Char('j')]),
+        ("loss", Bound::Act(CycleLoss), &[Char('l')]),
+        ("profile", Bound::Act(CycleProfile), &[Char('c')]),
+        ("blaster", Bound::Act(SelectWeapon(0)), &[Char('1')]),
+        ("rail", Bound::Act(SelectWeapon(1)), &[Char('2')]),
+        ("scoreboard", Bound::Act(ToggleScoreboard), &[Tab]),
+        ("chat", Bound::Act(OpenChat), &[Char('t')]),
+        (
+            "lag-compensation",
+            Bound::Act(ToggleLagCompensation),
+            &[Char('v')],
+        ),
+    ]
+};
+
+/// The names `[keys]` accepts, for error messages and the docs.
+pub fn binding_names() -> impl Iterator<Item = &'static str> {
+    NAMED.iter().map(|(name, _, _)| *name)
+}
+
+/// Which key does what in the game: the defaults, with the player's own bindings (the
+/// config file's `[keys]`) in place of them. Ctrl-C always quits; Shift with a
+/// direction's key turns to face that way.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Bindings {
+    table: Vec<(KeyCode, Bound)>,
+    /// The keys bound by [`Bindings::bind`], and to what, so one key cannot be given
+    /// to two actions.
+    chosen: Vec<(KeyCode, &'static str)>,
+}
+
+impl Default for Bindings {
+    fn default() -> Bindings {
+        let table = NAMED
+            .iter()
+            .flat_map(|(_, bound, keys)| keys.iter().map(move |k| (*k, *bound)))
+            .collect();
+        Bindings {
+            table,
+            chosen: Vec::new(),
+        }
     }
 }
 
-/// Shift with a direction (`W A S D`, or Shift and an arrow): the aim to turn to.
-fn face_key(code: KeyCode, modifiers: KeyModifiers) -> Option<u8> {
-    let shifted = modifiers.contains(KeyModifiers::SHIFT);
-    match code {
-        KeyCode::Char('D') => Some(0),
-        KeyCode::Right if shifted => Some(0),
-        KeyCode::Char('S') => Some(2),
-        KeyCode::Down if shifted => Some(2),
-        KeyCode::Char('A') => Some(4),
-        KeyCode::Left if shifted => Some(4),
-        KeyCode::Char('W') => Some(6),
-        KeyCode::Up if shifted => Some(6),
-        _ => None,
+impl Bindings {
+    /// Binds `action` (a name from [`binding_names`]) to `keys` instead of its
+    /// defaults; a key that did something else by default now does only this. The
+    /// error is one line, for the caller to prefix with where the binding came from.
+    pub fn bind(&mut self, action: &str, keys: &[&str]) -> Result<(), String> {
+        let Some((name, bound, _)) = NAMED.iter().find(|(name, _, _)| *name == action) else {
+            return Err(format!(
+                "unknown action {action:?} (one of: {})",
+                binding_names().collect::<Vec<_>>().join(", ")
+            ));
+        };
+        let codes = keys
+            .iter()
+            .map(|k| key_code(k))
+            .collect::<Result<Vec<_>, _>>()?;
+        if codes.is_empty() {
+            return Err(format!("no key given for {action:?}"));
+        }
+        if let Some((i, (_, other))) = codes.iter().enumerate().find_map(|(i, c)| {
+            self.chosen
+                .iter()
+                .find(|(k, n)| k == c && n != name)
+                .map(|found| (i, *found))
+        }) {
+            return Err(format!("key {:?} is already bound to {other:?}", keys[i]));
+        }
+        self.chosen.retain(|(_, n)| n != name);
+        self.chosen.extend(codes.iter().map(|c| (*c, *name)));
+        self.table
+            .retain(|(code, b)| b != bound && !codes.contains(code));
+        self.table.extend(codes.into_iter().map(|c| (c, *bound)));
+        Ok(())
     }
+
+    fn get(&self, code: KeyCode) -> Option<Bound> {
+        self.table
+            .iter()
+            .find_map(|(c, b)| (*c == code).then_some(*b))
+    }
+
+    fn held_key(&self, code: KeyCode, modifiers: KeyModifiers) -> Option<usize> {
+        if modifiers.contains(KeyModifiers::SHIFT) && code != KeyCode::Char(' ') {
+            // Shifted directions turn (see `face_key`); a shifted space still fires.
+            return None;
+        }
+        match self.get(code)? {
+            Bound::Hold(i) => Some(i),
+            Bound::Act(_) => None,
+        }
+    }
+
+    /// Shift with a direction's key (`W A S D`, or Shift and an arrow): the aim to
+    /// turn to.
+    fn face_key(&self, code: KeyCode, modifiers: KeyModifiers) -> Option<u8> {
+        let base = match code {
+            KeyCode::Char(c) if c.is_ascii_uppercase() => KeyCode::Char(c.to_ascii_lowercase()),
+            KeyCode::Char(_) => return None,
+            other if modifiers.contains(KeyModifiers::SHIFT) => other,
+            _ => return None,
+        };
+        match self.get(base)? {
+            Bound::Hold(3) => Some(0),
+            Bound::Hold(1) => Some(2),
+            Bound::Hold(2) => Some(4),
+            Bound::Hold(0) => Some(6),
+            _ => None,
+        }
+    }
+
+    fn action(&self, code: KeyCode) -> Option<Action> {
+        match self.get(code)? {
+            Bound::Act(a) => Some(a),
+            Bound::Hold(_) => None,
+        }
+    }
+}
+
+/// A key by its name in the config file: one character, or `space`, `tab`, `esc`,
+/// `enter`, `backspace`, `up`, `down`, `left`, `right`, `f1` to `f12`.
+fn key_code(name: &str) -> Result<KeyCode, String> {
+    let mut chars = name.chars();
+    if let (Some(c), None) = (chars.next(), chars.next()) {
+        if c.is_ascii_uppercase() {
+            return Err(format!(
+                "key {name:?}: Shift with a direction's key turns; bind \"{}\"",
+                c.to_ascii_lowercase()
+            ));
+        }
+        if c.is_control() {
+            return Err(format!("key {name:?} is a control character"));
+        }
+        return Ok(KeyCode::Char(c));
+    }
+    let lower = name.to_ascii_lowercase();
+    let code = match lower.as_str() {
+        "space" => KeyCode::Char(' '),
+        "tab" => KeyCode::Tab,
+        "esc" | "escape" => KeyCode::Esc,
+        "enter" => KeyCode::Enter,
+        "backspace" => KeyCode::Backspace,
+        "up" => KeyCode::Up,
+        "down" => KeyCode::Down,
+        "left" => KeyCode::Left,
+        "right" => KeyCode::Right,
+        f if f.starts_with('f') => match f[1..].parse::<u8>() {
+            Ok(n @ 1..=12) => KeyCode::F(n),
+            _ => return Err(format!("unknown key {name:?}")),
+        },
+        _ => return Err(format!("unknown key {name:?}")),
+    };
+    Ok(code)
 }
 
 impl Keys {
     pub(crate) fn new(enhanced: bool) -> Keys {
+        Keys::with_bindings(enhanced, Bindings::default())
+    }
+
+    pub(crate) fn with_bindings(enhanced: bool, bindings: Bindings) -> Keys {
         Keys {
             enhanced,
             held: [None; 5],
+            bindings,
         }
     }
 
     /// Takes one key event; returns an action if the key is bound to one.
     pub(crate) fn handle(&mut self, ev: &KeyEvent, now: Instant) -> Option<Action> {
-        if let Some(i) = held_key(ev.code, ev.modifiers) {
+        if let Some(i) = self.bindings.held_key(ev.code, ev.modifiers) {
             match ev.kind {
                 KeyEventKind::Release => self.held[i] = None,
                 KeyEventKind::Press | KeyEventKind::Repeat => {
@@ -150,32 +325,15 @@ impl Keys {
         if ev.modifiers.contains(KeyModifiers::CONTROL) {
             return matches!(ev.code, KeyCode::Char('c')).then_some(Action::Quit);
         }
-        if let Some(aim) = face_key(ev.code, ev.modifiers) {
+        if let Some(aim) = self.bindings.face_key(ev.code, ev.modifiers) {
             return Some(Action::Face(aim));
         }
-        match ev.code {
-            KeyCode::Char('q') => Some(Action::Quit),
-            KeyCode::Esc => Some(Action::Back),
-            KeyCode::Char('p') => Some(Action::TogglePrediction),
-            KeyCode::Char('r') => Some(Action::ToggleReconciliation),
-            KeyCode::Char('i') => Some(Action::ToggleInterpolation),
-            KeyCode::Char('x') => Some(Action::ToggleExtrapolation),
-            KeyCode::Char('m') => Some(Action::ToggleSmoothing),
-            KeyCode::Char('g') => Some(Action::CycleGhosts),
-            KeyCode::Char('n') => Some(Action::ToggleStats),
-            KeyCode::Char('?') | KeyCode::F(1) => Some(Action::ToggleHelp),
-            KeyCode::Char('+' | '=') => Some(Action::LagUp),
-            KeyCode::Char('-' | '_') => Some(Action::LagDown),
-            KeyCode::Char('j') => Some(Action::CycleJitter),
-            KeyCode::Char('l') => Some(Action::CycleLoss),
-            KeyCode::Char('c') => Some(Action::CycleProfile),
-            KeyCode::Char('1') => Some(Action::SelectWeapon(0)),
-            KeyCode::Char('2') => Some(Action::SelectWeapon(1)),
-            KeyCode::Tab => Some(Action::ToggleScoreboard),
-            KeyCode::Char('t') => Some(Action::OpenChat),
-            KeyCode::Char('v') => Some(Action::ToggleLagCompensation),
-            _ => None,
-        }
+        self.bindings.action(ev.code)
+    }
+
+    /// Lets go of every key: after a resize or a suspend, whose releases may never come.
+    pub(crate) fn release_all(&mut self) {
+        self.held = [None; 5];
     }
 
     /// The buttons held at `now`.
@@ -272,6 +430,17 @@ mod tests {
         assert_eq!(k.buttons(t0), Buttons::LEFT);
     }
 
+    /// A key held when Ctrl-Z suspended the game was still held after `fg` (its release
+    /// came while the game was stopped), and the player walked on by itself.
+    #[test]
+    fn release_all_lets_go_of_keys_held_in_an_enhanced_terminal() {
+        let t0 = Instant::now();
+        let mut k = Keys::new(true);
+        k.handle(&key(KeyCode::Up, KeyEventKind::Press), t0);
+        k.release_all();
+        assert_eq!(k.buttons(t0 + Duration::from_secs(5)), Buttons::empty());
+    }
+
     #[test]
     fn opposite_key_cancels_in_legacy_mode() {
         let t0 = Instant::now();
@@ -299,5 +468,73 @@ mod tests {
             k.handle(&key(KeyCode::Char('g'), KeyEventKind::Press), t0),
             Some(Action::CycleGhosts)
         );
+    }
+
+    #[test]
+    fn rebound_keys_act_and_their_defaults_do_not() {
+        let t0 = Instant::now();
+        let mut b = Bindings::default();
+        b.bind("fire", &["f"]).unwrap();
+        b.bind("up", &["k", "up"]).unwrap();
+        // `p` was prediction's: bound to chat, it only opens chat now.
+        b.bind("chat", &["p"]).unwrap();
+        let press = |c| key(c, KeyEventKind::Press);
+        let mut k = Keys::with_bindings(false, b.clone());
+        k.handle(&press(KeyCode::Char('f')), t0);
+        assert_eq!(k.buttons(t0), Buttons::FIRE);
+        let mut k = Keys::with_bindings(false, b);
+        k.handle(&press(KeyCode::Char(' ')), t0);
+        assert_eq!(k.buttons(t0), Buttons::empty(), "space no longer fires");
+        k.handle(&press(KeyCode::Char('k')), t0);
+        assert_eq!(k.buttons(t0), Buttons::UP);
+        assert_eq!(k.handle(&press(KeyCode::Char('w')), t0), None);
+        assert_eq!(
+            k.handle(&press(KeyCode::Char('p')), t0),
+            Some(Action::OpenChat)
+        );
+        assert_eq!(k.handle(&press(KeyCode::Char('t')), t0), None);
+        // Shift with the new up key turns up.
+        let shift_k = KeyEvent::new(KeyCode::Char('K'), KeyModifiers::SHIFT);
+        assert_eq!(k.handle(&shift_k, t0), Some(Action::Face(6)));
+    }
+
+    #[test]
+    fn a_bad_binding_is_one_line_naming_what_is_wrong() {
+        let mut b = Bindings::default();
+        let err = b.bind("jump", &["j"]).unwrap_err();
+        assert!(
+            err.starts_with("unknown action \"jump\" (one of: up, down"),
+            "{err}"
+        );
+        let err = b.bind("fire", &["ctrl-f"]).unwrap_err();
+        assert_eq!(err, "unknown key \"ctrl-f\"");
+        let err = b.bind("up", &["W"]).unwrap_err();
+        assert!(err.contains("bind \"w\""), "{err}");
+        assert!(b.bind("help", &["f13"]).is_err());
+        b.bind("chat", &["y"]).unwrap();
+        let err = b.bind("fire", &["space", "y"]).unwrap_err();
+        assert_eq!(err, "key \"y\" is already bound to \"chat\"");
+        assert!(!err.contains('\n'));
+        let mut only_chat = Bindings::default();
+        only_chat.bind("chat", &["y"]).unwrap();
+        assert_eq!(b, only_chat, "a refused binding changes nothing");
+    }
+
+    #[test]
+    fn every_default_key_still_does_what_it_did() {
+        let b = Bindings::default();
+        assert_eq!(b.action(KeyCode::Char('?')), Some(Action::ToggleHelp));
+        assert_eq!(b.action(KeyCode::F(1)), Some(Action::ToggleHelp));
+        assert_eq!(b.action(KeyCode::Char('_')), Some(Action::LagDown));
+        assert_eq!(b.action(KeyCode::Tab), Some(Action::ToggleScoreboard));
+        assert_eq!(b.action(KeyCode::Char('2')), Some(Action::SelectWeapon(1)));
+        assert_eq!(
+            b.held_key(KeyCode::Char(' '), KeyModifiers::SHIFT),
+            Some(FIRE)
+        );
+        assert_eq!(b.held_key(KeyCode::Up, KeyModifiers::SHIFT), None);
+        assert_eq!(b.face_key(KeyCode::Up, KeyModifiers::SHIFT), Some(6));
+        assert_eq!(b.face_key(KeyCode::Char('D'), KeyModifiers::NONE), Some(0));
+        assert_eq!(b.face_key(KeyCode::Char('d'), KeyModifiers::NONE), None);
     }
 }

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use ratatui::buffer::Buffer;
-use ratatui::crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
 use ratatui::crossterm::{execute, queue};
 use ratatui::layout::Rect;
@@ -26,7 +26,7 @@ use super::link::Link;
 use super::rates::RateMeter;
 use super::session::{ClientSession, SessionEnd};
 use super::tap::{LinkTotals, LoopKind, Tap, TapEvent};
-use super::terminal::{self, Tui};
+use super::terminal::{self, Releases, Tui};
 use crate::net::protocol::{ClientMsg, Welcome};
 use crate::ui;
 
@@ -141,8 +141,8 @@ fn connect(
             return Ok(true);
         }
         tui.draw(|f| ui::draw_message(f, &text))?;
-        while event::poll(Duration::ZERO)? {
-            if let Event::Key(key) = event::read()?
+        while let Some(ev) = terminal::next_event(tui, Releases::Drop)? {
+            if let Event::Key(key) = ev
                 && (key.code == KeyCode::Esc
                     || key.code == KeyCode::Char('q')
                     || (key.code == KeyCode::Char('c')
@@ -193,7 +193,7 @@ fn play(
 ) -> anyhow::Result<Outcome> {
     let size = tui.size()?;
     let mut shell = Shell {
-        keys: Keys::new(enhanced),
+        keys: Keys::with_bindings(enhanced, config.keys.clone()),
         screen: (size.width, size.height),
         fps: FpsCounter::default(),
         rates: RateMeter::default(),
@@ -281,8 +281,8 @@ fn read_keys(
 ) -> anyhow::Result<bool> {
     let (need_w, need_h) = ui::minimum_size(driver.session().map());
     let too_small = shell.screen.0 < need_w || shell.screen.1 < need_h;
-    while event::poll(Duration::ZERO)? {
-        let effect = match event::read()? {
+    while let Some(ev) = terminal::next_event(tui, Releases::Keep)? {
+        let effect = match ev {
             // Ctrl-C quits from anywhere, the chat editor included.
             Event::Key(key)
                 if key.modifiers.contains(KeyModifiers::CONTROL)
@@ -297,6 +297,10 @@ fn read_keys(
             Event::Key(key) => on_key(link, driver, shell, &key, now),
             Event::Resize(w, h) => {
                 tui.autoresize()?;
+                // Also after a suspend (same size): what was on screen is gone, and so
+                // are the releases of keys held then.
+                shell.shown.reset();
+                shell.keys.release_all();
                 shell.screen = (w, h);
                 driver.note_size(w, h);
                 None

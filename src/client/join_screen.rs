@@ -6,10 +6,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use mio::{Events, Poll, Token};
-use ratatui::crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 
 use super::discovery::{Discovery, Found, Scope};
-use super::terminal;
+use super::terminal::{self, Releases};
 use crate::ui::join_screen::{JoinView, ServerLine, draw_join};
 
 /// How often the browser asks again while open, so the list stays live.
@@ -42,6 +42,7 @@ pub fn choose(
     error: Option<String>,
 ) -> anyhow::Result<Option<SocketAddr>> {
     let mut discovery = Discovery::new(scope, ports)?;
+    let asked = super::discovery::describe(scope, ports);
     // Answers wake the loop as they arrive, so each is timed when it lands.
     let mut poll = Poll::new().context("cannot create poll")?;
     discovery.register(poll.registry(), Token(0))?;
@@ -69,16 +70,14 @@ pub fn choose(
             typed: &b.typed,
             searching,
             error: b.error.as_deref(),
+            asked: &asked,
         };
         tui.draw(|f| draw_join(f, &view))?;
 
-        while event::poll(Duration::ZERO)? {
-            let Event::Key(key) = event::read()? else {
+        while let Some(ev) = terminal::next_event(&mut tui, Releases::Drop)? {
+            let Event::Key(key) = ev else {
                 continue;
             };
-            if key.kind == KeyEventKind::Release {
-                continue;
-            }
             if let Some(choice) = b.on_key(&key, &mut discovery, &resolve) {
                 return Ok(choice);
             }

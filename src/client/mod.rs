@@ -139,6 +139,8 @@ pub struct ClientConfig {
     pub debug_panic_after: Option<Duration>,
     /// The screen's colours.
     pub theme: crate::ui::Theme,
+    /// Which key does what (the config file's `[keys]` over the defaults).
+    pub keys: input::Bindings,
 }
 
 impl ClientConfig {
@@ -155,6 +157,7 @@ impl ClientConfig {
             input_rate: session::DEFAULT_INPUT_RATE,
             debug_panic_after: None,
             theme: crate::ui::Theme::Auto,
+            keys: input::Bindings::default(),
         }
     }
 }

@@ -4,17 +4,24 @@
 //! undone on every way out: the guard's drop (normal exit and errors), a panic hook (a
 //! panic in any thread), and the event loops' signal flag (Ctrl-C, SIGTERM, SIGHUP),
 //! which ends the loop so the guard drops.
+//!
+//! Every shell (game, lab, browser, replay) reads the keyboard through [`next_event`]:
+//! the one place where Ctrl-Z suspends (in raw mode it is a key, not a signal) and where
+//! key releases are dropped for the shells that do not use them (crossterm on Windows
+//! reports a release for every key, whatever the terminal was asked for).
 
 use std::io::{self, BufWriter, Stdout, Write};
 use std::mem::ManuallyDrop;
 use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use ratatui::crossterm::cursor::{Hide, Show};
 use ratatui::crossterm::event::{
-    KeyboardEnhancementFlags, PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
+    self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, KeyboardEnhancementFlags,
+    PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
 };
 use ratatui::crossterm::execute;
 use ratatui::crossterm::terminal::{
@@ -70,12 +77,27 @@ pub(crate) fn enter() -> io::Result<(Tui, bool, TerminalGuard)> {
             std::process::exit(101);
         }));
     });
+    // The guard first: if taking over fails halfway, what was done is undone.
+    let guard = TerminalGuard { _private: () };
+    let enhanced = take_over(None)?;
+    let backend = CrosstermBackend::new(BufWriter::with_capacity(64 * 1024, io::stdout()));
+    let mut terminal = Terminal::new(backend)?;
+    terminal.clear()?;
+    Ok((ManuallyDrop::new(terminal), enhanced, guard))
+}
+
+/// Raw mode, the alternate screen, the hidden cursor, and the keyboard enhancement
+/// flags if the terminal speaks them (`enhance`: None asks it; a resume passes what the
+/// first start found). Returns whether they were pushed.
+fn take_over(enhance: Option<bool>) -> io::Result<bool> {
     enable_raw_mode()?;
     ACTIVE.store(true, Ordering::SeqCst);
-    let guard = TerminalGuard { _private: () };
     let mut out = io::stdout();
     execute!(out, EnterAlternateScreen, Hide)?;
-    let enhanced = supports_keyboard_enhancement().unwrap_or(false);
+    let enhanced = match enhance {
+        Some(e) => e,
+        None => supports_keyboard_enhancement().unwrap_or(false),
+    };
     if enhanced {
         execute!(
             out,
@@ -86,10 +108,74 @@ pub(crate) fn enter() -> io::Result<(Tui, bool, TerminalGuard)> {
         )?;
         ENHANCED.store(true, Ordering::SeqCst);
     }
-    let backend = CrosstermBackend::new(BufWriter::with_capacity(64 * 1024, io::stdout()));
-    let mut terminal = Terminal::new(backend)?;
-    terminal.clear()?;
-    Ok((ManuallyDrop::new(terminal), enhanced, guard))
+    Ok(enhanced)
+}
+
+/// Whether a shell wants key-release events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Releases {
+    /// Held keys end on their release (the game's and the lab's players).
+    Keep,
+    /// Only presses and repeats mean anything (menus, the replay).
+    Drop,
+}
+
+/// Ctrl-Z, pressed.
+fn is_suspend(ev: &Event) -> bool {
+    matches!(ev, Event::Key(KeyEvent { code: KeyCode::Char('z' | 'Z'), modifiers, kind, .. })
+        if modifiers.contains(KeyModifiers::CONTROL) && *kind != KeyEventKind::Release)
+}
+
+/// What a shell sees of one event: None for a release it does not want.
+fn sift(ev: Event, releases: Releases) -> Option<Event> {
+    match ev {
+        Event::Key(KeyEvent {
+            kind: KeyEventKind::Release,
+            ..
+        }) if releases == Releases::Drop => None,
+        ev => Some(ev),
+    }
+}
+
+/// The next pending terminal event, without waiting; None when there is none. Ctrl-Z
+/// suspends here (see [`suspend`]) and comes back as a resize to the current size, so
+/// the shell redraws everything as it does after a resize, and forgets held keys (their
+/// releases were never seen).
+pub(crate) fn next_event(tui: &mut Tui, releases: Releases) -> io::Result<Option<Event>> {
+    while event::poll(Duration::ZERO)? {
+        let ev = event::read()?;
+        if is_suspend(&ev) {
+            suspend(tui)?;
+            let area = tui.size()?;
+            return Ok(Some(Event::Resize(area.width, area.height)));
+        }
+        if let Some(ev) = sift(ev, releases) {
+            return Ok(Some(ev));
+        }
+    }
+    Ok(None)
+}
+
+/// Ctrl-Z as any terminal program does it: gives the terminal back, stops the whole
+/// process (every thread: a `host`'s server stops too) with SIGTSTP's default action,
+/// and after `fg` (SIGCONT) takes the terminal again, drops what was typed in between
+/// and clears, so the next draw paints the whole screen.
+fn suspend(tui: &mut Tui) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        let enhanced = ENHANCED.load(Ordering::SeqCst);
+        restore();
+        // SIGTSTP has its default action here (nothing installs a handler for it), so
+        // this returns only once the process is continued. Where it is ignored (no job
+        // control), it returns at once and the game goes on.
+        let _ = signal_hook::low_level::raise(signal_hook::consts::SIGTSTP);
+        take_over(Some(enhanced))?;
+        let _ = rustix::termios::tcflush(io::stdin(), rustix::termios::QueueSelector::IFlush);
+        tui.clear()?;
+    }
+    #[cfg(not(unix))]
+    let _ = tui;
+    Ok(())
 }
 
 /// Gives the terminal back. Safe to call from any thread, any number of times.
@@ -104,4 +190,57 @@ pub fn restore() {
     let _ = execute!(out, LeaveAlternateScreen, Show);
     let _ = disable_raw_mode();
     let _ = out.flush();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(code: KeyCode, modifiers: KeyModifiers, kind: KeyEventKind) -> Event {
+        Event::Key(KeyEvent::new_with_kind(code, modifiers, kind))
+    }
+
+    /// crossterm on Windows reports a release for every key: a shell that took the
+    /// releases it has no use for would act twice per key (a typed address doubled).
+    /// They are dropped here, in one place, and kept for the shells that hold keys.
+    #[test]
+    fn releases_reach_only_the_shells_that_use_them() {
+        let none = KeyModifiers::NONE;
+        let release = key(KeyCode::Char('d'), none, KeyEventKind::Release);
+        assert_eq!(sift(release.clone(), Releases::Drop), None);
+        assert_eq!(sift(release.clone(), Releases::Keep), Some(release));
+        for kind in [KeyEventKind::Press, KeyEventKind::Repeat] {
+            let ev = key(KeyCode::Char('d'), none, kind);
+            assert_eq!(sift(ev.clone(), Releases::Drop), Some(ev));
+        }
+        assert_eq!(
+            sift(Event::Resize(80, 24), Releases::Drop),
+            Some(Event::Resize(80, 24))
+        );
+    }
+
+    #[test]
+    fn ctrl_z_pressed_suspends_and_nothing_else_does() {
+        let ctrl = KeyModifiers::CONTROL;
+        assert!(is_suspend(&key(
+            KeyCode::Char('z'),
+            ctrl,
+            KeyEventKind::Press
+        )));
+        assert!(!is_suspend(&key(
+            KeyCode::Char('z'),
+            ctrl,
+            KeyEventKind::Release
+        )));
+        assert!(!is_suspend(&key(
+            KeyCode::Char('z'),
+            KeyModifiers::NONE,
+            KeyEventKind::Press
+        )));
+        assert!(!is_suspend(&key(
+            KeyCode::Char('c'),
+            ctrl,
+            KeyEventKind::Press
+        )));
+    }
 }

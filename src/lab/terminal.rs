@@ -17,7 +17,7 @@ use super::view::{self, Controls};
 use super::{Lab, LabConfig};
 use crate::client::input::{Action, Keys};
 use crate::client::interactive::Outcome;
-use crate::client::terminal::{self, Tui};
+use crate::client::terminal::{self, Releases, Tui};
 use crate::ui;
 
 /// The speeds `<` and `>` step through.
@@ -165,12 +165,14 @@ fn read_keys(
     front: &mut Front,
     real: Instant,
 ) -> anyhow::Result<bool> {
-    while event::poll(Duration::ZERO)? {
-        match event::read()? {
+    while let Some(ev) = terminal::next_event(tui, Releases::Keep)? {
+        match ev {
             Event::Key(key) if on_key(lab, front, key, real) => return Ok(true),
             Event::Resize(w, h) => {
                 tui.autoresize()?;
                 lab.note_size(w, h);
+                // Also after a suspend, when releases of held keys went unseen.
+                front.players.iter_mut().for_each(Keys::release_all);
             }
             _ => {}
         }

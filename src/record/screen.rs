@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use ratatui::Frame;
-use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
+use ratatui::crossterm::event::{self, Event, KeyCode, KeyModifiers};
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -20,7 +20,7 @@ use super::keys::{BINDINGS, Do, binding_of, hints};
 use super::player::Player;
 use crate::client::Switches;
 use crate::client::session::{ClientSession, DrawnFrom};
-use crate::client::terminal::{self, Tui};
+use crate::client::terminal::{self, Releases, Tui};
 use crate::sim::map::CELL;
 use crate::ui::timeline::{
     AT_SNAPSHOT_LEGEND, CorrectionPaths, LEGEND, PATHS_LEGEND, TIMELINE_ROWS, TimelineView,
@@ -107,12 +107,16 @@ fn view(
         play(player, viewer, Instant::now());
         draw(tui, player, viewer)?;
         if event::poll(Duration::from_millis(15))? {
-            let Event::Key(key) = event::read()? else {
-                continue;
+            let key = match terminal::next_event(tui, Releases::Drop)? {
+                Some(Event::Key(key)) => key,
+                // A resize, or the resume after Ctrl-Z: go on from where the replay
+                // stood, not from where the wall clock has moved it.
+                Some(Event::Resize(..)) => {
+                    viewer.anchor = (Instant::now(), player.at());
+                    continue;
+                }
+                _ => continue,
             };
-            if key.kind == KeyEventKind::Release {
-                continue;
-            }
             if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
                 break;
             }

@@ -4,7 +4,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState};
+use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState, Wrap};
 
 /// One server that answered, as the browser lists it.
 #[derive(Clone, Debug, PartialEq)]
@@ -26,6 +26,8 @@ pub(crate) struct JoinView<'a> {
     pub(crate) typed: &'a str,
     pub(crate) searching: bool,
     pub(crate) error: Option<&'a str>,
+    /// What is asked: "ports 7777-7781 on this machine and the LAN".
+    pub(crate) asked: &'a str,
 }
 
 use super::{Role, Theme};
@@ -82,11 +84,25 @@ fn draw_list(frame: &mut Frame, list: ratatui::layout::Rect, view: &JoinView) {
     let block = Block::default().borders(Borders::ALL).border_style(DIM);
     if view.servers.is_empty() {
         let text = if view.searching {
-            "Searching for servers… (start one with `netarena host`)"
+            format!(
+                "Searching {}… (start a server with `netarena host`)",
+                view.asked
+            )
         } else {
-            "No servers found. Press r to search again, or type an address."
+            format!(
+                "No servers found on {}. A server on another port: \
+                 `netarena join --discovery-port PORT`, or type its address. \
+                 Press r to search again.",
+                view.asked
+            )
         };
-        frame.render_widget(Paragraph::new(text).style(DIM).block(block), list);
+        frame.render_widget(
+            Paragraph::new(text)
+                .style(DIM)
+                .wrap(Wrap { trim: true })
+                .block(block),
+            list,
+        );
     } else {
         // Borders, the highlight mark, the other columns and the gaps between them.
         let name_w = usize::from(list.width.saturating_sub(2 + 2 + 11 + 7 + 7 + 16 + 4)).max(4);

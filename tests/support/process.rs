@@ -5,6 +5,8 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_netarena");
+/// A config file that does not exist: the developer's own must not change the tests.
+pub const NO_CONFIG: &str = "/nonexistent/netarena-test/config.toml";
 
 /// A server process, killed when dropped.
 pub struct ServerProcess {
@@ -23,6 +25,7 @@ impl Drop for ServerProcess {
 
 pub fn start_server(extra: &[&str]) -> ServerProcess {
     let mut child = Command::new(BIN)
+        .env("NETARENA_CONFIG", NO_CONFIG)
         .args(["server", "--port", "0"])
         .args(extra)
         .stdout(Stdio::piped())
@@ -60,6 +63,7 @@ pub fn temp_report(name: &str) -> PathBuf {
 /// `netarena join 127.0.0.1:PORT --headless --seconds SECONDS`, to add to and run.
 pub fn headless_join(port: u16, seconds: &str) -> Command {
     let mut cmd = Command::new(BIN);
+    cmd.env("NETARENA_CONFIG", NO_CONFIG);
     cmd.args([
         "join",
         &format!("127.0.0.1:{port}"),

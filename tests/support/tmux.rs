@@ -24,6 +24,8 @@ pub const TMUX_MISSING: &str = "tmux not found: install tmux to run the terminal
 pub const DEADLINE: Duration = Duration::from_secs(10);
 /// The session every test creates on its own server.
 pub const SESSION: &str = "game";
+/// Points the game at a config file that does not exist (see `src/cli/config_file.rs`).
+pub const NO_CONFIG: &str = "NETARENA_CONFIG=/nonexistent/netarena-test/config.toml";
 /// The environment variable, set in the session, that marks a test's games as its own.
 const TAG: &str = "NETARENA_TEST_TMUX";
 
@@ -58,6 +60,9 @@ impl Tmux {
             &h,
             "-e",
             &tag,
+            // The player's own config file (name, keys, flags) must not change the game.
+            "-e",
+            NO_CONFIG,
             // Several arguments: tmux runs them directly, whatever the user's shell is.
             "sh",
             "-c",

@@ -1,0 +1,503 @@
+//! The config file: defaults for any flag, the player name and key bindings, so they
+//! need not be typed every time. A flag on the command line always wins.
+//!
+//! It is TOML at `$NETARENA_CONFIG`, else `config.toml` in the XDG config directory
+//! (`~/.config/netarena/config.toml` on Linux). A top-level `key = value` is the flag
+//! `--key value` for every subcommand that has that flag (so `name` names you in `host`
+//! and `join`, and `theme` sets the colours wherever there is a `--theme`); a section
+//! named after a subcommand (`[host]`, `[join]`, ...) holds flags for it alone and wins
+//! over the top level; `[keys]` rebinds the game's keys. The file is checked against
+//! every subcommand's flags whatever runs, so a typo is reported at once, as one line
+//! naming the file and line.
+//!
+//! The flags are applied by the command line's own parser: they are inserted right
+//! after the subcommand, unless the command line gives the flag itself, and clap checks
+//! them with the bounds and messages `--help` documents. Nothing here knows any flag by
+//! name, so a flag added later is configurable as soon as it exists.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, anyhow, bail};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, CommandFactory, FromArgMatches};
+use toml::Spanned;
+use toml::de::{DeTable, DeValue};
+
+use netarena::client::input::Bindings;
+
+use super::args::{Cli, Command};
+
+/// The environment variable naming the config file, in place of the XDG location.
+pub(crate) const ENV: &str = "NETARENA_CONFIG";
+
+/// Subcommands that the file never applies to: they are about the file or the docs.
+const UNCONFIGURED: [&str; 4] = ["completions", "manpage", "config", "help"];
+
+/// Where the config file is read from (it need not exist); None when there is no home
+/// directory to put it in.
+pub(crate) fn path() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os(ENV).filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(p));
+    }
+    directories::ProjectDirs::from("", "", "netarena").map(|d| d.config_dir().join("config.toml"))
+}
+
+/// An example file, every line of which is accepted (a test reads it back).
+pub(crate) const EXAMPLE: &str = r#"# netarena config file: `netarena config --path` says where it goes.
+# A flag on the command line always wins over this file.
+
+# Top level: `flag = value` is `--flag value` for every subcommand that has the flag.
+name = "alice"        # --name, for host and join
+fps-cap = 120         # --fps-cap, for host, join and lab
+profile = "wifi"      # --profile: simulated network, for host, join and server
+
+# A section named after a subcommand: flags for that subcommand only; they win over
+# the top level. A switch is `flag = true`; a repeatable flag takes a list.
+[host]
+bots = 3
+bot-skill = 1
+map = "warehouse"
+
+[join]
+ghosts = "server"
+
+[list]
+discovery-port = [7777, 7778, 9000]
+
+# The game's keys (host and join): an action = a key, or a list of keys, in place of
+# its default keys. Keys: one character (lower case), or space, tab, esc, enter,
+# backspace, up, down, left, right, f1 to f12. Shift with a direction's key turns;
+# Ctrl-C quits and Ctrl-Z suspends whatever is bound.
+[keys]
+fire = ["space", "f"]
+chat = "y"
+"#;
+
+/// One `flag = value` line.
+struct Setting {
+    line: usize,
+    flag: String,
+    value: Value,
+}
+
+/// A value, before it is known which subcommand's flag it feeds.
+enum Value {
+    Switch(bool),
+    Text(Vec<String>),
+}
+
+/// The file, read and checked.
+pub(crate) struct ConfigFile {
+    path: PathBuf,
+    common: Vec<Setting>,
+    sections: Vec<(String, Vec<Setting>)>,
+    keys: Bindings,
+}
+
+/// The line (from 1) that byte `at` of `text` is on.
+fn line_of(text: &str, at: usize) -> usize {
+    text.as_bytes()[..at.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+impl ConfigFile {
+    /// Reads the file at `path`; Ok(None) if there is none.
+    pub(crate) fn load(path: &Path) -> anyhow::Result<Option<ConfigFile>> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+        };
+        ConfigFile::parse(path, &text)
+            .map(Some)
+            .map_err(|(line, why)| anyhow!("{}:{line}: {why}", path.display()))
+    }
+
+    /// Parses and checks `text` against every subcommand; the error is (line, why).
+    fn parse(path: &Path, text: &str) -> Result<ConfigFile, (usize, String)> {
+        let table = DeTable::parse(text).map_err(|e| {
+            let line = e.span().map_or(1, |s| line_of(text, s.start));
+            (line, format!("not valid TOML: {}", e.message().trim()))
+        })?;
+        let cli = Cli::command();
+        let mut file = ConfigFile {
+            path: path.to_owned(),
+            common: Vec::new(),
+            sections: Vec::new(),
+            keys: Bindings::default(),
+        };
+        for (key, value) in table.get_ref() {
+            let line = line_of(text, key.span().start);
+            let name = key.get_ref().as_ref();
+            match value.get_ref() {
+                DeValue::Table(t) if name == "keys" => file.keys = bindings(text, t)?,
+                DeValue::Table(t) => {
+                    let Some(sub) = cli
+                        .find_subcommand(name)
+                        .filter(|_| !UNCONFIGURED.contains(&name))
+                    else {
+                        return Err((line, format!("unknown section [{name}]")));
+                    };
+                    let mut settings = Vec::new();
+                    for (k, v) in t {
+                        let s = setting(text, k, v)?;
+                        check(sub, &s).map_err(|why| (s.line, why))?;
+                        settings.push(s);
+                    }
+                    file.sections.push((name.to_owned(), settings));
+                }
+                _ => {
+                    let s = setting(text, key, value)?;
+                    let mut known = false;
+                    for sub in cli.get_subcommands() {
+                        if has_flag(sub, &s.flag) {
+                            check(sub, &s).map_err(|why| (s.line, why))?;
+                            known = true;
+                        }
+                    }
+                    if !known {
+                        return Err((line, format!("no subcommand has a flag --{}", s.flag)));
+                    }
+                    file.common.push(s);
+                }
+            }
+        }
+        Ok(file)
+    }
+
+    /// The arguments the file adds to subcommand `sub`, one group per line: the flags
+    /// `given` (what the command line parsed to) did not get from the command line.
+    fn arguments(&self, sub: &clap::Command, given: &ArgMatches) -> Vec<(usize, Vec<OsString>)> {
+        let own = self
+            .sections
+            .iter()
+            .find(|(name, _)| name == sub.get_name())
+            .map_or(&[][..], |(_, s)| s.as_slice());
+        let common = self
+            .common
+            .iter()
+            .filter(|c| !own.iter().any(|s| s.flag == c.flag));
+        let mut out = Vec::new();
+        for s in own.iter().chain(common) {
+            let Some(arg) = sub.get_arguments().find(|a| a.get_long() == Some(&s.flag)) else {
+                continue;
+            };
+            if given.value_source(arg.get_id().as_str()) == Some(ValueSource::CommandLine) {
+                continue;
+            }
+            if let Ok(args) = flag_arguments(arg, s) {
+                out.push((s.line, args));
+            }
+        }
+        out
+    }
+}
+
+/// The key bindings of a `[keys]` section.
+fn bindings(text: &str, table: &DeTable) -> Result<Bindings, (usize, String)> {
+    let mut keys = Bindings::default();
+    for (action, value) in table {
+        let line = line_of(text, action.span().start);
+        let names: Vec<&str> = match value.get_ref() {
+            DeValue::String(s) => vec![s.as_ref()],
+            DeValue::Array(a) => a
+                .iter()
+                .map(|v| v.get_ref().as_str())
+                .collect::<Option<_>>()
+                .ok_or((line, "a key is a string, or a list of strings".to_owned()))?,
+            _ => return Err((line, "a key is a string, or a list of strings".to_owned())),
+        };
+        keys.bind(action.get_ref(), &names)
+            .map_err(|why| (line, why))?;
+    }
+    Ok(keys)
+}
+
+/// One `flag = value` from the file, not yet checked against a subcommand.
+fn setting(
+    text: &str,
+    key: &Spanned<std::borrow::Cow<'_, str>>,
+    value: &Spanned<DeValue<'_>>,
+) -> Result<Setting, (usize, String)> {
+    let line = line_of(text, key.span().start);
+    let flag = key.get_ref().to_string();
+    let scalar = |v: &DeValue| -> Option<String> {
+        match v {
+            DeValue::String(s) => Some(s.to_string()),
+            DeValue::Integer(i) if i.radix() == 10 => Some(i.as_str().replace('_', "")),
+            DeValue::Float(f) => Some(f.as_str().replace('_', "")),
+            _ => None,
+        }
+    };
+    let value = match value.get_ref() {
+        DeValue::Boolean(b) => Value::Switch(*b),
+        DeValue::Array(a) => Value::Text(
+            a.iter()
+                .map(|v| scalar(v.get_ref()))
+                .collect::<Option<_>>()
+                .ok_or((line, format!("--{flag}: a list of strings or numbers")))?,
+        ),
+        v => Value::Text(vec![scalar(v).ok_or((
+            line,
+            format!("--{flag}: a string, a decimal number, true or false"),
+        ))?]),
+    };
+    Ok(Setting { line, flag, value })
+}
+
+fn has_flag(sub: &clap::Command, flag: &str) -> bool {
+    sub.get_arguments()
+        .any(|a| a.get_long() == Some(flag) && !a.is_hide_set())
+}
+
+/// Whether subcommand `sub` takes setting `s`: the flag exists and the value's kind
+/// fits (its content is clap's to check, when the subcommand runs).
+fn check(sub: &clap::Command, s: &Setting) -> Result<(), String> {
+    let Some(arg) = sub
+        .get_arguments()
+        .find(|a| a.get_long() == Some(&s.flag) && !a.is_hide_set())
+    else {
+        return Err(format!(
+            "`netarena {}` has no flag --{}",
+            sub.get_name(),
+            s.flag
+        ));
+    };
+    flag_arguments(arg, s).map(|_| ())
+}
+
+/// The command-line arguments for setting `s` of flag `arg`.
+fn flag_arguments(arg: &clap::Arg, s: &Setting) -> Result<Vec<OsString>, String> {
+    let takes_value = arg.get_action().takes_values();
+    let flag = &s.flag;
+    match (&s.value, takes_value) {
+        (Value::Switch(true), false) => Ok(vec![format!("--{flag}").into()]),
+        (Value::Switch(false), false) => Ok(Vec::new()),
+        (Value::Switch(_), true) => Err(format!("--{flag} takes a value, not true or false")),
+        (Value::Text(_), false) => Err(format!(
+            "--{flag} is a switch: write `{flag} = true` (or false)"
+        )),
+        (Value::Text(values), true) => {
+            let repeats = matches!(arg.get_action(), clap::ArgAction::Append);
+            if values.len() != 1 && !repeats {
+                return Err(format!("--{flag} takes one value, not a list"));
+            }
+            Ok(values
+                .iter()
+                .map(|v| format!("--{flag}={v}").into())
+                .collect())
+        }
+    }
+}
+
+/// The command line, parsed with the config file's defaults under it. Help, version
+/// and errors on the command line itself end the program as clap does.
+pub(crate) fn parse(argv: Vec<OsString>) -> anyhow::Result<Cli> {
+    parse_with_file(argv, path)
+}
+
+/// [`parse`] with the file at `path()`, if any.
+fn parse_with_file(
+    argv: Vec<OsString>,
+    path: impl FnOnce() -> Option<PathBuf>,
+) -> anyhow::Result<Cli> {
+    let matches = Cli::command()
+        .try_get_matches_from(&argv)
+        .unwrap_or_else(|e| e.exit());
+    let plain = |m: &ArgMatches| Cli::from_arg_matches(m).map_err(|e| anyhow!("{e}"));
+    let Some((name, given)) = matches.subcommand() else {
+        return plain(&matches);
+    };
+    if UNCONFIGURED.contains(&name) {
+        return plain(&matches);
+    }
+    let Some(path) = path() else {
+        return plain(&matches);
+    };
+    let Some(file) = ConfigFile::load(&path)? else {
+        return plain(&matches);
+    };
+    let command = Cli::command();
+    let sub = command
+        .find_subcommand(name)
+        .ok_or_else(|| anyhow!("no subcommand {name}"))?;
+    let added = file.arguments(sub, given);
+    // The subcommand is the first argument that is not an option.
+    let at = argv
+        .iter()
+        .skip(1)
+        .position(|a| a.to_str() == Some(name))
+        .map_or(1, |i| i + 2);
+    let with = |extra: &[OsString]| -> Vec<OsString> {
+        let mut full = argv[..at].to_vec();
+        full.extend_from_slice(extra);
+        full.extend_from_slice(&argv[at..]);
+        full
+    };
+    let all: Vec<OsString> = added.iter().flat_map(|(_, a)| a.clone()).collect();
+    let mut cli = match Cli::command().try_get_matches_from(with(&all)) {
+        Ok(m) => plain(&m)?,
+        Err(e) => {
+            // Name the line: the first setting that fails on its own.
+            for (line, args) in &added {
+                if let Err(e) = Cli::command().try_get_matches_from(with(args)) {
+                    let text = e.render().to_string();
+                    let first = text.lines().next().unwrap_or_default();
+                    let why = first.strip_prefix("error: ").unwrap_or(first);
+                    bail!("{}:{line}: {why}", file.path.display());
+                }
+            }
+            e.exit()
+        }
+    };
+    if let Command::Host(a) = &mut cli.command {
+        a.view.keys = file.keys.clone();
+    }
+    if let Command::Join(a) = &mut cli.command {
+        a.view.keys = file.keys;
+    }
+    Ok(cli)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The command line `netarena ARGS` parsed over a config file holding `file`.
+    fn parse_with(file: &str, args: &[&str]) -> anyhow::Result<Cli> {
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!(
+            "netarena-config-unit-{}-{n}.toml",
+            std::process::id()
+        ));
+        std::fs::write(&path, file).unwrap();
+        let mut argv: Vec<OsString> = vec!["netarena".into()];
+        argv.extend(args.iter().map(OsString::from));
+        let cli = parse_with_file(argv, || Some(path.clone()));
+        std::fs::remove_file(&path).unwrap();
+        cli
+    }
+
+    fn host(cli: Cli) -> super::super::args::HostArgs {
+        match cli.command {
+            Command::Host(h) => h,
+            _ => panic!("not host"),
+        }
+    }
+
+    #[test]
+    fn the_file_sets_defaults_and_the_command_line_wins() {
+        let file = "name = \"filed\"\nfps-cap = 90\n[host]\nbots = 3\nno-prediction = true\n";
+        let h = host(parse_with(file, &["host"]).unwrap());
+        assert_eq!(h.name, "filed");
+        assert_eq!(h.view.fps_cap, Some(90));
+        assert_eq!(h.game.bots, 3);
+        assert!(h.view.no_prediction);
+        let h = host(parse_with(file, &["host", "--name", "typed", "--bots", "1"]).unwrap());
+        assert_eq!(h.name, "typed");
+        assert_eq!(h.game.bots, 1);
+        assert_eq!(h.view.fps_cap, Some(90));
+    }
+
+    #[test]
+    fn a_value_refused_by_the_flag_names_its_line() {
+        let err = parse_with("name = \"x\"\n[host]\nbots = 999\n", &["host"])
+            .err()
+            .expect("999 bots refused");
+        let err = err.to_string();
+        assert!(
+            err.contains(".toml:3: invalid value '999' for '--bots"),
+            "{err}"
+        );
+        assert!(!err.contains('\n'), "{err}");
+    }
+
+    #[test]
+    fn keys_reach_host_and_join_and_a_missing_file_is_no_error() {
+        let h = host(parse_with("[keys]\nchat = \"y\"\n", &["host"]).unwrap());
+        let mut chat_on_y = Bindings::default();
+        chat_on_y.bind("chat", &["y"]).unwrap();
+        assert_eq!(h.view.keys, chat_on_y);
+        let argv = vec!["netarena".into(), "host".into()];
+        let h = host(parse_with_file(argv, || Some("/nonexistent/netarena.toml".into())).unwrap());
+        assert_eq!(h.view.keys, Bindings::default());
+    }
+
+    /// A top-level flag (as `theme` will be: host, join, lab and replay only) goes to
+    /// the subcommands that have it and leaves the others alone.
+    #[test]
+    fn a_top_level_flag_goes_only_where_it_exists() {
+        let file = "fps-cap = 90\n";
+        assert!(matches!(
+            parse_with(file, &["server"]).unwrap().command,
+            Command::Server(_)
+        ));
+        assert_eq!(
+            host(parse_with(file, &["host"]).unwrap()).view.fps_cap,
+            Some(90)
+        );
+        let err = ConfigFile::parse(Path::new("c.toml"), "[server]\nfps-cap = 90\n")
+            .err()
+            .expect("server has no --fps-cap");
+        assert_eq!(
+            err,
+            (2, "`netarena server` has no flag --fps-cap".to_owned())
+        );
+    }
+
+    #[test]
+    fn the_section_wins_over_the_top_level() {
+        let file = "fps-cap = 90\n[host]\nfps-cap = 30\n";
+        assert_eq!(
+            host(parse_with(file, &["host"]).unwrap()).view.fps_cap,
+            Some(30)
+        );
+    }
+
+    #[test]
+    fn every_mistake_is_one_line_naming_the_line() {
+        for (file, line, what) in [
+            (
+                "name = \"x\"\nbogus = 1\n",
+                2,
+                "no subcommand has a flag --bogus",
+            ),
+            ("\n[hots]\nbots = 1\n", 2, "unknown section [hots]"),
+            (
+                "[host]\nbots = 1\nwait-ms = 5\n",
+                3,
+                "`netarena host` has no flag --wait-ms",
+            ),
+            (
+                "[keys]\nfire = \"f\"\njump = \"j\"\n",
+                3,
+                "unknown action \"jump\"",
+            ),
+            ("[keys]\nfire = \"ctrl-f\"\n", 2, "unknown key \"ctrl-f\""),
+            ("[host]\nno-prediction = \"yes\"\n", 2, "is a switch"),
+            ("name = [\n", 1, "not valid TOML"),
+        ] {
+            let err = ConfigFile::parse(Path::new("c.toml"), file)
+                .err()
+                .unwrap_or_else(|| panic!("{file:?} was accepted"));
+            assert_eq!(err.0, line, "{file:?}: {err:?}");
+            assert!(err.1.contains(what), "{file:?}: {err:?}");
+            assert!(!err.1.contains('\n'), "one line: {err:?}");
+        }
+    }
+
+    #[test]
+    fn the_example_is_accepted() {
+        let cfg = ConfigFile::parse(Path::new("example.toml"), EXAMPLE)
+            .unwrap_or_else(|(line, why)| panic!("example line {line}: {why}"));
+        assert!(cfg.keys != Bindings::default());
+        let h = host(parse_with(EXAMPLE, &["host"]).unwrap());
+        assert_eq!(h.game.map, "warehouse");
+        assert_eq!(h.name, "alice");
+    }
+}
