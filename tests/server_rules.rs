@@ -11,6 +11,7 @@ use netarena::net::protocol::{ClientMsg, InputPacket, RosterEntry, ServerMsg};
 use netarena::server::{Server, ServerConfig, ServerEvent};
 use netarena::sim::combat::PROTECT_MAX_MS;
 use netarena::sim::map::Map;
+use netarena::client::brain::Reflex;
 use netarena::sim::world::{Buttons, Command};
 
 use support::process::{BIN, start_server};
@@ -285,4 +286,57 @@ fn a_newcomer_standing_still_is_not_fragged_the_moment_protection_ends() {
         "fragged soon after the protection's cap: {firsts:.1?}"
     );
     assert!(mean > 8.0, "an idle newcomer lives {mean:.1} s on average");
+}
+
+/// Every frag of a seeded match of `secs` simulated seconds in which the client is the
+/// [`Reflex`] stand-in for a newcomer (90 ms reactions, a quarter of its shots one
+/// eighth off; it reads `?` help for its first `reading_secs`) against `bots` server
+/// bots of the default skill on the default map: (second, killer, victim).
+fn stand_in_match(seed: u64, secs: u32, reading_secs: u32) -> Vec<(f64, String, String)> {
+    let mut config = ServerConfig::new(Map::builtin("arena").unwrap());
+    config.bots = 3;
+    config.seed = seed;
+    let tick_rate = config.tick_rate;
+    let mut stepper = support::Stepper::with_config(
+        config,
+        support::lag(10, 2, 0.0),
+        support::lag(10, 2, 0.0),
+    );
+    let mut brain = Reflex::new(seed, tick_rate).reading_first(reading_secs * u32::from(tick_rate));
+    let mut frags = Vec::new();
+    for second in 0..secs {
+        stepper.run_commands(Duration::from_secs(1), |s, now| brain.next(s, now));
+        for e in stepper.server.take_events() {
+            if let ServerEvent::Frag { killer, victim, .. } = e {
+                frags.push((f64::from(second + 1), killer, victim));
+            }
+        }
+    }
+    frags
+}
+
+/// The newcomer's frags and deaths per minute in `frags`.
+fn per_minute(frags: &[(f64, String, String)], secs: u32) -> (f64, f64) {
+    let mine = frags.iter().filter(|(_, k, _)| k == "stepper").count();
+    let died = frags.iter().filter(|(_, _, v)| v == "stepper").count();
+    let minutes = f64::from(secs) / 60.0;
+    (mine as f64 / minutes, died as f64 / minutes)
+}
+
+#[test]
+fn stand_in_first_minute_figures() {
+    let secs = 120;
+    for seed in 1..=4 {
+        let frags = stand_in_match(seed, secs, 8);
+        let (f, d) = per_minute(&frags, secs);
+        let first_death = frags.iter().find(|(_, _, v)| v == "stepper").map(|x| x.0);
+        let mut by: std::collections::BTreeMap<&str, (u32, u32)> = Default::default();
+        for (_, k, v) in &frags {
+            by.entry(k).or_default().0 += 1;
+            if v == "stepper" {
+                by.entry(k).or_default().1 += 1;
+            }
+        }
+        println!("seed {seed}: {f:.1} frags/min {d:.1} deaths/min, first death {first_death:?}, by killer (frags, on newcomer) {by:?}");
+    }
 }

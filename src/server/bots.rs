@@ -84,7 +84,7 @@ impl FightBot {
             Weapon::Rail => combat::rail(s.map, (me.x, me.y), aim, &[(target_id, t)])
                 .1
                 .is_some(),
-            Weapon::Blaster => bolt_reaches(s.map, &rules, &me, aim, &t),
+            Weapon::Blaster => combat::Projectile::fire(0, 0, &me, aim, 0, &rules).reaches(s.map, &rules, &t),
         });
         if let Some(aim) = lined_up {
             let since = *self.lined_up_since.get_or_insert(s.tick);
@@ -110,7 +110,7 @@ impl FightBot {
         self.lined_up_since = None;
 
         if s.tick >= self.next_path || self.path.is_empty() {
-            self.path = path_to(s.map, me.cell(), t.cell());
+            self.path = s.map.path(me.cell(), t.cell());
             // Re-plan twice a second, at slightly different times for each bot.
             self.next_path = s.tick + s.tick_rate / 2 + self.rng.random_range(0..10);
         }
@@ -168,79 +168,9 @@ fn dist2(a: &PlayerState, b: &PlayerState) -> i64 {
     dx * dx + dy * dy
 }
 
-/// Breadth-first search over floor cells (4-neighbour, so paths never cut wall corners);
-/// the cells to walk through after `from`, ending at `to`. Empty if unreachable.
-pub(crate) fn path_to(map: &Map, from: (i32, i32), to: (i32, i32)) -> VecDeque<(i32, i32)> {
-    let (w, h) = (i32::from(map.width()), i32::from(map.height()));
-    let index = |(x, y): (i32, i32)| (y * w + x) as usize;
-    let inside = |(x, y): (i32, i32)| x >= 0 && y >= 0 && x < w && y < h;
-    if !inside(from) || !inside(to) || map.is_wall(to.0, to.1) {
-        return VecDeque::new();
-    }
-    let mut came: Vec<Option<(i32, i32)>> = vec![None; (w * h) as usize];
-    let mut queue = VecDeque::from([from]);
-    came[index(from)] = Some(from);
-    while let Some(c) = queue.pop_front() {
-        if c == to {
-            break;
-        }
-        for (dx, dy) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
-            let n = (c.0 + dx, c.1 + dy);
-            if inside(n) && !map.is_wall(n.0, n.1) && came[index(n)].is_none() {
-                came[index(n)] = Some(c);
-                queue.push_back(n);
-            }
-        }
-    }
-    let mut path = VecDeque::new();
-    let mut c = to;
-    while c != from {
-        let Some(prev) = came[index(c)] else {
-            return VecDeque::new();
-        };
-        path.push_front(c);
-        c = prev;
-    }
-    path
-}
-
-/// Whether a blaster bolt fired from `me` along `aim` touches `target` (standing still)
-/// before a wall or the end of its life.
-fn bolt_reaches(
-    map: &Map,
-    rules: &combat::CombatRules,
-    me: &PlayerState,
-    aim: u8,
-    target: &PlayerState,
-) -> bool {
-    let mut bolt = combat::Projectile::fire(0, 0, me, aim, 0, rules);
-    for _ in 0..rules.projectile_ttl {
-        if !bolt.advance(map) {
-            return false;
-        }
-        if bolt.touches(target) {
-            return true;
-        }
-    }
-    false
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn paths_go_around_walls() {
-        let map = Map::parse("t", "#######\n#S#...#\n#.#.#.#\n#...#.#\n#######").unwrap();
-        let path = path_to(&map, (1, 1), (5, 1));
-        assert_eq!(path.back(), Some(&(5, 1)));
-        assert!(path.iter().all(|&(x, y)| !map.is_wall(x, y)));
-        assert_eq!(path.len(), 8, "down, right, up and right again: {path:?}");
-        assert!(
-            path_to(&map, (1, 1), (2, 1)).is_empty(),
-            "a wall is no destination"
-        );
-    }
 
     /// The rail's fine trace can graze a square the blaster's coarser steps pass by: a
     /// bot that took that for "lined up" stood still firing bolts that never landed.
@@ -259,7 +189,8 @@ mod tests {
                 ..me
             };
             let by_rail = combat::rail(&map, (me.x, me.y), 1, &[(9, t)]).1.is_some();
-            if by_rail && !bolt_reaches(&map, &rules, &me, 1, &t) {
+            let bolt = combat::Projectile::fire(0, 0, &me, 1, 0, &rules);
+            if by_rail && !bolt.reaches(&map, &rules, &t) {
                 grazed += 1;
             }
         }

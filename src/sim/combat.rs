@@ -176,6 +176,21 @@ impl Projectile {
         (self.x - target.x).abs() < HALF && (self.y - target.y).abs() < HALF
     }
 
+    /// Whether it touches `target` (standing still) before a wall or the end of its
+    /// life: for a scripted player deciding whether a blaster shot would land. A bolt's
+    /// steps are coarser than the rail's trace and can pass a square's corner by.
+    pub fn reaches(mut self, map: &Map, rules: &CombatRules, target: &PlayerState) -> bool {
+        for _ in 0..rules.projectile_ttl {
+            if !self.advance(map) {
+                return false;
+            }
+            if self.touches(target) {
+                return true;
+            }
+        }
+        false
+    }
+
     /// Positions tick by tick from birth (index 0) until a wall or the end of its life:
     /// what a client draws between the birth and removal events.
     pub fn flight(mut self, map: &Map, rules: &CombatRules) -> Vec<(i32, i32)> {
