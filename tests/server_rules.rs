@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use netarena::net::protocol::{ClientMsg, InputPacket, RosterEntry, ServerMsg};
 use netarena::server::{Server, ServerConfig, ServerEvent};
-use netarena::sim::combat::PROTECT_MAX_MS;
+use netarena::sim::combat::{PROTECT_MAX_MS, PROTECT_READING_MAX_MS};
 use netarena::sim::map::Map;
 use netarena::client::brain::Reflex;
 use netarena::sim::world::{Buttons, Command};
@@ -339,4 +339,60 @@ fn stand_in_first_minute_figures() {
         }
         println!("seed {seed}: {f:.1} frags/min {d:.1} deaths/min, first death {first_death:?}, by killer (frags, on newcomer) {by:?}");
     }
+}
+
+/// When a newcomer who joined against three bots of the default skill, stood still and
+/// kept `?` help open (every command says so) was first fragged, and whether it was
+/// still protected `check_secs` in; None if it lived through `secs`.
+fn reading_newcomer(seed: u64, secs: u32, check_secs: f64) -> (Option<f64>, bool) {
+    let mut config = ServerConfig::new(Map::builtin("arena").unwrap());
+    config.bots = 3;
+    config.seed = seed;
+    config.client_timeout = Duration::from_secs(3600);
+    let mut server = Server::new(config);
+    let mut now = Instant::now();
+    let addr: SocketAddr = "10.0.0.9:1000".parse().unwrap();
+    let id = server.join_in_process(now, addr, "newcomer").unwrap().player_id;
+    let reading = Command::moving(Buttons::READING);
+    let (mut buf, mut protected_then) = (Vec::new(), false);
+    for t in 1..=secs * 60 {
+        netarena::net::codec::encode_client(&input(t, reading), &mut buf).unwrap();
+        server.receive(now, addr, &buf);
+        now += Duration::from_secs(1) / 60;
+        server.tick(now);
+        server.take_outbox().for_each(drop);
+        let at = f64::from(t) / 60.0;
+        if (at - check_secs).abs() < 0.5 / 60.0 {
+            protected_then = protected(&server, id);
+        }
+        for e in server.take_events() {
+            if matches!(e, ServerEvent::Frag { ref victim, .. } if victim == "newcomer") {
+                return (Some(at), protected_then);
+            }
+        }
+    }
+    (None, protected_then)
+}
+
+/// The bots fragged a newcomer still reading `?` help: protection ended 3 s after the
+/// spawn whatever the player was doing. Now it lasts while the help (or scoreboard) is
+/// open, up to 10 s, and no longer.
+#[test]
+fn a_newcomer_reading_help_at_spawn_is_not_fragged_in_its_first_seconds() {
+    let reading_cap = f64::from(PROTECT_READING_MAX_MS) / 1000.0;
+    let mut deaths = Vec::new();
+    for seed in 1..=6 {
+        let (died, protected_late) = reading_newcomer(seed, 30, reading_cap - 0.5);
+        println!("seed {seed}: a newcomer reading help was first fragged at {died:?} s");
+        assert!(protected_late, "seed {seed}: not protected after 9.5 s of reading");
+        deaths.push(died);
+    }
+    // Before: fragged 9.05 s in (seed 1), unprotected from 3 s on.
+    assert!(
+        deaths.iter().all(|d| d.is_none_or(|t| t > reading_cap)),
+        "fragged while reading: {deaths:?}"
+    );
+    // Bounded: whoever keeps reading is fair game after the cap.
+    let (_, protected_after) = reading_newcomer(1, 11, reading_cap + 0.5);
+    assert!(!protected_after, "protection outlasted its cap");
 }

@@ -57,6 +57,10 @@ impl Weapon {
 /// The longest spawn protection, for a player who neither moves nor fires: long enough
 /// to look around, too short to camp.
 pub const PROTECT_MAX_MS: u32 = 3000;
+/// The longest spawn protection for a player who, since spawning, has neither moved
+/// nor fired and has kept `?` help or the scoreboard open: a newcomer reads the keys
+/// without being shot, and nobody camps for longer.
+pub const PROTECT_READING_MAX_MS: u32 = 10_000;
 
 /// Combat timings in ticks, for one tick rate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

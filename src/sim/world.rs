@@ -34,7 +34,7 @@ impl Buttons {
     /// outlast its usual cap while this is held (see [`crate::sim::step`]).
     pub const READING: Buttons = Buttons(32);
     /// Every bit a command may carry; anything else from the network is masked off.
-    pub const ALL: Buttons = Buttons(31);
+    pub const ALL: Buttons = Buttons(63);
 
     pub const fn empty() -> Buttons {
         Buttons(0)
