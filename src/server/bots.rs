@@ -1,6 +1,11 @@
 //! Bots that fight: they find a path to the nearest enemy, line up a shot, and fire
 //! after a human-like reaction time, not always straight. Their commands go through the
 //! same queue as a client's.
+//!
+//! They do not snowball: a bot prefers enemies at or above its own score to those far
+//! below it (the newcomer), and a bot ahead of the field reacts slower and aims worse
+//! the further ahead it is. Everything they decide is integer arithmetic on what the
+//! server holds and a seeded generator: a seeded match repeats exactly.
 
 use std::collections::VecDeque;
 
@@ -23,7 +28,52 @@ pub(crate) struct Situation<'a> {
     pub(crate) alive: &'a dyn Fn(PlayerId) -> bool,
     /// Whether a shot would hurt a player: alive and not spawn-protected.
     pub(crate) vulnerable: &'a dyn Fn(PlayerId) -> bool,
+    /// Everyone's score this match, by id (sorted).
+    pub(crate) scores: &'a [Score],
 }
+
+/// What a bot knows of a player's match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Score {
+    pub(crate) id: PlayerId,
+    pub(crate) frags: i16,
+    /// Who fragged it last, if anyone this match.
+    pub(crate) fragged_by: Option<PlayerId>,
+}
+
+impl Situation<'_> {
+    fn score(&self, id: PlayerId) -> Option<&Score> {
+        let i = self.scores.binary_search_by_key(&id, |s| s.id).ok()?;
+        self.scores.get(i)
+    }
+
+    fn frags_of(&self, id: PlayerId) -> i32 {
+        self.score(id).map_or(0, |s| i32::from(s.frags))
+    }
+
+    /// How many frags this bot is ahead of the others' average (0 if not ahead).
+    fn lead(&self) -> u32 {
+        let others = self.scores.iter().filter(|s| s.id != self.me);
+        let (sum, n) = others.fold((0i32, 0i32), |(t, n), s| (t + i32::from(s.frags), n + 1));
+        if n == 0 {
+            return 0;
+        }
+        let lead = self.frags_of(self.me) - sum.div_euclid(n);
+        u32::try_from(lead).unwrap_or(0)
+    }
+}
+
+/// Per frag a bot leads the others' average by: this much slower to react...
+const LEAD_REACTION_MS: u32 = 60;
+/// ...and this many more shots in a hundred one eighth off...
+const LEAD_MISAIM_PCT: u32 = 4;
+/// ...up to this many frags of lead.
+const LEAD_COUNTED: u32 = 8;
+/// An enemy this many frags or more below the bot counts as twice as far away (less
+/// below, in proportion): a bot hunts its equals and betters before the weakest. One
+/// the bot itself fragged last counts as farther again by as much: it looks for
+/// someone else before it comes back for the same victim.
+const BELOW_COUNTED: i32 = 6;
 
 #[derive(Clone, Debug)]
 pub(crate) struct FightBot {
@@ -49,23 +99,27 @@ impl FightBot {
         }
     }
 
-    fn reaction_ticks(&self, tick_rate: u32) -> u32 {
+    /// The reaction time in ticks of a bot `lead` frags ahead of the field.
+    fn reaction_ticks(&self, tick_rate: u32, lead: u32) -> u32 {
         // 700 ms at skill 1 down to 180 ms at skill 5, like people from sloppy to sharp.
         let ms = 700 - (u32::from(self.skill) - 1) * 130;
+        let ms = ms + lead.min(LEAD_COUNTED) * LEAD_REACTION_MS;
         ms * tick_rate / 1000
     }
 
-    /// Chance in percent that a shot goes one eighth off.
-    fn misaim_pct(&self) -> u32 {
+    /// Chance in percent that a shot goes one eighth off, `lead` frags ahead.
+    fn misaim_pct(&self, lead: u32) -> u32 {
         // 37% at skill 1, 5% at skill 5.
-        45 - u32::from(self.skill) * 8
+        45 - u32::from(self.skill) * 8 + lead.min(LEAD_COUNTED) * LEAD_MISAIM_PCT
     }
 
     pub(crate) fn next(&mut self, s: &Situation) -> Command {
         let me = s.state;
-        // The nearest player a shot would hurt; a spawn-protected one (a newcomer
-        // finding the keys) only when nobody else is about, and then not shot at.
+        // The nearest player a shot would hurt, those far below the bot's score counting
+        // as farther; a spawn-protected one (a newcomer finding the keys) only when
+        // nobody else is about, and then not shot at.
         let target = nearest_enemy(s, s.vulnerable).or_else(|| nearest_enemy(s, s.alive));
+        let lead = s.lead();
         let Some((target_id, t)) = target else {
             self.lined_up_since = None;
             return Command::default();
@@ -88,8 +142,8 @@ impl FightBot {
         });
         if let Some(aim) = lined_up {
             let since = *self.lined_up_since.get_or_insert(s.tick);
-            if s.tick - since >= self.reaction_ticks(s.tick_rate) {
-                self.aim = if self.rng.random_range(0..100) < self.misaim_pct() {
+            if s.tick - since >= self.reaction_ticks(s.tick_rate, lead) {
+                self.aim = if self.rng.random_range(0..100) < self.misaim_pct(lead) {
                     (aim + if self.rng.random_bool(0.5) { 1 } else { 7 }) % 8
                 } else {
                     aim
@@ -141,16 +195,26 @@ impl FightBot {
 }
 
 /// The nearest player but the bot itself that is `worth` it (the first of equals, in id
-/// order). `worth` is asked only of one nearer than the best so far: that lookup was
-/// most of a crowded server's bot time.
+/// order), one far below the bot's score counting as up to twice as far, and the bot's
+/// own last victim as farther again. `worth` is
+/// asked only of one nearer than the best so far: that lookup was most of a crowded
+/// server's bot time.
 fn nearest_enemy(
     s: &Situation,
     worth: &dyn Fn(PlayerId) -> bool,
 ) -> Option<(PlayerId, PlayerState)> {
+    let mine = s.frags_of(s.me);
     let mut best: Option<(i64, PlayerId, PlayerState)> = None;
     for &(id, t) in s.world.players() {
-        let d = dist2(&s.state, &t);
-        if id == s.me || best.is_some_and(|(b, _, _)| d >= b) || !worth(id) {
+        if id == s.me {
+            continue;
+        }
+        // Distance squared: twice as far is four times as much.
+        let below = (mine - s.frags_of(id)).clamp(0, BELOW_COUNTED);
+        let my_victim = s.score(id).is_some_and(|v| v.fragged_by == Some(s.me));
+        let farther = i64::from(BELOW_COUNTED + below + i32::from(my_victim) * BELOW_COUNTED);
+        let d = dist2(&s.state, &t) * farther * farther / i64::from(BELOW_COUNTED).pow(2);
+        if best.is_some_and(|(b, _, _)| d >= b) || !worth(id) {
             continue;
         }
         best = Some((d, id, t));

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, VecDeque};
 
 use crate::net::map_chunks::{self, EVENT_CHUNK_BYTES};
 use crate::net::protocol::{GameEvent, OwnBody, PlayerStatus};
+use super::bots::Score;
 use crate::sim::combat::{CombatRules, MAX_HEALTH, Projectile, Weapon};
 use crate::sim::map::Map;
 use crate::sim::step::{self, Body, Rulebook, Shot};
@@ -59,6 +60,8 @@ struct Combatant {
     reading: bool,
     frags: i16,
     deaths: u16,
+    /// Who fragged it last this match.
+    fragged_by: Option<PlayerId>,
     weapon: Weapon,
     /// The first command seq that may fire (see [`crate::sim::step`]).
     ready_at: u32,
@@ -157,6 +160,16 @@ impl Match {
             .is_some_and(|c| c.vulnerable(tick, &self.rules))
     }
 
+    /// Everyone's score this match, by id: what bots choose by.
+    pub(crate) fn scores(&self) -> Vec<Score> {
+        let score = |(id, c): (&PlayerId, &Combatant)| Score {
+            id: *id,
+            frags: c.frags,
+            fragged_by: c.fragged_by,
+        };
+        self.players.iter().map(score).collect()
+    }
+
     pub fn statuses(&self) -> Vec<PlayerStatus> {
         self.players.iter().map(|(id, c)| c.status(*id)).collect()
     }
@@ -183,6 +196,7 @@ impl Match {
             reading: false,
             frags: 0,
             deaths: 0,
+            fragged_by: None,
             weapon: Weapon::Blaster,
             ready_at: 0,
             placed: 1,
@@ -329,6 +343,7 @@ impl Match {
         v.health = 0;
         v.alive = false;
         v.deaths = v.deaths.saturating_add(1);
+        v.fragged_by = (attacker != victim).then_some(attacker);
         v.respawn_at = tick + respawn;
         events.push(GameEvent::Status(v.status(victim)));
         if attacker != victim
@@ -472,6 +487,7 @@ impl Match {
         for (_, c) in self.players.iter_mut() {
             c.frags = 0;
             c.deaths = 0;
+            c.fragged_by = None;
         }
         for id in &ids {
             world.remove(*id);
