@@ -7,11 +7,11 @@ use std::net::SocketAddr;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use netarena::client::brain::Reflex;
 use netarena::net::protocol::{ClientMsg, InputPacket, RosterEntry, ServerMsg};
 use netarena::server::{Server, ServerConfig, ServerEvent};
 use netarena::sim::combat::{PROTECT_MAX_MS, PROTECT_READING_MAX_MS};
 use netarena::sim::map::Map;
-use netarena::client::brain::Reflex;
 use netarena::sim::world::{Buttons, Command};
 
 use support::process::{BIN, start_server};
@@ -297,11 +297,8 @@ fn stand_in_match(seed: u64, secs: u32, reading_secs: u32) -> Vec<(f64, String, 
     config.bots = 3;
     config.seed = seed;
     let tick_rate = config.tick_rate;
-    let mut stepper = support::Stepper::with_config(
-        config,
-        support::lag(10, 2, 0.0),
-        support::lag(10, 2, 0.0),
-    );
+    let mut stepper =
+        support::Stepper::with_config(config, support::lag(10, 2, 0.0), support::lag(10, 2, 0.0));
     let mut brain = Reflex::new(seed, tick_rate).reading_first(reading_secs * u32::from(tick_rate));
     let mut frags = Vec::new();
     for second in 0..secs {
@@ -332,7 +329,9 @@ fn a_reflex_newcomer_gets_a_fighting_chance_in_its_first_minute() {
         let log = stand_in_match(seed, 60, 8);
         let (f, d) = stand_in_score(&log);
         let first_death = log.iter().find(|(_, _, v)| v == "stepper").map(|x| x.0);
-        println!("seed {seed}: the stand-in's first minute: {f} frags, {d} deaths, first death at {first_death:?} s");
+        println!(
+            "seed {seed}: the stand-in's first minute: {f} frags, {d} deaths, first death at {first_death:?} s"
+        );
         assert!(
             first_death.is_none_or(|t| t > 8.0),
             "seed {seed}: fragged while reading the help"
@@ -358,7 +357,10 @@ fn reading_newcomer(seed: u64, secs: u32, check_secs: f64) -> (Option<f64>, bool
     let mut server = Server::new(config);
     let mut now = Instant::now();
     let addr: SocketAddr = "10.0.0.9:1000".parse().unwrap();
-    let id = server.join_in_process(now, addr, "newcomer").unwrap().player_id;
+    let id = server
+        .join_in_process(now, addr, "newcomer")
+        .unwrap()
+        .player_id;
     let reading = Command::moving(Buttons::READING);
     let (mut buf, mut protected_then) = (Vec::new(), false);
     for t in 1..=secs * 60 {
@@ -390,7 +392,10 @@ fn a_newcomer_reading_help_at_spawn_is_not_fragged_in_its_first_seconds() {
     for seed in 1..=6 {
         let (died, protected_late) = reading_newcomer(seed, 30, reading_cap - 0.5);
         println!("seed {seed}: a newcomer reading help was first fragged at {died:?} s");
-        assert!(protected_late, "seed {seed}: not protected after 9.5 s of reading");
+        assert!(
+            protected_late,
+            "seed {seed}: not protected after 9.5 s of reading"
+        );
         deaths.push(died);
     }
     // Before: fragged 9.05 s in (seed 1), unprotected from 3 s on.
@@ -443,7 +448,8 @@ fn bots_spread_their_frags_and_the_leader_does_not_run_away() {
     let (mut newcomer_frags, mut winner_frags) = (0, 0);
     for seed in 1..=6 {
         let (frags, winner) = newcomer_bot_match(seed, 300);
-        let count = |f: &dyn Fn(&(f64, String, String)) -> bool| frags.iter().filter(|x| f(x)).count();
+        let count =
+            |f: &dyn Fn(&(f64, String, String)) -> bool| frags.iter().filter(|x| f(x)).count();
         let deaths = count(&|(_, _, v)| v == "newcomer");
         let worst = (1..=3)
             .map(|b| count(&|(_, k, v)| *k == format!("bot-{b}") && v == "newcomer"))
@@ -452,7 +458,9 @@ fn bots_spread_their_frags_and_the_leader_does_not_run_away() {
         let winner = winner.unwrap_or_default();
         let mine = count(&|(_, k, _)| k == "newcomer");
         let won = count(&|(_, k, _)| *k == winner);
-        println!("seed {seed}: {winner} won with {won}; the newcomer {mine} frags, {deaths} deaths, {worst} by one bot");
+        println!(
+            "seed {seed}: {winner} won with {won}; the newcomer {mine} frags, {deaths} deaths, {worst} by one bot"
+        );
         // Before: 15 of 24 (seed 4), 12 of 24 (seed 2).
         assert!(
             2 * worst < deaths,

@@ -138,7 +138,9 @@ impl FightBot {
             Weapon::Rail => combat::rail(s.map, (me.x, me.y), aim, &[(target_id, t)])
                 .1
                 .is_some(),
-            Weapon::Blaster => combat::Projectile::fire(0, 0, &me, aim, 0, &rules).reaches(s.map, &rules, &t),
+            Weapon::Blaster => {
+                combat::Projectile::fire(0, 0, &me, aim, 0, &rules).reaches(s.map, &rules, &t)
+            }
         });
         if let Some(aim) = lined_up {
             let since = *self.lined_up_since.get_or_insert(s.tick);
@@ -235,6 +237,113 @@ fn dist2(a: &PlayerState, b: &PlayerState) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An open room: bot 1 at (2, 2), the others where `at` says, every score given.
+    fn scene(at: &[(PlayerId, i32, i32)]) -> (Map, World) {
+        let row = format!("#{}#\n", ".".repeat(14));
+        let text = format!("{}\n{}{}", "#".repeat(16), row.repeat(10), "#".repeat(16));
+        let map = Map::parse("t", &text.replacen('.', "S", 1)).unwrap();
+        let mut world = World::default();
+        world.put(1, PlayerState::at_cell(2, 2));
+        for &(id, x, y) in at {
+            world.put(id, PlayerState::at_cell(x as u16, y as u16));
+        }
+        (map, world)
+    }
+
+    fn situation<'a>(
+        map: &'a Map,
+        world: &'a World,
+        scores: &'a [Score],
+        tick: u32,
+    ) -> Situation<'a> {
+        Situation {
+            me: 1,
+            state: world.get(1).unwrap(),
+            world,
+            map,
+            tick,
+            tick_rate: 60,
+            alive: &|_| true,
+            vulnerable: &|_| true,
+            scores,
+        }
+    }
+
+    fn score(id: PlayerId, frags: i16, fragged_by: Option<PlayerId>) -> Score {
+        Score {
+            id,
+            frags,
+            fragged_by,
+        }
+    }
+
+    /// Bots chased whoever was nearest, and the weakest player was often that: now one
+    /// far below the bot's score, or its own last victim, counts as farther.
+    #[test]
+    fn a_bot_hunts_its_equal_before_a_weaker_or_just_fragged_player_as_near() {
+        let (map, world) = scene(&[(2, 5, 2), (3, 2, 6)]);
+        let nearest = |scores: &[Score]| {
+            let s = situation(&map, &world, scores, 0);
+            nearest_enemy(&s, s.vulnerable).map(|(id, _)| id)
+        };
+        // 3 cells to the weak one, 4 to the equal one.
+        let level = [score(1, 10, None), score(2, 10, None), score(3, 10, None)];
+        assert_eq!(nearest(&level), Some(2), "equals: the nearest");
+        let weak = [score(1, 10, None), score(2, 2, None), score(3, 10, None)];
+        assert_eq!(nearest(&weak), Some(3), "the weak one counts as farther");
+        let victim = [
+            score(1, 10, None),
+            score(2, 10, Some(1)),
+            score(3, 10, None),
+        ];
+        assert_eq!(
+            nearest(&victim),
+            Some(3),
+            "its own last victim counts as farther"
+        );
+        let others_victim = [
+            score(1, 10, None),
+            score(2, 10, Some(3)),
+            score(3, 10, None),
+        ];
+        assert_eq!(nearest(&others_victim), Some(2));
+    }
+
+    /// Ticks a bot with `scores` waits, with a target lined up in the open, before it
+    /// fires, and how many of 200 such shots go off the line.
+    fn reaction_and_misses(scores: &[Score]) -> (u32, u32) {
+        let (map, world) = scene(&[(2, 8, 2)]);
+        let (mut first, mut misses) = (None, 0);
+        for shot in 0..200u64 {
+            let mut bot = FightBot::new(shot, 2);
+            for tick in 0..600 {
+                let cmd = bot.next(&situation(&map, &world, scores, tick));
+                if cmd.buttons.contains(Buttons::FIRE) {
+                    first.get_or_insert(tick);
+                    misses += u32::from(cmd.aim != 0);
+                    break;
+                }
+            }
+        }
+        (first.expect("it fires"), misses)
+    }
+
+    /// A leading bot got better with every frag; now the lead makes it slower and
+    /// sloppier: 60 ms and 4 shots in 100 more per frag ahead of the field, up to 8.
+    #[test]
+    fn a_bot_ahead_of_the_field_reacts_slower_and_misses_more() {
+        let level = [score(1, 5, None), score(2, 5, None), score(3, 5, None)];
+        let ahead = [score(1, 20, None), score(2, 5, None), score(3, 5, None)];
+        let (react, missed) = reaction_and_misses(&level);
+        let (react_ahead, missed_ahead) = reaction_and_misses(&ahead);
+        assert_eq!(react, 34, "570 ms at skill 2");
+        assert_eq!(react_ahead, 63, "1050 ms 8 or more frags ahead");
+        assert!(
+            missed_ahead > missed + 40,
+            "{missed_ahead} and {missed} of 200 off"
+        );
+    }
 
     /// The rail's fine trace can graze a square the blaster's coarser steps pass by: a
     /// bot that took that for "lined up" stood still firing bolts that never landed.

@@ -205,7 +205,11 @@ impl Server {
         let mut events = Vec::new();
         let game = &mut self.game;
         // Scores for the bots, once a tick (none: nobody to ask).
-        let scores = if self.slots.iter().any(|s| matches!(s.driver, Driver::Bot(_))) {
+        let scores = if self
+            .slots
+            .iter()
+            .any(|s| matches!(s.driver, Driver::Bot(_)))
+        {
             game.scores()
         } else {
             Vec::new()

@@ -257,14 +257,28 @@ mod tests {
         assert_eq!(protection_cap(&rules, false), 180);
         assert_eq!(protection_cap(&rules, true), 600);
         assert!(protection_holds(&rules, 179, false));
-        assert!(!protection_holds(&rules, 180, false), "closing help ends it");
+        assert!(
+            !protection_holds(&rules, 180, false),
+            "closing help ends it"
+        );
         assert!(protection_holds(&rules, 599, true));
-        assert!(!protection_holds(&rules, 600, true), "reading ends it at its cap");
+        assert!(
+            !protection_holds(&rules, 600, true),
+            "reading ends it at its cap"
+        );
         // Reading is no key: it neither moves nor ends protection.
         let map = arena();
         let mut b = body(&map);
         let reading = Command::moving(Buttons::READING);
-        step(&map, &Rulebook::for_tick_rate(60), 0, &mut b, 1, reading, &[]);
+        step(
+            &map,
+            &Rulebook::for_tick_rate(60),
+            0,
+            &mut b,
+            1,
+            reading,
+            &[],
+        );
         assert!(b.protected);
         assert_eq!((b.state.vx, b.state.vy), (0, 0));
     }

@@ -41,9 +41,17 @@ fn overlays_weapon_and_aim_stay_in_the_app() {
 #[test]
 fn commands_say_when_help_or_the_scoreboard_is_open() {
     let mut a = app();
-    assert!(!a.command(Buttons::empty()).buttons.contains(Buttons::READING));
+    assert!(
+        !a.command(Buttons::empty())
+            .buttons
+            .contains(Buttons::READING)
+    );
     a.handle(Action::ToggleStats);
-    assert!(!a.command(Buttons::empty()).buttons.contains(Buttons::READING));
+    assert!(
+        !a.command(Buttons::empty())
+            .buttons
+            .contains(Buttons::READING)
+    );
     for open in [Action::ToggleHelp, Action::ToggleScoreboard] {
         a.handle(open);
         let cmd = a.command(Buttons::LEFT);

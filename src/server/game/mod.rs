@@ -4,9 +4,9 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+use super::bots::Score;
 use crate::net::map_chunks::{self, EVENT_CHUNK_BYTES};
 use crate::net::protocol::{GameEvent, OwnBody, PlayerStatus};
-use super::bots::Score;
 use crate::sim::combat::{CombatRules, MAX_HEALTH, Projectile, Weapon};
 use crate::sim::map::Map;
 use crate::sim::step::{self, Body, Rulebook, Shot};

@@ -55,6 +55,9 @@ mod tests {
         assert_eq!(path.back(), Some(&(5, 1)));
         assert!(path.iter().all(|&(x, y)| !map.is_wall(x, y)));
         assert_eq!(path.len(), 8, "down, right, up and right again: {path:?}");
-        assert!(map.path((1, 1), (2, 1)).is_empty(), "a wall is no destination");
+        assert!(
+            map.path((1, 1), (2, 1)).is_empty(),
+            "a wall is no destination"
+        );
     }
 }
