@@ -288,18 +288,18 @@ fn a_newcomer_standing_still_is_not_fragged_the_moment_protection_ends() {
     assert!(mean > 8.0, "an idle newcomer lives {mean:.1} s on average");
 }
 
-/// Every frag of a seeded match of `secs` simulated seconds in which the client is the
-/// [`Reflex`] stand-in for a newcomer (90 ms reactions, a quarter of its shots one
-/// eighth off; it reads `?` help for its first `reading_secs`) against `bots` server
-/// bots of the default skill on the default map: (second, killer, victim).
-fn stand_in_match(seed: u64, secs: u32, reading_secs: u32) -> Vec<(f64, String, String)> {
+/// Every frag of a seeded match of `secs` simulated seconds, over a 10 ms link, in which
+/// the client is [`Reflex::newcomer`], the stand-in for a newcomer (it reads `?` help
+/// for 8 s first), against `host --bots 3` at the default skill on the default map:
+/// (second, killer, victim).
+fn stand_in_match(seed: u64, secs: u32) -> Vec<(f64, String, String)> {
     let mut config = ServerConfig::new(Map::builtin("arena").unwrap());
     config.bots = 3;
     config.seed = seed;
     let tick_rate = config.tick_rate;
     let mut stepper =
         support::Stepper::with_config(config, support::lag(10, 2, 0.0), support::lag(10, 2, 0.0));
-    let mut brain = Reflex::new(seed, tick_rate).reading_first(reading_secs * u32::from(tick_rate));
+    let mut brain = Reflex::newcomer(seed, tick_rate);
     let mut frags = Vec::new();
     for second in 0..secs {
         stepper.run_commands(Duration::from_secs(1), |s, now| brain.next(s, now));
@@ -326,7 +326,7 @@ fn stand_in_score(frags: &[(f64, String, String)]) -> (usize, usize) {
 fn a_reflex_newcomer_gets_a_fighting_chance_in_its_first_minute() {
     let (mut frags, mut deaths) = (0, 0);
     for seed in 1..=6 {
-        let log = stand_in_match(seed, 60, 8);
+        let log = stand_in_match(seed, 60);
         let (f, d) = stand_in_score(&log);
         let first_death = log.iter().find(|(_, _, v)| v == "stepper").map(|x| x.0);
         println!(

@@ -130,6 +130,8 @@ impl Reflex {
     pub const MISAIM_PCT: u32 = 15;
     /// How far off it may judge an enemy's position on each axis, in sub-cell units.
     const MISJUDGED: i32 = CELL / 2;
+    /// How long [`Reflex::newcomer`] reads the help before it plays.
+    pub const NEWCOMER_READS_SECS: u32 = 8;
     /// Commands one judgement lasts (a quarter of a second at 60 Hz).
     const JUDGED_COMMANDS: u32 = 15;
 
@@ -145,6 +147,13 @@ impl Reflex {
             aim: 0,
             reading: 0,
         }
+    }
+
+    /// The newcomer the guide's figures measure: it reads `?` help for its first
+    /// [`Self::NEWCOMER_READS_SECS`] seconds of play, then fights.
+    pub fn newcomer(seed: u64, tick_rate: u16) -> Reflex {
+        Reflex::new(seed, tick_rate)
+            .reading_first(Self::NEWCOMER_READS_SECS * u32::from(tick_rate.max(1)))
     }
 
     /// Stands still with `?` help open for its first `commands` commands.
