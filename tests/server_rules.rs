@@ -340,10 +340,11 @@ fn a_reflex_newcomer_gets_a_fighting_chance_in_its_first_minute() {
         deaths += d;
     }
     println!("6 first minutes: {frags} frags, {deaths} deaths");
-    // Measured: 44 frags and 19 deaths in these six minutes (before the bots' changes:
-    // 45 and 28).
+    // Measured: 44 frags and 20 deaths (before the reading rule and the bots' changes:
+    // 41 and 24). A floor with margin, not a fine measure: quick hands had a chance
+    // already; what changed for them is the first seconds (the reading test above).
     assert!(frags >= 30, "{frags} frags in 6 first minutes");
-    assert!(deaths <= 26, "{deaths} deaths in 6 first minutes");
+    assert!(deaths <= 28, "{deaths} deaths in 6 first minutes");
 }
 
 /// When a newcomer who joined against three bots of the default skill, stood still and
