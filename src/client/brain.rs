@@ -1,5 +1,6 @@
-//! Brains for the headless client: they turn what a player sees of itself into
-//! commands, fed through the same path a human's keys take.
+//! Brains for the headless client: they turn what a player sees (of itself, and for
+//! [`Reflex`] of the others) into commands, fed through the same path a human's keys
+//! take.
 
 use std::time::Instant;
 
@@ -101,11 +102,11 @@ impl Fighter {
 
 /// A stand-in for a newcomer with quick hands, to measure how fair the bots are: it
 /// sees only what a player's screen shows (others where they are drawn, the protected
-/// ones on blue), walks to the nearest enemy it could hurt, and fires once that enemy
-/// has stayed lined up along one of the eight aims for a reaction time. Like a person,
-/// it judges where the enemy is by eye (up to half a cell off on each axis) and now
-/// and then presses the wrong key (15% of its shots go one eighth off). It may first stand still
-/// with `?` help open, as someone reading the keys does.
+/// ones on blue), wanders (it does not know the map yet), and fires once the nearest
+/// enemy it could hurt has stayed lined up along one of the eight aims for a reaction
+/// time. Like a person, it judges where the enemy is by eye (up to half a cell off on
+/// each axis) and now and then presses the wrong key (15% of its shots go one eighth
+/// off). It may first stand still with `?` help open, as someone reading the keys does.
 #[derive(Clone, Debug)]
 pub struct Reflex {
     rng: Pcg32,
@@ -162,6 +163,7 @@ impl Reflex {
         self
     }
 
+    /// The next command, from what `s` shows at `now`.
     pub fn next(&mut self, s: &ClientSession, now: Instant) -> Command {
         let me_id = s.player_id();
         let alive = s.combat.status(me_id).is_none_or(|st| st.alive);
@@ -222,7 +224,8 @@ impl Reflex {
         }
         self.lined_up = None;
         let mut cmd = self.walk.next(&me);
-        if let Some(aim) = aim_of(cmd.buttons.direction().0, cmd.buttons.direction().1) {
+        let (dx, dy) = cmd.buttons.direction();
+        if let Some(aim) = aim_of(dx, dy) {
             self.aim = aim;
         }
         cmd.weapon = weapon.index();

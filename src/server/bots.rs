@@ -198,9 +198,8 @@ impl FightBot {
 
 /// The nearest player but the bot itself that is `worth` it (the first of equals, in id
 /// order), one far below the bot's score counting as up to twice as far, and the bot's
-/// own last victim as farther again. `worth` is
-/// asked only of one nearer than the best so far: that lookup was most of a crowded
-/// server's bot time.
+/// own last victim as farther again. `worth` is asked only of one nearer than the best
+/// so far: that lookup was most of a crowded server's bot time.
 fn nearest_enemy(
     s: &Situation,
     worth: &dyn Fn(PlayerId) -> bool,
