@@ -457,6 +457,8 @@ pub(crate) enum BotArg {
     Wander,
     /// Wanders, fires both weapons and switches between them.
     Fighter,
+    /// A newcomer stand-in: reads help for 8 s, then fights what it sees (90 ms reactions)
+    Reflex,
     /// Holds no keys.
     Idle,
 }
@@ -466,6 +468,7 @@ impl From<BotArg> for BotKind {
         match b {
             BotArg::Wander => BotKind::Wander,
             BotArg::Fighter => BotKind::Fighter,
+            BotArg::Reflex => BotKind::Reflex,
             BotArg::Idle => BotKind::Idle,
         }
     }

@@ -158,7 +158,8 @@ impl App {
     }
 
     /// The command for `buttons` held: you aim where you last moved (or turned), a
-    /// diagonal kept through the uneven release of its two keys.
+    /// diagonal kept through the uneven release of its two keys; it says whether `?`
+    /// help or the scoreboard is open.
     pub(crate) fn command(&mut self, buttons: Buttons) -> Command {
         let (dx, dy) = buttons.direction();
         let (ax, ay) = aim_vector(self.aim);
@@ -169,6 +170,13 @@ impl App {
             self.aim = a;
             self.diagonal_left = 0;
         }
+        // Telling the server the player is reading keeps its spawn protection past the
+        // short cap (see `sim::step::protection_holds`).
+        let mut buttons = buttons;
+        buttons.set(
+            Buttons::READING,
+            self.overlays.help || self.overlays.scoreboard,
+        );
         Command {
             buttons,
             weapon: self.weapon,

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::ClientConfig;
 use super::app::App;
-use super::brain::{Fighter, Wander};
+use super::brain::{Fighter, Reflex, Wander};
 use super::driver::Driver;
 use super::link::Link;
 use super::net_stats::{RemoteSeen, SessionStats};
@@ -26,6 +26,9 @@ pub enum BotKind {
     Wander,
     /// Wanders, fires both weapons and switches between them.
     Fighter,
+    /// A newcomer with quick hands: reads `?` help for 8 s, then fights what it sees
+    /// ([`Reflex`]).
+    Reflex,
     /// Holds no keys.
     Idle,
 }
@@ -136,6 +139,7 @@ fn play(
 ) -> anyhow::Result<()> {
     let mut brain = Wander::new(config.seed);
     let mut fighter = Fighter::new(config.seed);
+    let mut reflex = Reflex::newcomer(config.seed, driver.session().tick_rate().round() as u16);
     while !stop.load(Ordering::Relaxed) {
         let now = Instant::now();
         if now >= end {
@@ -160,9 +164,10 @@ fn play(
         let mut dropped = Vec::new();
         driver.run_ticks(
             now,
-            |session, _| match (bot, session.predicted()) {
+            |session, at| match (bot, session.predicted()) {
                 (BotKind::Wander, Some(me)) => brain.next(&me),
                 (BotKind::Fighter, Some(me)) => fighter.next(&me),
+                (BotKind::Reflex, _) => reflex.next(session, at),
                 _ => Command::default(),
             },
             |session, msg| {

@@ -204,6 +204,16 @@ impl Server {
     fn play_commands(&mut self, tick: u32) -> Vec<GameEvent> {
         let mut events = Vec::new();
         let game = &mut self.game;
+        // Scores for the bots, once a tick (none: nobody to ask).
+        let scores = if self
+            .slots
+            .iter()
+            .any(|s| matches!(s.driver, Driver::Bot(_)))
+        {
+            game.scores()
+        } else {
+            Vec::new()
+        };
         for slot in &mut self.slots {
             if let Driver::Bot(brain) = &mut slot.driver
                 && let Some(state) = self.world.get(slot.id)
@@ -217,6 +227,7 @@ impl Server {
                     tick_rate: u32::from(self.config.tick_rate),
                     alive: &|id| game.is_alive(id),
                     vulnerable: &|id| game.is_vulnerable(id, tick),
+                    scores: &scores,
                 };
                 let cmd = brain.next(&situation);
                 slot.bot_seq += 1;

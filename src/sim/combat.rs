@@ -57,6 +57,10 @@ impl Weapon {
 /// The longest spawn protection, for a player who neither moves nor fires: long enough
 /// to look around, too short to camp.
 pub const PROTECT_MAX_MS: u32 = 3000;
+/// The longest spawn protection for a player who, since spawning, has neither moved
+/// nor fired and has kept `?` help or the scoreboard open: a newcomer reads the keys
+/// without being shot, and nobody camps for longer.
+pub const PROTECT_READING_MAX_MS: u32 = 10_000;
 
 /// Combat timings in ticks, for one tick rate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -174,6 +178,21 @@ impl Projectile {
     /// Whether it is inside `target`'s square.
     pub fn touches(&self, target: &PlayerState) -> bool {
         (self.x - target.x).abs() < HALF && (self.y - target.y).abs() < HALF
+    }
+
+    /// Whether it touches `target` (standing still) before a wall or the end of its
+    /// life: for a scripted player deciding whether a blaster shot would land. A bolt's
+    /// steps are coarser than the rail's trace and can pass a square's corner by.
+    pub fn reaches(mut self, map: &Map, rules: &CombatRules, target: &PlayerState) -> bool {
+        for _ in 0..rules.projectile_ttl {
+            if !self.advance(map) {
+                return false;
+            }
+            if self.touches(target) {
+                return true;
+            }
+        }
+        false
     }
 
     /// Positions tick by tick from birth (index 0) until a wall or the end of its life:

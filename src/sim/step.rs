@@ -8,10 +8,14 @@
 //! again after the same number of commands on both sides. What only the server can
 //! decide (damage, death, where a respawn puts you, the end of a match) it decides
 //! outside this function and says in snapshots, by setting the [`Phase`].
+//!
+//! Spawn protection's caps are the one rule counted in server ticks, not commands (a
+//! client that stops sending must not stay protected): [`protection_holds`] says it,
+//! for the server's match and the client's countdown alike.
 
 use serde::{Deserialize, Serialize};
 
-use super::combat::{CombatRules, Weapon};
+use super::combat::{CombatRules, PROTECT_MAX_MS, PROTECT_READING_MAX_MS, Weapon};
 use super::map::Map;
 use super::world::{Buttons, Command, PlayerId, PlayerState, Rules, move_player};
 
@@ -52,6 +56,24 @@ impl Body {
             protected: true,
         }
     }
+}
+
+/// How many ticks after a spawn protection may last: [`PROTECT_MAX_MS`], or while the
+/// player is `reading` (its newest command carries [`Buttons::READING`]: `?` help or
+/// the scoreboard open) [`PROTECT_READING_MAX_MS`].
+pub fn protection_cap(rules: &CombatRules, reading: bool) -> u32 {
+    if reading {
+        rules.protect_ticks.saturating_mul(PROTECT_READING_MAX_MS) / PROTECT_MAX_MS
+    } else {
+        rules.protect_ticks
+    }
+}
+
+/// Whether spawn protection that no move or shot has ended yet still holds
+/// `since_spawn` ticks after the spawn. Past the short cap it holds only while the
+/// player reads, so closing the overlay ends it, and it never comes back.
+pub fn protection_holds(rules: &CombatRules, since_spawn: u32, reading: bool) -> bool {
+    since_spawn < protection_cap(rules, reading)
 }
 
 /// A shot that left the muzzle on one command.
@@ -227,6 +249,38 @@ mod tests {
         let mut b = body(&map);
         step(&map, &rules, 0, &mut b, 1, firing(0), &[]);
         assert!(!b.protected);
+    }
+
+    #[test]
+    fn reading_stretches_protection_to_its_own_cap_only() {
+        let rules = CombatRules::for_tick_rate(60);
+        assert_eq!(protection_cap(&rules, false), 180);
+        assert_eq!(protection_cap(&rules, true), 600);
+        assert!(protection_holds(&rules, 179, false));
+        assert!(
+            !protection_holds(&rules, 180, false),
+            "closing help ends it"
+        );
+        assert!(protection_holds(&rules, 599, true));
+        assert!(
+            !protection_holds(&rules, 600, true),
+            "reading ends it at its cap"
+        );
+        // Reading is no key: it neither moves nor ends protection.
+        let map = arena();
+        let mut b = body(&map);
+        let reading = Command::moving(Buttons::READING);
+        step(
+            &map,
+            &Rulebook::for_tick_rate(60),
+            0,
+            &mut b,
+            1,
+            reading,
+            &[],
+        );
+        assert!(b.protected);
+        assert_eq!((b.state.vx, b.state.vy), (0, 0));
     }
 
     #[test]

@@ -30,8 +30,11 @@ impl Buttons {
     pub const RIGHT: Buttons = Buttons(8);
     /// Fire the selected weapon.
     pub const FIRE: Buttons = Buttons(16);
+    /// Not a key: the player has `?` help or the scoreboard open. Spawn protection may
+    /// outlast its usual cap while this is held (see [`crate::sim::step`]).
+    pub const READING: Buttons = Buttons(32);
     /// Every bit a command may carry; anything else from the network is masked off.
-    pub const ALL: Buttons = Buttons(31);
+    pub const ALL: Buttons = Buttons(63);
 
     pub const fn empty() -> Buttons {
         Buttons(0)

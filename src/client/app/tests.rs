@@ -36,6 +36,31 @@ fn overlays_weapon_and_aim_stay_in_the_app() {
     assert_eq!(a.handle(Action::Quit), Some(Effect::Quit));
 }
 
+/// The server keeps a reading player's spawn protection a little longer: it must be
+/// told, in every command, while `?` help or the scoreboard is open, and only then.
+#[test]
+fn commands_say_when_help_or_the_scoreboard_is_open() {
+    let mut a = app();
+    assert!(
+        !a.command(Buttons::empty())
+            .buttons
+            .contains(Buttons::READING)
+    );
+    a.handle(Action::ToggleStats);
+    assert!(
+        !a.command(Buttons::empty())
+            .buttons
+            .contains(Buttons::READING)
+    );
+    for open in [Action::ToggleHelp, Action::ToggleScoreboard] {
+        a.handle(open);
+        let cmd = a.command(Buttons::LEFT);
+        assert_eq!(cmd.buttons, Buttons::LEFT.union(Buttons::READING));
+        a.handle(Action::Back);
+        assert!(!a.command(Buttons::LEFT).buttons.contains(Buttons::READING));
+    }
+}
+
 #[test]
 fn quitting_asks_once_and_any_other_key_plays_on() {
     let mut a = app();

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use super::super::session::ClientSession;
 use crate::net::protocol::RailShot;
 use crate::sim::combat::Weapon;
+use crate::sim::step;
 use crate::sim::world::PlayerId;
 
 /// How long the hurt flash and the hit marker show.
@@ -179,15 +180,18 @@ impl Memory {
         if !s.combat.status(id)?.protected {
             return None;
         }
-        let total = f64::from(s.rules.combat.protect_ticks) / s.tick_rate;
+        let cap = |reading| f64::from(step::protection_cap(&s.rules.combat, reading)) / s.tick_rate;
+        let short = cap(false);
         let (Some(since), Some(server)) = (
             self.protected_since.get(&id),
             s.clock.server_secs(s.local_secs(now)),
         ) else {
-            return Some(total);
+            return Some(short);
         };
         let present = server + s.stats().rtt_ms / 2000.0;
         let elapsed = present - f64::from(*since) / s.tick_rate;
+        // Still protected past the short cap: the player is reading, up to the long one.
+        let total = if elapsed < short { short } else { cap(true) };
         Some((total - elapsed).clamp(0.0, total))
     }
 

@@ -4,12 +4,13 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+use super::bots::Score;
 use crate::net::map_chunks::{self, EVENT_CHUNK_BYTES};
 use crate::net::protocol::{GameEvent, OwnBody, PlayerStatus};
 use crate::sim::combat::{CombatRules, MAX_HEALTH, Projectile, Weapon};
 use crate::sim::map::Map;
 use crate::sim::step::{self, Body, Rulebook, Shot};
-use crate::sim::world::{Command, PlayerId, PlayerState, World};
+use crate::sim::world::{Buttons, Command, PlayerId, PlayerState, World};
 
 mod rewind;
 
@@ -53,9 +54,14 @@ struct Combatant {
     alive: bool,
     respawn_at: u32,
     protected: bool,
-    protected_until: u32,
+    /// The tick of its latest placement: spawn protection's caps count from here.
+    spawned: u32,
+    /// Its newest command said `?` help or the scoreboard is open.
+    reading: bool,
     frags: i16,
     deaths: u16,
+    /// Who fragged it last this match.
+    fragged_by: Option<PlayerId>,
     weapon: Weapon,
     /// The first command seq that may fire (see [`crate::sim::step`]).
     ready_at: u32,
@@ -64,9 +70,15 @@ struct Combatant {
 }
 
 impl Combatant {
+    /// Whether spawn protection holds at `tick` (the one rule: [`step::protection_holds`]).
+    fn protected_at(&self, tick: u32, rules: &CombatRules) -> bool {
+        self.protected
+            && step::protection_holds(rules, tick.saturating_sub(self.spawned), self.reading)
+    }
+
     /// Whether damage passes at `tick`.
-    fn vulnerable(&self, tick: u32) -> bool {
-        self.alive && !(self.protected && tick < self.protected_until)
+    fn vulnerable(&self, tick: u32, rules: &CombatRules) -> bool {
+        self.alive && !self.protected_at(tick, rules)
     }
 
     fn status(&self, id: PlayerId) -> PlayerStatus {
@@ -143,7 +155,19 @@ impl Match {
 
     /// Whether a shot at `id` would hurt it at `tick`: alive and not spawn-protected.
     pub(crate) fn is_vulnerable(&self, id: PlayerId, tick: u32) -> bool {
-        self.players.get(&id).is_some_and(|c| c.vulnerable(tick))
+        self.players
+            .get(&id)
+            .is_some_and(|c| c.vulnerable(tick, &self.rules))
+    }
+
+    /// Everyone's score this match, by id: what bots choose by.
+    pub(crate) fn scores(&self) -> Vec<Score> {
+        let score = |(id, c): (&PlayerId, &Combatant)| Score {
+            id: *id,
+            frags: c.frags,
+            fragged_by: c.fragged_by,
+        };
+        self.players.iter().map(score).collect()
     }
 
     pub fn statuses(&self) -> Vec<PlayerStatus> {
@@ -168,9 +192,11 @@ impl Match {
             alive: true,
             respawn_at: 0,
             protected: true,
-            protected_until: tick.saturating_add(self.rules.protect_ticks),
+            spawned: tick,
+            reading: false,
             frags: 0,
             deaths: 0,
+            fragged_by: None,
             weapon: Weapon::Blaster,
             ready_at: 0,
             placed: 1,
@@ -263,6 +289,7 @@ impl Match {
         let Some(c) = self.players.get_mut(&id) else {
             return;
         };
+        c.reading = cmd.sanitized().buttons.contains(Buttons::READING);
         // A switch, or the end of spawn protection (a move or a shot), is news to all.
         let changed = c.weapon != body.weapon || c.protected != body.protected;
         c.weapon = body.weapon;
@@ -305,7 +332,7 @@ impl Match {
         let Some(v) = self.players.get_mut(&victim) else {
             return;
         };
-        if !v.vulnerable(tick) {
+        if !v.vulnerable(tick, &self.rules) {
             return;
         }
         v.health -= weapon.damage();
@@ -316,6 +343,7 @@ impl Match {
         v.health = 0;
         v.alive = false;
         v.deaths = v.deaths.saturating_add(1);
+        v.fragged_by = (attacker != victim).then_some(attacker);
         v.respawn_at = tick + respawn;
         events.push(GameEvent::Status(v.status(victim)));
         if attacker != victim
@@ -340,9 +368,10 @@ impl Match {
             }
             return;
         }
-        // Protection also ends at its cap, for a player who only looks around.
+        // Protection also ends at its cap, for a player who only looks around (or
+        // reads the help) and then does not stop.
         for (id, c) in self.players.iter_mut() {
-            if c.protected && tick >= c.protected_until {
+            if c.protected && !c.protected_at(tick, &self.rules) {
                 c.protected = false;
                 events.push(GameEvent::Status(c.status(*id)));
             }
@@ -409,7 +438,7 @@ impl Match {
             c.alive = true;
             c.health = MAX_HEALTH;
             c.protected = true;
-            c.protected_until = tick.saturating_add(self.rules.protect_ticks);
+            c.spawned = tick;
             c.ready_at = 0;
             c.placed = c.placed.wrapping_add(1);
             events.push(GameEvent::Status(c.status(id)));
@@ -458,6 +487,7 @@ impl Match {
         for (_, c) in self.players.iter_mut() {
             c.frags = 0;
             c.deaths = 0;
+            c.fragged_by = None;
         }
         for id in &ids {
             world.remove(*id);

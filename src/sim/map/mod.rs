@@ -10,6 +10,8 @@
 
 use std::path::Path;
 
+mod path;
+
 /// Sub-cell units per cell: positions are fixed point so the simulation stays
 /// deterministic across machines without floats.
 pub const CELL: i32 = 256;
