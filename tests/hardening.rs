@@ -11,7 +11,7 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg32;
 
 use netarena::net::codec;
-use netarena::net::protocol::{ClientMsg, InputPacket, ServerMsg};
+use netarena::net::protocol::{ClientMsg, InputPacket, ServerMsg, SessionKey};
 use netarena::server::{Server, ServerConfig};
 use netarena::sim::map::Map;
 use netarena::sim::world::{Buttons, Command as Cmd};
@@ -22,6 +22,8 @@ struct Peer {
     socket: UdpSocket,
     server: SocketAddr,
     buf: Vec<u8>,
+    session: SessionKey,
+    seq: u32,
 }
 
 impl Peer {
@@ -34,6 +36,8 @@ impl Peer {
             socket,
             server: SocketAddr::from(([127, 0, 0, 1], port)),
             buf: vec![0; 65536],
+            session: SessionKey::random(),
+            seq: 0,
         }
     }
 
@@ -51,7 +55,7 @@ impl Peer {
         let mut req = Vec::new();
         let mut cookie = None;
         for _ in 0..6 {
-            codec::connect_request(name, cookie, &mut req).unwrap();
+            codec::connect_request(name, cookie, self.session, &mut req).unwrap();
             self.send(&req);
             while let Some(msg) = self.recv() {
                 match msg {
@@ -67,10 +71,16 @@ impl Peer {
         false
     }
 
-    fn leave(&self) {
+    /// Sends a session message sealed with this peer's session.
+    fn send_sealed(&mut self, msg: &ClientMsg) {
+        self.seq += 1;
         let mut buf = Vec::new();
-        codec::encode_client(&ClientMsg::Leave, &mut buf).unwrap();
+        codec::encode_sealed(msg, &self.session, self.seq, &mut buf).unwrap();
         self.send(&buf);
+    }
+
+    fn leave(&mut self) {
+        self.send_sealed(&ClientMsg::Leave);
     }
 }
 
@@ -84,12 +94,13 @@ fn a_flood_of_random_and_mutated_datagrams_is_survived() {
     // Valid packets of every kind, to mutate.
     let mut samples: Vec<Vec<u8>> = Vec::new();
     let mut buf = Vec::new();
-    codec::connect_request("mallory", None, &mut buf).unwrap();
+    let session = SessionKey::random();
+    codec::connect_request("mallory", None, session, &mut buf).unwrap();
     samples.push(buf.clone());
     let input = InputPacket::pack(5, 1, 3, (1..=20).map(|s| (s, Cmd::moving(Buttons::RIGHT))));
-    codec::encode_client(&ClientMsg::Input(input), &mut buf).unwrap();
+    codec::encode_sealed(&ClientMsg::Input(input), &session, 1, &mut buf).unwrap();
     samples.push(buf.clone());
-    codec::encode_client(&ClientMsg::Leave, &mut buf).unwrap();
+    codec::encode_sealed(&ClientMsg::Leave, &session, 2, &mut buf).unwrap();
     samples.push(buf.clone());
 
     let peer = Peer::new(server.port);
@@ -188,7 +199,7 @@ fn a_speed_hacking_client_gains_nothing() {
             seqs[k] += per_tick;
             let input =
                 InputPacket::pack(1, seqs[k], 0, (first..=seqs[k]).map(|s| (s, pattern(s))));
-            codec::encode_client(&ClientMsg::Input(input), &mut buf).unwrap();
+            codec::encode_in_process(addr, &ClientMsg::Input(input), &mut buf).unwrap();
             server.receive(now, addr, &buf);
         }
         let before = ids.map(|id| server.world().get(id).unwrap());
@@ -288,7 +299,7 @@ fn churn_leaves_memory_flat_and_ticks_on_time() {
                 joins += 1;
             }
         }
-        for p in &peers {
+        for p in &mut peers {
             p.leave();
         }
         if rss_warm.is_none() && start.elapsed() > Duration::from_secs(10) {
@@ -319,7 +330,7 @@ fn unproven_addresses_get_a_small_challenge_and_no_slot() {
     let now = Instant::now();
     let spoofed: SocketAddr = "10.1.2.3:4444".parse().unwrap();
     let mut request = Vec::new();
-    codec::connect_request("spoof", None, &mut request).unwrap();
+    codec::connect_request("spoof", None, SessionKey::random(), &mut request).unwrap();
     server.receive(now, spoofed, &request);
     let out: Vec<_> = server.take_outbox().collect();
     assert_eq!(out.len(), 1);
@@ -337,7 +348,7 @@ fn unproven_addresses_get_a_small_challenge_and_no_slot() {
     assert_eq!(server.player_count(), 0, "no slot for an unproven address");
 
     // The cookie is bound to its address, and good once.
-    codec::connect_request("spoof", Some(cookie), &mut request).unwrap();
+    codec::connect_request("spoof", Some(cookie), SessionKey::random(), &mut request).unwrap();
     server.receive(now, "10.1.2.4:4444".parse().unwrap(), &request);
     assert_eq!(server.take_outbox().count(), 0);
     assert_eq!(server.player_count(), 0);
@@ -357,6 +368,7 @@ fn unproven_addresses_get_a_small_challenge_and_no_slot() {
             version: netarena::net::protocol::PROTOCOL_VERSION,
             name: String::new(),
             cookie: None,
+            session: SessionKey::random(),
             padding: Vec::new(),
         },
         &mut small,

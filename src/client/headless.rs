@@ -13,7 +13,7 @@ use super::ClientConfig;
 use super::app::App;
 use super::brain::{Fighter, Wander};
 use super::driver::Driver;
-use super::link::Link;
+use super::link::{Link, Silence, rejoin};
 use super::net_stats::{RemoteSeen, SessionStats};
 use super::session::{ClientSession, SessionEnd};
 use super::tap::{LinkTotals, LoopKind, Tap};
@@ -131,6 +131,8 @@ fn play(
 ) -> anyhow::Result<()> {
     let mut brain = Wander::new(config.seed);
     let mut fighter = Fighter::new(config.seed);
+    let start = Instant::now();
+    let mut silence = Silence::default();
     while !stop.load(Ordering::Relaxed) {
         let now = Instant::now();
         if now >= end {
@@ -149,9 +151,17 @@ fn play(
             Some(end) => bail!("{end}"),
             None => {}
         }
+        if link.server_forgot_us() {
+            let seconds = now.duration_since(start).as_secs_f64();
+            if !rejoin(link, driver, config, seconds, || Ok(stop.load(Ordering::Relaxed)))? {
+                break;
+            }
+            continue;
+        }
         if now.duration_since(driver.session().last_heard()) > config.timeout {
             bail!("the server at {} stopped answering", link.server());
         }
+        let _ = silence.note(now, driver.session().last_heard(), link.server());
         let mut dropped = Vec::new();
         driver.run_ticks(
             now,

@@ -21,7 +21,7 @@ use super::driver::Driver;
 use super::frames::{FpsCounter, FramePacer};
 use super::headless;
 use super::input::{Keys, chat_key};
-use super::link::Link;
+use super::link::{Link, REJOINING, Silence, rejoin};
 use super::rates::RateMeter;
 use super::session::{ClientSession, SessionEnd};
 use super::tap::{LinkTotals, LoopKind, Tap, TapEvent};
@@ -119,24 +119,35 @@ fn connect(
     let text = format!("connecting to {}… (Esc to cancel)", link.server());
     let mut outcome = Outcome::Stopped;
     let welcome = link.connect(&config.name, config.timeout, || {
-        if stop.load(Ordering::Relaxed) {
-            return Ok(true);
-        }
-        tui.draw(|f| ui::draw_message(f, &text))?;
-        while event::poll(Duration::ZERO)? {
-            if let Event::Key(key) = event::read()?
-                && (key.code == KeyCode::Esc
-                    || key.code == KeyCode::Char('q')
-                    || (key.code == KeyCode::Char('c')
-                        && key.modifiers.contains(KeyModifiers::CONTROL)))
-            {
-                outcome = Outcome::Quit;
-                return Ok(true);
-            }
-        }
-        Ok(false)
+        waiting(tui, &text, stop, &mut outcome)
     })?;
     Ok(welcome.ok_or(outcome))
+}
+
+/// Shows `text` while the link waits for the server; true when the wait is cancelled
+/// (Esc, q or Ctrl-C: `outcome` becomes Quit; a signal leaves it as it is).
+fn waiting(
+    tui: &mut Tui,
+    text: &str,
+    stop: &AtomicBool,
+    outcome: &mut Outcome,
+) -> anyhow::Result<bool> {
+    if stop.load(Ordering::Relaxed) {
+        return Ok(true);
+    }
+    tui.draw(|f| ui::draw_message(f, text))?;
+    while event::poll(Duration::ZERO)? {
+        if let Event::Key(key) = event::read()?
+            && (key.code == KeyCode::Esc
+                || key.code == KeyCode::Char('q')
+                || (key.code == KeyCode::Char('c')
+                    && key.modifiers.contains(KeyModifiers::CONTROL)))
+        {
+            *outcome = Outcome::Quit;
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// The loop's own state besides the driver: the screen, frame pacing and rates.
@@ -152,6 +163,9 @@ struct Shell {
     keys_wake: bool,
     /// What became of the last F8 (save the recording kept in memory).
     message: Option<String>,
+    /// Says when the server has been silent for a while.
+    silence: Silence,
+    silent: Option<String>,
 }
 
 /// How often keys are looked at when the terminal cannot wake the loop.
@@ -175,7 +189,10 @@ fn play(
         shown: Buffer::empty(Rect::ZERO),
         keys_wake: link.watch_terminal(),
         message: None,
+        silence: Silence::default(),
+        silent: None,
     };
+    let start = Instant::now();
     let panic_at = config.debug_panic_after.map(|d| Instant::now() + d);
     loop {
         if stop.load(Ordering::Relaxed) {
@@ -186,6 +203,21 @@ fn play(
             panic!("debug panic requested with --debug-panic");
         }
         pump(link, driver, now, config)?;
+        if link.server_forgot_us() {
+            let text = format!("{REJOINING} {}… (Esc to cancel)", link.server());
+            let mut outcome = Outcome::Stopped;
+            let seconds = now.duration_since(start).as_secs_f64();
+            let cancel = || waiting(tui, &text, stop, &mut outcome);
+            if !rejoin(link, driver, config, seconds, cancel)? {
+                return Ok(outcome);
+            }
+            // Whatever was on the screen belongs to the old session.
+            shell.shown = Buffer::empty(Rect::ZERO);
+            continue;
+        }
+        shell.silent = shell
+            .silence
+            .note(now, driver.session().last_heard(), link.server());
         if read_keys(tui, link, driver, &mut shell, now)? {
             return Ok(Outcome::Quit);
         }
@@ -318,6 +350,9 @@ fn look(
     let mut view = driver.view(now, shell.fps.value(), shell.rates.rates());
     if shell.message.is_some() && view.notice.is_none() {
         view.notice.clone_from(&shell.message);
+    }
+    if shell.silent.is_some() {
+        view.notice.clone_from(&shell.silent);
     }
     let drawn = draw_if_changed(tui, &mut shell.shown, &view)?;
     if drawn {

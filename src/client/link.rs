@@ -8,10 +8,13 @@ use anyhow::{Context, bail};
 use mio::{Events, Poll, Token};
 
 use super::ClientConfig;
+use super::driver::Driver;
+use super::session::ClientSession;
+use super::tap::LinkTotals;
 use crate::net::codec;
 use crate::net::conditioner::Conditions;
 use crate::net::map_chunks::MapAssembler;
-use crate::net::protocol::{ClientMsg, ServerMsg, Welcome};
+use crate::net::protocol::{ClientMsg, ServerMsg, SessionKey, Welcome};
 use crate::net::transport::{Traffic, Transport};
 
 const SOCKET: Token = Token(0);
@@ -33,7 +36,16 @@ pub(crate) struct Link {
     /// The simulated delay of the join handshake (two round trips: the challenge, then
     /// the welcome), at the worst of the jitter, for saying why a connect timed out.
     handshake_lag_ms: u32,
+    /// The session our messages are sealed with, and the counter of the next one.
+    session: SessionKey,
+    next_seq: u32,
+    /// The server answered one of our sealed datagrams with "not connected".
+    forgotten: bool,
 }
+
+/// How far back a "not connected" may name one of our counters and still be believed:
+/// a few seconds of input packets.
+const NOT_CONNECTED_BACK: u32 = 1024;
 
 impl Link {
     pub(crate) fn open(config: &ClientConfig) -> anyhow::Result<Link> {
@@ -65,7 +77,24 @@ impl Link {
                     + config.outgoing.jitter_ms
                     + config.incoming.latency_ms
                     + config.incoming.jitter_ms),
+            session: SessionKey::random(),
+            next_seq: 1,
+            forgotten: false,
         })
+    }
+
+    /// The server answered our session's traffic with "not connected": it restarted, or
+    /// dropped us. Only an answer that echoes our session id and a counter we used
+    /// recently counts, so a spoofer who never saw our traffic cannot make one.
+    pub(crate) fn server_forgot_us(&self) -> bool {
+        self.forgotten
+    }
+
+    /// Starts a new session (a new key, counters from 1), for joining again.
+    pub(crate) fn new_session(&mut self) {
+        self.session = SessionKey::random();
+        self.next_seq = 1;
+        self.forgotten = false;
     }
 
     pub(crate) fn server(&self) -> SocketAddr {
@@ -86,8 +115,13 @@ impl Link {
     }
 
     /// Sends `msg`; true when the simulated link dropped it (see [`Transport::send_judged`]).
+    /// Session messages (input, chat, leave) go sealed with the session's key.
     pub(crate) fn send(&mut self, now: Instant, msg: &ClientMsg) -> bool {
-        match codec::encode_client(msg, &mut self.buf) {
+        let seq = self.next_seq;
+        if codec::is_session_msg(msg) {
+            self.next_seq = self.next_seq.wrapping_add(1).max(1);
+        }
+        match codec::encode_sealed(msg, &self.session, seq, &mut self.buf) {
             Ok(()) => self.transport.send_judged(now, self.server, &self.buf),
             Err(e) => {
                 tracing::error!("cannot encode {msg:?}: {e}");
@@ -135,11 +169,21 @@ impl Link {
         self.transport.flush(now);
         let server = self.server;
         let malformed = &mut self.malformed;
+        let (session, next_seq, forgotten) = (self.session.id, self.next_seq, &mut self.forgotten);
         self.transport.receive(now, |from, bytes| {
             if from != server {
                 return;
             }
             match codec::decode_server(bytes) {
+                Ok(ServerMsg::NotConnected { session: s, seq }) => {
+                    let ours = s == session
+                        && seq < next_seq
+                        && next_seq - seq <= NOT_CONNECTED_BACK;
+                    if ours && !*forgotten {
+                        tracing::info!("the server at {server} does not know our session");
+                        *forgotten = true;
+                    }
+                }
                 Ok(msg) => deliver(msg, bytes.len()),
                 Err(e) => {
                     *malformed += 1;
@@ -176,7 +220,7 @@ impl Link {
                 return Err(self.no_answer(timeout));
             }
             if now >= next_try {
-                match codec::connect_request(name, cookie, &mut self.buf) {
+                match codec::connect_request(name, cookie, self.session, &mut self.buf) {
                     Ok(()) => self.transport.send(now, self.server, &self.buf),
                     Err(e) => bail!("cannot encode a connect request: {e}"),
                 }
@@ -216,6 +260,19 @@ impl Link {
         }
     }
 
+    /// What crossed the link in the `seconds` it was used.
+    pub(crate) fn totals(&self, seconds: f64) -> LinkTotals {
+        let traffic = self.traffic();
+        LinkTotals {
+            seconds,
+            bytes_in: traffic.bytes_in,
+            bytes_out: traffic.bytes_out,
+            packets_in: traffic.packets_in,
+            packets_out: traffic.packets_out,
+            malformed_in: self.malformed(),
+        }
+    }
+
     /// Why a connect got no answer: the simulated lag, if that alone is too long.
     fn no_answer(&self, timeout: Duration) -> anyhow::Error {
         let secs = timeout.as_secs_f64();
@@ -232,6 +289,77 @@ impl Link {
             )
         }
     }
+}
+
+/// How long the server may be silent before the player is told (the session itself
+/// ends only at `--timeout`).
+pub(crate) const SILENCE_NOTICE: Duration = Duration::from_secs(2);
+
+/// Says, in the log and on the screen, when the server has not been heard from for
+/// [`SILENCE_NOTICE`], and when it is heard again.
+#[derive(Debug, Default)]
+pub(crate) struct Silence {
+    said: bool,
+}
+
+impl Silence {
+    /// The notice to show now, if the server is silent.
+    pub(crate) fn note(
+        &mut self,
+        now: Instant,
+        last_heard: Instant,
+        server: SocketAddr,
+    ) -> Option<String> {
+        let quiet = now.saturating_duration_since(last_heard);
+        if quiet >= SILENCE_NOTICE {
+            if !self.said {
+                tracing::warn!("the server at {server} has not answered for {} s", quiet.as_secs());
+                self.said = true;
+            }
+            Some(format!(
+                "the server at {server} has not answered for {} s",
+                quiet.as_secs()
+            ))
+        } else {
+            if self.said {
+                tracing::info!("the server at {server} answers again");
+                self.said = false;
+            }
+            None
+        }
+    }
+}
+
+/// What a loop shows while the server does not know our session.
+pub(crate) const REJOINING: &str = "server restarted, rejoining";
+
+/// Joins again with a new session, after [`Link::server_forgot_us`]: the server
+/// restarted (or dropped us), and the player goes on under the same name. A recording
+/// (the driver's tap) ends here, finished with the link's figures after `seconds`.
+pub(crate) fn rejoin(
+    link: &mut Link,
+    driver: &mut Driver,
+    config: &ClientConfig,
+    seconds: f64,
+    cancel: impl FnMut() -> anyhow::Result<bool>,
+) -> anyhow::Result<bool> {
+    tracing::warn!("{REJOINING}: {} as {}", link.server(), config.name);
+    link.new_session();
+    let Some(welcome) = link
+        .connect(&config.name, config.timeout, cancel)
+        .context("the server restarted and joining it again failed")?
+    else {
+        return Ok(false);
+    };
+    let now = Instant::now();
+    let mut session = ClientSession::new(welcome, now, config.switches)
+        .context("the restarted server sent a map this client cannot use")?;
+    session.set_input_rate(config.input_rate);
+    if let Some(mut tap) = driver.rejoined(session, now) {
+        tap.finish(link.totals(seconds));
+    }
+    tracing::info!("rejoined {} as player #{}", link.server(), driver.session().player_id());
+    Ok(true)
 }
 
 #[cfg(test)]

@@ -71,9 +71,9 @@ impl Server {
         }
         let id = (0..=u8::MAX).find(|id| self.slots.iter().all(|s| s.id != *id))?;
         let name = self.unique_name(name);
-        let from = match &driver {
-            Driver::Remote(c) => Some(c.addr),
-            Driver::Bot(_) => None,
+        let (from, session) = match &driver {
+            Driver::Remote(c) => (Some(c.addr), Some(c.session.id)),
+            Driver::Bot(_) => (None, None),
         };
         let spawn = self.world.spawn_point(&self.map, id);
         self.world.put(id, spawn);
@@ -97,6 +97,9 @@ impl Server {
         );
         if let Some(addr) = from {
             self.by_addr.insert(addr, id);
+            if let Some(session) = session {
+                self.by_session.insert(session, id);
+            }
             // Bring the newcomer up to date: the match, and everyone's standing.
             let mut intro = vec![self.game.start_event(false)];
             intro.extend(self.game.statuses().into_iter().map(GameEvent::Status));
@@ -113,6 +116,7 @@ impl Server {
         let slot = self.slots.remove(at);
         if let Driver::Remote(c) = &slot.driver {
             self.by_addr.remove(&c.addr);
+            self.by_session.remove(&c.session.id);
         }
         self.world.remove(id);
         self.game.leave(id);
