@@ -6,9 +6,7 @@ use std::time::Duration;
 
 mod support;
 
-use support::process::{
-    BIN, finish, headless, headless_join, num, start_server, start_server_on,
-};
+use support::process::{BIN, finish, headless, headless_join, num, start_server, start_server_on};
 
 #[test]
 fn two_headless_clients_see_each_other_move() {
@@ -298,7 +296,10 @@ fn a_client_moved_to_a_new_port_by_a_nat_plays_on() {
     // Snapshots went on after the move: 20 a second, most of the 8 s.
     assert!(num(&report, "snapshots_received") > 100.0, "{report}");
     let left = server.wait_for_line("leave", Duration::from_secs(2));
-    assert!(left.as_deref().is_some_and(|l| l.contains("(left)")), "{left:?}");
+    assert!(
+        left.as_deref().is_some_and(|l| l.contains("(left)")),
+        "{left:?}"
+    );
 }
 
 /// The server is killed and started again on the same port: the client hears "not
@@ -312,7 +313,12 @@ fn a_restarted_server_is_rejoined_by_itself() {
     let log = std::env::temp_dir().join(format!("netarena-{}-rejoin.log", std::process::id()));
     let log_arg = log.to_string_lossy().into_owned();
     let client = std::thread::spawn(move || {
-        join_at(&format!("127.0.0.1:{port}"), "phoenix", "6", &["--log", &log_arg])
+        join_at(
+            &format!("127.0.0.1:{port}"),
+            "phoenix",
+            "6",
+            &["--log", &log_arg],
+        )
     });
     server
         .wait_for_line("join", Duration::from_secs(5))
@@ -329,7 +335,10 @@ fn a_restarted_server_is_rejoined_by_itself() {
     let logged = std::fs::read_to_string(&log).unwrap_or_default();
     let _ = std::fs::remove_file(&log);
     let joined = joined.expect("the restarted server shows the client again");
-    eprintln!("rejoined {} ms after the restart: {joined}", took.as_millis());
+    eprintln!(
+        "rejoined {} ms after the restart: {joined}",
+        took.as_millis()
+    );
     assert!(joined.contains("phoenix"), "{joined}");
     assert!(logged.contains("server restarted, rejoining"), "{logged}");
     assert_eq!(report["ended"], "time up", "{report}");

@@ -7,8 +7,8 @@ use netarena::net::codec;
 use netarena::net::delta;
 use netarena::net::protocol::{
     ClientMsg, CommandRun, Cookie, GameEvent, InputCounts, InputPacket, MapChunk, MapInfo, OwnBody,
-    PlayerSnap, PlayerStatus, RailShot, RejectReason, RosterEntry, RosterPage, ServerInfo,
-    Sealed, ServerMsg, SessionKey, SnapshotDelta, Welcome,
+    PlayerSnap, PlayerStatus, RailShot, RejectReason, RosterEntry, RosterPage, Sealed, ServerInfo,
+    ServerMsg, SessionKey, SnapshotDelta, Welcome,
 };
 use netarena::net::widen::Known;
 use netarena::sim::combat::{Projectile, Weapon};
@@ -174,16 +174,16 @@ fn client_msg() -> impl Strategy<Value = ClientMsg> {
             (any::<u32>(), any::<[u8; 16]>()),
             proptest::collection::vec(any::<u8>(), 0..64)
         )
-            .prop_map(
-                |(magic, version, name, cookie, (id, key), padding)| ClientMsg::Connect {
+            .prop_map(|(magic, version, name, cookie, (id, key), padding)| {
+                ClientMsg::Connect {
                     magic,
                     version,
                     name,
                     cookie,
                     session: SessionKey { id, key },
-                    padding
+                    padding,
                 }
-            ),
+            }),
         (
             any::<u32>(),
             any::<u32>(),

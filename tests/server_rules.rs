@@ -163,7 +163,8 @@ fn spawn_protection_lasts_until_the_first_move_or_shot_with_a_cap() {
         .into_iter()
         .enumerate()
     {
-        netarena::net::codec::encode_in_process(who, &input(seq as u32 + 1, cmd), &mut buf).unwrap();
+        netarena::net::codec::encode_in_process(who, &input(seq as u32 + 1, cmd), &mut buf)
+            .unwrap();
         server.receive(now, who, &buf);
     }
     step(&mut server, &mut now, 5);

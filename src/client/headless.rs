@@ -153,7 +153,9 @@ fn play(
         }
         if link.server_forgot_us() {
             let seconds = now.duration_since(start).as_secs_f64();
-            if !rejoin(link, driver, config, seconds, || Ok(stop.load(Ordering::Relaxed)))? {
+            if !rejoin(link, driver, config, seconds, || {
+                Ok(stop.load(Ordering::Relaxed))
+            })? {
                 break;
             }
             continue;

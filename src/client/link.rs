@@ -176,9 +176,8 @@ impl Link {
             }
             match codec::decode_server(bytes) {
                 Ok(ServerMsg::NotConnected { session: s, seq }) => {
-                    let ours = s == session
-                        && seq < next_seq
-                        && next_seq - seq <= NOT_CONNECTED_BACK;
+                    let ours =
+                        s == session && seq < next_seq && next_seq - seq <= NOT_CONNECTED_BACK;
                     if ours && !*forgotten {
                         tracing::info!("the server at {server} does not know our session");
                         *forgotten = true;
@@ -313,7 +312,10 @@ impl Silence {
         let quiet = now.saturating_duration_since(last_heard);
         if quiet >= SILENCE_NOTICE {
             if !self.said {
-                tracing::warn!("the server at {server} has not answered for {} s", quiet.as_secs());
+                tracing::warn!(
+                    "the server at {server} has not answered for {} s",
+                    quiet.as_secs()
+                );
                 self.said = true;
             }
             Some(format!(
@@ -358,7 +360,11 @@ pub(crate) fn rejoin(
     if let Some(mut tap) = driver.rejoined(session, now) {
         tap.finish(link.totals(seconds));
     }
-    tracing::info!("rejoined {} as player #{}", link.server(), driver.session().player_id());
+    tracing::info!(
+        "rejoined {} as player #{}",
+        link.server(),
+        driver.session().player_id()
+    );
     Ok(true)
 }
 

@@ -19,8 +19,8 @@ use std::time::Instant;
 
 use nix::errno::Errno;
 use nix::sys::socket::{
-    self as sock, AddressFamily, ControlMessage, ControlMessageOwned, MsgFlags, SockFlag,
-    SockType, SockaddrIn, SockaddrIn6, SockaddrStorage, sockopt,
+    self as sock, AddressFamily, ControlMessage, ControlMessageOwned, MsgFlags, SockFlag, SockType,
+    SockaddrIn, SockaddrIn6, SockaddrStorage, sockopt,
 };
 
 use mio::net::UdpSocket;
@@ -126,7 +126,14 @@ impl Transport {
         self.traffic.bytes_out += payload.len() as u64;
         if self.outgoing.conditions().is_clean() && self.outgoing.next_due().is_none() {
             let from = self.local.get(&to).copied();
-            send_now(&self.socket, self.v6, &mut self.send_errors, to, from, payload);
+            send_now(
+                &self.socket,
+                self.v6,
+                &mut self.send_errors,
+                to,
+                from,
+                payload,
+            );
             return false;
         }
         // A push queues the datagram (and maybe a copy) or nothing at all.
@@ -252,7 +259,10 @@ fn recv_one(
         .and_then(|a| {
             a.as_sockaddr_in6()
                 .map(|v6| SocketAddr::V6(SocketAddrV6::from(*v6)))
-                .or_else(|| a.as_sockaddr_in().map(|v4| SocketAddr::V4(SocketAddrV4::from(*v4))))
+                .or_else(|| {
+                    a.as_sockaddr_in()
+                        .map(|v4| SocketAddr::V4(SocketAddrV4::from(*v4)))
+                })
         })
         .ok_or_else(|| io::Error::other("datagram without a sender address"))?;
     let mut local = None;
@@ -292,11 +302,10 @@ fn send_now(
 ) {
     // The address a datagram was sent to may be no address to send from (a subnet's
     // broadcast, for a discovery request): then the kernel picks, as without it.
-    let sent = send_from(socket, v6, to, from, payload)
-        .or_else(|e| match from {
-            Some(_) => send_from(socket, v6, to, None, payload),
-            None => Err(e),
-        });
+    let sent = send_from(socket, v6, to, from, payload).or_else(|e| match from {
+        Some(_) => send_from(socket, v6, to, None, payload),
+        None => Err(e),
+    });
     if let Err(e) = sent {
         // UDP makes no promise; a full socket buffer is just loss.
         *errors += 1;

@@ -9,8 +9,8 @@ use super::Server;
 use super::interest::Interest;
 use super::reliable::EventQueue;
 use super::roster::Driver;
-use crate::sim::world::PlayerId;
 use crate::net::protocol::{InputCounts, InputPacket, ReplayWindow, SessionKey};
+use crate::sim::world::PlayerId;
 
 /// Input packets remembered as seen, so a late one is counted once.
 const WINDOW: u32 = 64;

@@ -132,7 +132,7 @@ impl Server {
         if let Some(&old) = self.by_addr.get(&from) {
             self.remove_player(old, "rejoined");
         }
-        let driver = Driver::Remote(Connection::new(from, session, now));
+        let driver = Driver::Remote(Box::new(Connection::new(from, session, now)));
         self.make_room();
         match self.add_player(sanitize_name(name), driver) {
             Some(id) => self.send_welcome(from, id),

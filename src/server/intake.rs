@@ -8,8 +8,8 @@ use std::time::Instant;
 use super::Server;
 use crate::net::codec;
 use crate::net::protocol::{
-    ClientMsg, Freshness, GameEvent, MAGIC, MAX_CHAT_CHARS, MIN_CONNECT_BYTES,
-    MIN_DISCOVER_BYTES, RejectReason, Sealed, ServerMsg, sanitize_text,
+    ClientMsg, Freshness, GameEvent, MAGIC, MAX_CHAT_CHARS, MIN_CONNECT_BYTES, MIN_DISCOVER_BYTES,
+    RejectReason, Sealed, ServerMsg, sanitize_text,
 };
 use crate::sim::world::PlayerId;
 
@@ -173,10 +173,15 @@ impl Server {
             }
             return;
         };
-        let Some(conn) = self.slots.iter_mut().find(|s| s.id == id).and_then(|s| match &mut s.driver {
-            super::roster::Driver::Remote(c) => Some(c),
-            super::roster::Driver::Bot(_) => None,
-        }) else {
+        let Some(conn) =
+            self.slots
+                .iter_mut()
+                .find(|s| s.id == id)
+                .and_then(|s| match &mut s.driver {
+                    super::roster::Driver::Remote(c) => Some(c),
+                    super::roster::Driver::Bot(_) => None,
+                })
+        else {
             return;
         };
         if !conn.session.verify(sealed) {
@@ -202,7 +207,11 @@ impl Server {
             let old = std::mem::replace(&mut conn.addr, from);
             self.by_addr.remove(&old);
             self.by_addr.insert(from, id);
-            self.events.push(super::ServerEvent::Moved { id, from: old, to: from });
+            self.events.push(super::ServerEvent::Moved {
+                id,
+                from: old,
+                to: from,
+            });
         }
         match msg {
             ClientMsg::Input(input) => self.on_input(now, id, input),

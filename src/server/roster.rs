@@ -15,7 +15,7 @@ use crate::sim::world::PlayerId;
 
 #[derive(Clone, Debug)]
 pub(crate) enum Driver {
-    Remote(Connection),
+    Remote(Box<Connection>),
     Bot(Box<FightBot>),
 }
 
@@ -231,7 +231,7 @@ impl Server {
 
     pub(super) fn remotes(&self) -> impl Iterator<Item = (&Slot, &Connection)> {
         self.slots.iter().filter_map(|s| match &s.driver {
-            Driver::Remote(c) => Some((s, c)),
+            Driver::Remote(c) => Some((s, &**c)),
             Driver::Bot(_) => None,
         })
     }

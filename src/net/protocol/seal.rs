@@ -99,7 +99,8 @@ impl SessionKey {
     /// Whether `sealed` is this session's and its tag is right (compared in constant
     /// time, so timing does not tell a forger how much of a guess was right).
     pub fn verify(&self, sealed: &Sealed) -> bool {
-        sealed.session == self.id && bool::from(self.tag(sealed.seq, &sealed.body).ct_eq(&sealed.tag))
+        sealed.session == self.id
+            && bool::from(self.tag(sealed.seq, &sealed.body).ct_eq(&sealed.tag))
     }
 
     /// Whether `other` holds the same key (constant time).
