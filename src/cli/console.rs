@@ -66,7 +66,6 @@ impl Display for Line<'_> {
                     (r.bad_cookie, "bad cookie"),
                     (r.wrong_version, "wrong version"),
                     (r.unproven, "without the session's proof"),
-                    (r.unknown_session, "of unknown sessions"),
                 ];
                 let secs = REFUSALS_EVERY.as_secs();
                 write!(f, "refused {} datagrams in {secs} s:", r.total())?;

@@ -40,10 +40,12 @@ pub struct Refusals {
     /// wrong tag. Forgeries, all of them.
     pub unproven: u64,
     /// Sealed datagrams whose counter was taken already: a replay, or a duplicate the
-    /// network made (not counted in [`Refusals::total`]: networks duplicate).
+    /// network made (not counted in [`Refusals::total`]: networks duplicate, and a
+    /// replay changes nothing).
     pub replayed: u64,
     /// Sealed datagrams of sessions this server does not have (answered with
-    /// "not connected"): a client of a server that restarted, or a late leave.
+    /// "not connected"): a client of a server that restarted, or the copies of a
+    /// leave. Not counted in [`Refusals::total`]: no attack, and none would hide here.
     pub unknown_session: u64,
 }
 
@@ -56,7 +58,6 @@ impl Refusals {
             + self.bad_cookie
             + self.wrong_version
             + self.unproven
-            + self.unknown_session
     }
 
     /// What was refused since `earlier`.
