@@ -440,6 +440,52 @@ mod tests {
         );
     }
 
+    /// Only a "not connected" that echoes our session id and a counter we sent lately
+    /// makes the link give up its session; session messages leave sealed.
+    #[test]
+    fn only_a_not_connected_naming_our_session_and_counter_counts() {
+        let server = UdpSocket::bind("127.0.0.1:0").unwrap();
+        server
+            .set_read_timeout(Some(Duration::from_secs(2)))
+            .unwrap();
+        let config = ClientConfig::new(server.local_addr().unwrap(), "ann");
+        let mut link = Link::open(&config).unwrap();
+        link.send(Instant::now(), &ClientMsg::Leave);
+        let mut buf = [0u8; 2048];
+        let (n, client) = server.recv_from(&mut buf).unwrap();
+        let Ok(ClientMsg::Sealed(sealed)) = codec::decode_client(&buf[..n]) else {
+            panic!("not sealed: {:?}", &buf[..n]);
+        };
+        assert!(link.session.verify(&sealed));
+        assert_eq!(codec::open_sealed(&sealed).unwrap(), ClientMsg::Leave);
+        let answer = |session, seq| {
+            let mut out = Vec::new();
+            codec::encode_server(&ServerMsg::NotConnected { session, seq }, &mut out).unwrap();
+            assert!(out.len() < n, "smaller than the sealed datagram");
+            server.send_to(&out, client).unwrap();
+        };
+        let settle = |link: &mut Link| {
+            let deadline = Instant::now() + Duration::from_millis(200);
+            while Instant::now() < deadline {
+                link.pump(Instant::now(), |_, _| {});
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        };
+        answer(sealed.session ^ 1, sealed.seq);
+        answer(sealed.session, sealed.seq + 1);
+        settle(&mut link);
+        assert!(
+            !link.server_forgot_us(),
+            "another session, or a counter never sent"
+        );
+        answer(sealed.session, sealed.seq);
+        settle(&mut link);
+        assert!(link.server_forgot_us());
+        link.new_session();
+        assert!(!link.server_forgot_us());
+        assert_ne!(link.session.id, sealed.session);
+    }
+
     #[test]
     fn a_connect_is_cancelled_and_a_lag_too_long_is_named() {
         let silent = UdpSocket::bind("127.0.0.1:0").unwrap();
