@@ -243,9 +243,12 @@ fn a_killed_client_is_timed_out_and_its_slot_freed() {
 fn clients_say_clearly_when_the_server_goes_away() {
     let mut server = start_server(&[]);
     let report = support::process::temp_report("orphan");
+    let log = std::env::temp_dir().join(format!("netarena-{}-orphan.log", std::process::id()));
     let client = headless_join(server.port, "30")
         .arg("--report")
         .arg(&report)
+        .arg("--log")
+        .arg(&log)
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
@@ -258,6 +261,10 @@ fn clients_say_clearly_when_the_server_goes_away() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("stopped answering"), "{stderr}");
     assert!(start.elapsed() < Duration::from_secs(10));
+    // It said so after 2 s of silence, before giving up at 5.
+    let logged = std::fs::read_to_string(&log).unwrap_or_default();
+    let _ = std::fs::remove_file(&log);
+    assert!(logged.contains("has not answered for 2 s"), "{logged}");
 }
 
 #[test]

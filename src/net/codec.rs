@@ -263,6 +263,31 @@ mod tests {
         assert_eq!(peek_connect(&[2, 0, 0]), None);
     }
 
+    /// A seal costs 18 bytes whatever the message: variant, session id and counter
+    /// (four bytes each, fixed), the body's length and the 8-byte tag.
+    #[test]
+    fn a_seal_costs_eighteen_bytes() {
+        let session = SessionKey::random();
+        for msg in [ClientMsg::Leave, ClientMsg::Chat("hello".into())] {
+            let (mut bare, mut sealed) = (Vec::new(), Vec::new());
+            encode_client(&msg, &mut bare).unwrap();
+            encode_sealed(&msg, &session, u32::MAX, &mut sealed).unwrap();
+            assert_eq!(sealed.len(), bare.len() + 18, "{msg:?}");
+            let ClientMsg::Sealed(s) = decode_client(&sealed).unwrap() else {
+                panic!("not sealed");
+            };
+            assert!(session.verify(&s));
+            assert_eq!(open_sealed(&s).unwrap(), msg);
+        }
+        // A sealed datagram never holds another sealed one, or a connect.
+        let mut inner = Vec::new();
+        connect_request("ann", None, session, &mut inner).unwrap();
+        assert!(matches!(
+            open_sealed(&session.seal(1, inner)),
+            Err(CodecError::NotSessional)
+        ));
+    }
+
     #[test]
     fn oversize_and_trailing_bytes_are_refused() {
         assert!(matches!(

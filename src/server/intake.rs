@@ -206,7 +206,9 @@ impl Server {
         conn.replay.take(sealed.seq);
         if from != conn.addr && freshness == Freshness::Newest {
             let old = std::mem::replace(&mut conn.addr, from);
-            self.by_addr.remove(&old);
+            if self.by_addr.get(&old) == Some(&id) {
+                self.by_addr.remove(&old);
+            }
             self.by_addr.insert(from, id);
             self.events.push(super::ServerEvent::Moved {
                 id,

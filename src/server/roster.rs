@@ -115,7 +115,10 @@ impl Server {
         };
         let slot = self.slots.remove(at);
         if let Driver::Remote(c) = &slot.driver {
-            self.by_addr.remove(&c.addr);
+            // Another session may have moved to this address since (a NAT reuses ports).
+            if self.by_addr.get(&c.addr) == Some(&id) {
+                self.by_addr.remove(&c.addr);
+            }
             self.by_session.remove(&c.session.id);
         }
         self.world.remove(id);
