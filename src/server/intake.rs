@@ -174,15 +174,7 @@ impl Server {
             }
             return;
         };
-        let Some(conn) =
-            self.slots
-                .iter_mut()
-                .find(|s| s.id == id)
-                .and_then(|s| match &mut s.driver {
-                    super::roster::Driver::Remote(c) => Some(c),
-                    super::roster::Driver::Bot(_) => None,
-                })
-        else {
+        let Some(conn) = self.connection_mut(id) else {
             return;
         };
         if !conn.session.verify(sealed) {

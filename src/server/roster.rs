@@ -232,6 +232,17 @@ impl Server {
         }
     }
 
+    /// The connection of remote player `id`.
+    pub(super) fn connection_mut(&mut self, id: PlayerId) -> Option<&mut Connection> {
+        self.slots
+            .iter_mut()
+            .find(|s| s.id == id)
+            .and_then(|s| match &mut s.driver {
+                Driver::Remote(c) => Some(&mut **c),
+                Driver::Bot(_) => None,
+            })
+    }
+
     pub(super) fn remotes(&self) -> impl Iterator<Item = (&Slot, &Connection)> {
         self.slots.iter().filter_map(|s| match &s.driver {
             Driver::Remote(c) => Some((s, &**c)),
