@@ -166,7 +166,7 @@ fn drain(server: &mut Server, largest: &mut usize) -> Vec<(SocketAddr, ServerMsg
 
 fn send(server: &mut Server, now: Instant, from: SocketAddr, msg: &ClientMsg) {
     let mut buf = Vec::new();
-    codec::encode_client(msg, &mut buf).unwrap();
+    codec::encode_in_process(from, msg, &mut buf).unwrap();
     server.receive(now, from, &buf);
 }
 
@@ -180,7 +180,8 @@ fn join_all(server: &mut Server, now: Instant, largest: &mut usize) -> Vec<Clien
         let mut cookie = None;
         let mut id = None;
         for _ in 0..2 {
-            codec::connect_request(&name, cookie, &mut buf).unwrap();
+            codec::connect_request(&name, cookie, codec::in_process_session(addr), &mut buf)
+                .unwrap();
             server.receive(now, addr, &buf);
             for (to, msg) in drain(server, largest) {
                 match msg {

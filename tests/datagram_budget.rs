@@ -96,7 +96,7 @@ struct Client {
 
 fn send(server: &mut Server, now: Instant, from: SocketAddr, msg: &ClientMsg) {
     let mut buf = Vec::new();
-    codec::encode_client(msg, &mut buf).unwrap();
+    codec::encode_in_process(from, msg, &mut buf).unwrap();
     server.receive(now, from, &buf);
 }
 
@@ -123,7 +123,8 @@ fn every_datagram_fits_with_the_largest_map_and_64_players() {
         // Connect, answer the challenge, then connect once more (a lost welcome): each
         // time the welcome and its chunks go out through the encoder.
         for _ in 0..3 {
-            codec::connect_request(&name, cookie, &mut buf).unwrap();
+            codec::connect_request(&name, cookie, codec::in_process_session(addr), &mut buf)
+                .unwrap();
             server.receive(now, addr, &buf);
             for (to, msg) in budget.drain(&mut server) {
                 if let (true, ServerMsg::Challenge(c)) = (to == addr, msg) {

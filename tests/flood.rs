@@ -47,7 +47,13 @@ fn a_flood_from_many_addresses_neither_locks_out_a_player_nor_frees_a_limited_ad
     let server = start_server(&[]);
     let to = SocketAddr::from(([127, 0, 0, 1], server.port));
     let mut request = Vec::new();
-    codec::connect_request("mallory", None, &mut request).unwrap();
+    codec::connect_request(
+        "mallory",
+        None,
+        netarena::net::protocol::SessionKey::random(),
+        &mut request,
+    )
+    .unwrap();
 
     // An address that spends its whole burst and is then limited.
     let limited = UdpSocket::bind("127.0.0.2:0").unwrap();

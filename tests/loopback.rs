@@ -6,7 +6,7 @@ use std::time::Duration;
 
 mod support;
 
-use support::process::{BIN, finish, headless, headless_join, num, start_server};
+use support::process::{BIN, finish, headless, headless_join, num, start_server, start_server_on};
 
 #[test]
 fn two_headless_clients_see_each_other_move() {
@@ -157,4 +157,190 @@ fn a_clean_link_measures_no_loss() {
     assert_eq!(num(&r, "loss_up_pct"), 0.0);
     assert_eq!(num(&r, "loss_down_pct"), 0.0);
     assert_eq!(num(&r, "corrections"), 0.0);
+}
+
+/// `join HOST:PORT --headless` for `seconds`, with a report; the report once it ends.
+fn join_at(host_port: &str, name: &str, seconds: &str, extra: &[&str]) -> serde_json::Value {
+    let report = support::process::temp_report(name);
+    let child = Command::new(BIN)
+        .args(["join", host_port, "--headless", "--bot", "wander"])
+        .args(["--seconds", seconds, "--name", name, "--report"])
+        .arg(&report)
+        .args(extra)
+        .spawn()
+        .unwrap();
+    finish(child, report)
+}
+
+/// The server listens on IPv6 and IPv4, and answers from the address each client wrote
+/// to: `[::1]` and a second loopback address (127.0.0.2) both join. Before, the server
+/// listened on 0.0.0.0 only, and answered 127.0.0.2's client from 127.0.0.1, which it
+/// dropped: both ended in "no answer".
+#[test]
+fn ipv6_and_a_second_address_of_the_host_can_be_joined() {
+    let server = start_server(&[]);
+    let port = server.port;
+    let v6 = std::thread::spawn(move || join_at(&format!("[::1]:{port}"), "six", "2", &[]));
+    let second = join_at(&format!("127.0.0.2:{port}"), "second", "2", &[]);
+    let v6 = v6.join().unwrap();
+    for r in [&v6, &second] {
+        assert_eq!(r["ended"], "time up", "{r}");
+        assert!(num(r, "snapshots_received") > 10.0, "{r}");
+    }
+    let joins: Vec<String> = (0..2)
+        .filter_map(|_| server.wait_for_line("join", Duration::from_secs(1)))
+        .collect();
+    assert!(
+        joins.iter().any(|l| l.contains("six from [::1]:")),
+        "{joins:?}"
+    );
+    // The kernel writes to 127.0.0.2 from 127.0.0.1, shown as IPv4 (not ::ffff:).
+    assert!(
+        joins.iter().any(|l| l.contains("second from 127.0.0.1:")),
+        "{joins:?}"
+    );
+}
+
+/// A UDP relay that plays a NAT: the client writes to `listen`; the relay forwards from
+/// a socket of its own to the server, and back. `rebind` makes it forward from a new
+/// socket (a new source port) and forget the old one, as a NAT that lost its mapping.
+struct Nat {
+    listen: std::net::SocketAddr,
+    rebind: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<Vec<u16>>>,
+}
+
+impl Nat {
+    fn start(server: std::net::SocketAddr) -> Nat {
+        use std::net::UdpSocket;
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let outside = UdpSocket::bind("127.0.0.1:0").unwrap();
+        outside.set_nonblocking(true).unwrap();
+        let listen = outside.local_addr().unwrap();
+        let rebind = std::sync::Arc::new(AtomicBool::new(false));
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let (r, s) = (rebind.clone(), stop.clone());
+        let thread = std::thread::spawn(move || {
+            let open = || {
+                let inside = UdpSocket::bind("127.0.0.1:0").unwrap();
+                inside.set_nonblocking(true).unwrap();
+                inside
+            };
+            let mut inside = open();
+            let mut ports = vec![inside.local_addr().unwrap().port()];
+            let mut client = None;
+            let mut buf = [0u8; 2048];
+            while !s.load(Ordering::Relaxed) {
+                if r.swap(false, Ordering::Relaxed) {
+                    inside = open();
+                    ports.push(inside.local_addr().unwrap().port());
+                }
+                let mut idle = true;
+                while let Ok((n, from)) = outside.recv_from(&mut buf) {
+                    client = Some(from);
+                    let _ = inside.send_to(&buf[..n], server);
+                    idle = false;
+                }
+                while let Ok((n, _)) = inside.recv_from(&mut buf) {
+                    if let Some(c) = client {
+                        let _ = outside.send_to(&buf[..n], c);
+                    }
+                    idle = false;
+                }
+                if idle {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            }
+            ports
+        });
+        Nat {
+            listen,
+            rebind,
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    /// The source ports it used, in order.
+    fn finish(mut self) -> Vec<u16> {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.thread.take().unwrap().join().unwrap()
+    }
+}
+
+/// A NAT gives the client a new source port mid-session: the session goes on, moved to
+/// the new address by its first fresh sealed datagram. Before, the server refused the
+/// new port as an unknown sender and the client ended 5 s later ("stopped answering").
+#[test]
+fn a_client_moved_to_a_new_port_by_a_nat_plays_on() {
+    let server = start_server(&[]);
+    let nat = Nat::start(std::net::SocketAddr::from(([127, 0, 0, 1], server.port)));
+    let at = nat.listen.to_string();
+    let client = std::thread::spawn(move || join_at(&at, "roamer", "8", &[]));
+    server
+        .wait_for_line("join", Duration::from_secs(5))
+        .expect("joined through the NAT");
+    std::thread::sleep(Duration::from_secs(2));
+    nat.rebind.store(true, std::sync::atomic::Ordering::Relaxed);
+    let moved = server.wait_for_line("move", Duration::from_secs(5));
+    let report = client.join().unwrap();
+    let ports = nat.finish();
+    assert_eq!(ports.len(), 2, "{ports:?}");
+    let moved = moved.expect("the server moved the session");
+    assert!(
+        moved.contains(&format!(":{}", ports[0])) && moved.contains(&format!(":{}", ports[1])),
+        "{moved} {ports:?}"
+    );
+    assert_eq!(report["ended"], "time up", "{report}");
+    // Snapshots went on after the move: 20 a second, most of the 8 s.
+    assert!(num(&report, "snapshots_received") > 100.0, "{report}");
+    let left = server.wait_for_line("leave", Duration::from_secs(2));
+    assert!(
+        left.as_deref().is_some_and(|l| l.contains("(left)")),
+        "{left:?}"
+    );
+}
+
+/// The server is killed and started again on the same port: the client hears "not
+/// connected" for its session's next datagram and joins again by itself with the same
+/// name, and says so in its log. Before, the new server dropped its datagrams and the
+/// client ended after 5 s of silence.
+#[test]
+fn a_restarted_server_is_rejoined_by_itself() {
+    let mut server = start_server(&[]);
+    let port = server.port;
+    let log = std::env::temp_dir().join(format!("netarena-{}-rejoin.log", std::process::id()));
+    let log_arg = log.to_string_lossy().into_owned();
+    let client = std::thread::spawn(move || {
+        join_at(
+            &format!("127.0.0.1:{port}"),
+            "phoenix",
+            "6",
+            &["--log", &log_arg],
+        )
+    });
+    server
+        .wait_for_line("join", Duration::from_secs(5))
+        .expect("joined");
+    std::thread::sleep(Duration::from_secs(1));
+    server.child.kill().unwrap();
+    let _ = server.child.wait();
+    let restarted = start_server_on(port, &[]);
+    let started = std::time::Instant::now();
+    // Well before the client's 5 s timeout, which is what ended it before.
+    let joined = restarted.wait_for_line("join", Duration::from_secs(4));
+    let took = started.elapsed();
+    let report = client.join().unwrap();
+    let logged = std::fs::read_to_string(&log).unwrap_or_default();
+    let _ = std::fs::remove_file(&log);
+    let joined = joined.expect("the restarted server shows the client again");
+    eprintln!(
+        "rejoined {} ms after the restart: {joined}",
+        took.as_millis()
+    );
+    assert!(joined.contains("phoenix"), "{joined}");
+    assert!(logged.contains("server restarted, rejoining"), "{logged}");
+    assert_eq!(report["ended"], "time up", "{report}");
+    assert!(num(&report, "snapshots_received") > 20.0, "{report}");
 }

@@ -7,8 +7,8 @@ use netarena::net::codec;
 use netarena::net::delta;
 use netarena::net::protocol::{
     ClientMsg, CommandRun, Cookie, GameEvent, InputCounts, InputPacket, MapChunk, MapInfo, OwnBody,
-    PlayerSnap, PlayerStatus, RailShot, RejectReason, RosterEntry, RosterPage, ServerInfo,
-    ServerMsg, SnapshotDelta, Welcome,
+    PlayerSnap, PlayerStatus, RailShot, RejectReason, RosterEntry, RosterPage, Sealed, ServerInfo,
+    ServerMsg, SessionKey, SnapshotDelta, Welcome,
 };
 use netarena::net::widen::Known;
 use netarena::sim::combat::{Projectile, Weapon};
@@ -171,17 +171,19 @@ fn client_msg() -> impl Strategy<Value = ClientMsg> {
             any::<u16>(),
             "\\PC{0,20}",
             proptest::option::of(cookie()),
+            (any::<u32>(), any::<[u8; 16]>()),
             proptest::collection::vec(any::<u8>(), 0..64)
         )
-            .prop_map(
-                |(magic, version, name, cookie, padding)| ClientMsg::Connect {
+            .prop_map(|(magic, version, name, cookie, (id, key), padding)| {
+                ClientMsg::Connect {
                     magic,
                     version,
                     name,
                     cookie,
-                    padding
+                    session: SessionKey { id, key },
+                    padding,
                 }
-            ),
+            }),
         (
             any::<u32>(),
             any::<u32>(),
@@ -218,6 +220,18 @@ fn client_msg() -> impl Strategy<Value = ClientMsg> {
                 padding
             }),
         "\\PC{0,100}".prop_map(ClientMsg::Chat),
+        (
+            any::<u32>(),
+            any::<u32>(),
+            proptest::collection::vec(any::<u8>(), 0..100),
+            any::<[u8; 8]>()
+        )
+            .prop_map(|(session, seq, body, tag)| ClientMsg::Sealed(Sealed {
+                session,
+                seq,
+                body,
+                tag
+            })),
     ]
 }
 
@@ -344,6 +358,8 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
             }
         ),
         map_chunk().prop_map(ServerMsg::MapChunk),
+        (any::<u32>(), any::<u32>())
+            .prop_map(|(session, seq)| ServerMsg::NotConnected { session, seq }),
         "\\PC{0,40}".prop_map(ServerMsg::Bye),
         cookie().prop_map(ServerMsg::Challenge),
         (

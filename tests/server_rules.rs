@@ -86,7 +86,7 @@ fn a_human_joining_a_server_full_of_bots_replaces_a_bot() {
 
     // The human leaves: the bot comes back.
     let mut buf = Vec::new();
-    netarena::net::codec::encode_client(&ClientMsg::Leave, &mut buf).unwrap();
+    netarena::net::codec::encode_in_process(host, &ClientMsg::Leave, &mut buf).unwrap();
     server.receive(now, host, &buf);
     assert_eq!(server.player_count(), 16);
     let events = event_lines(&mut server);
@@ -164,7 +164,8 @@ fn spawn_protection_lasts_until_the_first_move_or_shot_with_a_cap() {
         .into_iter()
         .enumerate()
     {
-        netarena::net::codec::encode_client(&input(seq as u32 + 1, cmd), &mut buf).unwrap();
+        netarena::net::codec::encode_in_process(who, &input(seq as u32 + 1, cmd), &mut buf)
+            .unwrap();
         server.receive(now, who, &buf);
     }
     step(&mut server, &mut now, 5);

@@ -1114,3 +1114,63 @@ fn ctrl_z_suspends_the_lab_the_browser_and_the_replay() {
     quit_from_shell(&tmux, "q");
     let _ = std::fs::remove_file(&file);
 }
+
+/// A dedicated server process on `port`, its output read (and dropped) so it never
+/// blocks; the returned receiver gets each line.
+fn server_on(port: u16) -> (std::process::Child, std::sync::mpsc::Receiver<String>) {
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_netarena"))
+        .args(["server", "--port", &port.to_string(), "--bots", "0"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("server starts");
+    let out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in out.lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    (child, rx)
+}
+
+/// The server the player is on is killed: after 2 s of silence the screen says so;
+/// started again on the same port, it sees the player join again by itself and the
+/// arena comes back. Before, the client ended 5 s after the kill ("stopped answering").
+#[test]
+fn a_silent_server_is_named_and_a_restarted_one_rejoined() {
+    let port = free_port();
+    let (mut server, _) = server_on(port);
+    let tmux = Tmux::start(
+        "rejoin",
+        100,
+        30,
+        &game_script(&format!(
+            "join 127.0.0.1:{port} --fps-cap 200 --name phoenix"
+        )),
+    );
+    wait_for_arena(&tmux, "the arena", |s| s.local());
+    server.kill().unwrap();
+    let _ = server.wait();
+    tmux.wait_for_text("has not answered for 2 s");
+    let (mut again, lines) = server_on(port);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let joined = std::iter::from_fn(|| {
+        lines
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            .ok()
+    })
+    .find(|l| l.contains("join"))
+    .expect("the restarted server shows the player");
+    assert!(joined.contains("phoenix"), "{joined}");
+    wait_for_arena(&tmux, "the arena again, the notice gone", |s| {
+        let text = tmux.screen();
+        (!text.contains("has not answered"))
+            .then(|| s.local())
+            .flatten()
+    });
+    quit_and_check_terminal(&tmux, "q", true);
+    let _ = again.kill();
+    let _ = again.wait();
+}

@@ -176,7 +176,7 @@ fn client_packets(
         input.event_ack = c.acked_event;
         input.view_tick = c.acked_tick;
         let mut bytes = Vec::new();
-        codec::encode_client(&ClientMsg::Input(input), &mut bytes)?;
+        codec::encode_in_process(c.addr, &ClientMsg::Input(input), &mut bytes)?;
         packets.push((c.addr, bytes));
     }
     Ok(())

@@ -29,6 +29,7 @@ impl Display for Line<'_> {
                 None => write!(f, "join  #{id} {name} (bot)"),
             },
             ServerEvent::Left { id, name, reason } => write!(f, "leave #{id} {name} ({reason})"),
+            ServerEvent::Moved { id, from, to } => write!(f, "move  #{id} from {from} to {to}"),
             ServerEvent::Frag {
                 killer,
                 victim,
@@ -65,6 +66,7 @@ impl Display for Line<'_> {
                     (r.rate_limited, "rate-limited"),
                     (r.bad_cookie, "bad cookie"),
                     (r.wrong_version, "wrong version"),
+                    (r.unproven, "without the session's proof"),
                 ];
                 let secs = REFUSALS_EVERY.as_secs();
                 write!(f, "refused {} datagrams in {secs} s:", r.total())?;

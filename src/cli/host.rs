@@ -45,7 +45,7 @@ pub(crate) fn run(
     let server_thread = {
         let server_stop = Arc::clone(&server_stop);
         let net = NetOptions {
-            bind: SocketAddr::from(([0, 0, 0, 0], args.game.port)),
+            bind: SocketAddr::from((std::net::Ipv6Addr::UNSPECIFIED, args.game.port)),
             outgoing: Conditions::default(),
             incoming: Conditions::default(),
         };

@@ -23,7 +23,7 @@ pub(crate) fn run(args: ServerArgs, stop: &AtomicBool) -> anyhow::Result<ExitCod
     config.validate()?;
     let conditions = args.net.conditions()?;
     let net = NetOptions {
-        bind: SocketAddr::from(([0, 0, 0, 0], args.game.port)),
+        bind: SocketAddr::from((std::net::Ipv6Addr::UNSPECIFIED, args.game.port)),
         outgoing: conditions.clone(),
         incoming: conditions,
     };

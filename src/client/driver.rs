@@ -64,6 +64,24 @@ impl Driver {
         }
     }
 
+    /// Goes on with `session`, a new session with the same server (it restarted and we
+    /// joined again): the player's settings and overlays stay, the netcode starts over.
+    /// A recording cannot hold two sessions, so the tap is handed back, to be finished.
+    pub(crate) fn rejoined(
+        &mut self,
+        mut session: ClientSession,
+        now: Instant,
+    ) -> Option<Box<dyn Tap>> {
+        session.set_switches(self.app.switches());
+        let tick_rate = session.tick_rate().round() as u16;
+        self.session = session;
+        self.clock = CommandClock::for_tick_rate(tick_rate, now);
+        self.memory = view::Memory::default();
+        self.made.clear();
+        self.last_time = None;
+        self.tap.take()
+    }
+
     /// Hands every input from now on to `tap` (already started).
     pub(crate) fn set_tap(&mut self, tap: Box<dyn Tap>) {
         self.tap = Some(tap);

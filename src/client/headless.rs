@@ -15,6 +15,7 @@ use super::brain::{Fighter, Reflex, Wander};
 use super::driver::Driver;
 use super::link::Link;
 use super::net_stats::{RemoteSeen, SessionStats};
+use super::rejoin::{Silence, rejoin};
 use super::session::{ClientSession, SessionEnd};
 use super::tap::{LinkTotals, LoopKind, Tap};
 use crate::sim::world::Command;
@@ -140,6 +141,8 @@ fn play(
     let mut brain = Wander::new(config.seed);
     let mut fighter = Fighter::new(config.seed);
     let mut reflex = Reflex::newcomer(config.seed, driver.session().tick_rate().round() as u16);
+    let start = Instant::now();
+    let mut silence = Silence::default();
     while !stop.load(Ordering::Relaxed) {
         let now = Instant::now();
         if now >= end {
@@ -158,9 +161,19 @@ fn play(
             Some(end) => bail!("{end}"),
             None => {}
         }
+        if link.server_forgot_us() {
+            let seconds = now.duration_since(start).as_secs_f64();
+            if !rejoin(link, driver, config, seconds, || {
+                Ok(stop.load(Ordering::Relaxed))
+            })? {
+                break;
+            }
+            continue;
+        }
         if now.duration_since(driver.session().last_heard()) > config.timeout {
             bail!("the server at {} stopped answering", link.server());
         }
+        let _ = silence.note(now, driver.session().last_heard(), link.server());
         let mut dropped = Vec::new();
         driver.run_ticks(
             now,

@@ -49,7 +49,9 @@ impl ClientSession {
             | ServerMsg::Reject(_)
             | ServerMsg::Challenge(_)
             | ServerMsg::Info(_)
-            | ServerMsg::MapChunk(_) => {}
+            | ServerMsg::MapChunk(_)
+            // The link's business (see `Link::server_forgot_us`).
+            | ServerMsg::NotConnected { .. } => {}
         }
         None
     }

@@ -24,6 +24,7 @@ use super::headless;
 use super::input::{Action, Keys, chat_key};
 use super::link::Link;
 use super::rates::RateMeter;
+use super::rejoin::{REJOINING, Silence, rejoin};
 use super::session::{ClientSession, SessionEnd};
 use super::tap::{LinkTotals, LoopKind, Tap, TapEvent};
 use super::terminal::{self, Releases, Tui};
@@ -137,24 +138,35 @@ fn connect(
     let text = format!("connecting to {}… (Esc to cancel)", link.server());
     let mut outcome = Outcome::Stopped;
     let welcome = link.connect(&config.name, config.timeout, || {
-        if stop.load(Ordering::Relaxed) {
-            return Ok(true);
-        }
-        tui.draw(|f| ui::draw_message(f, &text))?;
-        while let Some(ev) = terminal::next_event(tui, Releases::Drop)? {
-            if let Event::Key(key) = ev
-                && (key.code == KeyCode::Esc
-                    || key.code == KeyCode::Char('q')
-                    || (key.code == KeyCode::Char('c')
-                        && key.modifiers.contains(KeyModifiers::CONTROL)))
-            {
-                outcome = Outcome::Quit;
-                return Ok(true);
-            }
-        }
-        Ok(false)
+        waiting(tui, &text, stop, &mut outcome)
     })?;
     Ok(welcome.ok_or(outcome))
+}
+
+/// Shows `text` while the link waits for the server; true when the wait is cancelled
+/// (Esc, q or Ctrl-C: `outcome` becomes Quit; a signal leaves it as it is).
+fn waiting(
+    tui: &mut Tui,
+    text: &str,
+    stop: &AtomicBool,
+    outcome: &mut Outcome,
+) -> anyhow::Result<bool> {
+    if stop.load(Ordering::Relaxed) {
+        return Ok(true);
+    }
+    tui.draw(|f| ui::draw_message(f, text))?;
+    while let Some(ev) = terminal::next_event(tui, Releases::Drop)? {
+        if let Event::Key(key) = ev
+            && (key.code == KeyCode::Esc
+                || key.code == KeyCode::Char('q')
+                || (key.code == KeyCode::Char('c')
+                    && key.modifiers.contains(KeyModifiers::CONTROL)))
+        {
+            *outcome = Outcome::Quit;
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// The loop's own state besides the driver: the screen, frame pacing and rates.
@@ -175,6 +187,9 @@ struct Shell {
     /// What the last switch change did, and when: on the bottom line for a while.
     explained: Option<(Instant, String)>,
     theme: ui::Theme,
+    /// Says when the server has been silent for a while.
+    silence: Silence,
+    silent: Option<String>,
 }
 
 /// How long a switch's explanation stays on the bottom line.
@@ -204,6 +219,8 @@ fn play(
         start,
         explained: None,
         theme: config.theme,
+        silence: Silence::default(),
+        silent: None,
     };
     let panic_at = config.debug_panic_after.map(|d| Instant::now() + d);
     loop {
@@ -215,6 +232,21 @@ fn play(
             panic!("debug panic requested with --debug-panic");
         }
         pump(link, driver, now, config)?;
+        if link.server_forgot_us() {
+            let text = format!("{REJOINING} {}… (Esc to cancel)", link.server());
+            let mut outcome = Outcome::Stopped;
+            let seconds = now.duration_since(start).as_secs_f64();
+            let cancel = || waiting(tui, &text, stop, &mut outcome);
+            if !rejoin(link, driver, config, seconds, cancel)? {
+                return Ok(outcome);
+            }
+            // Whatever was on the screen belongs to the old session.
+            shell.shown = Buffer::empty(Rect::ZERO);
+            continue;
+        }
+        shell.silent = shell
+            .silence
+            .note(now, driver.session().last_heard(), link.server());
         if read_keys(tui, link, driver, &mut shell, now)? {
             return Ok(Outcome::Quit);
         }
@@ -372,6 +404,9 @@ fn look(
         .as_ref()
         .filter(|(at, _)| now.saturating_duration_since(*at) < EXPLAIN_SECS)
         .map(|(_, text)| text.clone());
+    if shell.silent.is_some() {
+        view.notice.clone_from(&shell.silent);
+    }
     let drawn = draw_if_changed(tui, &mut shell.shown, &view)?;
     if drawn {
         shell.fps.frame(now);

@@ -8,10 +8,11 @@ use anyhow::{Context, bail};
 use mio::{Events, Poll, Token};
 
 use super::ClientConfig;
+use super::tap::LinkTotals;
 use crate::net::codec;
 use crate::net::conditioner::Conditions;
 use crate::net::map_chunks::MapAssembler;
-use crate::net::protocol::{ClientMsg, ServerMsg, Welcome};
+use crate::net::protocol::{ClientMsg, ServerMsg, SessionKey, Welcome};
 use crate::net::transport::{Traffic, Transport};
 
 const SOCKET: Token = Token(0);
@@ -33,7 +34,16 @@ pub(crate) struct Link {
     /// The simulated delay of the join handshake (two round trips: the challenge, then
     /// the welcome), at the worst of the jitter, for saying why a connect timed out.
     handshake_lag_ms: u32,
+    /// The session our messages are sealed with, and the counter of the next one.
+    session: SessionKey,
+    next_seq: u32,
+    /// The server answered one of our sealed datagrams with "not connected".
+    forgotten: bool,
 }
+
+/// How far back a "not connected" may name one of our counters and still be believed:
+/// a few seconds of input packets.
+const NOT_CONNECTED_BACK: u32 = 1024;
 
 impl Link {
     pub(crate) fn open(config: &ClientConfig) -> anyhow::Result<Link> {
@@ -65,7 +75,24 @@ impl Link {
                     + config.outgoing.jitter_ms
                     + config.incoming.latency_ms
                     + config.incoming.jitter_ms),
+            session: SessionKey::random(),
+            next_seq: 1,
+            forgotten: false,
         })
+    }
+
+    /// The server answered our session's traffic with "not connected": it restarted, or
+    /// dropped us. Only an answer that echoes our session id and a counter we used
+    /// recently counts, so a spoofer who never saw our traffic cannot make one.
+    pub(crate) fn server_forgot_us(&self) -> bool {
+        self.forgotten
+    }
+
+    /// Starts a new session (a new key, counters from 1), for joining again.
+    pub(crate) fn new_session(&mut self) {
+        self.session = SessionKey::random();
+        self.next_seq = 1;
+        self.forgotten = false;
     }
 
     pub(crate) fn server(&self) -> SocketAddr {
@@ -86,8 +113,13 @@ impl Link {
     }
 
     /// Sends `msg`; true when the simulated link dropped it (see [`Transport::send_judged`]).
+    /// Session messages (input, chat, leave) go sealed with the session's key.
     pub(crate) fn send(&mut self, now: Instant, msg: &ClientMsg) -> bool {
-        match codec::encode_client(msg, &mut self.buf) {
+        let seq = self.next_seq;
+        if codec::is_session_msg(msg) {
+            self.next_seq = self.next_seq.wrapping_add(1).max(1);
+        }
+        match codec::encode_sealed(msg, &self.session, seq, &mut self.buf) {
             Ok(()) => self.transport.send_judged(now, self.server, &self.buf),
             Err(e) => {
                 tracing::error!("cannot encode {msg:?}: {e}");
@@ -135,11 +167,20 @@ impl Link {
         self.transport.flush(now);
         let server = self.server;
         let malformed = &mut self.malformed;
+        let (session, next_seq, forgotten) = (self.session.id, self.next_seq, &mut self.forgotten);
         self.transport.receive(now, |from, bytes| {
             if from != server {
                 return;
             }
             match codec::decode_server(bytes) {
+                Ok(ServerMsg::NotConnected { session: s, seq }) => {
+                    let ours =
+                        s == session && seq < next_seq && next_seq - seq <= NOT_CONNECTED_BACK;
+                    if ours && !*forgotten {
+                        tracing::info!("the server at {server} does not know our session");
+                        *forgotten = true;
+                    }
+                }
                 Ok(msg) => deliver(msg, bytes.len()),
                 Err(e) => {
                     *malformed += 1;
@@ -176,7 +217,7 @@ impl Link {
                 return Err(self.no_answer(timeout));
             }
             if now >= next_try {
-                match codec::connect_request(name, cookie, &mut self.buf) {
+                match codec::connect_request(name, cookie, self.session, &mut self.buf) {
                     Ok(()) => self.transport.send(now, self.server, &self.buf),
                     Err(e) => bail!("cannot encode a connect request: {e}"),
                 }
@@ -213,6 +254,19 @@ impl Link {
                 None if next_try <= now => {}
                 None => self.wait(next_try.min(deadline).min(now + CONNECT_CHECK))?,
             }
+        }
+    }
+
+    /// What crossed the link in the `seconds` it was used.
+    pub(crate) fn totals(&self, seconds: f64) -> LinkTotals {
+        let traffic = self.traffic();
+        LinkTotals {
+            seconds,
+            bytes_in: traffic.bytes_in,
+            bytes_out: traffic.bytes_out,
+            packets_in: traffic.packets_in,
+            packets_out: traffic.packets_out,
+            malformed_in: self.malformed(),
         }
     }
 
@@ -304,6 +358,52 @@ mod tests {
             matches!(&got[..], [ServerMsg::Roster(r)] if r.entries[0].name == "ann"),
             "{got:?}"
         );
+    }
+
+    /// Only a "not connected" that echoes our session id and a counter we sent lately
+    /// makes the link give up its session; session messages leave sealed.
+    #[test]
+    fn only_a_not_connected_naming_our_session_and_counter_counts() {
+        let server = UdpSocket::bind("127.0.0.1:0").unwrap();
+        server
+            .set_read_timeout(Some(Duration::from_secs(2)))
+            .unwrap();
+        let config = ClientConfig::new(server.local_addr().unwrap(), "ann");
+        let mut link = Link::open(&config).unwrap();
+        link.send(Instant::now(), &ClientMsg::Leave);
+        let mut buf = [0u8; 2048];
+        let (n, client) = server.recv_from(&mut buf).unwrap();
+        let Ok(ClientMsg::Sealed(sealed)) = codec::decode_client(&buf[..n]) else {
+            panic!("not sealed: {:?}", &buf[..n]);
+        };
+        assert!(link.session.verify(&sealed));
+        assert_eq!(codec::open_sealed(&sealed).unwrap(), ClientMsg::Leave);
+        let answer = |session, seq| {
+            let mut out = Vec::new();
+            codec::encode_server(&ServerMsg::NotConnected { session, seq }, &mut out).unwrap();
+            assert!(out.len() < n, "smaller than the sealed datagram");
+            server.send_to(&out, client).unwrap();
+        };
+        let settle = |link: &mut Link| {
+            let deadline = Instant::now() + Duration::from_millis(200);
+            while Instant::now() < deadline {
+                link.pump(Instant::now(), |_, _| {});
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        };
+        answer(sealed.session ^ 1, sealed.seq);
+        answer(sealed.session, sealed.seq + 1);
+        settle(&mut link);
+        assert!(
+            !link.server_forgot_us(),
+            "another session, or a counter never sent"
+        );
+        answer(sealed.session, sealed.seq);
+        settle(&mut link);
+        assert!(link.server_forgot_us());
+        link.new_session();
+        assert!(!link.server_forgot_us());
+        assert_ne!(link.session.id, sealed.session);
     }
 
     #[test]

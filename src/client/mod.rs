@@ -27,6 +27,7 @@ pub mod net_stats;
 mod pacer;
 mod prediction;
 mod rates;
+mod rejoin;
 pub mod session;
 pub mod tap;
 mod tell;

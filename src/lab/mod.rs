@@ -403,7 +403,8 @@ fn commands(c: &mut LabClient, now: Instant, buf: &mut Vec<u8>) {
     // What the link dropped goes to the client's recording once the commands are made.
     let mut dropped = Vec::new();
     let mut send = |msg: ClientMsg| {
-        if codec::encode_client(&msg, buf).is_ok() && up.push(now, addr, buf, wire::up_glyph(&msg))
+        if codec::encode_in_process(addr, &msg, buf).is_ok()
+            && up.push(now, addr, buf, wire::up_glyph(&msg))
         {
             dropped.push(msg);
         }

@@ -6,7 +6,8 @@ use bincode::config::{Configuration, Limit, LittleEndian, Varint};
 use serde::Serialize;
 
 use super::protocol::{
-    ClientMsg, Cookie, MAGIC, MIN_CONNECT_BYTES, MIN_DISCOVER_BYTES, PROTOCOL_VERSION, ServerMsg,
+    ClientMsg, Cookie, MAGIC, MIN_CONNECT_BYTES, MIN_DISCOVER_BYTES, PROTOCOL_VERSION, Sealed,
+    ServerMsg, SessionKey,
 };
 
 /// Largest client datagram we accept: connect requests and input packets are small.
@@ -35,6 +36,8 @@ pub enum CodecError {
     Trailing(usize),
     #[error("cannot encode: {0}")]
     Encode(#[from] bincode::error::EncodeError),
+    #[error("a sealed datagram holds something other than a session message")]
+    NotSessional,
 }
 
 /// Encodes into `buf` (cleared first), reusing its allocation.
@@ -111,6 +114,7 @@ pub fn peek_connect(bytes: &[u8]) -> Option<(u32, u16)> {
 pub fn connect_request(
     name: &str,
     cookie: Option<Cookie>,
+    session: SessionKey,
     buf: &mut Vec<u8>,
 ) -> Result<(), CodecError> {
     let mut msg = ClientMsg::Connect {
@@ -118,6 +122,7 @@ pub fn connect_request(
         version: PROTOCOL_VERSION,
         name: name.to_owned(),
         cookie,
+        session,
         padding: Vec::new(),
     };
     encode_client(&msg, buf)?;
@@ -126,6 +131,61 @@ pub fn connect_request(
         padding.resize(MIN_CONNECT_BYTES.saturating_sub(buf.len()), 0);
     }
     encode_client(&msg, buf)
+}
+
+/// Whether `msg` travels sealed: the messages of a session.
+pub fn is_session_msg(msg: &ClientMsg) -> bool {
+    matches!(
+        msg,
+        ClientMsg::Input(_) | ClientMsg::Chat(_) | ClientMsg::Leave
+    )
+}
+
+/// Encodes a session message sealed with `session` and counter `seq` (see
+/// [`Sealed`]); any other message as it is.
+pub fn encode_sealed(
+    msg: &ClientMsg,
+    session: &SessionKey,
+    seq: u32,
+    buf: &mut Vec<u8>,
+) -> Result<(), CodecError> {
+    encode_client(msg, buf)?;
+    if !is_session_msg(msg) {
+        return Ok(());
+    }
+    let sealed = ClientMsg::Sealed(session.seal(seq, std::mem::take(buf)));
+    encode_client(&sealed, buf)
+}
+
+/// The message inside a sealed datagram whose tag has been checked: an input packet, a
+/// chat line or a leave, and nothing else.
+pub fn open_sealed(sealed: &Sealed) -> Result<ClientMsg, CodecError> {
+    let msg = decode_client(&sealed.body)?;
+    if is_session_msg(&msg) {
+        Ok(msg)
+    } else {
+        Err(CodecError::NotSessional)
+    }
+}
+
+/// The session of a client that lives in the same process as its server (tests, the
+/// lab, benchmarks), fixed by its address: [`Server::join_in_process`] joins with it.
+///
+/// [`Server::join_in_process`]: crate::server::Server::join_in_process
+pub fn in_process_session(addr: std::net::SocketAddr) -> SessionKey {
+    SessionKey::derived(addr.to_string().as_bytes())
+}
+
+/// Encodes `msg` as the in-process client at `addr` sends it: sealed with
+/// [`in_process_session`] and a counter shared by the whole process, so it only grows.
+pub fn encode_in_process(
+    addr: std::net::SocketAddr,
+    msg: &ClientMsg,
+    buf: &mut Vec<u8>,
+) -> Result<(), CodecError> {
+    static SEQ: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
+    let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    encode_sealed(msg, &in_process_session(addr), seq, buf)
 }
 
 /// A discovery request, padded so a server may answer it.
@@ -190,7 +250,7 @@ mod tests {
     #[test]
     fn connect_requests_are_padded_and_peekable() {
         let mut buf = Vec::new();
-        connect_request("ann", None, &mut buf).unwrap();
+        connect_request("ann", None, SessionKey::random(), &mut buf).unwrap();
         assert!(buf.len() >= MIN_CONNECT_BYTES && buf.len() < MIN_CONNECT_BYTES + 4);
         assert!(matches!(
             decode_client(&buf).unwrap(),
@@ -201,6 +261,31 @@ mod tests {
         let future = [0u8, 0xFC, 0x45, 0x52, 0x41, 0x4E, 9, 0xFF, 0xFF];
         assert_eq!(peek_connect(&future), Some((MAGIC, 9)));
         assert_eq!(peek_connect(&[2, 0, 0]), None);
+    }
+
+    /// A seal costs 18 bytes whatever the message: variant, session id and counter
+    /// (four bytes each, fixed), the body's length and the 8-byte tag.
+    #[test]
+    fn a_seal_costs_eighteen_bytes() {
+        let session = SessionKey::random();
+        for msg in [ClientMsg::Leave, ClientMsg::Chat("hello".into())] {
+            let (mut bare, mut sealed) = (Vec::new(), Vec::new());
+            encode_client(&msg, &mut bare).unwrap();
+            encode_sealed(&msg, &session, u32::MAX, &mut sealed).unwrap();
+            assert_eq!(sealed.len(), bare.len() + 18, "{msg:?}");
+            let ClientMsg::Sealed(s) = decode_client(&sealed).unwrap() else {
+                panic!("not sealed");
+            };
+            assert!(session.verify(&s));
+            assert_eq!(open_sealed(&s).unwrap(), msg);
+        }
+        // A sealed datagram never holds another sealed one, or a connect.
+        let mut inner = Vec::new();
+        connect_request("ann", None, session, &mut inner).unwrap();
+        assert!(matches!(
+            open_sealed(&session.seal(1, inner)),
+            Err(CodecError::NotSessional)
+        ));
     }
 
     #[test]

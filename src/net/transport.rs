@@ -3,10 +3,25 @@
 //! Both event loops own one of these. With clean conditions datagrams go straight to the
 //! socket; otherwise they wait in the conditioner until due, and the loop's poll timeout
 //! includes [`Transport::next_due`].
+//!
+//! An IPv6 socket is dual-stack (`IPV6_V6ONLY` off): bound to `[::]` it takes IPv4 too,
+//! whose addresses it shows as plain IPv4 (never `::ffff:a.b.c.d`). Every socket asks
+//! the kernel for the address each datagram was sent to (`IP_PKTINFO`,
+//! `IPV6_RECVPKTINFO`) and answers each peer from the address it last wrote to: a
+//! server on a host with two addresses is answered from the one the client knows, not
+//! from whichever the routing table picks (which the client would drop).
 
-use std::io;
-use std::net::SocketAddr;
+use std::collections::HashMap;
+use std::io::{self, IoSlice, IoSliceMut};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4, SocketAddrV6};
+use std::os::fd::AsRawFd;
 use std::time::Instant;
+
+use nix::errno::Errno;
+use nix::sys::socket::{
+    self as sock, AddressFamily, ControlMessage, ControlMessageOwned, MsgFlags, SockFlag, SockType,
+    SockaddrIn, SockaddrIn6, SockaddrStorage, sockopt,
+};
 
 use mio::net::UdpSocket;
 use mio::{Interest, Registry, Token};
@@ -27,8 +42,24 @@ pub struct Traffic {
     pub bytes_in: u64,
 }
 
+/// Peers whose local address is remembered at most; past this the table starts over
+/// (a flood of spoofed sources then costs at most one table).
+const MAX_LOCAL_ADDRS: usize = 4096;
+
+/// Where a peer's datagrams arrived: the local address and interface to answer from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Local {
+    ip: IpAddr,
+    ifindex: u32,
+}
+
 pub struct Transport {
     socket: UdpSocket,
+    /// The socket is IPv6 (dual-stack): IPv4 peers are written to as `::ffff:a.b.c.d`.
+    v6: bool,
+    /// The local address each peer last wrote to.
+    local: HashMap<SocketAddr, Local>,
+    cmsg: Vec<u8>,
     outgoing: Conditioner,
     incoming: Conditioner,
     traffic: Traffic,
@@ -45,10 +76,13 @@ impl Transport {
         incoming: Conditions,
         seed: u64,
     ) -> io::Result<Transport> {
-        let mut socket = UdpSocket::bind(addr)?;
+        let mut socket = UdpSocket::from_std(open_socket(addr)?);
         registry.register(&mut socket, token, Interest::READABLE)?;
         Ok(Transport {
             socket,
+            v6: addr.is_ipv6(),
+            local: HashMap::new(),
+            cmsg: nix::cmsg_space!(nix::libc::in6_pktinfo, nix::libc::in_pktinfo),
             outgoing: Conditioner::new(outgoing, seed),
             incoming: Conditioner::new(incoming, seed ^ 0x9E37_79B9_7F4A_7C15),
             traffic: Traffic::default(),
@@ -91,7 +125,15 @@ impl Transport {
         self.traffic.packets_out += 1;
         self.traffic.bytes_out += payload.len() as u64;
         if self.outgoing.conditions().is_clean() && self.outgoing.next_due().is_none() {
-            send_now(&self.socket, &mut self.send_errors, to, payload);
+            let from = self.local.get(&to).copied();
+            send_now(
+                &self.socket,
+                self.v6,
+                &mut self.send_errors,
+                to,
+                from,
+                payload,
+            );
             return false;
         }
         // A push queues the datagram (and maybe a copy) or nothing at all.
@@ -104,9 +146,11 @@ impl Transport {
 
     /// Sends every delayed outgoing datagram that is due.
     pub fn flush(&mut self, now: Instant) {
-        let (socket, errors) = (&self.socket, &mut self.send_errors);
-        self.outgoing
-            .drain_due(now, |to, payload| send_now(socket, errors, to, payload));
+        let (socket, v6, errors, local) =
+            (&self.socket, self.v6, &mut self.send_errors, &self.local);
+        self.outgoing.drain_due(now, |to, payload| {
+            send_now(socket, v6, errors, to, local.get(&to).copied(), payload);
+        });
     }
 
     /// The earliest moment either conditioner has a datagram due.
@@ -121,8 +165,18 @@ impl Transport {
     /// conditioner, and hands each datagram that is due to `deliver`.
     pub fn receive(&mut self, now: Instant, mut deliver: impl FnMut(SocketAddr, &[u8])) {
         loop {
-            match self.socket.recv_from(&mut self.recv_buf) {
-                Ok((len, from)) => self.incoming.push(now, from, &self.recv_buf[..len]),
+            match recv_one(&self.socket, &mut self.recv_buf, &mut self.cmsg) {
+                Ok((len, from, local)) => {
+                    if let Some(local) = local.filter(|l| answerable(l.ip))
+                        && self.local.get(&from) != Some(&local)
+                    {
+                        if self.local.len() >= MAX_LOCAL_ADDRS {
+                            self.local.clear();
+                        }
+                        self.local.insert(from, local);
+                    }
+                    self.incoming.push(now, from, &self.recv_buf[..len]);
+                }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                 // ICMP errors from earlier sends surface here on some systems; the
                 // datagram they belong to is gone either way.
@@ -142,12 +196,180 @@ impl Transport {
     }
 }
 
-fn send_now(socket: &UdpSocket, errors: &mut u64, to: SocketAddr, payload: &[u8]) {
-    if let Err(e) = socket.send_to(payload, to) {
+/// A non-blocking UDP socket bound to `addr`: dual-stack if IPv6, and asking for each
+/// datagram's destination address.
+fn open_socket(addr: SocketAddr) -> io::Result<std::net::UdpSocket> {
+    let family = if addr.is_ipv6() {
+        AddressFamily::Inet6
+    } else {
+        AddressFamily::Inet
+    };
+    let flags = SockFlag::SOCK_NONBLOCK | SockFlag::SOCK_CLOEXEC;
+    let fd = sock::socket(family, SockType::Datagram, flags, None)?;
+    match addr {
+        SocketAddr::V6(v6) => {
+            sock::setsockopt(&fd, sockopt::Ipv6V6Only, &false)?;
+            sock::setsockopt(&fd, sockopt::Ipv6RecvPacketInfo, &true)?;
+            sock::bind(fd.as_raw_fd(), &SockaddrIn6::from(v6))?;
+        }
+        SocketAddr::V4(v4) => {
+            sock::setsockopt(&fd, sockopt::Ipv4PacketInfo, &true)?;
+            sock::bind(fd.as_raw_fd(), &SockaddrIn::from(v4))?;
+        }
+    }
+    Ok(std::net::UdpSocket::from(fd))
+}
+
+/// Whether a datagram's destination can be the source of the answer: not a broadcast
+/// or multicast group (discovery requests are broadcast).
+fn answerable(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => !v4.is_broadcast() && !v4.is_multicast() && !v4.is_unspecified(),
+        IpAddr::V6(v6) => !v6.is_multicast() && !v6.is_unspecified(),
+    }
+}
+
+/// IPv4 as written by a dual-stack socket: `::ffff:a.b.c.d` becomes `a.b.c.d`.
+fn canonical(addr: SocketAddr) -> SocketAddr {
+    match addr {
+        SocketAddr::V6(v6) => match v6.ip().to_ipv4_mapped() {
+            Some(v4) => SocketAddr::from((v4, v6.port())),
+            None => addr,
+        },
+        SocketAddr::V4(_) => addr,
+    }
+}
+
+/// Reads one datagram: its length, sender and the local address it was sent to.
+fn recv_one(
+    socket: &UdpSocket,
+    buf: &mut [u8],
+    cmsg: &mut Vec<u8>,
+) -> io::Result<(usize, SocketAddr, Option<Local>)> {
+    let mut iov = [IoSliceMut::new(buf)];
+    let msg = sock::recvmsg::<SockaddrStorage>(
+        socket.as_raw_fd(),
+        &mut iov,
+        Some(cmsg),
+        MsgFlags::empty(),
+    )
+    .map_err(io::Error::from)?;
+    let from = msg
+        .address
+        .and_then(|a| {
+            a.as_sockaddr_in6()
+                .map(|v6| SocketAddr::V6(SocketAddrV6::from(*v6)))
+                .or_else(|| {
+                    a.as_sockaddr_in()
+                        .map(|v4| SocketAddr::V4(SocketAddrV4::from(*v4)))
+                })
+        })
+        .ok_or_else(|| io::Error::other("datagram without a sender address"))?;
+    let mut local = None;
+    // A truncated control buffer only loses the local address: answer as before.
+    if let Ok(cmsgs) = msg.cmsgs() {
+        for c in cmsgs {
+            match c {
+                ControlMessageOwned::Ipv6PacketInfo(info) => {
+                    let ip = Ipv6Addr::from(info.ipi6_addr.s6_addr);
+                    let ip = ip.to_ipv4_mapped().map_or(IpAddr::V6(ip), IpAddr::V4);
+                    local = Some(Local {
+                        ip,
+                        ifindex: info.ipi6_ifindex,
+                    });
+                }
+                ControlMessageOwned::Ipv4PacketInfo(info) => {
+                    let ip = Ipv4Addr::from(u32::from_be(info.ipi_addr.s_addr));
+                    local = Some(Local {
+                        ip: IpAddr::V4(ip),
+                        ifindex: info.ipi_ifindex as u32,
+                    });
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok((msg.bytes, canonical(from), local))
+}
+
+fn send_now(
+    socket: &UdpSocket,
+    v6: bool,
+    errors: &mut u64,
+    to: SocketAddr,
+    from: Option<Local>,
+    payload: &[u8],
+) {
+    // The address a datagram was sent to may be no address to send from (a subnet's
+    // broadcast, for a discovery request): then the kernel picks, as without it.
+    let sent = send_from(socket, v6, to, from, payload).or_else(|e| match from {
+        Some(_) => send_from(socket, v6, to, None, payload),
+        None => Err(e),
+    });
+    if let Err(e) = sent {
         // UDP makes no promise; a full socket buffer is just loss.
         *errors += 1;
         tracing::debug!("send to {to} failed: {e}");
     }
+}
+
+/// Sends `payload` to `to`, from the local address `from` when known.
+fn send_from(
+    socket: &UdpSocket,
+    v6: bool,
+    to: SocketAddr,
+    from: Option<Local>,
+    payload: &[u8],
+) -> io::Result<()> {
+    let iov = [IoSlice::new(payload)];
+    let fd = socket.as_raw_fd();
+    let flags = MsgFlags::empty();
+    let to6 = match to {
+        SocketAddr::V4(v4) if v6 => SocketAddrV6::new(v4.ip().to_ipv6_mapped(), v4.port(), 0, 0),
+        SocketAddr::V6(a) => a,
+        SocketAddr::V4(v4) => {
+            let to = SockaddrIn::from(v4);
+            return match from {
+                Some(Local {
+                    ip: IpAddr::V4(ip), ..
+                }) => {
+                    let info = nix::libc::in_pktinfo {
+                        ipi_ifindex: 0,
+                        ipi_spec_dst: nix::libc::in_addr {
+                            s_addr: u32::from(ip).to_be(),
+                        },
+                        ipi_addr: nix::libc::in_addr { s_addr: 0 },
+                    };
+                    let cmsg = [ControlMessage::Ipv4PacketInfo(&info)];
+                    sock::sendmsg(fd, &iov, &cmsg, flags, Some(&to))
+                }
+                _ => sock::sendmsg(fd, &iov, &[], flags, Some(&to)),
+            }
+            .map(drop)
+            .map_err(io::Error::from);
+        }
+    };
+    let to = SockaddrIn6::from(to6);
+    let result = match from {
+        Some(local) => {
+            let (ip, ifindex) = match local.ip {
+                IpAddr::V4(v4) => (v4.to_ipv6_mapped(), 0),
+                // Only a link-local address needs its interface named.
+                IpAddr::V6(ip) if ip.is_unicast_link_local() => (ip, local.ifindex),
+                IpAddr::V6(ip) => (ip, 0),
+            };
+            let info = nix::libc::in6_pktinfo {
+                ipi6_addr: nix::libc::in6_addr {
+                    s6_addr: ip.octets(),
+                },
+                ipi6_ifindex: ifindex,
+            };
+            let cmsg = [ControlMessage::Ipv6PacketInfo(&info)];
+            sock::sendmsg(fd, &iov, &cmsg, flags, Some(&to))
+        }
+        None => sock::sendmsg(fd, &iov, &[], flags, Some(&to)),
+    };
+    result.map(drop).map_err(|e: Errno| io::Error::from(e))
 }
 
 #[cfg(test)]

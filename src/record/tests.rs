@@ -166,7 +166,7 @@ impl Live {
                     let me = self.driver.session().predicted();
                     let keys = me.map(|me| brain.next(&me).buttons).unwrap_or_default();
                     self.driver.play(now, keys, |msg| {
-                        codec::encode_client(&msg, &mut buf).unwrap();
+                        codec::encode_in_process(addr, &msg, &mut buf).unwrap();
                         up.push(now, addr, &buf);
                     });
                     self.driver.frame(now);
@@ -178,7 +178,7 @@ impl Live {
                 |s, _| s.predicted().map(|me| brain.next(&me)).unwrap_or_default(),
                 |session, msg| {
                     if let Some(msg) = msg {
-                        codec::encode_client(&msg, &mut buf).unwrap();
+                        codec::encode_in_process(addr, &msg, &mut buf).unwrap();
                         up.push(now, addr, &buf);
                     }
                     session.frame(now);

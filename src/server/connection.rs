@@ -9,14 +9,20 @@ use super::Server;
 use super::interest::Interest;
 use super::reliable::EventQueue;
 use super::roster::Driver;
-use crate::net::protocol::{InputCounts, InputPacket};
+use crate::net::protocol::{InputCounts, InputPacket, ReplayWindow, SessionKey};
+use crate::sim::world::PlayerId;
 
 /// Input packets remembered as seen, so a late one is counted once.
 const WINDOW: u32 = 64;
 
 #[derive(Clone, Debug)]
 pub(crate) struct Connection {
+    /// Where the session's datagrams come from now: it moves when a fresh, authentic
+    /// datagram of the session comes from elsewhere (a NAT rebinding).
     pub(crate) addr: SocketAddr,
+    /// The key its messages are sealed with, and the counters already taken.
+    pub(crate) session: SessionKey,
+    pub(crate) replay: ReplayWindow,
     pub(crate) last_heard: Instant,
     /// Newest client timestamp seen, and when it arrived, for the RTT echo.
     pub(crate) echo_time_ms: u32,
@@ -67,9 +73,11 @@ impl InputWindow {
 }
 
 impl Connection {
-    pub(crate) fn new(addr: SocketAddr, now: Instant) -> Connection {
+    pub(crate) fn new(addr: SocketAddr, session: SessionKey, now: Instant) -> Connection {
         Connection {
             addr,
+            session,
+            replay: ReplayWindow::default(),
             last_heard: now,
             echo_time_ms: 0,
             echo_received: now,
@@ -109,11 +117,8 @@ impl Connection {
 }
 
 impl Server {
-    pub(super) fn on_input(&mut self, now: Instant, from: SocketAddr, input: InputPacket) {
-        let Some(&id) = self.by_addr.get(&from) else {
-            self.refusals.unknown_sender += 1;
-            return;
-        };
+    /// An authenticated input packet of player `id`.
+    pub(super) fn on_input(&mut self, now: Instant, id: PlayerId, input: InputPacket) {
         if input.validate().is_err() {
             self.refusals.invalid += 1;
             return;

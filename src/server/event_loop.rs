@@ -1,7 +1,7 @@
 //! The server's I/O shell: a mio loop that feeds datagrams and fixed-rate ticks to
 //! [`Server`] and sends what it produces.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -26,6 +26,7 @@ pub trait Observer {
 }
 
 pub struct NetOptions {
+    /// `[::]:PORT` listens on IPv6 and IPv4 alike (IPv4 alone where there is no IPv6).
     pub bind: SocketAddr,
     pub outgoing: Conditions,
     pub incoming: Conditions,
@@ -40,15 +41,29 @@ pub fn run(
 ) -> anyhow::Result<()> {
     config.validate()?;
     let mut poll = Poll::new().context("cannot create poll")?;
-    let mut transport = Transport::bind(
-        net.bind,
-        poll.registry(),
-        SOCKET,
-        net.outgoing,
-        net.incoming,
-        config.seed,
-    )
-    .with_context(|| format!("cannot listen on UDP {}", net.bind))?;
+    let open = |bind: SocketAddr| {
+        Transport::bind(
+            bind,
+            poll.registry(),
+            SOCKET,
+            net.outgoing.clone(),
+            net.incoming.clone(),
+            config.seed,
+        )
+    };
+    let mut transport = match open(net.bind) {
+        Ok(t) => t,
+        // `[::]` on a machine without IPv6: IPv4 alone, as before.
+        Err(e)
+            if net.bind.ip() == IpAddr::V6(Ipv6Addr::UNSPECIFIED)
+                && e.kind() != std::io::ErrorKind::AddrInUse =>
+        {
+            let v4 = SocketAddr::from((Ipv4Addr::UNSPECIFIED, net.bind.port()));
+            tracing::warn!("cannot listen on UDP {} ({e}); IPv4 only", net.bind);
+            open(v4).with_context(|| format!("cannot listen on UDP {v4}"))?
+        }
+        Err(e) => return Err(e).with_context(|| format!("cannot listen on UDP {}", net.bind)),
+    };
     let period = Duration::from_secs(1) / u32::from(config.tick_rate.max(1));
     let panic_at = config.debug_panic_after.map(|d| Instant::now() + d);
     let mut server = Server::new(config);

@@ -12,8 +12,8 @@ use super::roster::Driver;
 use crate::net::codec;
 use crate::net::map_chunks::{self, MapAssembler};
 use crate::net::protocol::{
-    Cookie, MAX_INFO_NAME_CHARS, RejectReason, ServerInfo, ServerMsg, Welcome, sanitize_name,
-    sanitize_text,
+    Cookie, MAX_INFO_NAME_CHARS, RejectReason, ServerInfo, ServerMsg, SessionKey, Welcome,
+    sanitize_name, sanitize_text,
 };
 
 /// Connect requests without a cookie one host may make: a burst, then a steady trickle,
@@ -91,11 +91,20 @@ impl Server {
         from: SocketAddr,
         name: &str,
         cookie: Option<Cookie>,
+        session: SessionKey,
         wire_len: usize,
     ) {
-        // A repeated connect means our welcome was lost: send it again.
-        if let Some(&id) = self.by_addr.get(&from) {
-            self.send_welcome(from, id);
+        // A repeated connect of a session we have means our welcome was lost: send it
+        // again, but only where the session is (a welcome is larger than a request).
+        if let Some(&id) = self.by_session.get(&session.id) {
+            let here = self
+                .remotes()
+                .any(|(s, c)| s.id == id && c.addr == from && c.session.same_as(&session));
+            if here {
+                self.send_welcome(from, id);
+            } else {
+                self.refusals.bad_cookie += 1;
+            }
             return;
         }
         let window = self.cookie_window(now);
@@ -118,7 +127,12 @@ impl Server {
                 return;
             }
         }
-        let driver = Driver::Remote(Connection::new(from, now));
+        // A new session from the address of one we have: that client started over (its
+        // program restarted, or it rejoined); the old session is gone with it.
+        if let Some(&old) = self.by_addr.get(&from) {
+            self.remove_player(old, "rejoined");
+        }
+        let driver = Driver::Remote(Box::new(Connection::new(from, session, now)));
         self.make_room();
         match self.add_player(sanitize_name(name), driver) {
             Some(id) => self.send_welcome(from, id),
@@ -133,7 +147,9 @@ impl Server {
 
     /// Joins from `addr` the way a client does (request, challenge, request with the
     /// cookie), for benchmarks and tests that drive a server without sockets. Messages
-    /// for other addresses stay in the outbox.
+    /// for other addresses stay in the outbox. The session is
+    /// [`codec::in_process_session`]`(addr)`: seal its messages with
+    /// [`codec::encode_in_process`].
     pub fn join_in_process(
         &mut self,
         now: Instant,
@@ -145,7 +161,8 @@ impl Server {
         let mut welcome = None;
         let mut map = MapAssembler::default();
         for _ in 0..2 {
-            codec::connect_request(name, cookie, &mut buf).ok()?;
+            let session = codec::in_process_session(addr);
+            codec::connect_request(name, cookie, session, &mut buf).ok()?;
             self.receive(now, addr, &buf);
             let mut kept = Vec::new();
             for (to, msg) in self.outbox.drain(..) {

@@ -8,13 +8,18 @@ use std::time::Instant;
 use super::Server;
 use crate::net::codec;
 use crate::net::protocol::{
-    ClientMsg, GameEvent, MAGIC, MAX_CHAT_CHARS, MIN_CONNECT_BYTES, MIN_DISCOVER_BYTES,
-    RejectReason, ServerMsg, sanitize_text,
+    ClientMsg, Freshness, GameEvent, MAGIC, MAX_CHAT_CHARS, MIN_CONNECT_BYTES, MIN_DISCOVER_BYTES,
+    RejectReason, Sealed, ServerMsg, sanitize_text,
 };
+use crate::sim::world::PlayerId;
 
 /// Chat lines one client may send: a burst, then one a second.
 pub(super) const CHAT_BURST: f64 = 3.0;
 pub(super) const CHATS_PER_SEC: f64 = 1.0;
+/// "Not connected" answers one host may get: a client that lost its server needs one;
+/// its input packets keep coming at 30 a second until it hears it.
+pub(super) const NOT_CONNECTED_BURST: f64 = 4.0;
+pub(super) const NOT_CONNECTED_PER_SEC: f64 = 2.0;
 
 /// Counters of what the server refused, for logs and tests.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -31,6 +36,17 @@ pub struct Refusals {
     pub bad_cookie: u64,
     /// Connect requests speaking another protocol version (answered with a reject).
     pub wrong_version: u64,
+    /// Session messages without a valid proof: bare (not sealed), or sealed with a
+    /// wrong tag. Forgeries, all of them.
+    pub unproven: u64,
+    /// Sealed datagrams whose counter was taken already: a replay, or a duplicate the
+    /// network made (not counted in [`Refusals::total`]: networks duplicate, and a
+    /// replay changes nothing).
+    pub replayed: u64,
+    /// Sealed datagrams of sessions this server does not have (answered with
+    /// "not connected"): a client of a server that restarted, or the copies of a
+    /// leave. Not counted in [`Refusals::total`]: no attack, and none would hide here.
+    pub unknown_session: u64,
 }
 
 impl Refusals {
@@ -41,6 +57,7 @@ impl Refusals {
             + self.rate_limited
             + self.bad_cookie
             + self.wrong_version
+            + self.unproven
     }
 
     /// What was refused since `earlier`.
@@ -52,6 +69,9 @@ impl Refusals {
             rate_limited: self.rate_limited - earlier.rate_limited,
             bad_cookie: self.bad_cookie - earlier.bad_cookie,
             wrong_version: self.wrong_version - earlier.wrong_version,
+            unproven: self.unproven - earlier.unproven,
+            replayed: self.replayed - earlier.replayed,
+            unknown_session: self.unknown_session - earlier.unknown_session,
         }
     }
 }
@@ -93,6 +113,7 @@ impl Server {
                 version,
                 name,
                 cookie,
+                session,
                 padding: _,
             } => {
                 let limit = match cookie {
@@ -108,7 +129,7 @@ impl Server {
                 } else if wire_len < MIN_CONNECT_BYTES {
                     self.refusals.invalid += 1;
                 } else {
-                    self.on_connect(now, from, &name, cookie, wire_len);
+                    self.on_connect(now, from, &name, cookie, session, wire_len);
                 }
             }
             ClientMsg::Discover {
@@ -129,24 +150,77 @@ impl Server {
                     self.reply_unproven(from, wire_len, info);
                 }
             }
-            ClientMsg::Input(input) => self.on_input(now, from, input),
-            ClientMsg::Chat(text) => self.on_chat(now, from, &text),
-            ClientMsg::Leave => {
-                if let Some(&id) = self.by_addr.get(&from) {
-                    self.remove_player(id, "left");
-                } else {
-                    self.refusals.unknown_sender += 1;
-                }
+            ClientMsg::Sealed(sealed) => self.on_sealed(now, from, &sealed, wire_len),
+            // Session messages prove themselves, or change nothing.
+            ClientMsg::Input(_) | ClientMsg::Chat(_) | ClientMsg::Leave => {
+                tracing::debug!("refused an unsealed session message from {from}");
+                self.refusals.unproven += 1;
             }
         }
     }
 
-    fn on_chat(&mut self, now: Instant, from: SocketAddr, text: &str) {
-        let Some(&id) = self.by_addr.get(&from) else {
-            self.refusals.unknown_sender += 1;
+    /// A sealed session message: found by its session id, whatever address it came
+    /// from; its tag checked; its counter taken once. A fresh, authentic datagram from a
+    /// new address moves the session there (a NAT gave the client a new port).
+    fn on_sealed(&mut self, now: Instant, from: SocketAddr, sealed: &Sealed, wire_len: usize) {
+        let Some(&id) = self.by_session.get(&sealed.session) else {
+            self.refusals.unknown_session += 1;
+            if self.not_connected_limit.allow(from, now) {
+                let answer = ServerMsg::NotConnected {
+                    session: sealed.session,
+                    seq: sealed.seq,
+                };
+                self.reply_unproven(from, wire_len, answer);
+            }
             return;
         };
-        if !self.chat_limit.allow(from, now) {
+        let Some(conn) = self.connection_mut(id) else {
+            return;
+        };
+        if !conn.session.verify(sealed) {
+            tracing::debug!("refused a forged session message from {from}");
+            self.refusals.unproven += 1;
+            return;
+        }
+        let freshness = conn.replay.check(sealed.seq);
+        if freshness == Freshness::Replayed {
+            self.refusals.replayed += 1;
+            return;
+        }
+        let msg = match codec::open_sealed(sealed) {
+            Ok(msg) => msg,
+            Err(e) => {
+                tracing::debug!("refused a sealed datagram from {from}: {e}");
+                self.refusals.invalid += 1;
+                return;
+            }
+        };
+        conn.replay.take(sealed.seq);
+        if from != conn.addr && freshness == Freshness::Newest {
+            let old = std::mem::replace(&mut conn.addr, from);
+            if self.by_addr.get(&old) == Some(&id) {
+                self.by_addr.remove(&old);
+            }
+            self.by_addr.insert(from, id);
+            self.events.push(super::ServerEvent::Moved {
+                id,
+                from: old,
+                to: from,
+            });
+        }
+        match msg {
+            ClientMsg::Input(input) => self.on_input(now, id, input),
+            ClientMsg::Chat(text) => self.on_chat(now, id, &text),
+            ClientMsg::Leave => self.remove_player(id, "left"),
+            _ => {}
+        }
+    }
+
+    fn on_chat(&mut self, now: Instant, id: PlayerId, text: &str) {
+        let Some((_, conn)) = self.remotes().find(|(s, _)| s.id == id) else {
+            return;
+        };
+        if !self.chat_limit.allow(conn.addr, now) {
             self.refusals.rate_limited += 1;
             return;
         }

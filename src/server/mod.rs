@@ -51,7 +51,9 @@ pub struct Server {
     config: ServerConfig,
     world: World,
     slots: Vec<Slot>,
+    /// Players by the address their session is at now, and by session id.
     by_addr: HashMap<SocketAddr, PlayerId>,
+    by_session: HashMap<u32, PlayerId>,
     outbox: Vec<(SocketAddr, ServerMsg)>,
     events: Vec<ServerEvent>,
     roster_dirty: bool,
@@ -65,6 +67,8 @@ pub struct Server {
     connect_limit: RateLimit,
     discover_limit: RateLimit,
     chat_limit: RateLimit,
+    /// Answers to sealed datagrams of sessions we do not have.
+    not_connected_limit: RateLimit,
     game: Match,
     /// The map in play (changes with the rotation), and its place in the rotation.
     map: Map,
@@ -79,6 +83,7 @@ impl Server {
             world: World::default(),
             slots: Vec::new(),
             by_addr: HashMap::new(),
+            by_session: HashMap::new(),
             outbox: Vec::new(),
             events: Vec::new(),
             roster_dirty: false,
@@ -101,6 +106,10 @@ impl Server {
                 handshake::DISCOVER_BURST,
             ),
             chat_limit: RateLimit::per_socket(intake::CHATS_PER_SEC, intake::CHAT_BURST),
+            not_connected_limit: RateLimit::per_host(
+                intake::NOT_CONNECTED_PER_SEC,
+                intake::NOT_CONNECTED_BURST,
+            ),
             game: Match::new(
                 config.game.clone(),
                 config.tick_rate,

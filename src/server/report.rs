@@ -24,6 +24,12 @@ pub enum ServerEvent {
         name: String,
         reason: &'static str,
     },
+    /// A session's datagrams come from a new address now (a NAT rebound its port).
+    Moved {
+        id: PlayerId,
+        from: SocketAddr,
+        to: SocketAddr,
+    },
     Frag {
         killer: String,
         victim: String,

@@ -15,7 +15,7 @@ use crate::sim::world::PlayerId;
 
 #[derive(Clone, Debug)]
 pub(crate) enum Driver {
-    Remote(Connection),
+    Remote(Box<Connection>),
     Bot(Box<FightBot>),
 }
 
@@ -71,9 +71,9 @@ impl Server {
         }
         let id = (0..=u8::MAX).find(|id| self.slots.iter().all(|s| s.id != *id))?;
         let name = self.unique_name(name);
-        let from = match &driver {
-            Driver::Remote(c) => Some(c.addr),
-            Driver::Bot(_) => None,
+        let (from, session) = match &driver {
+            Driver::Remote(c) => (Some(c.addr), Some(c.session.id)),
+            Driver::Bot(_) => (None, None),
         };
         let spawn = self.world.spawn_point(&self.map, id);
         self.world.put(id, spawn);
@@ -97,6 +97,9 @@ impl Server {
         );
         if let Some(addr) = from {
             self.by_addr.insert(addr, id);
+            if let Some(session) = session {
+                self.by_session.insert(session, id);
+            }
             // Bring the newcomer up to date: the match, and everyone's standing.
             let mut intro = vec![self.game.start_event(false)];
             intro.extend(self.game.statuses().into_iter().map(GameEvent::Status));
@@ -112,7 +115,11 @@ impl Server {
         };
         let slot = self.slots.remove(at);
         if let Driver::Remote(c) = &slot.driver {
-            self.by_addr.remove(&c.addr);
+            // Another session may have moved to this address since (a NAT reuses ports).
+            if self.by_addr.get(&c.addr) == Some(&id) {
+                self.by_addr.remove(&c.addr);
+            }
+            self.by_session.remove(&c.session.id);
         }
         self.world.remove(id);
         self.game.leave(id);
@@ -225,9 +232,20 @@ impl Server {
         }
     }
 
+    /// The connection of remote player `id`.
+    pub(super) fn connection_mut(&mut self, id: PlayerId) -> Option<&mut Connection> {
+        self.slots
+            .iter_mut()
+            .find(|s| s.id == id)
+            .and_then(|s| match &mut s.driver {
+                Driver::Remote(c) => Some(&mut **c),
+                Driver::Bot(_) => None,
+            })
+    }
+
     pub(super) fn remotes(&self) -> impl Iterator<Item = (&Slot, &Connection)> {
         self.slots.iter().filter_map(|s| match &s.driver {
-            Driver::Remote(c) => Some((s, c)),
+            Driver::Remote(c) => Some((s, &**c)),
             Driver::Bot(_) => None,
         })
     }

@@ -131,7 +131,7 @@ impl Stepper {
                         predicted.push((client.latest_seq(), state));
                     }
                     if let Some(msg) = sent {
-                        codec::encode_client(&msg, buf).unwrap();
+                        codec::encode_in_process(addr(CLIENT), &msg, buf).unwrap();
                         // The address a conditioner carries is just a label: the sender.
                         up.push(now, addr(CLIENT), buf);
                     }

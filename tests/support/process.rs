@@ -24,9 +24,14 @@ impl Drop for ServerProcess {
 }
 
 pub fn start_server(extra: &[&str]) -> ServerProcess {
+    start_server_on(0, extra)
+}
+
+/// A server process on `port` (0: any free one).
+pub fn start_server_on(port: u16, extra: &[&str]) -> ServerProcess {
     let mut child = Command::new(BIN)
         .env("NETARENA_CONFIG", NO_CONFIG)
-        .args(["server", "--port", "0"])
+        .args(["server", "--port", &port.to_string()])
         .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())

@@ -9,11 +9,13 @@ use crate::sim::combat::{Projectile, Weapon};
 use crate::sim::world::{Command, PlayerId, PlayerState};
 
 mod own_body;
+mod seal;
 pub use own_body::OwnBody;
+pub use seal::{Freshness, REPLAY_WINDOW, ReplayWindow, Sealed, SessionKey, TAG_BYTES};
 
 /// Bumped on any change to the messages below. `Connect` stays variant 0 with `magic` and
 /// `version` first, so every past and future build can tell a mismatch apart from noise.
-pub const PROTOCOL_VERSION: u16 = 4;
+pub const PROTOCOL_VERSION: u16 = 5;
 /// "NARE": marks a connect request as netarena's, not a stray datagram.
 pub const MAGIC: u32 = 0x4E41_5245;
 /// Most unacknowledged commands one input packet may carry (~1 s at 60 Hz).
@@ -33,9 +35,13 @@ pub enum ClientMsg {
         name: String,
         /// The server's challenge, echoed; None on the first request.
         cookie: Option<Cookie>,
+        /// The session this client will seal its messages with (see [`Sealed`]).
+        session: SessionKey,
         /// Zeros up to [`MIN_CONNECT_BYTES`].
         padding: Vec<u8>,
     },
+    /// Input, chat and leave arrive only inside [`ClientMsg::Sealed`]; bare, they are
+    /// refused.
     Input(InputPacket),
     Leave,
     /// "Who is there?", broadcast on the LAN. Padded to [`MIN_DISCOVER_BYTES`] so the
@@ -49,6 +55,8 @@ pub enum ClientMsg {
     },
     /// A chat line; the server cleans, bounds and rate-limits it.
     Chat(String),
+    /// A session message (input, chat or leave) with its proof: see [`Sealed`].
+    Sealed(Sealed),
 }
 
 /// Smallest discovery request a server answers.
@@ -143,6 +151,16 @@ pub enum ServerMsg {
     Info(ServerInfo),
     /// A part of the welcome's map: sent with every welcome (see [`super::map_chunks`]).
     MapChunk(MapChunk),
+    /// "I know no such session": the answer to a sealed datagram of a session this
+    /// server does not have (it restarted, or dropped the client). It echoes the
+    /// datagram's session id and counter, so only who saw that datagram can make one,
+    /// and it is smaller than any sealed datagram.
+    NotConnected {
+        #[serde(with = "seal::fixed_u32")]
+        session: u32,
+        #[serde(with = "seal::fixed_u32")]
+        seq: u32,
+    },
 }
 
 /// Which map a welcome or a match start means, and how it travels: `chunks` numbered
