@@ -1,0 +1,72 @@
+//! Outages through a fault relay (issue 22): a client behind a relay that blacks the
+//! link out both ways, measured by what the relay sees pass.
+
+use std::time::{Duration, Instant};
+
+use super::support::process::{finish, headless, num, start_server};
+use super::support::relay::FaultRelay;
+
+fn mean(xs: &[u32]) -> f64 {
+    assert!(!xs.is_empty(), "no samples");
+    xs.iter().map(|&x| f64::from(x)).sum::<f64>() / xs.len() as f64
+}
+
+/// Plays 3 s, blacks the link out for `outage`, plays 2.5 s more; returns the commands
+/// in flight before the outage and 2 s after it ended, and the client's report.
+fn through_an_outage(name: &str, outage: Duration) -> (f64, f64, serde_json::Value) {
+    let server = start_server(&["--bots", "0"]);
+    let relay = FaultRelay::start(([127, 0, 0, 1], server.port).into());
+    let seconds = 3.0 + outage.as_secs_f64() + 2.5;
+    let (child, report) = headless(relay.addr().port(), name, &seconds.to_string(), &[]);
+    let t0 = loop {
+        if let Some(t) = relay.first_datagram() {
+            break t;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    std::thread::sleep((t0 + Duration::from_secs(3)).saturating_duration_since(Instant::now()));
+    relay.blackout(outage);
+    let back = Instant::now() + outage;
+    let r = finish(child, report);
+    assert!(relay.dropped() > 0, "the relay dropped nothing");
+    let before = mean(&relay.in_flight(t0 + Duration::from_secs(1), back - outage));
+    let after = mean(&relay.in_flight(
+        back + Duration::from_secs(2),
+        back + Duration::from_millis(2500),
+    ));
+    (before, after, r)
+}
+
+fn check(name: &str, outage: Duration) {
+    let (before, after, r) = through_an_outage(name, outage);
+    eprintln!(
+        "{name}: in flight before {before:.1}, 2 s after {after:.1}; max correction {} cells; {}",
+        num(&r, "max_correction_cells"),
+        r["corrections_by_cause"]
+    );
+    // Loopback keeps a few commands in flight; a floor of 4 keeps the check from
+    // hanging on one or two commands' noise.
+    assert!(
+        after <= 2.0 * before.max(4.0),
+        "{name}: {after:.1} commands in flight 2 s after the outage, {before:.1} before"
+    );
+    assert!(
+        num(&r, "max_correction_cells") <= 1.0,
+        "{name}: a correction of {} cells: {r}",
+        num(&r, "max_correction_cells")
+    );
+}
+
+/// A 1.5 s outage used to leave ~60 commands queued on the server, draining at 3 a
+/// second: everything the player did arrived a second late for 20 s.
+#[test]
+fn a_short_outage_leaves_no_backlog() {
+    check("outage15", Duration::from_millis(1500));
+}
+
+/// Past 64 commands in flight the client kept predicting commands no packet could carry:
+/// a 3 s outage ended in a snap back of 15 cells.
+#[test]
+fn a_long_outage_predicts_nothing_undeliverable() {
+    check("outage30", Duration::from_millis(3000));
+}
