@@ -170,6 +170,9 @@ impl ClientSession {
         } else if snap.queued <= QUEUE_LOW {
             self.draining = false;
         }
+        self.last_snapshot = now;
+        self.resync
+            .on_snapshot(snap.queued, snap.ack_seq, self.latest_seq());
         self.reconcile(now, &snap);
         self.buffer.push(snap.tick, snap.players.clone());
         self.latest = Some(snap);

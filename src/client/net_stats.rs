@@ -19,6 +19,11 @@ use crate::sim::world::PlayerId;
 #[derive(Clone, Debug, Default, Serialize, serde::Deserialize)]
 pub struct SessionStats {
     pub commands_sent: u64,
+    /// Command slots that made no command: skipped to drain a backlog on the server at
+    /// once, or held while the server had not acknowledged a round trip's worth and
+    /// more (the link was down; see `client::outage`).
+    pub commands_skipped: u64,
+    pub commands_held: u64,
     pub snapshots_received: u64,
     /// Snapshots the server sent that never arrived, counted from gaps in their ticks.
     pub snapshots_lost: u64,
@@ -205,6 +210,14 @@ impl NetStats {
 
     pub(crate) fn command_sent(&mut self) {
         self.stats.commands_sent += 1;
+    }
+
+    pub(crate) fn command_skipped(&mut self) {
+        self.stats.commands_skipped += 1;
+    }
+
+    pub(crate) fn command_held(&mut self) {
+        self.stats.commands_held += 1;
     }
 
     /// Counts how a frame was drawn, and an underrun when interpolation just ran dry.

@@ -16,6 +16,7 @@ pub(crate) use super::interpolation::DrawnFrom;
 use super::interpolation::SnapshotBuffer;
 use super::match_log::MatchLog;
 use super::net_stats::{NetStats, RemoteSeen, SessionStats};
+use super::outage::{self, Resync};
 use super::pacer::InputPacer;
 use super::prediction::{Correction, CorrectionPath, Prediction};
 use super::tell::Tell;
@@ -93,6 +94,11 @@ pub struct ClientSession {
     /// Slowing the command clock to drain a backlog on the server (see
     /// [`ClientSession::command_period_scale`]).
     pub(super) draining: bool,
+    /// Command slots to skip so a backlog on the server drains at once.
+    pub(super) resync: Resync,
+    /// When the newest snapshot arrived (the session's start before any).
+    #[serde(with = "crate::net::instants")]
+    pub(super) last_snapshot: Instant,
     /// The next reliable game event expected; events arrive resent, in seq order.
     pub(super) next_event: u32,
     pub combat: Combat,
@@ -134,6 +140,8 @@ impl ClientSession {
             last_heard: now,
             last_correction: None,
             draining: false,
+            resync: Resync::default(),
+            last_snapshot: now,
             next_event: 1,
             combat: Combat::default(),
             match_log: MatchLog::default(),
@@ -248,6 +256,10 @@ impl ClientSession {
     /// to send (every unacknowledged command) when one is due: at the input rate, or at
     /// once when the buttons change, so starting and stopping reach the server without
     /// waiting. None until the server has placed us.
+    ///
+    /// No command is made in a slot a resync skips, nor while the server has not
+    /// acknowledged [`outage::ahead_limit`] commands (the link is down): the
+    /// unacknowledged ones are then resent at the input rate.
     pub fn command_tick(&mut self, now: Instant, cmd: Command) -> Option<ClientMsg> {
         let others = self
             .latest
@@ -261,16 +273,28 @@ impl ClientSession {
             .map_or(0, |t| t.round().max(0.0) as u32);
         let event_ack = self.next_event - 1;
         let rtt_ms = self.net.stats.rtt_ms.round().clamp(0.0, 65535.0) as u16;
+        let limit = self.ahead_limit();
         let p = self.prediction.as_mut()?;
-        let (seq, shot) = p.push(&self.map, &self.rules, self.player_id, cmd, &others);
-        if let Some(shot) = shot {
-            self.tell.flash(now, shot.aim);
-            let rules = &self.rules.combat;
-            self.combat
-                .predict(now, self.player_id, seq, shot, &self.map, rules);
+        let number = if self.resync.take_skip() {
+            self.net.command_skipped();
+            self.pacer.resend_due()
+        } else if p.pending() >= limit {
+            self.net.command_held();
+            self.pacer.resend_due()
+        } else {
+            let (seq, shot) = p.push(&self.map, &self.rules, self.player_id, cmd, &others);
+            if let Some(shot) = shot {
+                self.tell.flash(now, shot.aim);
+                let rules = &self.rules.combat;
+                self.combat
+                    .predict(now, self.player_id, seq, shot, &self.map, rules);
+            }
+            self.net.command_sent();
+            self.pacer.due(cmd)
+        }?;
+        if p.pending() == 0 {
+            return None;
         }
-        self.net.command_sent();
-        let number = self.pacer.due(cmd)?;
         let mut input = InputPacket::pack(
             client_ms,
             number,
@@ -281,6 +305,24 @@ impl ClientSession {
         input.view_tick = view_tick;
         input.rtt_ms = rtt_ms;
         Some(ClientMsg::Input(input))
+    }
+
+    /// The most commands that may wait unacknowledged (see [`outage`]).
+    pub(crate) fn ahead_limit(&self) -> u32 {
+        outage::ahead_limit(
+            self.net.stats.rtt_ms / 1000.0,
+            self.clock.jitter_secs(),
+            self.snapshot_period,
+            self.tick_rate,
+            MAX_COMMANDS_PER_INPUT as u32,
+        )
+    }
+
+    /// Seconds since the newest snapshot, once that is long enough to call the link
+    /// interrupted (None while snapshots come).
+    pub fn interrupted(&self, now: Instant) -> Option<f64> {
+        let silent = now.saturating_duration_since(self.last_snapshot).as_secs_f64();
+        (silent >= outage::interrupted_after(self.snapshot_period)).then_some(silent)
     }
 
     /// The command the local player's facing is drawn from: the newest one made.

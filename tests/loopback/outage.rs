@@ -29,6 +29,19 @@ fn through_an_outage(name: &str, outage: Duration) -> (f64, f64, serde_json::Val
     let back = Instant::now() + outage;
     let r = finish(child, report);
     assert!(relay.dropped() > 0, "the relay dropped nothing");
+    // The recovery, half a second at a time, for the log.
+    for half in 0..5 {
+        let from = back + Duration::from_millis(500 * half);
+        let to = from + Duration::from_millis(500);
+        let queued = relay.queued(from, to);
+        eprintln!(
+            "{name}: {:.1}-{:.1} s after: in flight {:?}, server queue max {:?}",
+            half as f64 / 2.0,
+            (half + 1) as f64 / 2.0,
+            relay.in_flight(from, to).iter().max(),
+            queued.iter().max()
+        );
+    }
     let before = mean(&relay.in_flight(t0 + Duration::from_secs(1), back - outage));
     let after = mean(&relay.in_flight(
         back + Duration::from_secs(2),
