@@ -372,6 +372,9 @@ impl ClientSession {
                 .mode(t, self.extrapolation_limit_ticks(), sampled);
             self.net.frame(now, mode, sampled);
         }
+        if self.interrupted(now).is_some() {
+            self.net.lagometer.interrupted(now);
+        }
     }
 
     /// Sets the netcode switches. Prediction coming back on restarts from the server's

@@ -77,7 +77,10 @@ fn hud_groups(hud: &Hud, with_tick: bool, short: bool) -> Vec<Vec<Span<'static>>
     };
     let mut groups = vec![
         pair("FPS", format!("{:<5.0} ", hud.fps)),
-        pair("RTT", format!("{:.0}ms ", hud.rtt_ms)),
+        pair(
+            "RTT",
+            format!("{:.0}ms{} ", hud.rtt_ms, if hud.rtt_stale { "?" } else { "" }),
+        ),
     ];
     if with_tick {
         groups.push(pair("tick", format!("{} ", hud.server_tick)));
