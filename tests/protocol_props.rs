@@ -345,6 +345,7 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
         ),
         map_chunk().prop_map(ServerMsg::MapChunk),
         "\\PC{0,40}".prop_map(ServerMsg::Bye),
+        Just(ServerMsg::Left),
         cookie().prop_map(ServerMsg::Challenge),
         (
             any::<u16>(),

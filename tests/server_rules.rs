@@ -286,3 +286,40 @@ fn a_newcomer_standing_still_is_not_fragged_the_moment_protection_ends() {
     );
     assert!(mean > 8.0, "an idle newcomer lives {mean:.1} s on average");
 }
+
+/// A client repeats its `Leave` until answered. The server answered none and counted the
+/// repeats as datagrams from unknown senders: a false attack alarm every time a client
+/// left. Now each is answered with `Left` (one byte, as the `Leave`), repeats too.
+#[test]
+fn a_leave_is_answered_and_its_repeats_are_no_strangers() {
+    let mut server = Server::new(ServerConfig::new(Map::builtin("duel").unwrap()));
+    let now = Instant::now();
+    let addr: SocketAddr = "10.0.0.9:4000".parse().unwrap();
+    server.join_in_process(now, addr, "leaver").unwrap();
+    server.take_outbox().for_each(drop);
+    let mut leave = Vec::new();
+    netarena::net::codec::encode_client(&ClientMsg::Leave, &mut leave).unwrap();
+    for _ in 0..3 {
+        server.receive(now, addr, &leave);
+    }
+    let left = |server: &mut Server| {
+        server
+            .take_outbox()
+            .filter(|(to, m)| *to == addr && matches!(m, ServerMsg::Left))
+            .count()
+    };
+    assert_eq!(left(&mut server), 3);
+    assert_eq!(server.refusals().unknown_sender, 0);
+    assert_eq!(server.player_count(), 0);
+    // An input packet it sent just before leaving is no stranger's either.
+    let input = InputPacket::pack(5, 1, 0, [(1, Command::default())]);
+    let mut buf = Vec::new();
+    netarena::net::codec::encode_client(&ClientMsg::Input(input), &mut buf).unwrap();
+    server.receive(now, addr, &buf);
+    assert_eq!(server.refusals().unknown_sender, 0);
+    // Another address's Leave is a stranger's, unanswered; so is one long after.
+    server.receive(now, "10.0.0.10:4000".parse().unwrap(), &leave);
+    server.receive(now + Duration::from_secs(11), addr, &leave);
+    assert_eq!(server.refusals().unknown_sender, 2);
+    assert_eq!(left(&mut server), 0);
+}

@@ -17,6 +17,7 @@ use super::link::Link;
 use super::net_stats::{RemoteSeen, SessionStats};
 use super::session::{ClientSession, SessionEnd};
 use super::tap::{LinkTotals, LoopKind, Tap};
+use crate::net::protocol::ServerMsg;
 use crate::sim::world::Command;
 
 /// What drives the headless client's keys.
@@ -98,7 +99,8 @@ pub fn run_with(
     };
     // A server that said goodbye needs none back.
     if played.is_ok() {
-        leave(&mut link)?;
+        let rtt = driver.session().stats().rtt_ms;
+        leave(&mut link, rtt, Duration::from_millis(600))?;
     }
     let totals = totals(&link, elapsed);
     if let Some(tap) = driver.tap_mut() {
@@ -178,18 +180,35 @@ fn play(
     Ok(())
 }
 
-/// Says goodbye a few times, and lets a conditioned link deliver them.
-fn leave(link: &mut Link) -> anyhow::Result<()> {
-    let now = Instant::now();
-    for _ in 0..3 {
-        link.send(now, &ClientSession::leave());
+/// How a goodbye went: `Leave`s sent, and whether the server answered one.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Goodbye {
+    pub(crate) sent: u32,
+    pub(crate) acknowledged: bool,
+}
+
+/// Says goodbye: a `Leave`, repeated every one and a half round trips (100 ms to 1 s)
+/// only until the server answers `Left`, for at most `wait`.
+pub(crate) fn leave(link: &mut Link, rtt_ms: f64, wait: Duration) -> anyhow::Result<Goodbye> {
+    let retry = Duration::from_secs_f64((1.5 * rtt_ms / 1000.0).clamp(0.1, 1.0));
+    let deadline = Instant::now() + wait;
+    let mut goodbye = Goodbye::default();
+    let mut next = Instant::now();
+    loop {
+        let now = Instant::now();
+        link.pump(now, |msg, _| {
+            goodbye.acknowledged |= matches!(msg, ServerMsg::Left);
+        });
+        if goodbye.acknowledged || now >= deadline {
+            return Ok(goodbye);
+        }
+        if now >= next {
+            link.send(now, &ClientSession::leave());
+            goodbye.sent += 1;
+            next = now + retry;
+        }
+        link.wait(next.min(deadline))?;
     }
-    let deadline = now + Duration::from_millis(600);
-    while Instant::now() < deadline {
-        link.wait(deadline)?;
-        link.pump(Instant::now(), |_, _| {});
-    }
-    Ok(())
 }
 
 fn totals(link: &Link, seconds: f64) -> LinkTotals {

@@ -49,7 +49,8 @@ impl ClientSession {
             | ServerMsg::Reject(_)
             | ServerMsg::Challenge(_)
             | ServerMsg::Info(_)
-            | ServerMsg::MapChunk(_) => {}
+            | ServerMsg::MapChunk(_)
+            | ServerMsg::Left => {}
         }
         None
     }

@@ -71,7 +71,8 @@ pub fn run_with(
         driver.set_tap(tap);
     }
     let result = play(&mut tui, &mut link, &mut driver, &config, enhanced, stop);
-    let totals = leave(&mut link, start);
+    let rtt = driver.session().stats().rtt_ms;
+    let totals = leave(&mut link, rtt, start);
     if let Some(tap) = driver.tap_mut() {
         tap.finish(totals);
     }
@@ -86,26 +87,21 @@ pub fn run_with(
     result
 }
 
-/// Tells the server we are gone (a few copies, since any one may be lost); the link's
-/// totals of the session that began at `start`.
-fn leave(link: &mut Link, start: Instant) -> LinkTotals {
+/// Tells the server we are gone (repeated until it answers, for at most 300 ms); the
+/// link's totals of the session that began at `start`.
+fn leave(link: &mut Link, rtt_ms: f64, start: Instant) -> LinkTotals {
     let now = Instant::now();
-    for _ in 0..3 {
-        link.send(now, &ClientSession::leave());
-    }
-    let deadline = now + Duration::from_millis(300);
-    while Instant::now() < deadline && link.wait(deadline).is_ok() {
-        link.pump(Instant::now(), |_, _| {});
-    }
+    let _ = headless::leave(link, rtt_ms, Duration::from_millis(300));
     let traffic = link.traffic();
-    LinkTotals {
+    let totals = LinkTotals {
         seconds: now.duration_since(start).as_secs_f64(),
         bytes_in: traffic.bytes_in,
         bytes_out: traffic.bytes_out,
         packets_in: traffic.packets_in,
         packets_out: traffic.packets_out,
         malformed_in: link.malformed(),
-    }
+    };
+    totals
 }
 
 /// Joins, showing what it is doing; Esc, q and Ctrl-C cancel, and so does a signal.

@@ -111,7 +111,7 @@ impl Connection {
 impl Server {
     pub(super) fn on_input(&mut self, now: Instant, from: SocketAddr, input: InputPacket) {
         let Some(&id) = self.by_addr.get(&from) else {
-            self.refusals.unknown_sender += 1;
+            self.stranger(now, from);
             return;
         };
         if input.validate().is_err() {

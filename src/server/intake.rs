@@ -2,8 +2,9 @@
 //! that deals with it or counted in [`Refusals`] with the reason it was refused.
 //! Nothing a datagram holds can make this panic.
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::Server;
 use crate::net::codec;
@@ -15,6 +16,44 @@ use crate::net::protocol::{
 /// Chat lines one client may send: a burst, then one a second.
 pub(super) const CHAT_BURST: f64 = 3.0;
 pub(super) const CHATS_PER_SEC: f64 = 1.0;
+
+/// How long a departed client's address is remembered: its repeated `Leave`s and the
+/// input packets it sent just before leaving arrive within a round trip or two.
+const LEFT_MEMORY: Duration = Duration::from_secs(10);
+/// Departed addresses remembered at most: a bounded table, whatever leaves.
+const LEFT_MAX: usize = 1024;
+
+/// Addresses whose player left within [`LEFT_MEMORY`], bounded by [`LEFT_MAX`].
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RecentlyLeft {
+    at: HashMap<SocketAddr, Instant>,
+}
+
+impl RecentlyLeft {
+    fn insert(&mut self, now: Instant, addr: SocketAddr) {
+        if self.at.len() >= LEFT_MAX {
+            self.at
+                .retain(|_, t| now.saturating_duration_since(*t) < LEFT_MEMORY);
+        }
+        if self.at.len() >= LEFT_MAX
+            && let Some(oldest) = self.at.iter().min_by_key(|(_, t)| **t).map(|(a, _)| *a)
+        {
+            self.at.remove(&oldest);
+        }
+        self.at.insert(addr, now);
+    }
+
+    fn contains(&self, now: Instant, addr: SocketAddr) -> bool {
+        self.at
+            .get(&addr)
+            .is_some_and(|t| now.saturating_duration_since(*t) < LEFT_MEMORY)
+    }
+
+    /// Forgets `addr` (it joined again).
+    pub(super) fn forget(&mut self, addr: SocketAddr) {
+        self.at.remove(&addr);
+    }
+}
 
 /// Counters of what the server refused, for logs and tests.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -131,19 +170,36 @@ impl Server {
             }
             ClientMsg::Input(input) => self.on_input(now, from, input),
             ClientMsg::Chat(text) => self.on_chat(now, from, &text),
-            ClientMsg::Leave => {
-                if let Some(&id) = self.by_addr.get(&from) {
-                    self.remove_player(id, "left");
-                } else {
-                    self.refusals.unknown_sender += 1;
-                }
-            }
+            ClientMsg::Leave => self.on_leave(now, from, wire_len),
+        }
+    }
+
+    /// A client says goodbye: it is removed and told so. It repeats its `Leave` until
+    /// told, so a repeat from an address that just left is answered again, not counted
+    /// as a stranger's.
+    fn on_leave(&mut self, now: Instant, from: SocketAddr, wire_len: usize) {
+        if let Some(&id) = self.by_addr.get(&from) {
+            self.remove_player(id, "left");
+            self.left.insert(now, from);
+        } else if !self.left.contains(now, from) {
+            self.refusals.unknown_sender += 1;
+            return;
+        }
+        self.reply_unproven(from, wire_len, ServerMsg::Left);
+    }
+
+    /// A datagram that needs a client from an address that is none: refused, and
+    /// counted as a stranger's unless that address's player has just left (its last
+    /// input packets were on their way).
+    pub(super) fn stranger(&mut self, now: Instant, from: SocketAddr) {
+        if !self.left.contains(now, from) {
+            self.refusals.unknown_sender += 1;
         }
     }
 
     fn on_chat(&mut self, now: Instant, from: SocketAddr, text: &str) {
         let Some(&id) = self.by_addr.get(&from) else {
-            self.refusals.unknown_sender += 1;
+            self.stranger(now, from);
             return;
         };
         if !self.chat_limit.allow(from, now) {

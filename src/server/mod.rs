@@ -52,6 +52,9 @@ pub struct Server {
     world: World,
     slots: Vec<Slot>,
     by_addr: HashMap<SocketAddr, PlayerId>,
+    /// Addresses whose player left a moment ago: their repeated `Leave`s are answered
+    /// again, and their late datagrams are no strangers.
+    left: intake::RecentlyLeft,
     outbox: Vec<(SocketAddr, ServerMsg)>,
     events: Vec<ServerEvent>,
     roster_dirty: bool,
@@ -79,6 +82,7 @@ impl Server {
             world: World::default(),
             slots: Vec::new(),
             by_addr: HashMap::new(),
+            left: intake::RecentlyLeft::default(),
             outbox: Vec::new(),
             events: Vec::new(),
             roster_dirty: false,

@@ -97,6 +97,7 @@ impl Server {
         );
         if let Some(addr) = from {
             self.by_addr.insert(addr, id);
+            self.left.forget(addr);
             // Bring the newcomer up to date: the match, and everyone's standing.
             let mut intro = vec![self.game.start_event(false)];
             intro.extend(self.game.statuses().into_iter().map(GameEvent::Status));

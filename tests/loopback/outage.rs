@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use super::support::process::{finish, headless, num, start_server};
-use super::support::relay::FaultRelay;
+use super::support::relay::{FaultRelay, Seen};
 
 fn mean(xs: &[u32]) -> f64 {
     assert!(!xs.is_empty(), "no samples");
@@ -82,4 +82,23 @@ fn a_short_outage_leaves_no_backlog() {
 #[test]
 fn a_long_outage_predicts_nothing_undeliverable() {
     check("outage30", Duration::from_millis(3000));
+}
+
+/// The client sent its `Leave` three times at once and the server counted two as
+/// strangers' datagrams. Now one goes, and the server answers it; a lost one is
+/// repeated until answered.
+#[test]
+fn a_leave_is_sent_until_acknowledged() {
+    let server = start_server(&["--bots", "0"]);
+    for (name, lost) in [("leaver", 0), ("leaver2", 1)] {
+        let relay = FaultRelay::start(([127, 0, 0, 1], server.port).into());
+        relay.drop_leaves(lost);
+        let (child, report) = headless(relay.addr().port(), name, "1", &[]);
+        let r = finish(child, report);
+        assert_eq!(r["ended"], "time up");
+        let leaves = relay.count(|s| matches!(s, Seen::Leave));
+        let lefts = relay.count(|s| matches!(s, Seen::Left));
+        assert_eq!(leaves, (1, lost as usize), "{name}: Leaves (forwarded, lost)");
+        assert_eq!(lefts, (1, 0), "{name}: the server's answers");
+    }
 }

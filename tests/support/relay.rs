@@ -22,6 +22,9 @@ pub enum Seen {
     /// A snapshot coming down: the low 16 bits of the acknowledged seq (as sent), and
     /// how many of the client's commands wait in the server's queue.
     Snapshot { ack16: u16, queued: u8 },
+    /// A client's goodbye going up, and the server's answer coming down.
+    Leave,
+    Left,
 }
 
 #[derive(Default)]
@@ -33,6 +36,8 @@ struct Shared {
     /// Everything seen, forwarded or not, with when and whether it was forwarded.
     log: Vec<(Instant, Seen, bool)>,
     dropped: u64,
+    /// Client `Leave`s still to drop (a lost goodbye).
+    drop_leaves: u32,
 }
 
 pub struct FaultRelay {
@@ -70,6 +75,24 @@ impl FaultRelay {
     /// Drops everything, both ways, for `length` from now.
     pub fn blackout(&self, length: Duration) {
         self.shared.lock().unwrap().blackout_until = Some(Instant::now() + length);
+    }
+
+    /// Drops the next `n` `Leave`s going up.
+    pub fn drop_leaves(&self, n: u32) {
+        self.shared.lock().unwrap().drop_leaves = n;
+    }
+
+    /// How many datagrams of a kind passed, forwarded or not: (forwarded, dropped).
+    pub fn count(&self, kind: fn(&Seen) -> bool) -> (usize, usize) {
+        let shared = self.shared.lock().unwrap();
+        let of = |forwarded: bool| {
+            shared
+                .log
+                .iter()
+                .filter(|(_, s, f)| *f == forwarded && kind(s))
+                .count()
+        };
+        (of(true), of(false))
     }
 
     /// When the first client datagram arrived (None before).
@@ -137,6 +160,7 @@ fn seen_up(bytes: &[u8]) -> Option<Seen> {
         Ok(ClientMsg::Input(p)) => Some(Seen::Input {
             last_seq: p.last_seq,
         }),
+        Ok(ClientMsg::Leave) => Some(Seen::Leave),
         _ => None,
     }
 }
@@ -147,6 +171,7 @@ fn seen_down(bytes: &[u8]) -> Option<Seen> {
             ack16: s.ack_seq as u16,
             queued: s.queued,
         }),
+        Ok(ServerMsg::Left) => Some(Seen::Left),
         _ => None,
     }
 }
@@ -168,8 +193,13 @@ fn forward(front: UdpSocket, server: SocketAddr, shared: &Mutex<Shared>, stop: &
             let now = Instant::now();
             let mut sh = shared.lock().unwrap();
             sh.first.get_or_insert(now);
-            let up = sh.blackout_until.is_none_or(|t| now >= t);
-            if let Some(seen) = seen_up(&buf[..n]) {
+            let mut up = sh.blackout_until.is_none_or(|t| now >= t);
+            let seen = seen_up(&buf[..n]);
+            if up && matches!(seen, Some(Seen::Leave)) && sh.drop_leaves > 0 {
+                sh.drop_leaves -= 1;
+                up = false;
+            }
+            if let Some(seen) = seen {
                 sh.log.push((now, seen, up));
             }
             if up {

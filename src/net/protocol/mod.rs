@@ -143,6 +143,9 @@ pub enum ServerMsg {
     Info(ServerInfo),
     /// A part of the welcome's map: sent with every welcome (see [`super::map_chunks`]).
     MapChunk(MapChunk),
+    /// The answer to a `Leave`: the client is gone and may stop repeating it. One byte,
+    /// as the `Leave` is, so answering a repeated one amplifies nothing.
+    Left,
 }
 
 /// Which map a welcome or a match start means, and how it travels: `chunks` numbered
