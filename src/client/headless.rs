@@ -34,6 +34,8 @@ pub enum BotKind {
 /// Written as JSON at the end of a headless run: the session's counts, and the link's.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
+    /// False when the join failed: the counts are then zero, and `ended` says why.
+    pub joined: bool,
     pub player_id: u8,
     #[serde(flatten)]
     pub stats: SessionStats,
@@ -70,12 +72,17 @@ pub fn run_with(
     stop: &AtomicBool,
     mut tap: Option<Box<dyn Tap>>,
 ) -> anyhow::Result<Report> {
+    let tried = Instant::now();
     let mut link = Link::open(config)?;
-    let Some(welcome) = link.connect(&config.name, config.timeout, || {
+    let welcome = match link.connect(&config.name, config.timeout, || {
         Ok(stop.load(Ordering::Relaxed))
-    })?
-    else {
-        bail!("stopped by a signal before joining");
+    }) {
+        Ok(Some(welcome)) => welcome,
+        Ok(None) => {
+            let e = anyhow::anyhow!("stopped by a signal before joining");
+            return Err(unjoined(&link, tried, report_path, e));
+        }
+        Err(e) => return Err(unjoined(&link, tried, report_path, e)),
     };
     let start = Instant::now();
     if let Some(tap) = &mut tap {
@@ -112,6 +119,49 @@ pub fn run_with(
         write_report(path, &report)?;
     }
     played.map(|()| report)
+}
+
+/// A join that failed with `error`: the report (when asked for) says so, counts zero
+/// but the link's; the error is passed on, or the report's, if that cannot be written.
+pub(crate) fn unjoined(
+    link: &Link,
+    tried: Instant,
+    report_path: Option<&Path>,
+    error: anyhow::Error,
+) -> anyhow::Error {
+    let Some(path) = report_path else {
+        return error;
+    };
+    match write_unjoined(link, tried, path, format!("{error:#}")) {
+        Ok(()) => error,
+        Err(e) => e.context(format!("{error:#}")),
+    }
+}
+
+/// Writes the report of a join that did not happen, `ended` saying why.
+pub(crate) fn write_unjoined(
+    link: &Link,
+    tried: Instant,
+    path: &Path,
+    ended: String,
+) -> anyhow::Result<()> {
+    let link = totals(link, tried.elapsed().as_secs_f64());
+    let report = Report {
+        joined: false,
+        player_id: 0,
+        stats: SessionStats::default(),
+        commands_acked: 0,
+        jitter_ms: 0.0,
+        bytes_in: link.bytes_in,
+        bytes_out: link.bytes_out,
+        packets_in: link.packets_in,
+        packets_out: link.packets_out,
+        malformed_in: link.malformed_in,
+        seconds: link.seconds,
+        remote_players: Vec::new(),
+        ended,
+    };
+    write_report(path, &report)
 }
 
 /// Writes `report` as pretty JSON, a newline at the end: the one way a client's report
@@ -211,7 +261,7 @@ pub(crate) fn leave(link: &mut Link, rtt_ms: f64, wait: Duration) -> anyhow::Res
     }
 }
 
-fn totals(link: &Link, seconds: f64) -> LinkTotals {
+pub(crate) fn totals(link: &Link, seconds: f64) -> LinkTotals {
     let traffic = link.traffic();
     LinkTotals {
         seconds,
@@ -226,6 +276,7 @@ fn totals(link: &Link, seconds: f64) -> LinkTotals {
 /// The report of `session`, with the link's totals (a replay passes recorded ones).
 pub(crate) fn report(session: &ClientSession, link: LinkTotals, ended: String) -> Report {
     Report {
+        joined: true,
         player_id: session.player_id(),
         stats: session.stats().clone(),
         commands_acked: u64::from(session.acked_seq()),

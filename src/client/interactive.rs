@@ -48,11 +48,22 @@ pub fn run_with(
     mut tap: Option<Box<dyn Tap>>,
     report: Option<&Path>,
 ) -> anyhow::Result<Outcome> {
+    let tried = Instant::now();
     let mut link = Link::open(&config)?;
     let (mut tui, enhanced, _guard) = terminal::enter().context("cannot set up the terminal")?;
-    let welcome = match connect(&mut tui, &mut link, &config, stop)? {
-        Ok(welcome) => welcome,
-        Err(outcome) => return Ok(outcome),
+    let welcome = match connect(&mut tui, &mut link, &config, stop) {
+        Ok(Ok(welcome)) => welcome,
+        Ok(Err(outcome)) => {
+            let how = match outcome {
+                Outcome::Quit => "quit before joining",
+                Outcome::Stopped => "stopped by a signal before joining",
+            };
+            if let Some(path) = report {
+                headless::write_unjoined(&link, tried, path, how.to_owned())?;
+            }
+            return Ok(outcome);
+        }
+        Err(e) => return Err(headless::unjoined(&link, tried, report, e)),
     };
     let now = Instant::now();
     let start = now;

@@ -102,3 +102,67 @@ fn a_leave_is_sent_until_acknowledged() {
         assert_eq!(lefts, (1, 0), "{name}: the server's answers");
     }
 }
+
+/// A join that failed wrote no `--report`, though the guide says it always does; and a
+/// server answering from another address read as no server at all.
+#[test]
+fn a_failed_join_writes_its_report_and_names_what_it_saw() {
+    use std::net::UdpSocket;
+    // Nobody listens on this port.
+    let silent = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let silent_port = silent.local_addr().unwrap().port();
+    drop(silent);
+    // This one answers every datagram, from another socket.
+    let asked = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let asked_port = asked.local_addr().unwrap().port();
+    asked
+        .set_read_timeout(Some(Duration::from_millis(100)))
+        .unwrap();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let answering = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let other = UdpSocket::bind("127.0.0.1:0").unwrap();
+            let mut buf = [0u8; 1500];
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                if let Ok((n, from)) = asked.recv_from(&mut buf) {
+                    let _ = other.send_to(&buf[..n.min(8)], from);
+                }
+            }
+        })
+    };
+    // Full of humans.
+    let server = start_server(&["--max-players", "1"]);
+    let (first, first_report) = headless(server.port, "first", "7", &[]);
+    assert!(
+        server
+            .wait_for_line("join", Duration::from_secs(3))
+            .is_some()
+    );
+    let joins: Vec<_> = [
+        (silent_port, "no answer from"),
+        (asked_port, "datagrams came from 127.0.0.1:"),
+        (server.port, "server is full"),
+    ]
+    .into_iter()
+    .enumerate()
+    .map(|(i, (port, want))| {
+        let (child, report) = headless(port, &format!("failed{i}"), "1", &[]);
+        (child, report, want)
+    })
+    .collect();
+    for (child, report, want) in joins {
+        let out = child.wait_with_output().unwrap();
+        assert!(!out.status.success(), "{want}");
+        let text = std::fs::read_to_string(&report).expect("a report, though the join failed");
+        let _ = std::fs::remove_file(&report);
+        let r: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(r["joined"], false, "{r}");
+        let ended = r["ended"].as_str().unwrap();
+        assert!(ended.contains(want), "{want}: {ended}");
+        assert!(num(&r, "packets_out") >= 1.0, "{r}");
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    answering.join().unwrap();
+    finish(first, first_report);
+}
