@@ -185,7 +185,12 @@ impl ClientSession {
         let local = self.local_secs(now);
         let server = f64::from(snap.tick) / self.tick_rate;
         self.clock.observe(local, server);
-        let target = interp_delay_target(self.snapshot_period, self.clock.jitter_secs());
+        self.recent_loss.observe(dropped);
+        let target = interp_delay_target(
+            self.snapshot_period,
+            self.clock.jitter_secs(),
+            self.recent_loss.rate(),
+        );
         self.interp_delay += (target - self.interp_delay) * 0.1;
         self.net.interp_delay(self.interp_delay);
         if snap.echo_time_ms != 0 {

@@ -10,7 +10,7 @@
 use std::time::Instant;
 
 use super::Switches;
-use super::clock::{ServerClock, interp_delay_target};
+use super::clock::{RecentLoss, ServerClock, interp_delay_target};
 use super::combat::Combat;
 pub(crate) use super::interpolation::DrawnFrom;
 use super::interpolation::SnapshotBuffer;
@@ -85,6 +85,8 @@ pub struct ClientSession {
     pub(super) welcome_tick: u32,
     pub(super) roster: Vec<RosterEntry>,
     pub(super) interp_delay: f64,
+    /// The recent snapshot loss the interpolation delay is sized for.
+    pub(super) recent_loss: RecentLoss,
     #[serde(with = "crate::net::instants")]
     pub(super) last_frame: Option<Instant>,
     #[serde(with = "crate::net::instants")]
@@ -135,7 +137,8 @@ impl ClientSession {
             latest: None,
             welcome_tick: welcome.server_tick,
             roster: Vec::new(),
-            interp_delay: interp_delay_target(snapshot_period, 0.0),
+            interp_delay: interp_delay_target(snapshot_period, 0.0, 0.0),
+            recent_loss: RecentLoss::default(),
             last_frame: None,
             last_heard: now,
             last_correction: None,
@@ -201,7 +204,7 @@ impl ClientSession {
     }
 
     /// How far in the past remote players are drawn now.
-    pub(crate) fn interp_delay_secs(&self) -> f64 {
+    pub fn interp_delay_secs(&self) -> f64 {
         self.interp_delay
     }
 
