@@ -78,12 +78,20 @@ fn input_lost_beyond_the_redundancy_window_loses_no_command() {
     let mut keys = back_and_forth();
     s.run(ms(1500), &mut keys);
     assert!(s.client.pending_commands() <= 64);
-    assert!(s.client.stats().commands_held > 50, "{:?}", s.client.stats());
+    assert!(
+        s.client.stats().commands_held > 50,
+        "{:?}",
+        s.client.stats()
+    );
     s.set_conditions(lag(30, 0, 0.0), lag(30, 0, 0.0));
     s.run(ms(1000), keys);
     let by_cause = causes(&s);
     assert!(by_cause.is_empty(), "{by_cause:?}");
-    assert!(s.client.pending_commands() <= 8, "{}", s.client.pending_commands());
+    assert!(
+        s.client.pending_commands() <= 8,
+        "{}",
+        s.client.pending_commands()
+    );
 }
 
 #[test]

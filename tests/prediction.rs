@@ -5,8 +5,8 @@ mod support;
 use std::time::Duration;
 
 use netarena::client::brain::Wander;
-use netarena::sim::map::{CELL, Map};
 use netarena::net::conditioner::Conditions;
+use netarena::sim::map::{CELL, Map};
 use netarena::sim::world::{Buttons, PlayerState};
 use support::{Stepper, lag};
 

@@ -63,11 +63,7 @@ const LOSS_GAIN: f64 = 1.0 / 32.0;
 /// run of losses at `loss` (the recent rate, 0 to 1) lasts but once in a hundred
 /// snapshots (at least one, so one lost snapshot still leaves a pair to interpolate
 /// between), plus a margin for jitter. At 30% loss that is 4.8 periods, not 2.
-pub(crate) fn interp_delay_target(
-    snapshot_period_secs: f64,
-    jitter_secs: f64,
-    loss: f64,
-) -> f64 {
+pub(crate) fn interp_delay_target(snapshot_period_secs: f64, jitter_secs: f64, loss: f64) -> f64 {
     let loss = loss.clamp(0.0, 0.9);
     let runs = if loss <= UNBRIDGED {
         1.0

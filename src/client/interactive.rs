@@ -104,15 +104,14 @@ fn leave(link: &mut Link, rtt_ms: f64, start: Instant) -> LinkTotals {
     let now = Instant::now();
     let _ = headless::leave(link, rtt_ms, Duration::from_millis(300));
     let traffic = link.traffic();
-    let totals = LinkTotals {
+    LinkTotals {
         seconds: now.duration_since(start).as_secs_f64(),
         bytes_in: traffic.bytes_in,
         bytes_out: traffic.bytes_out,
         packets_in: traffic.packets_in,
         packets_out: traffic.packets_out,
         malformed_in: link.malformed(),
-    };
-    totals
+    }
 }
 
 /// Joins, showing what it is doing; Esc, q and Ctrl-C cancel, and so does a signal.

@@ -324,7 +324,9 @@ impl ClientSession {
     /// Seconds since the newest snapshot, once that is long enough to call the link
     /// interrupted (None while snapshots come).
     pub fn interrupted(&self, now: Instant) -> Option<f64> {
-        let silent = now.saturating_duration_since(self.last_snapshot).as_secs_f64();
+        let silent = now
+            .saturating_duration_since(self.last_snapshot)
+            .as_secs_f64();
         (silent >= outage::interrupted_after(self.snapshot_period)).then_some(silent)
     }
 

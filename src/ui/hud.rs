@@ -79,7 +79,11 @@ fn hud_groups(hud: &Hud, with_tick: bool, short: bool) -> Vec<Vec<Span<'static>>
         pair("FPS", format!("{:<5.0} ", hud.fps)),
         pair(
             "RTT",
-            format!("{:.0}ms{} ", hud.rtt_ms, if hud.rtt_stale { "?" } else { "" }),
+            format!(
+                "{:.0}ms{} ",
+                hud.rtt_ms,
+                if hud.rtt_stale { "?" } else { "" }
+            ),
         ),
     ];
     if with_tick {

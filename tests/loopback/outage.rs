@@ -98,7 +98,11 @@ fn a_leave_is_sent_until_acknowledged() {
         assert_eq!(r["ended"], "time up");
         let leaves = relay.count(|s| matches!(s, Seen::Leave));
         let lefts = relay.count(|s| matches!(s, Seen::Left));
-        assert_eq!(leaves, (1, lost as usize), "{name}: Leaves (forwarded, lost)");
+        assert_eq!(
+            leaves,
+            (1, lost as usize),
+            "{name}: Leaves (forwarded, lost)"
+        );
         assert_eq!(lefts, (1, 0), "{name}: the server's answers");
     }
 }

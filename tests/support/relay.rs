@@ -18,10 +18,15 @@ use netarena::net::protocol::{ClientMsg, ServerMsg};
 #[derive(Clone, Copy, Debug)]
 pub enum Seen {
     /// An input packet going up, with the newest command seq it carries.
-    Input { last_seq: u32 },
+    Input {
+        last_seq: u32,
+    },
     /// A snapshot coming down: the low 16 bits of the acknowledged seq (as sent), and
     /// how many of the client's commands wait in the server's queue.
-    Snapshot { ack16: u16, queued: u8 },
+    Snapshot {
+        ack16: u16,
+        queued: u8,
+    },
     /// A client's goodbye going up, and the server's answer coming down.
     Leave,
     Left,
@@ -137,9 +142,7 @@ impl FaultRelay {
             .log
             .iter()
             .filter_map(|&(at, seen, forwarded)| match seen {
-                Seen::Snapshot { queued, .. } if forwarded && at >= from && at < to => {
-                    Some(queued)
-                }
+                Seen::Snapshot { queued, .. } if forwarded && at >= from && at < to => Some(queued),
                 _ => None,
             })
             .collect()

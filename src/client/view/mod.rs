@@ -84,9 +84,8 @@ pub(crate) fn build<'a>(
                     .then(|| "quit? q again to quit, any other key plays on".to_owned())
             })
             .or_else(|| {
-                s.interrupted(now).map(|secs| {
-                    format!("connection interrupted: no snapshot for {secs:.1} s")
-                })
+                s.interrupted(now)
+                    .map(|secs| format!("connection interrupted: no snapshot for {secs:.1} s"))
             }),
     }
 }
