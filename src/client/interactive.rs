@@ -192,6 +192,11 @@ fn play(
             panic!("debug panic requested with --debug-panic");
         }
         pump(link, driver, now, config)?;
+        // A closed terminal ends the game here, as its SIGHUP would (which may not have
+        // come yet), and before crossterm could spin on the tty's end of file.
+        if terminal::hung_up() {
+            return Ok(Outcome::Stopped);
+        }
         if read_keys(tui, link, driver, &mut shell, now)? {
             return Ok(Outcome::Quit);
         }
