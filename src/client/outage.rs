@@ -63,10 +63,12 @@ pub(crate) struct Resync {
 
 impl Resync {
     /// One new snapshot: the server held `queued` of our commands after applying
-    /// `ack_seq`; `latest_seq` is the newest we made.
+    /// `ack_seq`; `latest_seq` is the newest we made. The server cannot hold more than
+    /// we made after `ack_seq`, so no more are skipped whatever it says.
     pub(crate) fn on_snapshot(&mut self, queued: u8, ack_seq: u32, latest_seq: u32) {
         if queued > RESYNC_ABOVE && ack_seq >= self.mark {
-            self.skip = u32::from(queued - RESYNC_TO);
+            let held = latest_seq.saturating_sub(ack_seq);
+            self.skip = u32::from(queued - RESYNC_TO).min(held);
             self.mark = latest_seq;
         }
     }
@@ -101,6 +103,10 @@ mod tests {
         // A jitter-sized queue is left to the slow drain.
         r.on_snapshot(RESYNC_ABOVE, 100, 110);
         assert!(!r.take_skip());
+        // A server claiming more of ours than we made after its ack gets no more skipped.
+        r.on_snapshot(200, 100, 105);
+        assert_eq!((0..300).filter(|_| r.take_skip()).count(), 5);
+        let mut r = Resync::default();
         // 20 queued: 19 slots skipped.
         r.on_snapshot(20, 100, 130);
         // The next snapshots were sent before the skip could show: no second skip.

@@ -295,15 +295,17 @@ impl ClientSession {
             self.net.command_sent();
             self.pacer.due(cmd)
         }?;
-        if p.pending() == 0 {
+        // With nothing unacknowledged (a skipped slot) the newest command goes again: the
+        // server takes it as a duplicate, and hears from us.
+        let commands: Vec<_> = if p.pending() == 0 {
+            p.newest().into_iter().collect()
+        } else {
+            p.unacked(MAX_COMMANDS_PER_INPUT).collect()
+        };
+        if commands.is_empty() {
             return None;
         }
-        let mut input = InputPacket::pack(
-            client_ms,
-            number,
-            ack_tick,
-            p.unacked(MAX_COMMANDS_PER_INPUT),
-        );
+        let mut input = InputPacket::pack(client_ms, number, ack_tick, commands);
         input.event_ack = event_ack;
         input.view_tick = view_tick;
         input.rtt_ms = rtt_ms;
