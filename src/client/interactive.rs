@@ -81,7 +81,12 @@ pub fn run_with(
     if let Some(tap) = tap {
         driver.set_tap(tap);
     }
-    let result = play(&mut tui, &mut link, &mut driver, &config, enhanced, stop);
+    let result = match play(&mut tui, &mut link, &mut driver, &config, enhanced, stop) {
+        // Writing to or reading a terminal that hung up fails (EIO): the hangup, whose
+        // SIGHUP is on its way, ended the game.
+        Err(_) if terminal::hung_up() => Ok(Outcome::Stopped),
+        other => other,
+    };
     let rtt = driver.session().stats().rtt_ms;
     let totals = leave(&mut link, rtt, start);
     if let Some(tap) = driver.tap_mut() {
