@@ -12,7 +12,7 @@
 //!   When snapshots stop, the player stops a moment later, on both sides alike, instead
 //!   of walking on in a prediction the server will never see.
 //! - **Resynchronise at once.** When a snapshot says the server holds more than
-//!   [`RESYNC_ABOVE`] of our commands, the next `queued - 1` command slots are skipped
+//!   [`RESYNC_ABOVE`] of our commands, the next `queued` command slots are skipped
 //!   ([`Resync`]): the backlog is gone one round trip later, where slowing the command
 //!   clock by 5% took ~3 commands a second. Skipped slots make no command, so the
 //!   prediction and the server agree on every step.
@@ -25,8 +25,9 @@
 pub(crate) const AHEAD_SLACK_SECS: f64 = 0.25;
 /// A server queue longer than this is a backlog to skip, not jitter to drain slowly.
 pub(crate) const RESYNC_ABOVE: u8 = 6;
-/// The queue length a resync aims for.
-const RESYNC_TO: u8 = 1;
+/// The queue length a resync aims for: none waiting, as on a clean link (aiming for one
+/// left a command, 17 ms, of input delay for good after every outage).
+const RESYNC_TO: u8 = 0;
 /// Seconds without a snapshot before the connection counts as interrupted: at least
 /// this, and at least four snapshot periods.
 const INTERRUPTED_MIN_SECS: f64 = 0.3;
@@ -107,15 +108,15 @@ mod tests {
         r.on_snapshot(200, 100, 105);
         assert_eq!((0..300).filter(|_| r.take_skip()).count(), 5);
         let mut r = Resync::default();
-        // 20 queued: 19 slots skipped.
+        // 20 queued: 20 slots skipped.
         r.on_snapshot(20, 100, 130);
         // The next snapshots were sent before the skip could show: no second skip.
         r.on_snapshot(19, 105, 131);
         r.on_snapshot(18, 129, 131);
-        assert_eq!((0..40).filter(|_| r.take_skip()).count(), 19);
+        assert_eq!((0..40).filter(|_| r.take_skip()).count(), 20);
         // One that acknowledges the mark shows the result: still long, skip again.
         r.on_snapshot(9, 130, 140);
-        assert_eq!((0..40).filter(|_| r.take_skip()).count(), 8);
+        assert_eq!((0..40).filter(|_| r.take_skip()).count(), 9);
     }
 
     #[test]
