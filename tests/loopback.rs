@@ -6,6 +6,9 @@ use std::time::Duration;
 
 mod support;
 
+#[path = "loopback/outage.rs"]
+mod outage;
+
 use support::process::{BIN, finish, headless, headless_join, num, start_server, start_server_on};
 
 #[test]

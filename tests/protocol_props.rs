@@ -361,6 +361,7 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
         (any::<u32>(), any::<u32>())
             .prop_map(|(session, seq)| ServerMsg::NotConnected { session, seq }),
         "\\PC{0,40}".prop_map(ServerMsg::Bye),
+        Just(ServerMsg::Left),
         cookie().prop_map(ServerMsg::Challenge),
         (
             any::<u16>(),

@@ -477,3 +477,41 @@ fn bots_spread_their_frags_and_the_leader_does_not_run_away() {
         "the newcomer's {newcomer_frags} frags to the winners' {winner_frags}"
     );
 }
+
+/// A client repeats its `Leave` until answered. The server answered none and counted the
+/// repeats as datagrams from unknown senders: a false attack alarm every time a client
+/// left. Now each is answered with `Left` (one byte), repeats too.
+#[test]
+fn a_leave_is_answered_and_its_repeats_are_no_strangers() {
+    let mut server = Server::new(ServerConfig::new(Map::builtin("duel").unwrap()));
+    let now = Instant::now();
+    let addr: SocketAddr = "10.0.0.9:4000".parse().unwrap();
+    server.join_in_process(now, addr, "leaver").unwrap();
+    server.take_outbox().for_each(drop);
+    for _ in 0..3 {
+        let mut leave = Vec::new();
+        netarena::net::codec::encode_in_process(addr, &ClientMsg::Leave, &mut leave).unwrap();
+        server.receive(now, addr, &leave);
+    }
+    let left = |server: &mut Server| {
+        server
+            .take_outbox()
+            .filter(|(to, m)| *to == addr && matches!(m, ServerMsg::Left))
+            .count()
+    };
+    assert_eq!(left(&mut server), 3);
+    assert_eq!(server.refusals().unknown_sender, 0);
+    assert_eq!(server.refusals().unknown_session, 0);
+    assert_eq!(server.player_count(), 0);
+    // Another session's Leave is an unknown session's, not answered `Left`; so is one
+    // long after.
+    let other: SocketAddr = "10.0.0.10:4000".parse().unwrap();
+    let mut leave = Vec::new();
+    netarena::net::codec::encode_in_process(other, &ClientMsg::Leave, &mut leave).unwrap();
+    server.receive(now, other, &leave);
+    let mut late = Vec::new();
+    netarena::net::codec::encode_in_process(addr, &ClientMsg::Leave, &mut late).unwrap();
+    server.receive(now + Duration::from_secs(11), addr, &late);
+    assert_eq!(server.refusals().unknown_session, 2);
+    assert_eq!(left(&mut server), 0);
+}

@@ -870,21 +870,28 @@ fn kill_line(line: &str, names: &[&str]) -> Option<String> {
 /// Closing the terminal (here: killing the tmux server, which hangs up the pty) must end
 /// the game, as a closed terminal window or a dropped ssh session would.
 ///
-/// The hangup sends the game SIGHUP, which normally ends it within half a second. But in
-/// a round in five or so (more on a loaded machine) the hangup finds the game inside
-/// `event::poll`, where crossterm 0.29's event source loops forever on the tty's EOF
-/// (crossterm-rs/crossterm#793) and never returns to the stop flag. Then only the
-/// watchdog, 3 s after the signal, ends the game: so 5 s are allowed. Ten rounds make
-/// that race likely to show (about nine runs in ten) without the test taking long.
+/// The hangup sends the game SIGHUP. In a round in five or so (more on a loaded machine)
+/// the hangup found the game inside `event::poll`, where crossterm 0.29's event source
+/// loops forever on the tty's EOF (crossterm-rs/crossterm#793) and never returns to the
+/// stop flag: only the watchdog, 3 s after the signal, ended the game, without writing
+/// its report or saying goodbye. Now the loop looks for the hangup itself before
+/// crossterm reads, and ends the orderly way: the report is written every round. Ten
+/// rounds made that race likely to show (about nine runs in ten).
 #[test]
 fn closing_the_terminal_ends_the_game() {
     for round in 0..10 {
         let port = free_port();
+        let report =
+            std::env::temp_dir().join(format!("netarena-{}-hup{round}.json", std::process::id()));
+        let _ = std::fs::remove_file(&report);
         let tmux = Tmux::start(
             &format!("hangup{round}"),
             100,
             30,
-            &game_script(&format!("host --port {port} --fps-cap 200")),
+            &game_script(&format!(
+                "host --port {port} --fps-cap 200 --report {}",
+                report.display()
+            )),
         );
         wait_for_arena(&tmux, "the arena", |s| s.local());
         // Found before the hangup, so that the wait below cannot pass by not finding it.
@@ -903,6 +910,14 @@ fn closing_the_terminal_ends_the_game() {
             );
             sleep(Duration::from_millis(50));
         }
+        let text = std::fs::read_to_string(&report).unwrap_or_else(|_| {
+            panic!("round {round}: no report: the game ended through the watchdog")
+        });
+        let _ = std::fs::remove_file(&report);
+        assert!(
+            text.contains("\"ended\": \"stopped by a signal\""),
+            "round {round}: {text}"
+        );
     }
 }
 

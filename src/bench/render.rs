@@ -124,11 +124,13 @@ pub(crate) fn stats(t: u32) -> StatsView {
                 dropped: u16::from(k.is_multiple_of(41)),
                 delay_ms: (70 + (k * 37) % 60) as f32,
                 rtt_ms: (140 + (k * 13) % 30) as f32,
+                interrupted: false,
             }
         })
         .collect();
     StatsView {
         rtt_ms: 150.0 + f64::from(t % 10),
+        silent_secs: None,
         jitter_ms: 12.5,
         packets_in: 21.0,
         packets_out: 30.0,
@@ -210,6 +212,7 @@ fn frame_view<'a>(map: &'a Map, opts: &RenderOptions, t: u32) -> View<'a> {
         hud: Hud {
             fps: 2500.0 + f64::from(t % 7),
             rtt_ms: 150.0,
+            rtt_stale: false,
             server_tick: 1000 + t / 16,
             pending: 9,
             corrections: 3,

@@ -53,10 +53,49 @@ impl ServerClock {
     }
 }
 
-/// How far in the past to draw remote players: two snapshot periods (so one lost
-/// snapshot still leaves a pair to interpolate between) plus a margin for jitter.
-pub(crate) fn interp_delay_target(snapshot_period_secs: f64, jitter_secs: f64) -> f64 {
-    2.0 * snapshot_period_secs + 3.0 * jitter_secs
+/// The chance, per snapshot, of a run of losses the interpolation delay does not bridge.
+const UNBRIDGED: f64 = 0.01;
+/// Weight of each snapshot slot (received or lost) in the recent loss rate: about the
+/// last 30 slots, 1.5 s at 20 snapshots a second.
+const LOSS_GAIN: f64 = 1.0 / 32.0;
+
+/// How far in the past to draw remote players: one snapshot period, plus as many as a
+/// run of losses at `loss` (the recent rate, 0 to 1) lasts but once in a hundred
+/// snapshots (at least one, so one lost snapshot still leaves a pair to interpolate
+/// between), plus a margin for jitter. At 30% loss that is 4.8 periods, not 2.
+pub(crate) fn interp_delay_target(snapshot_period_secs: f64, jitter_secs: f64, loss: f64) -> f64 {
+    let loss = loss.clamp(0.0, 0.9);
+    let runs = if loss <= UNBRIDGED {
+        1.0
+    } else {
+        (UNBRIDGED.ln() / loss.ln()).max(1.0)
+    };
+    (1.0 + runs) * snapshot_period_secs + 3.0 * jitter_secs
+}
+
+/// Losses counted from one gap: a longer one is an outage, which no delay bridges.
+const MAX_RUN_COUNTED: u32 = 8;
+
+/// The recent share of snapshots lost: a moving average over the snapshot slots, so it
+/// rises with loss and falls back when the link heals.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
+pub(crate) struct RecentLoss {
+    rate: f64,
+}
+
+impl RecentLoss {
+    /// A snapshot arrived, `dropped` missing before it.
+    pub(crate) fn observe(&mut self, dropped: u32) {
+        // A long gap (an outage) counts as at most a window's worth of losses.
+        for _ in 0..dropped.min(MAX_RUN_COUNTED) {
+            self.rate += (1.0 - self.rate) * LOSS_GAIN;
+        }
+        self.rate -= self.rate * LOSS_GAIN;
+    }
+
+    pub(crate) fn rate(&self) -> f64 {
+        self.rate
+    }
 }
 
 #[cfg(test)]
@@ -88,8 +127,33 @@ mod tests {
             "{}",
             c.jitter_secs()
         );
-        let delay = interp_delay_target(0.05, c.jitter_secs());
+        let delay = interp_delay_target(0.05, c.jitter_secs(), 0.0);
         assert!(delay > 0.1 && delay < 0.15);
+    }
+
+    /// The delay stayed at two snapshot periods whatever the loss: at 30% a run of two
+    /// or more lost snapshots (one in eleven) ran interpolation dry.
+    #[test]
+    fn the_delay_grows_with_loss_and_shrinks_when_the_link_heals() {
+        assert_eq!(interp_delay_target(0.05, 0.0, 0.0), 0.1);
+        assert_eq!(interp_delay_target(0.05, 0.0, 0.01), 0.1);
+        let at = |loss| interp_delay_target(0.05, 0.0, loss);
+        assert!((at(0.3) - 0.05 * (1.0 + 3.825)).abs() < 1e-3, "{}", at(0.3));
+        assert!(at(0.05) > 0.1 && at(0.05) < 0.13, "{}", at(0.05));
+        // The recent rate: 30% lost, then a clean link.
+        let mut loss = RecentLoss::default();
+        for i in 0..200 {
+            loss.observe(u32::from(i % 7 < 2 && i % 2 == 0));
+        }
+        assert!((0.1..0.3).contains(&loss.rate()), "{}", loss.rate());
+        for _ in 0..100 {
+            loss.observe(0);
+        }
+        assert!(loss.rate() < 0.01, "{}", loss.rate());
+        // An outage's long gap counts as a few losses, not as a lossy link.
+        let mut outage = RecentLoss::default();
+        outage.observe(30);
+        assert!(outage.rate() < 0.25, "{}", outage.rate());
     }
 
     #[test]

@@ -390,4 +390,26 @@ mod tests {
         }
         assert_eq!(a.type_chat(ChatKey::Send), Some(Effect::Chat("gg".into())));
     }
+
+    /// Snapshots stopping showed nothing until the client gave up at 5 s: now a banner
+    /// counts the seconds, the RTT is marked stale and the lagometer turns red.
+    #[test]
+    fn a_silent_link_is_shown_at_once() {
+        let t0 = Instant::now();
+        let mut d = driver(1, t0);
+        let at = |ms| t0 + Duration::from_millis(ms);
+        d.frame(at(200));
+        let v = d.view(at(200), 60.0, Rates::default());
+        assert_eq!((v.notice.is_none(), v.hud.rtt_stale), (true, false));
+        let last = |d: &Driver| d.session().net.lagometer.recent(1).last().copied();
+        assert!(!last(&d).unwrap().interrupted);
+        d.frame(at(1500));
+        let v = d.view(at(1500), 60.0, Rates::default());
+        assert_eq!(
+            v.notice.as_deref(),
+            Some("connection interrupted: no snapshot for 1.5 s")
+        );
+        assert!(v.hud.rtt_stale);
+        assert!(last(&d).unwrap().interrupted);
+    }
 }

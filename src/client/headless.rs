@@ -18,6 +18,7 @@ use super::net_stats::{RemoteSeen, SessionStats};
 use super::rejoin::{Silence, rejoin};
 use super::session::{ClientSession, SessionEnd};
 use super::tap::{LinkTotals, LoopKind, Tap};
+use crate::net::protocol::ServerMsg;
 use crate::sim::world::Command;
 
 /// What drives the headless client's keys.
@@ -37,6 +38,8 @@ pub enum BotKind {
 /// Written as JSON at the end of a headless run: the session's counts, and the link's.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
+    /// False when the join failed: the counts are then zero, and `ended` says why.
+    pub joined: bool,
     pub player_id: u8,
     #[serde(flatten)]
     pub stats: SessionStats,
@@ -73,12 +76,17 @@ pub fn run_with(
     stop: &AtomicBool,
     mut tap: Option<Box<dyn Tap>>,
 ) -> anyhow::Result<Report> {
+    let tried = Instant::now();
     let mut link = Link::open(config)?;
-    let Some(welcome) = link.connect(&config.name, config.timeout, || {
+    let welcome = match link.connect(&config.name, config.timeout, || {
         Ok(stop.load(Ordering::Relaxed))
-    })?
-    else {
-        bail!("stopped by a signal before joining");
+    }) {
+        Ok(Some(welcome)) => welcome,
+        Ok(None) => {
+            let e = anyhow::anyhow!("stopped by a signal before joining");
+            return Err(unjoined(&link, tried, report_path, e));
+        }
+        Err(e) => return Err(unjoined(&link, tried, report_path, e)),
     };
     let start = Instant::now();
     if let Some(tap) = &mut tap {
@@ -102,7 +110,8 @@ pub fn run_with(
     };
     // A server that said goodbye needs none back.
     if played.is_ok() {
-        leave(&mut link)?;
+        let rtt = driver.session().stats().rtt_ms;
+        leave(&mut link, rtt, Duration::from_millis(600))?;
     }
     let totals = totals(&link, elapsed);
     if let Some(tap) = driver.tap_mut() {
@@ -119,6 +128,49 @@ pub fn run_with(
         Some(why) => Err(anyhow::anyhow!(why)),
         None => Ok(report),
     }
+}
+
+/// A join that failed with `error`: the report (when asked for) says so, counts zero
+/// but the link's; the error is passed on, or the report's, if that cannot be written.
+pub(crate) fn unjoined(
+    link: &Link,
+    tried: Instant,
+    report_path: Option<&Path>,
+    error: anyhow::Error,
+) -> anyhow::Error {
+    let Some(path) = report_path else {
+        return error;
+    };
+    match write_unjoined(link, tried, path, format!("{error:#}")) {
+        Ok(()) => error,
+        Err(e) => e.context(format!("{error:#}")),
+    }
+}
+
+/// Writes the report of a join that did not happen, `ended` saying why.
+pub(crate) fn write_unjoined(
+    link: &Link,
+    tried: Instant,
+    path: &Path,
+    ended: String,
+) -> anyhow::Result<()> {
+    let link = totals(link, tried.elapsed().as_secs_f64());
+    let report = Report {
+        joined: false,
+        player_id: 0,
+        stats: SessionStats::default(),
+        commands_acked: 0,
+        jitter_ms: 0.0,
+        bytes_in: link.bytes_in,
+        bytes_out: link.bytes_out,
+        packets_in: link.packets_in,
+        packets_out: link.packets_out,
+        malformed_in: link.malformed_in,
+        seconds: link.seconds,
+        remote_players: Vec::new(),
+        ended,
+    };
+    write_report(path, &report)
 }
 
 /// Writes `report` as pretty JSON, a newline at the end: the one way a client's report
@@ -201,21 +253,38 @@ fn play(
     Ok(())
 }
 
-/// Says goodbye a few times, and lets a conditioned link deliver them.
-fn leave(link: &mut Link) -> anyhow::Result<()> {
-    let now = Instant::now();
-    for _ in 0..3 {
-        link.send(now, &ClientSession::leave());
-    }
-    let deadline = now + Duration::from_millis(600);
-    while Instant::now() < deadline {
-        link.wait(deadline)?;
-        link.pump(Instant::now(), |_, _| {});
-    }
-    Ok(())
+/// How a goodbye went: `Leave`s sent, and whether the server answered one.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Goodbye {
+    pub(crate) sent: u32,
+    pub(crate) acknowledged: bool,
 }
 
-fn totals(link: &Link, seconds: f64) -> LinkTotals {
+/// Says goodbye: a `Leave`, repeated every one and a half round trips (100 ms to 1 s)
+/// only until the server answers `Left`, for at most `wait`.
+pub(crate) fn leave(link: &mut Link, rtt_ms: f64, wait: Duration) -> anyhow::Result<Goodbye> {
+    let retry = Duration::from_secs_f64((1.5 * rtt_ms / 1000.0).clamp(0.1, 1.0));
+    let deadline = Instant::now() + wait;
+    let mut goodbye = Goodbye::default();
+    let mut next = Instant::now();
+    loop {
+        let now = Instant::now();
+        link.pump(now, |msg, _| {
+            goodbye.acknowledged |= matches!(msg, ServerMsg::Left);
+        });
+        if goodbye.acknowledged || now >= deadline {
+            return Ok(goodbye);
+        }
+        if now >= next {
+            link.send(now, &ClientSession::leave());
+            goodbye.sent += 1;
+            next = now + retry;
+        }
+        link.wait(next.min(deadline))?;
+    }
+}
+
+pub(crate) fn totals(link: &Link, seconds: f64) -> LinkTotals {
     let traffic = link.traffic();
     LinkTotals {
         seconds,
@@ -230,6 +299,7 @@ fn totals(link: &Link, seconds: f64) -> LinkTotals {
 /// The report of `session`, with the link's totals (a replay passes recorded ones).
 pub(crate) fn report(session: &ClientSession, link: LinkTotals, ended: String) -> Report {
     Report {
+        joined: true,
         player_id: session.player_id(),
         stats: session.stats().clone(),
         commands_acked: u64::from(session.acked_seq()),

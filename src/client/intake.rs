@@ -50,8 +50,9 @@ impl ClientSession {
             | ServerMsg::Challenge(_)
             | ServerMsg::Info(_)
             | ServerMsg::MapChunk(_)
-            // The link's business (see `Link::server_forgot_us`).
-            | ServerMsg::NotConnected { .. } => {}
+            // The link's business (see `Link::server_forgot_us`), and a goodbye's answer.
+            | ServerMsg::NotConnected { .. }
+            | ServerMsg::Left => {}
         }
         None
     }
@@ -172,6 +173,9 @@ impl ClientSession {
         } else if snap.queued <= QUEUE_LOW {
             self.draining = false;
         }
+        self.last_snapshot = now;
+        self.resync
+            .on_snapshot(snap.queued, snap.ack_seq, self.latest_seq());
         self.reconcile(now, &snap);
         self.buffer.push(snap.tick, snap.players.clone());
         self.latest = Some(snap);
@@ -183,7 +187,12 @@ impl ClientSession {
         let local = self.local_secs(now);
         let server = f64::from(snap.tick) / self.tick_rate;
         self.clock.observe(local, server);
-        let target = interp_delay_target(self.snapshot_period, self.clock.jitter_secs());
+        self.recent_loss.observe(dropped);
+        let target = interp_delay_target(
+            self.snapshot_period,
+            self.clock.jitter_secs(),
+            self.recent_loss.rate(),
+        );
         self.interp_delay += (target - self.interp_delay) * 0.1;
         self.net.interp_delay(self.interp_delay);
         if snap.echo_time_ms != 0 {

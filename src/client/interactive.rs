@@ -50,11 +50,22 @@ pub fn run_with(
     mut tap: Option<Box<dyn Tap>>,
     report: Option<&Path>,
 ) -> anyhow::Result<Outcome> {
+    let tried = Instant::now();
     let mut link = Link::open(&config)?;
     let (mut tui, enhanced, _guard) = terminal::enter().context("cannot set up the terminal")?;
-    let welcome = match connect(&mut tui, &mut link, &config, stop)? {
-        Ok(welcome) => welcome,
-        Err(outcome) => return Ok(outcome),
+    let welcome = match connect(&mut tui, &mut link, &config, stop) {
+        Ok(Ok(welcome)) => welcome,
+        Ok(Err(outcome)) => {
+            let how = match outcome {
+                Outcome::Quit => "quit before joining",
+                Outcome::Stopped => "stopped by a signal before joining",
+            };
+            if let Some(path) = report {
+                headless::write_unjoined(&link, tried, path, how.to_owned())?;
+            }
+            return Ok(outcome);
+        }
+        Err(e) => return Err(headless::unjoined(&link, tried, report, e)),
     };
     let now = Instant::now();
     let start = now;
@@ -72,7 +83,7 @@ pub fn run_with(
     if let Some(tap) = tap {
         driver.set_tap(tap);
     }
-    let result = play(
+    let result = match play(
         &mut tui,
         &mut link,
         &mut driver,
@@ -80,8 +91,14 @@ pub fn run_with(
         enhanced,
         stop,
         start,
-    );
-    let totals = leave(&mut link, start);
+    ) {
+        // Writing to or reading a terminal that hung up fails (EIO): the hangup, whose
+        // SIGHUP is on its way, ended the game.
+        Err(_) if terminal::hung_up() => Ok(Outcome::Stopped),
+        other => other,
+    };
+    let rtt = driver.session().stats().rtt_ms;
+    let totals = leave(&mut link, rtt, start);
     if let Some(tap) = driver.tap_mut() {
         tap.finish(totals);
     }
@@ -100,17 +117,11 @@ pub fn run_with(
     }
 }
 
-/// Tells the server we are gone (a few copies, since any one may be lost); the link's
-/// totals of the session that began at `start`.
-fn leave(link: &mut Link, start: Instant) -> LinkTotals {
+/// Tells the server we are gone (repeated until it answers, for at most 300 ms); the
+/// link's totals of the session that began at `start`.
+fn leave(link: &mut Link, rtt_ms: f64, start: Instant) -> LinkTotals {
     let now = Instant::now();
-    for _ in 0..3 {
-        link.send(now, &ClientSession::leave());
-    }
-    let deadline = now + Duration::from_millis(300);
-    while Instant::now() < deadline && link.wait(deadline).is_ok() {
-        link.pump(Instant::now(), |_, _| {});
-    }
+    let _ = headless::leave(link, rtt_ms, Duration::from_millis(300));
     link_totals(link, start, now)
 }
 
@@ -247,6 +258,11 @@ fn play(
         shell.silent = shell
             .silence
             .note(now, driver.session().last_heard(), link.server());
+        // A closed terminal ends the game here, as its SIGHUP would (which may not have
+        // come yet), and before crossterm could spin on the tty's end of file.
+        if terminal::hung_up() {
+            return Ok(Outcome::Stopped);
+        }
         if read_keys(tui, link, driver, &mut shell, now)? {
             return Ok(Outcome::Quit);
         }

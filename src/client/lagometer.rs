@@ -23,6 +23,9 @@ pub(crate) struct Slice {
     pub(crate) delay_ms: f32,
     /// RTT estimate at the end of the slice, in ms.
     pub(crate) rtt_ms: f32,
+    /// The link was interrupted (no snapshot for a while, see `client::outage`) when a
+    /// frame in this slice was drawn.
+    pub(crate) interrupted: bool,
 }
 
 fn severity(s: FrameMode) -> u8 {
@@ -75,6 +78,11 @@ impl Lagometer {
         if slice.worst.is_none_or(|w| severity(mode) > severity(w)) {
             slice.worst = Some(mode);
         }
+    }
+
+    /// Marks the slice at `now` as drawn while the link was interrupted.
+    pub(crate) fn interrupted(&mut self, now: Instant) {
+        self.current(now).interrupted = true;
     }
 
     pub(crate) fn snapshot(

@@ -29,6 +29,10 @@ pub(crate) struct Link {
     server: SocketAddr,
     buf: Vec<u8>,
     malformed: u64,
+    /// Datagrams from addresses other than the server's, and the last such address: a
+    /// join that gets no answer says so (the server may answer from another address).
+    strangers: u64,
+    last_stranger: Option<SocketAddr>,
     /// Messages that came in the same read as the welcome, for the first pump.
     early: VecDeque<(ServerMsg, usize)>,
     /// The simulated delay of the join handshake (two round trips: the challenge, then
@@ -69,6 +73,8 @@ impl Link {
             server: config.server,
             buf: Vec::with_capacity(codec::MAX_CLIENT_DATAGRAM),
             malformed: 0,
+            strangers: 0,
+            last_stranger: None,
             early: VecDeque::new(),
             handshake_lag_ms: 2
                 * (config.outgoing.latency_ms
@@ -168,8 +174,11 @@ impl Link {
         let server = self.server;
         let malformed = &mut self.malformed;
         let (session, next_seq, forgotten) = (self.session.id, self.next_seq, &mut self.forgotten);
+        let (strangers, last_stranger) = (&mut self.strangers, &mut self.last_stranger);
         self.transport.receive(now, |from, bytes| {
             if from != server {
+                *strangers += 1;
+                *last_stranger = Some(from);
                 return;
             }
             match codec::decode_server(bytes) {
@@ -273,7 +282,13 @@ impl Link {
     /// Why a connect got no answer: the simulated lag, if that alone is too long.
     fn no_answer(&self, timeout: Duration) -> anyhow::Error {
         let secs = timeout.as_secs_f64();
-        if Duration::from_millis(self.handshake_lag_ms.into()) >= timeout {
+        if let Some(other) = self.last_stranger {
+            anyhow::anyhow!(
+                "no answer from {} within {secs} s, but {} datagrams came from {other}: the server may be answering from another of its addresses; try joining that one",
+                self.server,
+                self.strangers
+            )
+        } else if Duration::from_millis(self.handshake_lag_ms.into()) >= timeout {
             anyhow::anyhow!(
                 "no answer from {} within {secs} s: the simulated lag alone makes joining take {} ms (two round trips); lower --lag",
                 self.server,

@@ -24,6 +24,7 @@ mod lagometer;
 mod link;
 pub mod match_log;
 pub mod net_stats;
+mod outage;
 mod pacer;
 mod prediction;
 mod rates;

@@ -15,10 +15,19 @@ use crate::net::protocol::PlayerSnap;
 use crate::sim::map::CELL;
 use crate::sim::world::PlayerId;
 
+/// Round-trip samples the RTT estimate takes the median of: under half a second of
+/// snapshots, so a real change shows within that.
+const RTT_WINDOW: usize = 9;
+
 /// Running counts of what the netcode did, for the HUD, overlays and the JSON report.
 #[derive(Clone, Debug, Default, Serialize, serde::Deserialize)]
 pub struct SessionStats {
     pub commands_sent: u64,
+    /// Command slots that made no command: skipped to drain a backlog on the server at
+    /// once, or held while the server had not acknowledged a round trip's worth and
+    /// more (the link was down; see `client::outage`).
+    pub commands_skipped: u64,
+    pub commands_held: u64,
     pub snapshots_received: u64,
     /// Snapshots the server sent that never arrived, counted from gaps in their ticks.
     pub snapshots_lost: u64,
@@ -70,6 +79,8 @@ pub(crate) struct NetStats {
     pub(crate) stats: SessionStats,
     rtt_sum: f64,
     rtt_samples: u64,
+    /// The newest raw samples, whose median is what the estimate follows.
+    rtt_window: VecDeque<f64>,
     snapshot_bytes_sum: u64,
     full_state_bytes_sum: u64,
     delay_sum: f64,
@@ -140,8 +151,18 @@ impl NetStats {
         self.stats.interp_delay_ms_mean = 1000.0 * self.delay_sum / self.delay_samples as f64;
     }
 
-    /// One round trip measured: smoothed as TCP does (1/8 of each new sample).
-    pub(crate) fn rtt(&mut self, ms: f64) {
+    /// One round trip measured. The estimate follows the median of the last
+    /// [`RTT_WINDOW`] samples, smoothed as TCP does (1/8 of each new one): a reordered
+    /// datagram that overtook others (its echo came back by a shorter way) reads short,
+    /// and 5% of such packets made one sample in five short, the mean 10% low.
+    pub(crate) fn rtt(&mut self, sample: f64) {
+        if self.rtt_window.len() == RTT_WINDOW {
+            self.rtt_window.pop_front();
+        }
+        self.rtt_window.push_back(sample);
+        let mut sorted: Vec<f64> = self.rtt_window.iter().copied().collect();
+        sorted.sort_by(f64::total_cmp);
+        let ms = sorted[sorted.len() / 2];
         let s = &mut self.stats;
         s.rtt_ms = if self.rtt_samples == 0 {
             ms
@@ -205,6 +226,14 @@ impl NetStats {
 
     pub(crate) fn command_sent(&mut self) {
         self.stats.commands_sent += 1;
+    }
+
+    pub(crate) fn command_skipped(&mut self) {
+        self.stats.commands_skipped += 1;
+    }
+
+    pub(crate) fn command_held(&mut self) {
+        self.stats.commands_held += 1;
     }
 
     /// Counts how a frame was drawn, and an underrun when interpolation just ran dry.

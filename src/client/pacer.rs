@@ -45,6 +45,19 @@ impl InputPacer {
         Some(self.packets_sent)
     }
 
+    /// Whether a packet is due on a tick that made no command (held or skipped, see
+    /// [`super::outage`]): the unacknowledged ones are resent at the input rate, so
+    /// the server has them the moment a broken link comes back.
+    pub(crate) fn resend_due(&mut self) -> Option<u32> {
+        self.unsent_ticks += 1;
+        if self.unsent_ticks < self.interval {
+            return None;
+        }
+        self.unsent_ticks = 0;
+        self.packets_sent += 1;
+        Some(self.packets_sent)
+    }
+
     /// The newest command made.
     pub(crate) fn last_command(&self) -> Option<Command> {
         self.last_command

@@ -145,6 +145,12 @@ impl Prediction {
         (first..=self.latest_seq).map(|seq| (seq, self.ring[(seq & MASK) as usize].cmd))
     }
 
+    /// The newest command made, acknowledged or not (None before any).
+    pub(crate) fn newest(&self) -> Option<(u32, Command)> {
+        let entry = self.ring[(self.latest_seq & MASK) as usize];
+        (self.latest_seq > 0 && entry.seq == self.latest_seq).then_some((entry.seq, entry.cmd))
+    }
+
     /// Notes that the server has applied commands up to `ack_seq` without a state to
     /// compare (our player is dead and out of the world), so they stop being resent.
     pub(crate) fn acknowledge(&mut self, ack_seq: u32) {

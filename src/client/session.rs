@@ -10,12 +10,13 @@
 use std::time::Instant;
 
 use super::Switches;
-use super::clock::{ServerClock, interp_delay_target};
+use super::clock::{RecentLoss, ServerClock, interp_delay_target};
 use super::combat::Combat;
 pub(crate) use super::interpolation::DrawnFrom;
 use super::interpolation::SnapshotBuffer;
 use super::match_log::MatchLog;
 use super::net_stats::{NetStats, RemoteSeen, SessionStats};
+use super::outage::{self, Resync};
 use super::pacer::InputPacer;
 use super::prediction::{Correction, CorrectionPath, Prediction};
 use super::tell::Tell;
@@ -84,6 +85,8 @@ pub struct ClientSession {
     pub(super) welcome_tick: u32,
     pub(super) roster: Vec<RosterEntry>,
     pub(super) interp_delay: f64,
+    /// The recent snapshot loss the interpolation delay is sized for.
+    pub(super) recent_loss: RecentLoss,
     #[serde(with = "crate::net::instants")]
     pub(super) last_frame: Option<Instant>,
     #[serde(with = "crate::net::instants")]
@@ -93,6 +96,11 @@ pub struct ClientSession {
     /// Slowing the command clock to drain a backlog on the server (see
     /// [`ClientSession::command_period_scale`]).
     pub(super) draining: bool,
+    /// Command slots to skip so a backlog on the server drains at once.
+    pub(super) resync: Resync,
+    /// When the newest snapshot arrived (the session's start before any).
+    #[serde(with = "crate::net::instants")]
+    pub(super) last_snapshot: Instant,
     /// The next reliable game event expected; events arrive resent, in seq order.
     pub(super) next_event: u32,
     pub combat: Combat,
@@ -129,11 +137,14 @@ impl ClientSession {
             latest: None,
             welcome_tick: welcome.server_tick,
             roster: Vec::new(),
-            interp_delay: interp_delay_target(snapshot_period, 0.0),
+            interp_delay: interp_delay_target(snapshot_period, 0.0, 0.0),
+            recent_loss: RecentLoss::default(),
             last_frame: None,
             last_heard: now,
             last_correction: None,
             draining: false,
+            resync: Resync::default(),
+            last_snapshot: now,
             next_event: 1,
             combat: Combat::default(),
             match_log: MatchLog::default(),
@@ -193,7 +204,7 @@ impl ClientSession {
     }
 
     /// How far in the past remote players are drawn now.
-    pub(crate) fn interp_delay_secs(&self) -> f64 {
+    pub fn interp_delay_secs(&self) -> f64 {
         self.interp_delay
     }
 
@@ -248,6 +259,10 @@ impl ClientSession {
     /// to send (every unacknowledged command) when one is due: at the input rate, or at
     /// once when the buttons change, so starting and stopping reach the server without
     /// waiting. None until the server has placed us.
+    ///
+    /// No command is made in a slot a resync skips, nor while the server has not
+    /// acknowledged [`outage::ahead_limit`] commands (the link is down): the
+    /// unacknowledged ones are then resent at the input rate.
     pub fn command_tick(&mut self, now: Instant, cmd: Command) -> Option<ClientMsg> {
         let others = self
             .latest
@@ -261,26 +276,60 @@ impl ClientSession {
             .map_or(0, |t| t.round().max(0.0) as u32);
         let event_ack = self.next_event - 1;
         let rtt_ms = self.net.stats.rtt_ms.round().clamp(0.0, 65535.0) as u16;
+        let limit = self.ahead_limit();
         let p = self.prediction.as_mut()?;
-        let (seq, shot) = p.push(&self.map, &self.rules, self.player_id, cmd, &others);
-        if let Some(shot) = shot {
-            self.tell.flash(now, shot.aim);
-            let rules = &self.rules.combat;
-            self.combat
-                .predict(now, self.player_id, seq, shot, &self.map, rules);
+        let number = if self.resync.take_skip() {
+            self.net.command_skipped();
+            self.pacer.resend_due()
+        } else if p.pending() >= limit {
+            self.net.command_held();
+            self.pacer.resend_due()
+        } else {
+            let (seq, shot) = p.push(&self.map, &self.rules, self.player_id, cmd, &others);
+            if let Some(shot) = shot {
+                self.tell.flash(now, shot.aim);
+                let rules = &self.rules.combat;
+                self.combat
+                    .predict(now, self.player_id, seq, shot, &self.map, rules);
+            }
+            self.net.command_sent();
+            self.pacer.due(cmd)
+        }?;
+        // With nothing unacknowledged (a skipped slot) the newest command goes again: the
+        // server takes it as a duplicate, and hears from us.
+        let commands: Vec<_> = if p.pending() == 0 {
+            p.newest().into_iter().collect()
+        } else {
+            p.unacked(MAX_COMMANDS_PER_INPUT).collect()
+        };
+        if commands.is_empty() {
+            return None;
         }
-        self.net.command_sent();
-        let number = self.pacer.due(cmd)?;
-        let mut input = InputPacket::pack(
-            client_ms,
-            number,
-            ack_tick,
-            p.unacked(MAX_COMMANDS_PER_INPUT),
-        );
+        let mut input = InputPacket::pack(client_ms, number, ack_tick, commands);
         input.event_ack = event_ack;
         input.view_tick = view_tick;
         input.rtt_ms = rtt_ms;
         Some(ClientMsg::Input(input))
+    }
+
+    /// The most commands that may wait unacknowledged (see [`outage`]).
+    pub(crate) fn ahead_limit(&self) -> u32 {
+        outage::ahead_limit(
+            self.net.stats.rtt_ms / 1000.0,
+            self.clock.jitter_secs(),
+            self.snapshot_period,
+            self.tick_rate,
+            MAX_COMMANDS_PER_INPUT as u32,
+        )
+    }
+
+    /// Seconds since the newest snapshot, once that is long enough to call the link
+    /// interrupted (None while snapshots come).
+    pub fn interrupted(&self, now: Instant) -> Option<f64> {
+        let silent = now
+            .saturating_duration_since(self.last_snapshot)
+            .as_secs_f64();
+        (silent >= outage::interrupted_after(self.snapshot_period)).then_some(silent)
     }
 
     /// The command the local player's facing is drawn from: the newest one made.
@@ -329,6 +378,9 @@ impl ClientSession {
                 .buffer
                 .mode(t, self.extrapolation_limit_ticks(), sampled);
             self.net.frame(now, mode, sampled);
+        }
+        if self.interrupted(now).is_some() {
+            self.net.lagometer.interrupted(now);
         }
     }
 

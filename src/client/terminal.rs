@@ -192,6 +192,24 @@ pub fn restore() {
     let _ = out.flush();
 }
 
+/// Whether the terminal on stdin has hung up (a closed window, a dropped ssh session).
+/// Asked before crossterm reads events: its event source loops forever on a hung-up
+/// tty's end of file (crossterm-rs/crossterm#793), so a hangup that found the game
+/// there used to end it only through the watchdog, with no report and no `Leave`.
+pub(crate) fn hung_up() -> bool {
+    use rustix::event::{PollFd, PollFlags, Timespec, poll};
+    let stdin = std::io::stdin();
+    let mut fds = [PollFd::new(&stdin, PollFlags::IN)];
+    let zero = Timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    poll(&mut fds, Some(&zero)).is_ok()
+        && fds[0]
+            .revents()
+            .intersects(PollFlags::HUP | PollFlags::ERR | PollFlags::NVAL)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -156,6 +156,7 @@ fn plain_view(lab: &Lab, sprites: Vec<Sprite>, beams: Vec<Beam>) -> View<'_> {
         hud: Hud {
             fps: 0.0,
             rtt_ms: 0.0,
+            rtt_stale: false,
             server_tick: lab.server().world().tick,
             pending: 0,
             corrections: 0,

@@ -70,7 +70,10 @@ fn the_links_own_drops_give_each_command_its_exact_fate() {
         .unwrap();
     // Commands up a 10 ms link losing 30 % in runs of 40 packets on average, snapshots
     // down a clean one: a command rides in a few packets, or in every one until acked
-    // (at most 64 commands a packet, about a second): a long run drops all of those.
+    // (at most 64 commands a packet, about a second). A long run no longer drops all of
+    // a command's packets: the client makes no command past what one packet carries and
+    // resends while it holds (`client::outage`), so every command is recovered or
+    // arrives.
     // No reordering: the server's counts then see no loss but the link's.
     let c = &mut lab.clients[0];
     c.up.set_conditions(Conditions {
@@ -116,7 +119,7 @@ fn the_links_own_drops_give_each_command_its_exact_fate() {
     let recovered = want.iter().filter(|c| c.1).count();
     let lost = want.iter().filter(|c| c.2).count();
     assert!(
-        recovered > 100 && lost > 5,
+        recovered > 100 && lost == 0,
         "{recovered} recovered, {lost} lost"
     );
 

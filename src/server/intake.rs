@@ -2,8 +2,9 @@
 //! that deals with it or counted in [`Refusals`] with the reason it was refused.
 //! Nothing a datagram holds can make this panic.
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::Server;
 use crate::net::codec;
@@ -20,6 +21,39 @@ pub(super) const CHATS_PER_SEC: f64 = 1.0;
 /// its input packets keep coming at 30 a second until it hears it.
 pub(super) const NOT_CONNECTED_BURST: f64 = 4.0;
 pub(super) const NOT_CONNECTED_PER_SEC: f64 = 2.0;
+
+/// How long a departed client's session is remembered: its repeated `Leave`s arrive
+/// within a round trip or two.
+const LEFT_MEMORY: Duration = Duration::from_secs(10);
+/// Departed sessions remembered at most: a bounded table, whatever leaves.
+const LEFT_MAX: usize = 1024;
+
+/// Sessions whose player left within [`LEFT_MEMORY`], bounded by [`LEFT_MAX`].
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RecentlyLeft {
+    at: HashMap<u32, Instant>,
+}
+
+impl RecentlyLeft {
+    fn insert(&mut self, now: Instant, session: u32) {
+        if self.at.len() >= LEFT_MAX {
+            self.at
+                .retain(|_, t| now.saturating_duration_since(*t) < LEFT_MEMORY);
+        }
+        if self.at.len() >= LEFT_MAX
+            && let Some(oldest) = self.at.iter().min_by_key(|(_, t)| **t).map(|(s, _)| *s)
+        {
+            self.at.remove(&oldest);
+        }
+        self.at.insert(session, now);
+    }
+
+    fn contains(&self, now: Instant, session: u32) -> bool {
+        self.at
+            .get(&session)
+            .is_some_and(|t| now.saturating_duration_since(*t) < LEFT_MEMORY)
+    }
+}
 
 /// Counters of what the server refused, for logs and tests.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -164,6 +198,11 @@ impl Server {
     /// new address moves the session there (a NAT gave the client a new port).
     fn on_sealed(&mut self, now: Instant, from: SocketAddr, sealed: &Sealed, wire_len: usize) {
         let Some(&id) = self.by_session.get(&sealed.session) else {
+            if self.left.contains(now, sealed.session) {
+                // A repeat of a goodbye already taken: answered again (one byte).
+                self.reply_unproven(from, wire_len, ServerMsg::Left);
+                return;
+            }
             self.refusals.unknown_session += 1;
             if self.not_connected_limit.allow(from, now) {
                 let answer = ServerMsg::NotConnected {
@@ -211,7 +250,13 @@ impl Server {
         match msg {
             ClientMsg::Input(input) => self.on_input(now, id, input),
             ClientMsg::Chat(text) => self.on_chat(now, id, &text),
-            ClientMsg::Leave => self.remove_player(id, "left"),
+            ClientMsg::Leave => {
+                // Answered, so the client stops repeating it; its repeats are answered
+                // again (see above).
+                self.remove_player(id, "left");
+                self.left.insert(now, sealed.session);
+                self.reply_unproven(from, wire_len, ServerMsg::Left);
+            }
             _ => {}
         }
     }

@@ -54,6 +54,9 @@ pub struct Server {
     /// Players by the address their session is at now, and by session id.
     by_addr: HashMap<SocketAddr, PlayerId>,
     by_session: HashMap<u32, PlayerId>,
+    /// Sessions whose player left a moment ago: their repeated `Leave`s are answered
+    /// again, not taken for a stranger's.
+    left: intake::RecentlyLeft,
     outbox: Vec<(SocketAddr, ServerMsg)>,
     events: Vec<ServerEvent>,
     roster_dirty: bool,
@@ -84,6 +87,7 @@ impl Server {
             slots: Vec::new(),
             by_addr: HashMap::new(),
             by_session: HashMap::new(),
+            left: intake::RecentlyLeft::default(),
             outbox: Vec::new(),
             events: Vec::new(),
             roster_dirty: false,

@@ -74,7 +74,15 @@ fn hud_groups(hud: &Hud, with_tick: bool, short: bool, t: Theme) -> Vec<Vec<Span
     };
     let mut groups = vec![
         pair("FPS", format!("{:<5.0} ", hud.fps), t),
-        pair("RTT", format!("{:.0}ms ", hud.rtt_ms), t),
+        pair(
+            "RTT",
+            format!(
+                "{:.0}ms{} ",
+                hud.rtt_ms,
+                if hud.rtt_stale { "?" } else { "" }
+            ),
+            t,
+        ),
     ];
     if with_tick {
         groups.push(pair("tick", format!("{} ", hud.server_tick), t));

@@ -139,6 +139,8 @@ pub(crate) struct SwitchLights {
 pub(crate) struct Hud {
     pub(crate) fps: f64,
     pub(crate) rtt_ms: f64,
+    /// No snapshot for a while: the RTT is the last one measured, shown as doubtful.
+    pub(crate) rtt_stale: bool,
     pub(crate) server_tick: u32,
     pub(crate) pending: u32,
     pub(crate) corrections: u64,

@@ -31,12 +31,16 @@ pub(crate) struct LagSlice {
     pub(crate) delay_ms: f32,
     /// RTT estimate at the end of the slice, in ms.
     pub(crate) rtt_ms: f32,
+    /// No snapshot had come for a while: the column is drawn red, whole.
+    pub(crate) interrupted: bool,
 }
 
 /// The numbers behind the stats overlay.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct StatsView {
     pub(crate) rtt_ms: f64,
+    /// Seconds since the last snapshot while the link is interrupted: the RTT is stale.
+    pub(crate) silent_secs: Option<f64>,
     pub(crate) jitter_ms: f64,
     pub(crate) packets_in: f64,
     pub(crate) packets_out: f64,
@@ -143,7 +147,7 @@ fn stats_lines(s: &StatsView, t: Theme) -> Vec<Line<'static>> {
         .map(|c| Line::styled(format!("  {c}"), label));
     let mut lines = vec![
         row(&[
-            ("RTT", format!("{:.0}ms", s.rtt_ms)),
+            ("RTT", rtt_text(s.rtt_ms, s.silent_secs)),
             ("jitter", format!("{:.1}ms", s.jitter_ms)),
             ("snaps", format!("{:.1}/s", s.snapshots_per_sec)),
         ]),
@@ -207,6 +211,14 @@ fn stats_lines(s: &StatsView, t: Theme) -> Vec<Line<'static>> {
     lines
 }
 
+/// The RTT, and how stale it is while no snapshot comes.
+fn rtt_text(rtt_ms: f64, silent_secs: Option<f64>) -> String {
+    match silent_secs {
+        Some(s) => format!("{rtt_ms:.0}ms, stale {s:.1}s"),
+        None => format!("{rtt_ms:.0}ms"),
+    }
+}
+
 /// One column per slice: the top row shows how frames were drawn, the rows below a bar
 /// as tall as the slice's worst snapshot delay (full height = 250 ms), `×` for losses.
 fn draw_lagometer(buf: &mut Buffer, area: Rect, slices: &[LagSlice], t: Theme) {
@@ -219,6 +231,14 @@ fn draw_lagometer(buf: &mut Buffer, area: Rect, slices: &[LagSlice], t: Theme) {
             cell.set_symbol(glyph).set_style(t.style(role));
         }
         let bottom = area.y + area.height - 1;
+        if slice.interrupted {
+            for r in 0..BAR_ROWS {
+                if let Some(cell) = buf.cell_mut(Position::new(x, bottom - r)) {
+                    cell.set_symbol("█").set_style(t.style(Role::Bad));
+                }
+            }
+            continue;
+        }
         if slice.dropped > 0 {
             if let Some(cell) = buf.cell_mut(Position::new(x, bottom)) {
                 cell.set_symbol("×").set_style(t.style(Role::Bad));

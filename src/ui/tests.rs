@@ -15,6 +15,7 @@ fn hud() -> Hud {
     Hud {
         fps: 2345.0,
         rtt_ms: 151.0,
+        rtt_stale: false,
         server_tick: 1234,
         pending: 9,
         corrections: 2,

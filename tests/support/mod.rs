@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod process;
+pub mod relay;
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};

@@ -62,6 +62,7 @@ pub(crate) fn build<'a>(
         hud: Hud {
             fps,
             rtt_ms: s.stats().rtt_ms,
+            rtt_stale: s.interrupted(now).is_some(),
             server_tick: s.latest_tick().unwrap_or(0),
             pending: s.pending_commands(),
             corrections: s.stats().corrections,
@@ -85,6 +86,10 @@ pub(crate) fn build<'a>(
             .or_else(|| {
                 app.quit_asked()
                     .then(|| "quit? q again to quit, any other key plays on".to_owned())
+            })
+            .or_else(|| {
+                s.interrupted(now)
+                    .map(|secs| format!("connection interrupted: no snapshot for {secs:.1} s"))
             }),
     }
 }
@@ -112,6 +117,7 @@ fn stats(s: &ClientSession, now: Instant, rates: Rates) -> StatsView {
     let st = s.stats();
     StatsView {
         rtt_ms: st.rtt_ms,
+        silent_secs: s.interrupted(now),
         jitter_ms: 1000.0 * s.jitter_secs(),
         packets_in: rates.packets_in,
         packets_out: rates.packets_out,
@@ -160,5 +166,6 @@ fn lag_slice(s: &Slice) -> LagSlice {
         dropped: s.dropped,
         delay_ms: s.delay_ms,
         rtt_ms: s.rtt_ms,
+        interrupted: s.interrupted,
     }
 }

@@ -161,6 +161,9 @@ pub enum ServerMsg {
         #[serde(with = "seal::fixed_u32")]
         seq: u32,
     },
+    /// The answer to a `Leave`: the client is gone and may stop repeating it. One byte,
+    /// as the `Leave` is, so answering a repeated one amplifies nothing.
+    Left,
 }
 
 /// Which map a welcome or a match start means, and how it travels: `chunks` numbered
