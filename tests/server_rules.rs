@@ -366,7 +366,7 @@ fn reading_newcomer(seed: u64, secs: u32, check_secs: f64) -> (Option<f64>, bool
     let reading = Command::moving(Buttons::READING);
     let (mut buf, mut protected_then) = (Vec::new(), false);
     for t in 1..=secs * 60 {
-        netarena::net::codec::encode_client(&input(t, reading), &mut buf).unwrap();
+        netarena::net::codec::encode_in_process(addr, &input(t, reading), &mut buf).unwrap();
         server.receive(now, addr, &buf);
         now += Duration::from_secs(1) / 60;
         server.tick(now);

@@ -159,7 +159,13 @@ impl Drop for FaultRelay {
 }
 
 fn seen_up(bytes: &[u8]) -> Option<Seen> {
-    match codec::decode_client(bytes) {
+    // Session messages travel sealed: the relay reads what they carry (it cannot check
+    // the tag, and need not).
+    let msg = match codec::decode_client(bytes) {
+        Ok(ClientMsg::Sealed(sealed)) => codec::open_sealed(&sealed),
+        other => other,
+    };
+    match msg {
         Ok(ClientMsg::Input(p)) => Some(Seen::Input {
             last_seq: p.last_seq,
         }),
