@@ -317,6 +317,7 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
                     masks,
                     values,
                     events,
+                    withheld: baseline_age / 2,
                 })
             },
         );

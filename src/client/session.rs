@@ -16,7 +16,7 @@ pub(crate) use super::interpolation::DrawnFrom;
 use super::interpolation::SnapshotBuffer;
 use super::match_log::MatchLog;
 use super::net_stats::{NetStats, RemoteSeen, SessionStats};
-use super::pacer::InputPacer;
+use super::pacer::{InputPacer, bound_redundancy};
 use super::prediction::{Correction, CorrectionPath, Prediction};
 use super::tell::Tell;
 use crate::net::map_chunks::MapAssembler;
@@ -270,13 +270,15 @@ impl ClientSession {
                 .predict(now, self.player_id, seq, shot, &self.map, rules);
         }
         self.net.command_sent();
-        let number = self.pacer.due(cmd)?;
+        let thin = self.net.lagometer.rate_limited();
+        let number = self.pacer.due(cmd, thin)?;
         let mut input = InputPacket::pack(
             client_ms,
             number,
             ack_tick,
             p.unacked(MAX_COMMANDS_PER_INPUT),
         );
+        bound_redundancy(&mut input);
         input.event_ack = event_ack;
         input.view_tick = view_tick;
         input.rtt_ms = rtt_ms;

@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 use std::time::Instant;
 
 use super::Server;
+use super::delivery::Delivery;
 use super::interest::Interest;
 use super::reliable::EventQueue;
 use super::roster::Driver;
@@ -29,6 +30,8 @@ pub(crate) struct Connection {
     pub(crate) events: EventQueue,
     /// The client's own RTT figure, for the scoreboard.
     pub(crate) rtt_ms: u16,
+    /// What its link delivers: how many snapshot bytes it may be sent.
+    pub(crate) delivery: Delivery,
 }
 
 /// Input packets received, each counted once, late ones too: reordering is not taken
@@ -78,6 +81,7 @@ impl Connection {
             interest: Interest::default(),
             events: EventQueue::default(),
             rtt_ms: 0,
+            delivery: Delivery::default(),
         }
     }
 
@@ -97,6 +101,7 @@ impl Connection {
         // confused or lying client, and it gets full snapshots.
         if input.ack_tick <= server_tick && self.acked_tick.is_none_or(|t| input.ack_tick > t) {
             self.acked_tick = Some(input.ack_tick);
+            self.delivery.acked(now, input.ack_tick);
         }
         // Only the newest packet's timestamp is echoed.
         if self.inputs.record(input.packet_seq) {

@@ -13,7 +13,7 @@ pub use own_body::OwnBody;
 
 /// Bumped on any change to the messages below. `Connect` stays variant 0 with `magic` and
 /// `version` first, so every past and future build can tell a mismatch apart from noise.
-pub const PROTOCOL_VERSION: u16 = 4;
+pub const PROTOCOL_VERSION: u16 = 5;
 /// "NARE": marks a connect request as netarena's, not a stray datagram.
 pub const MAGIC: u32 = 0x4E41_5245;
 /// Most unacknowledged commands one input packet may carry (~1 s at 60 Hz).
@@ -261,6 +261,9 @@ pub struct SnapshotDelta {
     /// Game events the client has not acknowledged, oldest first, by seq. On the wire
     /// seqs, projectile ids and ticks are differences (see [`super::wire_events`]).
     pub events: Vec<(u32, GameEvent)>,
+    /// Snapshots due for this client that the server held back, since the one before
+    /// this: its link carries no more (`server/delivery.rs`). Not loss.
+    pub withheld: u8,
 }
 
 /// Something that happened in the match, delivered reliably: repeated in every
@@ -359,6 +362,8 @@ pub struct Snapshot {
     pub queued: u8,
     pub me: OwnBody,
     pub players: Vec<PlayerSnap>,
+    /// Snapshots the server held back just before this one (see [`SnapshotDelta`]).
+    pub withheld: u8,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
