@@ -202,6 +202,7 @@ fn client_msg() -> impl Strategy<Value = ClientMsg> {
                         .into_iter()
                         .map(|(cmd, count)| CommandRun { cmd, count })
                         .collect(),
+                    snapshots_lost: last_seq as u8,
                 })
             }),
         Just(ClientMsg::Leave),

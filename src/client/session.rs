@@ -270,7 +270,7 @@ impl ClientSession {
                 .predict(now, self.player_id, seq, shot, &self.map, rules);
         }
         self.net.command_sent();
-        let thin = self.net.lagometer.rate_limited();
+        let thin = self.net.lagometer.rate_limited() || self.net.queueing();
         let number = self.pacer.due(cmd, thin)?;
         let mut input = InputPacket::pack(
             client_ms,
@@ -282,6 +282,7 @@ impl ClientSession {
         input.event_ack = event_ack;
         input.view_tick = view_tick;
         input.rtt_ms = rtt_ms;
+        input.snapshots_lost = self.net.stats.snapshots_lost as u8;
         Some(ClientMsg::Input(input))
     }
 

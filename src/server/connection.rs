@@ -103,6 +103,10 @@ impl Connection {
             self.acked_tick = Some(input.ack_tick);
             self.delivery.acked(now, input.ack_tick);
         }
+        // Only the newest packet's count of lost snapshots is news.
+        if input.packet_seq > self.inputs.high {
+            self.delivery.lost_count(now, input.snapshots_lost);
+        }
         // Only the newest packet's timestamp is echoed.
         if self.inputs.record(input.packet_seq) {
             self.echo_time_ms = input.client_time_ms;

@@ -7,11 +7,12 @@
 //! again, and the snapshots grow until the link carries mostly repeats.
 //!
 //! Each client's snapshots therefore pass through a token bucket whose rate follows
-//! what the link delivers, judged from the acknowledgements alone (the client needs to
-//! do nothing): the round trip from sending a snapshot to hearing its tick acknowledged
+//! what the link delivers, judged from the acknowledgements: the round trip from sending a snapshot to hearing its tick acknowledged
 //! is compared with the shortest one seen lately. When it grows by more than
-//! [`QUEUE_TARGET`] a queue is building somewhere on the path, and the rate drops to
-//! a little under what was delivered in the last second (at most once a round trip).
+//! [`QUEUE_TARGET`] a queue is building somewhere on the path, and when the client's
+//! count of missing snapshots rises (each input packet carries it) a queue overflowed:
+//! either way the rate drops to a little under what was delivered in the last second
+//! (at most once a round trip).
 //! While the queue stays short and the bucket held snapshots back, the rate creeps up
 //! again. Snapshots the bucket holds back are counted (the client is told, so it does
 //! not take them for loss) and the next one due goes when the bucket allows; a snapshot
@@ -31,8 +32,11 @@ const START_RATE: f64 = 64_000.0;
 /// The rate never goes below this (bytes a second), so a client on a hopeless link
 /// still gets a few snapshots a second.
 const MIN_RATE: f64 = 300.0;
-/// After a cut, the rate is this share of what was delivered.
+/// After a cut for a growing queue, the rate is this share of what was delivered...
 const CUT: f64 = 0.85;
+/// ...and after loss this share: what was "delivered" then counts the lost snapshots
+/// too (only the newest tick is acknowledged), so the cut must be deeper.
+const LOSS_CUT: f64 = 0.7;
 /// Growth per acknowledgement while the rate is what holds snapshots back.
 const GROW_SHARE: f64 = 0.01;
 const GROW_BYTES: f64 = 8.0;
@@ -44,9 +48,10 @@ const DELIVERY_WINDOW: Duration = Duration::from_secs(1);
 /// Snapshots remembered until acknowledged.
 const SENT_KEPT: usize = 64;
 /// A snapshot's bytes may use this much of a second's rate, and no fewer than
-/// [`MIN_CAP`] bytes: its events wait for the next one rather than burst the link.
-const CAP_SECS: f64 = 0.25;
-const MIN_CAP: usize = 160;
+/// [`MIN_CAP`] bytes: its events wait for the next one rather than make it so large
+/// that fewer snapshots a second fit the rate (ten of them, at this share).
+const CAP_SECS: f64 = 0.1;
+const MIN_CAP: usize = 120;
 /// For how long after a snapshot was held back the client counts as rate limited.
 const LIMITED_FOR: Duration = Duration::from_secs(2);
 
@@ -71,6 +76,8 @@ pub(crate) struct Delivery {
     withheld: u8,
     withheld_total: u64,
     last_withheld: Option<Instant>,
+    /// The client's count of snapshots it found missing, as last heard.
+    lost_count: Option<u8>,
 }
 
 impl Default for Delivery {
@@ -90,6 +97,7 @@ impl Default for Delivery {
             withheld: 0,
             withheld_total: 0,
             last_withheld: None,
+            lost_count: None,
         }
     }
 }
@@ -158,6 +166,30 @@ impl Delivery {
         self.sample(now, now.saturating_duration_since(sent_at));
     }
 
+    /// The client's running count of snapshots it found missing (wrapping): a rise is
+    /// loss, which on a path without random loss means a full queue.
+    pub(crate) fn lost_count(&mut self, now: Instant, count: u8) {
+        let before = self.lost_count.replace(count);
+        if before.is_some_and(|b| b != count) {
+            self.cut(now, LOSS_CUT);
+        }
+    }
+
+    /// Sends less: a little under what was delivered, at most once a round trip.
+    fn cut(&mut self, now: Instant, share: f64) {
+        let srtt = self.srtt.unwrap_or(Duration::from_millis(200));
+        if self
+            .last_cut
+            .is_some_and(|t| now.saturating_duration_since(t) < srtt)
+        {
+            return;
+        }
+        let delivered = self.delivery_rate().unwrap_or(self.rate);
+        self.rate = (self.rate.min(delivered) * share).max(MIN_RATE);
+        self.tokens = self.tokens.min(0.0);
+        self.last_cut = Some(now);
+    }
+
     fn sample(&mut self, now: Instant, rtt: Duration) {
         let start = *self.window_start.get_or_insert(now);
         if now.saturating_duration_since(start) > MIN_RTT_WINDOW {
@@ -169,15 +201,7 @@ impl Delivery {
         let srtt = self.srtt.map_or(rtt, |s| (s * 7 + rtt) / 8);
         self.srtt = Some(srtt);
         if rtt.saturating_sub(min) > QUEUE_TARGET {
-            let recently = self
-                .last_cut
-                .is_some_and(|t| now.saturating_duration_since(t) < srtt);
-            if !recently {
-                let delivered = self.delivery_rate().unwrap_or(self.rate);
-                self.rate = (self.rate.min(delivered) * CUT).max(MIN_RATE);
-                self.tokens = self.tokens.min(0.0);
-                self.last_cut = Some(now);
-            }
+            self.cut(now, CUT);
         } else if self.limited(now) {
             self.rate = (self.rate * (1.0 + GROW_SHARE) + GROW_BYTES).min(START_RATE);
         }

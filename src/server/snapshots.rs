@@ -124,10 +124,18 @@ impl Server {
             let mut msg = ServerMsg::Snapshot(msg);
             // Events fill what the players leave of the datagram, or of the link's
             // byte cap; the length of their list grows from one byte to at most three.
-            let room = c.delivery.byte_cap().min(codec::MAX_SERVER_DATAGRAM);
-            let budget = room.saturating_sub(codec::encoded_len(&msg) + 2);
+            let used = codec::encoded_len(&msg) + 2;
+            let capped = c.delivery.byte_cap().min(codec::MAX_SERVER_DATAGRAM);
+            let budget = capped.saturating_sub(used);
             if let ServerMsg::Snapshot(m) = &mut msg {
                 m.events = c.events.for_snapshot(budget);
+                if m.events.is_empty() {
+                    // The oldest event goes alone when it is larger than the cap leaves:
+                    // a cap may slow the events, never stall them.
+                    let room = codec::MAX_SERVER_DATAGRAM.saturating_sub(used);
+                    m.events = c.events.for_snapshot(room);
+                    m.events.truncate(1);
+                }
                 // The own body says whether every pending event came along (the client
                 // judges its predicted shots by it); its bits cost no byte.
                 let all = m.events.len() == c.events.pending();

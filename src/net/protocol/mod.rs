@@ -82,6 +82,9 @@ pub struct InputPacket {
     pub rtt_ms: u16,
     pub last_seq: u32,
     pub runs: Vec<CommandRun>,
+    /// Snapshots the client found missing so far, wrapping at 256: a rise tells the
+    /// server its link dropped some (`server/delivery.rs`).
+    pub snapshots_lost: u8,
 }
 
 impl InputPacket {
@@ -114,6 +117,7 @@ impl InputPacket {
             rtt_ms: 0,
             last_seq,
             runs,
+            snapshots_lost: 0,
         }
     }
 
@@ -470,6 +474,7 @@ mod tests {
             ack_tick: 0,
             last_seq,
             runs,
+            snapshots_lost: 0,
         };
         assert_eq!(mk(10, vec![]).validate(), Err(Invalid::CommandCount));
         assert_eq!(mk(10, vec![run(0)]).validate(), Err(Invalid::EmptyRun));
