@@ -142,8 +142,9 @@ impl Delivery {
         self.sent.push_back((tick, now, bytes));
     }
 
-    /// The client says `tick` is the newest snapshot it has.
-    pub(crate) fn acked(&mut self, now: Instant, tick: u32) {
+    /// The client says `tick` is the newest snapshot it has, and (from its newest
+    /// packet) how many it found missing so far, wrapping.
+    pub(crate) fn acked(&mut self, now: Instant, tick: u32, lost_count: Option<u8>) {
         if self.newest_acked.is_some_and(|t| tick <= t) {
             return;
         }
@@ -152,8 +153,18 @@ impl Delivery {
         };
         self.newest_acked = Some(tick);
         let (_, sent_at, _) = self.sent[at];
-        // Everything up to it is settled: arrived, or lost on the way.
-        let bytes: usize = self.sent.drain(..=at).map(|(_, _, b)| b).sum();
+        let before = match lost_count {
+            Some(count) => self.lost_count.replace(count),
+            None => None,
+        };
+        let lost = match (before, lost_count) {
+            (Some(b), Some(c)) => usize::from(c.wrapping_sub(b)),
+            _ => 0,
+        };
+        // Everything up to it is settled: arrived, or lost on the way. Only the
+        // newest tick is acknowledged, so the lost ones are taken from the oldest.
+        let settled: Vec<usize> = self.sent.drain(..=at).map(|(_, _, b)| b).collect();
+        let bytes: usize = settled.iter().skip(lost).sum();
         self.delivered_total += bytes as u64;
         self.delivered.push_back((now, self.delivered_total));
         while self
@@ -164,13 +175,8 @@ impl Delivery {
             self.delivered.pop_front();
         }
         self.sample(now, now.saturating_duration_since(sent_at));
-    }
-
-    /// The client's running count of snapshots it found missing (wrapping): a rise is
-    /// loss, which on a path without random loss means a full queue.
-    pub(crate) fn lost_count(&mut self, now: Instant, count: u8) {
-        let before = self.lost_count.replace(count);
-        if before.is_some_and(|b| b != count) {
+        if lost > 0 {
+            // On a path without random loss, a full queue.
             self.cut(now, LOSS_CUT);
         }
     }
@@ -247,7 +253,7 @@ mod tests {
             let now = start + PERIOD * i;
             while arrivals.front().is_some_and(|(t, _)| *t <= now) {
                 let (_, tick) = arrivals.pop_front().unwrap();
-                d.acked(now, tick);
+                d.acked(now, tick, None);
             }
             if d.allow(now, PERIOD) {
                 d.sent(now, i, bytes);
