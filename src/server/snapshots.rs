@@ -141,7 +141,8 @@ impl Server {
                 let all = m.events.len() == c.events.pending();
                 m.me = self.game.own_body(slot.id, m.ack_seq, all);
             }
-            let bytes = codec::encoded_len(&msg);
+            // A message too large to encode is not sent (`outgoing` counts it).
+            let bytes = codec::encoded_len(&msg).min(codec::MAX_SERVER_DATAGRAM);
             out.push((slot.id, c.addr, msg, bytes));
         }
         for (id, _, _, bytes) in &out {
