@@ -258,6 +258,8 @@ mod tests {
     /// second with `base` round trip (a queue in front of it, acks per snapshot);
     /// returns (bytes offered per second, snapshots sent).
     fn run(d: &mut Delivery, start: Instant, secs: u32, link: f64, bytes: usize) -> (f64, u32) {
+        // Ticks go on from the last run's.
+        let first = d.sent.back().map_or(0, |(t, _, _)| t + 1).max(d.newest_acked.map_or(0, |t| t + 1));
         let base = Duration::from_millis(40);
         let mut link_free = start;
         let mut arrivals: VecDeque<(Instant, u32)> = VecDeque::new();
@@ -270,12 +272,12 @@ mod tests {
                 d.acked(now, tick, None);
             }
             if d.allow(now, PERIOD) {
-                d.sent(now, i, bytes);
+                d.sent(now, first + i, bytes);
                 offered += bytes;
                 sent += 1;
                 let go = link_free.max(now) + Duration::from_secs_f64(bytes as f64 / link);
                 link_free = go;
-                arrivals.push_back((go + base, i));
+                arrivals.push_back((go + base, first + i));
             }
         }
         (offered as f64 / f64::from(secs), sent)
