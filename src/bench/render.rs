@@ -122,6 +122,7 @@ pub(crate) fn stats(t: u32) -> StatsView {
                 }),
                 snapshots: u16::from(k.is_multiple_of(3)),
                 dropped: u16::from(k.is_multiple_of(41)),
+                withheld: 0,
                 delay_ms: (70 + (k * 37) % 60) as f32,
                 rtt_ms: (140 + (k * 13) % 30) as f32,
             }
@@ -137,6 +138,7 @@ pub(crate) fn stats(t: u32) -> StatsView {
         loss_up_pct: 5.1,
         loss_down_pct: 4.9,
         snapshots_per_sec: 19.5,
+        rate_limited: false,
         commands_sent: u64::from(t),
         commands_acked: t.saturating_sub(9),
         pending: 9,

@@ -26,6 +26,9 @@ pub(crate) struct LagSlice {
     pub(crate) snapshots: u16,
     /// Snapshots found missing when a later one arrived in this slice.
     pub(crate) dropped: u16,
+    /// Snapshots the server held back for the link's rate before one in this slice: the
+    /// bar is yellow (Quake 3's suppressed snapshots).
+    pub(crate) withheld: u16,
     /// Largest estimated one-way delay of a snapshot in this slice, in ms.
     pub(crate) delay_ms: f32,
     /// RTT estimate at the end of the slice, in ms.
@@ -44,6 +47,8 @@ pub(crate) struct StatsView {
     pub(crate) loss_up_pct: f64,
     pub(crate) loss_down_pct: f64,
     pub(crate) snapshots_per_sec: f64,
+    /// The server is holding snapshots back: our link carries no more.
+    pub(crate) rate_limited: bool,
     pub(crate) commands_sent: u64,
     pub(crate) commands_acked: u32,
     pub(crate) pending: u32,
@@ -129,12 +134,16 @@ fn stats_lines(s: &StatsView) -> Vec<Line<'static>> {
         .recent_corrections
         .iter()
         .map(|c| Line::styled(format!("  {c}"), LABEL));
+    let mut first = row(&[
+        ("RTT", format!("{:.0}ms", s.rtt_ms)),
+        ("jitter", format!("{:.1}ms", s.jitter_ms)),
+        ("snaps", format!("{:.1}/s", s.snapshots_per_sec)),
+    ]);
+    if s.rate_limited {
+        first.push_span(Span::styled("rate limited", Style::new().fg(Color::Yellow)));
+    }
     let mut lines = vec![
-        row(&[
-            ("RTT", format!("{:.0}ms", s.rtt_ms)),
-            ("jitter", format!("{:.1}ms", s.jitter_ms)),
-            ("snaps", format!("{:.1}/s", s.snapshots_per_sec)),
-        ]),
+        first,
         row(&[
             (
                 "in ",
@@ -221,6 +230,11 @@ fn draw_lagometer(buf: &mut Buffer, area: Rect, slices: &[LagSlice]) {
         if slice.snapshots == 0 {
             continue;
         }
+        let bar = if slice.withheld > 0 {
+            Color::Yellow
+        } else {
+            Color::Cyan
+        };
         // Eighths of a row, so small differences in delay still show.
         let eighths = ((slice.delay_ms / FULL_SCALE_MS).min(1.0) * f32::from(BAR_ROWS * 8))
             .round()
@@ -232,7 +246,7 @@ fn draw_lagometer(buf: &mut Buffer, area: Rect, slices: &[LagSlice]) {
             }
             if let Some(cell) = buf.cell_mut(Position::new(x, bottom - r)) {
                 cell.set_symbol(LEVELS[usize::from(fill - 1)])
-                    .set_style(Style::new().fg(Color::Cyan));
+                    .set_style(Style::new().fg(bar));
             }
         }
     }
@@ -381,4 +395,38 @@ pub(crate) fn draw_scoreboard(
         ));
     }
     frame.render_widget(Paragraph::new(text), inner);
+}
+
+#[cfg(test)]
+mod rate_tests {
+    use super::*;
+
+    fn text(lines: &[Line<'_>]) -> String {
+        lines
+            .iter()
+            .flat_map(|l| l.spans.iter().map(|s| s.content.to_string()))
+            .collect()
+    }
+
+    // Nothing on screen showed the server adapting to a thin link.
+    #[test]
+    fn a_rate_limited_link_says_so_and_its_bars_are_yellow() {
+        let mut s = StatsView::default();
+        assert!(!text(&stats_lines(&s)).contains("rate limited"));
+        s.rate_limited = true;
+        assert!(text(&stats_lines(&s)).contains("rate limited"));
+
+        let slice = |withheld| LagSlice {
+            snapshots: 1,
+            withheld,
+            delay_ms: 250.0,
+            ..LagSlice::default()
+        };
+        let area = Rect::new(0, 0, 2, BAR_ROWS + 1);
+        let mut buf = Buffer::empty(area);
+        draw_lagometer(&mut buf, area, &[slice(0), slice(2)]);
+        let bottom = area.height - 1;
+        assert_eq!(buf[(0, bottom)].fg, Color::Cyan);
+        assert_eq!(buf[(1, bottom)].fg, Color::Yellow);
+    }
 }

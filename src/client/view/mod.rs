@@ -116,6 +116,7 @@ fn stats(s: &ClientSession, now: Instant, rates: Rates) -> StatsView {
         loss_up_pct: st.loss_up_pct,
         loss_down_pct: st.loss_down_pct,
         snapshots_per_sec: rates.snapshots,
+        rate_limited: s.net.lagometer.rate_limited(),
         commands_sent: st.commands_sent,
         commands_acked: s.acked_seq(),
         pending: s.pending_commands(),
@@ -154,6 +155,7 @@ fn lag_slice(s: &Slice) -> LagSlice {
         }),
         snapshots: s.snapshots,
         dropped: s.dropped,
+        withheld: s.withheld,
         delay_ms: s.delay_ms,
         rtt_ms: s.rtt_ms,
     }
