@@ -13,6 +13,7 @@ mod lab;
 mod list;
 mod logging;
 mod map_file;
+mod relay;
 mod replay;
 mod server;
 mod signals;
@@ -35,5 +36,6 @@ pub(crate) fn run() -> anyhow::Result<ExitCode> {
         Command::Bench(args) => bench::run(args),
         Command::Lab(args) => lab::run(args, stop, signal),
         Command::Replay(args) => replay::run(args, stop),
+        Command::Relay(args) => relay::run(args, stop),
     }
 }
