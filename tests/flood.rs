@@ -118,7 +118,9 @@ fn thin_fight(through: Option<&Bottleneck>, port: u16, extra: &[&str]) -> serde_
     let port = through.map_or(port, |b| b.addr.port());
     let report = temp_report("thin");
     let client = headless_join(port, FIGHT_SECS)
-        .args(["--bot", "fighter", "--name", "thin", "--seed", "5", "--report"])
+        .args([
+            "--bot", "fighter", "--name", "thin", "--seed", "5", "--report",
+        ])
         .arg(&report)
         .args(extra)
         .spawn()
@@ -187,8 +189,14 @@ fn a_fight_through_a_thin_drop_tail_link_degrades_gracefully() {
     let offered = down.offered_bytes - joined.down.offered_bytes;
     let carried = down.carried_bytes - joined.down.carried_bytes;
     eprintln!("in play: the server offered {offered} B, the link carried {carried} B");
-    assert!(rtt <= 400.0, "mean RTT {rtt:.0} ms through the thin link: {real}");
-    assert!(rate >= 8.0, "{rate:.1} snapshots a second through the thin link: {real}");
+    assert!(
+        rtt <= 400.0,
+        "mean RTT {rtt:.0} ms through the thin link: {real}"
+    );
+    assert!(
+        rate >= 8.0,
+        "{rate:.1} snapshots a second through the thin link: {real}"
+    );
     // In play the server adapts to what the link carries rather than filling its queue.
     assert!(
         offered as f64 <= 1.1 * carried as f64,

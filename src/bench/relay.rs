@@ -15,8 +15,8 @@ use mio::{Events, Interest, Poll, Token};
 use serde::Serialize;
 
 use super::net::UDP_IPV4_HEADER;
-use crate::net::protocol::{GameEvent, ServerMsg, SnapshotDelta};
 use crate::net::conditioner::{Conditioner, Conditions};
+use crate::net::protocol::{GameEvent, ServerMsg, SnapshotDelta};
 use crate::net::{codec, wire_events, wire_snapshot};
 
 /// Downstream bytes by kind, over every relayed client. `headers` holds the 28-byte
@@ -281,7 +281,8 @@ impl LanRelay {
                 .flatten()
                 .min();
             let timeout = due.map_or(Duration::from_millis(100), |d| {
-                d.saturating_duration_since(now).min(Duration::from_millis(100))
+                d.saturating_duration_since(now)
+                    .min(Duration::from_millis(100))
             });
             self.poll
                 .poll(&mut events, Some(timeout))
@@ -293,7 +294,7 @@ impl LanRelay {
             for token in events.iter().map(|e| e.token()) {
                 if token == LISTEN {
                     while let Ok((n, from)) = self.listen.recv_from(&mut buf) {
-                        self.from_client(now, from, &buf[..n])?;
+                        self.on_client_datagram(now, from, &buf[..n])?;
                     }
                 } else if let Some(c) = self.clients.get_mut(token.0 - 1) {
                     while let Ok((n, _)) = c.upstream.recv_from(&mut buf) {
@@ -314,7 +315,12 @@ impl LanRelay {
         Ok(self.totals)
     }
 
-    fn from_client(&mut self, now: Instant, from: SocketAddr, bytes: &[u8]) -> std::io::Result<()> {
+    fn on_client_datagram(
+        &mut self,
+        now: Instant,
+        from: SocketAddr,
+        bytes: &[u8],
+    ) -> std::io::Result<()> {
         let i = match self.by_addr.get(&from) {
             Some(&i) => i,
             None => match self.admit(now, from)? {

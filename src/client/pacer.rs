@@ -136,7 +136,11 @@ mod tests {
         let kept: Vec<(u32, Command)> = input.commands().collect();
         let all: Vec<(u32, Command)> = changing.collect();
         assert!(kept.len() >= 8, "{} commands kept", kept.len());
-        assert_eq!(kept[..], all[all.len() - kept.len()..], "the newest, in order");
+        assert_eq!(
+            kept[..],
+            all[all.len() - kept.len()..],
+            "the newest, in order"
+        );
         // Held keys: one run, never cut.
         let held = (1..=64).map(|seq| (seq, Command::moving(Buttons::UP)));
         let mut input = InputPacket::pack(1, 1, 0, held);

@@ -26,12 +26,13 @@ pub(crate) struct Connection {
     /// Newest snapshot the client says it has: the baseline for its next delta.
     pub(crate) acked_tick: Option<u32>,
     /// The players each recent snapshot carried, to rebuild that baseline.
-    pub(crate) interest: Interest,
+    pub(crate) interest: Box<Interest>,
     pub(crate) events: EventQueue,
     /// The client's own RTT figure, for the scoreboard.
     pub(crate) rtt_ms: u16,
-    /// What its link delivers: how many snapshot bytes it may be sent.
-    pub(crate) delivery: Delivery,
+    /// What its link delivers: how many snapshot bytes it may be sent. (It and the
+    /// interest are boxed: a connection is large beside a bot's slot.)
+    pub(crate) delivery: Box<Delivery>,
 }
 
 /// Input packets received, each counted once, late ones too: reordering is not taken
@@ -78,10 +79,10 @@ impl Connection {
             echo_received: now,
             inputs: InputWindow::default(),
             acked_tick: None,
-            interest: Interest::default(),
+            interest: Box::default(),
             events: EventQueue::default(),
             rtt_ms: 0,
-            delivery: Delivery::default(),
+            delivery: Box::default(),
         }
     }
 

@@ -259,7 +259,11 @@ mod tests {
     /// returns (bytes offered per second, snapshots sent).
     fn run(d: &mut Delivery, start: Instant, secs: u32, link: f64, bytes: usize) -> (f64, u32) {
         // Ticks go on from the last run's.
-        let first = d.sent.back().map_or(0, |(t, _, _)| t + 1).max(d.newest_acked.map_or(0, |t| t + 1));
+        let first = d
+            .sent
+            .back()
+            .map_or(0, |(t, _, _)| t + 1)
+            .max(d.newest_acked.map_or(0, |t| t + 1));
         let base = Duration::from_millis(40);
         let mut link_free = start;
         let mut arrivals: VecDeque<(Instant, u32)> = VecDeque::new();
@@ -306,10 +310,6 @@ mod tests {
         assert!(offered <= 1500.0, "offered {offered:.0} B/s");
         assert!(offered >= 1000.0, "offered {offered:.0} B/s");
         assert!(sent < 200 && d.limited(start + Duration::from_secs(20)));
-        assert!(
-            d.srtt.unwrap() < Duration::from_millis(300),
-            "{:?}",
-            d.srtt
-        );
+        assert!(d.srtt.unwrap() < Duration::from_millis(300), "{:?}", d.srtt);
     }
 }

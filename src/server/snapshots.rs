@@ -65,9 +65,8 @@ impl Server {
         let on_turn = |id| shifted(id).is_multiple_of(interval);
         // Of the clients whose turn it is, those whose links take a snapshot now, with
         // how many were held back before it.
-        let period = Duration::from_secs_f64(
-            f64::from(interval) / f64::from(self.config.tick_rate.max(1)),
-        );
+        let period =
+            Duration::from_secs_f64(f64::from(interval) / f64::from(self.config.tick_rate.max(1)));
         let mut allowed: HashMap<PlayerId, u8> = HashMap::new();
         for slot in self.slots.iter_mut().filter(|s| on_turn(s.id)) {
             if let Driver::Remote(c) = &mut slot.driver

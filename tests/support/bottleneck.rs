@@ -73,9 +73,10 @@ impl Link {
     }
 
     fn start(&mut self, now: Instant) {
-        self.busy_until = self.queue.front().map(|d| {
-            now + Duration::from_secs_f64(d.len() as f64 / self.rate_bytes_per_sec)
-        });
+        self.busy_until = self
+            .queue
+            .front()
+            .map(|d| now + Duration::from_secs_f64(d.len() as f64 / self.rate_bytes_per_sec));
     }
 
     /// Datagrams whose last bit has left by `now`.

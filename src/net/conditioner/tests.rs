@@ -359,10 +359,16 @@ fn a_bandwidth_cap_is_a_drop_tail_bottleneck() {
     let mut c = Conditioner::new(cond, 53);
     let arrivals = run(&mut c, 200, Duration::from_millis(50), 150);
     let worst = arrivals.iter().map(|a| a.delay).max().unwrap();
-    assert!(worst <= Duration::from_millis(900), "{worst:?}: the queue grew");
+    assert!(
+        worst <= Duration::from_millis(900),
+        "{worst:?}: the queue grew"
+    );
     let carried = arrivals.len() as f64 * 150.0 / 10.0;
     // Plus what the queue held at the end.
-    assert!((1300.0..=1700.0).contains(&carried), "{carried} B/s carried");
+    assert!(
+        (1300.0..=1700.0).contains(&carried),
+        "{carried} B/s carried"
+    );
     assert_eq!(c.stats().tail_dropped as usize, 200 - arrivals.len());
 }
 
