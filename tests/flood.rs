@@ -186,6 +186,7 @@ fn a_fight_through_a_thin_drop_tail_link_degrades_gracefully() {
         up.carried_bytes,
         up.dropped
     );
+    eprintln!("relay report: {real}");
     let offered = down.offered_bytes - joined.down.offered_bytes;
     let carried = down.carried_bytes - joined.down.carried_bytes;
     eprintln!("in play: the server offered {offered} B, the link carried {carried} B");
