@@ -8,11 +8,12 @@
 //!
 //! Each client's snapshots therefore pass through a token bucket whose rate follows
 //! what the link delivers, judged from the acknowledgements: the round trip from sending a snapshot to hearing its tick acknowledged
-//! is compared with the shortest one seen lately. When it grows by more than
-//! [`QUEUE_TARGET`] a queue is building somewhere on the path, and when the client's
-//! count of missing snapshots rises (each input packet carries it) a queue overflowed:
-//! either way the rate drops to a little under what was delivered in the last second
-//! (at most once a round trip).
+//! is smoothed and compared with the shortest one seen lately. When it grows by more
+//! than [`QUEUE_TARGET`] a queue is building somewhere on the path, and when the
+//! client's count of missing snapshots (each input packet carries it) says more than
+//! a fifth went missing in the last second a queue overflowed: either way the rate
+//! drops to a little under what was delivered in the last second (at most once a round
+//! trip).
 //! While the queue stays short and the bucket held snapshots back, the rate creeps up
 //! again. Snapshots the bucket holds back are counted (the client is told, so it does
 //! not take them for loss) and the next one due goes when the bucket allows; a snapshot
@@ -43,6 +44,13 @@ const LOSS_CUT: f64 = 0.7;
 /// Growth per acknowledgement while the rate is what holds snapshots back.
 const GROW_SHARE: f64 = 0.01;
 const GROW_BYTES: f64 = 8.0;
+/// Loss counts as congestion past this share of the snapshots settled in the last
+/// second: the `bad` profile's 5% (in bursts of three) is the path, not a queue.
+const LOSS_LIMIT: f64 = 0.2;
+/// While the smoothed round trip stays within this of its floor the queue is empty,
+/// and the rate grows back faster: a cut for a spike of lag is undone in a second.
+const EMPTY_QUEUE: Duration = Duration::from_millis(40);
+const FAST_GROW_SHARE: f64 = 0.05;
 /// The shortest round trip is forgotten after this long, so a path that got slower for
 /// good (a route change) is not taken for a queue for ever.
 const MIN_RTT_WINDOW: Duration = Duration::from_secs(10);
@@ -67,6 +75,9 @@ pub(crate) struct Delivery {
     min_rtt: [Option<Duration>; 2],
     window_start: Option<Instant>,
     srtt: Option<Duration>,
+    /// Snapshots settled by each acknowledgement over the last second or so: when, how
+    /// many, how many of them the client reported missing.
+    settled: VecDeque<(Instant, usize, usize)>,
     /// Bytes acknowledged, as (when, total so far), over the last second or so.
     delivered: VecDeque<(Instant, u64)>,
     delivered_total: u64,
@@ -91,6 +102,7 @@ impl Default for Delivery {
             min_rtt: [None; 2],
             window_start: None,
             srtt: None,
+            settled: VecDeque::new(),
             delivered: VecDeque::new(),
             delivered_total: 0,
             rate: MAX_RATE,
@@ -178,8 +190,20 @@ impl Delivery {
             self.delivered.pop_front();
         }
         self.sample(now, now.saturating_duration_since(sent_at));
-        if lost > 0 {
-            // On a path without random loss, a full queue.
+        self.settled.push_back((now, settled.len(), lost.min(settled.len())));
+        while self
+            .settled
+            .front()
+            .is_some_and(|(t, _, _)| now.saturating_duration_since(*t) > DELIVERY_WINDOW)
+        {
+            self.settled.pop_front();
+        }
+        let (all, missing) = self
+            .settled
+            .iter()
+            .fold((0, 0), |(a, m), (_, n, l)| (a + n, m + l));
+        // A lossy radio loses a few in a hundred; a full queue, a large share.
+        if lost > 0 && missing as f64 > LOSS_LIMIT * all as f64 {
             self.cut(now, LOSS_CUT);
         }
     }
@@ -209,10 +233,17 @@ impl Delivery {
         let min = self.min_rtt.iter().flatten().min().copied().unwrap_or(rtt);
         let srtt = self.srtt.map_or(rtt, |s| (s * 7 + rtt) / 8);
         self.srtt = Some(srtt);
-        if rtt.saturating_sub(min) > QUEUE_TARGET {
+        // The smoothed round trip, not each sample: jitter is no queue.
+        let queue = srtt.saturating_sub(min);
+        if queue > QUEUE_TARGET {
             self.cut(now, CUT);
         } else if self.limited(now) {
-            self.rate = (self.rate * (1.0 + GROW_SHARE) + GROW_BYTES).min(MAX_RATE);
+            let share = if queue <= EMPTY_QUEUE {
+                FAST_GROW_SHARE
+            } else {
+                GROW_SHARE
+            };
+            self.rate = (self.rate * (1.0 + share) + GROW_BYTES).min(MAX_RATE);
         }
     }
 
