@@ -13,6 +13,8 @@ pub(crate) const SLICE: Duration = Duration::from_millis(50);
 pub(crate) const SLICES: usize = 120;
 /// How long after the server last held a snapshot back the link counts as rate limited.
 const LIMITED_WINDOW: Duration = Duration::from_secs(2);
+/// Slices of that window with snapshots held back, for the link to count as thin.
+const LIMITED_SLICES: usize = 3;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Slice {
@@ -98,11 +100,12 @@ impl Lagometer {
         slice.rtt_ms = rtt_ms as f32;
     }
 
-    /// Whether the server held snapshots back for our link in the last two seconds:
-    /// the link is thin, and the stats say "rate limited".
+    /// Whether the server held snapshots back for our link again and again in the last
+    /// two seconds (an odd one after a spike of lag is not a thin link): the link is
+    /// thin, and the stats say "rate limited".
     pub(crate) fn rate_limited(&self) -> bool {
         let window = (LIMITED_WINDOW.as_millis() / SLICE.as_millis()) as usize;
-        self.recent(window).any(|s| s.withheld > 0)
+        self.recent(window).filter(|s| s.withheld > 0).count() >= LIMITED_SLICES
     }
 
     /// The newest `n` slices, oldest first (fewer at the start of a session).

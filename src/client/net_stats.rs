@@ -72,9 +72,6 @@ pub(crate) struct NetStats {
     pub(crate) stats: SessionStats,
     rtt_sum: f64,
     rtt_samples: u64,
-    /// The shortest RTT sample in this run of [`FLOOR_SAMPLES`] and in the one before:
-    /// the path's RTT without queues.
-    rtt_floor: [Option<f64>; 2],
     snapshot_bytes_sum: u64,
     full_state_bytes_sum: u64,
     delay_sum: f64,
@@ -96,11 +93,6 @@ pub(crate) struct NetStats {
     #[serde(skip)]
     pub(crate) lost_runs: VecDeque<(u32, u32)>,
 }
-
-/// RTT samples in one run of the floor's window (a few a second: half a minute or so).
-const FLOOR_SAMPLES: u64 = 128;
-/// The RTT above its floor by more than this: a queue on the way (ours up, or down).
-const QUEUED_MS: f64 = 150.0;
 
 /// Corrections the stats overlay lists.
 const RECENT: usize = 3;
@@ -165,18 +157,7 @@ impl NetStats {
         };
         self.rtt_sum += ms;
         self.rtt_samples += 1;
-        if self.rtt_samples.is_multiple_of(FLOOR_SAMPLES) {
-            self.rtt_floor = [None, self.rtt_floor[0]];
-        }
-        self.rtt_floor[0] = Some(self.rtt_floor[0].map_or(ms, |f| f.min(ms)));
         s.rtt_ms_mean = self.rtt_sum / self.rtt_samples as f64;
-    }
-
-    /// Whether the smoothed RTT stands well above the path's floor: a queue builds on
-    /// the way, which our own input packets may be filling.
-    pub(crate) fn queueing(&self) -> bool {
-        let floor = self.rtt_floor.iter().flatten().copied().reduce(f64::min);
-        floor.is_some_and(|f| self.stats.rtt_ms > f + QUEUED_MS)
     }
 
     pub(crate) fn correction(&mut self, at_secs: f64, cells: f64, cause: &Cause) {

@@ -4,7 +4,7 @@
 //! so starting and stopping reach the server without delay.
 //!
 //! On a thin link (the server is holding snapshots back for it, see
-//! `server/delivery.rs`, or the RTT stands well above its floor) the packets are what fills the uplink: then they go at half
+//! `server/delivery.rs`) the packets are what fills the uplink: then they go at half
 //! the input rate, changes included, and every packet's redundant window is bounded
 //! by bytes as well as by count ([`bound_redundancy`]), so a slow acknowledgement
 //! cannot make each packet larger and the uplink more congested still.

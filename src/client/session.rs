@@ -270,7 +270,7 @@ impl ClientSession {
                 .predict(now, self.player_id, seq, shot, &self.map, rules);
         }
         self.net.command_sent();
-        let thin = self.net.lagometer.rate_limited() || self.net.queueing();
+        let thin = self.net.lagometer.rate_limited();
         let number = self.pacer.due(cmd, thin)?;
         let mut input = InputPacket::pack(
             client_ms,

@@ -8,7 +8,7 @@
 //!
 //! Each client's snapshots therefore pass through a token bucket whose rate follows
 //! what the link delivers, judged from the acknowledgements: the round trip from sending a snapshot to hearing its tick acknowledged
-//! is smoothed and compared with the shortest one seen lately. When it grows by more
+//! is compared with the shortest one seen lately. When it grows by more
 //! than [`QUEUE_TARGET`] a queue is building somewhere on the path, and when the
 //! client's count of missing snapshots (each input packet carries it) says more than
 //! a fifth went missing in the last second a queue overflowed: either way the rate
@@ -47,7 +47,7 @@ const GROW_BYTES: f64 = 8.0;
 /// Loss counts as congestion past this share of the snapshots settled in the last
 /// second: the `bad` profile's 5% (in bursts of three) is the path, not a queue.
 const LOSS_LIMIT: f64 = 0.2;
-/// While the smoothed round trip stays within this of its floor the queue is empty,
+/// While the round trip stays within this of its floor the queue is empty,
 /// and the rate grows back faster: a cut for a spike of lag is undone in a second.
 const EMPTY_QUEUE: Duration = Duration::from_millis(40);
 const FAST_GROW_SHARE: f64 = 0.05;
@@ -86,6 +86,8 @@ pub(crate) struct Delivery {
     tokens: f64,
     refilled: Option<Instant>,
     last_cut: Option<Instant>,
+    /// The queueing delay that caused the last cut, while it lasts.
+    cut_queue: Option<Duration>,
     /// Snapshots held back since the last one sent (told to the client), and in all.
     withheld: u8,
     withheld_total: u64,
@@ -109,6 +111,7 @@ impl Default for Delivery {
             tokens: 0.0,
             refilled: None,
             last_cut: None,
+            cut_queue: None,
             withheld: 0,
             withheld_total: 0,
             last_withheld: None,
@@ -190,7 +193,8 @@ impl Delivery {
             self.delivered.pop_front();
         }
         self.sample(now, now.saturating_duration_since(sent_at));
-        self.settled.push_back((now, settled.len(), lost.min(settled.len())));
+        self.settled
+            .push_back((now, settled.len(), lost.min(settled.len())));
         while self
             .settled
             .front()
@@ -209,18 +213,20 @@ impl Delivery {
     }
 
     /// Sends less: a little under what was delivered, at most once a round trip.
-    fn cut(&mut self, now: Instant, share: f64) {
+    /// Whether it did (not twice in a round trip).
+    fn cut(&mut self, now: Instant, share: f64) -> bool {
         let srtt = self.srtt.unwrap_or(Duration::from_millis(200));
         if self
             .last_cut
             .is_some_and(|t| now.saturating_duration_since(t) < srtt)
         {
-            return;
+            return false;
         }
         let delivered = self.delivery_rate().unwrap_or(self.rate);
         self.rate = (self.rate.min(delivered) * share).max(MIN_RATE);
         self.tokens = self.tokens.min(0.0);
         self.last_cut = Some(now);
+        true
     }
 
     fn sample(&mut self, now: Instant, rtt: Duration) {
@@ -233,11 +239,18 @@ impl Delivery {
         let min = self.min_rtt.iter().flatten().min().copied().unwrap_or(rtt);
         let srtt = self.srtt.map_or(rtt, |s| (s * 7 + rtt) / 8);
         self.srtt = Some(srtt);
-        // The smoothed round trip, not each sample: jitter is no queue.
-        let queue = srtt.saturating_sub(min);
+        let queue = rtt.saturating_sub(min);
+        // A queue that keeps growing is cut again and again; a path that only got
+        // slower (a spike of lag) once: a further cut waits for more delay still.
+        let beyond_last = self.cut_queue.is_none_or(|q| queue > q + QUEUE_TARGET / 2);
         if queue > QUEUE_TARGET {
-            self.cut(now, CUT);
-        } else if self.limited(now) {
+            if beyond_last && self.cut(now, CUT) {
+                self.cut_queue = Some(queue);
+            }
+            return;
+        }
+        self.cut_queue = None;
+        if self.limited(now) {
             let share = if queue <= EMPTY_QUEUE {
                 FAST_GROW_SHARE
             } else {
