@@ -409,7 +409,7 @@ fn a_version_1_recording_is_refused() {
     assert!(back.is_empty(), "{back:?}");
     assert_eq!(
         err.unwrap().to_string(),
-        "recording format version 1, this netarena reads version 2"
+        "recording format version 1, this netarena reads version 3"
     );
 }
 

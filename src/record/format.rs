@@ -1,9 +1,9 @@
-//! The recording format, version 2 (documented in docs/RECORDING.md): an 8-byte header
+//! The recording format, version 3 (documented in docs/RECORDING.md): an 8-byte header
 //! (`NAREC`, a zero byte, the version as u16 little-endian), then records. A record is a
 //! kind byte, its payload length as a LEB128 varint (at most [`MAX_PAYLOAD`], a keyframe
 //! at most [`MAX_KEYFRAME_PAYLOAD`]), and the payload. Times are varints: nanoseconds
 //! since the previous timed record, but a keyframe's is since the session started, so a
-//! file may begin at a keyframe. Version 1 is version 2 without keyframes: it is read.
+//! file may begin at a keyframe. Only this version is read.
 
 use std::time::Duration;
 
@@ -19,7 +19,7 @@ use crate::sim::world::{Buttons, Command};
 pub const MAGIC: [u8; 6] = *b"NAREC\0";
 /// 2: a keyframe record, and the server messages inside are protocol version 4's
 /// (version 1 held version 3's, so it cannot be read).
-pub const VERSION: u16 = 2;
+pub const VERSION: u16 = 3;
 pub const HEADER_LEN: usize = 8;
 /// No payload is longer: the largest is a server datagram plus a few varints.
 pub const MAX_PAYLOAD: usize = MAX_SERVER_DATAGRAM + 64;
