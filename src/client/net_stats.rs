@@ -84,7 +84,7 @@ pub(crate) struct NetStats {
     pub(crate) recent: VecDeque<(f64, f64, String)>,
     /// The paths of the last few corrections and server decisions, newest last, with
     /// their seconds into the session: what a replay draws over the arena. Not in a
-    /// keyframe (its layout stays version 2): a replay started from one draws the
+    /// keyframe (its layout stays as it was): a replay started from one draws the
     /// corrections made after it.
     #[serde(skip)]
     pub(crate) paths: VecDeque<(f64, CorrectionPath)>,
