@@ -138,6 +138,22 @@ mod tests {
         assert_eq!(l.recent(1000).count(), SLICES);
     }
 
+    /// One snapshot held back after a spike of lag is not a thin link; the server
+    /// holding them back again and again is, until two quiet seconds pass.
+    #[test]
+    fn rate_limited_means_held_back_again_and_again() {
+        let t0 = Instant::now();
+        let mut l = Lagometer::default();
+        l.snapshot(t0, 40.0, 0, 1, 100.0);
+        assert!(!l.rate_limited());
+        for i in 1..3 {
+            l.snapshot(t0 + SLICE * i * 2, 40.0, 0, 1, 100.0);
+        }
+        assert!(l.rate_limited());
+        l.frame(t0 + SLICE * 4 + LIMITED_WINDOW, FrameMode::Interpolated);
+        assert!(!l.rate_limited());
+    }
+
     /// A day-long pause (a suspended laptop) costs one window of empty slices, not a
     /// step for every 50 ms of it, and keeps the last RTT.
     #[test]
