@@ -1,5 +1,6 @@
-//! A connect flood from many distinct source addresses. The whole 127.0.0.0/8 range is
-//! this machine's, so every datagram really comes from another address.
+//! Floods: a connect flood from many distinct source addresses (the whole 127.0.0.0/8
+//! range is this machine's, so every datagram really comes from another address), and
+//! a fight's bytes flooding a thin link.
 
 mod support;
 
@@ -8,7 +9,8 @@ use std::time::{Duration, Instant};
 
 use netarena::net::codec;
 use netarena::net::protocol::ServerMsg;
-use support::process::{finish, headless, num, start_server};
+use support::bottleneck::Bottleneck;
+use support::process::{finish, headless, headless_join, num, start_server, temp_report};
 
 /// Distinct flood sources: more than the server's rate-limit table holds.
 const SOURCES: u32 = 20_000;
@@ -106,5 +108,122 @@ fn a_flood_from_many_addresses_neither_locks_out_a_player_nor_frees_a_limited_ad
     assert!(
         num(&r, "snapshots_received") > 15.0 * seconds,
         "the real client did not play through the flood: {r}"
+    );
+}
+
+/// The thin link: 12 kbit/s each way, where a 16-player fight needs about 11 down.
+const THIN_KBPS: u32 = 12;
+/// Its drop-tail queue: 100 ms at the link's rate, but at least one largest datagram
+/// (the same rule as `--bandwidth`, written again here).
+const THIN_QUEUE_BYTES: usize = 1200;
+const FIGHT_SECS: &str = "20";
+
+/// One fighting client among 15 bots for 20 s, its link `through` the relay or
+/// conditioned by its own `extra` flags; its report.
+fn thin_fight(through: Option<&Bottleneck>, port: u16, extra: &[&str]) -> serde_json::Value {
+    let port = through.map_or(port, |b| b.addr.port());
+    let report = temp_report("thin");
+    let client = headless_join(port, FIGHT_SECS)
+        .args([
+            "--bot", "fighter", "--name", "thin", "--seed", "5", "--report",
+        ])
+        .arg(&report)
+        .args(extra)
+        .spawn()
+        .expect("client starts");
+    finish(client, report)
+}
+
+/// Prints what crossed `relay` each second for 21 s; returns its counts at 5 s.
+fn per_second(relay: &Bottleneck) -> support::bottleneck::Counts {
+    let mut prev = relay.counts();
+    let mut at5 = prev;
+    for i in 1..=21 {
+        std::thread::sleep(Duration::from_secs(1));
+        let c = relay.counts();
+        eprintln!(
+            "{i:2} s: down offered {:5} carried {:5} dropped {:3}; up offered {:5} dropped {:3}",
+            c.down.offered_bytes - prev.down.offered_bytes,
+            c.down.carried_bytes - prev.down.carried_bytes,
+            c.down.dropped - prev.down.dropped,
+            c.up.offered_bytes - prev.up.offered_bytes,
+            c.up.dropped - prev.up.dropped,
+        );
+        prev = c;
+        if i == 5 {
+            at5 = c;
+        }
+    }
+    at5
+}
+
+/// (mean RTT in ms, snapshots received a second) from a client's report.
+fn thin_figures(r: &serde_json::Value) -> (f64, f64) {
+    let rate = num(r, "snapshots_received") / num(r, "seconds");
+    (num(r, "rtt_ms_mean"), rate)
+}
+
+// Through a 12 kbit/s drop-tail link the server sent 8x what the link carried, RTT grew to
+// 3 s and 3 snapshots a second arrived; the built-in --bandwidth queued without bound and
+// predicted 20 s of lag and no loss.
+#[test]
+fn a_fight_through_a_thin_drop_tail_link_degrades_gracefully() {
+    let server = start_server(&["--bots", "15", "--bot-skill", "3", "--snapshot-rate", "20"]);
+    let to = SocketAddr::from(([127, 0, 0, 1], server.port));
+    let relay = Bottleneck::start(to, THIN_KBPS, THIN_QUEUE_BYTES);
+    // The join's burst (the welcome and the map) is over by then; what the server offers
+    // in play is measured from there.
+    let (real, joined) = std::thread::scope(|s| {
+        let joined = s.spawn(|| per_second(&relay));
+        let real = thin_fight(Some(&relay), server.port, &[]);
+        (real, joined.join().unwrap())
+    });
+    let counts = relay.counts();
+    drop(relay);
+    let (rtt, rate) = thin_figures(&real);
+    let (down, up) = (counts.down, counts.up);
+    eprintln!(
+        "relay: rtt {rtt:.0} ms, {rate:.1} snapshots/s; down offered {} B, carried {} B, \
+         dropped {}; up offered {} B, carried {} B, dropped {}",
+        down.offered_bytes,
+        down.carried_bytes,
+        down.dropped,
+        up.offered_bytes,
+        up.carried_bytes,
+        up.dropped
+    );
+    eprintln!("relay report: {real}");
+    let offered = down.offered_bytes - joined.down.offered_bytes;
+    let carried = down.carried_bytes - joined.down.carried_bytes;
+    eprintln!("in play: the server offered {offered} B, the link carried {carried} B");
+    assert!(
+        rtt <= 400.0,
+        "mean RTT {rtt:.0} ms through the thin link: {real}"
+    );
+    assert!(
+        rate >= 8.0,
+        "{rate:.1} snapshots a second through the thin link: {real}"
+    );
+    // In play the server adapts to what the link carries rather than filling its queue.
+    assert!(
+        offered as f64 <= 1.1 * carried as f64,
+        "in play the server offered {offered} B where the link carried {carried} B"
+    );
+
+    // The same fight through the built-in --bandwidth: the simulator must tell the
+    // truth about a real bottleneck.
+    let bandwidth = THIN_KBPS.to_string();
+    let sim = thin_fight(None, server.port, &["--bandwidth", &bandwidth]);
+    let (sim_rtt, sim_rate) = thin_figures(&sim);
+    eprintln!("--bandwidth: rtt {sim_rtt:.0} ms, {sim_rate:.1} snapshots/s: {sim}");
+    let agree = |a: f64, b: f64, share: f64| (a - b).abs() <= share * a.max(b);
+    // The snapshot rates agree within 25%. The RTT only within 40%: the simulated
+    // client sends about a quarter more bytes up than the relayed one (larger input
+    // packets: more snapshots lost early on), which reads as 200-270 ms against
+    // 170-230 ms. Not yet explained.
+    assert!(
+        agree(rtt, sim_rtt, 0.4) && agree(rate, sim_rate, 0.25),
+        "the relay gave {rtt:.0} ms and {rate:.1} snapshots/s, --bandwidth {sim_rtt:.0} ms \
+         and {sim_rate:.1}: {sim}"
     );
 }

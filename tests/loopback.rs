@@ -347,3 +347,54 @@ fn a_restarted_server_is_rejoined_by_itself() {
     assert_eq!(report["ended"], "time up", "{report}");
     assert!(num(&report, "snapshots_received") > 20.0, "{report}");
 }
+/// `netarena relay` between a client and the server: the client plays through it, and
+/// SIGTERM makes it print what it carried, by kind.
+#[test]
+fn a_client_plays_through_the_relay_subcommand_which_counts_at_exit() {
+    use std::io::{BufRead, BufReader, Read};
+    use std::process::Stdio;
+
+    let server = start_server(&[]);
+    let mut relay = Command::new(BIN)
+        .args(["relay", "--listen", "127.0.0.1:0", "--server"])
+        .arg(format!("127.0.0.1:{}", server.port))
+        .args(["--lag", "20", "--json"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("relay starts");
+    let mut out = BufReader::new(relay.stdout.take().unwrap());
+    let mut first = String::new();
+    out.read_line(&mut first).unwrap();
+    let port: u16 = first
+        .split(" -> ")
+        .next()
+        .and_then(|a| a.rsplit(':').next())
+        .and_then(|p| p.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no address in {first:?}"));
+    assert!(first.contains("20ms"), "{first}");
+
+    let (client, report) = headless(port, "through", "3", &[]);
+    let r = finish(client, report);
+    assert!(num(&r, "snapshots_received") > 30.0, "{r}");
+    // The relay's 20 ms each way shows in the RTT.
+    assert!(num(&r, "rtt_ms_mean") >= 40.0, "{r}");
+
+    let status = Command::new("kill")
+        .args(["-TERM", &relay.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut rest = String::new();
+    out.read_to_string(&mut rest).unwrap();
+    assert!(relay.wait().unwrap().success());
+    let totals: serde_json::Value = serde_json::from_str(rest.trim()).expect(&rest);
+    assert_eq!(totals["clients"], 1, "{totals}");
+    assert!(num(&totals, "up_delivered") > 30.0, "{totals}");
+    assert!(num(&totals, "down_delivered") > 30.0, "{totals}");
+    assert!(num(&totals, "players") > 0.0, "{totals}");
+    // What the client took in came through the relay.
+    assert!(
+        num(&totals, "down_bytes") >= num(&r, "bytes_in"),
+        "{totals}"
+    );
+}

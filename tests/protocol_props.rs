@@ -204,6 +204,7 @@ fn client_msg() -> impl Strategy<Value = ClientMsg> {
                         .into_iter()
                         .map(|(cmd, count)| CommandRun { cmd, count })
                         .collect(),
+                    snapshots_lost: last_seq as u8,
                 })
             }),
         Just(ClientMsg::Leave),
@@ -331,6 +332,7 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
                     masks,
                     values,
                     events,
+                    withheld: baseline_age / 2,
                 })
             },
         );

@@ -89,6 +89,7 @@ fn snapshot(tick: u32, players: Vec<PlayerSnap>) -> ServerMsg {
         queued: 0,
         me: Default::default(),
         players,
+        withheld: 0,
     };
     ServerMsg::Snapshot(delta::encode(&snap, None))
 }

@@ -4,7 +4,7 @@
 
 pub mod latency;
 pub mod net;
-mod relay;
+pub mod relay;
 pub mod render;
 pub mod server;
 

@@ -1,24 +1,28 @@
-//! A counting UDP relay between bench clients and the server: it forwards every datagram
-//! untouched and sorts the downstream bytes by what they carry, the way a packet capture
-//! would, so the shares need no hook inside the server or the client.
+//! Counting UDP relays. [`Relay`] stands between bench clients and the server: it
+//! forwards every datagram untouched and sorts the downstream bytes by what they carry,
+//! the way a packet capture would, so the shares need no hook inside the server or the
+//! client. [`LanRelay`] is `netarena relay`: any clients, any server, the project's
+//! conditioner on each client's path each way, the same counts.
 
+use std::collections::HashMap;
 use std::io::ErrorKind;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use mio::net::UdpSocket;
 use mio::{Events, Interest, Poll, Token};
 use serde::Serialize;
 
 use super::net::UDP_IPV4_HEADER;
+use crate::net::conditioner::{Conditioner, Conditions};
 use crate::net::protocol::{GameEvent, ServerMsg, SnapshotDelta};
 use crate::net::{codec, wire_events, wire_snapshot};
 
 /// Downstream bytes by kind, over every relayed client. `headers` holds the 28-byte
 /// UDP/IPv4 header of every datagram and the fixed fields of each snapshot.
 #[derive(Clone, Copy, Debug, Default, Serialize)]
-pub(crate) struct Shares {
+pub struct Shares {
     pub players: u64,
     pub projectiles: u64,
     pub events: u64,
@@ -180,5 +184,225 @@ impl Relay {
             }
         }
         Ok(shares)
+    }
+}
+
+/// Clients a [`LanRelay`] maps at once; a new source past this replaces the one heard
+/// from least recently, if it has been quiet for [`IDLE`].
+const MAX_CLIENTS: usize = 256;
+const IDLE: Duration = Duration::from_secs(30);
+/// The listening socket's token; client `i`'s upstream socket is `i + 1`.
+const LISTEN: Token = Token(0);
+
+/// One client of a [`LanRelay`]: its own socket towards the server (so the server
+/// sees one address per client) and a conditioner each way.
+struct LanClient {
+    addr: SocketAddr,
+    upstream: UdpSocket,
+    up: Conditioner,
+    down: Conditioner,
+    newest_event: u32,
+    last_heard: Instant,
+}
+
+/// What a [`LanRelay`] carried, printed when it stops.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct LanTotals {
+    pub clients: u64,
+    /// Client to server: datagrams and bytes received, and delivered after the
+    /// conditioner.
+    pub up_datagrams: u64,
+    pub up_bytes: u64,
+    pub up_delivered: u64,
+    /// Server to client, received and delivered.
+    pub down_datagrams: u64,
+    pub down_bytes: u64,
+    pub down_delivered: u64,
+    /// Dropped by the conditioners: the loss model, and the bandwidth cap's full queue.
+    pub lost: u64,
+    pub tail_dropped: u64,
+    /// Sources refused because the table was full of active clients.
+    pub refused: u64,
+    /// The delivered downstream bytes by kind (28 bytes of UDP/IPv4 header each).
+    #[serde(flatten)]
+    pub shares: Shares,
+}
+
+/// `netarena relay`: forwards between any clients and one server, each client's path
+/// conditioned both ways. See the module docs.
+pub struct LanRelay {
+    poll: Poll,
+    listen: UdpSocket,
+    server: SocketAddr,
+    conditions: Conditions,
+    seed: u64,
+    clients: Vec<LanClient>,
+    by_addr: HashMap<SocketAddr, usize>,
+    totals: LanTotals,
+}
+
+impl LanRelay {
+    pub fn bind(
+        listen: SocketAddr,
+        server: SocketAddr,
+        conditions: Conditions,
+        seed: u64,
+    ) -> std::io::Result<LanRelay> {
+        let poll = Poll::new()?;
+        let mut socket = UdpSocket::bind(listen)?;
+        poll.registry()
+            .register(&mut socket, LISTEN, Interest::READABLE)?;
+        Ok(LanRelay {
+            poll,
+            listen: socket,
+            server,
+            conditions,
+            seed,
+            clients: Vec::new(),
+            by_addr: HashMap::new(),
+            totals: LanTotals::default(),
+        })
+    }
+
+    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.listen.local_addr()
+    }
+
+    /// Forwards until `stop` is set; returns what was carried.
+    pub fn run(mut self, stop: &AtomicBool) -> std::io::Result<LanTotals> {
+        let mut events = Events::with_capacity(64);
+        let mut buf = vec![0u8; 65_536];
+        while !stop.load(Ordering::Relaxed) {
+            let now = Instant::now();
+            let due = self
+                .clients
+                .iter()
+                .flat_map(|c| [c.up.next_due(), c.down.next_due()])
+                .flatten()
+                .min();
+            let timeout = due.map_or(Duration::from_millis(100), |d| {
+                d.saturating_duration_since(now)
+                    .min(Duration::from_millis(100))
+            });
+            self.poll
+                .poll(&mut events, Some(timeout))
+                .or_else(|e| match e.kind() {
+                    ErrorKind::Interrupted => Ok(()),
+                    _ => Err(e),
+                })?;
+            let now = Instant::now();
+            for token in events.iter().map(|e| e.token()) {
+                if token == LISTEN {
+                    while let Ok((n, from)) = self.listen.recv_from(&mut buf) {
+                        self.on_client_datagram(now, from, &buf[..n])?;
+                    }
+                } else if let Some(c) = self.clients.get_mut(token.0 - 1) {
+                    while let Ok((n, _)) = c.upstream.recv_from(&mut buf) {
+                        self.totals.down_datagrams += 1;
+                        self.totals.down_bytes += n as u64;
+                        c.down.push(now, c.addr, &buf[..n]);
+                    }
+                }
+            }
+            self.deliver(now);
+        }
+        for c in &self.clients {
+            for s in [c.up.stats(), c.down.stats()] {
+                self.totals.lost += s.dropped;
+                self.totals.tail_dropped += s.tail_dropped;
+            }
+        }
+        Ok(self.totals)
+    }
+
+    fn on_client_datagram(
+        &mut self,
+        now: Instant,
+        from: SocketAddr,
+        bytes: &[u8],
+    ) -> std::io::Result<()> {
+        let i = match self.by_addr.get(&from) {
+            Some(&i) => i,
+            None => match self.admit(now, from)? {
+                Some(i) => i,
+                None => {
+                    self.totals.refused += 1;
+                    return Ok(());
+                }
+            },
+        };
+        let c = &mut self.clients[i];
+        c.last_heard = now;
+        self.totals.up_datagrams += 1;
+        self.totals.up_bytes += bytes.len() as u64;
+        c.up.push(now, self.server, bytes);
+        Ok(())
+    }
+
+    /// A slot for a new source: a fresh one, or the quietest client's if it has been
+    /// idle long enough. None if every slot is busy.
+    fn admit(&mut self, now: Instant, from: SocketAddr) -> std::io::Result<Option<usize>> {
+        let any: SocketAddr = match self.server {
+            SocketAddr::V4(_) => ([0, 0, 0, 0], 0).into(),
+            SocketAddr::V6(_) => (std::net::Ipv6Addr::UNSPECIFIED, 0).into(),
+        };
+        let seed = self.seed ^ (self.totals.clients.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let fresh = |upstream| LanClient {
+            addr: from,
+            upstream,
+            up: Conditioner::new(self.conditions.clone(), seed),
+            down: Conditioner::new(self.conditions.clone(), seed ^ 1),
+            newest_event: 0,
+            last_heard: now,
+        };
+        let i = if self.clients.len() < MAX_CLIENTS {
+            let mut upstream = UdpSocket::bind(any)?;
+            let i = self.clients.len();
+            self.poll
+                .registry()
+                .register(&mut upstream, Token(i + 1), Interest::READABLE)?;
+            self.clients.push(fresh(upstream));
+            i
+        } else {
+            let Some((i, _)) = self
+                .clients
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| now.saturating_duration_since(c.last_heard) >= IDLE)
+                .min_by_key(|(_, c)| c.last_heard)
+            else {
+                return Ok(None);
+            };
+            // The old client's socket is reused: its token stays the slot's.
+            let old = std::mem::replace(&mut self.clients[i].addr, from);
+            self.by_addr.remove(&old);
+            let c = &mut self.clients[i];
+            c.up = Conditioner::new(self.conditions.clone(), seed);
+            c.down = Conditioner::new(self.conditions.clone(), seed ^ 1);
+            c.newest_event = 0;
+            c.last_heard = now;
+            i
+        };
+        self.by_addr.insert(from, i);
+        self.totals.clients += 1;
+        Ok(Some(i))
+    }
+
+    /// Sends what each conditioner lets through by now.
+    fn deliver(&mut self, now: Instant) {
+        let (listen, server, totals) = (&self.listen, self.server, &mut self.totals);
+        for c in &mut self.clients {
+            let upstream = &c.upstream;
+            c.up.drain_due(now, |_, bytes| {
+                totals.up_delivered += 1;
+                let _ = upstream.send_to(bytes, server);
+            });
+            let newest = &mut c.newest_event;
+            c.down.drain_due(now, |to, bytes| {
+                totals.down_delivered += 1;
+                totals.shares.count(bytes, newest);
+                let _ = listen.send_to(bytes, to);
+            });
+        }
     }
 }

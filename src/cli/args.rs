@@ -69,6 +69,8 @@ pub(crate) enum Command {
     Lab(super::lab::LabArgs),
     /// Replay a recording made with --record: in the terminal, or headless to a report
     Replay(ReplayArgs),
+    /// Put the simulated network between real clients and a server (counts at exit)
+    Relay(RelayArgs),
     /// Print a shell completion script (e.g. `netarena completions bash > FILE`)
     Completions {
         /// The shell to complete for
@@ -79,6 +81,21 @@ pub(crate) enum Command {
     Manpage,
     /// The config file: where it is read from, or an example of one
     Config(ConfigArgs),
+}
+
+#[derive(Args)]
+pub(crate) struct RelayArgs {
+    /// Where clients send: ADDR:PORT to listen on (e.g. 0.0.0.0:7778)
+    #[arg(long, value_name = "ADDR")]
+    pub(crate) listen: String,
+    /// The server, HOST:PORT
+    #[arg(long, value_name = "ADDR")]
+    pub(crate) server: String,
+    /// Print the counts at exit as one line of JSON
+    #[arg(long)]
+    pub(crate) json: bool,
+    #[command(flatten)]
+    pub(crate) net: NetArgs,
 }
 
 #[derive(Args)]

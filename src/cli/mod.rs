@@ -15,6 +15,7 @@ mod lab;
 mod list;
 mod logging;
 mod map_file;
+mod relay;
 mod replay;
 mod server;
 mod signals;
@@ -38,5 +39,6 @@ pub(crate) fn run() -> anyhow::Result<ExitCode> {
         Command::Completions { shell } => generate::completions(shell),
         Command::Manpage => generate::manpage(),
         Command::Config(args) => generate::config(&args),
+        Command::Relay(args) => relay::run(args, stop),
     }
 }

@@ -153,14 +153,19 @@ impl ClientSession {
             self.buffer.push(snap.tick, snap.players);
             return;
         }
+        // Snapshots the server held back for our link's sake were never sent: no loss.
+        let withheld = u32::from(snap.withheld);
         let dropped = newest.map_or(0, |prev| {
-            ((snap.tick - prev) / self.snapshot_interval).saturating_sub(1)
+            ((snap.tick - prev) / self.snapshot_interval)
+                .saturating_sub(1)
+                .saturating_sub(withheld)
         });
         self.net.new_snapshot(dropped);
+        self.net.withheld(withheld);
         if let Some(inputs) = snap.inputs {
             self.net.inputs_seen(inputs.received, inputs.high);
         }
-        self.observe_timing(now, &snap, dropped);
+        self.observe_timing(now, &snap, dropped, withheld);
         if let Some(prev) = &self.latest {
             let roster = &self.roster;
             self.net
@@ -183,7 +188,7 @@ impl ClientSession {
 
     /// The server clock, the interpolation delay, the RTT and the lagometer, from one
     /// new snapshot.
-    fn observe_timing(&mut self, now: Instant, snap: &Snapshot, dropped: u32) {
+    fn observe_timing(&mut self, now: Instant, snap: &Snapshot, dropped: u32, withheld: u32) {
         let local = self.local_secs(now);
         let server = f64::from(snap.tick) / self.tick_rate;
         self.clock.observe(local, server);
@@ -211,7 +216,9 @@ impl ClientSession {
         let rtt_ms = self.net.stats.rtt_ms;
         let lateness = self.clock.lateness_secs(local, server);
         let delay_ms = (rtt_ms / 2.0 + lateness * 1000.0).max(0.0);
-        self.net.lagometer.snapshot(now, delay_ms, dropped, rtt_ms);
+        self.net
+            .lagometer
+            .snapshot(now, delay_ms, dropped, withheld, rtt_ms);
     }
 
     /// Checks the prediction against the server's word on the local player, and judges

@@ -11,6 +11,10 @@ use super::interpolation::FrameMode;
 pub(crate) const SLICE: Duration = Duration::from_millis(50);
 /// Slices kept: 6 s, more than the widest overlay shows.
 pub(crate) const SLICES: usize = 120;
+/// How long after the server last held a snapshot back the link counts as rate limited.
+const LIMITED_WINDOW: Duration = Duration::from_secs(2);
+/// Slices of that window with snapshots held back, for the link to count as thin.
+const LIMITED_SLICES: usize = 3;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Slice {
@@ -19,6 +23,9 @@ pub(crate) struct Slice {
     pub(crate) snapshots: u16,
     /// Snapshots found missing (by tick gaps) when a later one arrived in this slice.
     pub(crate) dropped: u16,
+    /// Snapshots the server said it held back (the link's rate) before one that
+    /// arrived in this slice: Quake 3's yellow bar for suppressed snapshots.
+    pub(crate) withheld: u16,
     /// Largest estimated one-way delay of a snapshot in this slice, in ms.
     pub(crate) delay_ms: f32,
     /// RTT estimate at the end of the slice, in ms.
@@ -90,13 +97,23 @@ impl Lagometer {
         now: Instant,
         delay_ms: f64,
         dropped_before: u32,
+        withheld_before: u32,
         rtt_ms: f64,
     ) {
         let slice = self.current(now);
         slice.snapshots += 1;
         slice.dropped = slice.dropped.saturating_add(dropped_before as u16);
+        slice.withheld = slice.withheld.saturating_add(withheld_before as u16);
         slice.delay_ms = slice.delay_ms.max(delay_ms as f32);
         slice.rtt_ms = rtt_ms as f32;
+    }
+
+    /// Whether the server held snapshots back for our link again and again in the last
+    /// two seconds (an odd one after a spike of lag is not a thin link): the link is
+    /// thin, and the stats say "rate limited".
+    pub(crate) fn rate_limited(&self) -> bool {
+        let window = (LIMITED_WINDOW.as_millis() / SLICE.as_millis()) as usize;
+        self.recent(window).filter(|s| s.withheld > 0).count() >= LIMITED_SLICES
     }
 
     /// The newest `n` slices, oldest first (fewer at the start of a session).
@@ -116,16 +133,33 @@ mod tests {
         l.frame(t0, FrameMode::Interpolated);
         l.frame(t0 + Duration::from_millis(10), FrameMode::Held);
         l.frame(t0 + Duration::from_millis(20), FrameMode::Extrapolated);
-        l.snapshot(t0 + Duration::from_millis(120), 55.0, 1, 100.0);
+        l.snapshot(t0 + Duration::from_millis(120), 55.0, 1, 2, 100.0);
         let s: Vec<Slice> = l.recent(10).copied().collect();
         assert_eq!(s.len(), 3);
         assert_eq!(s[0].worst, Some(FrameMode::Held));
         assert_eq!(s[1].worst, None);
-        assert_eq!((s[2].snapshots, s[2].dropped, s[2].delay_ms), (1, 1, 55.0));
+        assert_eq!((s[2].snapshots, s[2].dropped, s[2].withheld), (1, 1, 2));
+        assert_eq!(s[2].delay_ms, 55.0);
         for i in 0..500 {
             l.frame(t0 + SLICE * i, FrameMode::Interpolated);
         }
         assert_eq!(l.recent(1000).count(), SLICES);
+    }
+
+    /// One snapshot held back after a spike of lag is not a thin link; the server
+    /// holding them back again and again is, until two quiet seconds pass.
+    #[test]
+    fn rate_limited_means_held_back_again_and_again() {
+        let t0 = Instant::now();
+        let mut l = Lagometer::default();
+        l.snapshot(t0, 40.0, 0, 1, 100.0);
+        assert!(!l.rate_limited());
+        for i in 1..3 {
+            l.snapshot(t0 + SLICE * i * 2, 40.0, 0, 1, 100.0);
+        }
+        assert!(l.rate_limited());
+        l.frame(t0 + SLICE * 4 + LIMITED_WINDOW, FrameMode::Interpolated);
+        assert!(!l.rate_limited());
     }
 
     /// A day-long pause (a suspended laptop) costs one window of empty slices, not a
@@ -134,7 +168,7 @@ mod tests {
     fn a_long_pause_skips_to_the_last_window() {
         let t0 = Instant::now();
         let mut l = Lagometer::default();
-        l.snapshot(t0, 40.0, 0, 123.0);
+        l.snapshot(t0, 40.0, 0, 0, 123.0);
         let later = t0 + Duration::from_secs(86_400);
         l.frame(later, FrameMode::Held);
         let s: Vec<Slice> = l.recent(1000).copied().collect();

@@ -31,6 +31,8 @@ pub struct SessionStats {
     pub snapshots_received: u64,
     /// Snapshots the server sent that never arrived, counted from gaps in their ticks.
     pub snapshots_lost: u64,
+    /// Snapshots the server held back because our link carries no more (not loss).
+    pub snapshots_withheld: u64,
     /// Mispredictions of our own movement: the server's position differed.
     pub corrections: u64,
     /// Jumps the server decreed (respawns, a new match, its end, a teleport): not
@@ -93,7 +95,7 @@ pub(crate) struct NetStats {
     pub(crate) recent: VecDeque<(f64, f64, String)>,
     /// The paths of the last few corrections and server decisions, newest last, with
     /// their seconds into the session: what a replay draws over the arena. Not in a
-    /// keyframe (its layout stays version 2): a replay started from one draws the
+    /// keyframe (its layout stays as it was): a replay started from one draws the
     /// corrections made after it.
     #[serde(skip)]
     pub(crate) paths: VecDeque<(f64, CorrectionPath)>,
@@ -135,6 +137,11 @@ impl NetStats {
         s.snapshots_lost += u64::from(dropped);
         let expected = s.snapshots_received + s.snapshots_lost;
         s.loss_down_pct = 100.0 * s.snapshots_lost as f64 / expected as f64;
+    }
+
+    /// The server held `n` snapshots back before the newest (its rate limit).
+    pub(crate) fn withheld(&mut self, n: u32) {
+        self.stats.snapshots_withheld += u64::from(n);
     }
 
     /// The server saw `received` of our input packets up to number `high`.

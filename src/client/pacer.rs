@@ -2,8 +2,35 @@
 //! stay the same a packet goes only at the input rate (each carries every command the
 //! server has not acknowledged, so nothing is lost by waiting); a change goes at once,
 //! so starting and stopping reach the server without delay.
+//!
+//! On a thin link (the server is holding snapshots back for it, see
+//! `server/delivery.rs`) the packets are what fills the uplink: then they go at half
+//! the input rate, changes included, and every packet's redundant window is bounded
+//! by bytes as well as by count ([`bound_redundancy`]), so a slow acknowledgement
+//! cannot make each packet larger and the uplink more congested still.
 
+use crate::net::codec;
+use crate::net::protocol::InputPacket;
 use crate::sim::world::Command;
+
+/// Most bytes of command runs one input packet carries: the newest commands are kept.
+/// Held keys cost two bytes a run, so this covers a second of them; a fight's changing
+/// keys and aim, a few hundred milliseconds.
+pub(crate) const MAX_RUN_BYTES: usize = 48;
+
+/// Drops the oldest commands of `input` until its runs take at most [`MAX_RUN_BYTES`]
+/// (the newest run always stays). An older command the server lacks is then lost,
+/// which a correction repairs; a packet that grows with the backlog would congest the
+/// link it waits on.
+pub(crate) fn bound_redundancy(input: &mut InputPacket) {
+    let mut bytes = codec::encoded_len(&input.runs);
+    let mut drop = 0;
+    while bytes > MAX_RUN_BYTES && drop + 1 < input.runs.len() {
+        bytes -= codec::encoded_len(&input.runs[drop]);
+        drop += 1;
+    }
+    input.runs.drain(..drop);
+}
 
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct InputPacer {
@@ -32,12 +59,18 @@ impl InputPacer {
         self.interval = interval(tick_rate, input_rate);
     }
 
-    /// Whether the packet for this tick's command is due; its number if so.
-    pub(crate) fn due(&mut self, cmd: Command) -> Option<u32> {
+    /// Whether the packet for this tick's command is due; its number if so. On a
+    /// `thin` link packets go at half the rate, changes too.
+    pub(crate) fn due(&mut self, cmd: Command, thin: bool) -> Option<u32> {
         self.unsent_ticks += 1;
         let changed = self.last_command != Some(cmd);
         self.last_command = Some(cmd);
-        if !changed && self.unsent_ticks < self.interval {
+        let interval = if thin {
+            self.interval * 2
+        } else {
+            self.interval
+        };
+        if (!changed || thin) && self.unsent_ticks < interval {
             return None;
         }
         self.unsent_ticks = 0;
@@ -73,14 +106,58 @@ mod tests {
     fn unchanged_commands_wait_for_the_rate_changes_go_at_once() {
         let mut p = InputPacer::new(60, 30);
         let still = Command::default();
-        let sent: Vec<bool> = (0..5).map(|_| p.due(still).is_some()).collect();
+        let sent: Vec<bool> = (0..5).map(|_| p.due(still, false).is_some()).collect();
         assert_eq!(sent, [true, false, true, false, true]);
-        assert_eq!(p.due(Command::moving(Buttons::UP)), Some(4));
+        assert_eq!(p.due(Command::moving(Buttons::UP), false), Some(4));
         p.set_rate(60, 1000);
         assert_eq!(
-            p.due(Command::moving(Buttons::UP)),
+            p.due(Command::moving(Buttons::UP), false),
             Some(5),
             "at most one per tick"
         );
+    }
+
+    #[test]
+    fn a_thin_link_halves_the_rate_changes_included() {
+        let mut p = InputPacer::new(60, 30);
+        let cmd = |i: u8| Command {
+            aim: i % 8,
+            ..Command::default()
+        };
+        // Every command differs: each would go at once.
+        let sent: Vec<bool> = (0..8).map(|i| p.due(cmd(i), true).is_some()).collect();
+        assert_eq!(sent, [false, false, false, true, false, false, false, true]);
+    }
+
+    // Input packets grew from 30 to 120 bytes behind a thin link: every unacknowledged
+    // command rode in each, up to 64, in as many runs as the keys changed.
+    #[test]
+    fn redundancy_is_bounded_by_bytes_keeping_the_newest() {
+        let changing = (1..=64).map(|seq| {
+            let cmd = Command {
+                aim: (seq % 8) as u8,
+                buttons: Buttons::from_bits_truncate((seq % 5) as u8),
+                ..Command::default()
+            };
+            (seq, cmd)
+        });
+        let mut input = InputPacket::pack(1, 1, 0, changing.clone());
+        assert!(codec::encoded_len(&input.runs) > 2 * MAX_RUN_BYTES);
+        bound_redundancy(&mut input);
+        assert!(codec::encoded_len(&input.runs) <= MAX_RUN_BYTES);
+        assert!(input.validate().is_ok());
+        let kept: Vec<(u32, Command)> = input.commands().collect();
+        let all: Vec<(u32, Command)> = changing.collect();
+        assert!(kept.len() >= 8, "{} commands kept", kept.len());
+        assert_eq!(
+            kept[..],
+            all[all.len() - kept.len()..],
+            "the newest, in order"
+        );
+        // Held keys: one run, never cut.
+        let held = (1..=64).map(|seq| (seq, Command::moving(Buttons::UP)));
+        let mut input = InputPacket::pack(1, 1, 0, held);
+        bound_redundancy(&mut input);
+        assert_eq!(input.command_count(), 64);
     }
 }

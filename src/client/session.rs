@@ -17,7 +17,7 @@ use super::interpolation::SnapshotBuffer;
 use super::match_log::MatchLog;
 use super::net_stats::{NetStats, RemoteSeen, SessionStats};
 use super::outage::{self, Resync};
-use super::pacer::InputPacer;
+use super::pacer::{InputPacer, bound_redundancy};
 use super::prediction::{Correction, CorrectionPath, Prediction};
 use super::tell::Tell;
 use crate::net::map_chunks::MapAssembler;
@@ -277,6 +277,7 @@ impl ClientSession {
         let event_ack = self.next_event - 1;
         let rtt_ms = self.net.stats.rtt_ms.round().clamp(0.0, 65535.0) as u16;
         let limit = self.ahead_limit();
+        let thin = self.net.lagometer.rate_limited();
         let p = self.prediction.as_mut()?;
         let number = if self.resync.take_skip() {
             self.net.command_skipped();
@@ -293,7 +294,7 @@ impl ClientSession {
                     .predict(now, self.player_id, seq, shot, &self.map, rules);
             }
             self.net.command_sent();
-            self.pacer.due(cmd)
+            self.pacer.due(cmd, thin)
         }?;
         // With nothing unacknowledged (a skipped slot) the newest command goes again: the
         // server takes it as a duplicate, and hears from us.
@@ -306,9 +307,11 @@ impl ClientSession {
             return None;
         }
         let mut input = InputPacket::pack(client_ms, number, ack_tick, commands);
+        bound_redundancy(&mut input);
         input.event_ack = event_ack;
         input.view_tick = view_tick;
         input.rtt_ms = rtt_ms;
+        input.snapshots_lost = self.net.stats.snapshots_lost as u8;
         Some(ClientMsg::Input(input))
     }
 

@@ -50,6 +50,7 @@ pub fn encode(snap: &Snapshot, baseline: Option<(u32, &[PlayerSnap])>) -> Snapsh
         masks: Vec::new(),
         values: Vec::new(),
         events: Vec::new(),
+        withheld: snap.withheld,
     };
     let Some((base_tick, base)) =
         baseline.filter(|(t, _)| snap.tick.wrapping_sub(*t).wrapping_sub(1) < 255)
@@ -196,6 +197,7 @@ pub fn decode(
         queued: delta.queued,
         me: delta.me,
         players,
+        withheld: delta.withheld,
     })
 }
 
@@ -260,6 +262,7 @@ mod tests {
             inputs: None,
             queued: 0,
             me: Default::default(),
+            withheld: 0,
             players: world
                 .players()
                 .iter()

@@ -31,6 +31,7 @@ use super::wire_events::{self, WireEvents};
 /// how long the server held it follow; most snapshots carry none.
 const ECHO: u8 = 1;
 const INPUTS: u8 = 2;
+/// The command queue's length and the count of snapshots held back follow.
 const QUEUED: u8 = 4;
 const REMOVED: u8 = 8;
 const ADDED: u8 = 16;
@@ -136,7 +137,7 @@ impl Serialize for SnapshotDelta {
         let flags = [
             (ECHO, self.echo_time_ms != 0),
             (INPUTS, self.inputs.is_some()),
-            (QUEUED, self.queued != 0),
+            (QUEUED, self.queued != 0 || self.withheld != 0),
             (REMOVED, !self.removed.is_empty()),
             (ADDED, !self.added.is_empty()),
             (VALUES_LEN, !implied),
@@ -165,6 +166,7 @@ impl Serialize for SnapshotDelta {
         }
         if flags & QUEUED != 0 {
             t.serialize_element(&self.queued)?;
+            t.serialize_element(&self.withheld)?;
         }
         if flags & REMOVED != 0 {
             t.serialize_element(&self.removed)?;
@@ -241,10 +243,10 @@ impl<'de> Visitor<'de> for DeltaVisitor {
         } else {
             None
         };
-        let queued = if on(QUEUED) {
-            next(&mut seq, "queue")?
+        let (queued, withheld) = if on(QUEUED) {
+            (next(&mut seq, "queue")?, next(&mut seq, "withheld")?)
         } else {
-            0
+            (0, 0)
         };
         let removed = if on(REMOVED) {
             next(&mut seq, "removed")?
@@ -292,6 +294,7 @@ impl<'de> Visitor<'de> for DeltaVisitor {
             masks,
             values,
             events,
+            withheld,
         })
     }
 }
@@ -364,6 +367,7 @@ mod tests {
             masks,
             values,
             events: vec![],
+            withheld: 0,
         }
     }
 

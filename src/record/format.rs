@@ -3,8 +3,7 @@
 //! kind byte, its payload length as a LEB128 varint (at most [`MAX_PAYLOAD`], a keyframe
 //! at most [`MAX_KEYFRAME_PAYLOAD`]), and the payload. Times are varints: nanoseconds
 //! since the previous timed record, but a keyframe's is since the session started, so a
-//! file may begin at a keyframe. Version 2 is version 3 without the codes of two actions
-//! (Esc and Shift+direction), which it wrote as 255: it is read up to the first of them.
+//! file may begin at a keyframe. Only this version is read.
 //!
 //! Every enum a record holds is coded by a `match` each way with no wildcard arm, and
 //! listed whole by an `every_*` function: a new variant cannot compile without a code,
@@ -23,13 +22,15 @@ use crate::net::protocol::{ServerMsg, Welcome};
 use crate::sim::world::{Buttons, Command};
 
 pub const MAGIC: [u8; 6] = *b"NAREC\0";
-/// 3: the codes of `Action::Back` and `Action::Face`. 2: a keyframe record, and the
-/// server messages inside are protocol version 4's (version 1 held version 3's, so it
-/// cannot be read). A change to the server messages' encoding (`PROTOCOL_VERSION`)
-/// needs a new version here too, and [`OLDEST`] raised past the versions it breaks.
+/// 3: the codes of `Action::Back` and `Action::Face` (version 2 wrote them as 255), and
+/// the server messages inside are protocol version 5's (a snapshot's count of snapshots
+/// held back, an input packet's count of snapshots missing, sealed session messages).
+/// 2: a keyframe record, protocol version 4's messages (version 1 held version 3's). A
+/// change to the server messages' encoding (`PROTOCOL_VERSION`) needs a new version here
+/// too, and [`OLDEST`] raised past the versions it breaks.
 pub const VERSION: u16 = 3;
 /// The oldest version this netarena reads.
-pub const OLDEST: u16 = 2;
+pub const OLDEST: u16 = 3;
 pub const HEADER_LEN: usize = 8;
 /// No payload is longer: the largest is a server datagram plus a few varints.
 pub const MAX_PAYLOAD: usize = MAX_SERVER_DATAGRAM + 64;
@@ -217,7 +218,7 @@ pub(crate) fn action_code(a: Action) -> [u8; 2] {
         Action::ToggleScoreboard => [14, 0],
         Action::OpenChat => [15, 0],
         Action::ToggleLagCompensation => [16, 0],
-        // Version 3: version 2 wrote these two as 255 (see `reader::LOST_ACTION`).
+        // New in version 3: version 2 wrote these two as 255.
         Action::Back => [17, 0],
         Action::SelectWeapon(weapon) => [200, weapon],
         Action::Face(aim) => [201, aim],

@@ -8,8 +8,8 @@ use super::format::{
     action_code, action_from, chat_code, chat_from, every_action, every_chat_key, every_ghost_mode,
     every_loop_kind, kind_code, kind_from, switches_bits, switches_from,
 };
-use super::reader::{ReadError, Reader};
-use super::tests::{Live, read, replay};
+use super::reader::Reader;
+use super::tests::{Live, replay};
 use super::writer::Writer;
 use crate::client::Switches;
 use crate::client::input::Action;
@@ -94,42 +94,6 @@ fn a_recording_with_every_action_replays_to_its_end() {
         "replayed to the end of the recording"
     );
     assert_eq!(replayed.keyframe().unwrap(), live.state());
-}
-
-/// A version 2 file holding a lost action says what it was, where.
-#[test]
-fn a_version_2_file_names_the_action_it_lost() {
-    let mut live = Live::new(0, LoopKind::Interactive);
-    live.run(Duration::from_millis(100));
-    let mut bytes = live.finish();
-    let (start, records) = read(&bytes);
-    let mut w = Writer::new(Vec::new()).unwrap();
-    w.start(&start).unwrap();
-    for r in &records {
-        w.record(r).unwrap();
-    }
-    let at = w.written();
-    w.event(Duration::ZERO, &TapEvent::Action(Action::Back))
-        .unwrap();
-    bytes = w.into_inner();
-    bytes[6..8].copy_from_slice(&2u16.to_le_bytes());
-    let last = bytes.len() - 2;
-    bytes[last] = 255;
-    let mut reader = Reader::new(&bytes[..]).unwrap();
-    let err = loop {
-        match reader.next_record() {
-            Ok(Some(_)) => {}
-            Ok(None) => panic!("read to the end"),
-            Err(e) => break e,
-        }
-    };
-    assert_eq!(
-        err,
-        ReadError::Corrupt {
-            offset: at,
-            what: "an Esc or Shift+direction, which format version 2 did not record".into()
-        }
-    );
 }
 
 /// More commands at one instant than a record holds is an error, not a record cut

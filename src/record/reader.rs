@@ -44,13 +44,8 @@ fn readable() -> String {
     }
 }
 
-/// The byte version 2 wrote for the actions it had no code for (Esc, Shift+direction).
-const LOST_ACTION: u8 = 255;
-
 pub struct Reader<R: Read> {
     input: R,
-    /// The file's format version.
-    version: u16,
     offset: u64,
     buf: Vec<u8>,
     /// The time of the last timed record: each one holds the step from it.
@@ -74,7 +69,6 @@ impl<R: Read> Reader<R> {
         }
         Ok(Reader {
             input,
-            version: found,
             offset: HEADER_LEN as u64,
             buf: Vec::new(),
             clock: Duration::ZERO,
@@ -108,8 +102,7 @@ impl<R: Read> Reader<R> {
             return Err(ReadError::Truncated { offset: at });
         }
         self.offset = at + 1 + len_bytes + len;
-        let record =
-            parse(kind[0], &self.buf, self.clock, self.version).map_err(|w| corrupt(at, w))?;
+        let record = parse(kind[0], &self.buf, self.clock).map_err(|w| corrupt(at, w))?;
         if let Some(t) = record.at() {
             self.clock = t;
         }
@@ -231,7 +224,7 @@ impl<'a> Payload<'a> {
     }
 }
 
-fn parse(kind: u8, bytes: &[u8], clock: Duration, version: u16) -> Result<Record, String> {
+fn parse(kind: u8, bytes: &[u8], clock: Duration) -> Result<Record, String> {
     let mut p = Payload(bytes, clock);
     let record = match kind {
         START => Record::Start(Box::new(parse_start(&mut p)?)),
@@ -270,13 +263,9 @@ fn parse(kind: u8, bytes: &[u8], clock: Duration, version: u16) -> Result<Record
         FRAME => Record::Frame { at: p.time()? },
         ACTION => {
             let [code, arg] = p.array::<2>()?;
-            Record::Action(action_from(code, arg).ok_or_else(|| {
-                if version == 2 && code == LOST_ACTION {
-                    "an Esc or Shift+direction, which format version 2 did not record".into()
-                } else {
-                    format!("unknown action {code} ({arg})")
-                }
-            })?)
+            Record::Action(
+                action_from(code, arg).ok_or_else(|| format!("unknown action {code} ({arg})"))?,
+            )
         }
         CHAT => {
             let code = p.u8()?;

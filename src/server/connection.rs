@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 use std::time::Instant;
 
 use super::Server;
+use super::delivery::Delivery;
 use super::interest::Interest;
 use super::reliable::EventQueue;
 use super::roster::Driver;
@@ -31,10 +32,13 @@ pub(crate) struct Connection {
     /// Newest snapshot the client says it has: the baseline for its next delta.
     pub(crate) acked_tick: Option<u32>,
     /// The players each recent snapshot carried, to rebuild that baseline.
-    pub(crate) interest: Interest,
+    pub(crate) interest: Box<Interest>,
     pub(crate) events: EventQueue,
     /// The client's own RTT figure, for the scoreboard.
     pub(crate) rtt_ms: u16,
+    /// What its link delivers: how many snapshot bytes it may be sent. (It and the
+    /// interest are boxed: a connection is large beside a bot's slot.)
+    pub(crate) delivery: Box<Delivery>,
 }
 
 /// Input packets received, each counted once, late ones too: reordering is not taken
@@ -83,9 +87,10 @@ impl Connection {
             echo_received: now,
             inputs: InputWindow::default(),
             acked_tick: None,
-            interest: Interest::default(),
+            interest: Box::default(),
             events: EventQueue::default(),
             rtt_ms: 0,
+            delivery: Box::default(),
         }
     }
 
@@ -104,7 +109,10 @@ impl Connection {
         // Only a tick we have actually sent can be a baseline; anything else is a
         // confused or lying client, and it gets full snapshots.
         if input.ack_tick <= server_tick && self.acked_tick.is_none_or(|t| input.ack_tick > t) {
-            self.acked_tick = Some(input.ack_tick);
+            // Only the newest packet's count of lost snapshots is news.
+            let newest = input.packet_seq > self.inputs.high;
+            let lost = newest.then_some(input.snapshots_lost);
+            self.delivery.acked(now, input.ack_tick, lost);
         }
         // Only the newest packet's timestamp is echoed.
         if self.inputs.record(input.packet_seq) {

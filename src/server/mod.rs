@@ -4,7 +4,7 @@
 //!
 //! [`Server`] coordinates; the work lives in rooms: `intake` (decoding and refusals),
 //! `handshake` (connects and discovery answers), `connection` (one client's state and
-//! loss window), `reliable` (the event queue), `snapshots` (fan-out), `roster` (who
+//! loss window), `delivery` (what its link carries, so what it may be sent), `reliable` (the event queue), `snapshots` (fan-out), `roster` (who
 //! plays), [`game`] (the match rules) and `report` (what the owner is told).
 
 #![warn(unreachable_pub)]
@@ -14,6 +14,7 @@ pub(crate) mod commands;
 pub mod config;
 mod connection;
 pub mod cookie;
+mod delivery;
 pub mod event_loop;
 pub mod game;
 mod handshake;

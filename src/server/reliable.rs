@@ -85,9 +85,9 @@ impl EventQueue {
         }
     }
 
-    /// Whether [`Self::for_snapshot`] carries every pending event.
-    pub(crate) fn all_fit_in_snapshot(&self) -> bool {
-        self.pending.len() <= EVENTS_PER_SNAPSHOT
+    /// Events not yet acknowledged.
+    pub(crate) fn pending(&self) -> usize {
+        self.pending.len()
     }
 
     pub(crate) fn overflowed(&self) -> bool {

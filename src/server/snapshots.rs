@@ -7,9 +7,13 @@
 //! on one tick in three: the tick's worst case, not its average, is what a full server
 //! must keep under its period. A small game (ids below the group size) keeps one
 //! snapshot tick for everyone, where clients share encodings.
+//!
+//! A client's link may carry less than its snapshots: `delivery` holds a snapshot back
+//! when the client's bucket is empty (the next one says how many were held back) and
+//! caps the bytes of those that go, its events waiting for the next one.
 
 use std::collections::{HashMap, VecDeque};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::Server;
 use super::interest::IdSet;
@@ -58,8 +62,21 @@ impl Server {
         // Each client's ticks are shifted by its group; `turn` counts its snapshots.
         let shifted = |id| tick + (u32::from(id) / TURN_GROUP) % interval;
         let turn = |id| shifted(id) / interval;
-        let due = |id| shifted(id).is_multiple_of(interval);
-        if !self.remotes().any(|(s, _)| due(s.id)) {
+        let on_turn = |id| shifted(id).is_multiple_of(interval);
+        // Of the clients whose turn it is, those whose links take a snapshot now, with
+        // how many were held back before it.
+        let period =
+            Duration::from_secs_f64(f64::from(interval) / f64::from(self.config.tick_rate.max(1)));
+        let mut allowed: HashMap<PlayerId, u8> = HashMap::new();
+        for slot in self.slots.iter_mut().filter(|s| on_turn(s.id)) {
+            if let Driver::Remote(c) = &mut slot.driver
+                && c.delivery.allow(now, period)
+            {
+                allowed.insert(slot.id, c.delivery.take_withheld());
+            }
+        }
+        let due = |id| allowed.contains_key(&id);
+        if allowed.is_empty() {
             return;
         }
         let players: Vec<PlayerSnap> = self
@@ -93,9 +110,7 @@ impl Server {
             let hold = now.saturating_duration_since(c.echo_received).as_millis();
             let mut msg = body.clone();
             msg.ack_seq = slot.queue.last_applied();
-            msg.me = self
-                .game
-                .own_body(slot.id, msg.ack_seq, c.events.all_fit_in_snapshot());
+            msg.withheld = allowed.get(&slot.id).copied().unwrap_or(0);
             // The RTT needs no more than a few samples a second.
             if turn(slot.id).is_multiple_of(ECHO_EVERY) {
                 msg.echo_time_ms = c.echo_time_ms & 0xffff;
@@ -106,15 +121,41 @@ impl Server {
                 .then(|| c.input_counts());
             msg.queued = u8::try_from(slot.queue.len()).unwrap_or(u8::MAX);
             let mut msg = ServerMsg::Snapshot(msg);
-            // Events fill what the players leave of the datagram; the length of their
-            // list grows from one byte to at most three.
-            let budget = codec::MAX_SERVER_DATAGRAM.saturating_sub(codec::encoded_len(&msg) + 2);
+            // Events fill what the players leave of the datagram, or of the link's
+            // byte cap; the length of their list grows from one byte to at most three.
+            let used = codec::encoded_len(&msg) + 2;
+            let capped = c.delivery.byte_cap().min(codec::MAX_SERVER_DATAGRAM);
+            let budget = capped.saturating_sub(used);
             if let ServerMsg::Snapshot(m) = &mut msg {
                 m.events = c.events.for_snapshot(budget);
+                if m.events.is_empty() {
+                    // The oldest event goes alone when it is larger than the cap leaves:
+                    // a cap may slow the events, never stall them.
+                    let room = codec::MAX_SERVER_DATAGRAM.saturating_sub(used);
+                    m.events = c.events.for_snapshot(room);
+                    m.events.truncate(1);
+                }
+                // The own body says whether every pending event came along (the client
+                // judges its predicted shots by it); its bits cost no byte.
+                let all = m.events.len() == c.events.pending();
+                m.me = self.game.own_body(slot.id, m.ack_seq, all);
             }
-            out.push((c.addr, msg));
+            // A message too large to encode is not sent (`outgoing` counts it).
+            let bytes = codec::encoded_len(&msg).min(codec::MAX_SERVER_DATAGRAM);
+            out.push((slot.id, c.addr, msg, bytes));
         }
-        self.outbox.extend(out);
+        for (id, _, _, bytes) in &out {
+            if let Some(Driver::Remote(c)) = self
+                .slots
+                .iter_mut()
+                .find(|s| s.id == *id)
+                .map(|s| &mut s.driver)
+            {
+                c.delivery.sent(now, tick, *bytes);
+            }
+        }
+        self.outbox
+            .extend(out.into_iter().map(|(_, addr, msg, _)| (addr, msg)));
         self.history
             .push(tick, players, SNAPSHOT_HISTORY.saturating_mul(interval));
     }

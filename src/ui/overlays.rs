@@ -27,6 +27,9 @@ pub(crate) struct LagSlice {
     pub(crate) snapshots: u16,
     /// Snapshots found missing when a later one arrived in this slice.
     pub(crate) dropped: u16,
+    /// Snapshots the server held back for the link's rate before one in this slice: the
+    /// bar is yellow (Quake 3's suppressed snapshots).
+    pub(crate) withheld: u16,
     /// Largest estimated one-way delay of a snapshot in this slice, in ms.
     pub(crate) delay_ms: f32,
     /// RTT estimate at the end of the slice, in ms.
@@ -49,6 +52,8 @@ pub(crate) struct StatsView {
     pub(crate) loss_up_pct: f64,
     pub(crate) loss_down_pct: f64,
     pub(crate) snapshots_per_sec: f64,
+    /// The server is holding snapshots back: our link carries no more.
+    pub(crate) rate_limited: bool,
     pub(crate) commands_sent: u64,
     pub(crate) commands_acked: u32,
     pub(crate) pending: u32,
@@ -145,12 +150,16 @@ fn stats_lines(s: &StatsView, t: Theme) -> Vec<Line<'static>> {
         .recent_corrections
         .iter()
         .map(|c| Line::styled(format!("  {c}"), label));
+    let mut first = row(&[
+        ("RTT", rtt_text(s.rtt_ms, s.silent_secs)),
+        ("jitter", format!("{:.1}ms", s.jitter_ms)),
+        ("snaps", format!("{:.1}/s", s.snapshots_per_sec)),
+    ]);
+    if s.rate_limited {
+        first.push_span(Span::styled("rate limited", t.style(Role::Warn)));
+    }
     let mut lines = vec![
-        row(&[
-            ("RTT", rtt_text(s.rtt_ms, s.silent_secs)),
-            ("jitter", format!("{:.1}ms", s.jitter_ms)),
-            ("snaps", format!("{:.1}/s", s.snapshots_per_sec)),
-        ]),
+        first,
         row(&[
             (
                 "in ",
@@ -248,6 +257,11 @@ fn draw_lagometer(buf: &mut Buffer, area: Rect, slices: &[LagSlice], t: Theme) {
         if slice.snapshots == 0 {
             continue;
         }
+        let bar = if slice.withheld > 0 {
+            Role::Warn
+        } else {
+            Role::LagBar
+        };
         // Eighths of a row, so small differences in delay still show.
         let eighths = ((slice.delay_ms / FULL_SCALE_MS).min(1.0) * f32::from(BAR_ROWS * 8))
             .round()
@@ -259,7 +273,7 @@ fn draw_lagometer(buf: &mut Buffer, area: Rect, slices: &[LagSlice], t: Theme) {
             }
             if let Some(cell) = buf.cell_mut(Position::new(x, bottom - r)) {
                 cell.set_symbol(LEVELS[usize::from(fill - 1)])
-                    .set_style(t.style(Role::LagBar));
+                    .set_style(t.style(bar));
             }
         }
     }
@@ -410,4 +424,41 @@ pub(crate) fn draw_scoreboard(
         ));
     }
     frame.render_widget(Paragraph::new(text), inner);
+}
+
+#[cfg(test)]
+mod rate_tests {
+    use super::*;
+
+    fn text(lines: &[Line<'_>]) -> String {
+        lines
+            .iter()
+            .flat_map(|l| l.spans.iter().map(|s| s.content.to_string()))
+            .collect()
+    }
+
+    // Nothing on screen showed the server adapting to a thin link.
+    #[test]
+    fn a_rate_limited_link_says_so_and_its_bars_are_yellow() {
+        let t = Theme::default();
+        let mut s = StatsView::default();
+        assert!(!text(&stats_lines(&s, t)).contains("rate limited"));
+        s.rate_limited = true;
+        assert!(text(&stats_lines(&s, t)).contains("rate limited"));
+
+        let slice = |withheld| LagSlice {
+            snapshots: 1,
+            withheld,
+            delay_ms: 250.0,
+            ..LagSlice::default()
+        };
+        let area = Rect::new(0, 0, 2, BAR_ROWS + 1);
+        let mut buf = Buffer::empty(area);
+        draw_lagometer(&mut buf, area, &[slice(0), slice(2)], t);
+        let bottom = area.height - 1;
+        let (bar, warn) = (t.style(Role::LagBar).fg, t.style(Role::Warn).fg);
+        assert_ne!(bar, warn);
+        assert_eq!(buf[(0, bottom)].fg, bar.unwrap());
+        assert_eq!(buf[(1, bottom)].fg, warn.unwrap());
+    }
 }

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod bottleneck;
 pub mod process;
 pub mod relay;
 

@@ -1,6 +1,12 @@
 //! A seeded link conditioner: latency, jitter, loss, duplication, reordering and a
 //! bandwidth cap applied to outgoing datagrams, so bad networks can be rehearsed on a LAN.
 //!
+//! The bandwidth cap is a bottleneck as a real one is (`tc tbf`, a home router's
+//! uplink): a link of that rate sending one datagram at a time, fed by a drop-tail
+//! queue of [`link_queue_bytes`] (100 ms at the rate, at least one largest datagram).
+//! A datagram that finds the queue full is dropped, counted in
+//! [`ConditionerStats::tail_dropped`]; it does not wait seconds behind the others.
+//!
 //! It is pure logic. The transport hands it datagrams with [`Conditioner::push`], asks
 //! [`Conditioner::next_due`] how long it may sleep, and sends whatever
 //! [`Conditioner::drain_due`] releases. Time only ever comes in through arguments, so a
@@ -28,6 +34,21 @@ use random::{JitterWalk, gilbert_elliott};
 /// [`ConditionerStats::overflowed`]) so a stalled consumer or a hopeless bandwidth cap
 /// cannot grow memory without bound.
 pub const QUEUE_CAP: usize = 4096;
+
+/// The bandwidth cap's queue holds this long at its rate...
+const LINK_QUEUE_TIME: Duration = Duration::from_millis(100);
+/// ...but never less than this many bytes: any datagram fits an empty queue (the
+/// largest a netarena peer sends is 1,200 bytes).
+const LINK_QUEUE_MIN_BYTES: usize = 1200;
+
+/// Bytes the drop-tail queue in front of a link of `kbps` holds (payload bytes, as
+/// the rate counts them).
+pub fn link_queue_bytes(kbps: u32) -> usize {
+    let at_rate = u64::from(kbps) * 1000 / 8 * LINK_QUEUE_TIME.as_millis() as u64 / 1000;
+    usize::try_from(at_rate)
+        .unwrap_or(usize::MAX)
+        .max(LINK_QUEUE_MIN_BYTES)
+}
 
 /// Payload buffers kept for reuse after delivery. Enough to cover a normal in-flight
 /// window without keeping a burst's worth of memory around forever.
@@ -175,6 +196,8 @@ pub struct ConditionerStats {
     pub dropped: u64,
     /// Datagrams (originals or copies) discarded because the queue was at [`QUEUE_CAP`].
     pub overflowed: u64,
+    /// Datagrams dropped at the tail of the bandwidth cap's full queue.
+    pub tail_dropped: u64,
     /// Extra copies queued by the duplication model.
     pub duplicated: u64,
     /// Datagrams that were scheduled to depart before an earlier-pushed one.
@@ -286,6 +309,15 @@ impl Conditioner {
             // The link transmits one datagram at a time, so this one starts once both it
             // has arrived and the previous one has finished.
             let start = self.tail.map_or(ready, |t| t.max(ready));
+            if c.bandwidth_kbps > 0 {
+                // What waits ahead of it is the link's busy time at its rate: past the
+                // queue's bytes, the tail drops it.
+                let backlog = (start - ready).as_secs_f64() * f64::from(c.bandwidth_kbps) * 125.0;
+                if backlog as usize + payload.len() > link_queue_bytes(c.bandwidth_kbps) {
+                    self.stats.tail_dropped += 1;
+                    return;
+                }
+            }
             let due = start + serialize;
             self.tail = Some(due);
             due

@@ -313,20 +313,18 @@ fn bandwidth_cap_spaces_departures() {
         bandwidth_kbps: 100,
         ..Conditions::default()
     };
-    // 1250 bytes at 100 kbit/s is 100 ms on the wire.
+    // 400 bytes at 100 kbit/s is 32 ms on the wire; one every 40 ms fits.
     let arrivals = run(
         &mut Conditioner::new(cond.clone(), 51),
         50,
-        ms_spacing(),
-        1250,
+        Duration::from_millis(40),
+        400,
     );
     assert_eq!(ids(&arrivals), (0..50).collect::<Vec<_>>());
-    assert_eq!(arrivals[0].delay, Duration::from_millis(100));
-    for w in arrivals.windows(2) {
-        assert!(w[1].at - w[0].at >= Duration::from_millis(100));
-    }
+    assert_eq!(arrivals[0].delay, Duration::from_millis(32));
 
-    // All at once, behind a fixed latency: 120, 220, 320 ms ...
+    // All at once, behind a fixed latency: 52, 84, 116 ms, while the 1,250-byte queue
+    // (100 ms at the rate) has room: the fourth and fifth find it full.
     let mut c = Conditioner::new(
         Conditions {
             latency_ms: 20,
@@ -336,16 +334,42 @@ fn bandwidth_cap_spaces_departures() {
     );
     let now = Instant::now();
     for _ in 0..5 {
-        c.push(now, addr(), &[0; 1250]);
+        c.push(now, addr(), &[0; 400]);
     }
     let mut dues = Vec::new();
     while let Some(d) = c.next_due() {
         c.drain_due(d, |_, _| dues.push(d - now));
     }
-    let want: Vec<Duration> = (0..5)
-        .map(|i| Duration::from_millis(120 + 100 * i))
-        .collect();
+    let want: Vec<Duration> = (0..3).map(|i| Duration::from_millis(52 + 32 * i)).collect();
     assert_eq!(dues, want);
+    assert_eq!(c.stats().tail_dropped, 2);
+}
+
+// --bandwidth queued up to 4,096 datagrams: at 12 kbit/s it predicted 20 s of lag and
+// no loss where a real bottleneck drops.
+#[test]
+fn a_bandwidth_cap_is_a_drop_tail_bottleneck() {
+    let cond = Conditions {
+        bandwidth_kbps: 12,
+        ..Conditions::default()
+    };
+    assert_eq!(link_queue_bytes(12), 1200, "one largest datagram");
+    assert_eq!(link_queue_bytes(1000), 12_500, "100 ms");
+    // Twice what the link carries: 3,000 B/s into 1,500 B/s for 10 s.
+    let mut c = Conditioner::new(cond, 53);
+    let arrivals = run(&mut c, 200, Duration::from_millis(50), 150);
+    let worst = arrivals.iter().map(|a| a.delay).max().unwrap();
+    assert!(
+        worst <= Duration::from_millis(900),
+        "{worst:?}: the queue grew"
+    );
+    let carried = arrivals.len() as f64 * 150.0 / 10.0;
+    // Plus what the queue held at the end.
+    assert!(
+        (1300.0..=1700.0).contains(&carried),
+        "{carried} B/s carried"
+    );
+    assert_eq!(c.stats().tail_dropped as usize, 200 - arrivals.len());
 }
 
 #[test]

@@ -90,6 +90,9 @@ pub struct InputPacket {
     pub rtt_ms: u16,
     pub last_seq: u32,
     pub runs: Vec<CommandRun>,
+    /// Snapshots the client found missing so far, wrapping at 256: a rise tells the
+    /// server its link dropped some (`server/delivery.rs`).
+    pub snapshots_lost: u8,
 }
 
 impl InputPacket {
@@ -122,6 +125,7 @@ impl InputPacket {
             rtt_ms: 0,
             last_seq,
             runs,
+            snapshots_lost: 0,
         }
     }
 
@@ -282,6 +286,9 @@ pub struct SnapshotDelta {
     /// Game events the client has not acknowledged, oldest first, by seq. On the wire
     /// seqs, projectile ids and ticks are differences (see [`super::wire_events`]).
     pub events: Vec<(u32, GameEvent)>,
+    /// Snapshots due for this client that the server held back, since the one before
+    /// this: its link carries no more (`server/delivery.rs`). Not loss.
+    pub withheld: u8,
 }
 
 /// Something that happened in the match, delivered reliably: repeated in every
@@ -380,6 +387,8 @@ pub struct Snapshot {
     pub queued: u8,
     pub me: OwnBody,
     pub players: Vec<PlayerSnap>,
+    /// Snapshots the server held back just before this one (see [`SnapshotDelta`]).
+    pub withheld: u8,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -486,6 +495,7 @@ mod tests {
             ack_tick: 0,
             last_seq,
             runs,
+            snapshots_lost: 0,
         };
         assert_eq!(mk(10, vec![]).validate(), Err(Invalid::CommandCount));
         assert_eq!(mk(10, vec![run(0)]).validate(), Err(Invalid::EmptyRun));

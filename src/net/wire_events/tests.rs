@@ -19,6 +19,7 @@ fn snapshot(events: Vec<(u32, GameEvent)>) -> ServerMsg {
         masks: vec![],
         values: vec![],
         events,
+        withheld: 0,
     })
 }
 

@@ -1,0 +1,344 @@
+//! How much one client's link delivers, and so how much the server may send it.
+//!
+//! A thin link (a 12 kbit/s uplink, a crowded Wi-Fi) holds whatever it cannot carry in
+//! a queue, then drops. A server that sends at its fixed snapshot rate regardless fills
+//! that queue: every snapshot waits seconds, acknowledgements come late, so deltas are
+//! taken against ever older baselines and the unacknowledged events ride again and
+//! again, and the snapshots grow until the link carries mostly repeats.
+//!
+//! Each client's snapshots therefore pass through a token bucket whose rate follows
+//! what the link delivers, judged from the acknowledgements: the round trip from sending a snapshot to hearing its tick acknowledged
+//! is compared with the shortest one seen lately. When it grows by more
+//! than [`QUEUE_TARGET`] a queue is building somewhere on the path, and when the
+//! client's count of missing snapshots (each input packet carries it) says more than
+//! a fifth went missing in the last second a queue overflowed: either way the rate
+//! drops to a little under what was delivered in the last second (at most once a round
+//! trip).
+//! While the queue stays short and the bucket held snapshots back, the rate creeps up
+//! again. Snapshots the bucket holds back are counted (the client is told, so it does
+//! not take them for loss) and the next one due goes when the bucket allows; a snapshot
+//! also gets a byte cap from the rate, so its events wait rather than burst the link.
+//!
+//! A client that stops acknowledging altogether (its link is down) is not throttled
+//! here: that is an outage, not congestion, and the timeout handles it.
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+/// Queueing delay the path may add before the server sends less.
+pub(crate) const QUEUE_TARGET: Duration = Duration::from_millis(150);
+/// Every client's rate until the first sign of a queue, and the most it grows back to,
+/// bytes a second: more than a 1,200-byte snapshot 240 times a second, so a LAN never
+/// sees the bucket. (A slow start from a few KB/s spared a thin link its first second
+/// or two, but held a crowded LAN game's snapshots back at the join.) The first cut
+/// comes down to what the link delivered, however high the rate was.
+const MAX_RATE: f64 = 512_000.0;
+/// The rate never goes below this (bytes a second), so a client on a hopeless link
+/// still gets a few snapshots a second.
+const MIN_RATE: f64 = 300.0;
+/// After a cut for a growing queue, the rate is this share of what was delivered...
+const CUT: f64 = 0.85;
+/// ...and after loss this share: what was "delivered" then counts the lost snapshots
+/// too (only the newest tick is acknowledged), so the cut must be deeper.
+const LOSS_CUT: f64 = 0.7;
+/// Growth per acknowledgement while the rate is what holds snapshots back.
+const GROW_SHARE: f64 = 0.01;
+const GROW_BYTES: f64 = 8.0;
+/// Loss counts as congestion past this share of the snapshots settled in the last
+/// second: the `bad` profile's 5% (in bursts of three) is the path, not a queue.
+const LOSS_LIMIT: f64 = 0.2;
+/// While the round trip stays within this of its floor the queue is empty,
+/// and the rate grows back faster: a cut for a spike of lag is undone in a second.
+const EMPTY_QUEUE: Duration = Duration::from_millis(40);
+const FAST_GROW_SHARE: f64 = 0.05;
+/// The shortest round trip is forgotten after this long, so a path that got slower for
+/// good (a route change) is not taken for a queue for ever.
+const MIN_RTT_WINDOW: Duration = Duration::from_secs(10);
+/// Delivery is measured over about this long.
+const DELIVERY_WINDOW: Duration = Duration::from_secs(1);
+/// Snapshots remembered until acknowledged.
+const SENT_KEPT: usize = 64;
+/// A snapshot's bytes may use this much of a second's rate, and no fewer than
+/// [`MIN_CAP`] bytes: its events wait for the next one rather than make it so large
+/// that fewer snapshots a second fit the rate (ten of them, at this share).
+const CAP_SECS: f64 = 0.1;
+const MIN_CAP: usize = 120;
+/// For how long after a snapshot was held back the client counts as rate limited.
+const LIMITED_FOR: Duration = Duration::from_secs(2);
+
+#[derive(Clone, Debug)]
+pub(crate) struct Delivery {
+    /// Snapshots sent and not yet acknowledged: tick, when, bytes.
+    sent: VecDeque<(u32, Instant, usize)>,
+    newest_acked: Option<u32>,
+    /// The shortest round trip in this window and in the one before.
+    min_rtt: [Option<Duration>; 2],
+    window_start: Option<Instant>,
+    srtt: Option<Duration>,
+    /// Snapshots settled by each acknowledgement over the last second or so: when, how
+    /// many, how many of them the client reported missing.
+    settled: VecDeque<(Instant, usize, usize)>,
+    /// Bytes acknowledged, as (when, total so far), over the last second or so.
+    delivered: VecDeque<(Instant, u64)>,
+    delivered_total: u64,
+    /// Bytes a second the bucket lets through, and what it holds now.
+    rate: f64,
+    tokens: f64,
+    refilled: Option<Instant>,
+    last_cut: Option<Instant>,
+    /// The queueing delay that caused the last cut, while it lasts.
+    cut_queue: Option<Duration>,
+    /// Snapshots held back since the last one sent (told to the client), and in all.
+    withheld: u8,
+    withheld_total: u64,
+    last_withheld: Option<Instant>,
+    /// The client's count of snapshots it found missing, as last heard.
+    lost_count: Option<u8>,
+}
+
+impl Default for Delivery {
+    fn default() -> Delivery {
+        Delivery {
+            sent: VecDeque::new(),
+            newest_acked: None,
+            min_rtt: [None; 2],
+            window_start: None,
+            srtt: None,
+            settled: VecDeque::new(),
+            delivered: VecDeque::new(),
+            delivered_total: 0,
+            rate: MAX_RATE,
+            tokens: 0.0,
+            refilled: None,
+            last_cut: None,
+            cut_queue: None,
+            withheld: 0,
+            withheld_total: 0,
+            last_withheld: None,
+            lost_count: None,
+        }
+    }
+}
+
+impl Delivery {
+    /// Whether a snapshot due now may go, `period` being the time between snapshots at
+    /// the full rate. If not, it is counted as held back.
+    pub(crate) fn allow(&mut self, now: Instant, period: Duration) -> bool {
+        // The bucket holds two snapshot periods' worth: enough for the jitter of the
+        // tick, not a burst.
+        let depth = self.rate * 2.0 * period.as_secs_f64();
+        let elapsed = self
+            .refilled
+            .map_or(depth, |t| self.rate * (now - t).as_secs_f64());
+        self.tokens = (self.tokens + elapsed).min(depth);
+        self.refilled = Some(now);
+        if self.tokens >= 0.0 {
+            return true;
+        }
+        self.withheld = self.withheld.saturating_add(1);
+        self.withheld_total += 1;
+        self.last_withheld = Some(now);
+        false
+    }
+
+    /// The most bytes the next snapshot should take.
+    pub(crate) fn byte_cap(&self) -> usize {
+        ((self.rate * CAP_SECS) as usize).max(MIN_CAP)
+    }
+
+    /// Snapshots held back since the last one sent; the count restarts.
+    pub(crate) fn take_withheld(&mut self) -> u8 {
+        std::mem::take(&mut self.withheld)
+    }
+
+    /// A snapshot of `tick` and `bytes` went out at `now`.
+    pub(crate) fn sent(&mut self, now: Instant, tick: u32, bytes: usize) {
+        self.tokens -= bytes as f64;
+        if self.sent.len() == SENT_KEPT {
+            self.sent.pop_front();
+        }
+        self.sent.push_back((tick, now, bytes));
+    }
+
+    /// The client says `tick` is the newest snapshot it has, and (from its newest
+    /// packet) how many it found missing so far, wrapping.
+    pub(crate) fn acked(&mut self, now: Instant, tick: u32, lost_count: Option<u8>) {
+        if self.newest_acked.is_some_and(|t| tick <= t) {
+            return;
+        }
+        let Some(at) = self.sent.iter().position(|(t, _, _)| *t == tick) else {
+            return;
+        };
+        self.newest_acked = Some(tick);
+        let (_, sent_at, _) = self.sent[at];
+        let before = match lost_count {
+            Some(count) => self.lost_count.replace(count),
+            None => None,
+        };
+        let lost = match (before, lost_count) {
+            (Some(b), Some(c)) => usize::from(c.wrapping_sub(b)),
+            _ => 0,
+        };
+        // Everything up to it is settled: arrived, or lost on the way. Only the
+        // newest tick is acknowledged, so the lost ones are taken from the oldest.
+        let settled: Vec<usize> = self.sent.drain(..=at).map(|(_, _, b)| b).collect();
+        let bytes: usize = settled.iter().skip(lost).sum();
+        self.delivered_total += bytes as u64;
+        self.delivered.push_back((now, self.delivered_total));
+        while self
+            .delivered
+            .get(1)
+            .is_some_and(|(t, _)| now.saturating_duration_since(*t) > DELIVERY_WINDOW)
+        {
+            self.delivered.pop_front();
+        }
+        self.sample(now, now.saturating_duration_since(sent_at));
+        self.settled
+            .push_back((now, settled.len(), lost.min(settled.len())));
+        while self
+            .settled
+            .front()
+            .is_some_and(|(t, _, _)| now.saturating_duration_since(*t) > DELIVERY_WINDOW)
+        {
+            self.settled.pop_front();
+        }
+        let (all, missing) = self
+            .settled
+            .iter()
+            .fold((0, 0), |(a, m), (_, n, l)| (a + n, m + l));
+        // A lossy radio loses a few in a hundred; a full queue, a large share.
+        if lost > 0 && missing as f64 > LOSS_LIMIT * all as f64 {
+            self.cut(now, LOSS_CUT);
+        }
+    }
+
+    /// Sends less: a little under what was delivered, at most once a round trip.
+    /// Whether it did (not twice in a round trip).
+    fn cut(&mut self, now: Instant, share: f64) -> bool {
+        let srtt = self.srtt.unwrap_or(Duration::from_millis(200));
+        if self
+            .last_cut
+            .is_some_and(|t| now.saturating_duration_since(t) < srtt)
+        {
+            return false;
+        }
+        let delivered = self.delivery_rate().unwrap_or(self.rate);
+        self.rate = (self.rate.min(delivered) * share).max(MIN_RATE);
+        self.tokens = self.tokens.min(0.0);
+        self.last_cut = Some(now);
+        true
+    }
+
+    fn sample(&mut self, now: Instant, rtt: Duration) {
+        let start = *self.window_start.get_or_insert(now);
+        if now.saturating_duration_since(start) > MIN_RTT_WINDOW {
+            self.min_rtt = [None, self.min_rtt[0]];
+            self.window_start = Some(now);
+        }
+        self.min_rtt[0] = Some(self.min_rtt[0].map_or(rtt, |m| m.min(rtt)));
+        let min = self.min_rtt.iter().flatten().min().copied().unwrap_or(rtt);
+        let srtt = self.srtt.map_or(rtt, |s| (s * 7 + rtt) / 8);
+        self.srtt = Some(srtt);
+        let queue = rtt.saturating_sub(min);
+        // A queue that keeps growing is cut again and again; a path that only got
+        // slower (a spike of lag) once: a further cut waits for more delay still.
+        let beyond_last = self.cut_queue.is_none_or(|q| queue > q + QUEUE_TARGET / 2);
+        if queue > QUEUE_TARGET {
+            if beyond_last && self.cut(now, CUT) {
+                self.cut_queue = Some(queue);
+            }
+            return;
+        }
+        self.cut_queue = None;
+        if self.limited(now) {
+            let share = if queue <= EMPTY_QUEUE {
+                FAST_GROW_SHARE
+            } else {
+                GROW_SHARE
+            };
+            self.rate = (self.rate * (1.0 + share) + GROW_BYTES).min(MAX_RATE);
+        }
+    }
+
+    /// Bytes a second acknowledged over the last second or so.
+    fn delivery_rate(&self) -> Option<f64> {
+        let (t0, b0) = self.delivered.front()?;
+        let (t1, b1) = self.delivered.back()?;
+        let secs = (*t1 - *t0).as_secs_f64();
+        (secs >= 0.25).then(|| (b1 - b0) as f64 / secs)
+    }
+
+    /// Whether the bucket held a snapshot back lately.
+    pub(crate) fn limited(&self, now: Instant) -> bool {
+        self.last_withheld
+            .is_some_and(|t| now.saturating_duration_since(t) < LIMITED_FOR)
+    }
+
+    /// Snapshots held back in all.
+    #[cfg(test)]
+    pub(crate) fn withheld_total(&self) -> u64 {
+        self.withheld_total
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PERIOD: Duration = Duration::from_millis(50);
+
+    /// Sends a `bytes` snapshot every period for `secs` over a link of `link` bytes a
+    /// second with `base` round trip (a queue in front of it, acks per snapshot);
+    /// returns (bytes offered per second, snapshots sent).
+    fn run(d: &mut Delivery, start: Instant, secs: u32, link: f64, bytes: usize) -> (f64, u32) {
+        // Ticks go on from the last run's.
+        let first = d
+            .sent
+            .back()
+            .map_or(0, |(t, _, _)| t + 1)
+            .max(d.newest_acked.map_or(0, |t| t + 1));
+        let base = Duration::from_millis(40);
+        let mut link_free = start;
+        let mut arrivals: VecDeque<(Instant, u32)> = VecDeque::new();
+        let (mut offered, mut sent) = (0usize, 0u32);
+        let steps = secs * 20;
+        for i in 0..steps {
+            let now = start + PERIOD * i;
+            while arrivals.front().is_some_and(|(t, _)| *t <= now) {
+                let (_, tick) = arrivals.pop_front().unwrap();
+                d.acked(now, tick, None);
+            }
+            if d.allow(now, PERIOD) {
+                d.sent(now, first + i, bytes);
+                offered += bytes;
+                sent += 1;
+                let go = link_free.max(now) + Duration::from_secs_f64(bytes as f64 / link);
+                link_free = go;
+                arrivals.push_back((go + base, first + i));
+            }
+        }
+        (offered as f64 / f64::from(secs), sent)
+    }
+
+    #[test]
+    fn a_lan_never_meets_the_bucket() {
+        let mut d = Delivery::default();
+        // 1,200-byte snapshots, 24 KB/s, from the first.
+        let (_, sent) = run(&mut d, Instant::now(), 10, 1e6, 1200);
+        assert_eq!(sent, 200);
+        assert_eq!(d.withheld_total(), 0);
+    }
+
+    #[test]
+    fn a_thin_link_gets_what_it_carries_and_no_more() {
+        let mut d = Delivery::default();
+        let start = Instant::now();
+        // 1,500 B/s (12 kbit/s) against 20 snapshots of 120 B a second (2,400 B/s).
+        run(&mut d, start, 10, 1500.0, 120);
+        let (offered, sent) = run(&mut d, start + Duration::from_secs(10), 10, 1500.0, 120);
+        assert!(offered <= 1500.0, "offered {offered:.0} B/s");
+        assert!(offered >= 1000.0, "offered {offered:.0} B/s");
+        assert!(sent < 200 && d.limited(start + Duration::from_secs(20)));
+        assert!(d.srtt.unwrap() < Duration::from_millis(300), "{:?}", d.srtt);
+    }
+}
