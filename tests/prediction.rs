@@ -119,8 +119,10 @@ fn a_backlog_after_a_lag_spike_drains() {
     s.run(Duration::from_secs(2), wander(9));
     s.set_conditions(lag(5, 0, 0.0), lag(5, 0, 0.0));
     let after_spike = mean_pending(&mut s, 10);
+    // The client holds commands past a round trip unacknowledged and skips a backlog
+    // (issue 22), so the spike leaves less than it did (12 and more), but some.
     assert!(
-        after_spike > calm + 10.0,
+        after_spike > calm + 5.0,
         "the spike left a backlog: {calm} -> {after_spike}"
     );
     s.run(Duration::from_secs(10), wander(11));
@@ -173,8 +175,11 @@ fn interpolation_delay_bridges_loss_and_returns_after_healing() {
     s.run(Duration::from_secs(30), wander(4));
     let underruns = s.client.stats().underruns;
     let lossy_delay = s.client.interp_delay_secs();
+    // 30% loss is past the server's congestion threshold (a fifth of a second's
+    // snapshots), so it also holds snapshots back; the delay follows the period they
+    // really come at. Measured: 10 (41 before issue 22; 6 with no congestion control).
     assert!(
-        underruns <= 8,
+        underruns <= 12,
         "{underruns} underruns in 30 s at 30% loss, delay {lossy_delay:.3} s"
     );
     s.set_conditions(lag(20, 0, 0.0), lag(20, 0, 0.0));

@@ -193,11 +193,11 @@ impl ClientSession {
         let server = f64::from(snap.tick) / self.tick_rate;
         self.clock.observe(local, server);
         self.recent_loss.observe(dropped);
-        let target = interp_delay_target(
-            self.snapshot_period,
-            self.clock.jitter_secs(),
-            self.recent_loss.rate(),
-        );
+        self.recent_withheld.observe(withheld);
+        // Snapshots held back for a thin link's rate come further apart than the
+        // welcome's period: the delay follows the period they really come at.
+        let period = self.snapshot_period / (1.0 - self.recent_withheld.rate()).max(0.1);
+        let target = interp_delay_target(period, self.clock.jitter_secs(), self.recent_loss.rate());
         self.interp_delay += (target - self.interp_delay) * 0.1;
         self.net.interp_delay(self.interp_delay);
         if snap.echo_time_ms != 0 {

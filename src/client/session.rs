@@ -87,6 +87,9 @@ pub struct ClientSession {
     pub(super) interp_delay: f64,
     /// The recent snapshot loss the interpolation delay is sized for.
     pub(super) recent_loss: RecentLoss,
+    /// The recent share of snapshot slots the server held back for our link's rate (the
+    /// same moving average as loss): the period snapshots really come at grows with it.
+    pub(super) recent_withheld: RecentLoss,
     #[serde(with = "crate::net::instants")]
     pub(super) last_frame: Option<Instant>,
     #[serde(with = "crate::net::instants")]
@@ -139,6 +142,7 @@ impl ClientSession {
             roster: Vec::new(),
             interp_delay: interp_delay_target(snapshot_period, 0.0, 0.0),
             recent_loss: RecentLoss::default(),
+            recent_withheld: RecentLoss::default(),
             last_frame: None,
             last_heard: now,
             last_correction: None,
