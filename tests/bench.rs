@@ -148,6 +148,12 @@ fn bench_net_quick_with_fighting_bots() {
     // Every snapshot carries players and a header: both have a share.
     assert!(v["share_players"].as_f64().unwrap() > 0.0, "{v}");
     assert!(v["share_headers"].as_f64().unwrap() > 0.0, "{v}");
+    // Snapshots are deltas against what the client acknowledged: a merge once dropped
+    // the line that keeps the acknowledged tick, and every snapshot went whole (1.0).
+    assert!(
+        f(&v, "compression_ratio") > 2.0,
+        "snapshots are not delta-compressed: {v}"
+    );
 }
 
 #[test]

@@ -109,6 +109,7 @@ impl Connection {
         // Only a tick we have actually sent can be a baseline; anything else is a
         // confused or lying client, and it gets full snapshots.
         if input.ack_tick <= server_tick && self.acked_tick.is_none_or(|t| input.ack_tick > t) {
+            self.acked_tick = Some(input.ack_tick);
             // Only the newest packet's count of lost snapshots is news.
             let newest = input.packet_seq > self.inputs.high;
             let lost = newest.then_some(input.snapshots_lost);
