@@ -113,7 +113,7 @@ pub fn run_with(
         let rtt = driver.session().stats().rtt_ms;
         leave(&mut link, rtt, Duration::from_millis(600))?;
     }
-    let totals = totals(&link, elapsed);
+    let totals = link.totals(elapsed);
     if let Some(tap) = driver.tap_mut() {
         tap.finish(totals);
     }
@@ -154,7 +154,7 @@ pub(crate) fn write_unjoined(
     path: &Path,
     ended: String,
 ) -> anyhow::Result<()> {
-    let link = totals(link, tried.elapsed().as_secs_f64());
+    let link = link.totals(tried.elapsed().as_secs_f64());
     let report = Report {
         joined: false,
         player_id: 0,
@@ -281,18 +281,6 @@ pub(crate) fn leave(link: &mut Link, rtt_ms: f64, wait: Duration) -> anyhow::Res
             next = now + retry;
         }
         link.wait(next.min(deadline))?;
-    }
-}
-
-pub(crate) fn totals(link: &Link, seconds: f64) -> LinkTotals {
-    let traffic = link.traffic();
-    LinkTotals {
-        seconds,
-        bytes_in: traffic.bytes_in,
-        bytes_out: traffic.bytes_out,
-        packets_in: traffic.packets_in,
-        packets_out: traffic.packets_out,
-        malformed_in: link.malformed(),
     }
 }
 

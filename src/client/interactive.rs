@@ -122,20 +122,7 @@ pub fn run_with(
 fn leave(link: &mut Link, rtt_ms: f64, start: Instant) -> LinkTotals {
     let now = Instant::now();
     let _ = headless::leave(link, rtt_ms, Duration::from_millis(300));
-    link_totals(link, start, now)
-}
-
-/// The link's counts from `start` to `now`.
-fn link_totals(link: &Link, start: Instant, now: Instant) -> LinkTotals {
-    let traffic = link.traffic();
-    LinkTotals {
-        seconds: now.duration_since(start).as_secs_f64(),
-        bytes_in: traffic.bytes_in,
-        bytes_out: traffic.bytes_out,
-        packets_in: traffic.packets_in,
-        packets_out: traffic.packets_out,
-        malformed_in: link.malformed(),
-    }
+    link.totals(now.duration_since(start).as_secs_f64())
 }
 
 /// Joins, showing what it is doing; Esc, q and Ctrl-C cancel, and so does a signal.
@@ -379,7 +366,7 @@ fn on_key(
         return chat_key(key).and_then(|k| driver.type_chat(k));
     }
     if key.code == KeyCode::F(8) && key.kind != KeyEventKind::Release {
-        let totals = link_totals(link, shell.start, now);
+        let totals = link.totals(now.duration_since(shell.start).as_secs_f64());
         shell.message = Some(save_recording(driver, totals));
         return None;
     }
