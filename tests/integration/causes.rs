@@ -3,7 +3,7 @@
 //! server. A burst of lost input longer than the redundancy window used to force
 //! `commands_lost`; now it forces nothing (the client holds its commands).
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::time::Duration;

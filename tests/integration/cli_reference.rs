@@ -1,12 +1,12 @@
 //! docs/CLI.md is generated from the binary's own `--help` output, so the reference cannot
 //! drift from the clap definitions. This test regenerates it in memory and compares;
-//! `NETARENA_UPDATE_DOCS=1 cargo test --test cli_reference` rewrites the file.
+//! `NETARENA_UPDATE_DOCS=1 cargo test --test integration cli_reference` rewrites the file.
 
 use std::path::Path;
 use std::process::Command;
 
 const DOC: &str = "docs/CLI.md";
-const REGENERATE: &str = "NETARENA_UPDATE_DOCS=1 cargo test --test cli_reference";
+const REGENERATE: &str = "NETARENA_UPDATE_DOCS=1 cargo test --test integration cli_reference";
 
 /// `netarena <path...> --help`, in an environment that cannot change the text: no `$USER`
 /// (it is the default player name), no colour forcing, and a fixed terminal size in case
@@ -68,7 +68,7 @@ fn reference() -> String {
     let mut out = format!(
         "# Command-line reference\n\n\
          Generated from `netarena --help` and the `--help` of every subcommand by\n\
-         `tests/cli_reference.rs`. Do not edit it by hand: change the help in `src/cli/`\n\
+         `tests/integration/cli_reference.rs`. Do not edit it by hand: change the help in `src/cli/`\n\
          and run `{REGENERATE}`.\n"
     );
     render(&mut Vec::new(), &mut out);

@@ -1,7 +1,7 @@
 //! Combat: projectiles flown by clients as the server flies them, lag-compensated rail
 //! shots, whole bot matches, and chat that cannot reach into anyone's terminal.
 
-mod support;
+use crate::support;
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};

@@ -2,7 +2,7 @@
 //! range is this machine's, so every datagram really comes from another address), and
 //! a fight's bytes flooding a thin link.
 
-mod support;
+use crate::support;
 
 use std::net::{Ipv4Addr, SocketAddr, UdpSocket};
 use std::time::{Duration, Instant};
@@ -11,6 +11,7 @@ use netarena::net::codec;
 use netarena::net::protocol::ServerMsg;
 use support::bottleneck::Bottleneck;
 use support::process::{finish, headless, headless_join, num, start_server, temp_report};
+use support::retry::{in_time, retry};
 
 /// Distinct flood sources: more than the server's rate-limit table holds.
 const SOURCES: u32 = 20_000;
@@ -46,6 +47,12 @@ fn answers(socket: &UdpSocket) -> usize {
 
 #[test]
 fn a_flood_from_many_addresses_neither_locks_out_a_player_nor_frees_a_limited_address() {
+    retry("a flood from 20,000 addresses", |_| many_addresses_once());
+}
+
+/// One flood: `Err` when the real client's snapshot rate says the machine was too loaded
+/// to tell (see [`retry`]); a limit the flood reset fails at once.
+fn many_addresses_once() -> Result<(), String> {
     let server = start_server(&[]);
     let to = SocketAddr::from(([127, 0, 0, 1], server.port));
     let mut request = Vec::new();
@@ -105,10 +112,9 @@ fn a_flood_from_many_addresses_neither_locks_out_a_player_nor_frees_a_limited_ad
 
     let r = finish(client, report);
     let seconds = num(&r, "seconds");
-    assert!(
-        num(&r, "snapshots_received") > 15.0 * seconds,
-        "the real client did not play through the flood: {r}"
-    );
+    in_time(num(&r, "snapshots_received") > 15.0 * seconds, || {
+        format!("the real client did not play through the flood: {r}")
+    })
 }
 
 /// The thin link: 12 kbit/s each way, where a 16-player fight needs about 11 down.

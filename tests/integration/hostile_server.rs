@@ -6,7 +6,7 @@
 //! The client must neither panic nor hang, its memory must stay bounded, and it either
 //! plays on or ends with a clear one-line message.
 
-mod support;
+use crate::support;
 
 use std::net::{SocketAddr, UdpSocket};
 use std::process::{Command, Stdio};
@@ -20,6 +20,7 @@ use netarena::net::protocol::{
     GameEvent, MapChunk, MapInfo, PlayerSnap, RosterEntry, RosterPage, ServerMsg,
 };
 use support::process::{BIN, num, start_server, temp_report};
+use support::retry::{in_time, retry};
 
 const HOSTILE: usize = 100_000;
 
@@ -260,6 +261,13 @@ impl Relay {
 
 #[test]
 fn a_hostile_server_cannot_hurt_a_client() {
+    retry("100,000 hostile datagrams", |_| hostile_once());
+}
+
+/// One attack: `Err` when a client that played on got too few snapshots, which a loaded
+/// machine can cause (see [`retry`]); a panic, memory growth or an unclear error fail at
+/// once.
+fn hostile_once() -> Result<(), String> {
     let server = start_server(&["--bots", "3"]);
     let mut relay = Relay {
         real_server: SocketAddr::from(([127, 0, 0, 1], server.port)),
@@ -293,10 +301,9 @@ fn a_hostile_server_cannot_hurt_a_client() {
             let r = e.report.expect("report written");
             let seconds = num(&r, "seconds");
             assert!(seconds > 19.0, "the session ended early: {r}");
-            assert!(
-                num(&r, "snapshots_received") > 10.0 * seconds,
-                "the client stopped playing: {r}"
-            );
+            in_time(num(&r, "snapshots_received") > 10.0 * seconds, || {
+                format!("the client stopped playing: {r}")
+            })?;
         } else {
             let lines: Vec<&str> = e.stderr.lines().filter(|l| !l.trim().is_empty()).collect();
             assert_eq!(
@@ -307,7 +314,7 @@ fn a_hostile_server_cannot_hurt_a_client() {
             );
         }
         if relay.sent >= HOSTILE {
-            return;
+            return Ok(());
         }
     }
     panic!(

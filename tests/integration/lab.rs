@@ -4,7 +4,7 @@
 
 use std::process::Command;
 
-mod support;
+use crate::support;
 
 use support::process::{BIN, finish, headless, num, start_server, temp_report};
 

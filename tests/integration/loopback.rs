@@ -4,9 +4,8 @@
 use std::process::Command;
 use std::time::Duration;
 
-mod support;
+use crate::support;
 
-#[path = "loopback/outage.rs"]
 mod outage;
 
 use support::process::{BIN, finish, headless, headless_join, num, start_server, start_server_on};

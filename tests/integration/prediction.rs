@@ -1,6 +1,6 @@
 //! Client-side prediction against the real server state machine, under latency.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

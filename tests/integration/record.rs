@@ -4,7 +4,7 @@
 //! lag and loss re-runs to the very report the live session wrote, its link's drops of
 //! input packets recorded.
 
-mod support;
+use crate::support;
 
 use std::process::Command as Process;
 use std::sync::OnceLock;

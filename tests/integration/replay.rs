@@ -2,7 +2,7 @@
 //! reaches, and a what-if re-run with interpolation off draws remote players only where
 //! snapshots put them.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

@@ -2,7 +2,7 @@
 //! weapons, firing, freezing at the end of a match) is predicted exactly, because the
 //! client runs the same `sim::step` as the server.
 
-mod support;
+use crate::support;
 
 use std::collections::HashMap;
 use std::time::Duration;

@@ -1,7 +1,7 @@
 //! Server and CLI rules from issues 14 and 15, through the real binary where it is
 //! about the command line.
 
-mod support;
+use crate::support;
 
 use std::net::SocketAddr;
 use std::process::Stdio;

@@ -6,6 +6,8 @@
 pub mod bottleneck;
 pub mod process;
 pub mod relay;
+pub mod retry;
+pub mod tmux;
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};

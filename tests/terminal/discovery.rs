@@ -1,8 +1,7 @@
 //! Finding servers without typing an address.
 
-mod support;
-#[path = "support/tmux.rs"]
-mod term;
+use crate::support;
+use crate::support::tmux as term;
 
 use std::process::Command;
 

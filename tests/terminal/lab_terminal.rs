@@ -9,8 +9,7 @@
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
-#[path = "support/tmux.rs"]
-mod term;
+use crate::support::tmux as term;
 
 use term::{DEADLINE, Tmux, game_script, quit_and_check_terminal};
 

@@ -6,9 +6,8 @@
 //!
 //! The terminal tests need tmux (see `support/tmux.rs`).
 
-mod support;
-#[path = "support/tmux.rs"]
-mod term;
+use crate::support;
+use crate::support::tmux as term;
 
 use std::net::UdpSocket;
 use std::path::{Path, PathBuf};

@@ -3,62 +3,13 @@
 //! restores the terminal, and leaves nothing of the replay above the prompt even after
 //! a resize. tmux is required.
 
-mod support;
+use crate::support;
 
-use std::process::{Command, Output};
 use std::thread::sleep;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use support::process::{BIN, finish, headless, start_server, temp_report};
-
-const DEADLINE: Duration = Duration::from_secs(15);
-
-/// A private tmux server (its own socket), killed on drop.
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    fn run(&self, args: &[&str]) -> Output {
-        Command::new("tmux")
-            .args(["-L", &self.socket, "-f", "/dev/null"])
-            .args(args)
-            .env_remove("TMUX")
-            .output()
-            .expect("tmux runs (install tmux for these tests)")
-    }
-
-    fn screen(&self) -> String {
-        let out = self.run(&["capture-pane", "-p", "-t", "replay"]);
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn keys(&self, keys: &str) {
-        assert!(
-            self.run(&["send-keys", "-t", "replay", "-l", keys])
-                .status
-                .success()
-        );
-    }
-
-    fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + DEADLINE;
-        loop {
-            let screen = self.screen();
-            if ok(&screen) {
-                return screen;
-            }
-            assert!(Instant::now() < deadline, "waited for {what}:\n{screen}");
-            sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.run(&["kill-server"]);
-    }
-}
+use support::process::{finish, headless, start_server, temp_report};
+use support::tmux::{Tmux, expect_exit_and_sane_terminal, game_script};
 
 /// The replay time on the status line ("12:34.567"), in milliseconds.
 fn replay_ms(screen: &str) -> u64 {
@@ -99,64 +50,43 @@ fn replay_shows_the_arena_and_timeline_pauses_steps_and_restores_the_terminal() 
     finish(c, r);
     drop(server);
 
-    let tmux = Tmux {
-        socket: format!("netarena-replay-{}", std::process::id()),
-    };
-    let script = format!(
-        "'{BIN}' replay '{}'; echo EXIT=$?; stty -a; sleep 60",
-        file.display()
-    );
-    let started = tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
+    let tmux = Tmux::start(
         "replay",
-        "-x",
-        "100",
-        "-y",
-        "34",
-        "sh",
-        "-c",
-        &script,
-    ]);
-    assert!(started.status.success(), "{started:?}");
+        100,
+        34,
+        &game_script(&format!("replay '{}'", file.display())),
+    );
     // The local player shows once the first snapshot is replayed (a frame or two in:
     // the first frame may come before it).
     tmux.wait_for("the arena, the local player and the timeline", |s| {
-        s.contains('▒')
+        (s.contains('▒')
             && s.contains('@')
             && s.contains("cmds ")
             && s.contains("snap ")
-            && s.contains("fix ")
+            && s.contains("fix "))
+        .then_some(())
     });
 
-    tmux.keys(" ");
-    let paused = tmux.wait_for("pause", |s| s.contains("paused"));
+    tmux.key("Space");
+    let paused = tmux.wait_for("pause", |s| s.contains("paused").then(|| s.to_owned()));
     sleep(Duration::from_millis(400));
     let still = tmux.screen();
     assert_eq!(arena(&still), arena(&paused), "pause holds the picture");
     assert_eq!(replay_ms(&still), replay_ms(&paused));
 
     let before = replay_ms(&still);
-    tmux.keys(".");
-    let stepped = tmux.wait_for("a step", |s| replay_ms(s) != before);
+    tmux.type_text(".");
+    let stepped = tmux.wait_for("a step", |s| (replay_ms(s) != before).then(|| s.to_owned()));
     let step = replay_ms(&stepped) - before;
     // One frame of a headless recording is one command tick: 1/60 s.
     assert!((1..=34).contains(&step), "stepped {step} ms");
     assert!(stepped.contains("paused"));
 
-    tmux.keys("q");
-    // The exit status, then the terminal's modes (`stty -a` prints `icanon` or
-    // `-icanon`, and its last line names the control characters).
-    let after = tmux.wait_for("exit and the terminal modes", |s| {
-        s.contains("EXIT=") && s.contains("icanon") && s.contains("min = ")
-    });
-    assert!(after.contains("EXIT=0"), "{after}");
-    // Raw mode undone: the line discipline echoes and reads lines again.
-    assert!(
-        after.contains(" icanon") && after.contains(" echo"),
-        "{after}"
-    );
+    tmux.key("q");
+    // The exit status 0, then the terminal's modes: raw mode undone (the line discipline
+    // echoes and reads lines again), the normal screen and the cursor back, no arena left.
+    expect_exit_and_sane_terminal(&tmux, 0, "q in the replay", true);
+    let after = tmux.screen();
     assert!(
         !after.contains("cmds "),
         "the alternate screen is gone:\n{after}"
@@ -170,38 +100,20 @@ fn replay_shows_the_arena_and_timeline_pauses_steps_and_restores_the_terminal() 
 #[test]
 fn quitting_after_a_resize_leaves_nothing_above_the_prompt() {
     let golden = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/golden.narec");
-    let tmux = Tmux {
-        socket: format!("netarena-replay-resize-{}", std::process::id()),
-    };
-    let script = format!("echo BEFORE; '{BIN}' replay '{golden}'; echo EXIT=$?; sleep 60");
-    let started = tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        "replay",
-        "-x",
-        "100",
-        "-y",
-        "34",
-        "sh",
-        "-c",
-        &script,
-    ]);
-    assert!(started.status.success(), "{started:?}");
+    let script = format!("echo BEFORE; {}", game_script(&format!("replay '{golden}'")));
+    let tmux = Tmux::start("replay-resize", 100, 34, &script);
     tmux.wait_for("the arena and the timeline", |s| {
-        s.contains('▒') && s.contains("cmds ")
+        (s.contains('▒') && s.contains("cmds ")).then_some(())
     });
-    let resized = tmux.run(&["resize-window", "-t", "replay", "-x", "120", "-y", "40"]);
-    assert!(resized.status.success(), "{resized:?}");
+    tmux.resize(120, 40);
     // Drawn again at the new size: the status line reaches past column 100.
     tmux.wait_for("a frame at 120x40", |s| {
-        s.lines().count() >= 36 && s.contains("cmds ")
+        (s.lines().count() >= 36 && s.contains("cmds ")).then_some(())
     });
     sleep(Duration::from_millis(200));
-    tmux.keys("q");
-    tmux.wait_for("the exit", |s| s.contains("EXIT="));
-    let out = tmux.run(&["capture-pane", "-p", "-J", "-S", "-200", "-t", "replay"]);
-    let history = String::from_utf8_lossy(&out.stdout);
+    tmux.key("q");
+    tmux.wait_for("the exit", |s| s.contains("EXIT=").then_some(()));
+    let history = tmux.history();
     assert!(
         history.contains("BEFORE") && history.contains("EXIT=0"),
         "{history}"

@@ -16,8 +16,7 @@
 //! tmux is required. Without it every test fails with "tmux not found: install tmux to
 //! run the terminal tests" and starts nothing.
 
-#[path = "support/tmux.rs"]
-mod term;
+use crate::support::tmux as term;
 
 use std::net::UdpSocket;
 use std::process::Command;
