@@ -179,17 +179,16 @@ fn the_csv_export_has_a_row_per_tick_whose_counts_add_up_to_the_report() {
     assert!(column("bytes_in") > 0.0 && column("bytes_out") > 0.0);
 }
 
-/// Measures, on the recording at $NETARENA_RECORDING (a long one): its size per
-/// minute, the time to load and index it, seek times, and what writing it costs per
-/// frame next to re-running the client loop on it. Run with --release --ignored.
+/// Loads, seeks and rewrites a recording and prints what each costs: this file's own, or
+/// the one at $NETARENA_RECORDING (a long one, for the guide's figures:
+/// `NETARENA_RECORDING=FILE cargo test --release --test integration measure_recording --
+/// --nocapture`). What the recorder writes, record by record, reads back as the same
+/// records.
 #[test]
-#[ignore]
 fn measure_recording() {
     use std::time::Instant;
-    let Ok(path) = std::env::var("NETARENA_RECORDING") else {
-        return;
-    };
-    let path = Path::new(&path);
+    let given = std::env::var("NETARENA_RECORDING").ok();
+    let path = given.as_deref().map_or(recording(), Path::new);
     let bytes = std::fs::metadata(path).unwrap().len();
     let t = Instant::now();
     let mut player = Player::load(path).unwrap();
@@ -226,7 +225,8 @@ fn measure_recording() {
         .iter()
         .filter(|r| matches!(r, netarena::record::Record::Ticks { .. }))
         .count();
-    let sink = std::fs::File::create(std::env::temp_dir().join("netarena-measure.narec")).unwrap();
+    let copy = temp_report("replay-measure").with_extension("narec");
+    let sink = std::fs::File::create(&copy).unwrap();
     let mut w = netarena::record::Writer::new(std::io::BufWriter::new(sink)).unwrap();
     let t = Instant::now();
     w.start(&start).unwrap();
@@ -235,6 +235,11 @@ fn measure_recording() {
     }
     w.flush().unwrap();
     let write = t.elapsed();
+    let (copied_start, reader) = netarena::record::replay::open(&copy).unwrap();
+    let copied: Vec<_> = reader.map(Result::unwrap).collect();
+    let _ = std::fs::remove_file(&copy);
+    assert!(copied_start == start, "the rewritten start differs");
+    assert!(copied == records, "the rewritten records differ");
     let mut r = Replayer::new(&start, Instant::now()).unwrap();
     let t = Instant::now();
     for rec in records {
