@@ -166,6 +166,7 @@ fn bench_server_quick_with_fighting_bots() {
 }
 
 #[test]
+#[ignore = "slow tier: .ci/run runs it with --ignored"]
 fn bench_latency_quick() {
     let v = bench(&["latency"]);
     assert_numbers(

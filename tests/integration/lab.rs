@@ -45,6 +45,7 @@ fn seeded_headless_runs_give_identical_reports() {
 }
 
 #[test]
+#[ignore = "slow tier: .ci/run runs it with --ignored"]
 fn the_lab_behaves_like_the_real_game_over_loopback() {
     // One client, wandering alone on the same map, the same bot brain and seed.
     let server = start_server(&["--map", "duel"]);

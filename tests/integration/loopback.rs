@@ -70,6 +70,7 @@ fn two_headless_clients_see_each_other_move() {
 }
 
 #[test]
+#[ignore = "slow tier: .ci/run runs it with --ignored"]
 fn an_unreachable_server_is_reported_within_seconds() {
     // A port nobody listens on: bind one, note it, close it.
     let port = std::net::UdpSocket::bind("127.0.0.1:0")
@@ -87,6 +88,7 @@ fn an_unreachable_server_is_reported_within_seconds() {
 }
 
 #[test]
+#[ignore = "slow tier: .ci/run runs it with --ignored"]
 fn a_full_server_says_so() {
     // Full of humans: a bot would give up its seat (tests/server_rules.rs).
     let server = start_server(&["--max-players", "1"]);
@@ -120,6 +122,7 @@ fn a_bad_map_names_its_line_and_column() {
 }
 
 #[test]
+#[ignore = "slow tier: .ci/run runs it with --ignored"]
 fn input_redundancy_covers_lag_jitter_and_loss() {
     let server = start_server(&[]);
     let (c, r) = headless(
@@ -152,6 +155,7 @@ fn input_redundancy_covers_lag_jitter_and_loss() {
 }
 
 #[test]
+#[ignore = "slow tier: .ci/run runs it with --ignored"]
 fn a_clean_link_measures_no_loss() {
     let server = start_server(&[]);
     let (c, r) = headless(server.port, "clean", "3", &[]);
@@ -275,6 +279,7 @@ impl Nat {
 /// the new address by its first fresh sealed datagram. Before, the server refused the
 /// new port as an unknown sender and the client ended 5 s later ("stopped answering").
 #[test]
+#[ignore = "slow tier: .ci/run runs it with --ignored"]
 fn a_client_moved_to_a_new_port_by_a_nat_plays_on() {
     let server = start_server(&[]);
     let nat = Nat::start(std::net::SocketAddr::from(([127, 0, 0, 1], server.port)));
@@ -309,6 +314,7 @@ fn a_client_moved_to_a_new_port_by_a_nat_plays_on() {
 /// name, and says so in its log. Before, the new server dropped its datagrams and the
 /// client ended after 5 s of silence.
 #[test]
+#[ignore = "slow tier: .ci/run runs it with --ignored"]
 fn a_restarted_server_is_rejoined_by_itself() {
     let mut server = start_server(&[]);
     let port = server.port;
@@ -349,6 +355,7 @@ fn a_restarted_server_is_rejoined_by_itself() {
 /// `netarena relay` between a client and the server: the client plays through it, and
 /// SIGTERM makes it print what it carried, by kind.
 #[test]
+#[ignore = "slow tier: .ci/run runs it with --ignored"]
 fn a_client_plays_through_the_relay_subcommand_which_counts_at_exit() {
     use std::io::{BufRead, BufReader, Read};
     use std::process::Stdio;

@@ -205,6 +205,7 @@ fn own_bolts_fly_where_the_servers_do_and_are_drawn_once() {
 /// The whole program over loopback UDP: a dedicated server whose match ends after 10 s,
 /// and a headless fighter for 25 s through 100 ms of lag each way, jitter and 5% loss.
 #[test]
+#[ignore = "slow tier: .ci/run runs it with --ignored"]
 fn a_headless_fighter_over_udp_has_no_misprediction_through_a_match_end() {
     use support::process::{finish, headless_join, num, start_server, temp_report};
     let server = start_server(&["--time-limit", "10"]);

@@ -55,6 +55,7 @@ fn connecting_says_so_and_ctrl_c_ends_it_at_once() {
 /// A failed join from the browser quit the program; the browser also exited 0 on
 /// SIGTERM.
 #[test]
+#[ignore = "slow tier: .ci/run runs it with --ignored"]
 fn the_browser_comes_back_after_a_failed_join_and_sigterm_exits_143() {
     let server = start_server(&["--server-name", "browser test"]);
     let silent = UdpSocket::bind("127.0.0.1:0").unwrap();

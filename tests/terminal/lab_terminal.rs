@@ -108,6 +108,7 @@ fn hold_until_moved(
 }
 
 #[test]
+#[ignore = "slow tier: .ci/run runs it with --ignored"]
 fn lab_views_keys_pause_step_and_quit() {
     let tmux = Tmux::start(
         "lab-views",

@@ -165,6 +165,7 @@ fn press(tmux: &Tmux, keys: &[&str], times: usize) {
 }
 
 #[test]
+#[ignore = "slow tier: .ci/run runs it with --ignored"]
 fn a_game_played_in_a_terminal_replays_to_its_live_report() {
     let port = free_port();
     let file = recording("played");
@@ -209,6 +210,7 @@ fn a_game_played_in_a_terminal_replays_to_its_live_report() {
 }
 
 #[test]
+#[ignore = "slow tier: .ci/run runs it with --ignored"]
 fn both_keyboard_clients_of_the_terminal_lab_replay_to_its_report() {
     let file = recording("lab-terminal");
     let second = file.with_file_name(format!(

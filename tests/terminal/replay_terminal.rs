@@ -38,6 +38,7 @@ fn arena(screen: &str) -> String {
 }
 
 #[test]
+#[ignore = "slow tier: .ci/run runs it with --ignored"]
 fn replay_shows_the_arena_and_timeline_pauses_steps_and_restores_the_terminal() {
     let server = start_server(&["--bots", "2"]);
     let file = temp_report("tmux-replay").with_extension("narec");
@@ -100,7 +101,10 @@ fn replay_shows_the_arena_and_timeline_pauses_steps_and_restores_the_terminal() 
 #[test]
 fn quitting_after_a_resize_leaves_nothing_above_the_prompt() {
     let golden = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/golden.narec");
-    let script = format!("echo BEFORE; {}", game_script(&format!("replay '{golden}'")));
+    let script = format!(
+        "echo BEFORE; {}",
+        game_script(&format!("replay '{golden}'"))
+    );
     let tmux = Tmux::start("replay-resize", 100, 34, &script);
     tmux.wait_for("the arena and the timeline", |s| {
         (s.contains('▒') && s.contains("cmds ")).then_some(())
