@@ -1,5 +1,8 @@
-//! A deterministic stepper: one server and one client session in this process, joined
-//! by link conditioners on simulated time. No sockets, no sleeps: every run is the same.
+//! What both test binaries share (`tests/integration/`, `tests/terminal/`): the real
+//! binary as a process, the relays, the tmux helper and the timing retry, each in its
+//! own file; and here a deterministic stepper: one server and one client session in
+//! this process, joined by link conditioners on simulated time. No sockets, no sleeps:
+//! every run is the same.
 
 #![allow(dead_code)]
 
