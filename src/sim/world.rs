@@ -248,8 +248,9 @@ fn move_axis(map: &Map, x: i32, y: i32, delta: i32, axis: Axis, others: &[Player
     target
 }
 
-/// All players in play, by id. The server's copy is the truth; clients hold predictions
-/// and interpolations of it.
+/// All players in play, by id: their positions, for collision, shots and snapshots. On
+/// the server it is the index of the match's bodies (written wherever a body moves);
+/// clients hold predictions and interpolations of it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct World {
     pub tick: u32,
