@@ -8,7 +8,7 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg32;
 
 use super::session::ClientSession;
-use crate::sim::combat::{self, Projectile, Weapon, aim_of};
+use crate::sim::combat::{self, Weapon, aim_of};
 use crate::sim::map::CELL;
 use crate::sim::world::{Buttons, Command, PlayerId, PlayerState};
 
@@ -83,7 +83,7 @@ impl Fighter {
     pub fn next(&mut self, me: &PlayerState) -> Command {
         let mut cmd = self.walk.next(me);
         if self.switch_in == 0 {
-            self.weapon ^= 1;
+            self.weapon = (self.weapon + 1) % Weapon::ALL.len() as u8;
             self.switch_in = self.rng.random_range(60..240);
         }
         self.switch_in -= 1;
@@ -191,17 +191,7 @@ impl Reflex {
         self.judged_for -= 1;
         t.x += self.misjudged.0;
         t.y += self.misjudged.1;
-        let far = dist2(&me, &t) > i64::from(6 * CELL) * i64::from(6 * CELL);
-        let weapon = if far { Weapon::Rail } else { Weapon::Blaster };
-        let rules = &s.rules.combat;
-        let lined_up = (0..8u8).find(|&aim| match weapon {
-            Weapon::Rail => combat::rail(s.map(), (me.x, me.y), aim, &[(target_id, t)])
-                .1
-                .is_some(),
-            Weapon::Blaster => {
-                Projectile::fire(0, 0, &me, aim, 0, rules).reaches(s.map(), rules, &t)
-            }
-        });
+        let (weapon, lined_up) = combat::line_up(s.map(), &s.rules.combat, &me, (target_id, t));
         if let Some(aim) = lined_up {
             let seen = match self.lined_up {
                 Some((id, n)) if id == target_id => n + 1,
@@ -260,13 +250,7 @@ fn nearest_drawn_enemy(
             };
             Some((p.id, drawn))
         })
-        .min_by_key(|(id, t)| (dist2(me, t), *id))
-}
-
-fn dist2(a: &PlayerState, b: &PlayerState) -> i64 {
-    let dx = i64::from(a.x - b.x);
-    let dy = i64::from(a.y - b.y);
-    dx * dx + dy * dy
+        .min_by_key(|(id, t)| (me.dist2(t), *id))
 }
 
 #[cfg(test)]

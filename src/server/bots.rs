@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg32;
 
-use crate::sim::combat::{self, Weapon};
+use crate::sim::combat;
 use crate::sim::map::{CELL, Map};
 use crate::sim::world::{Buttons, Command, PlayerId, PlayerState, World};
 
@@ -126,22 +126,12 @@ impl FightBot {
         };
         let hurts = (s.vulnerable)(target_id);
 
-        // Lined up along one of the eight aims, with nothing in between? For the
-        // blaster, a bolt flown from here must really reach the target as it stands:
-        // its steps are coarser than the rail's trace and can pass a square's corner.
-        let far = dist2(&me, &t) > i64::from(6 * CELL) * i64::from(6 * CELL);
-        let weapon = if far { Weapon::Rail } else { Weapon::Blaster };
+        // Lined up along one of the eight aims, with nothing in between? Never on a
+        // protected target: the reaction time starts when its protection ends, not
+        // while the bot waits it out.
         let rules = combat::CombatRules::for_tick_rate(s.tick_rate.min(u32::from(u16::MAX)) as u16);
-        // Never lined up on a protected target: the reaction time starts when its
-        // protection ends, not while the bot waits it out.
-        let lined_up = (0..8u8).filter(|_| hurts).find(|&aim| match weapon {
-            Weapon::Rail => combat::rail(s.map, (me.x, me.y), aim, &[(target_id, t)])
-                .1
-                .is_some(),
-            Weapon::Blaster => {
-                combat::Projectile::fire(0, 0, &me, aim, 0, &rules).reaches(s.map, &rules, &t)
-            }
-        });
+        let (weapon, aim) = combat::line_up(s.map, &rules, &me, (target_id, t));
+        let lined_up = aim.filter(|_| hurts);
         if let Some(aim) = lined_up {
             let since = *self.lined_up_since.get_or_insert(s.tick);
             if s.tick - since >= self.reaction_ticks(s.tick_rate, lead) {
@@ -214,7 +204,7 @@ fn nearest_enemy(
         let below = (mine - s.frags_of(id)).clamp(0, BELOW_COUNTED);
         let my_victim = s.score(id).is_some_and(|v| v.fragged_by == Some(s.me));
         let farther = i64::from(BELOW_COUNTED + below + i32::from(my_victim) * BELOW_COUNTED);
-        let d = dist2(&s.state, &t) * farther * farther / i64::from(BELOW_COUNTED).pow(2);
+        let d = s.state.dist2(&t) * farther * farther / i64::from(BELOW_COUNTED).pow(2);
         if best.is_some_and(|(b, _, _)| d >= b) || !worth(id) {
             continue;
         }
@@ -225,12 +215,6 @@ fn nearest_enemy(
 
 fn deadzone(d: i32) -> i32 {
     if d.abs() < CELL / 8 { 0 } else { d.signum() }
-}
-
-fn dist2(a: &PlayerState, b: &PlayerState) -> i64 {
-    let dx = i64::from(a.x - b.x);
-    let dy = i64::from(a.y - b.y);
-    dx * dx + dy * dy
 }
 
 #[cfg(test)]

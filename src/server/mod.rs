@@ -153,10 +153,7 @@ impl Server {
     /// Moves a player by decree (tests): the next snapshot tells its client, whose
     /// prediction then takes the server's word as a server decision, not a misprediction.
     pub fn teleport(&mut self, id: PlayerId, state: PlayerState) {
-        if self.world.get(id).is_some() {
-            self.world.put(id, state);
-            self.game.placed(id);
-        }
+        self.game.place(id, state, &mut self.world);
     }
 
     /// Kills a player by decree, as a fatal hit would (tests): it respawns as after any

@@ -76,8 +76,8 @@ impl Server {
             Driver::Bot(_) => (None, None),
         };
         let spawn = self.world.spawn_point(&self.map, id);
-        self.world.put(id, spawn);
-        let status = self.game.join(id, self.world.tick);
+        let tick = self.world.tick;
+        let status = self.game.join(id, spawn, tick, &mut self.world);
         self.broadcast(vec![status]);
         self.events.push(ServerEvent::Joined {
             id,
@@ -121,8 +121,7 @@ impl Server {
             }
             self.by_session.remove(&c.session.id);
         }
-        self.world.remove(id);
-        self.game.leave(id);
+        self.game.leave(id, &mut self.world);
         self.events.push(ServerEvent::Left {
             id,
             name: slot.name,

@@ -19,12 +19,17 @@ pub enum Weapon {
 }
 
 impl Weapon {
+    /// Every weapon, by index: commands, the wire and recordings encode a weapon as its
+    /// place in this list, and nothing else lists them.
+    pub const ALL: [Weapon; 2] = [Weapon::Blaster, Weapon::Rail];
+    /// Bits a weapon index takes in a packed field (the wire's flag bytes check it).
+    pub const INDEX_BITS: u32 = usize::BITS - (Self::ALL.len() - 1).leading_zeros();
+    /// The highest index a command may carry.
+    pub const MAX_INDEX: u8 = (Self::ALL.len() - 1) as u8;
+
+    /// The weapon at index `i`; any other byte is the blaster.
     pub fn from_index(i: u8) -> Weapon {
-        if i == 1 {
-            Weapon::Rail
-        } else {
-            Weapon::Blaster
-        }
+        Self::ALL.get(usize::from(i)).copied().unwrap_or_default()
     }
 
     pub fn index(self) -> u8 {
@@ -237,6 +242,26 @@ pub fn rail(
         }
     }
     ((x, y), None)
+}
+
+/// How a bot or a stand-in player shoots at `target` from `me`: the rail beyond six
+/// cells, the blaster nearer, and the first of the eight aims along which that weapon
+/// reaches the target where it stands (a bolt is flown, not traced: its steps are coarser
+/// than the rail's and can pass a square's corner). The aim is `None` when nothing lines up.
+pub fn line_up(
+    map: &Map,
+    rules: &CombatRules,
+    me: &PlayerState,
+    target: (PlayerId, PlayerState),
+) -> (Weapon, Option<u8>) {
+    let (target_id, t) = target;
+    let far = me.dist2(&t) > i64::from(6 * CELL) * i64::from(6 * CELL);
+    let weapon = if far { Weapon::Rail } else { Weapon::Blaster };
+    let aim = (0..8u8).find(|&aim| match weapon {
+        Weapon::Rail => rail(map, (me.x, me.y), aim, &[(target_id, t)]).1.is_some(),
+        Weapon::Blaster => Projectile::fire(0, 0, me, aim, 0, rules).reaches(map, rules, &t),
+    });
+    (weapon, aim)
 }
 
 #[cfg(test)]

@@ -96,7 +96,7 @@ impl Command {
     pub fn sanitized(self) -> Command {
         Command {
             buttons: Buttons::from_bits_truncate(self.buttons.bits()),
-            weapon: self.weapon.min(1),
+            weapon: self.weapon.min(crate::sim::combat::Weapon::MAX_INDEX),
             aim: self.aim % 8,
         }
     }
@@ -121,6 +121,13 @@ impl PlayerState {
             vx: 0,
             vy: 0,
         }
+    }
+
+    /// The squared distance between two centres, in sub-cell units.
+    pub fn dist2(&self, other: &PlayerState) -> i64 {
+        let dx = i64::from(self.x - other.x);
+        let dy = i64::from(self.y - other.y);
+        dx * dx + dy * dy
     }
 
     /// The cell the centre is in.
@@ -248,8 +255,9 @@ fn move_axis(map: &Map, x: i32, y: i32, delta: i32, axis: Axis, others: &[Player
     target
 }
 
-/// All players in play, by id. The server's copy is the truth; clients hold predictions
-/// and interpolations of it.
+/// All players in play, by id: their positions, for collision, shots and snapshots. On
+/// the server it is the index of the match's bodies (written wherever a body moves);
+/// clients hold predictions and interpolations of it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct World {
     pub tick: u32,
@@ -305,11 +313,7 @@ impl World {
                 .players
                 .iter()
                 .filter(|(p, _)| *p != skip)
-                .map(|(_, s)| {
-                    let dx = i64::from(s.x - candidate.x);
-                    let dy = i64::from(s.y - candidate.y);
-                    dx * dx + dy * dy
-                })
+                .map(|(_, s)| s.dist2(&candidate))
                 .min()
                 .unwrap_or(i64::MAX);
             if best.is_none_or(|(d, _)| nearest > d) {

@@ -11,7 +11,7 @@ use crate::sim::world::PlayerState;
 /// with [`crate::sim::step::step`]. Two bytes on the wire.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OwnBody {
-    /// Bits 0-1: phase (0 playing, 1 dead, 2 frozen); bit 2: weapon is the rail; bit 3:
+    /// Bits 0-1: phase (0 playing, 1 dead, 2 frozen); bit 2: the weapon's index; bit 3:
     /// spawn protected; bit 4: every event the server has for this client is in this
     /// snapshot (none held back for size); bits 5-7: the server's count of placements
     /// of this player (joins, respawns, teleports, new matches), wrapping: a change
@@ -22,8 +22,12 @@ pub struct OwnBody {
     pub ready_in: u16,
 }
 
+// A third weapon needs a wider weapon field in the flags.
+const _: () = assert!(Weapon::INDEX_BITS == 1);
+
 impl OwnBody {
-    const RAIL: u8 = 4;
+    /// The weapon's index sits at bit 2, in one bit (checked below).
+    const WEAPON_SHIFT: u8 = 2;
     const PROTECTED: u8 = 8;
     const EVENTS_COMPLETE: u8 = 16;
     const PLACED_SHIFT: u8 = 5;
@@ -36,9 +40,7 @@ impl OwnBody {
             Phase::Frozen => 2,
         };
         let mut flags = phase | (placed << Self::PLACED_SHIFT);
-        if body.weapon == Weapon::Rail {
-            flags |= Self::RAIL;
-        }
+        flags |= body.weapon.index() << Self::WEAPON_SHIFT;
         if body.protected {
             flags |= Self::PROTECTED;
         }
@@ -66,11 +68,7 @@ impl OwnBody {
                 1 => Phase::Dead,
                 _ => Phase::Frozen,
             },
-            weapon: if self.flags & Self::RAIL != 0 {
-                Weapon::Rail
-            } else {
-                Weapon::Blaster
-            },
+            weapon: Weapon::from_index(self.flags >> Self::WEAPON_SHIFT & 1),
             ready_at: ack_seq.saturating_add(u32::from(self.ready_in)),
             protected: self.flags & Self::PROTECTED != 0,
         }

@@ -111,19 +111,19 @@ pub(crate) struct Status {
 }
 
 const ALIVE: u8 = 1;
-const RAIL: u8 = 2;
+/// The weapon's index, in one bit: a third weapon needs a wider field.
+const WEAPON_SHIFT: u8 = 1;
+const _: () = assert!(Weapon::INDEX_BITS == 1);
 const PROTECTED: u8 = 4;
 
 impl Status {
     fn new(s: &PlayerStatus) -> Status {
-        let bits = [
-            (ALIVE, s.alive),
-            (RAIL, s.weapon == Weapon::Rail),
-            (PROTECTED, s.protected),
-        ]
-        .iter()
-        .filter(|(_, on)| *on)
-        .fold(0, |bits, (bit, _)| bits | bit);
+        let bits = [(ALIVE, s.alive), (PROTECTED, s.protected)]
+            .iter()
+            .filter(|(_, on)| *on)
+            .fold(s.weapon.index() << WEAPON_SHIFT, |bits, (bit, _)| {
+                bits | bit
+            });
         Status {
             id: s.id,
             health: s.health,
@@ -140,7 +140,7 @@ impl Status {
             alive: bits & ALIVE != 0,
             frags: (self.frags_bits >> 3) as u16 as i16,
             deaths: self.deaths,
-            weapon: Weapon::from_index(u8::from(bits & RAIL != 0)),
+            weapon: Weapon::from_index(bits >> WEAPON_SHIFT & 1),
             protected: bits & PROTECTED != 0,
         }
     }

@@ -7,12 +7,15 @@ use std::collections::{BTreeMap, VecDeque};
 use super::bots::Score;
 use crate::net::map_chunks::{self, EVENT_CHUNK_BYTES};
 use crate::net::protocol::{GameEvent, OwnBody, PlayerStatus};
-use crate::sim::combat::{CombatRules, MAX_HEALTH, Projectile, Weapon};
+use crate::sim::combat::{CombatRules, Projectile, Weapon};
 use crate::sim::map::Map;
-use crate::sim::step::{self, Body, Rulebook, Shot};
+use crate::sim::step::{self, Rulebook, Shot};
 use crate::sim::world::{Buttons, Command, PlayerId, PlayerState, World};
 
+mod player;
 mod rewind;
+
+use player::Player;
 
 /// Seconds of positions kept for lag compensation: more than any rewind the bound
 /// allows at its default, and the cap on the bound itself.
@@ -48,52 +51,6 @@ impl MatchConfig {
     }
 }
 
-#[derive(Clone, Debug)]
-struct Combatant {
-    health: i16,
-    alive: bool,
-    respawn_at: u32,
-    protected: bool,
-    /// The tick of its latest placement: spawn protection's caps count from here.
-    spawned: u32,
-    /// Its newest command said `?` help or the scoreboard is open.
-    reading: bool,
-    frags: i16,
-    deaths: u16,
-    /// Who fragged it last this match.
-    fragged_by: Option<PlayerId>,
-    weapon: Weapon,
-    /// The first command seq that may fire (see [`crate::sim::step`]).
-    ready_at: u32,
-    /// Placements by the server (join, respawn, new match), wrapping; told to the client.
-    placed: u8,
-}
-
-impl Combatant {
-    /// Whether spawn protection holds at `tick` (the one rule: [`step::protection_holds`]).
-    fn protected_at(&self, tick: u32, rules: &CombatRules) -> bool {
-        self.protected
-            && step::protection_holds(rules, tick.saturating_sub(self.spawned), self.reading)
-    }
-
-    /// Whether damage passes at `tick`.
-    fn vulnerable(&self, tick: u32, rules: &CombatRules) -> bool {
-        self.alive && !self.protected_at(tick, rules)
-    }
-
-    fn status(&self, id: PlayerId) -> PlayerStatus {
-        PlayerStatus {
-            id,
-            health: self.health,
-            alive: self.alive,
-            frags: self.frags,
-            deaths: self.deaths,
-            weapon: self.weapon,
-            protected: self.protected,
-        }
-    }
-}
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Phase {
     Playing,
@@ -110,7 +67,7 @@ pub struct Match {
     map_index: usize,
     started: u32,
     phase: Phase,
-    players: BTreeMap<PlayerId, Combatant>,
+    players: BTreeMap<PlayerId, Player>,
     projectiles: Vec<Projectile>,
     /// Alive players' positions after each recent tick, for rewinding.
     history: VecDeque<(u32, Vec<(PlayerId, PlayerState)>)>,
@@ -162,7 +119,7 @@ impl Match {
 
     /// Everyone's score this match, by id: what bots choose by.
     pub(crate) fn scores(&self) -> Vec<Score> {
-        let score = |(id, c): (&PlayerId, &Combatant)| Score {
+        let score = |(id, c): (&PlayerId, &Player)| Score {
             id: *id,
             frags: c.frags,
             fragged_by: c.fragged_by,
@@ -185,71 +142,58 @@ impl Match {
         }
     }
 
-    /// A new player, placed at once (the caller has put it in `world`).
-    pub(crate) fn join(&mut self, id: PlayerId, tick: u32) -> GameEvent {
-        let c = Combatant {
-            health: MAX_HEALTH,
-            alive: true,
-            respawn_at: 0,
-            protected: true,
-            spawned: tick,
-            reading: false,
-            frags: 0,
-            deaths: 0,
-            fragged_by: None,
-            weapon: Weapon::Blaster,
-            ready_at: 0,
-            placed: 1,
-        };
+    /// A new player, placed at `at` at once, in the world as well.
+    pub(crate) fn join(
+        &mut self,
+        id: PlayerId,
+        at: PlayerState,
+        tick: u32,
+        world: &mut World,
+    ) -> GameEvent {
+        let c = Player::joined(at, tick);
+        world.put(id, at);
         let status = c.status(id);
         self.players.insert(id, c);
         GameEvent::Status(status)
     }
 
-    pub(crate) fn leave(&mut self, id: PlayerId) {
+    pub(crate) fn leave(&mut self, id: PlayerId, world: &mut World) {
+        world.remove(id);
         self.players.remove(&id);
         self.projectiles.retain(|p| p.owner != id);
-    }
-
-    /// The rule state of `id` as its commands see it, at `state`.
-    fn body(&self, c: &Combatant, state: PlayerState) -> Body {
-        let phase = if self.in_results() {
-            step::Phase::Frozen
-        } else if c.alive {
-            step::Phase::Playing
-        } else {
-            step::Phase::Dead
-        };
-        Body {
-            state,
-            phase,
-            weapon: c.weapon,
-            ready_at: c.ready_at,
-            protected: c.protected,
-        }
     }
 
     /// Kills `id` at once, protection or not.
     pub(crate) fn kill(&mut self, id: PlayerId, tick: u32, events: &mut Vec<GameEvent>) {
         if let Some(c) = self.players.get_mut(&id) {
-            c.protected = false;
+            c.body.protected = false;
             c.health = 1;
         }
         self.damage(id, id, Weapon::Rail, tick, events);
     }
 
-    /// Notes that `id` was placed by decree (its client is told it was no misprediction).
-    pub(crate) fn placed(&mut self, id: PlayerId) {
+    /// Moves `id` by decree, if it is in play (its client is told it was no
+    /// misprediction).
+    pub(crate) fn place(&mut self, id: PlayerId, at: PlayerState, world: &mut World) {
+        if world.get(id).is_none() {
+            return;
+        }
         if let Some(c) = self.players.get_mut(&id) {
+            c.body.state = at;
             c.placed = c.placed.wrapping_add(1);
+            world.put(id, at);
         }
     }
 
     /// What the snapshot tells `id`'s own client of its rule state after `ack_seq`.
     pub(crate) fn own_body(&self, id: PlayerId, ack_seq: u32, events_complete: bool) -> OwnBody {
         self.players.get(&id).map_or_else(OwnBody::default, |c| {
-            let body = self.body(c, PlayerState::default());
-            OwnBody::pack(&body, ack_seq, c.placed, events_complete)
+            OwnBody::pack(
+                &c.body(self.in_results()),
+                ack_seq,
+                c.placed,
+                events_complete,
+            )
         })
     }
 
@@ -268,10 +212,12 @@ impl Match {
         events: &mut Vec<GameEvent>,
     ) {
         // The dead are out of the world: their commands do nothing.
-        let (Some(c), Some(state)) = (self.players.get(&id), world.get(id)) else {
+        let frozen = self.in_results();
+        let Some(c) = self.players.get(&id).filter(|_| world.get(id).is_some()) else {
             return;
         };
-        let mut body = self.body(c, state);
+        let state = c.body.state;
+        let mut body = c.body(frozen);
         // Everyone else blocks the move; the list is rebuilt in one reused buffer, as
         // a crowded server does this for every command.
         let mut others = std::mem::take(&mut self.others);
@@ -291,10 +237,8 @@ impl Match {
         };
         c.reading = cmd.sanitized().buttons.contains(Buttons::READING);
         // A switch, or the end of spawn protection (a move or a shot), is news to all.
-        let changed = c.weapon != body.weapon || c.protected != body.protected;
-        c.weapon = body.weapon;
-        c.ready_at = body.ready_at;
-        c.protected = body.protected;
+        let changed = c.body.weapon != body.weapon || c.body.protected != body.protected;
+        c.body = body;
         if changed {
             events.push(GameEvent::Status(c.status(id)));
         }
@@ -371,8 +315,8 @@ impl Match {
         // Protection also ends at its cap, for a player who only looks around (or
         // reads the help) and then does not stop.
         for (id, c) in self.players.iter_mut() {
-            if c.protected && !c.protected_at(tick, &self.rules) {
-                c.protected = false;
+            if c.body.protected && !c.protected_at(tick, &self.rules) {
+                c.body.protected = false;
                 events.push(GameEvent::Status(c.status(*id)));
             }
         }
@@ -435,12 +379,7 @@ impl Match {
         let spawn = world.spawn_point(self.map(), id);
         world.put(id, spawn);
         if let Some(c) = self.players.get_mut(&id) {
-            c.alive = true;
-            c.health = MAX_HEALTH;
-            c.protected = true;
-            c.spawned = tick;
-            c.ready_at = 0;
-            c.placed = c.placed.wrapping_add(1);
+            c.respawn(spawn, tick);
             events.push(GameEvent::Status(c.status(id)));
         }
     }
@@ -511,3 +450,6 @@ impl Match {
         &self.projectiles
     }
 }
+
+#[cfg(test)]
+mod tests;
