@@ -166,7 +166,7 @@ impl Reflex {
     /// The next command, from what `s` shows at `now`.
     pub fn next(&mut self, s: &ClientSession, now: Instant) -> Command {
         let me_id = s.player_id();
-        let alive = s.combat.status(me_id).is_none_or(|st| st.alive);
+        let alive = s.combat().status(me_id).is_none_or(|st| st.alive);
         let (Some(me), true) = (s.predicted(), alive) else {
             self.lined_up = None;
             return Command::default();
@@ -193,7 +193,7 @@ impl Reflex {
         t.y += self.misjudged.1;
         let far = dist2(&me, &t) > i64::from(6 * CELL) * i64::from(6 * CELL);
         let weapon = if far { Weapon::Rail } else { Weapon::Blaster };
-        let rules = &s.rules.combat;
+        let rules = &s.rules().combat;
         let lined_up = (0..8u8).find(|&aim| match weapon {
             Weapon::Rail => combat::rail(s.map(), (me.x, me.y), aim, &[(target_id, t)])
                 .1
@@ -241,13 +241,13 @@ fn nearest_drawn_enemy(
     me: &PlayerState,
     now: Instant,
 ) -> Option<(PlayerId, PlayerState)> {
-    let latest = s.latest.as_ref()?;
+    let latest = s.latest()?;
     latest
         .players
         .iter()
         .filter(|p| p.id != s.player_id())
         .filter(|p| {
-            s.combat
+            s.combat()
                 .status(p.id)
                 .is_some_and(|st| st.alive && !st.protected)
         })
