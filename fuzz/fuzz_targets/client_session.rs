@@ -370,7 +370,7 @@ fn read_out(session: &ClientSession, now: Instant) {
     }
     // As the view flies our own bolts.
     let latest = session.latest_seq();
-    for o in session.combat.own_shots() {
+    for o in session.combat().own_shots() {
         let _ = o.born();
         let _ = o.position(latest.saturating_sub(o.seq));
     }

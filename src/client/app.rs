@@ -1,11 +1,11 @@
-//! The player's side of the client: aim, weapon, the chat editor, the overlays, the
-//! netcode switches and the simulated network. Keys become [`Action`]s and
-//! [`App::handle`] changes this state; what the outside must do (send, change the
+//! The player's side of the client: aim, weapon, the chat editor, the overlays and the
+//! simulated network. Keys become [`Action`]s and [`App::handle`] changes this state;
+//! what the outside must do (flip a netcode switch in the session, send, change the
 //! link, quit) comes back as an [`Effect`]. No I/O and no clock.
 
 use std::time::Instant;
 
-use super::Switches;
+use super::Switch;
 use super::input::{Action, ChatKey};
 use crate::net::conditioner::Conditions;
 use crate::net::protocol::MAX_CHAT_CHARS;
@@ -35,8 +35,8 @@ pub(crate) struct Overlays {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Effect {
     Quit,
-    /// New netcode switches, for the session.
-    Switches(Switches),
+    /// A netcode switch to flip, in the session (which holds the switches).
+    Toggle(Switch),
     /// New simulated conditions, the same both ways, for the link.
     Conditions(Conditions),
     /// A chat line to send.
@@ -45,7 +45,6 @@ pub enum Effect {
 
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct App {
-    switches: Switches,
     conditions: Conditions,
     overlays: Overlays,
     aim: u8,
@@ -111,10 +110,9 @@ fn next_step<T: PartialOrd + Copy>(steps: &[T], current: T) -> T {
 }
 
 impl App {
-    /// Starts with these switches, and these simulated conditions on the link.
-    pub fn new(switches: Switches, conditions: Conditions) -> App {
+    /// Starts with these simulated conditions on the link.
+    pub fn new(conditions: Conditions) -> App {
         App {
-            switches: switches.normalized(),
             conditions,
             overlays: Overlays::default(),
             aim: 0,
@@ -125,10 +123,6 @@ impl App {
             note: None,
             quit_asked: false,
         }
-    }
-
-    pub(crate) fn switches(&self) -> Switches {
-        self.switches
     }
 
     pub(crate) fn conditions(&self) -> &Conditions {
@@ -186,8 +180,7 @@ impl App {
 
     pub fn handle(&mut self, action: Action) -> Option<Effect> {
         let asked = std::mem::take(&mut self.quit_asked);
-        let s = &mut self.switches;
-        let before = *s;
+        let flip = |which| Some(Effect::Toggle(which));
         match action {
             Action::Quit => return self.ask_quit(asked),
             Action::Back => return self.back(asked),
@@ -195,15 +188,12 @@ impl App {
                 self.aim = aim % 8;
                 self.diagonal_left = 0;
             }
-            Action::TogglePrediction => *s = s.with_prediction(!s.prediction),
-            Action::ToggleReconciliation => {
-                s.reconciliation = !s.reconciliation;
-                *s = s.normalized();
-            }
-            Action::ToggleInterpolation => s.interpolation = !s.interpolation,
-            Action::ToggleExtrapolation => s.extrapolation = !s.extrapolation,
-            Action::ToggleSmoothing => s.smoothing = !s.smoothing,
-            Action::CycleGhosts => s.ghosts = s.ghosts.next(),
+            Action::TogglePrediction => return flip(Switch::Prediction),
+            Action::ToggleReconciliation => return flip(Switch::Reconciliation),
+            Action::ToggleInterpolation => return flip(Switch::Interpolation),
+            Action::ToggleExtrapolation => return flip(Switch::Extrapolation),
+            Action::ToggleSmoothing => return flip(Switch::Smoothing),
+            Action::CycleGhosts => return flip(Switch::Ghosts),
             Action::ToggleStats => self.overlays.stats = !self.overlays.stats,
             Action::ToggleHelp => self.overlays.help = !self.overlays.help,
             Action::ToggleScoreboard => self.overlays.scoreboard = !self.overlays.scoreboard,
@@ -218,7 +208,7 @@ impl App {
             | Action::CycleLoss
             | Action::CycleProfile => return self.network(action),
         }
-        (self.switches != before).then_some(Effect::Switches(self.switches))
+        None
     }
 
     /// Whether a finished chat line may go at `now` by the server's rate; if not, a

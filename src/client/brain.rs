@@ -166,7 +166,7 @@ impl Reflex {
     /// The next command, from what `s` shows at `now`.
     pub fn next(&mut self, s: &ClientSession, now: Instant) -> Command {
         let me_id = s.player_id();
-        let alive = s.combat.status(me_id).is_none_or(|st| st.alive);
+        let alive = s.combat().status(me_id).is_none_or(|st| st.alive);
         let (Some(me), true) = (s.predicted(), alive) else {
             self.lined_up = None;
             return Command::default();
@@ -191,7 +191,7 @@ impl Reflex {
         self.judged_for -= 1;
         t.x += self.misjudged.0;
         t.y += self.misjudged.1;
-        let (weapon, lined_up) = combat::line_up(s.map(), &s.rules.combat, &me, (target_id, t));
+        let (weapon, lined_up) = combat::line_up(s.map(), &s.rules().combat, &me, (target_id, t));
         if let Some(aim) = lined_up {
             let seen = match self.lined_up {
                 Some((id, n)) if id == target_id => n + 1,
@@ -231,13 +231,13 @@ fn nearest_drawn_enemy(
     me: &PlayerState,
     now: Instant,
 ) -> Option<(PlayerId, PlayerState)> {
-    let latest = s.latest.as_ref()?;
+    let latest = s.latest()?;
     latest
         .players
         .iter()
         .filter(|p| p.id != s.player_id())
         .filter(|p| {
-            s.combat
+            s.combat()
                 .status(p.id)
                 .is_some_and(|st| st.alive && !st.protected)
         })

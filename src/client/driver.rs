@@ -50,8 +50,7 @@ pub(crate) struct Driver {
 
 impl Driver {
     /// Drives `session` for the player in `app`, the first command at `first_command`.
-    pub(crate) fn new(mut session: ClientSession, app: App, first_command: Instant) -> Driver {
-        session.set_switches(app.switches());
+    pub(crate) fn new(session: ClientSession, app: App, first_command: Instant) -> Driver {
         let tick_rate = session.tick_rate().round() as u16;
         Driver {
             session,
@@ -65,14 +64,15 @@ impl Driver {
     }
 
     /// Goes on with `session`, a new session with the same server (it restarted and we
-    /// joined again): the player's settings and overlays stay, the netcode starts over.
+    /// joined again): the player's switches, settings and overlays stay, the netcode
+    /// starts over.
     /// A recording cannot hold two sessions, so the tap is handed back, to be finished.
     pub(crate) fn rejoined(
         &mut self,
         mut session: ClientSession,
         now: Instant,
     ) -> Option<Box<dyn Tap>> {
-        session.set_switches(self.app.switches());
+        session.set_switches(self.session.switches());
         let tick_rate = session.tick_rate().round() as u16;
         self.session = session;
         self.clock = CommandClock::for_tick_rate(tick_rate, now);
@@ -187,8 +187,8 @@ impl Driver {
         self.session.on_message(now, msg, wire_bytes)
     }
 
-    /// An action from the player. Switch changes go to the session; what is left for
-    /// the caller (quit, new network conditions) comes back.
+    /// An action from the player. A switch key flips the switch in the session; what
+    /// is left for the caller (quit, new network conditions) comes back.
     pub(crate) fn handle(&mut self, action: Action) -> Option<Effect> {
         self.note(None, TapEvent::Action(action));
         let effect = self.app.handle(action);
@@ -210,8 +210,8 @@ impl Driver {
 
     fn apply(&mut self, effect: Option<Effect>) -> Option<Effect> {
         match effect {
-            Some(Effect::Switches(s)) => {
-                self.session.set_switches(s);
+            Some(Effect::Toggle(which)) => {
+                self.set_switches(self.session.switches().toggled(which));
                 None
             }
             other => other,
@@ -292,7 +292,8 @@ impl Driver {
         view::in_motion(&self.session, now)
     }
 
-    /// Sets the switches outright (a replay's what-if), whatever the app holds.
+    /// Sets the switches outright (a replay's what-if): the path every switch key
+    /// takes too.
     pub(crate) fn set_switches(&mut self, switches: Switches) {
         self.session.set_switches(switches);
     }
@@ -330,11 +331,7 @@ mod tests {
     fn driver(id: u8, t0: Instant) -> Driver {
         let map = Map::builtin("duel").unwrap();
         let session = ClientSession::on_duel(id, t0);
-        let mut d = Driver::new(
-            session,
-            App::new(Switches::default(), Conditions::default()),
-            t0,
-        );
+        let mut d = Driver::new(session, App::new(Conditions::default()), t0);
         let (x, y) = map.spawns()[0];
         let snap = Snapshot {
             tick: 1,
@@ -391,6 +388,31 @@ mod tests {
         assert_eq!(a.type_chat(ChatKey::Send), Some(Effect::Chat("gg".into())));
     }
 
+    /// The switches had two copies, the app's and the session's, and a replay's what-if
+    /// set only the session's: the next switch key then flipped the app's stale copy
+    /// and undid the what-if (interpolation came back on here with smoothing going
+    /// off). One copy, the session's, is flipped by keys and set by what-ifs alike.
+    #[test]
+    fn a_switch_key_after_a_what_if_flips_the_switches_in_force() {
+        let t0 = Instant::now();
+        let mut d = driver(1, t0);
+        let what_if = Switches {
+            interpolation: false,
+            ..Switches::default()
+        };
+        d.set_switches(what_if);
+        assert_eq!(d.handle(Action::ToggleSmoothing), None);
+        let expected = Switches {
+            smoothing: false,
+            ..what_if
+        };
+        assert_eq!(d.session().switches(), expected);
+        // Reconciliation without prediction stays off, whichever way it is asked for.
+        d.set_switches(Switches::default().toggled(crate::client::Switch::Prediction));
+        assert_eq!(d.handle(Action::ToggleReconciliation), None);
+        assert!(!d.session().switches().reconciliation);
+    }
+
     /// Snapshots stopping showed nothing until the client gave up at 5 s: now a banner
     /// counts the seconds, the RTT is marked stale and the lagometer turns red.
     #[test]
@@ -401,7 +423,7 @@ mod tests {
         d.frame(at(200));
         let v = d.view(at(200), 60.0, Rates::default());
         assert_eq!((v.notice.is_none(), v.hud.rtt_stale), (true, false));
-        let last = |d: &Driver| d.session().net.lagometer.recent(1).last().copied();
+        let last = |d: &Driver| d.session().lagometer().recent(1).last().copied();
         assert!(!last(&d).unwrap().interrupted);
         d.frame(at(1500));
         let v = d.view(at(1500), 60.0, Rates::default());

@@ -82,7 +82,7 @@ mod tests {
     fn driver() -> Driver {
         let now = Instant::now();
         let session = ClientSession::on_duel(1, now);
-        let app = App::new(session.switches(), Conditions::default());
+        let app = App::new(Conditions::default());
         Driver::new(session, app, now)
     }
 

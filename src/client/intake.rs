@@ -1,13 +1,17 @@
 //! Taking in what the server sends: snapshots (decoded against their baselines,
 //! counted for loss, timed for the clock and RTT, checked against the prediction), the
 //! reliable game events they carry, and the roster.
+//!
+//! A part of [`ClientSession`]'s impl (the module `session::intake`, kept in its own
+//! file): it changes the session's private fields, which nothing outside these two
+//! files can.
 
 use std::time::Instant;
 
-use super::causes::{Cause, explain};
-use super::clock::interp_delay_target;
-use super::prediction::Prediction;
-use super::session::{ClientSession, SessionEnd, find, name_in, others_of};
+use super::{ClientSession, SessionEnd, find, name_in, others_of};
+use crate::client::causes::{Cause, explain};
+use crate::client::clock::interp_delay_target;
+use crate::client::prediction::{Prediction, Reconcile, Stepping};
 use crate::net::protocol::{GameEvent, ServerMsg, Snapshot, SnapshotDelta};
 use crate::net::widen::Known;
 use crate::net::{codec, delta};
@@ -253,24 +257,20 @@ impl ClientSession {
             return;
         };
         // Take a placement's word without smoothing; this is no misprediction.
-        let (correct, smooth) = if placed {
-            (true, false)
-        } else {
-            (self.switches.reconciliation, self.switches.smoothing)
+        let s = self.switches;
+        let how = match (placed, s.reconciliation, s.smoothing) {
+            (true, ..) | (false, true, false) => Reconcile::Snap,
+            (false, true, true) => Reconcile::Smooth,
+            (false, false, _) => Reconcile::MeasureOnly,
         };
-        let id = self.player_id;
-        let ack = snap.ack_seq;
+        let at = Stepping {
+            map: &self.map,
+            rules: &self.rules,
+            me: self.player_id,
+            others: &others,
+        };
         let disagreement = p.disagreement(snap.ack_seq);
-        let correction = p.reconcile(
-            &self.map,
-            &self.rules,
-            id,
-            ack,
-            server,
-            &others,
-            correct,
-            smooth,
-        );
+        let correction = p.reconcile(&at, snap.ack_seq, server, how);
         let path = p.take_path();
         match correction {
             Some(c) if placed || c.decreed => {

@@ -78,7 +78,7 @@ pub fn run_with(
     let mut session = ClientSession::new(welcome, now, config.switches)
         .context("the server sent a map this client cannot use")?;
     session.set_input_rate(config.input_rate);
-    let app = App::new(config.switches, config.outgoing.clone());
+    let app = App::new(config.outgoing.clone());
     let mut driver = Driver::new(session, app, now);
     if let Some(tap) = tap {
         driver.set_tap(tap);
@@ -349,7 +349,7 @@ fn read_keys(
             }
             // The same simulated path both ways, as the command line sets it.
             Some(Effect::Conditions(c)) => link.set_conditions(c.clone(), c),
-            Some(Effect::Chat(_) | Effect::Switches(_)) | None => {}
+            Some(Effect::Chat(_) | Effect::Toggle(_)) | None => {}
         }
     }
     Ok(false)

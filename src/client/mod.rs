@@ -15,7 +15,6 @@ pub(crate) mod explain;
 mod frames;
 pub mod headless;
 pub mod input;
-mod intake;
 pub mod interactive;
 mod interpolation;
 pub mod join_screen;
@@ -42,6 +41,9 @@ use std::time::Duration;
 use crate::net::conditioner::Conditions;
 
 /// The netcode techniques a player can switch on and off to see what each one does.
+/// The session holds the ones in force ([`session::ClientSession::switches`]); a key
+/// (or a replay's what-if) names a [`Switch`] and [`Switches::toggled`] says what
+/// flipping it makes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Switches {
     /// Draw the local player where our own simulation of our commands puts it (on), or
@@ -59,6 +61,18 @@ pub struct Switches {
     pub ghosts: GhostMode,
 }
 
+/// One of the [`Switches`], as a key names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Switch {
+    Prediction,
+    Reconciliation,
+    Interpolation,
+    Extrapolation,
+    Smoothing,
+    /// Not on and off: off, the server's, the server's with a trail, in turn.
+    Ghosts,
+}
+
 impl Switches {
     /// Reconciliation corrects a prediction: without prediction there is none. The one
     /// place that rule is kept; every change of switches goes through it.
@@ -69,13 +83,29 @@ impl Switches {
         }
     }
 
-    /// Prediction on or off, reconciliation with it.
-    pub(crate) fn with_prediction(self, on: bool) -> Switches {
-        Switches {
-            prediction: on,
-            reconciliation: on,
-            ..self
+    /// These switches with `which` flipped (the ghosts to their next mode), by the
+    /// rule: prediction takes reconciliation with it, on or off, and reconciliation
+    /// cannot go on without prediction.
+    pub fn toggled(self, which: Switch) -> Switches {
+        let mut s = self;
+        match which {
+            Switch::Prediction => {
+                s.prediction = !s.prediction;
+                s.reconciliation = s.prediction;
+            }
+            Switch::Reconciliation => s.reconciliation = !s.reconciliation,
+            Switch::Interpolation => s.interpolation = !s.interpolation,
+            Switch::Extrapolation => s.extrapolation = !s.extrapolation,
+            Switch::Smoothing => s.smoothing = !s.smoothing,
+            Switch::Ghosts => s.ghosts = s.ghosts.next(),
         }
+        s.normalized()
+    }
+
+    /// Whether remote players are drawn from the snapshot buffer (interpolated, or dead
+    /// reckoned), not where their newest snapshot has them.
+    pub(crate) fn remotes_sampled(self) -> bool {
+        self.interpolation || self.extrapolation
     }
 }
 

@@ -25,6 +25,31 @@ const PATH_BEFORE: u32 = 6;
 /// ...and keep at most this many points each (the newest, at a long round trip).
 pub(crate) const PATH_POINTS: usize = 64;
 
+/// Where the local player's commands are stepped: the map, the rules, who the player
+/// is and the other players as the newest snapshot has them (they block movement).
+/// [`Prediction::push`] and [`Prediction::reconcile`] step through the same one.
+#[derive(Clone, Copy)]
+pub(crate) struct Stepping<'a> {
+    pub(crate) map: &'a Map,
+    pub(crate) rules: &'a Rulebook,
+    pub(crate) me: PlayerId,
+    pub(crate) others: &'a [PlayerState],
+}
+
+/// What [`Prediction::reconcile`] does when the server disagrees with the prediction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Reconcile {
+    /// Take the server's word and replay the later commands on it, hiding the jump
+    /// behind a visual error that decays (unless it is too big to hide).
+    Smooth,
+    /// The same, with the jump drawn at once (smoothing off, or a placement: the
+    /// server's decision is no misprediction to hide).
+    Snap,
+    /// Keep the prediction and its history as they are and only measure the correction
+    /// that would be made (reconciliation off: the player drifts from the server's).
+    MeasureOnly,
+}
+
 #[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 struct Entry {
     seq: u32,
@@ -161,21 +186,15 @@ impl Prediction {
 
     /// Makes the next command: applies it at once through the rulebook and remembers
     /// it. Returns its seq and the shot it fires, if any.
-    pub(crate) fn push(
-        &mut self,
-        map: &Map,
-        rules: &Rulebook,
-        me: PlayerId,
-        cmd: Command,
-        others: &[PlayerState],
-    ) -> (u32, Option<Shot>) {
+    pub(crate) fn push(&mut self, at: &Stepping<'_>, cmd: Command) -> (u32, Option<Shot>) {
         self.latest_seq += 1;
         if self.latest_seq - self.acked_seq >= RING as u32 {
             // The server has not acknowledged anything for a whole ring: keep the ring's
             // oldest entry meaningful by treating it as acknowledged.
             self.acked_seq = self.latest_seq - RING as u32 + 1;
         }
-        let shot = step(map, rules, me, &mut self.body, self.latest_seq, cmd, others);
+        let (seq, body) = (self.latest_seq, &mut self.body);
+        let shot = step(at.map, at.rules, at.me, body, seq, cmd, at.others);
         self.ring[(self.latest_seq & MASK) as usize] = Entry {
             seq: self.latest_seq,
             cmd,
@@ -185,22 +204,18 @@ impl Prediction {
     }
 
     /// Checks the server's word after `ack_seq` against the prediction for that seq.
-    /// On a difference, and if `correct` is on, takes the server's body and replays the
-    /// later commands through the rulebook. Returns the correction made (or, with
-    /// `correct` off, the one that would have been made). Spawn protection ended by the
-    /// server's cap is taken over silently: it moves nothing.
-    #[allow(clippy::too_many_arguments)]
+    /// On a difference, unless `how` is [`Reconcile::MeasureOnly`], takes the server's
+    /// body and replays the later commands through the rulebook. Returns the correction
+    /// made (or, measuring only, the one that would have been made). Spawn protection
+    /// ended by the server's cap is taken over silently: it moves nothing.
     pub(crate) fn reconcile(
         &mut self,
-        map: &Map,
-        rules: &Rulebook,
-        me: PlayerId,
+        at: &Stepping<'_>,
         ack_seq: u32,
         server: Body,
-        others: &[PlayerState],
-        correct: bool,
-        smooth: bool,
+        how: Reconcile,
     ) -> Option<Correction> {
+        let correct = how != Reconcile::MeasureOnly;
         // An older snapshot than one already used (reordering), or an ack of a command
         // we never made (a confused or hostile server): nothing to learn.
         if ack_seq < self.acked_seq || ack_seq > self.latest_seq {
@@ -230,7 +245,15 @@ impl Prediction {
         for seq in ack_seq..=self.latest_seq {
             let e = &mut self.ring[(seq & MASK) as usize];
             if seq > ack_seq {
-                let _ = step(map, rules, me, &mut replayed, seq, e.cmd, others);
+                let _ = step(
+                    at.map,
+                    at.rules,
+                    at.me,
+                    &mut replayed,
+                    seq,
+                    e.cmd,
+                    at.others,
+                );
             }
             if (correct || agrees) && seq > ack_seq {
                 e.body = replayed;
@@ -257,7 +280,7 @@ impl Prediction {
         }
         self.body = replayed;
         let error = (self.error.0 + dx, self.error.1 + dy);
-        self.error = if smooth && error.0.hypot(error.1) <= SNAP_DISTANCE {
+        self.error = if how == Reconcile::Smooth && error.0.hypot(error.1) <= SNAP_DISTANCE {
             error
         } else {
             (0.0, 0.0)
@@ -315,6 +338,16 @@ mod tests {
     use crate::sim::step::Phase;
     use crate::sim::world::{Buttons, move_player};
 
+    /// The local player 0 alone on `map`.
+    fn at<'a>(map: &'a Map, rules: &'a Rulebook) -> Stepping<'a> {
+        Stepping {
+            map,
+            rules,
+            me: 0,
+            others: &[],
+        }
+    }
+
     fn setup() -> (Map, Rulebook) {
         let map = Map::parse("t", "########\n#S.....#\n#......#\n#......#\n########").unwrap();
         (map, Rulebook::for_tick_rate(60))
@@ -342,14 +375,14 @@ mod tests {
         let mut p = Prediction::new(said(start, 0), 0);
         let mut server = start;
         for _ in 0..10 {
-            p.push(&map, &rules, 0, right(), &[]);
+            p.push(&at(&map, &rules), right());
         }
         for seq in 1..=4 {
             server = move_player(&map, &rules.movement, server, right(), &[]);
             let _ = seq;
         }
         assert_eq!(
-            p.reconcile(&map, &rules, 0, 4, said(server, 4), &[], true, true),
+            p.reconcile(&at(&map, &rules), 4, said(server, 4), Reconcile::Smooth),
             None
         );
         assert_eq!(p.pending(), 6);
@@ -365,7 +398,7 @@ mod tests {
         let start = PlayerState::at_cell(1, 1);
         let mut p = Prediction::new(said(start, 0), 0);
         for _ in 0..6 {
-            p.push(&map, &rules, 0, right(), &[]);
+            p.push(&at(&map, &rules), right());
         }
         // The server teleported us down a row before applying seq 3.
         let mut server = start;
@@ -375,7 +408,7 @@ mod tests {
         server.y += CELL;
         server = move_player(&map, &rules.movement, server, right(), &[]);
         let c = p
-            .reconcile(&map, &rules, 0, 3, said(server, 3), &[], true, true)
+            .reconcile(&at(&map, &rules), 3, said(server, 3), Reconcile::Smooth)
             .expect("a correction");
         assert!((c.cells - 1.0).abs() < 1e-9);
         let mut expect = server;
@@ -389,7 +422,7 @@ mod tests {
         assert!((p.drawn().1 - f64::from(expect.y)).abs() < 0.05 * f64::from(CELL));
         // The same snapshot again is not a second correction.
         assert_eq!(
-            p.reconcile(&map, &rules, 0, 3, said(server, 3), &[], true, true),
+            p.reconcile(&at(&map, &rules), 3, said(server, 3), Reconcile::Smooth),
             None
         );
     }
@@ -400,7 +433,7 @@ mod tests {
         let start = PlayerState::at_cell(1, 1);
         let mut p = Prediction::new(said(start, 0), 0);
         for _ in 0..10 {
-            p.push(&map, &rules, 0, right(), &[]);
+            p.push(&at(&map, &rules), right());
         }
         let predicted: Vec<(i32, i32)> = (0..=10)
             .scan(start, |s, i| {
@@ -413,7 +446,7 @@ mod tests {
         // The server moved us a row down before it applied seq 8.
         let mut server = PlayerState::at_cell(1, 2);
         server.x = predicted[8].0;
-        let c = p.reconcile(&map, &rules, 0, 8, said(server, 8), &[], true, true);
+        let c = p.reconcile(&at(&map, &rules), 8, said(server, 8), Reconcile::Smooth);
         assert!(c.is_some_and(|c| c.cells > 0.9));
         let path = p.take_path().expect("the paths of the correction");
         assert_eq!(p.take_path(), None, "taken once");
@@ -426,10 +459,10 @@ mod tests {
         assert_eq!(path.server, replayed);
         assert_ne!(path.server.last(), path.predicted.last());
         // Agreement leaves no path.
-        p.push(&map, &rules, 0, right(), &[]);
+        p.push(&at(&map, &rules), right());
         let now = p.state();
         assert_eq!(
-            p.reconcile(&map, &rules, 0, 11, said(now, 11), &[], true, true),
+            p.reconcile(&at(&map, &rules), 11, said(now, 11), Reconcile::Smooth),
             None
         );
         assert_eq!(p.take_path(), None);
@@ -439,10 +472,10 @@ mod tests {
     fn large_errors_snap() {
         let (map, rules) = setup();
         let mut p = Prediction::new(said(PlayerState::at_cell(1, 1), 0), 0);
-        p.push(&map, &rules, 0, right(), &[]);
+        p.push(&at(&map, &rules), right());
         let far = PlayerState::at_cell(6, 2);
         assert!(
-            p.reconcile(&map, &rules, 0, 1, said(far, 1), &[], true, true)
+            p.reconcile(&at(&map, &rules), 1, said(far, 1), Reconcile::Smooth)
                 .is_some()
         );
         assert_eq!(p.drawn(), (f64::from(far.x), f64::from(far.y)));
@@ -452,12 +485,12 @@ mod tests {
     fn reconciliation_off_keeps_the_prediction() {
         let (map, rules) = setup();
         let mut p = Prediction::new(said(PlayerState::at_cell(1, 1), 0), 0);
-        p.push(&map, &rules, 0, right(), &[]);
-        p.push(&map, &rules, 0, right(), &[]);
+        p.push(&at(&map, &rules), right());
+        p.push(&at(&map, &rules), right());
         let before = p.state();
         let far = PlayerState::at_cell(6, 2);
         assert!(
-            p.reconcile(&map, &rules, 0, 1, said(far, 1), &[], false, true)
+            p.reconcile(&at(&map, &rules), 1, said(far, 1), Reconcile::MeasureOnly)
                 .is_some()
         );
         assert_eq!(p.state(), before);
@@ -468,36 +501,28 @@ mod tests {
         let (map, rules) = setup();
         let mut p = Prediction::new(said(PlayerState::at_cell(1, 1), 0), 0);
         for _ in 0..3 {
-            p.push(&map, &rules, 0, right(), &[]);
+            p.push(&at(&map, &rules), right());
         }
         let s = p.state();
         assert_eq!(
             p.reconcile(
-                &map,
-                &rules,
-                0,
+                &at(&map, &rules),
                 99,
                 said(PlayerState::default(), 99),
-                &[],
-                true,
-                true
+                Reconcile::Smooth
             ),
             None
         );
         assert!(
-            p.reconcile(&map, &rules, 0, 3, said(s, 3), &[], true, true)
+            p.reconcile(&at(&map, &rules), 3, said(s, 3), Reconcile::Smooth)
                 .is_none()
         );
         assert_eq!(
             p.reconcile(
-                &map,
-                &rules,
-                0,
+                &at(&map, &rules),
                 2,
                 said(PlayerState::default(), 2),
-                &[],
-                true,
-                true
+                Reconcile::Smooth
             ),
             None
         );

@@ -1,7 +1,10 @@
 //! One client's netcode: prediction of the local player, the snapshot buffer that
 //! remote players are interpolated from, and the server clock. Messages are taken in by
-//! `intake`; the counts go to [`super::net_stats`] and what a frame shows is
-//! built by `view`.
+//! `intake` (`intake.rs`, a part of this impl: the fields are private to the two
+//! files); the counts go to [`super::net_stats`] and what a frame shows is built by
+//! `view` through the read methods here. The netcode switches are kept here and
+//! nowhere else: keys and a replay's what-if change them through
+//! [`ClientSession::set_switches`].
 //!
 //! A state machine fed with decoded server messages, command ticks and frames, each with
 //! the time it happened; it owns no socket and reads no clock, so tests can step it
@@ -9,16 +12,20 @@
 
 use std::time::Instant;
 
+#[path = "intake.rs"]
+mod intake;
+
 use super::Switches;
 use super::clock::{RecentLoss, ServerClock, interp_delay_target};
 use super::combat::Combat;
 pub(crate) use super::interpolation::DrawnFrom;
-use super::interpolation::SnapshotBuffer;
+use super::interpolation::{BufferedSnapshot, SnapshotBuffer};
+use super::lagometer::Lagometer;
 use super::match_log::MatchLog;
 use super::net_stats::{NetStats, RemoteSeen, SessionStats};
 use super::outage::{self, Resync};
 use super::pacer::{InputPacer, bound_redundancy};
-use super::prediction::{Correction, CorrectionPath, Prediction};
+use super::prediction::{Correction, CorrectionPath, Prediction, Reconcile, Stepping};
 use super::tell::Tell;
 use crate::net::map_chunks::MapAssembler;
 use crate::net::protocol::{
@@ -63,59 +70,59 @@ impl std::fmt::Display for SessionEnd {
 
 #[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub struct ClientSession {
-    pub(super) player_id: PlayerId,
-    pub(super) map: Map,
-    pub(super) rules: Rulebook,
-    pub(super) tick_rate: f64,
+    player_id: PlayerId,
+    map: Map,
+    rules: Rulebook,
+    tick_rate: f64,
     /// Ticks between snapshots, as the server said exactly.
-    pub(super) snapshot_interval: u32,
-    pub(super) snapshot_period: f64,
+    snapshot_interval: u32,
+    snapshot_period: f64,
     /// The server's count of our placements, from the newest snapshot.
-    pub(super) placed: Option<u8>,
-    pub(super) server_name: String,
+    placed: Option<u8>,
+    server_name: String,
     #[serde(with = "crate::net::instants")]
-    pub(super) start: Instant,
-    pub(super) prediction: Option<Prediction>,
-    pub(super) buffer: SnapshotBuffer,
-    pub(super) clock: ServerClock,
+    start: Instant,
+    prediction: Option<Prediction>,
+    buffer: SnapshotBuffer,
+    clock: ServerClock,
     /// The newest snapshot received (by tick).
-    pub(super) latest: Option<Snapshot>,
+    latest: Option<Snapshot>,
     /// The server's tick in the welcome: what the first snapshot's tick is widened
     /// against (see [`crate::net::widen`]).
-    pub(super) welcome_tick: u32,
-    pub(super) roster: Vec<RosterEntry>,
-    pub(super) interp_delay: f64,
+    welcome_tick: u32,
+    roster: Vec<RosterEntry>,
+    interp_delay: f64,
     /// The recent snapshot loss the interpolation delay is sized for.
-    pub(super) recent_loss: RecentLoss,
+    recent_loss: RecentLoss,
     /// The recent share of snapshot slots the server held back for our link's rate (the
     /// same moving average as loss): the period snapshots really come at grows with it.
-    pub(super) recent_withheld: RecentLoss,
+    recent_withheld: RecentLoss,
     #[serde(with = "crate::net::instants")]
-    pub(super) last_frame: Option<Instant>,
+    last_frame: Option<Instant>,
     #[serde(with = "crate::net::instants")]
-    pub(super) last_heard: Instant,
+    last_heard: Instant,
     #[serde(with = "crate::net::instants")]
-    pub(super) last_correction: Option<(Instant, Correction)>,
+    last_correction: Option<(Instant, Correction)>,
     /// Slowing the command clock to drain a backlog on the server (see
     /// [`ClientSession::command_period_scale`]).
-    pub(super) draining: bool,
+    draining: bool,
     /// Command slots to skip so a backlog on the server drains at once.
-    pub(super) resync: Resync,
+    resync: Resync,
     /// When the newest snapshot arrived (the session's start before any).
     #[serde(with = "crate::net::instants")]
-    pub(super) last_snapshot: Instant,
+    last_snapshot: Instant,
     /// The next reliable game event expected; events arrive resent, in seq order.
-    pub(super) next_event: u32,
-    pub combat: Combat,
-    pub match_log: MatchLog,
-    pub(super) tell: Tell,
-    pub(super) pacer: InputPacer,
-    pub(super) switches: Switches,
-    pub(super) net: NetStats,
+    next_event: u32,
+    combat: Combat,
+    match_log: MatchLog,
+    tell: Tell,
+    pacer: InputPacer,
+    switches: Switches,
+    net: NetStats,
     /// A new map's text arrives in chunks among the events, before its match start.
-    pub(super) map_chunks: MapAssembler,
+    map_chunks: MapAssembler,
     /// The roster arrives in pages that together make one.
-    pub(super) roster_pages: RosterPages,
+    roster_pages: RosterPages,
 }
 
 impl ClientSession {
@@ -165,6 +172,80 @@ impl ClientSession {
         &self.map
     }
 
+    /// The rules the server plays by (for this tick rate).
+    pub(crate) fn rules(&self) -> &Rulebook {
+        &self.rules
+    }
+
+    /// Shots, flights and every player's status, as the events and our own prediction
+    /// have them.
+    pub fn combat(&self) -> &Combat {
+        &self.combat
+    }
+
+    /// The kill feed, the chat, the match clock and the results.
+    pub fn match_log(&self) -> &MatchLog {
+        &self.match_log
+    }
+
+    /// The newest snapshot received (by tick), decoded.
+    pub(crate) fn latest(&self) -> Option<&Snapshot> {
+        self.latest.as_ref()
+    }
+
+    /// The snapshots remote players are interpolated between, oldest first.
+    pub(crate) fn buffered(&self) -> impl Iterator<Item = &BufferedSnapshot> {
+        self.buffer.iter()
+    }
+
+    /// How many buffered snapshots are still ahead of the tick remote players are
+    /// drawn at now.
+    pub(crate) fn buffered_ahead(&self, now: Instant) -> usize {
+        self.render_tick(now).map_or(0, |t| self.buffer.ahead_of(t))
+    }
+
+    /// Where the prediction draws the local player (sub-cell units): its state plus
+    /// what is left of the last correction's visual error. None before the first
+    /// snapshot.
+    pub(crate) fn predicted_drawn(&self) -> Option<(f64, f64)> {
+        self.prediction.as_ref().map(Prediction::drawn)
+    }
+
+    /// The newest correction of the prediction, and when it was made.
+    pub(crate) fn last_correction(&self) -> Option<&(Instant, Correction)> {
+        self.last_correction.as_ref()
+    }
+
+    /// When our newest shot's muzzle flashed, and its aim.
+    pub(crate) fn muzzle(&self) -> Option<(Instant, u8)> {
+        self.tell.muzzle
+    }
+
+    /// Everyone in the game, as the newest roster says.
+    pub(crate) fn roster(&self) -> &[RosterEntry] {
+        &self.roster
+    }
+
+    pub(crate) fn server_name(&self) -> &str {
+        &self.server_name
+    }
+
+    /// The lagometer's history of snapshots and frames.
+    pub(crate) fn lagometer(&self) -> &Lagometer {
+        &self.net.lagometer
+    }
+
+    /// The newest corrections, oldest first: seconds into the session, cells, cause.
+    pub(crate) fn recent_corrections(&self) -> impl Iterator<Item = &(f64, f64, String)> {
+        self.net.recent.iter()
+    }
+
+    /// The server's time at `now` by the smoothed clock, in seconds (None before the
+    /// first snapshot).
+    pub(crate) fn server_secs(&self, now: Instant) -> Option<f64> {
+        self.clock.server_secs(self.local_secs(now))
+    }
+
     /// How much longer than a tick to wait before the next command. The server applies
     /// at most one command per tick; commands that piled up there (after a lag spike,
     /// say) would otherwise stay as input delay for good. While its queue for us is
@@ -212,7 +293,8 @@ impl ClientSession {
         self.interp_delay
     }
 
-    pub(crate) fn switches(&self) -> Switches {
+    /// The netcode switches in force: the one copy there is.
+    pub fn switches(&self) -> Switches {
         self.switches
     }
 
@@ -246,11 +328,11 @@ impl ClientSession {
         self.latest.as_ref().map(|s| s.tick)
     }
 
-    pub(super) fn local_secs(&self, now: Instant) -> f64 {
+    fn local_secs(&self, now: Instant) -> f64 {
         now.saturating_duration_since(self.start).as_secs_f64()
     }
 
-    pub(super) fn local_ms(&self, now: Instant) -> u32 {
+    fn local_ms(&self, now: Instant) -> u32 {
         // Wraps after 49 days; RTT arithmetic below wraps with it.
         now.saturating_duration_since(self.start).as_millis() as u32
     }
@@ -290,7 +372,13 @@ impl ClientSession {
             self.net.command_held();
             self.pacer.resend_due()
         } else {
-            let (seq, shot) = p.push(&self.map, &self.rules, self.player_id, cmd, &others);
+            let at = Stepping {
+                map: &self.map,
+                rules: &self.rules,
+                me: self.player_id,
+                others: &others,
+            };
+            let (seq, shot) = p.push(&at, cmd);
             if let Some(shot) = shot {
                 self.tell.flash(now, shot.aim);
                 let rules = &self.rules.combat;
@@ -346,7 +434,7 @@ impl ClientSession {
 
     /// The server tick remote players are drawn at now.
     pub(crate) fn render_tick(&self, now: Instant) -> Option<f64> {
-        let server = self.clock.server_secs(self.local_secs(now))?;
+        let server = self.server_secs(now)?;
         let delay = if self.switches.extrapolation {
             0.0
         } else {
@@ -380,7 +468,7 @@ impl ClientSession {
             });
         }
         if let Some(t) = self.render_tick(now) {
-            let sampled = self.switches.interpolation || self.switches.extrapolation;
+            let sampled = self.switches.remotes_sampled();
             let mode = self
                 .buffer
                 .mode(t, self.extrapolation_limit_ticks(), sampled);
@@ -407,18 +495,13 @@ impl ClientSession {
         let server =
             find(&latest.players, self.player_id).map(|st| latest.me.body(st, latest.ack_seq));
         if let (Some(p), Some(server)) = (&mut self.prediction, server) {
-            let ack = latest.ack_seq;
-            let me = self.player_id;
-            let _ = p.reconcile(
-                &self.map,
-                &self.rules,
-                me,
-                ack,
-                server,
-                &others,
-                true,
-                false,
-            );
+            let at = Stepping {
+                map: &self.map,
+                rules: &self.rules,
+                me: self.player_id,
+                others: &others,
+            };
+            let _ = p.reconcile(&at, latest.ack_seq, server, Reconcile::Snap);
         }
     }
 
@@ -427,7 +510,7 @@ impl ClientSession {
     pub fn remote_position(&self, id: PlayerId, now: Instant) -> Option<(f64, f64)> {
         let newest = find(&self.latest.as_ref()?.players, id)?;
         let sampled = match self.render_tick(now) {
-            Some(t) if self.switches.interpolation || self.switches.extrapolation => self
+            Some(t) if self.switches.remotes_sampled() => self
                 .buffer
                 .sample(id, t, self.extrapolation_limit_ticks())
                 .map(|(pos, _)| pos),
@@ -439,7 +522,7 @@ impl ClientSession {
     /// Which snapshots remote players are drawn from at `now` (None before any).
     pub(crate) fn drawn_from(&self, now: Instant) -> Option<DrawnFrom> {
         let newest = self.buffer.newest()?.tick;
-        if !(self.switches.interpolation || self.switches.extrapolation) {
+        if !self.switches.remotes_sampled() {
             return Some(DrawnFrom::Newest(newest));
         }
         let t = self.render_tick(now)?;

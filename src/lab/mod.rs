@@ -162,7 +162,7 @@ impl Lab {
             let session = ClientSession::new(welcome.clone(), first, Switches::default())
                 .context("the server's map")?;
             let conditions = Conditions::profile(profile).unwrap_or_default();
-            let mut app = App::new(Switches::default(), conditions.clone());
+            let mut app = App::new(conditions.clone());
             // The lab shows lag compensation in the shooter's view from the start.
             app.handle(Action::ToggleLagCompensation);
             let link_seed = seed.wrapping_mul(31).wrapping_add(n as u64 * 2);

@@ -1,4 +1,4 @@
-//! The recording format, version 3 (documented in docs/RECORDING.md): an 8-byte header
+//! The recording format, version 4 (documented in docs/RECORDING.md): an 8-byte header
 //! (`NAREC`, a zero byte, the version as u16 little-endian), then records. A record is a
 //! kind byte, its payload length as a LEB128 varint (at most [`MAX_PAYLOAD`], a keyframe
 //! at most [`MAX_KEYFRAME_PAYLOAD`]), and the payload. Times are varints: nanoseconds
@@ -22,15 +22,17 @@ use crate::net::protocol::{ServerMsg, Welcome};
 use crate::sim::world::{Buttons, Command};
 
 pub const MAGIC: [u8; 6] = *b"NAREC\0";
+/// 4: a keyframe's app state no longer holds the netcode switches (the session's are
+/// the one copy), so version 3's keyframes do not decode.
 /// 3: the codes of `Action::Back` and `Action::Face` (version 2 wrote them as 255), and
 /// the server messages inside are protocol version 5's (a snapshot's count of snapshots
 /// held back, an input packet's count of snapshots missing, sealed session messages).
 /// 2: a keyframe record, protocol version 4's messages (version 1 held version 3's). A
 /// change to the server messages' encoding (`PROTOCOL_VERSION`) needs a new version here
 /// too, and [`OLDEST`] raised past the versions it breaks.
-pub const VERSION: u16 = 3;
+pub const VERSION: u16 = 4;
 /// The oldest version this netarena reads.
-pub const OLDEST: u16 = 3;
+pub const OLDEST: u16 = 4;
 pub const HEADER_LEN: usize = 8;
 /// No payload is longer: the largest is a server datagram plus a few varints.
 pub const MAX_PAYLOAD: usize = MAX_SERVER_DATAGRAM + 64;

@@ -5,6 +5,8 @@
 
 use ratatui::crossterm::event::KeyCode;
 
+use crate::client::Switch;
+
 /// What a replay key does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Do {
@@ -19,8 +21,8 @@ pub(super) enum Do {
     Speed(bool),
     /// The next (true) or previous correction.
     Correction(bool),
-    /// Re-run with the switch of this key changed.
-    WhatIf(char),
+    /// Re-run with this switch flipped.
+    WhatIf(Switch),
     AsRecorded,
     Help,
     Quit,
@@ -108,12 +110,12 @@ pub(super) const BINDINGS: &[Binding] = &[
     ),
     bind(
         &[
-            (KeyCode::Char('p'), Do::WhatIf('p')),
-            (KeyCode::Char('r'), Do::WhatIf('r')),
-            (KeyCode::Char('i'), Do::WhatIf('i')),
-            (KeyCode::Char('x'), Do::WhatIf('x')),
-            (KeyCode::Char('m'), Do::WhatIf('m')),
-            (KeyCode::Char('g'), Do::WhatIf('g')),
+            (KeyCode::Char('p'), Do::WhatIf(Switch::Prediction)),
+            (KeyCode::Char('r'), Do::WhatIf(Switch::Reconciliation)),
+            (KeyCode::Char('i'), Do::WhatIf(Switch::Interpolation)),
+            (KeyCode::Char('x'), Do::WhatIf(Switch::Extrapolation)),
+            (KeyCode::Char('m'), Do::WhatIf(Switch::Smoothing)),
+            (KeyCode::Char('g'), Do::WhatIf(Switch::Ghosts)),
         ],
         "p r i x m g",
         "what-if: pred recon interp extrap smooth ghosts",

@@ -60,7 +60,7 @@ impl Replayer {
         let mut session = ClientSession::new(start.welcome.clone(), base, start.switches)
             .context("the recording's map cannot be used")?;
         session.set_input_rate(start.input_rate);
-        let app = App::new(start.switches, start.conditions.clone());
+        let app = App::new(start.conditions.clone());
         let driver = Driver::new(session, app, base);
         Ok(Replayer::around(
             driver,

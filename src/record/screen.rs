@@ -18,9 +18,9 @@ use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::keys::{BINDINGS, Do, binding_of, hints};
 use super::player::Player;
-use crate::client::Switches;
 use crate::client::session::{ClientSession, DrawnFrom};
 use crate::client::terminal::{self, Releases, Tui};
+use crate::client::{Switch, Switches};
 use crate::sim::map::CELL;
 use crate::ui::timeline::{
     AT_SNAPSHOT_LEGEND, CorrectionPaths, LEGEND, PATHS_LEGEND, TIMELINE_ROWS, TimelineView,
@@ -200,34 +200,25 @@ fn on_key(player: &mut Player, v: &mut Viewer, code: KeyCode) -> anyhow::Result<
                 pause = v.paused;
             }
         }
-        Do::WhatIf(key) => what_if(player, v, key)?,
-        Do::AsRecorded => what_if(player, v, '0')?,
+        Do::WhatIf(which) => what_if(player, v, Some(which))?,
+        Do::AsRecorded => what_if(player, v, None)?,
     }
     v.paused = pause;
     v.anchor = (now, player.at());
     Ok(Some(act))
 }
 
-/// A what-if key: re-runs the recording with one switch changed.
-fn what_if(player: &mut Player, v: &mut Viewer, key: char) -> anyhow::Result<()> {
-    let mut s = player.switches();
-    match key {
-        'p' => s = s.with_prediction(!s.prediction),
-        'r' => s.reconciliation = !s.reconciliation && s.prediction,
-        'i' => s.interpolation = !s.interpolation,
-        'x' => s.extrapolation = !s.extrapolation,
-        'm' => s.smoothing = !s.smoothing,
-        'g' => s.ghosts = s.ghosts.next(),
-        '0' => {
-            player.set_what_if(None)?;
-            v.say("switches as recorded".into(), Instant::now());
-            v.restart(player);
-            return Ok(());
-        }
-        _ => return Ok(()),
-    }
+/// A what-if key: re-runs the recording with `which` switch flipped, by the game's
+/// own rule ([`Switches::toggled`]), or (None) as recorded.
+fn what_if(player: &mut Player, v: &mut Viewer, which: Option<Switch>) -> anyhow::Result<()> {
+    let Some(which) = which else {
+        player.set_what_if(None)?;
+        v.say("switches as recorded".into(), Instant::now());
+        v.restart(player);
+        return Ok(());
+    };
     let started = Instant::now();
-    player.set_what_if(Some(s))?;
+    player.set_what_if(Some(player.switches().toggled(which)))?;
     let took = started.elapsed().as_millis();
     v.say(format!("re-simulated in {took} ms"), Instant::now());
     v.restart(player);
@@ -275,7 +266,7 @@ fn render(f: &mut Frame, player: &Player, v: &Viewer) {
 fn legend(paths: bool, s: Switches) -> &'static str {
     if paths {
         PATHS_LEGEND
-    } else if !(s.interpolation || s.extrapolation) {
+    } else if !s.remotes_sampled() {
         AT_SNAPSHOT_LEGEND
     } else {
         LEGEND

@@ -119,7 +119,7 @@ fn the_combat_line_shows_the_replay_keys() {
 fn the_status_line_gives_way_at_80_columns() {
     let mut player = clip();
     let mut v = Viewer::new(&player, Instant::now(), String::new());
-    what_if(&mut player, &mut v, 'p').unwrap();
+    what_if(&mut player, &mut v, Some(Switch::Prediction)).unwrap();
     v.message = "a message long enough that it cannot fit beside everything else".into();
     for width in [60, 80, 100, 120] {
         let line = status(&player, &v, width);
@@ -174,7 +174,7 @@ fn a_clip_plays_on_from_its_keyframe_at_once() {
     let moved = player.at() - from;
     assert!(moved > Duration::from_millis(450), "{moved:?}");
     // After a what-if re-run and a speed change it plays on from there too.
-    what_if(&mut player, &mut v, 'i').unwrap();
+    what_if(&mut player, &mut v, Some(Switch::Interpolation)).unwrap();
     on_key(&mut player, &mut v, KeyCode::Char('+')).unwrap();
     let at = player.at();
     play(
@@ -224,7 +224,7 @@ fn a_forced_correction_draws_the_predicted_and_the_servers_path() {
     let map = Map::builtin("duel").unwrap();
     let (x, y) = map.spawns()[0];
     let spawn = PlayerState::at_cell(x, y);
-    let app = App::new(Switches::default(), Conditions::default());
+    let app = App::new(Conditions::default());
     let mut d = Driver::new(ClientSession::on_duel(0, t0), app, t0);
     d.receive(t0, snapshot(1, 0, spawn), 100);
     for n in 0..=170 {

@@ -106,7 +106,7 @@ impl Live {
         };
         tee.start(start, kind, &welcome, &client);
         let session = ClientSession::new(welcome.clone(), start, client.switches).unwrap();
-        let app = App::new(client.switches, client.outgoing.clone());
+        let app = App::new(client.outgoing.clone());
         let mut driver = Driver::new(session, app, start);
         driver.set_tap(Box::new(tee));
         Live {

@@ -58,7 +58,7 @@ fn clients_fly_projectiles_exactly_as_the_server_does() {
             // Snapshot time: the world after tick T is the snapshot labelled T + 1.
             server_paths.entry(p.id).or_default().push((tick, p.x, p.y));
         }
-        for f in s.client.combat.flights() {
+        for f in s.client.combat().flights() {
             client_flights.insert(f.shot.id, f.clone());
         }
     }
@@ -160,14 +160,14 @@ fn rail_at_a_moving_target(compensate: bool, max_rewind_ms: u32) -> Option<u8> {
                 aim: 0,
             }
         });
-        if fired && !s.client.combat.rails.is_empty() {
+        if fired && !s.client.combat().rails.is_empty() {
             break;
         }
     }
     s.run(Duration::from_millis(400), |_| Buttons::empty());
     let (_, shot) = s
         .client
-        .combat
+        .combat()
         .rails
         .back()
         .copied()
@@ -334,7 +334,7 @@ fn a_finished_match_shows_results_then_the_next_map_reaches_clients() {
     s.run(Duration::from_millis(3500), |_| Buttons::empty());
     let results = s
         .client
-        .match_log
+        .match_log()
         .results
         .as_ref()
         .expect("results are shown");
@@ -348,7 +348,7 @@ fn a_finished_match_shows_results_then_the_next_map_reaches_clients() {
     s.run(Duration::from_millis(2500), |_| Buttons::empty());
     assert_eq!(s.client.map().name(), "arena", "the next map arrived");
     assert!(
-        s.client.match_log.results.is_none(),
+        s.client.match_log().results.is_none(),
         "results cleared for the new match"
     );
     assert_eq!(s.client.map().text(), Map::builtin("arena").unwrap().text());

@@ -46,7 +46,7 @@ fn a_solo_fighter_is_predicted_exactly_through_a_whole_match_and_the_next() {
         }
         shots = s
             .client
-            .combat
+            .combat()
             .own_shots()
             .iter()
             .filter(|o| o.confirmed)
@@ -149,7 +149,7 @@ fn own_bolts_fly_where_the_servers_do_and_are_drawn_once() {
             path[age - 1] = (p.x, p.y);
         }
         let latest = s.client.latest_seq();
-        for o in s.client.combat.own_shots() {
+        for o in s.client.combat().own_shots() {
             if let (Some(pos), Some(born)) = (o.position(latest - o.seq), o.born()) {
                 let path = own_paths.entry((o.shot.id, born)).or_default();
                 path.push((latest - o.seq, pos));
@@ -159,14 +159,14 @@ fn own_bolts_fly_where_the_servers_do_and_are_drawn_once() {
         // predicted (the drawing skips those in favour of the prediction).
         for f in s
             .client
-            .combat
+            .combat()
             .flights()
             .iter()
             .filter(|f| f.shot.owner == me)
         {
             assert!(
                 s.client
-                    .combat
+                    .combat()
                     .own_shots()
                     .iter()
                     .any(|o| o.shot.id == f.shot.id),

@@ -71,7 +71,7 @@ impl Stepper {
         Stepper {
             server,
             client,
-            app: App::new(Switches::default(), Conditions::default()),
+            app: App::new(Conditions::default()),
             now,
             up: Conditioner::new(up, 11),
             down: Conditioner::new(down, 12),
@@ -151,8 +151,9 @@ impl Stepper {
     /// A player's key, as the terminal client would take it: switch changes reach the
     /// session at once.
     pub fn handle(&mut self, action: Action) {
-        if let Some(Effect::Switches(s)) = self.app.handle(action) {
-            self.client.set_switches(s);
+        if let Some(Effect::Toggle(which)) = self.app.handle(action) {
+            self.client
+                .set_switches(self.client.switches().toggled(which));
         }
     }
 

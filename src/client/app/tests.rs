@@ -1,23 +1,30 @@
 use super::*;
+use crate::client::Switches;
 
 fn app() -> App {
-    App::new(Switches::default(), Conditions::default())
+    App::new(Conditions::default())
 }
 
+/// A switch key names its switch; the switches themselves are the session's, flipped
+/// by the one rule in [`Switches::toggled`].
 #[test]
 fn reconciliation_follows_prediction() {
     let mut a = app();
     let off = a.handle(Action::TogglePrediction);
-    let s = a.switches();
-    assert_eq!(off, Some(Effect::Switches(s)));
+    assert_eq!(off, Some(Effect::Toggle(Switch::Prediction)));
+    let s = Switches::default().toggled(Switch::Prediction);
     assert!(!s.prediction && !s.reconciliation);
     // Without prediction there is nothing to reconcile: the key does nothing.
-    assert_eq!(a.handle(Action::ToggleReconciliation), None);
-    assert!(!a.switches().reconciliation);
-    a.handle(Action::TogglePrediction);
-    assert!(a.switches().prediction && a.switches().reconciliation);
-    a.handle(Action::ToggleReconciliation);
-    assert!(a.switches().prediction && !a.switches().reconciliation);
+    assert_eq!(
+        a.handle(Action::ToggleReconciliation),
+        Some(Effect::Toggle(Switch::Reconciliation))
+    );
+    assert_eq!(s.toggled(Switch::Reconciliation), s);
+    assert!(!s.toggled(Switch::Reconciliation).reconciliation);
+    let s = s.toggled(Switch::Prediction);
+    assert!(s.prediction && s.reconciliation);
+    let s = s.toggled(Switch::Reconciliation);
+    assert!(s.prediction && !s.reconciliation);
 }
 
 #[test]

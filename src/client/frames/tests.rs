@@ -6,7 +6,6 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 
 use super::*;
-use crate::client::Switches;
 use crate::client::app::App;
 use crate::client::driver::Driver;
 use crate::client::rates::Rates;
@@ -22,11 +21,7 @@ const THEM: u8 = 2;
 
 fn driver(t0: Instant) -> Driver {
     let session = ClientSession::on_duel(ME, t0);
-    Driver::new(
-        session,
-        App::new(Switches::default(), Conditions::default()),
-        t0,
-    )
+    Driver::new(session, App::new(Conditions::default()), t0)
 }
 
 /// The k-th snapshot: we stand at (1, 1); they walk right along row 5 for 15

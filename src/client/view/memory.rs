@@ -52,11 +52,11 @@ pub(crate) struct Memory {
 impl Memory {
     /// Takes in the session as it is at `now` (once a frame).
     pub(crate) fn update(&mut self, s: &ClientSession, now: Instant) {
-        let me = s.player_id;
+        let me = s.player_id();
         let render_tick = s.render_tick(now);
         if let Some(t) = render_tick
             && let Some((_, rail)) = s
-                .combat
+                .combat()
                 .rails
                 .iter()
                 .rev()
@@ -69,14 +69,14 @@ impl Memory {
             self.marks = Some(*rail);
         }
         let ended = s
-            .combat
+            .combat()
             .flights()
             .iter()
             .filter(|f| f.shot.owner == me && f.ended.is_some())
             .count();
         self.note_protection(s);
         let mut others_hurt = false;
-        for st in s.combat.statuses.values() {
+        for st in s.combat().statuses.values() {
             let before = self.health.insert(st.id, st.health);
             let hurt = before.is_some_and(|h| st.health < h);
             if st.id == me && hurt {
@@ -98,13 +98,13 @@ impl Memory {
     /// count once started only at a respawn seen here, so after joining or a new match
     /// the HUD read the full 3 s until the protection was gone.
     fn note_protection(&mut self, s: &ClientSession) {
-        let started = s.match_log.clock.as_ref().map(|c| c.started_tick);
+        let started = s.match_log().clock.as_ref().map(|c| c.started_tick);
         let new_match = self.match_started.is_some() && started != self.match_started;
         self.match_started = started;
         let Some(tick) = s.latest_tick() else {
             return;
         };
-        for st in s.combat.statuses.values() {
+        for st in s.combat().statuses.values() {
             if !(st.alive && st.protected) {
                 self.protected_since.remove(&st.id);
             } else if let (true, Some(start)) = (new_match, started) {
@@ -114,20 +114,21 @@ impl Memory {
             }
         }
         self.protected_since
-            .retain(|id, _| s.combat.statuses.contains_key(id));
+            .retain(|id, _| s.combat().statuses.contains_key(id));
     }
 
     /// The tell flashed: if the rail fired, it is cooling down.
     fn note_fire(&mut self, s: &ClientSession, now: Instant) {
-        let muzzle = s.tell.muzzle.map(|(at, _)| at);
+        let muzzle = s.muzzle().map(|(at, _)| at);
         if muzzle != self.muzzle
             && let Some(at) = muzzle
-            && s.combat
-                .status(s.player_id)
+            && s.combat()
+                .status(s.player_id())
                 .is_some_and(|st| st.weapon == Weapon::Rail)
         {
-            let ticks = s.rules.combat.cooldown(Weapon::Rail);
-            self.rail_ready_at = Some(at + Duration::from_secs_f64(f64::from(ticks) / s.tick_rate));
+            let ticks = s.rules().combat.cooldown(Weapon::Rail);
+            self.rail_ready_at =
+                Some(at + Duration::from_secs_f64(f64::from(ticks) / s.tick_rate()));
         }
         self.muzzle = muzzle;
         if self.rail_ready_at.is_some_and(|t| now >= t) {
@@ -136,11 +137,11 @@ impl Memory {
     }
 
     fn note_death(&mut self, s: &ClientSession, now: Instant) {
-        let me = s.player_id;
-        let alive = s.combat.status(me).is_none_or(|st| st.alive);
+        let me = s.player_id();
+        let alive = s.combat().status(me).is_none_or(|st| st.alive);
         if self.alive && !alive {
             let how = s
-                .match_log
+                .match_log()
                 .feed
                 .iter()
                 .rev()
@@ -177,19 +178,18 @@ impl Memory {
         id: PlayerId,
         now: Instant,
     ) -> Option<f64> {
-        if !s.combat.status(id)?.protected {
+        if !s.combat().status(id)?.protected {
             return None;
         }
-        let cap = |reading| f64::from(step::protection_cap(&s.rules.combat, reading)) / s.tick_rate;
+        let cap =
+            |reading| f64::from(step::protection_cap(&s.rules().combat, reading)) / s.tick_rate();
         let short = cap(false);
-        let (Some(since), Some(server)) = (
-            self.protected_since.get(&id),
-            s.clock.server_secs(s.local_secs(now)),
-        ) else {
+        let (Some(since), Some(server)) = (self.protected_since.get(&id), s.server_secs(now))
+        else {
             return Some(short);
         };
         let present = server + s.stats().rtt_ms / 2000.0;
-        let elapsed = present - f64::from(*since) / s.tick_rate;
+        let elapsed = present - f64::from(*since) / s.tick_rate();
         // Still protected past the short cap: the player is reading, up to the long one.
         let total = if elapsed < short { short } else { cap(true) };
         Some((total - elapsed).clamp(0.0, total))
@@ -198,7 +198,7 @@ impl Memory {
     /// Seconds until the local player respawns, while dead.
     pub(crate) fn respawn_in(&self, s: &ClientSession, now: Instant) -> Option<f64> {
         let death = self.death.as_ref()?;
-        let total = f64::from(s.rules.combat.respawn_ticks) / s.tick_rate;
+        let total = f64::from(s.rules().combat.respawn_ticks) / s.tick_rate();
         Some((total - now.saturating_duration_since(death.at).as_secs_f64()).max(0.0))
     }
 }
@@ -281,7 +281,7 @@ mod tests {
                 }
                 3 => {
                     assert_eq!(m.death, None);
-                    let cap = f64::from(s.rules.combat.protect_ticks) / s.tick_rate;
+                    let cap = f64::from(s.rules().combat.protect_ticks) / s.tick_rate();
                     assert_eq!(m.protected_for(&s, ME, now), Some(cap));
                     assert!(m.protected_for(&s, ME, ms(2000)).is_some_and(|t| t < cap));
                 }

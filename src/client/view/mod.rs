@@ -38,7 +38,7 @@ pub(crate) fn build<'a>(
         .or_else(|| sprites.iter().find(|sp| sp.kind == SpriteKind::LocalGhost))
         .map(|sp| (sp.x, sp.y));
     let protected = s
-        .combat
+        .combat()
         .statuses
         .keys()
         .copied()
@@ -80,9 +80,14 @@ pub(crate) fn build<'a>(
         explanation: None,
         theme: Theme::default(),
         notice: s
-            .latest
+            .latest()
             .is_none()
-            .then(|| format!("joined {}; waiting for the first snapshot…", s.server_name))
+            .then(|| {
+                format!(
+                    "joined {}; waiting for the first snapshot…",
+                    s.server_name()
+                )
+            })
             .or_else(|| {
                 app.quit_asked()
                     .then(|| "quit? q again to quit, any other key plays on".to_owned())
@@ -126,7 +131,7 @@ fn stats(s: &ClientSession, now: Instant, rates: Rates) -> StatsView {
         loss_up_pct: st.loss_up_pct,
         loss_down_pct: st.loss_down_pct,
         snapshots_per_sec: rates.snapshots,
-        rate_limited: s.net.lagometer.rate_limited(),
+        rate_limited: s.lagometer().rate_limited(),
         commands_sent: st.commands_sent,
         commands_acked: s.acked_seq(),
         pending: s.pending_commands(),
@@ -137,19 +142,16 @@ fn stats(s: &ClientSession, now: Instant, rates: Rates) -> StatsView {
         fire_mispredictions: st.fire_mispredictions,
         server_decisions: st.server_decisions,
         recent_corrections: s
-            .net
-            .recent
-            .iter()
+            .recent_corrections()
             .map(|(at, cells, why)| format!("{at:.1}s {cells:.2} cells: {why}"))
             .collect(),
-        interp_delay_ms: 1000.0 * s.interp_delay,
-        buffered: s.render_tick(now).map_or(0, |t| s.buffer.ahead_of(t)),
+        interp_delay_ms: 1000.0 * s.interp_delay_secs(),
+        buffered: s.buffered_ahead(now),
         frames_extrapolated: st.frames_extrapolated,
         frames_held: st.frames_held,
         underruns: st.underruns,
         slices: s
-            .net
-            .lagometer
+            .lagometer()
             .recent(lagometer::SLICES)
             .map(lag_slice)
             .collect(),

@@ -38,10 +38,10 @@ pub(super) fn sprites_and_beams(
     let render_tick = s.render_tick(now);
     // Our own shots are drawn where we predicted them, in our own present, when we
     // predict; the server's copies of them are then not drawn again.
-    let predicting = s.switches().prediction && s.prediction.is_some();
-    let me = predicting.then_some(s.player_id);
+    let predicting = s.switches().prediction && s.predicted().is_some();
+    let me = predicting.then_some(s.player_id());
     if let Some(t) = render_tick {
-        for (owner, x, y) in s.combat.projectiles_at(t, me) {
+        for (owner, x, y) in s.combat().projectiles_at(t, me) {
             sprites.push(sprite_at(owner, (x, y), SpriteKind::Projectile));
         }
     }
@@ -62,24 +62,24 @@ pub(super) fn sprites_and_beams(
     let arrows = facing_arrows(s, local, &sprites);
     sprites.splice(0..0, arrows);
     if let Some(pos) = local {
-        sprites.push(sprite_at(s.player_id, pos, SpriteKind::Local));
+        sprites.push(sprite_at(s.player_id(), pos, SpriteKind::Local));
     }
     (sprites, beams)
 }
 
 /// The buffer's trail, the server's ghosts and the remote players.
 fn snapshot_sprites(s: &ClientSession, now: Instant, sprites: &mut Vec<Sprite>) {
-    let Some(latest) = &s.latest else {
+    let Some(latest) = s.latest() else {
         return;
     };
     let ghosts = s.switches().ghosts;
     let at = |x: i32, y: i32| (f64::from(x), f64::from(y));
     // The dead leave no ghost and no trail.
-    let alive = |id| s.combat.status(id).is_none_or(|st| st.alive);
+    let alive = |id| s.combat().status(id).is_none_or(|st| st.alive);
     if ghosts.trail() {
         let newest = latest.tick;
-        for snap in s.buffer.iter().filter(|b| b.tick < newest) {
-            let age = (f64::from(newest - snap.tick) / s.tick_rate) as f32;
+        for snap in s.buffered().filter(|b| b.tick < newest) {
+            let age = (f64::from(newest - snap.tick) / s.tick_rate()) as f32;
             if age > TRAIL_SECS {
                 continue;
             }
@@ -91,7 +91,7 @@ fn snapshot_sprites(s: &ClientSession, now: Instant, sprites: &mut Vec<Sprite>) 
     }
     if ghosts.server() {
         for p in latest.players.iter().filter(|p| alive(p.id)) {
-            let kind = if p.id == s.player_id {
+            let kind = if p.id == s.player_id() {
                 SpriteKind::LocalGhost
             } else {
                 SpriteKind::Ghost
@@ -99,7 +99,7 @@ fn snapshot_sprites(s: &ClientSession, now: Instant, sprites: &mut Vec<Sprite>) 
             sprites.push(sprite_at(p.id, at(p.state.x, p.state.y), kind));
         }
     }
-    for p in latest.players.iter().filter(|p| p.id != s.player_id) {
+    for p in latest.players.iter().filter(|p| p.id != s.player_id()) {
         if let Some(pos) = s.remote_position(p.id, now) {
             sprites.push(sprite_at(p.id, pos, SpriteKind::Remote));
         }
@@ -109,11 +109,11 @@ fn snapshot_sprites(s: &ClientSession, now: Instant, sprites: &mut Vec<Sprite>) 
 /// Rail beams on the same clock as the players they start from.
 fn beams(s: &ClientSession, render_tick: Option<f64>, predicted_by: Option<u8>) -> Vec<Beam> {
     let mut beams = Vec::new();
-    let own = |r: &RailShot| predicted_by == Some(r.shooter) && s.combat.is_own(r.id);
-    for (_, rail) in s.combat.rails.iter().filter(|(_, r)| !own(r)) {
+    let own = |r: &RailShot| predicted_by == Some(r.shooter) && s.combat().is_own(r.id);
+    for (_, rail) in s.combat().rails.iter().filter(|(_, r)| !own(r)) {
         // In snapshot time, at the render tick: the shot happened during tick T, so the
         // snapshot labelled T + 1 is the first to show it.
-        let age = render_tick.map_or(0.0, |t| (t - f64::from(rail.tick + 1)) / s.tick_rate);
+        let age = render_tick.map_or(0.0, |t| (t - f64::from(rail.tick + 1)) / s.tick_rate());
         beam(rail, age, &mut beams);
     }
     beams
@@ -150,10 +150,10 @@ fn lag_marks(rail: &RailShot, sprites: &mut Vec<Sprite>) {
 /// Our own predicted blaster bolts, as far out as our own commands have flown them.
 fn own_bolts(s: &ClientSession, sprites: &mut Vec<Sprite>) {
     let latest = s.latest_seq();
-    for o in s.combat.own_shots() {
+    for o in s.combat().own_shots() {
         if let Some((x, y)) = o.position(latest.saturating_sub(o.seq)) {
             let pos = (f64::from(x), f64::from(y));
-            sprites.push(sprite_at(s.player_id, pos, SpriteKind::Projectile));
+            sprites.push(sprite_at(s.player_id(), pos, SpriteKind::Projectile));
         }
     }
 }
@@ -161,7 +161,7 @@ fn own_bolts(s: &ClientSession, sprites: &mut Vec<Sprite>) {
 /// Our own rail beams, from the moment we fired, as predicted and then as the server
 /// traced them (it decides the hits).
 fn own_beams(s: &ClientSession, now: Instant, beams: &mut Vec<Beam>) {
-    for o in s.combat.own_shots() {
+    for o in s.combat().own_shots() {
         if let Some(rail) = &o.rail {
             let age = now.saturating_duration_since(o.at).as_secs_f64();
             beam(rail, age, beams);
@@ -172,10 +172,10 @@ fn own_beams(s: &ClientSession, now: Instant, beams: &mut Vec<Beam>) {
 /// Where the local player is drawn, in sub-cell units: predicted, or (prediction off)
 /// where the server last said; nowhere while dead.
 fn local_position(s: &ClientSession) -> Option<(f64, f64)> {
-    let alive = s.combat.status(s.player_id).is_none_or(|st| st.alive);
-    match (&s.prediction, s.switches().prediction) {
+    let alive = s.combat().status(s.player_id()).is_none_or(|st| st.alive);
+    match (s.predicted_drawn(), s.switches().prediction) {
         _ if !alive => None,
-        (Some(p), true) => Some(p.drawn()),
+        (Some(drawn), true) => Some(drawn),
         _ => s
             .server_state()
             .map(|st| (f64::from(st.x), f64::from(st.y))),
@@ -185,7 +185,7 @@ fn local_position(s: &ClientSession) -> Option<(f64, f64)> {
 /// A fresh correction's two positions, and the muzzle flash of the tell.
 fn flashes(s: &ClientSession, now: Instant, local: Option<(f64, f64)>, out: &mut Vec<Sprite>) {
     let age = |at: Instant| now.saturating_duration_since(at).as_secs_f64();
-    if let Some((at, c)) = &s.last_correction
+    if let Some((at, c)) = s.last_correction()
         && age(*at) < CORRECTION_FLASH_SECS
     {
         for (state, kind) in [
@@ -193,16 +193,16 @@ fn flashes(s: &ClientSession, now: Instant, local: Option<(f64, f64)>, out: &mut
             (c.corrected, SpriteKind::FlashCorrected),
         ] {
             let pos = (f64::from(state.x), f64::from(state.y));
-            out.push(sprite_at(s.player_id, pos, kind));
+            out.push(sprite_at(s.player_id(), pos, kind));
         }
     }
-    if let (Some((at, aim)), Some(pos)) = (s.tell.muzzle, local)
+    if let (Some((at, aim)), Some(pos)) = (s.muzzle(), local)
         && age(at) < MUZZLE_SECS
     {
         let (dx, dy) = aim_vector(aim);
         let (x, y) = to_cells(pos);
         out.push(Sprite::new(
-            s.player_id,
+            s.player_id(),
             x + f64::from(dx) * 0.8,
             y + f64::from(dy) * 0.8,
             SpriteKind::Muzzle,
@@ -215,12 +215,11 @@ fn flashes(s: &ClientSession, now: Instant, local: Option<(f64, f64)>, out: &mut
 fn facing_arrows(s: &ClientSession, local: Option<(f64, f64)>, sprites: &[Sprite]) -> Vec<Sprite> {
     let mut facing = Vec::new();
     if let (Some(pos), Some(cmd)) = (local, s.last_command()) {
-        facing.push((s.player_id, pos, cmd.aim));
+        facing.push((s.player_id(), pos, cmd.aim));
     }
     for sprite in sprites.iter().filter(|sp| sp.kind == SpriteKind::Remote) {
         let moving = s
-            .latest
-            .as_ref()
+            .latest()
             .and_then(|l| find(&l.players, sprite.id))
             .and_then(|st| aim_of(st.vx, st.vy));
         if let Some(aim) = moving {
@@ -247,22 +246,21 @@ fn facing_arrows(s: &ClientSession, local: Option<(f64, f64)>, sprites: &[Sprite
 /// or still moving, the local player's smoothing, a bolt or beam, a flash.
 pub(super) fn in_motion(s: &ClientSession, now: Instant) -> bool {
     let age = |at: Instant| now.saturating_duration_since(at).as_secs_f64();
-    let fading = s.combat.rails.back().is_some()
-        || !s.combat.flights().is_empty()
-        || !s.combat.own_shots().is_empty()
-        || s.tell.muzzle.is_some_and(|(at, _)| age(at) < MUZZLE_SECS)
-        || s.last_correction
-            .as_ref()
+    let fading = s.combat().rails.back().is_some()
+        || !s.combat().flights().is_empty()
+        || !s.combat().own_shots().is_empty()
+        || s.muzzle().is_some_and(|(at, _)| age(at) < MUZZLE_SECS)
+        || s.last_correction()
             .is_some_and(|(at, _)| age(*at) < CORRECTION_FLASH_SECS);
-    let smoothing = match (&s.prediction, s.predicted()) {
-        (Some(p), Some(st)) => p.drawn() != (f64::from(st.x), f64::from(st.y)),
+    let smoothing = match (s.predicted_drawn(), s.predicted()) {
+        (Some(drawn), Some(st)) => drawn != (f64::from(st.x), f64::from(st.y)),
         _ => false,
     };
-    let remotes = s.latest.as_ref().is_some_and(|latest| {
+    let remotes = s.latest().is_some_and(|latest| {
         latest
             .players
             .iter()
-            .filter(|p| p.id != s.player_id)
+            .filter(|p| p.id != s.player_id())
             .any(|p| {
                 let newest = (f64::from(p.state.x), f64::from(p.state.y));
                 p.state.vx != 0

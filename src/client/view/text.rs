@@ -8,12 +8,12 @@ use crate::net::protocol::PlayerStatus;
 use crate::ui::{CombatHud, ResultsView, RosterLine, ScoreLine};
 
 pub(super) fn roster(s: &ClientSession) -> Vec<RosterLine> {
-    s.roster
+    s.roster()
         .iter()
         .map(|r| RosterLine {
             id: r.id,
             name: r.name.clone(),
-            local: r.id == s.player_id,
+            local: r.id == s.player_id(),
             bot: r.bot,
         })
         .collect()
@@ -21,7 +21,7 @@ pub(super) fn roster(s: &ClientSession) -> Vec<RosterLine> {
 
 /// Kill feed lines, oldest first.
 pub(super) fn feed(s: &ClientSession) -> Vec<String> {
-    s.match_log
+    s.match_log()
         .feed
         .iter()
         .map(|(_, k)| {
@@ -41,7 +41,7 @@ pub(super) fn feed(s: &ClientSession) -> Vec<String> {
 
 /// Chat lines, oldest first.
 pub(super) fn chat(s: &ClientSession) -> Vec<String> {
-    s.match_log
+    s.match_log()
         .chat
         .iter()
         .map(|(_, from, text)| format!("{}: {text}", s.name_of(*from)))
@@ -51,8 +51,8 @@ pub(super) fn chat(s: &ClientSession) -> Vec<String> {
 /// The local player's health, weapon, frags and the match clock, and the feedback
 /// `memory` gives (hurt, hit, how we died, the rail's cooldown).
 pub(super) fn combat(s: &ClientSession, memory: &Memory, now: Instant) -> Option<CombatHud> {
-    let me = s.combat.status(s.player_id)?;
-    let clock = s.match_log.clock.as_ref();
+    let me = s.combat().status(s.player_id())?;
+    let clock = s.match_log().clock.as_ref();
     let server_tick = f64::from(s.latest_tick().unwrap_or(0));
     let recent = |at: Option<Instant>| at.is_some_and(|t| now.saturating_duration_since(t) < FLASH);
     Some(CombatHud {
@@ -62,7 +62,7 @@ pub(super) fn combat(s: &ClientSession, memory: &Memory, now: Instant) -> Option
         frags: me.frags,
         frag_limit: clock.map_or(0, |c| c.frag_limit),
         time_left_secs: clock.map(|c| {
-            let elapsed = (server_tick - f64::from(c.started_tick)) / s.tick_rate;
+            let elapsed = (server_tick - f64::from(c.started_tick)) / s.tick_rate();
             (f64::from(c.time_limit_secs) - elapsed).max(0.0) as u32
         }),
         hurt: recent(memory.hurt_at),
@@ -75,7 +75,7 @@ pub(super) fn combat(s: &ClientSession, memory: &Memory, now: Instant) -> Option
         rail_cooldown_secs: memory
             .rail_ready_at
             .map(|t| t.saturating_duration_since(now).as_secs_f64()),
-        protected_secs: memory.protected_for(s, s.player_id, now),
+        protected_secs: memory.protected_for(s, s.player_id(), now),
     })
 }
 
@@ -86,18 +86,18 @@ fn score_line(s: &ClientSession, st: &PlayerStatus) -> ScoreLine {
         frags: st.frags,
         deaths: st.deaths,
         ping_ms: s
-            .roster
+            .roster()
             .iter()
             .find(|r| r.id == st.id)
             .map_or(0, |r| r.ping_ms),
-        local: st.id == s.player_id,
+        local: st.id == s.player_id(),
     }
 }
 
 /// Everyone's score, most frags first (fewest deaths breaking ties).
 pub(super) fn scoreboard(s: &ClientSession) -> Vec<ScoreLine> {
     let mut lines: Vec<ScoreLine> = s
-        .combat
+        .combat()
         .statuses
         .values()
         .map(|st| score_line(s, st))
@@ -107,7 +107,7 @@ pub(super) fn scoreboard(s: &ClientSession) -> Vec<ScoreLine> {
 }
 
 pub(super) fn results(s: &ClientSession) -> Option<ResultsView> {
-    let r = s.match_log.results.as_ref()?;
+    let r = s.match_log().results.as_ref()?;
     Some(ResultsView {
         winner: r
             .winner
