@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 /// another cell is drawn at most this late.
 pub(crate) const MOTION_STEP: Duration = Duration::from_millis(4);
 /// The longest sleep: terminal resizes (not a readable event) are noticed this soon.
-const MAX_SLEEP: Duration = Duration::from_millis(100);
+pub(crate) const MAX_SLEEP: Duration = Duration::from_millis(100);
 
 #[derive(Debug)]
 pub(crate) struct FramePacer {
