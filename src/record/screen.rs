@@ -32,6 +32,8 @@ use crate::ui::{self, Theme};
 const SPEEDS: [f64; 7] = [0.1, 0.25, 0.5, 1.0, 1.5, 2.0, 4.0];
 /// A message on the status line goes after this long (a key press clears it sooner).
 const MESSAGE_SHOWN: Duration = Duration::from_secs(4);
+/// How often the picture is looked at while playing.
+const PLAY_STEP: Duration = Duration::from_millis(15);
 /// A correction's paths stay drawn this long after it (replay time).
 const PATHS_SHOWN: Duration = Duration::from_secs(2);
 
@@ -127,8 +129,15 @@ impl Screen for Replay<'_> {
         render(frame, self.player, self.viewer);
     }
 
-    fn in_motion(&self, _now: Instant) -> bool {
-        !self.viewer.paused
+    /// While playing, the picture is looked at every [`PLAY_STEP`] (a replay draws
+    /// recorded frames; it need not look as often as the game); paused, only a message
+    /// goes (the shell looks at least every 100 ms whatever this says).
+    fn next_due(&self, now: Instant) -> Instant {
+        now + if self.viewer.paused {
+            MESSAGE_SHOWN
+        } else {
+            PLAY_STEP
+        }
     }
 }
 
