@@ -1,4 +1,4 @@
-//! When the terminal client draws, and when it sleeps.
+//! When the terminal shell (`shell.rs`) draws, and when it sleeps.
 //!
 //! A frame is drawn only when the picture changed, and the loop sleeps in between: until
 //! a datagram or a key arrives, the next command tick is due, or (while something on

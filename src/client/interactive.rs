@@ -1,6 +1,8 @@
-//! The terminal client: a thin shell around a `Driver`. Each turn of the loop reads
-//! the keys, pumps the link, steps the driver and draws the picture if it changed, then
-//! sleeps until a datagram, a key, the next command or the next look is due (see
+//! The terminal client: joining, then the game as a `Screen` of the one terminal
+//! shell (`shell.rs`) around a `Driver`. The game supplies its keys (held keys, chat,
+//! F8, switches explained), its tick (the receive pump, a rejoin, the commands due) and
+//! its view; the shell reads the keys, draws the picture if it changed and sleeps on the
+//! link until a datagram, a key, the next command or the next look is due (see
 //! `frames`); commands run at a fixed rate, frames whenever the picture changes (at most
 //! `--fps-cap` a second).
 
