@@ -27,7 +27,7 @@ pub mod net_stats;
 mod outage;
 mod pacer;
 mod prediction;
-pub mod pump;
+mod pump;
 mod rates;
 mod rejoin;
 pub mod session;

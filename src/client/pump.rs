@@ -12,7 +12,7 @@ use super::session::SessionEnd;
 
 /// Why the server's side ended a session, as every front end says it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Ended {
+pub(crate) enum Ended {
     /// The session ended it (a goodbye, an unusable map).
     Session(SessionEnd),
     /// Nothing came from `server` for longer than the `--timeout`.
