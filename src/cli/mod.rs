@@ -35,7 +35,7 @@ pub(crate) fn run() -> anyhow::Result<ExitCode> {
         Command::List(args) => list::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Lab(args) => lab::run(args, stop, signal),
-        Command::Replay(args) => replay::run(args, stop),
+        Command::Replay(args) => replay::run(args, stop, signal),
         Command::Completions { shell } => generate::completions(shell),
         Command::Manpage => generate::manpage(),
         Command::Config(args) => generate::config(&args),

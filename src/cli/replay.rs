@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicUsize};
 
 use anyhow::Context;
 use netarena::record::export::export_csv;
@@ -11,14 +11,18 @@ use netarena::record::replay::replay_headless;
 use netarena::record::screen;
 
 use super::args::ReplayArgs;
+use super::signals::finish;
 
-pub(crate) fn run(args: ReplayArgs, stop: &AtomicBool) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(
+    args: ReplayArgs,
+    stop: &AtomicBool,
+    signal: &AtomicUsize,
+) -> anyhow::Result<ExitCode> {
     if args.export.is_some() {
         return export(&args);
     }
     if !args.headless {
-        screen::run(&args.file, args.theme.resolve(), stop)?;
-        return Ok(ExitCode::SUCCESS);
+        return finish(screen::run(&args.file, args.theme.resolve(), stop), signal);
     }
     let replay = replay_headless(&args.file)?;
     if let Some(e) = &replay.stopped {

@@ -1,4 +1,4 @@
-//! When the terminal client draws, and when it sleeps.
+//! When the terminal shell (`shell.rs`) draws, and when it sleeps.
 //!
 //! A frame is drawn only when the picture changed, and the loop sleeps in between: until
 //! a datagram or a key arrives, the next command tick is due, or (while something on
@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 /// another cell is drawn at most this late.
 pub(crate) const MOTION_STEP: Duration = Duration::from_millis(4);
 /// The longest sleep: terminal resizes (not a readable event) are noticed this soon.
-const MAX_SLEEP: Duration = Duration::from_millis(100);
+pub(crate) const MAX_SLEEP: Duration = Duration::from_millis(100);
 
 #[derive(Debug)]
 pub(crate) struct FramePacer {

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use serde::Serialize;
 
 use super::ClientConfig;
@@ -15,8 +15,9 @@ use super::brain::{Fighter, Reflex, Wander};
 use super::driver::Driver;
 use super::link::Link;
 use super::net_stats::{RemoteSeen, SessionStats};
+use super::pump::{Pumped, pump};
 use super::rejoin::{Silence, rejoin};
-use super::session::{ClientSession, SessionEnd};
+use super::session::ClientSession;
 use super::tap::{LinkTotals, LoopKind, Tap};
 use crate::net::protocol::ServerMsg;
 use crate::sim::world::Command;
@@ -200,20 +201,7 @@ fn play(
         if now >= end {
             break;
         }
-        let mut ended = None;
-        link.pump(now, |msg, len| {
-            if let Some(e) = driver.receive(now, msg, len) {
-                ended = Some(e);
-            }
-        });
-        match ended {
-            Some(SessionEnd::ServerSaidBye(reason)) => {
-                bail!("the server closed the connection: {reason}")
-            }
-            Some(end) => bail!("{end}"),
-            None => {}
-        }
-        if link.server_forgot_us() {
+        if pump(link, driver, now, config.timeout)? == Pumped::Forgotten {
             let seconds = now.duration_since(start).as_secs_f64();
             if !rejoin(link, driver, config, seconds, || {
                 Ok(stop.load(Ordering::Relaxed))
@@ -221,9 +209,6 @@ fn play(
                 break;
             }
             continue;
-        }
-        if now.duration_since(driver.session().last_heard()) > config.timeout {
-            bail!("the server at {} stopped answering", link.server());
         }
         let _ = silence.note(now, driver.session().last_heard(), link.server());
         let mut dropped = Vec::new();

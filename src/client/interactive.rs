@@ -1,41 +1,36 @@
-//! The terminal client: a thin shell around a `Driver`. Each turn of the loop reads
-//! the keys, pumps the link, steps the driver and draws the picture if it changed, then
-//! sleeps until a datagram, a key, the next command or the next look is due (see
+//! The terminal client: joining, then the game as a `Screen` of the one terminal
+//! shell (`shell.rs`) around a `Driver`. The game supplies its keys (held keys, chat,
+//! F8, switches explained), its tick (the receive pump, a rejoin, the commands due) and
+//! its view; the shell reads the keys, draws the picture if it changed and sleeps on the
+//! link until a datagram, a key, the next command or the next look is due (see
 //! `frames`); commands run at a fixed rate, frames whenever the picture changes (at most
 //! `--fps-cap` a second).
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, bail};
-use ratatui::buffer::Buffer;
-use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
-use ratatui::crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
-use ratatui::crossterm::{execute, queue};
-use ratatui::layout::Rect;
+use anyhow::Context;
+use ratatui::Frame;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind};
 
 use super::ClientConfig;
 use super::app::{App, Effect};
 use super::driver::Driver;
 use super::explain;
-use super::frames::{FpsCounter, FramePacer};
 use super::headless;
 use super::input::{Action, Keys, chat_key};
 use super::link::Link;
+use super::pump::{Pumped, pump};
 use super::rates::RateMeter;
 use super::rejoin::{REJOINING, Silence, rejoin};
-use super::session::{ClientSession, SessionEnd};
+use super::session::ClientSession;
+pub use super::shell::Outcome;
+use super::shell::{Flow, Modal, Screen, Shell};
 use super::tap::{LinkTotals, LoopKind, Tap, TapEvent};
-use super::terminal::{self, Releases, Tui};
+use super::terminal::Releases;
 use crate::net::protocol::{ClientMsg, Welcome};
 use crate::ui;
-
-/// How the game ended, for the message printed after the terminal is restored.
-pub enum Outcome {
-    Quit,
-    Stopped,
-}
 
 pub fn run(config: ClientConfig, stop: &AtomicBool) -> anyhow::Result<Outcome> {
     run_with(config, stop, None, None)
@@ -52,8 +47,8 @@ pub fn run_with(
 ) -> anyhow::Result<Outcome> {
     let tried = Instant::now();
     let mut link = Link::open(&config)?;
-    let (mut tui, enhanced, _guard) = terminal::enter().context("cannot set up the terminal")?;
-    let welcome = match connect(&mut tui, &mut link, &config, stop) {
+    let mut shell = Shell::enter(stop, config.fps_cap)?;
+    let welcome = match connect(&mut shell.modal(), &mut link, &config) {
         Ok(Ok(welcome)) => welcome,
         Ok(Err(outcome)) => {
             let how = match outcome {
@@ -69,11 +64,11 @@ pub fn run_with(
     };
     let now = Instant::now();
     let start = now;
+    let size = shell.size()?;
     if let Some(tap) = &mut tap {
         tap.start(now, LoopKind::Interactive, &welcome, &config);
         // The size it starts with, at the start (the driver notes the changes).
-        let size = tui.size()?;
-        tap.event(now, TapEvent::Size(size.width, size.height));
+        tap.event(now, TapEvent::Size(size.0, size.1));
     }
     let mut session = ClientSession::new(welcome, now, config.switches)
         .context("the server sent a map this client cannot use")?;
@@ -83,20 +78,23 @@ pub fn run_with(
     if let Some(tap) = tap {
         driver.set_tap(tap);
     }
-    let result = match play(
-        &mut tui,
-        &mut link,
-        &mut driver,
-        &config,
-        enhanced,
-        stop,
+    let keys_wake = link.watch_terminal();
+    let mut game = Game {
+        keys: Keys::with_bindings(shell.enhanced(), config.keys.clone()),
+        link: &mut link,
+        driver: &mut driver,
+        config: &config,
+        screen: size,
+        rates: RateMeter::default(),
+        keys_wake,
+        message: None,
         start,
-    ) {
-        // Writing to or reading a terminal that hung up fails (EIO): the hangup, whose
-        // SIGHUP is on its way, ended the game.
-        Err(_) if terminal::hung_up() => Ok(Outcome::Stopped),
-        other => other,
+        explained: None,
+        silence: Silence::default(),
+        silent: None,
+        panic_at: config.debug_panic_after.map(|d| Instant::now() + d),
     };
+    let result = shell.run(&mut game);
     let rtt = driver.session().stats().rtt_ms;
     let totals = leave(&mut link, rtt, start);
     if let Some(tap) = driver.tap_mut() {
@@ -128,54 +126,27 @@ fn leave(link: &mut Link, rtt_ms: f64, start: Instant) -> LinkTotals {
 /// Joins, showing what it is doing; Esc, q and Ctrl-C cancel, and so does a signal.
 /// Err carries how a cancelled join ends the program.
 fn connect(
-    tui: &mut Tui,
+    modal: &mut Modal<'_>,
     link: &mut Link,
     config: &ClientConfig,
-    stop: &AtomicBool,
 ) -> anyhow::Result<Result<Welcome, Outcome>> {
     let text = format!("connecting to {}… (Esc to cancel)", link.server());
     let mut outcome = Outcome::Stopped;
     let welcome = link.connect(&config.name, config.timeout, || {
-        waiting(tui, &text, stop, &mut outcome)
+        modal.waiting(&text, &mut outcome)
     })?;
     Ok(welcome.ok_or(outcome))
 }
 
-/// Shows `text` while the link waits for the server; true when the wait is cancelled
-/// (Esc, q or Ctrl-C: `outcome` becomes Quit; a signal leaves it as it is).
-fn waiting(
-    tui: &mut Tui,
-    text: &str,
-    stop: &AtomicBool,
-    outcome: &mut Outcome,
-) -> anyhow::Result<bool> {
-    if stop.load(Ordering::Relaxed) {
-        return Ok(true);
-    }
-    tui.draw(|f| ui::draw_message(f, text))?;
-    while let Some(ev) = terminal::next_event(tui, Releases::Drop)? {
-        if let Event::Key(key) = ev
-            && (key.code == KeyCode::Esc
-                || key.code == KeyCode::Char('q')
-                || (key.code == KeyCode::Char('c')
-                    && key.modifiers.contains(KeyModifiers::CONTROL)))
-        {
-            *outcome = Outcome::Quit;
-            return Ok(true);
-        }
-    }
-    Ok(false)
-}
-
-/// The loop's own state besides the driver: the screen, frame pacing and rates.
-struct Shell {
+/// The game as the shell runs it: the driver and the link, and the screen's own state
+/// besides them.
+struct Game<'a> {
+    link: &'a mut Link,
+    driver: &'a mut Driver,
+    config: &'a ClientConfig,
     keys: Keys,
     screen: (u16, u16),
-    fps: FpsCounter,
     rates: RateMeter,
-    pacer: FramePacer,
-    /// What is on the screen, to draw only a picture that differs.
-    shown: Buffer,
     /// Whether the link's wait also wakes for keys; if not, keys are looked at often.
     keys_wake: bool,
     /// What became of the last F8 (save the recording kept in memory).
@@ -184,76 +155,68 @@ struct Shell {
     start: Instant,
     /// What the last switch change did, and when: on the bottom line for a while.
     explained: Option<(Instant, String)>,
-    theme: ui::Theme,
     /// Says when the server has been silent for a while.
     silence: Silence,
     silent: Option<String>,
+    /// `--debug-panic`: when to panic.
+    panic_at: Option<Instant>,
 }
 
 /// How long a switch's explanation stays on the bottom line.
 const EXPLAIN_SECS: Duration = Duration::from_secs(4);
-/// How often keys are looked at when the terminal cannot wake the loop.
-const KEY_CHECK: Duration = Duration::from_millis(10);
 
-fn play(
-    tui: &mut Tui,
-    link: &mut Link,
-    driver: &mut Driver,
-    config: &ClientConfig,
-    enhanced: bool,
-    stop: &AtomicBool,
-    start: Instant,
-) -> anyhow::Result<Outcome> {
-    let size = tui.size()?;
-    let mut shell = Shell {
-        keys: Keys::with_bindings(enhanced, config.keys.clone()),
-        screen: (size.width, size.height),
-        fps: FpsCounter::default(),
-        rates: RateMeter::default(),
-        pacer: FramePacer::new(config.fps_cap, Instant::now()),
-        shown: Buffer::empty(Rect::ZERO),
-        keys_wake: link.watch_terminal(),
-        message: None,
-        start,
-        explained: None,
-        theme: config.theme,
-        silence: Silence::default(),
-        silent: None,
-    };
-    let panic_at = config.debug_panic_after.map(|d| Instant::now() + d);
-    loop {
-        if stop.load(Ordering::Relaxed) {
-            return Ok(Outcome::Stopped);
+impl Screen for Game<'_> {
+    fn releases(&self) -> Releases {
+        Releases::Keep
+    }
+
+    fn on_key(&mut self, key: &KeyEvent, now: Instant) -> anyhow::Result<Flow> {
+        let (need_w, need_h) = ui::minimum_size(self.driver.session().map());
+        let too_small = self.screen.0 < need_w || self.screen.1 < need_h;
+        let effect = if too_small {
+            // While the terminal is too small nothing is shown, so only quitting acts.
+            matches!(key.code, KeyCode::Char('q') | KeyCode::Esc).then_some(Effect::Quit)
+        } else {
+            self.effect_of(key, now)
+        };
+        let (link, driver) = (&mut *self.link, &mut *self.driver);
+        match effect {
+            Some(Effect::Quit) => return Ok(Flow::Quit),
+            Some(Effect::Chat(line)) if driver.may_send_chat(now) => {
+                link.send(now, &ClientMsg::Chat(line));
+            }
+            // The same simulated path both ways, as the command line sets it.
+            Some(Effect::Conditions(c)) => link.set_conditions(c.clone(), c),
+            Some(Effect::Chat(_) | Effect::Toggle(_)) | None => {}
         }
-        let now = Instant::now();
-        if panic_at.is_some_and(|t| now >= t) {
+        Ok(Flow::Go)
+    }
+
+    fn on_resize(&mut self, w: u16, h: u16, _now: Instant) {
+        self.keys.release_all();
+        self.screen = (w, h);
+        self.driver.note_size(w, h);
+    }
+
+    fn on_tick(&mut self, now: Instant, modal: &mut Modal<'_>) -> anyhow::Result<Flow> {
+        if self.panic_at.is_some_and(|t| now >= t) {
             panic!("debug panic requested with --debug-panic");
         }
-        pump(link, driver, now, config)?;
-        if link.server_forgot_us() {
+        let (link, driver, config) = (&mut *self.link, &mut *self.driver, self.config);
+        if pump(link, driver, now, config.timeout)? == Pumped::Forgotten {
             let text = format!("{REJOINING} {}… (Esc to cancel)", link.server());
             let mut outcome = Outcome::Stopped;
-            let seconds = now.duration_since(start).as_secs_f64();
-            let cancel = || waiting(tui, &text, stop, &mut outcome);
+            let seconds = now.duration_since(self.start).as_secs_f64();
+            let cancel = || modal.waiting(&text, &mut outcome);
             if !rejoin(link, driver, config, seconds, cancel)? {
-                return Ok(outcome);
+                return Ok(Flow::Quit);
             }
-            // Whatever was on the screen belongs to the old session.
-            shell.shown = Buffer::empty(Rect::ZERO);
-            continue;
+            return Ok(Flow::Go);
         }
-        shell.silent = shell
+        self.silent = self
             .silence
             .note(now, driver.session().last_heard(), link.server());
-        // A closed terminal ends the game here, as its SIGHUP would (which may not have
-        // come yet), and before crossterm could spin on the tty's end of file.
-        if terminal::hung_up() {
-            return Ok(Outcome::Stopped);
-        }
-        if read_keys(tui, link, driver, &mut shell, now)? {
-            return Ok(Outcome::Quit);
-        }
-        let held = shell.keys.buttons(now);
+        let held = self.keys.buttons(now);
         let mut dropped = Vec::new();
         driver.play(now, held, |msg| {
             if link.send(now, &msg) {
@@ -263,182 +226,69 @@ fn play(
         for msg in &dropped {
             driver.link_dropped(now, msg);
         }
-        look(tui, link, driver, &mut shell, now)?;
-        // Sleep until a datagram, a key, the next command or the next look is due.
-        let mut wake = shell.pacer.next_wake(now, driver.next_command());
-        if !shell.keys_wake {
-            wake = wake.min(now + KEY_CHECK);
+        Ok(Flow::Go)
+    }
+
+    fn draw(&mut self, frame: &mut Frame, now: Instant, fps: f64) {
+        self.driver.frame(now);
+        self.rates
+            .sample(now, self.link.traffic(), self.driver.session().stats());
+        let mut view = self.driver.view(now, fps, self.rates.rates());
+        if view.notice.is_none() {
+            // A recording that stopped says so until the end; an F8's message stays.
+            view.notice = self.driver.tap_failure().or_else(|| self.message.clone());
         }
-        if let Some(t) = panic_at {
-            wake = wake.min(t);
+        view.theme = self.config.theme;
+        view.explanation = self
+            .explained
+            .as_ref()
+            .filter(|(at, _)| now.saturating_duration_since(*at) < EXPLAIN_SECS)
+            .map(|(_, text)| text.clone());
+        if self.silent.is_some() {
+            view.notice.clone_from(&self.silent);
         }
-        link.wait(wake)?;
+        ui::draw(frame, &view);
+    }
+
+    fn in_motion(&self, now: Instant) -> bool {
+        self.driver.in_motion(now)
+    }
+
+    fn next_due(&self, _now: Instant) -> Instant {
+        let next = self.driver.next_command();
+        self.panic_at.map_or(next, |t| next.min(t))
+    }
+
+    fn keys_wake(&self) -> bool {
+        self.keys_wake
+    }
+
+    fn wait(&mut self, until: Instant) -> anyhow::Result<()> {
+        self.link.wait(until)
     }
 }
 
-/// Takes in what the server sent; errors when it said goodbye or fell silent.
-fn pump(
-    link: &mut Link,
-    driver: &mut Driver,
-    now: Instant,
-    config: &ClientConfig,
-) -> anyhow::Result<()> {
-    let mut ended = None;
-    link.pump(now, |msg, len| {
-        if let Some(end) = driver.receive(now, msg, len) {
-            ended = Some(end);
+impl Game<'_> {
+    /// What a key does while the arena is shown.
+    fn effect_of(&mut self, key: &KeyEvent, now: Instant) -> Option<Effect> {
+        let (link, driver) = (&*self.link, &mut *self.driver);
+        if driver.app().chatting() {
+            return chat_key(key).and_then(|k| driver.type_chat(k));
         }
-    });
-    match ended {
-        Some(SessionEnd::ServerSaidBye(reason)) => {
-            bail!("the server closed the connection: {reason}")
+        if key.code == KeyCode::F(8) && key.kind != KeyEventKind::Release {
+            let totals = link.totals(now.duration_since(self.start).as_secs_f64());
+            self.message = Some(save_recording(driver, totals));
+            return None;
         }
-        Some(end) => bail!("{end}"),
-        None => {}
-    }
-    if now.duration_since(driver.session().last_heard()) > config.timeout {
-        bail!(
-            "the server at {} stopped answering ({} s of silence)",
-            link.server(),
-            config.timeout.as_secs()
-        );
-    }
-    Ok(())
-}
-
-/// Every pending terminal event. True when the player quit.
-fn read_keys(
-    tui: &mut Tui,
-    link: &mut Link,
-    driver: &mut Driver,
-    shell: &mut Shell,
-    now: Instant,
-) -> anyhow::Result<bool> {
-    let (need_w, need_h) = ui::minimum_size(driver.session().map());
-    let too_small = shell.screen.0 < need_w || shell.screen.1 < need_h;
-    while let Some(ev) = terminal::next_event(tui, Releases::Keep)? {
-        let effect = match ev {
-            // Ctrl-C quits from anywhere, the chat editor included.
-            Event::Key(key)
-                if key.modifiers.contains(KeyModifiers::CONTROL)
-                    && key.code == KeyCode::Char('c') =>
-            {
-                Some(Effect::Quit)
-            }
-            // While the terminal is too small nothing is shown, so only quitting acts.
-            Event::Key(key) if too_small => {
-                matches!(key.code, KeyCode::Char('q') | KeyCode::Esc).then_some(Effect::Quit)
-            }
-            Event::Key(key) => on_key(link, driver, shell, &key, now),
-            Event::Resize(w, h) => {
-                tui.autoresize()?;
-                // Also after a suspend (same size): what was on screen is gone, and so
-                // are the releases of keys held then.
-                shell.shown.reset();
-                shell.keys.release_all();
-                shell.screen = (w, h);
-                driver.note_size(w, h);
-                None
-            }
-            _ => None,
-        };
-        match effect {
-            Some(Effect::Quit) => return Ok(true),
-            Some(Effect::Chat(line)) if driver.may_send_chat(now) => {
-                link.send(now, &ClientMsg::Chat(line));
-            }
-            // The same simulated path both ways, as the command line sets it.
-            Some(Effect::Conditions(c)) => link.set_conditions(c.clone(), c),
-            Some(Effect::Chat(_) | Effect::Toggle(_)) | None => {}
+        let action = self.keys.handle(key, now)?;
+        let effect = driver.handle(action);
+        // The weapon is on the combat line already, and changes too often to be explained.
+        let weapon = matches!(action, Action::SelectWeapon(_));
+        if let (false, Some(text)) = (weapon, explain::explain(driver, action, "your")) {
+            self.explained = Some((now, text));
         }
+        effect
     }
-    Ok(false)
-}
-
-fn on_key(
-    link: &Link,
-    driver: &mut Driver,
-    shell: &mut Shell,
-    key: &KeyEvent,
-    now: Instant,
-) -> Option<Effect> {
-    if driver.app().chatting() {
-        return chat_key(key).and_then(|k| driver.type_chat(k));
-    }
-    if key.code == KeyCode::F(8) && key.kind != KeyEventKind::Release {
-        let totals = link.totals(now.duration_since(shell.start).as_secs_f64());
-        shell.message = Some(save_recording(driver, totals));
-        return None;
-    }
-    let action = shell.keys.handle(key, now)?;
-    let effect = driver.handle(action);
-    // The weapon is on the combat line already, and changes too often to be explained.
-    let weapon = matches!(action, Action::SelectWeapon(_));
-    if let (false, Some(text)) = (weapon, explain::explain(driver, action, "your")) {
-        shell.explained = Some((now, text));
-    }
-    effect
-}
-
-/// Looks at the picture, if the frame cap allows, and draws it if it changed.
-fn look(
-    tui: &mut Tui,
-    link: &Link,
-    driver: &mut Driver,
-    shell: &mut Shell,
-    now: Instant,
-) -> anyhow::Result<()> {
-    shell.fps.roll(now);
-    if !shell.pacer.may_draw(now) {
-        return Ok(());
-    }
-    driver.frame(now);
-    shell
-        .rates
-        .sample(now, link.traffic(), driver.session().stats());
-    let mut view = driver.view(now, shell.fps.value(), shell.rates.rates());
-    if view.notice.is_none() {
-        // A recording that stopped says so until the end; an F8's message stays.
-        view.notice = driver.tap_failure().or_else(|| shell.message.clone());
-    }
-    view.theme = shell.theme;
-    view.explanation = shell
-        .explained
-        .as_ref()
-        .filter(|(at, _)| now.saturating_duration_since(*at) < EXPLAIN_SECS)
-        .map(|(_, text)| text.clone());
-    if shell.silent.is_some() {
-        view.notice.clone_from(&shell.silent);
-    }
-    let drawn = draw_if_changed(tui, &mut shell.shown, &view)?;
-    if drawn {
-        shell.fps.frame(now);
-    }
-    shell.pacer.looked(now, drawn, driver.in_motion(now));
-    Ok(())
-}
-
-/// Renders `view` off screen and, if it differs from `shown`, sends the difference to
-/// the terminal. True when it did.
-fn draw_if_changed(tui: &mut Tui, shown: &mut Buffer, view: &ui::View) -> anyhow::Result<bool> {
-    tui.autoresize()?;
-    let mut frame = tui.get_frame();
-    ui::draw(&mut frame, view);
-    if tui.current_buffer_mut() == shown {
-        tui.current_buffer_mut().reset();
-        return Ok(false);
-    }
-    if !terminal::may_draw() {
-        // Another thread panicked; its hook is restoring the terminal and exiting.
-        std::thread::park();
-    }
-    shown.clone_from(tui.current_buffer_mut());
-    queue!(tui.backend_mut(), BeginSynchronizedUpdate)?;
-    tui.flush()?;
-    tui.hide_cursor()?;
-    tui.swap_buffers();
-    execute!(tui.backend_mut(), EndSynchronizedUpdate)?;
-    Ok(true)
 }
 
 /// F8: saves the session kept in memory, ending with the link's `totals` so far; the

@@ -1,23 +1,23 @@
-//! The server browser's loop: search, list, choose or type, and hand back an address.
+//! The server browser: search, list, choose or type, and hand back an address. It runs
+//! in the one terminal shell (`shell.rs`), which quits it on Ctrl-C.
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use mio::{Events, Poll, Token};
-use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Frame;
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
 use super::discovery::{Discovery, Found, Scope};
-use super::terminal::{self, Releases};
+use super::shell::{Flow, Modal, Screen, Shell};
 use crate::ui::join_screen::{JoinView, ServerLine, draw_join};
 
 /// How often the browser asks again while open, so the list stays live.
 const REFRESH: Duration = Duration::from_secs(2);
 /// How long "searching…" shows after the player asks for a search.
 const SEARCH_WINDOW: Duration = Duration::from_millis(800);
-/// The longest the loop sleeps before looking at the keyboard again.
-const KEY_CHECK: Duration = Duration::from_millis(20);
 
 /// The browser's own state: the highlighted line, the address being typed, the last
 /// error, and when servers were last asked.
@@ -31,6 +31,18 @@ struct Browser {
     search_started: Option<Instant>,
 }
 
+/// The browser as the shell runs it: its state, the search, and the choice made.
+struct Browsing<R> {
+    b: Browser,
+    discovery: Discovery,
+    /// Answers wake the loop as they arrive, so each is timed when it lands.
+    poll: Poll,
+    events: Events,
+    asked: String,
+    resolve: R,
+    chosen: Option<SocketAddr>,
+}
+
 /// Shows the browser until the player picks a server (Some) or quits (None), with
 /// `error` (why the last join failed) on its last line. `resolve` turns typed text
 /// into an address, with a one-line error.
@@ -42,25 +54,58 @@ pub fn choose(
     error: Option<String>,
 ) -> anyhow::Result<Option<SocketAddr>> {
     let mut discovery = Discovery::new(scope, ports)?;
-    let asked = super::discovery::describe(scope, ports);
-    // Answers wake the loop as they arrive, so each is timed when it lands.
-    let mut poll = Poll::new().context("cannot create poll")?;
+    let poll = Poll::new().context("cannot create poll")?;
     discovery.register(poll.registry(), Token(0))?;
-    let mut events = Events::with_capacity(8);
-    let (mut tui, _, _guard) = terminal::enter().context("cannot set up the terminal")?;
-    let mut b = Browser {
-        error,
-        ..Browser::default()
+    let mut browsing = Browsing {
+        b: Browser {
+            error,
+            ..Browser::default()
+        },
+        discovery,
+        poll,
+        events: Events::with_capacity(8),
+        asked: super::discovery::describe(scope, ports),
+        resolve,
+        chosen: None,
     };
-    loop {
-        if stop.load(Ordering::Relaxed) {
-            return Ok(None);
+    Shell::enter(stop, None)?.run(&mut browsing)?;
+    Ok(browsing.chosen)
+}
+
+impl<R: Fn(&str) -> anyhow::Result<SocketAddr>> Screen for Browsing<R> {
+    fn on_key(&mut self, key: &KeyEvent, _now: Instant) -> anyhow::Result<Flow> {
+        Ok(
+            match self.b.on_key(key, &mut self.discovery, &self.resolve) {
+                Some(choice) => {
+                    self.chosen = choice;
+                    Flow::Quit
+                }
+                None => Flow::Go,
+            },
+        )
+    }
+
+    /// Reads the answers, then asks again when it is time: right before the sleep, so
+    /// an answer wakes the loop and is read (and timed) at once.
+    fn on_tick(&mut self, now: Instant, _modal: &mut Modal<'_>) -> anyhow::Result<Flow> {
+        self.discovery.receive();
+        let found = self.discovery.found().len();
+        self.b.selected = self.b.selected.min(found.saturating_sub(1));
+        if self
+            .b
+            .last_probe
+            .is_none_or(|t| now.duration_since(t) >= REFRESH)
+        {
+            self.discovery.probe(now);
+            self.b.last_probe = Some(now);
+            self.b.search_started.get_or_insert(now);
         }
-        // Read answers first thing after waking: each is timed as it is read.
-        discovery.receive();
-        let now = Instant::now();
-        let servers: Vec<ServerLine> = discovery.found().iter().map(server_line).collect();
-        b.selected = b.selected.min(servers.len().saturating_sub(1));
+        Ok(Flow::Go)
+    }
+
+    fn draw(&mut self, frame: &mut Frame, now: Instant, _fps: f64) {
+        let servers: Vec<ServerLine> = self.discovery.found().iter().map(server_line).collect();
+        let b = &self.b;
         let searching = b
             .search_started
             .is_none_or(|t| now.duration_since(t) < SEARCH_WINDOW);
@@ -70,35 +115,24 @@ pub fn choose(
             typed: &b.typed,
             searching,
             error: b.error.as_deref(),
-            asked: &asked,
+            asked: &self.asked,
         };
-        tui.draw(|f| draw_join(f, &view))?;
+        draw_join(frame, &view);
+    }
 
-        while let Some(ev) = terminal::next_event(&mut tui, Releases::Drop)? {
-            let Event::Key(key) = ev else {
-                continue;
-            };
-            if let Some(choice) = b.on_key(&key, &mut discovery, &resolve) {
-                return Ok(choice);
-            }
-        }
-        // Ask right before sleeping, so an answer wakes the loop and is read at once.
-        let now = Instant::now();
-        if b.last_probe
-            .is_none_or(|t| now.duration_since(t) >= REFRESH)
-        {
-            discovery.probe(now);
-            b.last_probe = Some(now);
-            b.search_started.get_or_insert(now);
-        }
-        let wake = b
-            .last_probe
-            .map_or(now, |t| t + REFRESH)
-            .min(now + KEY_CHECK);
-        if let Err(e) = poll.poll(&mut events, Some(wake.saturating_duration_since(now)))
-            && e.kind() != std::io::ErrorKind::Interrupted
-        {
-            return Err(e).context("poll failed");
+    fn next_due(&self, now: Instant) -> Instant {
+        self.b.last_probe.map_or(now, |t| t + REFRESH)
+    }
+
+    fn keys_wake(&self) -> bool {
+        false
+    }
+
+    fn wait(&mut self, until: Instant) -> anyhow::Result<()> {
+        let timeout = until.saturating_duration_since(Instant::now());
+        match self.poll.poll(&mut self.events, Some(timeout)) {
+            Err(e) if e.kind() != std::io::ErrorKind::Interrupted => Err(e).context("poll failed"),
+            _ => Ok(()),
         }
     }
 }
@@ -111,11 +145,9 @@ impl Browser {
         discovery: &mut Discovery,
         resolve: impl Fn(&str) -> anyhow::Result<SocketAddr>,
     ) -> Option<Option<SocketAddr>> {
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let typed = &mut self.typed;
         match key.code {
             KeyCode::Esc => return Some(None),
-            KeyCode::Char('c') if ctrl => return Some(None),
             KeyCode::Char('q') if typed.is_empty() => return Some(None),
             KeyCode::Char('r') if typed.is_empty() => {
                 discovery.clear();

@@ -60,7 +60,9 @@ pub enum SessionEnd {
 impl std::fmt::Display for SessionEnd {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            SessionEnd::ServerSaidBye(reason) => write!(f, "the server said goodbye: {reason}"),
+            SessionEnd::ServerSaidBye(reason) => {
+                write!(f, "the server closed the connection: {reason}")
+            }
             SessionEnd::UnusableMap(e) => {
                 write!(f, "the server changed to a map this client cannot use: {e}")
             }

@@ -2,10 +2,10 @@
 //!
 //! Raw mode, the alternate screen, keyboard enhancement flags and the hidden cursor are
 //! undone on every way out: the guard's drop (normal exit and errors), a panic hook (a
-//! panic in any thread), and the event loops' signal flag (Ctrl-C, SIGTERM, SIGHUP),
-//! which ends the loop so the guard drops.
+//! panic in any thread), and the signal flag (Ctrl-C, SIGTERM, SIGHUP), which ends the
+//! shell's loop (`shell.rs`) so the guard drops.
 //!
-//! Every shell (game, lab, browser, replay) reads the keyboard through [`next_event`]:
+//! Every screen (game, lab, browser, replay) reads the keyboard through [`next_event`]:
 //! the one place where Ctrl-Z suspends (in raw mode it is a key, not a signal) and where
 //! key releases are dropped for the shells that do not use them (crossterm on Windows
 //! reports a release for every key, whatever the terminal was asked for).

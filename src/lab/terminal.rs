@@ -4,20 +4,19 @@
 //! Real time drives the virtual clock, scaled by the speed, unless paused.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
-use ratatui::crossterm::event::{self, Event, KeyCode, KeyEvent, KeyModifiers};
-use ratatui::crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
-use ratatui::crossterm::{execute, queue};
+use ratatui::Frame;
+use ratatui::crossterm::event::{self, KeyCode, KeyEvent, KeyModifiers};
 
 use super::headless::{self, Recording};
 use super::view::{self, Controls};
 use super::{Lab, LabConfig};
 use crate::client::input::{Action, Keys};
 use crate::client::interactive::Outcome;
-use crate::client::terminal::{self, Releases, Tui};
+use crate::client::shell::{Flow, Modal, Screen, Shell};
+use crate::client::terminal::Releases;
 use crate::ui;
 
 /// The speeds `<` and `>` step through.
@@ -30,8 +29,9 @@ const MAX_FRAME_STEP: Duration = Duration::from_millis(100);
 /// What the bottom line says when there is nothing to explain.
 const REMINDER: &str = " client 1: WASD space 1/2 · client 2: arrows Enter 9/0 · Tab: choose client · P pause · . tick · < > speed · ? help · q quit";
 
-/// The front end's state: keys held, the clock, and what to explain.
-struct Front {
+/// The front end's state: the lab, keys held, the clock, and what to explain.
+struct Front<'a> {
+    lab: &'a mut Lab,
     /// Client 1's keys and client 2's.
     players: [Keys; 2],
     /// Maps the switch keys to actions for the selected client.
@@ -41,8 +41,9 @@ struct Front {
     paused: bool,
     help: bool,
     message: Option<(Instant, String)>,
-    fps: Fps,
     theme: ui::Theme,
+    /// The real time the virtual clock was last advanced at.
+    last: Instant,
 }
 
 /// Runs the lab in this terminal until `q` or `stop`. Client 1's inputs are recorded
@@ -57,12 +58,14 @@ pub fn run(
     report: Option<&Path>,
 ) -> anyhow::Result<Outcome> {
     let mut lab = Lab::new(config, Instant::now())?;
-    let (mut tui, enhanced, _guard) = terminal::enter().context("cannot set up the terminal")?;
-    let size = tui.size()?;
+    let mut shell = Shell::enter(stop, fps_cap)?;
+    let size = shell.size()?;
     for (n, r) in recordings.into_iter().enumerate() {
-        lab.record(n, r.tap, Some((size.width, size.height)))?;
+        lab.record(n, r.tap, Some(size))?;
     }
-    let front = Front {
+    let enhanced = shell.enhanced();
+    let mut front = Front {
+        lab: &mut lab,
         players: [Keys::new(enhanced), Keys::new(enhanced)],
         switch_keys: Keys::new(enhanced),
         selected: 0,
@@ -70,10 +73,11 @@ pub fn run(
         paused: false,
         help: false,
         message: None,
-        fps: Fps::default(),
         theme,
+        last: Instant::now(),
     };
-    let outcome = play(&mut tui, &mut lab, front, fps_cap, stop);
+    let outcome = shell.run(&mut front);
+    drop(shell);
     let recorded = lab.finish_recordings();
     if let Some(path) = report {
         let ended = match &outcome {
@@ -90,100 +94,71 @@ pub fn run(
     outcome.and_then(|o| recorded.map(|()| o))
 }
 
-/// The loop: keys, the clock, frames.
-fn play(
-    tui: &mut Tui,
-    lab: &mut Lab,
-    mut front: Front,
-    fps_cap: Option<u32>,
-    stop: &AtomicBool,
-) -> anyhow::Result<Outcome> {
-    let period = fps_cap.map(|f| Duration::from_secs(1) / f.max(1));
-    let mut last = Instant::now();
-    let mut next_frame = last;
-    loop {
-        if stop.load(Ordering::Relaxed) {
-            return Ok(Outcome::Stopped);
+impl Screen for Front<'_> {
+    fn releases(&self) -> Releases {
+        Releases::Keep
+    }
+
+    fn on_key(&mut self, key: &KeyEvent, now: Instant) -> anyhow::Result<Flow> {
+        Ok(if on_key(self, *key, now) {
+            Flow::Quit
+        } else {
+            Flow::Go
+        })
+    }
+
+    fn on_resize(&mut self, w: u16, h: u16, _now: Instant) {
+        self.lab.note_size(w, h);
+        // Also after a suspend, when releases of held keys went unseen.
+        self.players.iter_mut().for_each(Keys::release_all);
+    }
+
+    /// The held keys, then the virtual clock, scaled by the speed, unless paused.
+    fn on_tick(&mut self, real: Instant, _modal: &mut Modal<'_>) -> anyhow::Result<Flow> {
+        for (n, keys) in self.players.iter_mut().enumerate() {
+            self.lab.hold(n, keys.buttons(real));
         }
-        let real = Instant::now();
-        if read_keys(tui, lab, &mut front, real)? {
-            return Ok(Outcome::Quit);
-        }
-        for (n, keys) in front.players.iter_mut().enumerate() {
-            lab.hold(n, keys.buttons(real));
-        }
-        if !front.paused {
-            let step = (real - last)
+        if !self.paused {
+            let step = (real - self.last)
                 .min(MAX_FRAME_STEP)
-                .mul_f64(SPEEDS[front.speed]);
-            let until = lab.now() + step;
-            lab.run_until(until);
+                .mul_f64(SPEEDS[self.speed]);
+            let until = self.lab.now() + step;
+            self.lab.run_until(until);
         }
-        last = real;
-        // With a cap, a frame is drawn only when one is due; keys wake the loop between.
-        if let Some(period) = period {
-            if real < next_frame {
-                event::poll(next_frame - real)?;
-                continue;
-            }
-            next_frame = (next_frame + period).max(real);
-        }
-        lab.frame();
-        draw(tui, lab, &mut front, real)?;
+        self.last = real;
+        Ok(Flow::Go)
     }
-}
 
-fn draw(tui: &mut Tui, lab: &Lab, front: &mut Front, real: Instant) -> anyhow::Result<()> {
-    let message = match &front.message {
-        Some((at, text)) if real < *at + MESSAGE_SECS => text.as_str(),
-        _ => REMINDER,
-    };
-    let controls = Controls {
-        selected: front.selected,
-        speed: SPEEDS[front.speed],
-        paused: front.paused,
-        fps: front.fps.value,
-        message,
-        help: front.help,
-        theme: front.theme,
-    };
-    let view = view::build(lab, &controls);
-    if !terminal::may_draw() {
-        std::thread::park();
+    fn draw(&mut self, frame: &mut Frame, real: Instant, fps: f64) {
+        self.lab.frame();
+        let message = match &self.message {
+            Some((at, text)) if real < *at + MESSAGE_SECS => text.as_str(),
+            _ => REMINDER,
+        };
+        let controls = Controls {
+            selected: self.selected,
+            speed: SPEEDS[self.speed],
+            paused: self.paused,
+            fps,
+            message,
+            help: self.help,
+            theme: self.theme,
+        };
+        let view = view::build(self.lab, &controls);
+        ui::lab::draw(frame, &view);
     }
-    queue!(tui.backend_mut(), BeginSynchronizedUpdate)?;
-    tui.draw(|f| ui::lab::draw(f, &view))?;
-    execute!(tui.backend_mut(), EndSynchronizedUpdate)?;
-    front.fps.frame(real);
-    Ok(())
-}
 
-/// Every pending terminal event. True when the user quit.
-fn read_keys(
-    tui: &mut Tui,
-    lab: &mut Lab,
-    front: &mut Front,
-    real: Instant,
-) -> anyhow::Result<bool> {
-    while let Some(ev) = terminal::next_event(tui, Releases::Keep)? {
-        match ev {
-            Event::Key(key) if on_key(lab, front, key, real) => return Ok(true),
-            Event::Resize(w, h) => {
-                tui.autoresize()?;
-                lab.note_size(w, h);
-                // Also after a suspend, when releases of held keys went unseen.
-                front.players.iter_mut().for_each(Keys::release_all);
-            }
-            _ => {}
-        }
+    fn in_motion(&self, _now: Instant) -> bool {
+        !self.paused
     }
-    Ok(false)
 }
 
 /// One key. True when it quits.
-fn on_key(lab: &mut Lab, front: &mut Front, key: KeyEvent, real: Instant) -> bool {
+fn on_key(front: &mut Front<'_>, key: KeyEvent, real: Instant) -> bool {
+    let lab = &mut *front.lab;
+    // Ctrl-C is the shell's; no other Ctrl key means anything here.
     if key.modifiers.contains(KeyModifiers::CONTROL) {
-        return key.code == KeyCode::Char('c');
+        return false;
     }
     match key.code {
         KeyCode::Char('w' | 'a' | 's' | 'd' | 'W' | 'A' | 'S' | 'D' | ' ') => {
@@ -253,25 +228,4 @@ fn on_key(lab: &mut Lab, front: &mut Front, key: KeyEvent, real: Instant) -> boo
         front.message = Some((real, text));
     }
     false
-}
-
-/// Frames per second over the last half second.
-#[derive(Default)]
-struct Fps {
-    window_start: Option<Instant>,
-    frames: u32,
-    value: f64,
-}
-
-impl Fps {
-    fn frame(&mut self, now: Instant) {
-        let start = *self.window_start.get_or_insert(now);
-        self.frames += 1;
-        let elapsed = now.duration_since(start).as_secs_f64();
-        if elapsed >= 0.5 {
-            self.value = f64::from(self.frames) / elapsed;
-            self.frames = 0;
-            self.window_start = Some(now);
-        }
-    }
 }

@@ -2,15 +2,15 @@
 //! frame by frame, with the timeline strip under them.
 //!
 //! Replay's keys are defined once, in [`BINDINGS`](super::keys::BINDINGS): the key handler, the `?` help box
-//! and the hints on the combat line all read that table. Ctrl-C quits too.
+//! and the hints on the combat line all read that table. Ctrl-C quits too (the shell's,
+//! as in every screen).
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
 use ratatui::Frame;
-use ratatui::crossterm::event::{self, Event, KeyCode, KeyModifiers};
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -18,8 +18,9 @@ use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::keys::{BINDINGS, Do, binding_of, hints};
 use super::player::Player;
+use crate::client::interactive::Outcome;
 use crate::client::session::{ClientSession, DrawnFrom};
-use crate::client::terminal::{self, Releases, Tui};
+use crate::client::shell::{Flow, Modal, Screen, Shell};
 use crate::client::{Switch, Switches};
 use crate::sim::map::CELL;
 use crate::ui::timeline::{
@@ -31,6 +32,8 @@ use crate::ui::{self, Theme};
 const SPEEDS: [f64; 7] = [0.1, 0.25, 0.5, 1.0, 1.5, 2.0, 4.0];
 /// A message on the status line goes after this long (a key press clears it sooner).
 const MESSAGE_SHOWN: Duration = Duration::from_secs(4);
+/// How often the picture is looked at while playing.
+const PLAY_STEP: Duration = Duration::from_millis(15);
 /// A correction's paths stay drawn this long after it (replay time).
 const PATHS_SHOWN: Duration = Duration::from_secs(2);
 
@@ -83,49 +86,59 @@ impl Viewer {
     }
 }
 
-pub fn run(path: &Path, theme: Theme, stop: &AtomicBool) -> anyhow::Result<()> {
+/// Shows the recording at `path` until `q`, Ctrl-C or a signal.
+pub fn run(path: &Path, theme: Theme, stop: &AtomicBool) -> anyhow::Result<Outcome> {
     let loaded = Instant::now();
     let mut player = Player::load(path)?;
     let message = format!("loaded in {} ms", loaded.elapsed().as_millis());
     let mut viewer = Viewer::new(&player, Instant::now(), message);
     viewer.theme = theme;
-    let (mut tui, _enhanced, _guard) = terminal::enter().context("cannot set up the terminal")?;
-    let result = view(&mut tui, &mut player, &mut viewer, stop);
-    // Left blank: after a resize, some terminals (tmux) keep the top rows of what the
-    // alternate screen held in the scrollback, above the prompt, when it is left.
-    let _ = tui.clear();
-    result
+    let mut shell = Shell::enter(stop, None)?;
+    shell.run(&mut Replay {
+        player: &mut player,
+        viewer: &mut viewer,
+    })
 }
 
-fn view(
-    tui: &mut Tui,
-    player: &mut Player,
-    viewer: &mut Viewer,
-    stop: &AtomicBool,
-) -> anyhow::Result<()> {
-    while !stop.load(Ordering::Relaxed) {
-        play(player, viewer, Instant::now());
-        draw(tui, player, viewer)?;
-        if event::poll(Duration::from_millis(15))? {
-            let key = match terminal::next_event(tui, Releases::Drop)? {
-                Some(Event::Key(key)) => key,
-                // A resize, or the resume after Ctrl-Z: go on from where the replay
-                // stood, not from where the wall clock has moved it.
-                Some(Event::Resize(..)) => {
-                    viewer.anchor = (Instant::now(), player.at());
-                    continue;
-                }
-                _ => continue,
-            };
-            if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
-                break;
-            }
-            if on_key(player, viewer, key.code)? == Some(Do::Quit) {
-                break;
-            }
+/// The replay as the shell runs it.
+struct Replay<'a> {
+    player: &'a mut Player,
+    viewer: &'a mut Viewer,
+}
+
+impl Screen for Replay<'_> {
+    fn on_key(&mut self, key: &KeyEvent, _now: Instant) -> anyhow::Result<Flow> {
+        Ok(match on_key(self.player, self.viewer, key.code)? {
+            Some(Do::Quit) => Flow::Quit,
+            _ => Flow::Go,
+        })
+    }
+
+    /// A resize, or the resume after Ctrl-Z: go on from where the replay stood, not
+    /// from where the wall clock has moved it.
+    fn on_resize(&mut self, _w: u16, _h: u16, now: Instant) {
+        self.viewer.anchor = (now, self.player.at());
+    }
+
+    fn on_tick(&mut self, now: Instant, _modal: &mut Modal<'_>) -> anyhow::Result<Flow> {
+        play(self.player, self.viewer, now);
+        Ok(Flow::Go)
+    }
+
+    fn draw(&mut self, frame: &mut Frame, _now: Instant, _fps: f64) {
+        render(frame, self.player, self.viewer);
+    }
+
+    /// While playing, the picture is looked at every [`PLAY_STEP`] (a replay draws
+    /// recorded frames; it need not look as often as the game); paused, only a message
+    /// goes (the shell looks at least every 100 ms whatever this says).
+    fn next_due(&self, now: Instant) -> Instant {
+        now + if self.viewer.paused {
+            MESSAGE_SHOWN
+        } else {
+            PLAY_STEP
         }
     }
-    Ok(())
 }
 
 /// Applies the records up to the replay time at `now`; pauses at the end.
@@ -222,11 +235,6 @@ fn what_if(player: &mut Player, v: &mut Viewer, which: Option<Switch>) -> anyhow
     let took = started.elapsed().as_millis();
     v.say(format!("re-simulated in {took} ms"), Instant::now());
     v.restart(player);
-    Ok(())
-}
-
-fn draw(tui: &mut Tui, player: &Player, v: &Viewer) -> anyhow::Result<()> {
-    tui.draw(|f| render(f, player, v))?;
     Ok(())
 }
 

@@ -1102,7 +1102,20 @@ fn ctrl_z_suspends_the_lab_the_browser_and_the_replay() {
     quit_from_shell(&tmux, "Escape");
     drop(tmux);
 
-    // And the replay: record a second of a headless client first.
+    // And the replay, of a second recorded by a headless client.
+    let file = record_a_second("suspend");
+    let tmux = suspend_and_resume(
+        "suspend-replay",
+        &format!("replay '{}'", file.display()),
+        |s| s.contains('▒') && s.contains("cmds "),
+    );
+    quit_from_shell(&tmux, "q");
+    let _ = std::fs::remove_file(&file);
+}
+
+/// A recording of one second of a headless client on a server of its own, in a
+/// temporary file named after `name`.
+fn record_a_second(name: &str) -> std::path::PathBuf {
     let port = free_port();
     let bin = env!("CARGO_BIN_EXE_netarena");
     let mut server = Command::new(bin)
@@ -1110,7 +1123,7 @@ fn ctrl_z_suspends_the_lab_the_browser_and_the_replay() {
         .stdout(std::process::Stdio::null())
         .spawn()
         .expect("the server starts");
-    let file = std::env::temp_dir().join(format!("netarena-suspend-{}.narec", std::process::id()));
+    let file = std::env::temp_dir().join(format!("netarena-{name}-{}.narec", std::process::id()));
     let joined = Command::new(bin)
         .args([
             "join",
@@ -1125,12 +1138,46 @@ fn ctrl_z_suspends_the_lab_the_browser_and_the_replay() {
     let _ = server.kill();
     let _ = server.wait();
     assert!(joined.success(), "the headless client failed");
-    let tmux = suspend_and_resume(
-        "suspend-replay",
+    file
+}
+
+/// Runs `netarena ARGS` in tmux until `ready` accepts the screen, sends it SIGTERM and
+/// checks it exits with 128 + 15 and the terminal restored.
+fn sigterm_and_check(name: &str, args: &str, ready: impl Fn(&str) -> bool) {
+    let tmux = Tmux::start(name, 100, 30, &game_script(args));
+    tmux.wait_for(&format!("`{args}` on screen"), |s| ready(s).then_some(()));
+    let pid = match tmux.games()[..] {
+        [pid] => pid,
+        ref other => panic!("expected one game, found {other:?}"),
+    };
+    let kill = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .expect("cannot run kill");
+    assert!(kill.success(), "kill -TERM {pid} failed");
+    expect_exit_and_sane_terminal(&tmux, 143, &format!("`{args}` after SIGTERM"), true);
+}
+
+/// Every screen runs in the one terminal shell, which ends on SIGTERM, gives the
+/// terminal back and exits with 128 + 15 (the game's own test is above). The replay
+/// used to exit 0 after a signal.
+#[test]
+fn sigterm_restores_the_terminal_in_the_lab_the_browser_and_the_replay() {
+    sigterm_and_check("sigterm-lab", "lab --clients 2", |s| {
+        s.contains("client 1") && s.contains("client 2")
+    });
+    let silent = free_port();
+    sigterm_and_check(
+        "sigterm-browser",
+        &format!("join --scope loopback --discovery-port {silent}"),
+        |s| s.contains("games on your network") && s.contains("address:"),
+    );
+    let file = record_a_second("sigterm");
+    sigterm_and_check(
+        "sigterm-replay",
         &format!("replay '{}'", file.display()),
         |s| s.contains('▒') && s.contains("cmds "),
     );
-    quit_from_shell(&tmux, "q");
     let _ = std::fs::remove_file(&file);
 }
 
