@@ -37,3 +37,6 @@ pub mod record;
 pub mod server;
 pub mod sim;
 pub mod ui;
+
+#[cfg(test)]
+mod docs_tests;
