@@ -13,7 +13,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 /// The value at quantile `q` (0..=1) of `samples`, in microseconds.
-pub fn percentile_us(samples: &mut [Duration], q: f64) -> f64 {
+pub(crate) fn percentile_us(samples: &mut [Duration], q: f64) -> f64 {
     if samples.is_empty() {
         return 0.0;
     }

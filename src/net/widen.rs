@@ -10,7 +10,7 @@ use super::protocol::{GameEvent, SnapshotDelta};
 
 /// The full value whose low 16 bits are those of `wire` and which lies nearest to
 /// `known` (within -32,768..=32,767 of it), wrapping at the ends of `u32`.
-pub fn widen16(known: u32, wire: u32) -> u32 {
+pub(crate) fn widen16(known: u32, wire: u32) -> u32 {
     let diff = (wire as u16).wrapping_sub(known as u16) as i16;
     known.wrapping_add(diff as i32 as u32)
 }

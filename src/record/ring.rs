@@ -27,11 +27,11 @@ use crate::client::tap::{LinkTotals, LoopKind, Tap, TapEvent};
 use crate::net::protocol::Welcome;
 
 /// At least this much of the session is kept.
-pub const KEEP: Duration = Duration::from_secs(60);
+pub(crate) const KEEP: Duration = Duration::from_secs(60);
 /// A keyframe is taken this often.
-pub const KEYFRAME_EVERY: Duration = Duration::from_secs(25);
+pub(crate) const KEYFRAME_EVERY: Duration = Duration::from_secs(25);
 /// The most the ring may take if keyframes fail.
-pub const CAP: u64 = 64 << 20;
+pub(crate) const CAP: u64 = 64 << 20;
 
 /// Records from one keyframe (or from the start) to the next.
 struct Segment {
@@ -92,7 +92,7 @@ impl Ring {
     /// the header, the start record, the oldest kept keyframe and every record after it
     /// (the later keyframes left out), then an end record of `totals`, so a replay
     /// knows it has the whole clip.
-    pub fn clip(&self, totals: &LinkTotals) -> Vec<u8> {
+    pub(crate) fn clip(&self, totals: &LinkTotals) -> Vec<u8> {
         let mut out = self.kept();
         let mut end = Writer::appending(Vec::new());
         // Into memory: cannot fail.
@@ -126,7 +126,8 @@ impl Ring {
     }
 
     /// The time the kept records begin at (the oldest keyframe's, or zero).
-    pub fn kept_from(&self) -> Duration {
+    #[cfg(test)]
+    pub(crate) fn kept_from(&self) -> Duration {
         self.closed.front().map_or(self.open_at, |s| s.at)
     }
 

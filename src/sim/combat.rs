@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::map::{CELL, Map};
 use super::world::{HALF, PlayerId, PlayerState};
 
-pub const MAX_HEALTH: i16 = 100;
+pub(crate) const MAX_HEALTH: i16 = 100;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Weapon {
@@ -19,7 +19,7 @@ pub enum Weapon {
 }
 
 impl Weapon {
-    pub fn from_index(i: u8) -> Weapon {
+    pub(crate) fn from_index(i: u8) -> Weapon {
         if i == 1 {
             Weapon::Rail
         } else {
@@ -31,7 +31,7 @@ impl Weapon {
         self as u8
     }
 
-    pub fn damage(self) -> i16 {
+    pub(crate) fn damage(self) -> i16 {
         match self {
             Weapon::Blaster => 25,
             Weapon::Rail => 80,
@@ -65,17 +65,17 @@ pub const PROTECT_READING_MAX_MS: u32 = 10_000;
 /// Combat timings in ticks, for one tick rate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CombatRules {
-    pub blaster_cooldown: u32,
-    pub rail_cooldown: u32,
+    pub(crate) blaster_cooldown: u32,
+    pub(crate) rail_cooldown: u32,
     /// Time a weapon switch takes before the new weapon can fire.
-    pub switch_ticks: u32,
-    pub respawn_ticks: u32,
+    pub(crate) switch_ticks: u32,
+    pub(crate) respawn_ticks: u32,
     /// Invulnerability after spawning: until the player first moves or fires, and at
     /// most this long.
-    pub protect_ticks: u32,
+    pub(crate) protect_ticks: u32,
     /// Sub-cell units a projectile flies per tick along one axis.
-    pub projectile_speed: i32,
-    pub projectile_ttl: u32,
+    pub(crate) projectile_speed: i32,
+    pub(crate) projectile_ttl: u32,
 }
 
 impl CombatRules {
@@ -104,7 +104,7 @@ impl CombatRules {
 }
 
 /// Unit step of aim direction `aim` (0 = east, then clockwise in eighths).
-pub fn aim_vector(aim: u8) -> (i32, i32) {
+pub(crate) fn aim_vector(aim: u8) -> (i32, i32) {
     const DIRS: [(i32, i32); 8] = [
         (1, 0),
         (1, 1),
@@ -119,12 +119,12 @@ pub fn aim_vector(aim: u8) -> (i32, i32) {
 }
 
 /// The aim for a movement direction, if moving.
-pub fn aim_of(dx: i32, dy: i32) -> Option<u8> {
+pub(crate) fn aim_of(dx: i32, dy: i32) -> Option<u8> {
     (0..8).find(|&a| aim_vector(a) == (dx.signum(), dy.signum()))
 }
 
 /// Per-tick velocity along an aim: diagonals are scaled by 1/sqrt(2) as movement is.
-pub fn aim_velocity(aim: u8, speed: i32) -> (i32, i32) {
+pub(crate) fn aim_velocity(aim: u8, speed: i32) -> (i32, i32) {
     let (dx, dy) = aim_vector(aim);
     let s = if dx != 0 && dy != 0 {
         speed * 181 / 256
@@ -176,7 +176,7 @@ impl Projectile {
     }
 
     /// Whether it is inside `target`'s square.
-    pub fn touches(&self, target: &PlayerState) -> bool {
+    pub(crate) fn touches(&self, target: &PlayerState) -> bool {
         (self.x - target.x).abs() < HALF && (self.y - target.y).abs() < HALF
     }
 

@@ -14,10 +14,10 @@ pub type PlayerId = u8;
 
 /// Half the side of a player's collision square. A little under half a cell, so a player
 /// fits through a one-cell corridor without scraping both walls.
-pub const HALF: i32 = CELL * 45 / 100;
+pub(crate) const HALF: i32 = CELL * 45 / 100;
 
 /// Top speed in cells per second, whatever the tick rate.
-pub const SPEED_CELLS_PER_SEC: i32 = 9;
+pub(crate) const SPEED_CELLS_PER_SEC: i32 = 9;
 
 /// Movement buttons held during one command tick.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -135,7 +135,7 @@ pub struct Rules {
     /// Sub-cell units moved per command along one axis.
     pub speed: i32,
     /// Speed on each axis when moving diagonally (speed / sqrt 2, rounded down).
-    pub diagonal_speed: i32,
+    pub(crate) diagonal_speed: i32,
 }
 
 impl Rules {
@@ -279,15 +279,18 @@ impl World {
         self.players.retain(|(p, _)| *p != id);
     }
 
-    /// Applies one command for one player against everyone else's current position.
-    pub fn apply(&mut self, map: &Map, rules: &Rules, id: PlayerId, cmd: Command) {
+    /// Applies one command for one player against everyone else's current position
+    /// (the tests' shortcut; the server and the client go through `sim::step`).
+    #[cfg(test)]
+    pub(crate) fn apply(&mut self, map: &Map, rules: &Rules, id: PlayerId, cmd: Command) {
         let Some(me) = self.get(id) else { return };
         let others = self.others(id);
         self.put(id, move_player(map, rules, me, cmd, &others));
     }
 
     /// Every player but `id`: what blocks its movement.
-    pub fn others(&self, id: PlayerId) -> Vec<PlayerState> {
+    #[cfg(test)]
+    pub(crate) fn others(&self, id: PlayerId) -> Vec<PlayerState> {
         self.players
             .iter()
             .filter(|(p, _)| *p != id)
@@ -297,7 +300,7 @@ impl World {
 
     /// The spawn point farthest from every other player (ties: first in map order), so a
     /// new player does not appear on top of someone.
-    pub fn spawn_point(&self, map: &Map, skip: PlayerId) -> PlayerState {
+    pub(crate) fn spawn_point(&self, map: &Map, skip: PlayerId) -> PlayerState {
         let mut best: Option<(i64, PlayerState)> = None;
         for &(cx, cy) in map.spawns() {
             let candidate = PlayerState::at_cell(cx, cy);

@@ -76,7 +76,7 @@ impl OwnBody {
         }
     }
 
-    pub fn events_complete(&self) -> bool {
+    pub(crate) fn events_complete(&self) -> bool {
         self.flags & Self::EVENTS_COMPLETE != 0
     }
 }
