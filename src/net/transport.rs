@@ -35,7 +35,7 @@ const RECV_BUF: usize = 65_536;
 /// What crossed this endpoint, counted at the application's side of the conditioner:
 /// sent is what we offered the network, received is what the network let through.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Traffic {
+pub(crate) struct Traffic {
     pub packets_out: u64,
     pub bytes_out: u64,
     pub packets_in: u64,

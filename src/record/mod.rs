@@ -8,12 +8,12 @@ mod fates;
 pub mod format;
 mod keys;
 pub mod player;
-pub mod reader;
+pub(crate) mod reader;
 pub mod recorder;
 pub mod replay;
 pub mod ring;
 pub mod screen;
-pub mod writer;
+pub(crate) mod writer;
 
 pub use format::{Record, Start};
 pub use reader::{ReadError, Reader};

@@ -8,7 +8,7 @@ pub(crate) mod join_screen;
 pub(crate) mod lab;
 mod layout;
 mod overlays;
-pub mod theme;
+pub(crate) mod theme;
 pub(crate) mod timeline;
 
 pub(crate) use layout::{full_size, minimum_size};
