@@ -1,4 +1,4 @@
-//! Counting UDP relays. [`Relay`] stands between bench clients and the server: it
+//! Counting UDP relays. `Relay` stands between bench clients and the server: it
 //! forwards every datagram untouched and sorts the downstream bytes by what they carry,
 //! the way a packet capture would, so the shares need no hook inside the server or the
 //! client. [`LanRelay`] is `netarena relay`: any clients, any server, the project's

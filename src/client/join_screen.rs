@@ -1,4 +1,5 @@
 //! The server browser's loop: search, list, choose or type, and hand back an address.
+#![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};

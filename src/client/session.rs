@@ -1,6 +1,6 @@
 //! One client's netcode: prediction of the local player, the snapshot buffer that
 //! remote players are interpolated from, and the server clock. Messages are taken in by
-//! `intake`; the counts go to [`super::net_stats`] and what a frame shows is
+//! `intake`; the counts go to `super::net_stats` and what a frame shows is
 //! built by `view`.
 //!
 //! A state machine fed with decoded server messages, command ticks and frames, each with
@@ -265,7 +265,7 @@ impl ClientSession {
     /// waiting. None until the server has placed us.
     ///
     /// No command is made in a slot a resync skips, nor while the server has not
-    /// acknowledged [`outage::ahead_limit`] commands (the link is down): the
+    /// acknowledged `outage::ahead_limit` commands (the link is down): the
     /// unacknowledged ones are then resent at the input rate.
     pub fn command_tick(&mut self, now: Instant, cmd: Command) -> Option<ClientMsg> {
         let others = self

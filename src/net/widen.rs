@@ -5,6 +5,7 @@
 //! two bytes however long the server runs. The receiver widens each to the full value
 //! nearest to what it knows, which is right while the two lie less than 32,768 apart
 //! (over nine minutes of ticks at 60 Hz; commands and events are far closer).
+#![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
 
 use super::protocol::{GameEvent, SnapshotDelta};
 

@@ -1,7 +1,7 @@
 //! The recording format, version 3 (documented in docs/RECORDING.md): an 8-byte header
 //! (`NAREC`, a zero byte, the version as u16 little-endian), then records. A record is a
-//! kind byte, its payload length as a LEB128 varint (at most [`MAX_PAYLOAD`], a keyframe
-//! at most [`MAX_KEYFRAME_PAYLOAD`]), and the payload. Times are varints: nanoseconds
+//! kind byte, its payload length as a LEB128 varint (at most `MAX_PAYLOAD`, a keyframe
+//! at most `MAX_KEYFRAME_PAYLOAD`), and the payload. Times are varints: nanoseconds
 //! since the previous timed record, but a keyframe's is since the session started, so a
 //! file may begin at a keyframe. Only this version is read.
 //!

@@ -1,6 +1,6 @@
 //! The flight recorder: everything that enters a client loop, written as it happens
-//! ([`writer`], through a [`recorder::Recorder`] on the loop's tap), read back bounded
-//! ([`reader`]), and re-run through the same loop ([`replay`]). The format is in
+//! (`writer`, through a [`recorder::Recorder`] on the loop's tap), read back bounded
+//! (`reader`), and re-run through the same loop ([`replay`]). The format is in
 //! [`format`](mod@format) and docs/RECORDING.md.
 
 pub mod export;

@@ -1,6 +1,6 @@
 //! A recording loaded for viewing: play, pause, step, seek and what-if. Seeking re-runs
 //! from the nearest keyframe (a copy of the whole client loop taken every
-//! [`KEYFRAME_EVERY`] of recorded time while the recording is first indexed), so any
+//! `KEYFRAME_EVERY` of recorded time while the recording is first indexed), so any
 //! point is a short re-run away. The same pass writes the timeline: what the netcode did
 //! in each command tick.
 

@@ -3,16 +3,16 @@
 //!
 //! Snapshots are delta-encoded against ones the client acknowledged earlier, so a clip
 //! of the last minute's records alone could not be re-run: it starts at a keyframe, the
-//! whole client loop as it was (`Driver::keyframe`). Every [`KEYFRAME_EVERY`] the loop
+//! whole client loop as it was (`Driver::keyframe`). Every `KEYFRAME_EVERY` the loop
 //! hands the ring one, which starts a new *segment* (the keyframe, the terminal's size,
 //! then the records after it); the oldest segment goes once the next one began at least
-//! [`KEEP`] ago (checked at every record). So the ring holds at least the last [`KEEP`]
+//! `KEEP` ago (checked at every record). So the ring holds at least the last `KEEP`
 //! and less than `KEEP + KEYFRAME_EVERY` (85 s), whatever the session's length, and a save is the
 //! header, the start record, then the kept segments in order: a recording whose first
 //! timed record is a keyframe, which a replay starts from. Until the first segment goes,
 //! a save is the whole session from the welcome.
 //!
-//! [`CAP`] is a last guard on memory: should keyframes fail (they are a few tens of KiB
+//! `CAP` is a last guard on memory: should keyframes fail (they are a few tens of KiB
 //! and never do), it stops keeping past 64 MiB and says so when asked to save.
 
 use std::collections::VecDeque;

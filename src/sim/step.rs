@@ -10,7 +10,7 @@
 //! outside this function and says in snapshots, by setting the [`Phase`].
 //!
 //! Spawn protection's caps are the one rule counted in server ticks, not commands (a
-//! client that stops sending must not stay protected): [`protection_holds`] says it,
+//! client that stops sending must not stay protected): `protection_holds` says it,
 //! for the server's match and the client's countdown alike.
 
 use serde::{Deserialize, Serialize};

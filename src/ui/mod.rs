@@ -1,5 +1,6 @@
 //! Drawing, and nothing else: `draw` is a function of a `View` that the client builds
 //! each frame. Nothing here decides where anything is.
+#![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
 
 mod arena;
 mod help;

@@ -3,12 +3,12 @@
 //!
 //! The bandwidth cap is a bottleneck as a real one is (`tc tbf`, a home router's
 //! uplink): a link of that rate sending one datagram at a time, fed by a drop-tail
-//! queue of [`link_queue_bytes`] (100 ms at the rate, at least one largest datagram).
+//! queue of `link_queue_bytes` (100 ms at the rate, at least one largest datagram).
 //! A datagram that finds the queue full is dropped, counted in
-//! [`ConditionerStats::tail_dropped`]; it does not wait seconds behind the others.
+//! `ConditionerStats::tail_dropped`; it does not wait seconds behind the others.
 //!
 //! It is pure logic. The transport hands it datagrams with [`Conditioner::push`], asks
-//! [`Conditioner::next_due`] how long it may sleep, and sends whatever
+//! `Conditioner::next_due` how long it may sleep, and sends whatever
 //! [`Conditioner::drain_due`] releases. Time only ever comes in through arguments, so a
 //! test can drive it with a simulated clock and a fixed seed and get the same result
 //! on every run.

@@ -168,7 +168,7 @@ impl Map {
         Some(map)
     }
 
-    /// Display name: the file stem unless changed with [`Map::with_name`].
+    /// Display name: the file stem unless changed with `Map::with_name`.
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -230,6 +230,8 @@ impl Map {
             .find(|&(a, b)| clear(a, b))
     }
 
+    /// The same map under another display name (a map received over the network would
+    /// otherwise be named after whatever label the client parsed it with).
     pub(crate) fn with_name(mut self, name: &str) -> Map {
         self.name = name.chars().take(MAX_NAME_CHARS).collect();
         self
