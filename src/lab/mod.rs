@@ -1,4 +1,4 @@
-//! The lab: the real [`Server`] and two to four real client sessions in one process,
+//! The lab: the real [`Server`] and one to four real client sessions in one process,
 //! joined by in-memory links that go through the project's link conditioner, all on one
 //! virtual clock. It is the network game minus the sockets, so time can stop, run slow
 //! or run as fast as the machine allows, and a seeded run repeats exactly.
