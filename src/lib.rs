@@ -3,7 +3,7 @@
 //! The crate is split the way the netcode is: a pure deterministic [`sim`] that both
 //! sides run, the [`net`] layer (protocol, codec, transport, link conditioner), the
 //! authoritative [`server`], the predicting and interpolating [`client`], a
-//! [`ui`] that only draws, and the flight recorder ([`record`]) that stores what enters
+//! `ui` that only draws, and the flight recorder ([`record`]) that stores what enters
 //! a client and replays it exactly.
 //!
 //! # The public API
@@ -31,14 +31,16 @@
 //!
 //! Public only because the binary (a crate of its own), the integration tests or the
 //! fuzz targets reach them, and hidden from these docs (`#[doc(hidden)]`): the terminal
-//! front ends and their parts ([`ui`], `client::interactive`, `client::terminal`,
+//! front ends and their parts (`ui`, `client::interactive`, `client::terminal`,
 //! `client::join_screen`, `client::discovery`, `client::input`, `lab::terminal`,
 //! `record::screen`), the benchmarks and the relay (`bench`), and wire and rule details
 //! the tests and fuzz targets check (`net::delta`, `net::map_chunks`,
 //! `net::roster_pages`, `net::widen`, `server::game`, `server::rate_limit`,
-//! `client::combat`). Everything else is `pub(crate)` or private; the crate warns on
-//! `unreachable_pub`, so a `pub` item inside a private module shows. `cargo doc
-//! --no-deps` gives no warnings (`RUSTDOCFLAGS=-Dwarnings` makes sure).
+//! `client::combat`). An item nothing outside the crate names is `pub(crate)`. The
+//! crate warns on `unreachable_pub`, which sees a `pub` item in a private module but
+//! not one in a public module: those were narrowed by searching the binary, the tests
+//! and the fuzz targets for their names, so dead code shows. `cargo doc --no-deps`
+//! gives no warnings (`.ci/run` runs it with `RUSTDOCFLAGS=-Dwarnings`).
 //!
 //! The simulation is usable on its own, for tools and tests:
 //!
