@@ -27,7 +27,7 @@ pub struct Shares {
     pub projectiles: u64,
     pub events: u64,
     pub roster: u64,
-    pub headers: u64,
+    pub(crate) headers: u64,
     pub other: u64,
     pub datagrams: u64,
     /// Distinct game events seen by kind (resends not counted): proof of a real fight.

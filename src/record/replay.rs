@@ -177,7 +177,7 @@ impl Replayer {
     }
 
     /// An independent copy (a keyframe).
-    pub fn fork(&self) -> Replayer {
+    pub(crate) fn fork(&self) -> Replayer {
         Replayer {
             driver: self.driver.fork(),
             sent: Vec::new(),

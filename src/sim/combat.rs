@@ -95,7 +95,7 @@ impl CombatRules {
         }
     }
 
-    pub fn cooldown(&self, w: Weapon) -> u32 {
+    pub(crate) fn cooldown(&self, w: Weapon) -> u32 {
         match w {
             Weapon::Blaster => self.blaster_cooldown,
             Weapon::Rail => self.rail_cooldown,
@@ -169,7 +169,7 @@ impl Projectile {
 
     /// Moves one tick. False if it flew into a wall (and is gone). Saturating: a client
     /// flies what a server sent, which may be absurd, and off the map is a wall.
-    pub fn advance(&mut self, map: &Map) -> bool {
+    pub(crate) fn advance(&mut self, map: &Map) -> bool {
         self.x = self.x.saturating_add(self.vx);
         self.y = self.y.saturating_add(self.vy);
         !map.is_wall(self.x.div_euclid(CELL), self.y.div_euclid(CELL))
@@ -183,7 +183,7 @@ impl Projectile {
     /// Whether it touches `target` (standing still) before a wall or the end of its
     /// life: for a scripted player deciding whether a blaster shot would land. A bolt's
     /// steps are coarser than the rail's trace and can pass a square's corner by.
-    pub fn reaches(mut self, map: &Map, rules: &CombatRules, target: &PlayerState) -> bool {
+    pub(crate) fn reaches(mut self, map: &Map, rules: &CombatRules, target: &PlayerState) -> bool {
         for _ in 0..rules.projectile_ttl {
             if !self.advance(map) {
                 return false;

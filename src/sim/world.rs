@@ -268,14 +268,14 @@ impl World {
 
     /// Inserts or replaces a player, keeping the list ordered by id so every side walks
     /// players in the same order.
-    pub fn put(&mut self, id: PlayerId, state: PlayerState) {
+    pub(crate) fn put(&mut self, id: PlayerId, state: PlayerState) {
         match self.players.binary_search_by_key(&id, |(p, _)| *p) {
             Ok(i) => self.players[i].1 = state,
             Err(i) => self.players.insert(i, (id, state)),
         }
     }
 
-    pub fn remove(&mut self, id: PlayerId) {
+    pub(crate) fn remove(&mut self, id: PlayerId) {
         self.players.retain(|(p, _)| *p != id);
     }
 

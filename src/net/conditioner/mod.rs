@@ -199,7 +199,7 @@ pub struct ConditionerStats {
     /// Datagrams dropped at the tail of the bandwidth cap's full queue.
     pub(crate) tail_dropped: u64,
     /// Extra copies queued by the duplication model.
-    pub duplicated: u64,
+    pub(crate) duplicated: u64,
     /// Datagrams that were scheduled to depart before an earlier-pushed one.
     pub(crate) reordered: u64,
     /// Datagrams handed to the `deliver` callback, copies included.

@@ -53,7 +53,7 @@ impl OwnBody {
     }
 
     /// The server's placement count, modulo 8.
-    pub fn placed(&self) -> u8 {
+    pub(crate) fn placed(&self) -> u8 {
         self.flags >> Self::PLACED_SHIFT
     }
 

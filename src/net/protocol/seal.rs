@@ -60,7 +60,7 @@ impl SessionKey {
 
     /// A session fixed by `seed`, for clients that live in the same process as their
     /// server (tests, the lab, benchmarks), where nothing is secret anyway.
-    pub fn derived(seed: &[u8]) -> SessionKey {
+    pub(crate) fn derived(seed: &[u8]) -> SessionKey {
         let half = |salt: u8| {
             let mut h = SipHasher24::new_with_keys(0x6e61_7265_6e61, u64::from(salt));
             h.write(seed);
