@@ -29,11 +29,11 @@ pub struct LatencyResult {
     pub samples: u32,
     pub key_to_screen_ms_p50_rtt0: f64,
     pub key_to_screen_ms_p99_rtt0: f64,
-    pub key_to_cell_ms_p50_rtt0: f64,
+    pub(crate) key_to_cell_ms_p50_rtt0: f64,
     pub misses_rtt0: u32,
     pub key_to_screen_ms_p50_rtt200: f64,
     pub key_to_screen_ms_p99_rtt200: f64,
-    pub key_to_cell_ms_p50_rtt200: f64,
+    pub(crate) key_to_cell_ms_p50_rtt200: f64,
     pub misses_rtt200: u32,
 }
 

@@ -1,6 +1,7 @@
 //! `netarena bench`: reproducible numbers for the frame rate, the server tick and the
 //! bandwidth. Each benchmark returns a flat result that prints as a table or as one JSON
 //! object whose keys stay stable.
+#![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
 
 pub mod latency;
 pub mod net;
@@ -13,7 +14,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 /// The value at quantile `q` (0..=1) of `samples`, in microseconds.
-pub fn percentile_us(samples: &mut [Duration], q: f64) -> f64 {
+pub(crate) fn percentile_us(samples: &mut [Duration], q: f64) -> f64 {
     if samples.is_empty() {
         return 0.0;
     }

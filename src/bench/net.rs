@@ -21,7 +21,7 @@ use crate::server::{Server, ServerConfig};
 use crate::sim::map::Map;
 
 /// Bytes of IPv4 + UDP header per datagram, counted in the per-second figures.
-pub const UDP_IPV4_HEADER: f64 = 28.0;
+pub(crate) const UDP_IPV4_HEADER: f64 = 28.0;
 
 pub struct NetBenchOptions {
     pub players: u16,

@@ -1,4 +1,4 @@
-//! Counting UDP relays. [`Relay`] stands between bench clients and the server: it
+//! Counting UDP relays. `Relay` stands between bench clients and the server: it
 //! forwards every datagram untouched and sorts the downstream bytes by what they carry,
 //! the way a packet capture would, so the shares need no hook inside the server or the
 //! client. [`LanRelay`] is `netarena relay`: any clients, any server, the project's
@@ -27,7 +27,7 @@ pub struct Shares {
     pub projectiles: u64,
     pub events: u64,
     pub roster: u64,
-    pub headers: u64,
+    pub(crate) headers: u64,
     pub other: u64,
     pub datagrams: u64,
     /// Distinct game events seen by kind (resends not counted): proof of a real fight.
@@ -211,16 +211,16 @@ pub struct LanTotals {
     pub clients: u64,
     /// Client to server: datagrams and bytes received, and delivered after the
     /// conditioner.
-    pub up_datagrams: u64,
-    pub up_bytes: u64,
+    pub(crate) up_datagrams: u64,
+    pub(crate) up_bytes: u64,
     pub up_delivered: u64,
     /// Server to client, received and delivered.
-    pub down_datagrams: u64,
+    pub(crate) down_datagrams: u64,
     pub down_bytes: u64,
     pub down_delivered: u64,
     /// Dropped by the conditioners: the loss model, and the bandwidth cap's full queue.
     pub lost: u64,
-    pub tail_dropped: u64,
+    pub(crate) tail_dropped: u64,
     /// Sources refused because the table was full of active clients.
     pub refused: u64,
     /// The delivered downstream bytes by kind (28 bytes of UDP/IPv4 header each).

@@ -35,7 +35,7 @@ pub(crate) struct Disagreement {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Cause {
+pub(crate) enum Cause {
     /// Another player (named) was somewhere other than predicted.
     OtherPlayer(String),
     /// Commands the server never got in time: how many, from which seq.
@@ -48,7 +48,7 @@ pub enum Cause {
 
 impl Cause {
     /// The key `corrections_by_cause` counts it under.
-    pub fn key(&self) -> &'static str {
+    pub(crate) fn key(&self) -> &'static str {
         match self {
             Cause::OtherPlayer(_) => "other_player",
             Cause::CommandsLost(..) => "commands_lost",

@@ -1,6 +1,7 @@
 //! What the client knows of the fighting: everyone's health and score, projectiles in
 //! flight (flown locally from their birth events), and recent rail shots. Fed by the
-//! server's reliable game events; the rest of them go to [`super::match_log`].
+//! server's reliable game events; the rest of them go to `super::match_log`.
+#![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Instant;

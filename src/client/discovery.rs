@@ -1,5 +1,6 @@
 //! Finding servers on the LAN: broadcast a small request to the game ports (and ask
 //! loopback too, for servers on this machine), collect the answers, time each one.
+#![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
 
 use std::collections::HashMap;
 use std::net::{Ipv4Addr, SocketAddr};

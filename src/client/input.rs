@@ -7,6 +7,7 @@
 //! that timeout is short, so a tap moves about one cell, always the same; once repeats
 //! flow it bridges the gaps between them. (Holding a key therefore steps one cell,
 //! pauses for the repeat delay, then runs: precise taps are worth that.)
+#![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
 
 use std::time::{Duration, Instant};
 

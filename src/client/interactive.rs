@@ -5,6 +5,7 @@
 //! link until a datagram, a key, the next command or the next look is due (see
 //! `frames`); commands run at a fixed rate, frames whenever the picture changes (at most
 //! `--fps-cap` a second).
+#![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
 
 use std::path::Path;
 use std::sync::atomic::AtomicBool;

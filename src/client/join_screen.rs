@@ -1,5 +1,6 @@
 //! The server browser: search, list, choose or type, and hand back an address. It runs
 //! in the one terminal shell (`shell.rs`), which quits it on Ctrl-C.
+#![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
 
 use std::net::SocketAddr;
 use std::sync::atomic::AtomicBool;

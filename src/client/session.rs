@@ -1,7 +1,7 @@
 //! One client's netcode: prediction of the local player, the snapshot buffer that
 //! remote players are interpolated from, and the server clock. Messages are taken in by
 //! `intake` (`intake.rs`, a part of this impl: the fields are private to the two
-//! files); the counts go to [`super::net_stats`] and what a frame shows is built by
+//! files); the counts go to `super::net_stats` and what a frame shows is built by
 //! `view` through the read methods here. The netcode switches are kept here and
 //! nowhere else: keys and a replay's what-if change them through
 //! [`ClientSession::set_switches`].
@@ -349,7 +349,7 @@ impl ClientSession {
     /// waiting. None until the server has placed us.
     ///
     /// No command is made in a slot a resync skips, nor while the server has not
-    /// acknowledged [`outage::ahead_limit`] commands (the link is down): the
+    /// acknowledged `outage::ahead_limit` commands (the link is down): the
     /// unacknowledged ones are then resent at the input rate.
     pub fn command_tick(&mut self, now: Instant, cmd: Command) -> Option<ClientMsg> {
         let others = self

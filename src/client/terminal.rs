@@ -5,10 +5,11 @@
 //! panic in any thread), and the signal flag (Ctrl-C, SIGTERM, SIGHUP), which ends the
 //! shell's loop (`shell.rs`) so the guard drops.
 //!
-//! Every screen (game, lab, browser, replay) reads the keyboard through [`next_event`]:
+//! Every screen (game, lab, browser, replay) reads the keyboard through `next_event`:
 //! the one place where Ctrl-Z suspends (in raw mode it is a key, not a signal) and where
 //! key releases are dropped for the shells that do not use them (crossterm on Windows
 //! reports a release for every key, whatever the terminal was asked for).
+#![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
 
 use std::io::{self, BufWriter, Stdout, Write};
 use std::mem::ManuallyDrop;

@@ -46,7 +46,7 @@ pub struct ClientReport {
     #[serde(flatten)]
     pub report: Report,
     pub link_up: Traffic,
-    pub link_down: Traffic,
+    pub(crate) link_down: Traffic,
     /// The file its session was recorded to, with `--record`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recording: Option<String>,
@@ -103,7 +103,7 @@ pub fn report(lab: &Lab, seed: u64) -> LabReport {
 }
 
 /// The figures of `lab` as it stands, each client's `ended` saying how the lab ended.
-pub fn ended_report(lab: &Lab, seed: u64, ended: &str) -> LabReport {
+pub(crate) fn ended_report(lab: &Lab, seed: u64, ended: &str) -> LabReport {
     let seconds = lab.elapsed().as_secs_f64();
     let server = lab.server();
     let clients = lab

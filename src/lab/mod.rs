@@ -1,4 +1,4 @@
-//! The lab: the real [`Server`] and two to four real client sessions in one process,
+//! The lab: the real [`Server`] and one to four real client sessions in one process,
 //! joined by in-memory links that go through the project's link conditioner, all on one
 //! virtual clock. It is the network game minus the sockets, so time can stop, run slow
 //! or run as fast as the machine allows, and a seeded run repeats exactly.
@@ -223,7 +223,7 @@ impl Lab {
         &self.server
     }
 
-    pub fn client_count(&self) -> usize {
+    pub(crate) fn client_count(&self) -> usize {
         self.clients.len()
     }
 
@@ -241,7 +241,7 @@ impl Lab {
     }
 
     /// Runs until the server has made exactly one more tick.
-    pub fn step_tick(&mut self) {
+    pub(crate) fn step_tick(&mut self) {
         let until = self.next_tick;
         self.run_until(until);
     }
@@ -278,7 +278,7 @@ impl Lab {
     }
 
     /// A new terminal size, for the recordings.
-    pub fn note_size(&mut self, w: u16, h: u16) {
+    pub(crate) fn note_size(&mut self, w: u16, h: u16) {
         for c in &mut self.clients {
             c.driver.note_size(w, h);
         }
@@ -286,7 +286,7 @@ impl Lab {
 
     /// Ends every recording with its link's totals, the ones the report gives; an
     /// error, after all are ended, if one of them stopped on the way.
-    pub fn finish_recordings(&mut self) -> anyhow::Result<()> {
+    pub(crate) fn finish_recordings(&mut self) -> anyhow::Result<()> {
         let seconds = self.elapsed().as_secs_f64();
         let mut failed = None;
         for c in &mut self.clients {
@@ -309,7 +309,7 @@ impl Lab {
     /// A key's action for client `n`: switches reach its session, new conditions its
     /// link, both ways. What is left (quit, chat) comes back.
     /// Ignored before the client's session started (its first few milliseconds).
-    pub fn act(&mut self, n: usize, action: Action) -> Option<Effect> {
+    pub(crate) fn act(&mut self, n: usize, action: Action) -> Option<Effect> {
         let c = self.clients.get_mut(n)?;
         if self.now < c.start {
             return None;

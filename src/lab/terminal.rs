@@ -2,6 +2,7 @@
 //! client 2 on the arrows and Enter), per-client switches for the client chosen with
 //! Tab, and the clock: `P` pauses, `.` steps one server tick, `<` `>` change the speed.
 //! Real time drives the virtual clock, scaled by the speed, unless paused.
+#![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
 
 use std::path::Path;
 use std::sync::atomic::AtomicBool;

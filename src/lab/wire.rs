@@ -44,7 +44,7 @@ pub(crate) fn down_glyph(msg: &ServerMsg) -> char {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Traffic {
     pub sent: u64,
-    pub delivered: u64,
+    pub(crate) delivered: u64,
     pub dropped: u64,
     pub bytes: u64,
 }

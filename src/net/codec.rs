@@ -11,7 +11,7 @@ use super::protocol::{
 };
 
 /// Largest client datagram we accept: connect requests and input packets are small.
-pub const MAX_CLIENT_DATAGRAM: usize = 1200;
+pub(crate) const MAX_CLIENT_DATAGRAM: usize = 1200;
 /// Largest server datagram: below any path's MTU, so nothing relies on IP fragmentation
 /// (one lost fragment loses the datagram; some networks drop fragments outright). The
 /// map travels in chunks, and events and rosters fill datagrams up to this budget.
@@ -69,7 +69,7 @@ pub fn encoded_len_server(msg: &ServerMsg) -> usize {
 
 /// The encoded size of any part of a message, for byte budgets and statistics (no
 /// size limit: it measures what would not fit, too).
-pub fn encoded_len<T: Serialize>(value: &T) -> usize {
+pub(crate) fn encoded_len<T: Serialize>(value: &T) -> usize {
     let mut sink = ByteCounter::default();
     match bincode::serde::encode_into_std_write(value, &mut sink, bincode::config::standard()) {
         Ok(n) => n,
@@ -80,10 +80,10 @@ pub fn encoded_len<T: Serialize>(value: &T) -> usize {
 /// A writer that counts bytes instead of storing them; clones share one count, so the
 /// count can be read while something else owns the writer (a terminal backend, say).
 #[derive(Clone, Debug, Default)]
-pub struct ByteCounter(std::rc::Rc<std::cell::Cell<u64>>);
+pub(crate) struct ByteCounter(std::rc::Rc<std::cell::Cell<u64>>);
 
 impl ByteCounter {
-    pub fn bytes(&self) -> u64 {
+    pub(crate) fn bytes(&self) -> u64 {
         self.0.get()
     }
 }
@@ -134,7 +134,7 @@ pub fn connect_request(
 }
 
 /// Whether `msg` travels sealed: the messages of a session.
-pub fn is_session_msg(msg: &ClientMsg) -> bool {
+pub(crate) fn is_session_msg(msg: &ClientMsg) -> bool {
     matches!(
         msg,
         ClientMsg::Input(_) | ClientMsg::Chat(_) | ClientMsg::Leave
@@ -230,16 +230,16 @@ fn decode_with<T: serde::de::DeserializeOwned, const N: usize>(
 /// may be, encoded, and what decoding one may allocate: a 16-player match takes tens
 /// of KiB (the prediction ring, the snapshot buffer, the map), so 4 MiB leaves room and
 /// still bounds what a hostile file can make us take.
-pub const MAX_KEYFRAME: usize = 4 << 20;
+pub(crate) const MAX_KEYFRAME: usize = 4 << 20;
 
 /// Encodes saved state (a keyframe) into `buf` (cleared first), at most
 /// [`MAX_KEYFRAME`] bytes. Instants need `net::instants::with_base` around the call.
-pub fn encode_state<T: Serialize>(state: &T, buf: &mut Vec<u8>) -> Result<(), CodecError> {
+pub(crate) fn encode_state<T: Serialize>(state: &T, buf: &mut Vec<u8>) -> Result<(), CodecError> {
     encode_with(state, buf, config::<MAX_KEYFRAME>())
 }
 
 /// Decodes saved state under the [`MAX_KEYFRAME`] limit; trailing bytes are refused.
-pub fn decode_state<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, CodecError> {
+pub(crate) fn decode_state<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, CodecError> {
     decode_with(bytes, MAX_KEYFRAME, config::<MAX_KEYFRAME>())
 }
 

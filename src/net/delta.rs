@@ -7,6 +7,7 @@
 //! zero masks are left out); new players are sent in full and departed ones by id. A client
 //! whose baseline is gone gets a full snapshot. Decoding is exact: the result equals the
 //! snapshot the server encoded, bit for bit, or it is refused.
+#![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
 
 use super::protocol::{PlayerSnap, Snapshot, SnapshotDelta};
 use crate::sim::map::{CELL, MAX_HEIGHT, MAX_WIDTH};

@@ -25,7 +25,7 @@ thread_local! {
 }
 
 /// Runs `f` with instants (de)serialized as offsets from `base`.
-pub fn with_base<R>(base: Instant, f: impl FnOnce() -> R) -> R {
+pub(crate) fn with_base<R>(base: Instant, f: impl FnOnce() -> R) -> R {
     struct Restore(Option<Instant>);
     impl Drop for Restore {
         fn drop(&mut self) {
@@ -42,7 +42,7 @@ fn base() -> Result<Instant, String> {
 }
 
 /// A shape of field holding instants, as plain data against a base.
-pub trait Timed: Sized {
+pub(crate) trait Timed: Sized {
     type Form: Serialize + DeserializeOwned;
     fn to_form(&self, base: Instant) -> Option<Self::Form>;
     fn from_form(form: Self::Form, base: Instant) -> Option<Self>;
@@ -136,7 +136,7 @@ where
     }
 }
 
-pub fn serialize<T: Timed, S: Serializer>(value: &T, s: S) -> Result<S::Ok, S::Error> {
+pub(crate) fn serialize<T: Timed, S: Serializer>(value: &T, s: S) -> Result<S::Ok, S::Error> {
     let base = base().map_err(S::Error::custom)?;
     value
         .to_form(base)
@@ -144,7 +144,7 @@ pub fn serialize<T: Timed, S: Serializer>(value: &T, s: S) -> Result<S::Ok, S::E
         .serialize(s)
 }
 
-pub fn deserialize<'de, T: Timed, D: Deserializer<'de>>(d: D) -> Result<T, D::Error> {
+pub(crate) fn deserialize<'de, T: Timed, D: Deserializer<'de>>(d: D) -> Result<T, D::Error> {
     let base = base().map_err(D::Error::custom)?;
     let form = T::Form::deserialize(d)?;
     T::from_form(form, base).ok_or_else(|| D::Error::custom("an instant out of range"))

@@ -3,6 +3,7 @@
 //! by its id (a checksum, verified at the end), and given up after a timeout.
 //!
 //! Pure: the caller feeds chunks and the time; nothing here touches a socket.
+#![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
 
 use std::time::{Duration, Instant};
 

@@ -3,11 +3,11 @@
 pub mod codec;
 pub mod conditioner;
 pub mod delta;
-pub mod instants;
+pub(crate) mod instants;
 pub mod map_chunks;
 pub mod protocol;
 pub mod roster_pages;
-pub mod transport;
+pub(crate) mod transport;
 pub mod widen;
 pub(crate) mod wire_events;
 pub(crate) mod wire_snapshot;

@@ -1,6 +1,7 @@
 //! The roster in pages, so that 256 players with long names never make a datagram
 //! larger than [`super::codec::MAX_SERVER_DATAGRAM`]: the server splits it by a byte
 //! budget, the client puts the pages of one serial back together.
+#![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
 
 use super::codec;
 use super::protocol::{RosterEntry, RosterPage};

@@ -35,7 +35,7 @@ const RECV_BUF: usize = 65_536;
 /// What crossed this endpoint, counted at the application's side of the conditioner:
 /// sent is what we offered the network, received is what the network let through.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Traffic {
+pub(crate) struct Traffic {
     pub packets_out: u64,
     pub bytes_out: u64,
     pub packets_in: u64,
@@ -53,7 +53,7 @@ struct Local {
     ifindex: u32,
 }
 
-pub struct Transport {
+pub(crate) struct Transport {
     socket: UdpSocket,
     /// The socket is IPv6 (dual-stack): IPv4 peers are written to as `::ffff:a.b.c.d`.
     v6: bool,
@@ -68,7 +68,7 @@ pub struct Transport {
 }
 
 impl Transport {
-    pub fn bind(
+    pub(crate) fn bind(
         addr: SocketAddr,
         registry: &Registry,
         token: Token,
@@ -91,29 +91,24 @@ impl Transport {
         })
     }
 
-    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+    pub(crate) fn local_addr(&self) -> io::Result<SocketAddr> {
         self.socket.local_addr()
     }
 
-    pub fn traffic(&self) -> Traffic {
+    pub(crate) fn traffic(&self) -> Traffic {
         self.traffic
     }
 
-    pub fn send_errors(&self) -> u64 {
+    pub(crate) fn send_errors(&self) -> u64 {
         self.send_errors
     }
 
-    /// The conditions on (outgoing, incoming) datagrams.
-    pub fn conditions(&self) -> (&Conditions, &Conditions) {
-        (self.outgoing.conditions(), self.incoming.conditions())
-    }
-
-    pub fn set_conditions(&mut self, outgoing: Conditions, incoming: Conditions) {
+    pub(crate) fn set_conditions(&mut self, outgoing: Conditions, incoming: Conditions) {
         self.outgoing.set_conditions(outgoing);
         self.incoming.set_conditions(incoming);
     }
 
-    pub fn send(&mut self, now: Instant, to: SocketAddr, payload: &[u8]) {
+    pub(crate) fn send(&mut self, now: Instant, to: SocketAddr, payload: &[u8]) {
         self.send_judged(now, to, payload);
     }
 
@@ -121,7 +116,7 @@ impl Transport {
     /// (its simulated loss, or its queue full): then it never leaves this machine. The
     /// one place a verdict of the simulated link is known; a real network's losses are
     /// not known here.
-    pub fn send_judged(&mut self, now: Instant, to: SocketAddr, payload: &[u8]) -> bool {
+    pub(crate) fn send_judged(&mut self, now: Instant, to: SocketAddr, payload: &[u8]) -> bool {
         self.traffic.packets_out += 1;
         self.traffic.bytes_out += payload.len() as u64;
         if self.outgoing.conditions().is_clean() && self.outgoing.next_due().is_none() {
@@ -145,7 +140,7 @@ impl Transport {
     }
 
     /// Sends every delayed outgoing datagram that is due.
-    pub fn flush(&mut self, now: Instant) {
+    pub(crate) fn flush(&mut self, now: Instant) {
         let (socket, v6, errors, local) =
             (&self.socket, self.v6, &mut self.send_errors, &self.local);
         self.outgoing.drain_due(now, |to, payload| {
@@ -154,7 +149,7 @@ impl Transport {
     }
 
     /// The earliest moment either conditioner has a datagram due.
-    pub fn next_due(&self) -> Option<Instant> {
+    pub(crate) fn next_due(&self) -> Option<Instant> {
         match (self.outgoing.next_due(), self.incoming.next_due()) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -163,7 +158,7 @@ impl Transport {
 
     /// Reads everything waiting on the socket, passes it through the incoming
     /// conditioner, and hands each datagram that is due to `deliver`.
-    pub fn receive(&mut self, now: Instant, mut deliver: impl FnMut(SocketAddr, &[u8])) {
+    pub(crate) fn receive(&mut self, now: Instant, mut deliver: impl FnMut(SocketAddr, &[u8])) {
         loop {
             match recv_one(&self.socket, &mut self.recv_buf, &mut self.cmsg) {
                 Ok((len, from, local)) => {

@@ -5,12 +5,13 @@
 //! two bytes however long the server runs. The receiver widens each to the full value
 //! nearest to what it knows, which is right while the two lie less than 32,768 apart
 //! (over nine minutes of ticks at 60 Hz; commands and events are far closer).
+#![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
 
 use super::protocol::{GameEvent, SnapshotDelta};
 
 /// The full value whose low 16 bits are those of `wire` and which lies nearest to
 /// `known` (within -32,768..=32,767 of it), wrapping at the ends of `u32`.
-pub fn widen16(known: u32, wire: u32) -> u32 {
+pub(crate) fn widen16(known: u32, wire: u32) -> u32 {
     let diff = (wire as u16).wrapping_sub(known as u16) as i16;
     known.wrapping_add(diff as i32 as u32)
 }

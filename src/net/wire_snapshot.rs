@@ -459,4 +459,27 @@ mod tests {
         };
         assert_eq!((d.masks, d.values), (vec![0, 0x10], vec![1]));
     }
+
+    /// The own body's size on the wire, as the docs give it (ARCHITECTURE, `OwnBody`):
+    /// one byte of flags, one more while the weapon cools down (a rail's 1.25 s is 75
+    /// commands at 60 Hz), three more from 251 commands on.
+    #[test]
+    fn the_own_body_is_one_byte_and_one_more_while_cooling_down() {
+        let mut d = delta(vec![]);
+        let flags_only = bytes(&d).len();
+        d.me = OwnBody {
+            flags: 0xff,
+            ready_in: 0,
+        };
+        assert_eq!(bytes(&d).len(), flags_only, "any flags are one byte");
+        for (ready_in, extra) in [(75, 1), (250, 1), (251, 3), (u16::MAX, 3)] {
+            d.me.ready_in = ready_in;
+            let b = bytes(&d);
+            assert_eq!(b.len(), flags_only + extra, "ready_in {ready_in}");
+            let Ok(ServerMsg::Snapshot(back)) = codec::decode_server(&b) else {
+                panic!("a snapshot");
+            };
+            assert_eq!(back.me, d.me);
+        }
+    }
 }

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use super::replay::{Replayer, open};
 
-pub const CSV_HEADER: &str = "time_s,rtt_ms,interp_delay_ms,pending_commands,commands_sent,snapshots_received,snapshots_lost,corrections,bytes_in,bytes_out";
+pub(crate) const CSV_HEADER: &str = "time_s,rtt_ms,interp_delay_ms,pending_commands,commands_sent,snapshots_received,snapshots_lost,corrections,bytes_in,bytes_out";
 
 /// Counts at the end of one tick, to take differences from.
 #[derive(Default, Clone, Copy)]

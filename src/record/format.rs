@@ -1,7 +1,7 @@
 //! The recording format, version 4 (documented in docs/RECORDING.md): an 8-byte header
 //! (`NAREC`, a zero byte, the version as u16 little-endian), then records. A record is a
-//! kind byte, its payload length as a LEB128 varint (at most [`MAX_PAYLOAD`], a keyframe
-//! at most [`MAX_KEYFRAME_PAYLOAD`]), and the payload. Times are varints: nanoseconds
+//! kind byte, its payload length as a LEB128 varint (at most `MAX_PAYLOAD`, a keyframe
+//! at most `MAX_KEYFRAME_PAYLOAD`), and the payload. Times are varints: nanoseconds
 //! since the previous timed record, but a keyframe's is since the session started, so a
 //! file may begin at a keyframe. Only this version is read.
 //!
@@ -33,21 +33,21 @@ pub const MAGIC: [u8; 6] = *b"NAREC\0";
 pub const VERSION: u16 = 4;
 /// The oldest version this netarena reads.
 pub const OLDEST: u16 = 4;
-pub const HEADER_LEN: usize = 8;
+pub(crate) const HEADER_LEN: usize = 8;
 /// No payload is longer: the largest is a server datagram plus a few varints.
-pub const MAX_PAYLOAD: usize = MAX_SERVER_DATAGRAM + 64;
+pub(crate) const MAX_PAYLOAD: usize = MAX_SERVER_DATAGRAM + 64;
 /// No keyframe payload is longer: its time, then the state under the codec's bound.
-pub const MAX_KEYFRAME_PAYLOAD: usize = MAX_KEYFRAME + 16;
+pub(crate) const MAX_KEYFRAME_PAYLOAD: usize = MAX_KEYFRAME + 16;
 /// No start payload is longer: the map's text besides a welcome (which fits in a
 /// datagram) and a few fields. (Version 2 held it to [`MAX_PAYLOAD`], which was 16 KiB
 /// and more until server datagrams were held to 1200 bytes; since then a map over
 /// about 1 KB, warehouse or catacombs, could not be recorded, and nothing said so.)
-pub const MAX_START_PAYLOAD: usize = MAX_MAP_BYTES + MAX_PAYLOAD;
+pub(crate) const MAX_START_PAYLOAD: usize = MAX_MAP_BYTES + MAX_PAYLOAD;
 /// No recorded time is later: a session is shorter than a day, and a replay's per-tick
 /// tables are sized by the last time, which a hostile file must not choose freely.
-pub const MAX_TIME: Duration = Duration::from_secs(24 * 3600);
+pub(crate) const MAX_TIME: Duration = Duration::from_secs(24 * 3600);
 /// The most commands one instant can make (the command clock catches up at most 6).
-pub const MAX_TICKS: usize = 16;
+pub(crate) const MAX_TICKS: usize = 16;
 
 pub(crate) const START: u8 = 1;
 pub(crate) const RECEIVED: u8 = 2;

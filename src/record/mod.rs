@@ -1,6 +1,6 @@
 //! The flight recorder: everything that enters a client loop, written as it happens
-//! ([`writer`], through a [`recorder::Recorder`] on the loop's tap), read back bounded
-//! ([`reader`]), and re-run through the same loop ([`replay`]). The format is in
+//! (`writer`, through a [`recorder::Recorder`] on the loop's tap), read back bounded
+//! (`reader`), and re-run through the same loop ([`replay`]). The format is in
 //! [`format`](mod@format) and docs/RECORDING.md.
 
 pub mod export;
@@ -8,12 +8,12 @@ mod fates;
 pub mod format;
 mod keys;
 pub mod player;
-pub mod reader;
+pub(crate) mod reader;
 pub mod recorder;
 pub mod replay;
 pub mod ring;
 pub mod screen;
-pub mod writer;
+pub(crate) mod writer;
 
 pub use format::{Record, Start};
 pub use reader::{ReadError, Reader};

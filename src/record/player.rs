@@ -1,6 +1,6 @@
 //! A recording loaded for viewing: play, pause, step, seek and what-if. Seeking re-runs
 //! from the nearest keyframe (a copy of the whole client loop taken every
-//! [`KEYFRAME_EVERY`] of recorded time while the recording is first indexed), so any
+//! `KEYFRAME_EVERY` of recorded time while the recording is first indexed), so any
 //! point is a short re-run away. The same pass writes the timeline: what the netcode did
 //! in each command tick.
 
@@ -19,7 +19,7 @@ use crate::client::tap::LoopKind;
 use crate::net::protocol::ServerMsg;
 use crate::ui::timeline::TimelineSlot;
 
-pub const KEYFRAME_EVERY: Duration = Duration::from_secs(2);
+pub(crate) const KEYFRAME_EVERY: Duration = Duration::from_secs(2);
 
 struct Keyframe {
     at: Duration,
@@ -277,7 +277,7 @@ impl Player {
     }
 
     /// The next (or previous) correction, if there is one.
-    pub fn jump_correction(&mut self, forward: bool) -> bool {
+    pub(crate) fn jump_correction(&mut self, forward: bool) -> bool {
         let at = self.at();
         let target = if forward {
             self.corrections.iter().find(|&&c| c > at).copied()

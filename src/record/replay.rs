@@ -52,7 +52,7 @@ impl Replayer {
 
     /// [`Replayer::new`], drawn with `what_if` switches whatever the recording says:
     /// the same datagrams and commands re-run through the client with other settings.
-    pub fn with_switches(
+    pub(crate) fn with_switches(
         start: &Start,
         base: Instant,
         what_if: Option<Switches>,
@@ -73,7 +73,7 @@ impl Replayer {
 
     /// A session as the keyframe at `at` left it (its instants counted from `base`),
     /// with `what_if` switches if given.
-    pub fn from_keyframe(
+    pub(crate) fn from_keyframe(
         start: &Start,
         base: Instant,
         at: Duration,
@@ -111,7 +111,7 @@ impl Replayer {
 
     /// Where a recording whose first record after the start is `first` begins: its
     /// keyframe if it is one, else the welcome.
-    pub fn begin(
+    pub(crate) fn begin(
         start: &Start,
         first: Option<&Record>,
         base: Instant,
@@ -177,7 +177,7 @@ impl Replayer {
     }
 
     /// An independent copy (a keyframe).
-    pub fn fork(&self) -> Replayer {
+    pub(crate) fn fork(&self) -> Replayer {
         Replayer {
             driver: self.driver.fork(),
             sent: Vec::new(),

@@ -3,16 +3,16 @@
 //!
 //! Snapshots are delta-encoded against ones the client acknowledged earlier, so a clip
 //! of the last minute's records alone could not be re-run: it starts at a keyframe, the
-//! whole client loop as it was (`Driver::keyframe`). Every [`KEYFRAME_EVERY`] the loop
+//! whole client loop as it was (`Driver::keyframe`). Every `KEYFRAME_EVERY` the loop
 //! hands the ring one, which starts a new *segment* (the keyframe, the terminal's size,
 //! then the records after it); the oldest segment goes once the next one began at least
-//! [`KEEP`] ago (checked at every record). So the ring holds at least the last [`KEEP`]
+//! `KEEP` ago (checked at every record). So the ring holds at least the last `KEEP`
 //! and less than `KEEP + KEYFRAME_EVERY` (85 s), whatever the session's length, and a save is the
 //! header, the start record, then the kept segments in order: a recording whose first
 //! timed record is a keyframe, which a replay starts from. Until the first segment goes,
 //! a save is the whole session from the welcome.
 //!
-//! [`CAP`] is a last guard on memory: should keyframes fail (they are a few tens of KiB
+//! `CAP` is a last guard on memory: should keyframes fail (they are a few tens of KiB
 //! and never do), it stops keeping past 64 MiB and says so when asked to save.
 
 use std::collections::VecDeque;
@@ -27,11 +27,11 @@ use crate::client::tap::{LinkTotals, LoopKind, Tap, TapEvent};
 use crate::net::protocol::Welcome;
 
 /// At least this much of the session is kept.
-pub const KEEP: Duration = Duration::from_secs(60);
+pub(crate) const KEEP: Duration = Duration::from_secs(60);
 /// A keyframe is taken this often.
-pub const KEYFRAME_EVERY: Duration = Duration::from_secs(25);
+pub(crate) const KEYFRAME_EVERY: Duration = Duration::from_secs(25);
 /// The most the ring may take if keyframes fail.
-pub const CAP: u64 = 64 << 20;
+pub(crate) const CAP: u64 = 64 << 20;
 
 /// Records from one keyframe (or from the start) to the next.
 struct Segment {
@@ -92,7 +92,7 @@ impl Ring {
     /// the header, the start record, the oldest kept keyframe and every record after it
     /// (the later keyframes left out), then an end record of `totals`, so a replay
     /// knows it has the whole clip.
-    pub fn clip(&self, totals: &LinkTotals) -> Vec<u8> {
+    pub(crate) fn clip(&self, totals: &LinkTotals) -> Vec<u8> {
         let mut out = self.kept();
         let mut end = Writer::appending(Vec::new());
         // Into memory: cannot fail.
@@ -126,7 +126,8 @@ impl Ring {
     }
 
     /// The time the kept records begin at (the oldest keyframe's, or zero).
-    pub fn kept_from(&self) -> Duration {
+    #[cfg(test)]
+    pub(crate) fn kept_from(&self) -> Duration {
         self.closed.front().map_or(self.open_at, |s| s.at)
     }
 

@@ -1,9 +1,10 @@
 //! `netarena replay FILE` in the terminal: the arena and HUD as the player saw them,
 //! frame by frame, with the timeline strip under them.
 //!
-//! Replay's keys are defined once, in [`BINDINGS`](super::keys::BINDINGS): the key handler, the `?` help box
+//! Replay's keys are defined once, in `BINDINGS`: the key handler, the `?` help box
 //! and the hints on the combat line all read that table. Ctrl-C quits too (the shell's,
 //! as in every screen).
+#![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
 
 use std::path::Path;
 use std::sync::atomic::AtomicBool;

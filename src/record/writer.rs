@@ -221,7 +221,7 @@ impl<W: Write> Writer<W> {
         &self.out
     }
 
-    pub fn get_mut(&mut self) -> &mut W {
+    pub(crate) fn get_mut(&mut self) -> &mut W {
         &mut self.out
     }
 

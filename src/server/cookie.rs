@@ -17,10 +17,10 @@ use crate::net::protocol::Cookie;
 
 /// Length of one cookie time window. A cookie is good in its window and the next, so for
 /// 8 to 16 seconds: ample for one round trip, short enough that a captured cookie dies.
-pub const WINDOW_SECS: u64 = 8;
+pub(crate) const WINDOW_SECS: u64 = 8;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum CookieError {
+pub(crate) enum CookieError {
     #[error("cookie does not match this address")]
     Forged,
     #[error("cookie has expired")]
@@ -29,7 +29,7 @@ pub enum CookieError {
     Replayed,
 }
 
-pub struct CookieJar {
+pub(crate) struct CookieJar {
     /// A per-process random 128-bit SipHash-2-4 key, drawn from the operating system's
     /// generator: cookies cannot be computed off this server.
     key: [u8; 16],
@@ -79,7 +79,7 @@ impl CookieJar {
 
     /// A fresh cookie for `addr`. Each differs (a counter goes into the hash), so an
     /// address that leaves and rejoins within a window is not taken for a replay.
-    pub fn issue(&mut self, addr: SocketAddr, window: u32) -> Cookie {
+    pub(crate) fn issue(&mut self, addr: SocketAddr, window: u32) -> Cookie {
         self.issued = self.issued.wrapping_add(1);
         Cookie {
             window,
@@ -89,7 +89,7 @@ impl CookieJar {
     }
 
     /// Checks a cookie echoed from `addr` in window `now`, and spends it.
-    pub fn redeem(
+    pub(crate) fn redeem(
         &mut self,
         addr: SocketAddr,
         cookie: Cookie,
@@ -118,7 +118,8 @@ impl CookieJar {
     }
 
     /// Cookies remembered as spent (bounded by the connect rate limit and two windows).
-    pub fn spent(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn spent(&self) -> usize {
         self.used.len()
     }
 }

@@ -13,7 +13,7 @@ pub(crate) mod bots;
 pub(crate) mod commands;
 pub mod config;
 mod connection;
-pub mod cookie;
+pub(crate) mod cookie;
 mod delivery;
 pub mod event_loop;
 pub mod game;

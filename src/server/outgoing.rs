@@ -14,7 +14,7 @@ pub struct SendFailures {
     /// Messages that could not be encoded (and were not sent).
     pub encode: u64,
     /// Of those, snapshots that carried reliable events, which stay queued.
-    pub with_events: u64,
+    pub(crate) with_events: u64,
 }
 
 impl Server {

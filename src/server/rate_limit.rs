@@ -11,6 +11,7 @@
 //! many addresses therefore cannot reset the limit of an address it does not own: to
 //! push out an address that is over its limit, every tracked entry would have to be
 //! further from full than that address.
+#![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
 
 use std::collections::{BTreeSet, HashMap};
 use std::net::{IpAddr, SocketAddr};

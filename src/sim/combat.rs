@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::map::{CELL, Map};
 use super::world::{HALF, PlayerId, PlayerState};
 
-pub const MAX_HEALTH: i16 = 100;
+pub(crate) const MAX_HEALTH: i16 = 100;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Weapon {
@@ -28,7 +28,7 @@ impl Weapon {
     pub const MAX_INDEX: u8 = (Self::ALL.len() - 1) as u8;
 
     /// The weapon at index `i`; any other byte is the blaster.
-    pub fn from_index(i: u8) -> Weapon {
+    pub(crate) fn from_index(i: u8) -> Weapon {
         Self::ALL.get(usize::from(i)).copied().unwrap_or_default()
     }
 
@@ -36,7 +36,7 @@ impl Weapon {
         self as u8
     }
 
-    pub fn damage(self) -> i16 {
+    pub(crate) fn damage(self) -> i16 {
         match self {
             Weapon::Blaster => 25,
             Weapon::Rail => 80,
@@ -70,17 +70,17 @@ pub const PROTECT_READING_MAX_MS: u32 = 10_000;
 /// Combat timings in ticks, for one tick rate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CombatRules {
-    pub blaster_cooldown: u32,
-    pub rail_cooldown: u32,
+    pub(crate) blaster_cooldown: u32,
+    pub(crate) rail_cooldown: u32,
     /// Time a weapon switch takes before the new weapon can fire.
-    pub switch_ticks: u32,
-    pub respawn_ticks: u32,
+    pub(crate) switch_ticks: u32,
+    pub(crate) respawn_ticks: u32,
     /// Invulnerability after spawning: until the player first moves or fires, and at
     /// most this long.
-    pub protect_ticks: u32,
+    pub(crate) protect_ticks: u32,
     /// Sub-cell units a projectile flies per tick along one axis.
-    pub projectile_speed: i32,
-    pub projectile_ttl: u32,
+    pub(crate) projectile_speed: i32,
+    pub(crate) projectile_ttl: u32,
 }
 
 impl CombatRules {
@@ -100,7 +100,7 @@ impl CombatRules {
         }
     }
 
-    pub fn cooldown(&self, w: Weapon) -> u32 {
+    pub(crate) fn cooldown(&self, w: Weapon) -> u32 {
         match w {
             Weapon::Blaster => self.blaster_cooldown,
             Weapon::Rail => self.rail_cooldown,
@@ -109,7 +109,7 @@ impl CombatRules {
 }
 
 /// Unit step of aim direction `aim` (0 = east, then clockwise in eighths).
-pub fn aim_vector(aim: u8) -> (i32, i32) {
+pub(crate) fn aim_vector(aim: u8) -> (i32, i32) {
     const DIRS: [(i32, i32); 8] = [
         (1, 0),
         (1, 1),
@@ -124,12 +124,12 @@ pub fn aim_vector(aim: u8) -> (i32, i32) {
 }
 
 /// The aim for a movement direction, if moving.
-pub fn aim_of(dx: i32, dy: i32) -> Option<u8> {
+pub(crate) fn aim_of(dx: i32, dy: i32) -> Option<u8> {
     (0..8).find(|&a| aim_vector(a) == (dx.signum(), dy.signum()))
 }
 
 /// Per-tick velocity along an aim: diagonals are scaled by 1/sqrt(2) as movement is.
-pub fn aim_velocity(aim: u8, speed: i32) -> (i32, i32) {
+pub(crate) fn aim_velocity(aim: u8, speed: i32) -> (i32, i32) {
     let (dx, dy) = aim_vector(aim);
     let s = if dx != 0 && dy != 0 {
         speed * 181 / 256
@@ -174,21 +174,21 @@ impl Projectile {
 
     /// Moves one tick. False if it flew into a wall (and is gone). Saturating: a client
     /// flies what a server sent, which may be absurd, and off the map is a wall.
-    pub fn advance(&mut self, map: &Map) -> bool {
+    pub(crate) fn advance(&mut self, map: &Map) -> bool {
         self.x = self.x.saturating_add(self.vx);
         self.y = self.y.saturating_add(self.vy);
         !map.is_wall(self.x.div_euclid(CELL), self.y.div_euclid(CELL))
     }
 
     /// Whether it is inside `target`'s square.
-    pub fn touches(&self, target: &PlayerState) -> bool {
+    pub(crate) fn touches(&self, target: &PlayerState) -> bool {
         (self.x - target.x).abs() < HALF && (self.y - target.y).abs() < HALF
     }
 
     /// Whether it touches `target` (standing still) before a wall or the end of its
     /// life: for a scripted player deciding whether a blaster shot would land. A bolt's
     /// steps are coarser than the rail's trace and can pass a square's corner by.
-    pub fn reaches(mut self, map: &Map, rules: &CombatRules, target: &PlayerState) -> bool {
+    pub(crate) fn reaches(mut self, map: &Map, rules: &CombatRules, target: &PlayerState) -> bool {
         for _ in 0..rules.projectile_ttl {
             if !self.advance(map) {
                 return false;

@@ -10,7 +10,7 @@
 //! outside this function and says in snapshots, by setting the [`Phase`].
 //!
 //! Spawn protection's caps are the one rule counted in server ticks, not commands (a
-//! client that stops sending must not stay protected): [`protection_holds`] says it,
+//! client that stops sending must not stay protected): `protection_holds` says it,
 //! for the server's match and the client's countdown alike.
 
 use serde::{Deserialize, Serialize};
@@ -39,7 +39,7 @@ pub struct Body {
     pub phase: Phase,
     pub weapon: Weapon,
     /// The first command seq that may fire.
-    pub ready_at: u32,
+    pub(crate) ready_at: u32,
     /// Spawn protection: on at a spawn, off at the first command that moves or fires
     /// (or when the server's cap runs out).
     pub protected: bool,
@@ -47,7 +47,8 @@ pub struct Body {
 
 impl Body {
     /// A player just placed at `state`, protected, able to fire from command `seq`.
-    pub fn spawned(state: PlayerState, weapon: Weapon, seq: u32) -> Body {
+    #[cfg(test)]
+    pub(crate) fn spawned(state: PlayerState, weapon: Weapon, seq: u32) -> Body {
         Body {
             state,
             phase: Phase::Playing,
@@ -61,7 +62,7 @@ impl Body {
 /// How many ticks after a spawn protection may last: [`PROTECT_MAX_MS`], or while the
 /// player is `reading` (its newest command carries [`Buttons::READING`]: `?` help or
 /// the scoreboard open) [`PROTECT_READING_MAX_MS`].
-pub fn protection_cap(rules: &CombatRules, reading: bool) -> u32 {
+pub(crate) fn protection_cap(rules: &CombatRules, reading: bool) -> u32 {
     if reading {
         rules.protect_ticks.saturating_mul(PROTECT_READING_MAX_MS) / PROTECT_MAX_MS
     } else {
@@ -72,7 +73,7 @@ pub fn protection_cap(rules: &CombatRules, reading: bool) -> u32 {
 /// Whether spawn protection that no move or shot has ended yet still holds
 /// `since_spawn` ticks after the spawn. Past the short cap it holds only while the
 /// player reads, so closing the overlay ends it, and it never comes back.
-pub fn protection_holds(rules: &CombatRules, since_spawn: u32, reading: bool) -> bool {
+pub(crate) fn protection_holds(rules: &CombatRules, since_spawn: u32, reading: bool) -> bool {
     since_spawn < protection_cap(rules, reading)
 }
 
@@ -90,7 +91,7 @@ pub struct Shot {
 /// The id both sides give the shot fired by `owner`'s command `seq`. Unique among the
 /// shots alive at once: a player fires at most once per cooldown, and 256 commands are
 /// far longer than a projectile lives.
-pub fn shot_id(owner: PlayerId, seq: u32) -> u16 {
+pub(crate) fn shot_id(owner: PlayerId, seq: u32) -> u16 {
     u16::from(owner) << 8 | (seq & 0xff) as u16
 }
 

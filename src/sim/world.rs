@@ -14,10 +14,10 @@ pub type PlayerId = u8;
 
 /// Half the side of a player's collision square. A little under half a cell, so a player
 /// fits through a one-cell corridor without scraping both walls.
-pub const HALF: i32 = CELL * 45 / 100;
+pub(crate) const HALF: i32 = CELL * 45 / 100;
 
 /// Top speed in cells per second, whatever the tick rate.
-pub const SPEED_CELLS_PER_SEC: i32 = 9;
+pub(crate) const SPEED_CELLS_PER_SEC: i32 = 9;
 
 /// Movement buttons held during one command tick.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -142,7 +142,7 @@ pub struct Rules {
     /// Sub-cell units moved per command along one axis.
     pub speed: i32,
     /// Speed on each axis when moving diagonally (speed / sqrt 2, rounded down).
-    pub diagonal_speed: i32,
+    pub(crate) diagonal_speed: i32,
 }
 
 impl Rules {
@@ -276,26 +276,29 @@ impl World {
 
     /// Inserts or replaces a player, keeping the list ordered by id so every side walks
     /// players in the same order.
-    pub fn put(&mut self, id: PlayerId, state: PlayerState) {
+    pub(crate) fn put(&mut self, id: PlayerId, state: PlayerState) {
         match self.players.binary_search_by_key(&id, |(p, _)| *p) {
             Ok(i) => self.players[i].1 = state,
             Err(i) => self.players.insert(i, (id, state)),
         }
     }
 
-    pub fn remove(&mut self, id: PlayerId) {
+    pub(crate) fn remove(&mut self, id: PlayerId) {
         self.players.retain(|(p, _)| *p != id);
     }
 
-    /// Applies one command for one player against everyone else's current position.
-    pub fn apply(&mut self, map: &Map, rules: &Rules, id: PlayerId, cmd: Command) {
+    /// Applies one command for one player against everyone else's current position
+    /// (the tests' shortcut; the server and the client go through `sim::step`).
+    #[cfg(test)]
+    pub(crate) fn apply(&mut self, map: &Map, rules: &Rules, id: PlayerId, cmd: Command) {
         let Some(me) = self.get(id) else { return };
         let others = self.others(id);
         self.put(id, move_player(map, rules, me, cmd, &others));
     }
 
     /// Every player but `id`: what blocks its movement.
-    pub fn others(&self, id: PlayerId) -> Vec<PlayerState> {
+    #[cfg(test)]
+    pub(crate) fn others(&self, id: PlayerId) -> Vec<PlayerState> {
         self.players
             .iter()
             .filter(|(p, _)| *p != id)
@@ -305,7 +308,7 @@ impl World {
 
     /// The spawn point farthest from every other player (ties: first in map order), so a
     /// new player does not appear on top of someone.
-    pub fn spawn_point(&self, map: &Map, skip: PlayerId) -> PlayerState {
+    pub(crate) fn spawn_point(&self, map: &Map, skip: PlayerId) -> PlayerState {
         let mut best: Option<(i64, PlayerState)> = None;
         for &(cx, cy) in map.spawns() {
             let candidate = PlayerState::at_cell(cx, cy);

@@ -1,5 +1,6 @@
 //! Drawing, and nothing else: `draw` is a function of a `View` that the client builds
 //! each frame. Nothing here decides where anything is.
+#![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
 
 mod arena;
 mod help;
@@ -8,7 +9,7 @@ pub(crate) mod join_screen;
 pub(crate) mod lab;
 mod layout;
 mod overlays;
-pub mod theme;
+pub(crate) mod theme;
 pub(crate) mod timeline;
 
 pub(crate) use layout::{full_size, minimum_size};

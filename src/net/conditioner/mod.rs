@@ -3,12 +3,12 @@
 //!
 //! The bandwidth cap is a bottleneck as a real one is (`tc tbf`, a home router's
 //! uplink): a link of that rate sending one datagram at a time, fed by a drop-tail
-//! queue of [`link_queue_bytes`] (100 ms at the rate, at least one largest datagram).
+//! queue of `link_queue_bytes` (100 ms at the rate, at least one largest datagram).
 //! A datagram that finds the queue full is dropped, counted in
-//! [`ConditionerStats::tail_dropped`]; it does not wait seconds behind the others.
+//! `ConditionerStats::tail_dropped`; it does not wait seconds behind the others.
 //!
 //! It is pure logic. The transport hands it datagrams with [`Conditioner::push`], asks
-//! [`Conditioner::next_due`] how long it may sleep, and sends whatever
+//! `Conditioner::next_due` how long it may sleep, and sends whatever
 //! [`Conditioner::drain_due`] releases. Time only ever comes in through arguments, so a
 //! test can drive it with a simulated clock and a fixed seed and get the same result
 //! on every run.
@@ -33,7 +33,7 @@ use random::{JitterWalk, gilbert_elliott};
 /// Most datagrams held at once. Past this, new datagrams are dropped (counted in
 /// [`ConditionerStats::overflowed`]) so a stalled consumer or a hopeless bandwidth cap
 /// cannot grow memory without bound.
-pub const QUEUE_CAP: usize = 4096;
+pub(crate) const QUEUE_CAP: usize = 4096;
 
 /// The bandwidth cap's queue holds this long at its rate...
 const LINK_QUEUE_TIME: Duration = Duration::from_millis(100);
@@ -43,7 +43,7 @@ const LINK_QUEUE_MIN_BYTES: usize = 1200;
 
 /// Bytes the drop-tail queue in front of a link of `kbps` holds (payload bytes, as
 /// the rate counts them).
-pub fn link_queue_bytes(kbps: u32) -> usize {
+pub(crate) fn link_queue_bytes(kbps: u32) -> usize {
     let at_rate = u64::from(kbps) * 1000 / 8 * LINK_QUEUE_TIME.as_millis() as u64 / 1000;
     usize::try_from(at_rate)
         .unwrap_or(usize::MAX)
@@ -80,7 +80,7 @@ impl Conditions {
     pub const PROFILES: &'static [&'static str] = &["off", "lan", "wifi", "mobile", "bad"];
 
     /// True when every setting is neutral, so datagrams pass straight through.
-    pub fn is_clean(&self) -> bool {
+    pub(crate) fn is_clean(&self) -> bool {
         self.latency_ms == 0
             && self.jitter_ms == 0
             && fraction(self.loss_pct) == 0.0
@@ -133,7 +133,7 @@ impl Conditions {
 
     /// The preset after the one equal to `self`, wrapping around; the first preset if
     /// `self` matches none (e.g. hand-tuned settings).
-    pub fn next_profile(&self) -> (&'static str, Conditions) {
+    pub(crate) fn next_profile(&self) -> (&'static str, Conditions) {
         let next = Self::PROFILES
             .iter()
             .position(|name| Self::profile(name).as_ref() == Some(self))
@@ -143,7 +143,7 @@ impl Conditions {
     }
 
     /// Short text for a HUD, e.g. `150±40ms 5.0% loss(b3) 1% dup 1% reorder`, or `clean`.
-    pub fn summary(&self) -> String {
+    pub(crate) fn summary(&self) -> String {
         if self.is_clean() {
             return "clean".to_owned();
         }
@@ -191,19 +191,19 @@ impl fmt::Display for Conditions {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ConditionerStats {
     /// Datagrams offered to `push`.
-    pub pushed: u64,
+    pub(crate) pushed: u64,
     /// Datagrams lost to the simulated loss model.
     pub dropped: u64,
     /// Datagrams (originals or copies) discarded because the queue was at [`QUEUE_CAP`].
-    pub overflowed: u64,
+    pub(crate) overflowed: u64,
     /// Datagrams dropped at the tail of the bandwidth cap's full queue.
-    pub tail_dropped: u64,
+    pub(crate) tail_dropped: u64,
     /// Extra copies queued by the duplication model.
-    pub duplicated: u64,
+    pub(crate) duplicated: u64,
     /// Datagrams that were scheduled to depart before an earlier-pushed one.
-    pub reordered: u64,
+    pub(crate) reordered: u64,
     /// Datagrams handed to the `deliver` callback, copies included.
-    pub delivered: u64,
+    pub(crate) delivered: u64,
 }
 
 /// Applies [`Conditions`] to a stream of datagrams. See the module docs.
@@ -343,7 +343,7 @@ impl Conditioner {
     }
 
     /// Earliest time a queued datagram becomes due (for the event loop's poll timeout).
-    pub fn next_due(&self) -> Option<Instant> {
+    pub(crate) fn next_due(&self) -> Option<Instant> {
         self.queue.peek().map(|q| q.due)
     }
 

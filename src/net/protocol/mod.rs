@@ -256,7 +256,7 @@ impl std::fmt::Display for RejectReason {
 
 /// A snapshot as it travels: players as changes against a baseline snapshot the
 /// client has acknowledged (see [`super::delta`]), or all in full. Its wire form, with
-/// flags for the fields that are usually empty, is in [`super::wire_snapshot`].
+/// flags for the fields that are usually empty, is in `super::wire_snapshot`.
 ///
 /// The tick, `ack_seq` and the first event's seq travel as their low 16 bits: a
 /// snapshot just decoded holds those, and [`SnapshotDelta::widen`] makes them whole.
@@ -284,7 +284,7 @@ pub struct SnapshotDelta {
     pub masks: Vec<u8>,
     pub values: Vec<i32>,
     /// Game events the client has not acknowledged, oldest first, by seq. On the wire
-    /// seqs, projectile ids and ticks are differences (see [`super::wire_events`]).
+    /// seqs, projectile ids and ticks are differences (see `super::wire_events`).
     pub events: Vec<(u32, GameEvent)>,
     /// Snapshots due for this client that the server held back, since the one before
     /// this: its link carries no more (`server/delivery.rs`). Not loss.
@@ -350,7 +350,7 @@ pub struct PlayerStatus {
 /// A rail shot as the server decided it, with what the lag compensation overlay draws.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RailShot {
-    /// The shot's id, as [`crate::sim::step::shot_id`] names it on both sides.
+    /// The shot's id, as `crate::sim::step::shot_id` names it on both sides.
     pub id: u16,
     pub shooter: PlayerId,
     pub tick: u32,

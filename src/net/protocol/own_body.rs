@@ -8,7 +8,9 @@ use crate::sim::world::PlayerState;
 
 /// The receiving player's own rule state after the command the snapshot acknowledges:
 /// what the client needs, beside its position, to replay its later commands exactly
-/// with [`crate::sim::step::step`]. Two bytes on the wire.
+/// with [`crate::sim::step::step`]. One byte on the wire (the flags), two while the
+/// weapon cools down: `ready_in` travels only when it is not zero, a varint of one byte
+/// below 251 (the snapshot's wire form, `net/wire_snapshot.rs`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OwnBody {
     /// Bits 0-1: phase (0 playing, 1 dead, 2 frozen); bit 2: the weapon's index; bit 3:
@@ -55,7 +57,7 @@ impl OwnBody {
     }
 
     /// The server's placement count, modulo 8.
-    pub fn placed(&self) -> u8 {
+    pub(crate) fn placed(&self) -> u8 {
         self.flags >> Self::PLACED_SHIFT
     }
 
@@ -74,7 +76,7 @@ impl OwnBody {
         }
     }
 
-    pub fn events_complete(&self) -> bool {
+    pub(crate) fn events_complete(&self) -> bool {
         self.flags & Self::EVENTS_COMPLETE != 0
     }
 }

@@ -60,7 +60,7 @@ impl SessionKey {
 
     /// A session fixed by `seed`, for clients that live in the same process as their
     /// server (tests, the lab, benchmarks), where nothing is secret anyway.
-    pub fn derived(seed: &[u8]) -> SessionKey {
+    pub(crate) fn derived(seed: &[u8]) -> SessionKey {
         let half = |salt: u8| {
             let mut h = SipHasher24::new_with_keys(0x6e61_7265_6e61, u64::from(salt));
             h.write(seed);
@@ -87,7 +87,7 @@ impl SessionKey {
         h.finish().to_le_bytes()
     }
 
-    pub fn seal(&self, seq: u32, body: Vec<u8>) -> Sealed {
+    pub(crate) fn seal(&self, seq: u32, body: Vec<u8>) -> Sealed {
         Sealed {
             session: self.id,
             seq,
@@ -98,13 +98,13 @@ impl SessionKey {
 
     /// Whether `sealed` is this session's and its tag is right (compared in constant
     /// time, so timing does not tell a forger how much of a guess was right).
-    pub fn verify(&self, sealed: &Sealed) -> bool {
+    pub(crate) fn verify(&self, sealed: &Sealed) -> bool {
         sealed.session == self.id
             && bool::from(self.tag(sealed.seq, &sealed.body).ct_eq(&sealed.tag))
     }
 
     /// Whether `other` holds the same key (constant time).
-    pub fn same_as(&self, other: &SessionKey) -> bool {
+    pub(crate) fn same_as(&self, other: &SessionKey) -> bool {
         self.id == other.id && bool::from(self.key.ct_eq(&other.key))
     }
 }

@@ -1,6 +1,7 @@
 //! The match: health, weapons, projectiles, lag-compensated rails, deaths, respawns,
 //! frags, and the frag and time limits with a map rotation. Fed commands and ticks by
 //! [`super::Server`]; every outcome is a [`GameEvent`] for the clients.
+#![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
 
 use std::collections::{BTreeMap, VecDeque};
 

@@ -168,7 +168,7 @@ impl Map {
         Some(map)
     }
 
-    /// Display name: the file stem unless changed with [`Map::with_name`].
+    /// Display name: the file stem unless changed with `Map::with_name`.
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -211,12 +211,11 @@ impl Map {
         &self.text
     }
 
-    /// The same map under another display name (a map received over the network would
-    /// otherwise be named after whatever label the client parsed it with).
     /// Two spawn points on one clear straight line (a row, a column or a diagonal with
     /// no wall between them), if any: players spawning there would face each other down
-    /// a rail line. Built-in maps have none.
-    pub fn spawns_in_line(&self) -> Option<((u16, u16), (u16, u16))> {
+    /// a rail line. Built-in maps have none (checked by the tests).
+    #[cfg(test)]
+    pub(crate) fn spawns_in_line(&self) -> Option<((u16, u16), (u16, u16))> {
         let clear = |(x0, y0): (u16, u16), (x1, y1): (u16, u16)| {
             let (dx, dy) = (i32::from(x1) - i32::from(x0), i32::from(y1) - i32::from(y0));
             if dx != 0 && dy != 0 && dx.abs() != dy.abs() {
@@ -231,7 +230,9 @@ impl Map {
             .find(|&(a, b)| clear(a, b))
     }
 
-    pub fn with_name(mut self, name: &str) -> Map {
+    /// The same map under another display name (a map received over the network would
+    /// otherwise be named after whatever label the client parsed it with).
+    pub(crate) fn with_name(mut self, name: &str) -> Map {
         self.name = name.chars().take(MAX_NAME_CHARS).collect();
         self
     }
@@ -239,7 +240,7 @@ impl Map {
 
 /// A map's serial form: its name and canonical text.
 #[derive(serde::Serialize, serde::Deserialize)]
-pub struct MapText {
+pub(crate) struct MapText {
     name: String,
     text: String,
 }
