@@ -47,7 +47,6 @@ pub struct Body {
 
 impl Body {
     /// A player just placed at `state`, protected, able to fire from command `seq`.
-    #[cfg(test)]
     pub(crate) fn spawned(state: PlayerState, weapon: Weapon, seq: u32) -> Body {
         Body {
             state,
