@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use ratatui::buffer::Buffer;
-use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use ratatui::crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
 use ratatui::crossterm::{execute, queue};
 use ratatui::layout::Rect;
@@ -326,9 +326,7 @@ fn read_keys(
                 Some(Effect::Quit)
             }
             // While the terminal is too small nothing is shown, so only quitting acts.
-            Event::Key(key) if too_small => {
-                matches!(key.code, KeyCode::Char('q') | KeyCode::Esc).then_some(Effect::Quit)
-            }
+            Event::Key(key) if too_small => shell.keys.quits(&key).then_some(Effect::Quit),
             Event::Key(key) => on_key(link, driver, shell, &key, now),
             Event::Resize(w, h) => {
                 tui.autoresize()?;
@@ -365,7 +363,7 @@ fn on_key(
     if driver.app().chatting() {
         return chat_key(key).and_then(|k| driver.type_chat(k));
     }
-    if key.code == KeyCode::F(8) && key.kind != KeyEventKind::Release {
+    if shell.keys.saves(key) {
         let totals = link.totals(now.duration_since(shell.start).as_secs_f64());
         shell.message = Some(save_recording(driver, totals));
         return None;

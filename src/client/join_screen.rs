@@ -6,11 +6,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use mio::{Events, Poll, Token};
-use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::{Event, KeyEvent};
 
 use super::discovery::{Discovery, Found, Scope};
 use super::terminal::{self, Releases};
 use crate::ui::join_screen::{JoinView, ServerLine, draw_join};
+use crate::ui::keys::{self, Browser as Do};
 
 /// How often the browser asks again while open, so the list stays live.
 const REFRESH: Duration = Duration::from_secs(2);
@@ -104,39 +105,39 @@ pub fn choose(
 }
 
 impl Browser {
-    /// One key. Some(choice) when the browser is done: an address, or None to quit.
+    /// One key, as the binding table's browser rows (`ui::keys::BROWSER`) say.
+    /// Some(choice) when the browser is done: an address, or None to quit.
     fn on_key(
         &mut self,
         key: &KeyEvent,
         discovery: &mut Discovery,
         resolve: impl Fn(&str) -> anyhow::Result<SocketAddr>,
     ) -> Option<Option<SocketAddr>> {
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let typed = &mut self.typed;
-        match key.code {
-            KeyCode::Esc => return Some(None),
-            KeyCode::Char('c') if ctrl => return Some(None),
-            KeyCode::Char('q') if typed.is_empty() => return Some(None),
-            KeyCode::Char('r') if typed.is_empty() => {
+        match keys::browser_key(key, !typed.is_empty())? {
+            Do::Quit => return Some(None),
+            Do::Refresh => {
                 discovery.clear();
                 self.last_probe = None;
                 self.search_started = None;
                 self.error = None;
             }
-            KeyCode::Up => self.selected = self.selected.saturating_sub(1),
-            KeyCode::Down => self.selected += 1,
-            KeyCode::Backspace => {
+            Do::Up => self.selected = self.selected.saturating_sub(1),
+            Do::Down => self.selected += 1,
+            Do::Erase => {
                 typed.pop();
             }
-            KeyCode::Char(c) if !c.is_control() && typed.len() < 64 => {
-                typed.push(c);
-                self.error = None;
+            Do::Type(c) => {
+                if typed.len() < 64 {
+                    typed.push(c);
+                    self.error = None;
+                }
             }
-            KeyCode::Enter if !typed.is_empty() => match resolve(typed) {
+            Do::Join if !typed.is_empty() => match resolve(typed) {
                 Ok(addr) => return Some(Some(addr)),
                 Err(e) => self.error = Some(format!("{e:#}")),
             },
-            KeyCode::Enter => match discovery.found().get(self.selected) {
+            Do::Join => match discovery.found().get(self.selected) {
                 Some(s) if s.compatible => return Some(Some(s.address)),
                 Some(s) => {
                     self.error = Some(format!(
@@ -151,7 +152,6 @@ impl Browser {
                         Some("no server selected: wait for the list, or type an address".into())
                 }
             },
-            _ => {}
         }
         None
     }

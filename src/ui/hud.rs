@@ -107,10 +107,6 @@ fn hud_groups(hud: &Hud, with_tick: bool, short: bool, t: Theme) -> Vec<Vec<Span
 }
 
 /// The fighting line: health, weapon, frags, clock; or the chat line being typed.
-/// The game's key hints on the combat line; the last is kept whatever else gives way.
-pub(crate) const GAME_KEYS: &[&str] =
-    &["space fire", "1/2 weapon", "t chat", "Tab scores", "? help"];
-
 /// The combat line, then `keys` (hints, the last kept whatever else gives way).
 pub(crate) fn draw_combat(
     frame: &mut Frame,
