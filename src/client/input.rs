@@ -70,12 +70,7 @@ fn named() -> impl Iterator<Item = &'static Key<Bound>> {
 
 /// The names `[keys]` accepts, for error messages and the docs.
 pub fn binding_names() -> impl Iterator<Item = &'static str> {
-    let mut seen: Vec<&str> = Vec::new();
-    named().filter_map(move |k| {
-        let new = !k.name.is_empty() && !seen.contains(&k.name);
-        seen.push(k.name);
-        new.then_some(k.name)
-    })
+    keys::game_names()
 }
 
 /// Which key does what in the game: the defaults, with the player's own bindings (the
@@ -465,16 +460,16 @@ mod tests {
     }
 
     /// The guide's `[keys]` paragraph names every action the config file accepts, in
-    /// the binding table's order.
+    /// the binding table's order (it is generated: see `ui::keys`).
     #[test]
     fn the_guide_lists_every_binding_name() {
         let guide = include_str!("../../docs/GUIDE.md");
         let section = guide
             .split("- `[keys]` rebinds")
             .nth(1)
-            .and_then(|s| s.split("Actions: ").nth(1))
+            .and_then(|s| s.split("<!-- keys:names -->").nth(1))
             .expect("the guide's [keys] paragraph");
-        let listed = section.split(". Keys:").next().unwrap_or_default();
+        let listed = section.split("<!-- /keys -->").next().unwrap_or_default();
         let names: Vec<String> = binding_names().map(|n| format!("`{n}`")).collect();
         let mut at = 0;
         for n in &names {

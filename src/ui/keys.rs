@@ -688,6 +688,17 @@ impl Context {
     }
 }
 
+/// The names the config file's `[keys]` rebinds the game's keys by, in the table's
+/// order, each once.
+pub(crate) fn game_names() -> impl Iterator<Item = &'static str> {
+    let mut seen: Vec<&str> = Vec::new();
+    GAME.iter().flat_map(|r| r.keys).filter_map(move |k| {
+        let new = !k.name.is_empty() && !seen.contains(&k.name);
+        seen.push(k.name);
+        new.then_some(k.name)
+    })
+}
+
 /// The first key of `table` bound to `code`, with what it does.
 fn find<A: Copy>(table: &'static [Row<A>], code: KeyCode) -> Option<A> {
     table
@@ -746,9 +757,9 @@ pub(crate) fn browser_key(ev: &KeyEvent, typing: bool) -> Option<Browser> {
     }
 }
 
-#[cfg(test)]
 /// The docs' key table for `context`: a Markdown table, one row of the binding table a
 /// line (labels in code spans).
+#[cfg(test)]
 pub(crate) fn doc_table(context: Context) -> String {
     let mut out = String::from("| Key | Action |\n|-----|--------|\n");
     for (label, doc) in context.rows() {
@@ -766,22 +777,28 @@ pub(crate) fn doc_table(context: Context) -> String {
     out
 }
 
+/// `text` with every marked part (`<!-- keys:NAME -->` to `<!-- /keys -->`, NAME a
+/// context's table, or `names` for the game's `[keys]` names) regenerated from the
+/// binding table.
 #[cfg(test)]
-/// `text` with every marked key table (`<!-- keys:NAME -->` to `<!-- /keys -->`)
-/// regenerated from the binding table.
 pub(crate) fn with_doc_tables(text: &str) -> String {
+    let mut parts: Vec<(&str, String)> = Context::ALL
+        .iter()
+        .map(|c| (c.marker(), format!("\n{}", doc_table(*c))))
+        .collect();
+    let names: Vec<String> = game_names().map(|n| format!("`{n}`")).collect();
+    parts.push(("names", names.join(", ")));
     let mut out = text.to_owned();
-    for context in Context::ALL {
-        let open = format!("<!-- keys:{} -->\n", context.marker());
+    for (marker, fresh) in parts {
+        let open = format!("<!-- keys:{marker} -->");
         let close = "<!-- /keys -->";
         let mut from = 0;
         while let Some(start) = out[from..].find(&open).map(|i| from + i + open.len()) {
             let Some(end) = out[start..].find(close).map(|i| start + i) else {
                 break;
             };
-            let table = doc_table(context);
-            out.replace_range(start..end, &table);
-            from = start + table.len() + close.len();
+            out.replace_range(start..end, &fresh);
+            from = start + fresh.len() + close.len();
         }
     }
     out

@@ -347,6 +347,27 @@ mod tests {
         assert!(layout(Rect::new(0, 0, w, h), 3, 2, (24, 12)).is_some());
     }
 
+    /// The `?` box lists every lab key of the binding table, words and all, inside a
+    /// 100x30 terminal (the smallest grid).
+    #[test]
+    fn the_help_box_lists_every_lab_key() {
+        let backend = ratatui::backend::TestBackend::new(100, 30);
+        let mut term = ratatui::Terminal::new(backend).unwrap();
+        term.draw(|f| draw_help(f, f.area())).unwrap();
+        let buf = term.backend().buffer();
+        let text: Vec<String> = (0..30)
+            .map(|y| (0..100).map(|x| buf[(x, y)].symbol().to_owned()).collect())
+            .collect();
+        let shown = text.join("\n");
+        for (label, does) in keys::help_lines(keys::LAB) {
+            assert!(
+                text.iter().any(|l| l.contains(label) && l.contains(does)),
+                "{label} {does}:\n{shown}"
+            );
+        }
+        assert!(shown.contains("× lost"), "{shown}");
+    }
+
     /// A lane's label was cut at 13 columns: `client 2 cust` for a custom link.
     #[test]
     fn the_longest_lane_label_is_whole() {

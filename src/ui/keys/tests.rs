@@ -41,6 +41,7 @@ fn every_context_has_a_marked_table() {
     let readme = include_str!("../../../README.md");
     let guide = include_str!("../../../docs/GUIDE.md");
     assert!(readme.contains("<!-- keys:game -->"));
+    assert!(guide.contains("<!-- keys:names -->"));
     for c in Context::ALL {
         let marker = format!("<!-- keys:{} -->", c.marker());
         assert!(guide.contains(&marker), "docs/GUIDE.md lacks {marker}");
@@ -51,7 +52,10 @@ fn every_context_has_a_marked_table() {
 fn doc_tables_replace_only_what_is_between_the_markers() {
     let text = "intro\n<!-- keys:browser -->\nold\n<!-- /keys -->\nafter\n";
     let fresh = with_doc_tables(text);
-    assert!(fresh.starts_with("intro\n<!-- keys:browser -->\n| Key | Action |\n"));
+    assert!(
+        fresh.starts_with("intro\n<!-- keys:browser -->\n| Key | Action |\n"),
+        "{fresh}"
+    );
     assert!(fresh.contains("| `Enter` | join the address typed"));
     assert!(fresh.ends_with("|\n<!-- /keys -->\nafter\n"), "{fresh}");
     assert!(!fresh.contains("old"));
