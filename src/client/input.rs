@@ -23,16 +23,7 @@ const REPEAT_HOLD: Duration = Duration::from_millis(150);
 /// A second press this soon after the first is an auto-repeat, not a new press.
 const REPEAT_WINDOW: Duration = Duration::from_millis(700);
 
-pub use crate::ui::keys::Action;
-
-/// One key into the chat editor.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ChatKey {
-    Char(char),
-    Backspace,
-    Send,
-    Cancel,
-}
+pub use crate::ui::keys::{Action, ChatKey};
 
 #[derive(Clone, Copy, Debug)]
 struct Hold {
@@ -296,18 +287,10 @@ impl Keys {
     }
 }
 
-/// A key for the chat editor, if it means anything there.
+/// A key for the chat editor, if it means anything there (the binding table's
+/// `CHAT` rows, else a typed character).
 pub(crate) fn chat_key(ev: &KeyEvent) -> Option<ChatKey> {
-    if ev.kind == KeyEventKind::Release {
-        return None;
-    }
-    match ev.code {
-        KeyCode::Esc => Some(ChatKey::Cancel),
-        KeyCode::Enter => Some(ChatKey::Send),
-        KeyCode::Backspace => Some(ChatKey::Backspace),
-        KeyCode::Char(c) => Some(ChatKey::Char(c)),
-        _ => None,
-    }
+    keys::chat_key(ev)
 }
 
 #[cfg(test)]

@@ -39,6 +39,15 @@ pub enum Action {
     ToggleLagCompensation,
 }
 
+/// One key into the chat editor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChatKey {
+    Char(char),
+    Backspace,
+    Send,
+    Cancel,
+}
+
 /// What a game key is bound to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Game {
@@ -347,6 +356,25 @@ pub(crate) const GAME: &[Row<Game>] = {
     ]
 };
 
+/// The chat editor's keys, while a line is open (`t`); every other character is typed.
+/// The chat line shows the hints.
+pub(crate) const CHAT: &[Row<ChatKey>] = &[
+    hinted(
+        row("Enter", &[key(Enter, ChatKey::Send)], "send the line", None),
+        &["Enter send"],
+    ),
+    hinted(
+        row("Esc", &[key(Esc, ChatKey::Cancel)], "cancel", None),
+        &["Esc cancel"],
+    ),
+    row(
+        "Backspace",
+        &[key(KeyCode::Backspace, ChatKey::Backspace)],
+        "delete the last character",
+        None,
+    ),
+];
+
 /// The lab's keys: two players at one keyboard, the switches of the chosen client, the
 /// clock. The bottom line shows the hints when it has nothing to explain.
 pub(crate) const LAB: &[Row<Lab>] = {
@@ -650,6 +678,7 @@ pub(crate) const BROWSER: &[Row<Browser>] = {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Context {
     Game,
+    Chat,
     Lab,
     Replay,
     Browser,
@@ -657,8 +686,9 @@ pub(crate) enum Context {
 
 #[cfg(test)]
 impl Context {
-    pub(crate) const ALL: [Context; 4] = [
+    pub(crate) const ALL: [Context; 5] = [
         Context::Game,
+        Context::Chat,
         Context::Lab,
         Context::Replay,
         Context::Browser,
@@ -671,6 +701,7 @@ impl Context {
         }
         match self {
             Context::Game => pairs(GAME),
+            Context::Chat => pairs(CHAT),
             Context::Lab => pairs(LAB),
             Context::Replay => pairs(REPLAY),
             Context::Browser => pairs(BROWSER),
@@ -681,6 +712,7 @@ impl Context {
     pub(crate) fn marker(self) -> &'static str {
         match self {
             Context::Game => "game",
+            Context::Chat => "chat",
             Context::Lab => "lab",
             Context::Replay => "replay",
             Context::Browser => "browser",
@@ -722,6 +754,17 @@ pub(crate) fn help_lines<A>(
 
 fn ctrl_c(ev: &KeyEvent) -> bool {
     ev.modifiers.contains(KeyModifiers::CONTROL) && ev.code == KeyCode::Char('c')
+}
+
+/// A key for the chat editor, if it means anything there.
+pub(crate) fn chat_key(ev: &KeyEvent) -> Option<ChatKey> {
+    if ev.kind == KeyEventKind::Release {
+        return None;
+    }
+    find(CHAT, ev.code).or(match ev.code {
+        KeyCode::Char(c) => Some(ChatKey::Char(c)),
+        _ => None,
+    })
 }
 
 /// What a key does in the lab. Releases count only for the players' held keys; Ctrl-C

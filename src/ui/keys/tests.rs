@@ -74,6 +74,7 @@ fn codes<A>(table: &'static [Row<A>]) -> Vec<KeyCode> {
 fn no_key_is_bound_twice_on_one_screen() {
     for (what, keys) in [
         ("game", codes(GAME)),
+        ("chat", codes(CHAT)),
         ("lab", codes(LAB)),
         ("replay", codes(REPLAY)),
         ("browser", codes(BROWSER)),
@@ -116,6 +117,7 @@ fn labels_name_their_keys<A: PartialEq + std::fmt::Debug>(table: &'static [Row<A
 #[test]
 fn every_label_names_its_keys() {
     labels_name_their_keys(GAME);
+    labels_name_their_keys(CHAT);
     labels_name_their_keys(LAB);
     labels_name_their_keys(REPLAY);
     labels_name_their_keys(BROWSER);
@@ -165,6 +167,7 @@ fn the_hint_lines_read_as_before() {
         hints(GAME),
         ["space fire", "1/2 weapon", "t chat", "Tab scores", "? help"]
     );
+    assert_eq!(hints(CHAT).join(", "), "Enter send, Esc cancel");
     assert_eq!(
         hints(BROWSER).join("  "),
         "↑↓ choose  Enter join  r refresh  type HOST[:PORT]  Esc quit"
@@ -244,4 +247,17 @@ fn replay_keys_decode_from_the_table() {
     assert_eq!(replay_code(Char('C')), Some(Replay::Correction(false)));
     assert_eq!(replay_code(Char('c')), Some(Replay::Correction(true)));
     assert_eq!(replay_code(Char('z')), None);
+}
+
+#[test]
+fn chat_keys_edit_and_everything_else_is_typed() {
+    assert_eq!(chat_key(&press(Enter)), Some(ChatKey::Send));
+    assert_eq!(chat_key(&press(Esc)), Some(ChatKey::Cancel));
+    assert_eq!(
+        chat_key(&press(KeyCode::Backspace)),
+        Some(ChatKey::Backspace)
+    );
+    assert_eq!(chat_key(&press(Char('q'))), Some(ChatKey::Char('q')));
+    assert_eq!(chat_key(&release(Char('q'))), None);
+    assert_eq!(chat_key(&press(Up)), None);
 }
