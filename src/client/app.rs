@@ -180,7 +180,6 @@ impl App {
 
     pub fn handle(&mut self, action: Action) -> Option<Effect> {
         let asked = std::mem::take(&mut self.quit_asked);
-        let flip = |which| Some(Effect::Toggle(which));
         match action {
             Action::Quit => return self.ask_quit(asked),
             Action::Back => return self.back(asked),
@@ -188,12 +187,12 @@ impl App {
                 self.aim = aim % 8;
                 self.diagonal_left = 0;
             }
-            Action::TogglePrediction => return flip(Switch::Prediction),
-            Action::ToggleReconciliation => return flip(Switch::Reconciliation),
-            Action::ToggleInterpolation => return flip(Switch::Interpolation),
-            Action::ToggleExtrapolation => return flip(Switch::Extrapolation),
-            Action::ToggleSmoothing => return flip(Switch::Smoothing),
-            Action::CycleGhosts => return flip(Switch::Ghosts),
+            Action::TogglePrediction
+            | Action::ToggleReconciliation
+            | Action::ToggleInterpolation
+            | Action::ToggleExtrapolation
+            | Action::ToggleSmoothing
+            | Action::CycleGhosts => return Switch::of(action).map(Effect::Toggle),
             Action::ToggleStats => self.overlays.stats = !self.overlays.stats,
             Action::ToggleHelp => self.overlays.help = !self.overlays.help,
             Action::ToggleScoreboard => self.overlays.scoreboard = !self.overlays.scoreboard,

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::sim::world::Buttons;
+use crate::ui::keys::{self, Game as Bound, Key};
 
 /// How long a first press of a direction counts as held: about one cell of movement
 /// (9 cells a second: 7 command ticks at 60 Hz, 6 at worst).
@@ -23,41 +24,7 @@ const REPEAT_HOLD: Duration = Duration::from_millis(150);
 /// A second press this soon after the first is an auto-repeat, not a new press.
 const REPEAT_WINDOW: Duration = Duration::from_millis(700);
 
-/// Something a key asks for besides movement.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Action {
-    Quit,
-    /// Esc: closes what is open (overlays), or quits when nothing is.
-    Back,
-    /// Turn to face this aim (0..8) without walking.
-    Face(u8),
-    TogglePrediction,
-    ToggleReconciliation,
-    ToggleInterpolation,
-    ToggleExtrapolation,
-    ToggleSmoothing,
-    CycleGhosts,
-    ToggleStats,
-    ToggleHelp,
-    LagUp,
-    LagDown,
-    CycleJitter,
-    CycleLoss,
-    CycleProfile,
-    SelectWeapon(u8),
-    ToggleScoreboard,
-    OpenChat,
-    ToggleLagCompensation,
-}
-
-/// One key into the chat editor.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ChatKey {
-    Char(char),
-    Backspace,
-    Send,
-    Cancel,
-}
+pub use crate::ui::keys::{Action, ChatKey};
 
 #[derive(Clone, Copy, Debug)]
 struct Hold {
@@ -86,67 +53,16 @@ pub(crate) struct Keys {
     bindings: Bindings,
 }
 
-/// What a key is bound to: a held button (an index into [`HELD`]) or an action.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Bound {
-    Hold(usize),
-    Act(Action),
+/// The game's keys, by the name the config file's `[keys]` uses, with their defaults:
+/// the one binding table's (`ui::keys::GAME`), which `Bindings::default`, the config
+/// file and its errors read.
+fn named() -> impl Iterator<Item = &'static Key<Bound>> {
+    keys::GAME.iter().flat_map(|r| r.keys)
 }
-
-/// Every rebindable thing, by the name the config file's `[keys]` uses, with its
-/// default keys. The one table that `Bindings::default`, the config file and its
-/// errors read.
-const NAMED: &[(&str, Bound, &[KeyCode])] = {
-    use Action::*;
-    use KeyCode::{Char, Down, Esc, F, Left, Right, Tab, Up};
-    &[
-        ("up", Bound::Hold(0), &[Up, Char('w')]),
-        ("down", Bound::Hold(1), &[Down, Char('s')]),
-        ("left", Bound::Hold(2), &[Left, Char('a')]),
-        ("right", Bound::Hold(3), &[Right, Char('d')]),
-        ("fire", Bound::Hold(FIRE), &[Char(' ')]),
-        ("quit", Bound::Act(Quit), &[Char('q')]),
-        ("back", Bound::Act(Back), &[Esc]),
-        ("prediction", Bound::Act(TogglePrediction), &[Char('p')]),
-        (
-            "reconciliation",
-            Bound::Act(ToggleReconciliation),
-            &[Char('r')],
-        ),
-        (
-            "interpolation",
-            Bound::Act(ToggleInterpolation),
-            &[Char('i')],
-        ),
-        (
-            "extrapolation",
-            Bound::Act(ToggleExtrapolation),
-            &[Char('x')],
-        ),
-        ("smoothing", Bound::Act(ToggleSmoothing), &[Char('m')]),
-        ("ghosts", Bound::Act(CycleGhosts), &[Char('g')]),
-        ("stats", Bound::Act(ToggleStats), &[Char('n')]),
-        ("help", Bound::Act(ToggleHelp), &[Char('?'), F(1)]),
-        ("lag-up", Bound::Act(LagUp), &[Char('+'), Char('=')]),
-        ("lag-down", Bound::Act(LagDown), &[Char('-'), Char('_')]),
-        ("jitter", Bound::Act(CycleJitter), &[Char('j')]),
-        ("loss", Bound::Act(CycleLoss), &[Char('l')]),
-        ("profile", Bound::Act(CycleProfile), &[Char('c')]),
-        ("blaster", Bound::Act(SelectWeapon(0)), &[Char('1')]),
-        ("rail", Bound::Act(SelectWeapon(1)), &[Char('2')]),
-        ("scoreboard", Bound::Act(ToggleScoreboard), &[Tab]),
-        ("chat", Bound::Act(OpenChat), &[Char('t')]),
-        (
-            "lag-compensation",
-            Bound::Act(ToggleLagCompensation),
-            &[Char('v')],
-        ),
-    ]
-};
 
 /// The names `[keys]` accepts, for error messages and the docs.
 pub fn binding_names() -> impl Iterator<Item = &'static str> {
-    NAMED.iter().map(|(name, _, _)| *name)
+    keys::game_names()
 }
 
 /// Which key does what in the game: the defaults, with the player's own bindings (the
@@ -162,10 +78,7 @@ pub struct Bindings {
 
 impl Default for Bindings {
     fn default() -> Bindings {
-        let table = NAMED
-            .iter()
-            .flat_map(|(_, bound, keys)| keys.iter().map(move |k| (*k, *bound)))
-            .collect();
+        let table = named().map(|k| (k.code, k.does)).collect();
         Bindings {
             table,
             chosen: Vec::new(),
@@ -178,7 +91,10 @@ impl Bindings {
     /// defaults; a key that did something else by default now does only this. The
     /// error is one line, for the caller to prefix with where the binding came from.
     pub fn bind(&mut self, action: &str, keys: &[&str]) -> Result<(), String> {
-        let Some((name, bound, _)) = NAMED.iter().find(|(name, _, _)| *name == action) else {
+        let Some(Key {
+            name, does: bound, ..
+        }) = named().find(|k| !k.name.is_empty() && k.name == action)
+        else {
             return Err(format!(
                 "unknown action {action:?} (one of: {})",
                 binding_names().collect::<Vec<_>>().join(", ")
@@ -219,8 +135,8 @@ impl Bindings {
             return None;
         }
         match self.get(code)? {
-            Bound::Hold(i) => Some(i),
-            Bound::Act(_) => None,
+            Bound::Hold(b) => HELD.iter().position(|h| *h == b),
+            Bound::Act(_) | Bound::Save => None,
         }
     }
 
@@ -234,10 +150,10 @@ impl Bindings {
             _ => return None,
         };
         match self.get(base)? {
-            Bound::Hold(3) => Some(0),
-            Bound::Hold(1) => Some(2),
-            Bound::Hold(2) => Some(4),
-            Bound::Hold(0) => Some(6),
+            Bound::Hold(Buttons::RIGHT) => Some(0),
+            Bound::Hold(Buttons::DOWN) => Some(2),
+            Bound::Hold(Buttons::LEFT) => Some(4),
+            Bound::Hold(Buttons::UP) => Some(6),
             _ => None,
         }
     }
@@ -245,7 +161,7 @@ impl Bindings {
     fn action(&self, code: KeyCode) -> Option<Action> {
         match self.get(code)? {
             Bound::Act(a) => Some(a),
-            Bound::Hold(_) => None,
+            Bound::Hold(_) | Bound::Save => None,
         }
     }
 }
@@ -332,6 +248,20 @@ impl Keys {
         self.bindings.action(ev.code)
     }
 
+    /// Whether `ev` asks to save the session kept in memory (F8 unless rebound).
+    pub(crate) fn saves(&self, ev: &KeyEvent) -> bool {
+        ev.kind != KeyEventKind::Release && self.bindings.get(ev.code) == Some(Bound::Save)
+    }
+
+    /// Whether `ev`'s key quits or closes (`q`, `Esc` unless rebound): what still acts
+    /// while the terminal is too small to show the game.
+    pub(crate) fn quits(&self, ev: &KeyEvent) -> bool {
+        matches!(
+            self.bindings.action(ev.code),
+            Some(Action::Quit | Action::Back)
+        )
+    }
+
     /// Lets go of every key: after a resize or a suspend, whose releases may never come.
     pub(crate) fn release_all(&mut self) {
         self.held = [None; 5];
@@ -358,18 +288,10 @@ impl Keys {
     }
 }
 
-/// A key for the chat editor, if it means anything there.
+/// A key for the chat editor, if it means anything there (the binding table's
+/// `CHAT` rows, else a typed character).
 pub(crate) fn chat_key(ev: &KeyEvent) -> Option<ChatKey> {
-    if ev.kind == KeyEventKind::Release {
-        return None;
-    }
-    match ev.code {
-        KeyCode::Esc => Some(ChatKey::Cancel),
-        KeyCode::Enter => Some(ChatKey::Send),
-        KeyCode::Backspace => Some(ChatKey::Backspace),
-        KeyCode::Char(c) => Some(ChatKey::Char(c)),
-        _ => None,
-    }
+    keys::chat_key(ev)
 }
 
 #[cfg(test)]
@@ -519,6 +441,45 @@ mod tests {
         let mut only_chat = Bindings::default();
         only_chat.bind("chat", &["y"]).unwrap();
         assert_eq!(b, only_chat, "a refused binding changes nothing");
+    }
+
+    /// The guide's `[keys]` paragraph names every action the config file accepts, in
+    /// the binding table's order (it is generated: see `ui::keys`).
+    #[test]
+    fn the_guide_lists_every_binding_name() {
+        let guide = include_str!("../../docs/GUIDE.md");
+        let section = guide
+            .split("- `[keys]` rebinds")
+            .nth(1)
+            .and_then(|s| s.split("<!-- keys:names -->").nth(1))
+            .expect("the guide's [keys] paragraph");
+        let listed = section.split("<!-- /keys -->").next().unwrap_or_default();
+        let names: Vec<String> = binding_names().map(|n| format!("`{n}`")).collect();
+        let mut at = 0;
+        for n in &names {
+            let found = listed[at..].find(n.as_str());
+            assert!(
+                found.is_some(),
+                "docs/GUIDE.md's [keys] lacks {n} (after {at})"
+            );
+            at += found.unwrap_or_default() + n.len();
+        }
+        assert_eq!(listed.matches('`').count() / 2, names.len(), "{listed}");
+    }
+
+    #[test]
+    fn f8_saves_unless_rebound() {
+        let k = Keys::new(false);
+        assert!(k.saves(&key(KeyCode::F(8), KeyEventKind::Press)));
+        assert!(!k.saves(&key(KeyCode::F(8), KeyEventKind::Release)));
+        let mut b = Bindings::default();
+        b.bind("save", &["f9"]).unwrap();
+        let k = Keys::with_bindings(false, b);
+        assert!(k.saves(&key(KeyCode::F(9), KeyEventKind::Press)));
+        assert!(!k.saves(&key(KeyCode::F(8), KeyEventKind::Press)));
+        assert!(k.quits(&key(KeyCode::Esc, KeyEventKind::Press)));
+        assert!(k.quits(&key(KeyCode::Char('q'), KeyEventKind::Press)));
+        assert!(!k.quits(&key(KeyCode::Char('w'), KeyEventKind::Press)));
     }
 
     #[test]

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use ratatui::Frame;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind};
+use ratatui::crossterm::event::KeyEvent;
 
 use super::ClientConfig;
 use super::app::{App, Effect};
@@ -176,7 +176,7 @@ impl Screen for Game<'_> {
         let too_small = self.screen.0 < need_w || self.screen.1 < need_h;
         let effect = if too_small {
             // While the terminal is too small nothing is shown, so only quitting acts.
-            matches!(key.code, KeyCode::Char('q') | KeyCode::Esc).then_some(Effect::Quit)
+            self.keys.quits(key).then_some(Effect::Quit)
         } else {
             self.effect_of(key, now)
         };
@@ -276,7 +276,7 @@ impl Game<'_> {
         if driver.app().chatting() {
             return chat_key(key).and_then(|k| driver.type_chat(k));
         }
-        if key.code == KeyCode::F(8) && key.kind != KeyEventKind::Release {
+        if self.keys.saves(key) {
             let totals = link.totals(now.duration_since(self.start).as_secs_f64());
             self.message = Some(save_recording(driver, totals));
             return None;

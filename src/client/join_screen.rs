@@ -9,11 +9,12 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use mio::{Events, Poll, Token};
 use ratatui::Frame;
-use ratatui::crossterm::event::{KeyCode, KeyEvent};
+use ratatui::crossterm::event::KeyEvent;
 
 use super::discovery::{Discovery, Found, Scope};
 use super::shell::{Flow, Modal, Screen, Shell};
 use crate::ui::join_screen::{JoinView, ServerLine, draw_join};
+use crate::ui::keys::{self, Browser as Do};
 
 /// How often the browser asks again while open, so the list stays live.
 const REFRESH: Duration = Duration::from_secs(2);
@@ -139,7 +140,8 @@ impl<R: Fn(&str) -> anyhow::Result<SocketAddr>> Screen for Browsing<R> {
 }
 
 impl Browser {
-    /// One key. Some(choice) when the browser is done: an address, or None to quit.
+    /// One key, as the binding table's browser rows (`ui::keys::BROWSER`) say.
+    /// Some(choice) when the browser is done: an address, or None to quit.
     fn on_key(
         &mut self,
         key: &KeyEvent,
@@ -147,29 +149,30 @@ impl Browser {
         resolve: impl Fn(&str) -> anyhow::Result<SocketAddr>,
     ) -> Option<Option<SocketAddr>> {
         let typed = &mut self.typed;
-        match key.code {
-            KeyCode::Esc => return Some(None),
-            KeyCode::Char('q') if typed.is_empty() => return Some(None),
-            KeyCode::Char('r') if typed.is_empty() => {
+        match keys::browser_key(key, !typed.is_empty())? {
+            Do::Quit => return Some(None),
+            Do::Refresh => {
                 discovery.clear();
                 self.last_probe = None;
                 self.search_started = None;
                 self.error = None;
             }
-            KeyCode::Up => self.selected = self.selected.saturating_sub(1),
-            KeyCode::Down => self.selected += 1,
-            KeyCode::Backspace => {
+            Do::Up => self.selected = self.selected.saturating_sub(1),
+            Do::Down => self.selected += 1,
+            Do::Erase => {
                 typed.pop();
             }
-            KeyCode::Char(c) if !c.is_control() && typed.len() < 64 => {
-                typed.push(c);
-                self.error = None;
+            Do::Type(c) => {
+                if typed.len() < 64 {
+                    typed.push(c);
+                    self.error = None;
+                }
             }
-            KeyCode::Enter if !typed.is_empty() => match resolve(typed) {
+            Do::Join if !typed.is_empty() => match resolve(typed) {
                 Ok(addr) => return Some(Some(addr)),
                 Err(e) => self.error = Some(format!("{e:#}")),
             },
-            KeyCode::Enter => match discovery.found().get(self.selected) {
+            Do::Join => match discovery.found().get(self.selected) {
                 Some(s) if s.compatible => return Some(Some(s.address)),
                 Some(s) => {
                     self.error = Some(format!(
@@ -184,7 +187,6 @@ impl Browser {
                         Some("no server selected: wait for the list, or type an address".into())
                 }
             },
-            _ => {}
         }
         None
     }

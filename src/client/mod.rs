@@ -41,6 +41,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use crate::net::conditioner::Conditions;
+use input::Action;
 
 /// The netcode techniques a player can switch on and off to see what each one does.
 /// The session holds the ones in force ([`session::ClientSession::switches`]); a key
@@ -73,6 +74,22 @@ pub enum Switch {
     Smoothing,
     /// Not on and off: off, the server's, the server's with a trail, in turn.
     Ghosts,
+}
+
+impl Switch {
+    /// The switch a game action flips, if it flips one: the one mapping the game's keys,
+    /// the lab's and the replay's what-if go through.
+    pub fn of(action: Action) -> Option<Switch> {
+        Some(match action {
+            Action::TogglePrediction => Switch::Prediction,
+            Action::ToggleReconciliation => Switch::Reconciliation,
+            Action::ToggleInterpolation => Switch::Interpolation,
+            Action::ToggleExtrapolation => Switch::Extrapolation,
+            Action::ToggleSmoothing => Switch::Smoothing,
+            Action::CycleGhosts => Switch::Ghosts,
+            _ => return None,
+        })
+    }
 }
 
 impl Switches {

@@ -9,7 +9,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use ratatui::Frame;
-use ratatui::crossterm::event::{self, KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
 use super::headless::{self, Recording};
 use super::view::{self, Controls};
@@ -19,6 +19,7 @@ use crate::client::interactive::Outcome;
 use crate::client::shell::{Flow, Modal, Screen, Shell};
 use crate::client::terminal::Releases;
 use crate::ui;
+use crate::ui::keys::{self, Lab as LabKey};
 
 /// The speeds `<` and `>` step through.
 const SPEEDS: [f64; 6] = [0.1, 0.25, 0.5, 1.0, 1.5, 2.0];
@@ -27,16 +28,12 @@ const MESSAGE_SECS: Duration = Duration::from_secs(2);
 /// The most virtual time one frame may advance: after a stall, time resumes, it does
 /// not race to catch up.
 const MAX_FRAME_STEP: Duration = Duration::from_millis(100);
-/// What the bottom line says when there is nothing to explain.
-const REMINDER: &str = " client 1: WASD space 1/2 · client 2: arrows Enter 9/0 · Tab: choose client · P pause · . tick · < > speed · ? help · q quit";
 
 /// The front end's state: the lab, keys held, the clock, and what to explain.
 struct Front<'a> {
     lab: &'a mut Lab,
     /// Client 1's keys and client 2's.
     players: [Keys; 2],
-    /// Maps the switch keys to actions for the selected client.
-    switch_keys: Keys,
     selected: usize,
     speed: usize,
     paused: bool,
@@ -68,7 +65,6 @@ pub fn run(
     let mut front = Front {
         lab: &mut lab,
         players: [Keys::new(enhanced), Keys::new(enhanced)],
-        switch_keys: Keys::new(enhanced),
         selected: 0,
         speed: 3,
         paused: false,
@@ -132,9 +128,14 @@ impl Screen for Front<'_> {
 
     fn draw(&mut self, frame: &mut Frame, real: Instant, fps: f64) {
         self.lab.frame();
+        // The bottom line, when there is nothing to explain, reminds of the keys.
+        let reminder;
         let message = match &self.message {
             Some((at, text)) if real < *at + MESSAGE_SECS => text.as_str(),
-            _ => REMINDER,
+            _ => {
+                reminder = format!(" {}", keys::hints(keys::LAB).join(" · "));
+                reminder.as_str()
+            }
         };
         let controls = Controls {
             selected: self.selected,
@@ -154,76 +155,53 @@ impl Screen for Front<'_> {
     }
 }
 
-/// One key. True when it quits.
+/// One key, as the binding table's lab rows (`ui::keys::LAB`) say. True when it quits.
 fn on_key(front: &mut Front<'_>, key: KeyEvent, real: Instant) -> bool {
     let lab = &mut *front.lab;
-    // Ctrl-C is the shell's; no other Ctrl key means anything here.
-    if key.modifiers.contains(KeyModifiers::CONTROL) {
-        return false;
-    }
-    match key.code {
-        KeyCode::Char('w' | 'a' | 's' | 'd' | 'W' | 'A' | 'S' | 'D' | ' ') => {
-            front.players[0].handle(&key, real);
+    let (client, action) = match keys::lab_key(&key) {
+        None => return false,
+        Some(LabKey::Quit) => return true,
+        Some(LabKey::Play(n)) => {
+            front.players[n].handle(&key, real);
             return false;
         }
-        KeyCode::Up | KeyCode::Down | KeyCode::Left | KeyCode::Right => {
-            front.players[1].handle(&key, real);
-            return false;
-        }
-        KeyCode::Enter => {
-            // Client 2 fires with Enter: the same hold rules as space.
+        Some(LabKey::Fire(n)) => {
+            // Fire with the same hold rules as the game's space.
             let fire = KeyEvent::new_with_kind(KeyCode::Char(' '), key.modifiers, key.kind);
-            front.players[1].handle(&fire, real);
+            front.players[n].handle(&fire, real);
             return false;
         }
-        _ => {}
-    }
-    if key.kind == event::KeyEventKind::Release {
-        return false;
-    }
-    let weapon = |n: usize, w: u8| (n, Action::SelectWeapon(w));
-    let (client, action) = match key.code {
-        KeyCode::Char('q') | KeyCode::Esc => return true,
-        KeyCode::Char('1') => weapon(0, 0),
-        KeyCode::Char('2') => weapon(0, 1),
-        KeyCode::Char('9') => weapon(1, 0),
-        KeyCode::Char('0') => weapon(1, 1),
-        KeyCode::Tab => {
+        Some(LabKey::Weapon(n, w)) => (n, Action::SelectWeapon(w)),
+        Some(LabKey::Choose) => {
             front.selected = (front.selected + 1) % lab.client_count();
             let text = format!(" the switch keys now act on client {}", front.selected + 1);
             front.message = Some((real, text));
             return false;
         }
-        KeyCode::Char('P') => {
+        Some(LabKey::Pause) => {
             front.paused = !front.paused;
             return false;
         }
-        KeyCode::Char('.') => {
+        Some(LabKey::Step) => {
             if front.paused {
                 lab.step_tick();
             }
             return false;
         }
-        KeyCode::Char('<' | ',') => {
+        Some(LabKey::Speed(false)) => {
             front.speed = front.speed.saturating_sub(1);
             return false;
         }
-        KeyCode::Char('>') => {
+        Some(LabKey::Speed(true)) => {
             front.speed = (front.speed + 1).min(SPEEDS.len() - 1);
             return false;
         }
-        KeyCode::Char('?') | KeyCode::F(1) => {
+        Some(LabKey::Help) => {
             front.help = !front.help;
             return false;
         }
-        _ => match front.switch_keys.handle(&key, real) {
-            Some(a) => (front.selected, a),
-            None => return false,
-        },
+        Some(LabKey::Switch(a)) => (front.selected, a),
     };
-    if matches!(action, Action::Quit | Action::OpenChat | Action::ToggleHelp) {
-        return action == Action::Quit;
-    }
     lab.act(client, action);
     if let Some(text) = super::explain::explain(lab, client, action) {
         front.message = Some((real, text));

@@ -1,161 +1,30 @@
-//! The replay's keys, defined once: [`BINDINGS`] binds each key to what it does
-//! ([`Do`]) and says it in words, for the `?` box, and in short, for the combat line.
-//! The screen's key handler, its help box and its hints all read this table, so a key
-//! cannot be bound without being listed.
+//! The replay's keys: the binding table's (`ui::keys::REPLAY`), which binds each key to
+//! what it does ([`Do`]) and says it in words, for the `?` box, and in short, for the
+//! combat line. The screen's key handler, its help box and its hints all read it, so a
+//! key cannot be bound without being listed.
 
 use ratatui::crossterm::event::KeyCode;
 
-use crate::client::Switch;
+pub(super) use crate::ui::keys::Replay as Do;
+use crate::ui::keys::{self, REPLAY, Row};
 
-/// What a replay key does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Do {
-    Pause,
-    /// One frame forward (true) or back.
-    Frame(bool),
-    /// One tick forward or back.
-    Tick(bool),
-    /// Seek by this many seconds.
-    Seek(i8),
-    /// Faster (true) or slower.
-    Speed(bool),
-    /// The next (true) or previous correction.
-    Correction(bool),
-    /// Re-run with this switch flipped.
-    WhatIf(Switch),
-    AsRecorded,
-    Help,
-    Quit,
-}
-
-/// Keys that do one thing (or two, one each way), as the help box lists them.
-pub(super) struct Binding {
-    pub(super) keys: &'static [(KeyCode, Do)],
-    pub(super) label: &'static str,
-    pub(super) does: &'static str,
-    /// On the combat line, when there is room.
-    pub(super) hint: Option<&'static str>,
-}
-
-const fn bind(
-    keys: &'static [(KeyCode, Do)],
-    label: &'static str,
-    does: &'static str,
-    hint: Option<&'static str>,
-) -> Binding {
-    Binding {
-        keys,
-        label,
-        does,
-        hint,
-    }
-}
-
-/// Every key of the replay: the one place they are defined.
-pub(super) const BINDINGS: &[Binding] = &[
-    bind(
-        &[(KeyCode::Char(' '), Do::Pause)],
-        "Space",
-        "pause / play",
-        Some("space pause"),
-    ),
-    bind(
-        &[
-            (KeyCode::Char('.'), Do::Frame(true)),
-            (KeyCode::Char(','), Do::Frame(false)),
-        ],
-        ". ,",
-        "one frame forward / back",
-        Some(". , frame"),
-    ),
-    bind(
-        &[
-            (KeyCode::Char(']'), Do::Tick(true)),
-            (KeyCode::Char('['), Do::Tick(false)),
-        ],
-        "] [",
-        "one tick forward / back",
-        None,
-    ),
-    bind(
-        &[(KeyCode::Right, Do::Seek(1)), (KeyCode::Left, Do::Seek(-1))],
-        "→ ←",
-        "1 s forward / back",
-        Some("←→ seek"),
-    ),
-    bind(
-        &[(KeyCode::Up, Do::Seek(10)), (KeyCode::Down, Do::Seek(-10))],
-        "↑ ↓",
-        "10 s forward / back",
-        None,
-    ),
-    bind(
-        &[
-            (KeyCode::Char('+'), Do::Speed(true)),
-            (KeyCode::Char('='), Do::Speed(true)),
-            (KeyCode::Char('-'), Do::Speed(false)),
-        ],
-        "+ -",
-        "faster / slower (0.1x to 4x)",
-        Some("+- speed"),
-    ),
-    bind(
-        &[
-            (KeyCode::Char('c'), Do::Correction(true)),
-            (KeyCode::Char('C'), Do::Correction(false)),
-        ],
-        "c C",
-        "next / previous correction",
-        Some("c fix"),
-    ),
-    bind(
-        &[
-            (KeyCode::Char('p'), Do::WhatIf(Switch::Prediction)),
-            (KeyCode::Char('r'), Do::WhatIf(Switch::Reconciliation)),
-            (KeyCode::Char('i'), Do::WhatIf(Switch::Interpolation)),
-            (KeyCode::Char('x'), Do::WhatIf(Switch::Extrapolation)),
-            (KeyCode::Char('m'), Do::WhatIf(Switch::Smoothing)),
-            (KeyCode::Char('g'), Do::WhatIf(Switch::Ghosts)),
-        ],
-        "p r i x m g",
-        "what-if: pred recon interp extrap smooth ghosts",
-        Some("p r i x m g what-if"),
-    ),
-    bind(
-        &[(KeyCode::Char('0'), Do::AsRecorded)],
-        "0",
-        "switches as recorded",
-        None,
-    ),
-    bind(
-        &[(KeyCode::Char('?'), Do::Help)],
-        "?",
-        "this help",
-        Some("? keys"),
-    ),
-    bind(
-        &[(KeyCode::Char('q'), Do::Quit), (KeyCode::Esc, Do::Quit)],
-        "q Esc",
-        "quit (Esc closes this help first)",
-        Some("q quit"),
-    ),
-];
+/// Every key of the replay, a help line a row.
+pub(super) const BINDINGS: &[Row<Do>] = REPLAY;
 
 /// What `code` does in the replay, if anything.
 pub(super) fn binding_of(code: KeyCode) -> Option<Do> {
-    BINDINGS
-        .iter()
-        .flat_map(|b| b.keys)
-        .find(|(k, _)| *k == code)
-        .map(|&(_, d)| d)
+    keys::replay_code(code)
 }
 
 /// The combat line's hints, in the table's order, the help key's last (it is kept
 /// whatever else gives way).
 pub(super) fn hints() -> Vec<&'static str> {
-    let is_help = |b: &&Binding| b.keys.iter().any(|(_, d)| *d == Do::Help);
-    let (help, rest): (Vec<&Binding>, Vec<&Binding>) = BINDINGS.iter().partition(is_help);
-    rest.iter().chain(&help).filter_map(|b| b.hint).collect()
+    let is_help = |b: &&Row<Do>| b.keys.iter().any(|k| k.does == Do::Help);
+    let (help, rest): (Vec<&Row<Do>>, Vec<&Row<Do>>) = BINDINGS.iter().partition(is_help);
+    rest.iter()
+        .chain(&help)
+        .flat_map(|b| b.hints.iter().copied())
+        .collect()
 }
 
 #[cfg(test)]
@@ -183,7 +52,11 @@ mod tests {
 
     #[test]
     fn every_replay_key_is_bound_once() {
-        let keys: Vec<KeyCode> = BINDINGS.iter().flat_map(|b| b.keys).map(|k| k.0).collect();
+        let keys: Vec<KeyCode> = BINDINGS
+            .iter()
+            .flat_map(|b| b.keys)
+            .map(|k| k.code)
+            .collect();
         for (i, k) in keys.iter().enumerate() {
             assert!(!keys[i + 1..].contains(k), "{k:?} twice");
         }

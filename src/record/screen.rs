@@ -214,7 +214,7 @@ fn on_key(player: &mut Player, v: &mut Viewer, code: KeyCode) -> anyhow::Result<
                 pause = v.paused;
             }
         }
-        Do::WhatIf(which) => what_if(player, v, Some(which))?,
+        Do::WhatIf(action) => what_if(player, v, Switch::of(action))?,
         Do::AsRecorded => what_if(player, v, None)?,
     }
     v.paused = pause;

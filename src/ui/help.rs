@@ -1,4 +1,4 @@
-//! The help box (`?`): the keys, and beside them what each glyph on the screen means,
+//! The help box (`?`): the keys (the binding table's, `ui::keys::GAME`), and beside them what each glyph on the screen means,
 //! drawn as the arena draws it.
 
 use ratatui::Frame;
@@ -7,29 +7,9 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use super::keys::{GAME, help_lines};
 use super::overlays::popup;
 use super::{Role, Theme};
-
-/// Each line fits the box (the text column is 42 wide).
-const HELP: &[(&str, &str)] = &[
-    (
-        "WASD / arrows",
-        "move; a tap: one cell; you aim as you move",
-    ),
-    ("Shift+dir", "turn without walking"),
-    ("space  1 / 2", "fire; blaster / rail"),
-    ("Tab  t", "scoreboard; chat"),
-    ("Esc  q", "close overlays, else quit (asks once)"),
-    ("p  r", "prediction / reconciliation on/off"),
-    ("i  x", "interpolation / extrapolation on/off"),
-    ("m", "correction smoothing on/off"),
-    ("g", "ghosts: off / server / server + trail"),
-    ("v", "lag compensation marks (HUD lagc)"),
-    ("n", "network stats and lagometer"),
-    ("+ - j l c", "lag +/-25 ms, jitter, loss, profile"),
-    ("F8", "save the last minute as a recording"),
-    ("? / F1", "this help"),
-];
 
 /// A sample of something the arena shows: its glyph, drawn as the arena draws it.
 #[derive(Clone, Copy)]
@@ -61,16 +41,16 @@ const KEYS_WIDTH: u16 = 13 + 1 + 42;
 const LEGEND_WIDTH: u16 = 3 + 14;
 
 pub(crate) fn draw_help(frame: &mut Frame, arena: Rect, t: Theme) {
+    let keys = help_lines(GAME).count();
     let inner = popup(
         frame,
         arena,
         KEYS_WIDTH + 1 + LEGEND_WIDTH + 2,
-        HELP.len() as u16 + 2,
+        keys as u16 + 2,
         " keys (? to close) and what you see ",
         t,
     );
-    let mut lines: Vec<Line> = HELP
-        .iter()
+    let mut lines: Vec<Line> = help_lines(GAME)
         .map(|(k, what)| {
             Line::from(vec![
                 Span::styled(format!("{k:>13} "), t.style(Role::Key)),
@@ -110,10 +90,10 @@ pub(crate) fn draw_help(frame: &mut Frame, arena: Rect, t: Theme) {
     ));
     if inner.width >= KEYS_WIDTH + 1 + LEGEND_WIDTH {
         // The legend's shorthand, under it.
-        lines[HELP.len()]
+        lines[keys]
             .spans
             .push(Span::styled("  g v: the key that shows it", label));
-        lines[HELP.len() + 1]
+        lines[keys + 1]
             .spans
             .push(Span::styled("  fix: a correction", label));
     }

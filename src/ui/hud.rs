@@ -107,10 +107,6 @@ fn hud_groups(hud: &Hud, with_tick: bool, short: bool, t: Theme) -> Vec<Vec<Span
 }
 
 /// The fighting line: health, weapon, frags, clock; or the chat line being typed.
-/// The game's key hints on the combat line; the last is kept whatever else gives way.
-pub(crate) const GAME_KEYS: &[&str] =
-    &["space fire", "1/2 weapon", "t chat", "Tab scores", "? help"];
-
 /// The combat line, then `keys` (hints, the last kept whatever else gives way).
 pub(crate) fn draw_combat(
     frame: &mut Frame,
@@ -218,7 +214,8 @@ fn status(c: &CombatHud, t: Theme) -> Vec<Span<'static>> {
 /// many characters are left near the limit.
 fn chat_line(text: &str, width: u16, t: Theme) -> Line<'static> {
     const PROMPT: &str = "say: ";
-    const HINT: &str = "   Enter send, Esc cancel";
+    let hint_text = format!("   {}", super::keys::hints(super::keys::CHAT).join(", "));
+    let hint_text = hint_text.as_str();
     let typed = text.chars().count();
     let left = MAX_CHAT_CHARS.saturating_sub(typed);
     let counter = if left <= 20 {
@@ -226,8 +223,8 @@ fn chat_line(text: &str, width: u16, t: Theme) -> Line<'static> {
     } else {
         String::new()
     };
-    let hint = if usize::from(width) >= PROMPT.len() + typed + 1 + counter.len() + HINT.len() {
-        HINT
+    let hint = if usize::from(width) >= PROMPT.len() + typed + 1 + counter.len() + hint_text.len() {
+        hint_text
     } else {
         ""
     };
@@ -245,7 +242,7 @@ fn chat_line(text: &str, width: u16, t: Theme) -> Line<'static> {
         Span::styled(PROMPT, t.style(Role::Key)),
         Span::raw(format!("{shown}_")),
         Span::styled(counter, if left == 0 { t.style(Role::Bad) } else { label }),
-        Span::styled(hint, label),
+        Span::styled(hint.to_owned(), label),
     ])
 }
 

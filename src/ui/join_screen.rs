@@ -71,7 +71,7 @@ pub(crate) fn draw_join(frame: &mut Frame, view: &JoinView) {
         address,
     );
     frame.render_widget(
-        Paragraph::new("↑↓ choose  Enter join  r refresh  type HOST[:PORT]  Esc quit").style(DIM),
+        Paragraph::new(super::keys::hints(super::keys::BROWSER).join("  ")).style(DIM),
         help,
     );
     if let Some(e) = view.error {

@@ -10,7 +10,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
-use super::{CELL_COLS, Role, Theme, View, arena, overlays};
+use super::{CELL_COLS, Role, Theme, View, arena, keys, overlays};
 
 /// The smallest pane worth drawing: its arena inside, without border and status line.
 const MIN_ARENA: (u16, u16) = (16, 4);
@@ -290,22 +290,27 @@ fn draw_lane(buf: &mut Buffer, x: u16, y: u16, width: u16, rows: u16, lane: &Lan
     }
 }
 
-const HELP: &[&str] = &[
-    "client 1: WASD move, space fire, 1/2 blaster/rail",
-    "client 2: arrows move, Enter fire, 9/0 blaster/rail",
-    "Tab: choose the client the keys below act on",
-    "p prediction  r reconciliation  i interpolation",
-    "x extrapolation  m smoothing  g ghosts  v lag comp",
-    "n stats  + - lag  j jitter  l loss  c profile",
-    "P pause/resume  . one tick (paused)  < > speed",
+/// What the lanes' marks mean, under the keys in the help box.
+const LANES_LEGEND: &[&str] = &[
     "lanes: digits = commands in an input packet,",
     "S snapshot, E snapshot with events, R roster, × lost",
-    "? this help   q quit",
 ];
 
+/// The `?` box: the lab's keys from the binding table, then the lanes' legend.
 fn draw_help(frame: &mut Frame, area: Rect) {
-    let w = (HELP.iter().map(|l| l.chars().count()).max().unwrap_or(0) as u16 + 4).min(area.width);
-    let h = (HELP.len() as u16 + 2).min(area.height);
+    let rows: Vec<(&str, &str)> = keys::help_lines(keys::LAB).collect();
+    let label_width = rows
+        .iter()
+        .map(|(l, _)| l.chars().count())
+        .max()
+        .unwrap_or(0);
+    let lines: Vec<Line> = rows
+        .iter()
+        .map(|(label, does)| Line::from(format!("{label:>label_width$}  {does}")))
+        .chain(LANES_LEGEND.iter().map(|l| Line::from(*l)))
+        .collect();
+    let w = (lines.iter().map(Line::width).max().unwrap_or(0) as u16 + 4).min(area.width);
+    let h = (lines.len() as u16 + 2).min(area.height);
     let r = Rect::new(
         area.x + (area.width - w) / 2,
         area.y + (area.height - h) / 2,
@@ -313,7 +318,6 @@ fn draw_help(frame: &mut Frame, area: Rect) {
         h,
     );
     frame.render_widget(Clear, r);
-    let lines: Vec<Line> = HELP.iter().map(|l| Line::from(*l)).collect();
     frame.render_widget(
         Paragraph::new(lines).block(Block::new().borders(Borders::ALL).title(" lab keys ")),
         r,
@@ -341,6 +345,27 @@ mod tests {
         assert!(layout(Rect::new(0, 0, 30, 10), 3, 2, (24, 12)).is_none());
         let (w, h) = required_size(3, 2);
         assert!(layout(Rect::new(0, 0, w, h), 3, 2, (24, 12)).is_some());
+    }
+
+    /// The `?` box lists every lab key of the binding table, words and all, inside a
+    /// 100x30 terminal (the smallest grid).
+    #[test]
+    fn the_help_box_lists_every_lab_key() {
+        let backend = ratatui::backend::TestBackend::new(100, 30);
+        let mut term = ratatui::Terminal::new(backend).unwrap();
+        term.draw(|f| draw_help(f, f.area())).unwrap();
+        let buf = term.backend().buffer();
+        let text: Vec<String> = (0..30)
+            .map(|y| (0..100).map(|x| buf[(x, y)].symbol().to_owned()).collect())
+            .collect();
+        let shown = text.join("\n");
+        for (label, does) in keys::help_lines(keys::LAB) {
+            assert!(
+                text.iter().any(|l| l.contains(label) && l.contains(does)),
+                "{label} {does}:\n{shown}"
+            );
+        }
+        assert!(shown.contains("× lost"), "{shown}");
     }
 
     /// A lane's label was cut at 13 columns: `client 2 cust` for a custom link.

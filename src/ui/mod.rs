@@ -6,6 +6,7 @@ mod arena;
 mod help;
 mod hud;
 pub(crate) mod join_screen;
+pub(crate) mod keys;
 pub(crate) mod lab;
 mod layout;
 mod overlays;
@@ -198,7 +199,7 @@ pub(crate) fn draw(frame: &mut Frame, view: &View) {
 
 /// [`draw`] into part of the frame.
 pub(crate) fn draw_in(frame: &mut Frame, area: Rect, view: &View) {
-    draw_in_keyed(frame, area, view, hud::GAME_KEYS);
+    draw_in_keyed(frame, area, view, &keys::hints(keys::GAME));
 }
 
 /// [`draw_in`] with other key hints on the combat line (the replay keeps rows for its
