@@ -127,23 +127,28 @@ fn the_architecture_module_tree_names_every_file_in_src() {
     );
 }
 
-/// What the test table must have a row for: each `.rs` file and each folder directly
-/// in `tests/`.
+/// What the test table must have a row for: each folder under `tests/` and each `.rs`
+/// file in it, except inside `tests/support/` and `tests/data/`, whose rows say what
+/// they hold.
 fn test_entries() -> BTreeSet<String> {
-    fs::read_dir(root().join("tests"))
-        .expect("tests/ lists")
-        .map(|entry| entry.expect("a directory entry").path())
-        .filter_map(|path| {
-            let name = path.file_name()?.to_string_lossy().into_owned();
+    fn walk(dir: &std::path::Path, rel: &str, out: &mut BTreeSet<String>) {
+        for entry in fs::read_dir(dir).expect("a test folder lists") {
+            let path = entry.expect("a directory entry").path();
+            let name = path.file_name().expect("a name").to_string_lossy().into_owned();
+            let rel = format!("{rel}{name}");
             if path.is_dir() {
-                Some(format!("tests/{name}/"))
+                out.insert(format!("{rel}/"));
+                if rel != "tests/support" && rel != "tests/data" {
+                    walk(&path, &format!("{rel}/"), out);
+                }
             } else if name.ends_with(".rs") {
-                Some(format!("tests/{name}"))
-            } else {
-                None
+                out.insert(rel);
             }
-        })
-        .collect()
+        }
+    }
+    let mut entries = BTreeSet::new();
+    walk(&root().join("tests"), "tests/", &mut entries);
+    entries
 }
 
 #[test]
