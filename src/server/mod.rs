@@ -31,7 +31,7 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::time::Instant;
 
-use crate::net::protocol::{GameEvent, ServerMsg};
+use crate::net::protocol::{CHAT_RATE, GameEvent, ServerMsg};
 use crate::sim::map::Map;
 use crate::sim::world::{PlayerId, PlayerState, World};
 use bots::Situation;
@@ -110,7 +110,7 @@ impl Server {
                 handshake::DISCOVERS_PER_SEC,
                 handshake::DISCOVER_BURST,
             ),
-            chat_limit: RateLimit::per_socket(intake::CHATS_PER_SEC, intake::CHAT_BURST),
+            chat_limit: RateLimit::per_socket(CHAT_RATE.per_sec, CHAT_RATE.burst),
             not_connected_limit: RateLimit::per_host(
                 intake::NOT_CONNECTED_PER_SEC,
                 intake::NOT_CONNECTED_BURST,
