@@ -30,6 +30,7 @@
 #![warn(unreachable_pub)]
 
 pub mod bench;
+pub mod bounds;
 pub mod client;
 pub mod lab;
 pub mod net;
