@@ -13,6 +13,7 @@ use ratatui::crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdat
 use ratatui::crossterm::{execute, queue};
 
 use super::headless::{self, Recording};
+use super::speed::Speed;
 use super::view::{self, Controls};
 use super::{Lab, LabConfig};
 use crate::client::input::{Action, Keys};
@@ -20,8 +21,6 @@ use crate::client::interactive::Outcome;
 use crate::client::terminal::{self, Releases, Tui};
 use crate::ui;
 
-/// The speeds `<` and `>` step through.
-const SPEEDS: [f64; 6] = [0.1, 0.25, 0.5, 1.0, 1.5, 2.0];
 /// How long an explanation stays on the bottom line.
 const MESSAGE_SECS: Duration = Duration::from_secs(2);
 /// The most virtual time one frame may advance: after a stall, time resumes, it does
@@ -37,7 +36,7 @@ struct Front {
     /// Maps the switch keys to actions for the selected client.
     switch_keys: Keys,
     selected: usize,
-    speed: usize,
+    speed: Speed,
     paused: bool,
     help: bool,
     message: Option<(Instant, String)>,
@@ -66,7 +65,7 @@ pub fn run(
         players: [Keys::new(enhanced), Keys::new(enhanced)],
         switch_keys: Keys::new(enhanced),
         selected: 0,
-        speed: 3,
+        speed: Speed::default(),
         paused: false,
         help: false,
         message: None,
@@ -115,7 +114,7 @@ fn play(
         if !front.paused {
             let step = (real - last)
                 .min(MAX_FRAME_STEP)
-                .mul_f64(SPEEDS[front.speed]);
+                .mul_f64(front.speed.factor());
             let until = lab.now() + step;
             lab.run_until(until);
         }
@@ -140,7 +139,7 @@ fn draw(tui: &mut Tui, lab: &Lab, front: &mut Front, real: Instant) -> anyhow::R
     };
     let controls = Controls {
         selected: front.selected,
-        speed: SPEEDS[front.speed],
+        speed: front.speed.factor(),
         paused: front.paused,
         fps: front.fps.value,
         message,
@@ -229,11 +228,11 @@ fn on_key(lab: &mut Lab, front: &mut Front, key: KeyEvent, real: Instant) -> boo
             return false;
         }
         KeyCode::Char('<' | ',') => {
-            front.speed = front.speed.saturating_sub(1);
+            front.speed = front.speed.slower();
             return false;
         }
         KeyCode::Char('>') => {
-            front.speed = (front.speed + 1).min(SPEEDS.len() - 1);
+            front.speed = front.speed.faster();
             return false;
         }
         KeyCode::Char('?') | KeyCode::F(1) => {
