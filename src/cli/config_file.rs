@@ -355,10 +355,10 @@ fn parse_with_file(
         }
     };
     if let Command::Host(a) = &mut cli.command {
-        a.view.keys = file.keys.clone();
+        a.player.view.keys = file.keys.clone();
     }
     if let Command::Join(a) = &mut cli.command {
-        a.view.keys = file.keys;
+        a.player.view.keys = file.keys;
     }
     Ok(cli)
 }
@@ -394,14 +394,14 @@ mod tests {
     fn the_file_sets_defaults_and_the_command_line_wins() {
         let file = "name = \"filed\"\nfps-cap = 90\n[host]\nbots = 3\nno-prediction = true\n";
         let h = host(parse_with(file, &["host"]).unwrap());
-        assert_eq!(h.name, "filed");
-        assert_eq!(h.view.fps_cap, Some(90));
+        assert_eq!(h.player.name, "filed");
+        assert_eq!(h.player.view.fps_cap, Some(90));
         assert_eq!(h.game.bots, 3);
-        assert!(h.view.no_prediction);
+        assert!(h.player.view.no_prediction);
         let h = host(parse_with(file, &["host", "--name", "typed", "--bots", "1"]).unwrap());
-        assert_eq!(h.name, "typed");
+        assert_eq!(h.player.name, "typed");
         assert_eq!(h.game.bots, 1);
-        assert_eq!(h.view.fps_cap, Some(90));
+        assert_eq!(h.player.view.fps_cap, Some(90));
     }
 
     #[test]
@@ -422,10 +422,10 @@ mod tests {
         let h = host(parse_with("[keys]\nchat = \"y\"\n", &["host"]).unwrap());
         let mut chat_on_y = Bindings::default();
         chat_on_y.bind("chat", &["y"]).unwrap();
-        assert_eq!(h.view.keys, chat_on_y);
+        assert_eq!(h.player.view.keys, chat_on_y);
         let argv = vec!["netarena".into(), "host".into()];
         let h = host(parse_with_file(argv, || Some("/nonexistent/netarena.toml".into())).unwrap());
-        assert_eq!(h.view.keys, Bindings::default());
+        assert_eq!(h.player.view.keys, Bindings::default());
     }
 
     /// A top-level flag (as `theme` will be: host, join, lab and replay only) goes to
@@ -438,7 +438,10 @@ mod tests {
             Command::Server(_)
         ));
         assert_eq!(
-            host(parse_with(file, &["host"]).unwrap()).view.fps_cap,
+            host(parse_with(file, &["host"]).unwrap())
+                .player
+                .view
+                .fps_cap,
             Some(90)
         );
         let err = ConfigFile::parse(Path::new("c.toml"), "[server]\nfps-cap = 90\n")
@@ -454,7 +457,10 @@ mod tests {
     fn the_section_wins_over_the_top_level() {
         let file = "fps-cap = 90\n[host]\nfps-cap = 30\n";
         assert_eq!(
-            host(parse_with(file, &["host"]).unwrap()).view.fps_cap,
+            host(parse_with(file, &["host"]).unwrap())
+                .player
+                .view
+                .fps_cap,
             Some(30)
         );
     }
@@ -498,6 +504,6 @@ mod tests {
         assert!(cfg.keys != Bindings::default());
         let h = host(parse_with(EXAMPLE, &["host"]).unwrap());
         assert_eq!(h.game.map, "warehouse");
-        assert_eq!(h.name, "alice");
+        assert_eq!(h.player.name, "alice");
     }
 }
