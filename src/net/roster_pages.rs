@@ -1,8 +1,10 @@
 //! The roster in pages, so that 256 players with long names never make a datagram
 //! larger than [`super::codec::MAX_SERVER_DATAGRAM`]: the server splits it by a byte
-//! budget, the client puts the pages of one serial back together.
+//! budget, the client puts the pages of one serial back together (both through
+//! [`super::fragments`]).
 
 use super::codec;
+use super::fragments::{self, Bounds, Reassembler};
 use super::protocol::{RosterEntry, RosterPage};
 
 /// Bytes of entries one page may carry, leaving room for the page's own fields.
@@ -10,58 +12,77 @@ pub const PAGE_BUDGET: usize = codec::MAX_SERVER_DATAGRAM - 16;
 
 /// Splits `entries` into pages of at most [`PAGE_BUDGET`] bytes each (at least one page).
 pub fn split(serial: u16, entries: &[RosterEntry]) -> Vec<RosterPage> {
-    let mut groups: Vec<Vec<RosterEntry>> = vec![Vec::new()];
-    let mut used = 0;
-    for e in entries {
-        let len = codec::encoded_len(e);
-        let current = groups.last_mut().expect("never empty");
-        if used + len > PAGE_BUDGET && !current.is_empty() {
-            groups.push(Vec::new());
-            used = 0;
-        }
-        used += len;
-        groups.last_mut().expect("never empty").push(e.clone());
-    }
-    let parts = groups.len().min(usize::from(u8::MAX)) as u8;
-    groups
+    let mut pages = fragments::pack(entries.iter().map(codec::encoded_len), PAGE_BUDGET);
+    pages.truncate(usize::from(u8::MAX));
+    let parts = pages.len() as u8;
+    pages
         .into_iter()
-        .take(usize::from(parts))
         .enumerate()
-        .map(|(part, entries)| RosterPage {
+        .map(|(part, range)| RosterPage {
             serial,
             part: part as u8,
             parts,
-            entries,
+            entries: entries[range].to_vec(),
         })
         .collect()
 }
 
-/// Collects the pages of the newest roster; a page of another serial starts over.
-#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
-pub struct RosterPages {
-    serial: u16,
-    pages: Vec<Option<Vec<RosterEntry>>>,
-}
-
 /// Most entries a whole roster may have: one per player id.
 const MAX_ENTRIES: usize = 256;
+/// A roster is at most this: as many pages as a page's count can say, entries for
+/// every player id.
+const BOUNDS: Bounds = Bounds {
+    parts: u8::MAX as usize,
+    size: MAX_ENTRIES,
+};
+
+/// Collects the pages of the newest roster; a page of another serial starts over.
+/// Saved (in a recording's keyframes) as it always was, a serial and its pages.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct RosterPages {
+    #[serde(with = "saved")]
+    pages: Reassembler<u16, Vec<RosterEntry>>,
+}
 
 impl RosterPages {
-    /// Adds a page; the whole roster once its last page is in.
+    /// Adds a page; the whole roster once its last page is in. A page no honest server
+    /// sends is dropped. A roster has no timeout: a newer serial replaces it.
     pub fn add(&mut self, page: RosterPage) -> Option<Vec<RosterEntry>> {
-        if page.parts == 0 || page.part >= page.parts {
-            return None;
+        let size = page.entries.len();
+        let (index, count) = (usize::from(page.part), usize::from(page.parts));
+        let whole = self
+            .pages
+            .add((), BOUNDS, page.serial, index, count, page.entries, size)
+            .ok()??;
+        Some(whole.concat())
+    }
+}
+
+/// The saved form: `(serial, pages)`, no pages when no roster is being collected.
+mod saved {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::{Reassembler, RosterEntry};
+
+    type Pages = Vec<Option<Vec<RosterEntry>>>;
+
+    pub(super) fn serialize<S: Serializer>(
+        r: &Reassembler<u16, Vec<RosterEntry>>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        let (serial, pages) = r.parts().map_or((0, &[][..]), |(k, p)| (*k, p));
+        (serial, pages).serialize(s)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Reassembler<u16, Vec<RosterEntry>>, D::Error> {
+        let (serial, pages) = <(u16, Pages)>::deserialize(d)?;
+        if pages.is_empty() {
+            return Ok(Reassembler::default());
         }
-        if page.serial != self.serial || self.pages.len() != usize::from(page.parts) {
-            self.serial = page.serial;
-            self.pages = vec![None; usize::from(page.parts)];
-        }
-        self.pages[usize::from(page.part)] = Some(page.entries);
-        if !self.pages.iter().all(Option::is_some) {
-            return None;
-        }
-        let all: Vec<RosterEntry> = self.pages.drain(..).flatten().flatten().collect();
-        (all.len() <= MAX_ENTRIES).then_some(all)
+        let size = pages.iter().flatten().map(Vec::len).sum();
+        Ok(Reassembler::resume(serial, (), pages, size))
     }
 }
 
