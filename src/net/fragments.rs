@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 /// larger than the budget gets a part of its own); at least one part, empty for no
 /// items.
 pub fn pack(sizes: impl IntoIterator<Item = usize>, budget: usize) -> Vec<Range<usize>> {
-    let mut parts = vec![0..0];
+    let mut parts: Vec<Range<usize>> = Vec::from([0..0]);
     let mut used = 0;
     for (i, size) in sizes.into_iter().enumerate() {
         let current = parts.last_mut().expect("never empty");
