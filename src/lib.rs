@@ -38,3 +38,6 @@ pub mod record;
 pub mod server;
 pub mod sim;
 pub mod ui;
+
+#[cfg(test)]
+mod layout_tests;

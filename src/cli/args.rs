@@ -8,7 +8,9 @@ use std::str::FromStr;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod lab;
 mod play;
+pub(crate) use lab::LabArgs;
 pub(crate) use play::{HostArgs, JoinArgs, PanicSite, PlayerArgs, ThemeArgs, ViewArgs};
 
 use netarena::client::discovery::Scope;
@@ -65,7 +67,7 @@ pub(crate) enum Command {
     /// Measure frame rendering, the server tick, bandwidth, or key-to-screen latency
     Bench(BenchArgs),
     /// The server and 2-4 clients side by side, each on its own network; time can stop
-    Lab(super::lab::LabArgs),
+    Lab(LabArgs),
     /// Replay a recording made with --record: in the terminal, or headless to a report
     Replay(ReplayArgs),
     /// Put the simulated network between real clients and a server (counts at exit)

@@ -35,10 +35,11 @@ use crate::net::protocol::{CHAT_RATE, GameEvent, ServerMsg};
 use crate::sim::map::Map;
 use crate::sim::world::{PlayerId, PlayerState, World};
 use bots::Situation;
+use connection::Driver;
 use cookie::CookieJar;
 use game::Match;
 use rate_limit::RateLimit;
-use roster::{Driver, Slot};
+use roster::Slot;
 
 pub use config::{PLAYER_LIMIT, ServerConfig};
 pub use intake::Refusals;
