@@ -21,12 +21,14 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, anyhow, bail};
 use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches};
-use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use netarena::client::input::Bindings;
 
 use super::args::{Cli, Command};
+
+mod settings;
+use settings::{Setting, Value, bindings, line_of, setting};
 
 /// The environment variable naming the config file, in place of the XDG location.
 pub(crate) const ENV: &str = "NETARENA_CONFIG";
@@ -74,34 +76,12 @@ fire = ["space", "f"]
 chat = "y"
 "#;
 
-/// One `flag = value` line.
-struct Setting {
-    line: usize,
-    flag: String,
-    value: Value,
-}
-
-/// A value, before it is known which subcommand's flag it feeds.
-enum Value {
-    Switch(bool),
-    Text(Vec<String>),
-}
-
 /// The file, read and checked.
 pub(crate) struct ConfigFile {
     path: PathBuf,
     common: Vec<Setting>,
     sections: Vec<(String, Vec<Setting>)>,
     keys: Bindings,
-}
-
-/// The line (from 1) that byte `at` of `text` is on.
-fn line_of(text: &str, at: usize) -> usize {
-    text.as_bytes()[..at.min(text.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
 }
 
 impl ConfigFile {
@@ -195,58 +175,6 @@ impl ConfigFile {
         }
         out
     }
-}
-
-/// The key bindings of a `[keys]` section.
-fn bindings(text: &str, table: &DeTable) -> Result<Bindings, (usize, String)> {
-    let mut keys = Bindings::default();
-    for (action, value) in table {
-        let line = line_of(text, action.span().start);
-        let names: Vec<&str> = match value.get_ref() {
-            DeValue::String(s) => vec![s.as_ref()],
-            DeValue::Array(a) => a
-                .iter()
-                .map(|v| v.get_ref().as_str())
-                .collect::<Option<_>>()
-                .ok_or((line, "a key is a string, or a list of strings".to_owned()))?,
-            _ => return Err((line, "a key is a string, or a list of strings".to_owned())),
-        };
-        keys.bind(action.get_ref(), &names)
-            .map_err(|why| (line, why))?;
-    }
-    Ok(keys)
-}
-
-/// One `flag = value` from the file, not yet checked against a subcommand.
-fn setting(
-    text: &str,
-    key: &Spanned<std::borrow::Cow<'_, str>>,
-    value: &Spanned<DeValue<'_>>,
-) -> Result<Setting, (usize, String)> {
-    let line = line_of(text, key.span().start);
-    let flag = key.get_ref().to_string();
-    let scalar = |v: &DeValue| -> Option<String> {
-        match v {
-            DeValue::String(s) => Some(s.to_string()),
-            DeValue::Integer(i) if i.radix() == 10 => Some(i.as_str().replace('_', "")),
-            DeValue::Float(f) => Some(f.as_str().replace('_', "")),
-            _ => None,
-        }
-    };
-    let value = match value.get_ref() {
-        DeValue::Boolean(b) => Value::Switch(*b),
-        DeValue::Array(a) => Value::Text(
-            a.iter()
-                .map(|v| scalar(v.get_ref()))
-                .collect::<Option<_>>()
-                .ok_or((line, format!("--{flag}: a list of strings or numbers")))?,
-        ),
-        v => Value::Text(vec![scalar(v).ok_or((
-            line,
-            format!("--{flag}: a string, a decimal number, true or false"),
-        ))?]),
-    };
-    Ok(Setting { line, flag, value })
 }
 
 fn has_flag(sub: &clap::Command, flag: &str) -> bool {
