@@ -232,4 +232,28 @@ mod tests {
         a.add(later, &chunks[1]).unwrap();
         assert!(a.take(&chunks[0].map).is_some());
     }
+
+    /// A recording's keyframes hold a map being assembled as they did before the one
+    /// reassembler: the map, when it began, its chunks, their bytes.
+    #[test]
+    fn the_saved_form_is_unchanged() {
+        type Old = (
+            Option<(MapInfo, i64, Vec<Option<Vec<u8>>>, usize)>,
+            Option<(MapInfo, String)>,
+            Option<MapInfo>,
+        );
+        let base = Instant::now();
+        let chunks = split(&text(3000), 1000);
+        let mut a = MapAssembler::default();
+        a.add(base + Duration::from_millis(5), &chunks[1]).unwrap();
+        let mut bytes = Vec::new();
+        crate::net::instants::with_base(base, || crate::net::codec::encode_state(&a, &mut bytes))
+            .unwrap();
+        let (partial, complete, taken): Old = crate::net::codec::decode_state(&bytes).unwrap();
+        let (map, started_ns, parts, size) = partial.expect("a map being assembled");
+        assert_eq!(map, chunks[1].map);
+        assert_eq!(started_ns, 5_000_000);
+        assert_eq!(parts, [None, Some(chunks[1].data.clone()), None]);
+        assert_eq!((size, complete, taken), (1000, None, None));
+    }
 }

@@ -131,4 +131,51 @@ mod tests {
         bad.part = 5;
         assert!(r.add(bad).is_none());
     }
+
+    /// A roster of more entries than there are player ids is dropped as soon as a page
+    /// takes it past the bound, not held until its last page.
+    #[test]
+    fn a_roster_past_its_bound_is_dropped_at_once() {
+        let mut r = RosterPages::default();
+        let page = |part, entries| RosterPage {
+            serial: 9,
+            part,
+            parts: 3,
+            entries,
+        };
+        assert!(r.add(page(0, roster(200))).is_none());
+        assert!(r.pages.collecting());
+        assert!(r.add(page(1, roster(100))).is_none());
+        assert!(!r.pages.collecting(), "300 entries held");
+        assert!(r.add(page(2, roster(1))).is_none());
+        let mut zero = page(0, roster(1));
+        zero.parts = 0;
+        assert!(r.add(zero).is_none());
+    }
+
+    /// A recording's keyframes hold the roster being collected as they always did, a
+    /// serial and its pages, so recordings made before the one reassembler replay.
+    #[test]
+    fn the_saved_form_is_a_serial_and_its_pages() {
+        let mut r = RosterPages::default();
+        let pages = split(4, &roster(255));
+        r.add(pages[1].clone());
+        let mut bytes = Vec::new();
+        codec::encode_state(&r, &mut bytes).unwrap();
+        let (serial, saved): (u16, Vec<Option<Vec<RosterEntry>>>) =
+            codec::decode_state(&bytes).unwrap();
+        assert_eq!(serial, 4);
+        assert_eq!(saved.len(), pages.len());
+        assert_eq!(saved[1].as_ref(), Some(&pages[1].entries));
+        let mut back: RosterPages = codec::decode_state(&bytes).unwrap();
+        let mut whole = None;
+        for p in pages.iter().filter(|p| p.part != 1) {
+            whole = back.add(p.clone());
+        }
+        assert_eq!(
+            whole,
+            Some(roster(255)),
+            "collecting goes on where it was saved"
+        );
+    }
 }
