@@ -384,6 +384,14 @@ mod tests {
                 .collect()
         };
         let (host, join) = (flags("host"), flags("join"));
+        for (id, help) in &host {
+            if let Some((_, other)) = join.iter().find(|(i, _)| i == id) {
+                assert_eq!(
+                    help, other,
+                    "--{id} means one thing in host, another in join"
+                );
+            }
+        }
         let player = PlayerArgs::augment_args(clap::Command::new("p"));
         let ids: Vec<&str> = player
             .get_arguments()
