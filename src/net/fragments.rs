@@ -40,6 +40,17 @@ pub struct Bounds {
     pub size: usize,
 }
 
+/// One part as it arrived: part `index` of the `count` parts of the whole `key`, and
+/// what it counts against [`Bounds::size`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Piece<K, P> {
+    pub key: K,
+    pub index: usize,
+    pub count: usize,
+    pub part: P,
+    pub size: usize,
+}
+
 /// Why a part was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum FragmentError {
@@ -76,21 +87,22 @@ impl<K, P, T> Default for Reassembler<K, P, T> {
 }
 
 impl<K: PartialEq, P, T> Reassembler<K, P, T> {
-    /// Adds part `index` of the `count` parts of the whole `key`; `size` is what this
-    /// part counts against `bounds.size`; `now` is kept if the part begins a whole. The
-    /// whole, its parts in order, once the last one is in. A part that would take the
-    /// whole past its size bound drops the whole.
-    #[allow(clippy::too_many_arguments)]
+    /// Adds a piece; `now` is kept if it begins a whole. The whole, its parts in order,
+    /// once the last one is in. A piece that would take the whole past its size bound
+    /// drops the whole.
     pub fn add(
         &mut self,
         now: T,
         bounds: Bounds,
-        key: K,
-        index: usize,
-        count: usize,
-        part: P,
-        size: usize,
+        piece: Piece<K, P>,
     ) -> Result<Option<Vec<P>>, FragmentError> {
+        let Piece {
+            key,
+            index,
+            count,
+            part,
+            size,
+        } = piece;
         if count == 0 || count > bounds.parts || index >= count {
             return Err(FragmentError::OutOfRange { index, count });
         }
@@ -178,6 +190,16 @@ mod tests {
         size: 100,
     };
 
+    fn piece<P>(key: char, index: usize, count: usize, part: P, size: usize) -> Piece<char, P> {
+        Piece {
+            key,
+            index,
+            count,
+            part,
+            size,
+        }
+    }
+
     #[test]
     fn packing_keeps_every_part_under_the_budget() {
         assert_eq!(pack([], 10), std::iter::once(0..0).collect::<Vec<_>>());
@@ -190,9 +212,12 @@ mod tests {
         let now = ();
         let mut r = Reassembler::default();
         for i in [2, 0, 2, 0] {
-            assert_eq!(r.add(now, BOUNDS, 'a', i, 3, i, 1), Ok(None));
+            assert_eq!(r.add(now, BOUNDS, piece('a', i, 3, i, 1)), Ok(None));
         }
-        assert_eq!(r.add(now, BOUNDS, 'a', 1, 3, 1, 1), Ok(Some(vec![0, 1, 2])));
+        assert_eq!(
+            r.add(now, BOUNDS, piece('a', 1, 3, 1, 1)),
+            Ok(Some(vec![0, 1, 2]))
+        );
         assert!(!r.collecting());
     }
 
@@ -201,15 +226,15 @@ mod tests {
         let now = ();
         let mut r = Reassembler::default();
         let out = |index, count| Err(FragmentError::OutOfRange { index, count });
-        assert_eq!(r.add(now, BOUNDS, 'a', 0, 0, (), 1), out(0, 0));
-        assert_eq!(r.add(now, BOUNDS, 'a', 3, 3, (), 1), out(3, 3));
+        assert_eq!(r.add(now, BOUNDS, piece('a', 0, 0, (), 1)), out(0, 0));
+        assert_eq!(r.add(now, BOUNDS, piece('a', 3, 3, (), 1)), out(3, 3));
         assert_eq!(
-            r.add(now, BOUNDS, 'a', 0, usize::MAX, (), 1),
+            r.add(now, BOUNDS, piece('a', 0, usize::MAX, (), 1)),
             out(0, usize::MAX)
         );
-        assert!(r.add(now, BOUNDS, 'a', 0, 2, (), 101).is_err());
-        assert_eq!(r.add(now, BOUNDS, 'a', 0, 2, (), 60), Ok(None));
-        assert!(r.add(now, BOUNDS, 'a', 1, 2, (), 60).is_err());
+        assert!(r.add(now, BOUNDS, piece('a', 0, 2, (), 101)).is_err());
+        assert_eq!(r.add(now, BOUNDS, piece('a', 0, 2, (), 60)), Ok(None));
+        assert!(r.add(now, BOUNDS, piece('a', 1, 2, (), 60)).is_err());
         assert!(!r.collecting(), "a whole past its size is dropped");
     }
 
@@ -217,10 +242,10 @@ mod tests {
     fn another_whole_starts_over_and_an_old_one_expires() {
         let now = Started(Instant::now());
         let mut r = Reassembler::default();
-        r.add(now, BOUNDS, 'a', 0, 2, 0, 1).unwrap();
-        r.add(now, BOUNDS, 'b', 0, 2, 10, 1).unwrap();
+        r.add(now, BOUNDS, piece('a', 0, 2, 0, 1)).unwrap();
+        r.add(now, BOUNDS, piece('b', 0, 2, 10, 1)).unwrap();
         assert_eq!(
-            r.add(now, BOUNDS, 'a', 1, 2, 1, 1),
+            r.add(now, BOUNDS, piece('a', 1, 2, 1, 1)),
             Ok(None),
             "a's first part is gone"
         );
@@ -234,12 +259,15 @@ mod tests {
         /// within the bounds, and a whole that comes out is made of one part per index.
         #[test]
         fn any_parts_stay_bounded(
-            parts in proptest::collection::vec((0u8..3, 0usize..12, 0usize..12, 0usize..120), 0..64)
+            parts in proptest::collection::vec(
+                (proptest::char::range('a', 'c'), 0usize..12, 0usize..12, 0usize..120),
+                0..64,
+            )
         ) {
             let now = ();
             let mut r = Reassembler::default();
             for (key, index, count, size) in parts {
-                if let Ok(Some(whole)) = r.add(now, BOUNDS, key, index, count, index, size) {
+                if let Ok(Some(whole)) = r.add(now, BOUNDS, piece(key, index, count, index, size)) {
                     prop_assert_eq!(whole, (0..count).collect::<Vec<_>>());
                 }
                 if let Some((_, held)) = r.parts() {

@@ -7,7 +7,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::fragments::{self, Bounds, FragmentError, Reassembler, Started};
+use super::fragments::{self, Bounds, FragmentError, Piece, Reassembler, Started};
 use super::protocol::{MapChunk, MapInfo};
 use crate::sim::map::{MAX_HEIGHT, MAX_WIDTH};
 
@@ -106,11 +106,13 @@ impl MapAssembler {
             .add(
                 Started(now),
                 bounds,
-                map,
-                usize::from(chunk.index),
-                usize::from(map.chunks),
-                chunk.data.clone(),
-                size,
+                Piece {
+                    key: map,
+                    index: usize::from(chunk.index),
+                    count: usize::from(map.chunks),
+                    part: chunk.data.clone(),
+                    size,
+                },
             )
             .map_err(|e| match e {
                 FragmentError::OutOfRange { .. } => bounds_error,

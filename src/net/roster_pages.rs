@@ -4,7 +4,7 @@
 //! [`super::fragments`]).
 
 use super::codec;
-use super::fragments::{self, Bounds, Reassembler};
+use super::fragments::{self, Bounds, Piece, Reassembler};
 use super::protocol::{RosterEntry, RosterPage};
 
 /// Bytes of entries one page may carry, leaving room for the page's own fields.
@@ -48,12 +48,14 @@ impl RosterPages {
     /// Adds a page; the whole roster once its last page is in. A page no honest server
     /// sends is dropped. A roster has no timeout: a newer serial replaces it.
     pub fn add(&mut self, page: RosterPage) -> Option<Vec<RosterEntry>> {
-        let size = page.entries.len();
-        let (index, count) = (usize::from(page.part), usize::from(page.parts));
-        let whole = self
-            .pages
-            .add((), BOUNDS, page.serial, index, count, page.entries, size)
-            .ok()??;
+        let piece = Piece {
+            key: page.serial,
+            index: usize::from(page.part),
+            count: usize::from(page.parts),
+            size: page.entries.len(),
+            part: page.entries,
+        };
+        let whole = self.pages.add((), BOUNDS, piece).ok()??;
         Some(whole.concat())
     }
 }
