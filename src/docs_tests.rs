@@ -134,7 +134,11 @@ fn test_entries() -> BTreeSet<String> {
     fn walk(dir: &std::path::Path, rel: &str, out: &mut BTreeSet<String>) {
         for entry in fs::read_dir(dir).expect("a test folder lists") {
             let path = entry.expect("a directory entry").path();
-            let name = path.file_name().expect("a name").to_string_lossy().into_owned();
+            let name = path
+                .file_name()
+                .expect("a name")
+                .to_string_lossy()
+                .into_owned();
             let rel = format!("{rel}{name}");
             if path.is_dir() {
                 out.insert(format!("{rel}/"));

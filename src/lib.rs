@@ -66,6 +66,7 @@
 #![warn(unreachable_pub)]
 
 pub mod bench;
+pub mod bounds;
 pub mod client;
 pub mod lab;
 pub mod net;
@@ -76,3 +77,5 @@ pub mod ui;
 
 #[cfg(test)]
 mod docs_tests;
+#[cfg(test)]
+mod layout_tests;

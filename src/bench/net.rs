@@ -12,16 +12,13 @@ use std::time::Duration;
 use anyhow::{Context, anyhow};
 use serde::Serialize;
 
-use super::relay::{Relay, Shares};
+use super::relay::{Relay, Shares, UDP_IPV4_HEADER};
 use crate::client::ClientConfig;
 use crate::client::headless::{self, BotKind};
 use crate::net::conditioner::Conditions;
 use crate::server::event_loop::{self, NetOptions, Observer};
 use crate::server::{Server, ServerConfig};
 use crate::sim::map::Map;
-
-/// Bytes of IPv4 + UDP header per datagram, counted in the per-second figures.
-pub(crate) const UDP_IPV4_HEADER: f64 = 28.0;
 
 pub struct NetBenchOptions {
     pub players: u16,

@@ -14,10 +14,12 @@ use mio::net::UdpSocket;
 use mio::{Events, Interest, Poll, Token};
 use serde::Serialize;
 
-use super::net::UDP_IPV4_HEADER;
 use crate::net::conditioner::{Conditioner, Conditions};
 use crate::net::protocol::{GameEvent, ServerMsg, SnapshotDelta};
 use crate::net::{codec, wire_events, wire_snapshot};
+
+/// Bytes of IPv4 + UDP header per datagram, counted in the per-second figures.
+pub const UDP_IPV4_HEADER: f64 = 28.0;
 
 /// Downstream bytes by kind, over every relayed client. `headers` holds the 28-byte
 /// UDP/IPv4 header of every datagram and the fixed fields of each snapshot.

@@ -8,16 +8,17 @@ use std::str::FromStr;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod lab;
+mod play;
+pub(crate) use lab::LabArgs;
+pub(crate) use play::{HostArgs, JoinArgs, PanicSite, PlayerArgs, ThemeArgs, ViewArgs};
+
 use netarena::client::discovery::Scope;
-use netarena::client::headless::BotKind;
-use netarena::client::input::Bindings;
-use netarena::client::validate::{DELAYS_MS, FPS_CAPS, INPUT_RATES};
-use netarena::client::{GhostMode, session::DEFAULT_INPUT_RATE};
+use netarena::client::validate::DELAYS_MS;
 use netarena::server::config::{
     BOT_SKILLS, CLIENT_TIMEOUTS_SECS, FRAG_LIMITS, MAX_PLAYERS, MAX_REWINDS_MS, PLAYER_LIMIT,
     SNAPSHOT_RATES, TICK_RATES, TIME_LIMITS,
 };
-use netarena::ui::Theme;
 
 pub(crate) const DEFAULT_PORT: u16 = 7777;
 
@@ -66,7 +67,7 @@ pub(crate) enum Command {
     /// Measure frame rendering, the server tick, bandwidth, or key-to-screen latency
     Bench(BenchArgs),
     /// The server and 2-4 clients side by side, each on its own network; time can stop
-    Lab(super::lab::LabArgs),
+    Lab(LabArgs),
     /// Replay a recording made with --record: in the terminal, or headless to a report
     Replay(ReplayArgs),
     /// Put the simulated network between real clients and a server (counts at exit)
@@ -261,149 +262,6 @@ pub(crate) struct NetArgs {
     pub(crate) seed: u64,
 }
 
-/// What the debug ghost overlay shows (the CLI's names for [`GhostMode`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub(crate) enum Ghosts {
-    #[default]
-    Off,
-    /// Where the newest snapshot puts each player.
-    Server,
-    /// Server positions plus the snapshot positions still in the interpolation buffer.
-    Trail,
-}
-
-impl From<Ghosts> for GhostMode {
-    fn from(g: Ghosts) -> GhostMode {
-        match g {
-            Ghosts::Off => GhostMode::Off,
-            Ghosts::Server => GhostMode::Server,
-            Ghosts::Trail => GhostMode::Trail,
-        }
-    }
-}
-
-/// The screen's colours (the CLI's names for [`Theme`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub(crate) enum ThemeArg {
-    /// Reads on a dark and on a light background alike
-    #[default]
-    Auto,
-    /// Brighter colours, for a dark background
-    Dark,
-    /// Deeper colours, for a light background
-    Light,
-    /// No colour: bold, dim, reverse video and underline only
-    Mono,
-}
-
-impl From<ThemeArg> for Theme {
-    fn from(t: ThemeArg) -> Theme {
-        match t {
-            ThemeArg::Auto => Theme::Auto,
-            ThemeArg::Dark => Theme::Dark,
-            ThemeArg::Light => Theme::Light,
-            ThemeArg::Mono => Theme::Mono,
-        }
-    }
-}
-
-/// `--theme`, for every command that draws a game screen.
-#[derive(Args, Clone, Copy)]
-pub(crate) struct ThemeArgs {
-    /// Colours for the screen (NO_COLOR in the environment means mono, whatever this says)
-    #[arg(long, value_enum, default_value_t = ThemeArg::Auto)]
-    pub(crate) theme: ThemeArg,
-}
-
-impl ThemeArgs {
-    /// The theme to draw with: `mono` when `NO_COLOR` is set (and not empty).
-    pub(crate) fn resolve(self) -> Theme {
-        with_no_color(self.theme, std::env::var_os("NO_COLOR"))
-    }
-}
-
-/// `theme`, or `mono` if `no_color` (the variable's value) is set and not empty. Under
-/// NO_COLOR crossterm sends `ESC[;m` for each change of colour, and terminals read that
-/// as a reset of every attribute: the reverse-video `@`, bold and underline were lost
-/// with the colours. `mono` changes no colour, so its attributes reach the screen.
-fn with_no_color(theme: ThemeArg, no_color: Option<std::ffi::OsString>) -> Theme {
-    match no_color {
-        Some(v) if !v.is_empty() => Theme::Mono,
-        _ => theme.into(),
-    }
-}
-
-#[derive(Args, Clone)]
-pub(crate) struct ViewArgs {
-    /// Start with client-side prediction off (the local player waits for the server)
-    #[arg(long)]
-    pub(crate) no_prediction: bool,
-    /// Start with reconciliation off (prediction errors are never corrected)
-    #[arg(long)]
-    pub(crate) no_reconciliation: bool,
-    /// Start with interpolation off (remote players jump to each snapshot)
-    #[arg(long)]
-    pub(crate) no_interpolation: bool,
-    /// Start with dead reckoning of remote players instead of interpolation
-    #[arg(long)]
-    pub(crate) extrapolate: bool,
-    /// Start with correction smoothing off (corrections snap)
-    #[arg(long)]
-    pub(crate) no_smoothing: bool,
-    /// Debug ghosts: where the server says each player is
-    #[arg(long, value_enum, default_value_t = Ghosts::Off)]
-    pub(crate) ghosts: Ghosts,
-    /// Cap the frame rate (default: uncapped)
-    #[arg(long, value_name = "N", value_parser = bounded(FPS_CAPS, " frames per second"))]
-    pub(crate) fps_cap: Option<u32>,
-    /// Input packets per second while keys stay the same (a change is sent at once)
-    #[arg(long, default_value_t = DEFAULT_INPUT_RATE, value_parser = bounded(INPUT_RATES, " per second"))]
-    pub(crate) input_rate: u16,
-    #[command(flatten)]
-    pub(crate) theme: ThemeArgs,
-    /// Testing aid: panic on this thread a second after start
-    #[arg(long, hide = true, value_enum)]
-    pub(crate) debug_panic: Option<PanicSite>,
-    /// Which key does what: the config file's `[keys]` (no flag sets it).
-    #[arg(skip)]
-    pub(crate) keys: Bindings,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum PanicSite {
-    Client,
-    Server,
-}
-
-#[derive(Args)]
-pub(crate) struct HostArgs {
-    #[command(flatten)]
-    pub(crate) game: MatchArgs,
-    /// Your player name (default: $USER, $USERNAME or $LOGNAME, else this machine's name,
-    /// else player-NNNN); a name already in the game gets -2, -3, ...
-    #[arg(long, default_value_t = super::config::default_name(), hide_default_value = true)]
-    pub(crate) name: String,
-    /// Server name shown to players browsing the LAN (default: "NAME's game")
-    #[arg(long)]
-    pub(crate) server_name: Option<String>,
-    /// Do not answer LAN discovery (join by address only)
-    #[arg(long)]
-    pub(crate) no_discovery: bool,
-    /// Record the session to this file, for `netarena replay` (without it, F8 saves)
-    #[arg(long, value_name = "FILE")]
-    pub(crate) record: Option<PathBuf>,
-    /// Write a JSON report of your session here at exit (the headless client's fields)
-    #[arg(long, value_name = "FILE")]
-    pub(crate) report: Option<PathBuf>,
-    #[command(flatten)]
-    pub(crate) view: ViewArgs,
-    #[command(flatten)]
-    pub(crate) net: NetArgs,
-    /// Write logs to this file (the screen belongs to the game)
-    #[arg(long, value_name = "FILE")]
-    pub(crate) log: Option<PathBuf>,
-}
-
 #[derive(Args)]
 pub(crate) struct ServerArgs {
     #[command(flatten)]
@@ -467,67 +325,11 @@ pub(crate) struct ListArgs {
     pub(crate) discovery: DiscoveryArgs,
 }
 
-/// What drives a headless client's keys (the CLI's names for [`BotKind`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub(crate) enum BotArg {
-    /// Wanders the map, turning when blocked.
-    Wander,
-    /// Wanders, fires both weapons and switches between them.
-    Fighter,
-    /// A newcomer stand-in: reads help for 8 s, then fights what it sees (90 ms reactions)
-    Reflex,
-    /// Holds no keys.
-    Idle,
-}
-
-impl From<BotArg> for BotKind {
-    fn from(b: BotArg) -> BotKind {
-        match b {
-            BotArg::Wander => BotKind::Wander,
-            BotArg::Fighter => BotKind::Fighter,
-            BotArg::Reflex => BotKind::Reflex,
-            BotArg::Idle => BotKind::Idle,
-        }
-    }
-}
-
-#[derive(Args)]
-pub(crate) struct JoinArgs {
-    /// Server address, HOST or HOST:PORT (default port 7777); omit to browse the LAN
-    #[arg(required_if_eq("headless", "true"))]
-    pub(crate) address: Option<String>,
-    #[command(flatten)]
-    pub(crate) discovery: DiscoveryArgs,
-    /// Your player name (default: $USER, $USERNAME or $LOGNAME, else this machine's name,
-    /// else player-NNNN); a name already in the game gets -2, -3, ...
-    #[arg(long, default_value_t = super::config::default_name(), hide_default_value = true)]
-    pub(crate) name: String,
-    /// Run without a terminal, driven by a bot (for tests, load tests and benchmarks)
-    #[arg(long)]
-    pub(crate) headless: bool,
-    /// Headless only: what drives the keys
-    #[arg(long, value_enum, default_value_t = BotArg::Wander, requires = "headless")]
-    pub(crate) bot: BotArg,
-    /// Headless only: how long to play, in seconds
-    #[arg(long, default_value_t = 10.0, requires = "headless")]
-    pub(crate) seconds: f64,
-    /// Write a JSON report of the session here at exit (headless or played)
-    #[arg(long, value_name = "FILE")]
-    pub(crate) report: Option<PathBuf>,
-    /// Record the session to this file, for `netarena replay` (without it, F8 saves)
-    #[arg(long, value_name = "FILE")]
-    pub(crate) record: Option<PathBuf>,
-    #[command(flatten)]
-    pub(crate) view: ViewArgs,
-    #[command(flatten)]
-    pub(crate) net: NetArgs,
-    /// Write logs to this file (the screen belongs to the game)
-    #[arg(long, value_name = "FILE")]
-    pub(crate) log: Option<PathBuf>,
-}
-
 #[cfg(test)]
 mod tests {
+    use netarena::ui::Theme;
+
+    use super::play::{ThemeArg, with_no_color};
     use super::*;
 
     fn error(args: &[&str]) -> String {
@@ -565,6 +367,44 @@ mod tests {
         }
     }
 
+    /// Host and join once had their player flags written twice, and the two `--report`
+    /// helps had drifted apart: every flag of one block is now the same flag in both.
+    #[test]
+    fn host_and_join_share_their_player_flags() {
+        use clap::CommandFactory;
+        let cli = Cli::command();
+        let flags = |sub: &str| -> Vec<(String, String)> {
+            let sub = cli.find_subcommand(sub).expect(sub);
+            sub.get_arguments()
+                .filter(|a| a.get_long().is_some())
+                .map(|a| {
+                    let help = a.get_help().map(|h| h.to_string()).unwrap_or_default();
+                    (a.get_id().to_string(), help)
+                })
+                .collect()
+        };
+        let (host, join) = (flags("host"), flags("join"));
+        for (id, help) in &host {
+            if let Some((_, other)) = join.iter().find(|(i, _)| i == id) {
+                assert_eq!(
+                    help, other,
+                    "--{id} means one thing in host, another in join"
+                );
+            }
+        }
+        let player = PlayerArgs::augment_args(clap::Command::new("p"));
+        let ids: Vec<&str> = player
+            .get_arguments()
+            .map(|a| a.get_id().as_str())
+            .collect();
+        assert!(ids.contains(&"report") && ids.contains(&"fps_cap") && ids.contains(&"seed"));
+        for id in ids {
+            let of = |all: &[(String, String)]| all.iter().find(|(i, _)| i == id).cloned();
+            assert!(of(&host).is_some(), "host lacks {id}");
+            assert_eq!(of(&host), of(&join), "--{id} differs between host and join");
+        }
+    }
+
     /// `--theme` is one flag on every command that draws a game screen (a config file
     /// passes its `theme` through it), with the names the guide gives.
     #[test]
@@ -572,8 +412,8 @@ mod tests {
         let theme = |argv: &[&str]| -> Theme {
             let cli = Cli::try_parse_from(argv).unwrap_or_else(|e| panic!("{argv:?}: {e}"));
             match cli.command {
-                Command::Host(a) => a.view.theme.theme.into(),
-                Command::Join(a) => a.view.theme.theme.into(),
+                Command::Host(a) => a.player.view.theme.theme.into(),
+                Command::Join(a) => a.player.view.theme.theme.into(),
                 Command::Lab(a) => a.theme.theme.into(),
                 Command::Replay(a) => a.theme.theme.into(),
                 _ => panic!("{argv:?}"),

@@ -21,12 +21,14 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, anyhow, bail};
 use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches};
-use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use netarena::client::input::Bindings;
 
 use super::args::{Cli, Command};
+
+mod settings;
+use settings::{Setting, Value, bindings, line_of, setting};
 
 /// The environment variable naming the config file, in place of the XDG location.
 pub(crate) const ENV: &str = "NETARENA_CONFIG";
@@ -74,34 +76,12 @@ fire = ["space", "f"]
 chat = "y"
 "#;
 
-/// One `flag = value` line.
-struct Setting {
-    line: usize,
-    flag: String,
-    value: Value,
-}
-
-/// A value, before it is known which subcommand's flag it feeds.
-enum Value {
-    Switch(bool),
-    Text(Vec<String>),
-}
-
 /// The file, read and checked.
 pub(crate) struct ConfigFile {
     path: PathBuf,
     common: Vec<Setting>,
     sections: Vec<(String, Vec<Setting>)>,
     keys: Bindings,
-}
-
-/// The line (from 1) that byte `at` of `text` is on.
-fn line_of(text: &str, at: usize) -> usize {
-    text.as_bytes()[..at.min(text.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
 }
 
 impl ConfigFile {
@@ -195,58 +175,6 @@ impl ConfigFile {
         }
         out
     }
-}
-
-/// The key bindings of a `[keys]` section.
-fn bindings(text: &str, table: &DeTable) -> Result<Bindings, (usize, String)> {
-    let mut keys = Bindings::default();
-    for (action, value) in table {
-        let line = line_of(text, action.span().start);
-        let names: Vec<&str> = match value.get_ref() {
-            DeValue::String(s) => vec![s.as_ref()],
-            DeValue::Array(a) => a
-                .iter()
-                .map(|v| v.get_ref().as_str())
-                .collect::<Option<_>>()
-                .ok_or((line, "a key is a string, or a list of strings".to_owned()))?,
-            _ => return Err((line, "a key is a string, or a list of strings".to_owned())),
-        };
-        keys.bind(action.get_ref(), &names)
-            .map_err(|why| (line, why))?;
-    }
-    Ok(keys)
-}
-
-/// One `flag = value` from the file, not yet checked against a subcommand.
-fn setting(
-    text: &str,
-    key: &Spanned<std::borrow::Cow<'_, str>>,
-    value: &Spanned<DeValue<'_>>,
-) -> Result<Setting, (usize, String)> {
-    let line = line_of(text, key.span().start);
-    let flag = key.get_ref().to_string();
-    let scalar = |v: &DeValue| -> Option<String> {
-        match v {
-            DeValue::String(s) => Some(s.to_string()),
-            DeValue::Integer(i) if i.radix() == 10 => Some(i.as_str().replace('_', "")),
-            DeValue::Float(f) => Some(f.as_str().replace('_', "")),
-            _ => None,
-        }
-    };
-    let value = match value.get_ref() {
-        DeValue::Boolean(b) => Value::Switch(*b),
-        DeValue::Array(a) => Value::Text(
-            a.iter()
-                .map(|v| scalar(v.get_ref()))
-                .collect::<Option<_>>()
-                .ok_or((line, format!("--{flag}: a list of strings or numbers")))?,
-        ),
-        v => Value::Text(vec![scalar(v).ok_or((
-            line,
-            format!("--{flag}: a string, a decimal number, true or false"),
-        ))?]),
-    };
-    Ok(Setting { line, flag, value })
 }
 
 fn has_flag(sub: &clap::Command, flag: &str) -> bool {
@@ -355,10 +283,10 @@ fn parse_with_file(
         }
     };
     if let Command::Host(a) = &mut cli.command {
-        a.view.keys = file.keys.clone();
+        a.player.view.keys = file.keys.clone();
     }
     if let Command::Join(a) = &mut cli.command {
-        a.view.keys = file.keys;
+        a.player.view.keys = file.keys;
     }
     Ok(cli)
 }
@@ -394,14 +322,14 @@ mod tests {
     fn the_file_sets_defaults_and_the_command_line_wins() {
         let file = "name = \"filed\"\nfps-cap = 90\n[host]\nbots = 3\nno-prediction = true\n";
         let h = host(parse_with(file, &["host"]).unwrap());
-        assert_eq!(h.name, "filed");
-        assert_eq!(h.view.fps_cap, Some(90));
+        assert_eq!(h.player.name, "filed");
+        assert_eq!(h.player.view.fps_cap, Some(90));
         assert_eq!(h.game.bots, 3);
-        assert!(h.view.no_prediction);
+        assert!(h.player.view.no_prediction);
         let h = host(parse_with(file, &["host", "--name", "typed", "--bots", "1"]).unwrap());
-        assert_eq!(h.name, "typed");
+        assert_eq!(h.player.name, "typed");
         assert_eq!(h.game.bots, 1);
-        assert_eq!(h.view.fps_cap, Some(90));
+        assert_eq!(h.player.view.fps_cap, Some(90));
     }
 
     #[test]
@@ -422,10 +350,10 @@ mod tests {
         let h = host(parse_with("[keys]\nchat = \"y\"\n", &["host"]).unwrap());
         let mut chat_on_y = Bindings::default();
         chat_on_y.bind("chat", &["y"]).unwrap();
-        assert_eq!(h.view.keys, chat_on_y);
+        assert_eq!(h.player.view.keys, chat_on_y);
         let argv = vec!["netarena".into(), "host".into()];
         let h = host(parse_with_file(argv, || Some("/nonexistent/netarena.toml".into())).unwrap());
-        assert_eq!(h.view.keys, Bindings::default());
+        assert_eq!(h.player.view.keys, Bindings::default());
     }
 
     /// A top-level flag (as `theme` will be: host, join, lab and replay only) goes to
@@ -438,7 +366,10 @@ mod tests {
             Command::Server(_)
         ));
         assert_eq!(
-            host(parse_with(file, &["host"]).unwrap()).view.fps_cap,
+            host(parse_with(file, &["host"]).unwrap())
+                .player
+                .view
+                .fps_cap,
             Some(90)
         );
         let err = ConfigFile::parse(Path::new("c.toml"), "[server]\nfps-cap = 90\n")
@@ -454,7 +385,10 @@ mod tests {
     fn the_section_wins_over_the_top_level() {
         let file = "fps-cap = 90\n[host]\nfps-cap = 30\n";
         assert_eq!(
-            host(parse_with(file, &["host"]).unwrap()).view.fps_cap,
+            host(parse_with(file, &["host"]).unwrap())
+                .player
+                .view
+                .fps_cap,
             Some(30)
         );
     }
@@ -498,6 +432,6 @@ mod tests {
         assert!(cfg.keys != Bindings::default());
         let h = host(parse_with(EXAMPLE, &["host"]).unwrap());
         assert_eq!(h.game.map, "warehouse");
-        assert_eq!(h.name, "alice");
+        assert_eq!(h.player.name, "alice");
     }
 }

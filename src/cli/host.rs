@@ -25,20 +25,20 @@ pub(crate) fn run(
     stop: &AtomicBool,
     signal: &AtomicUsize,
 ) -> anyhow::Result<ExitCode> {
-    let _log = logging::init(args.log.as_ref())?;
+    let _log = logging::init(args.player.log.as_ref())?;
     let server_name = args
         .server_name
         .clone()
-        .unwrap_or_else(|| format!("{}'s game", args.name));
-    let mut config = server_config(&args.game, &server_name, args.net.seed)?;
+        .unwrap_or_else(|| format!("{}'s game", args.player.name));
+    let mut config = server_config(&args.game, &server_name, args.player.net.seed)?;
     config.discoverable = !args.no_discovery;
-    config.debug_panic_after = args.view.panic_after(PanicSite::Server);
+    config.debug_panic_after = args.player.view.panic_after(PanicSite::Server);
     config.validate()?;
-    let conditions = args.net.conditions()?;
+    let conditions = args.player.net.conditions()?;
     // The host's own client joins over loopback, through the simulated network if any:
     // it plays under exactly the conditions a remote player would.
     let loopback = SocketAddr::from(([127, 0, 0, 1], args.game.port));
-    let mut client = client_config(loopback, &args.name, &args.view, &args.net, conditions)?;
+    let mut client = client_config(loopback, &args.player, conditions)?;
 
     let (tx, rx) = mpsc::channel();
     let server_stop = Arc::new(AtomicBool::new(false));
@@ -64,8 +64,8 @@ pub(crate) fn run(
         .map_err(|_| anyhow!("the server did not start within 5 s"))??;
     client.server = SocketAddr::from(([127, 0, 0, 1], addr.port()));
 
-    let tap = super::join::recorder(args.record.as_deref(), true)?;
-    let result = interactive::run_with(client, stop, tap, args.report.as_deref());
+    let tap = super::join::recorder(args.player.record.as_deref(), true)?;
+    let result = interactive::run_with(client, stop, tap, args.player.report.as_deref());
     server_stop.store(true, Ordering::Relaxed);
     let _ = server_thread.join();
     finish(result, signal)

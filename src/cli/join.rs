@@ -23,8 +23,8 @@ pub(crate) fn run(
     stop: &AtomicBool,
     signal: &AtomicUsize,
 ) -> anyhow::Result<ExitCode> {
-    let _log = logging::init(args.log.as_ref())?;
-    let conditions = args.net.conditions()?;
+    let _log = logging::init(args.player.log.as_ref())?;
+    let conditions = args.player.net.conditions()?;
     if !args.headless {
         // Before anything reaches a server: a session that cannot draw would only
         // leave a ghost player behind until the server times it out.
@@ -34,21 +34,21 @@ pub(crate) fn run(
         return browse(&args, conditions, stop, signal);
     };
     let server = resolve(address)?;
-    let client = client_config(server, &args.name, &args.view, &args.net, conditions)?;
-    let tap = recorder(args.record.as_deref(), !args.headless)?;
+    let client = client_config(server, &args.player, conditions)?;
+    let tap = recorder(args.player.record.as_deref(), !args.headless)?;
     if args.headless {
         headless::run_with(
             &client,
             args.bot.into(),
             args.seconds,
-            args.report.as_deref(),
+            args.player.report.as_deref(),
             stop,
             tap,
         )?;
         return Ok(ExitCode::SUCCESS);
     }
     finish(
-        interactive::run_with(client, stop, tap, args.report.as_deref()),
+        interactive::run_with(client, stop, tap, args.player.report.as_deref()),
         signal,
     )
 }
@@ -88,14 +88,8 @@ fn browse(
             };
             return finish(Ok(how), signal);
         };
-        let client = client_config(
-            server,
-            &args.name,
-            &args.view,
-            &args.net,
-            conditions.clone(),
-        )?;
-        match interactive::run_with(client, stop, None, args.report.as_deref()) {
+        let client = client_config(server, &args.player, conditions.clone())?;
+        match interactive::run_with(client, stop, None, args.player.report.as_deref()) {
             Err(e) if !stop.load(Ordering::Relaxed) => error = Some(format!("{e:#}")),
             result => return finish(result, signal),
         }

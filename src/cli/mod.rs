@@ -15,6 +15,7 @@ mod lab;
 mod list;
 mod logging;
 mod map_file;
+mod player_name;
 mod relay;
 mod replay;
 mod server;

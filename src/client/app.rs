@@ -8,7 +8,7 @@ use std::time::Instant;
 use super::Switch;
 use super::input::{Action, ChatKey};
 use crate::net::conditioner::Conditions;
-use crate::net::protocol::MAX_CHAT_CHARS;
+use crate::net::protocol::{CHAT_RATE, MAX_CHAT_CHARS};
 use crate::sim::combat::{aim_of, aim_vector};
 use crate::sim::world::{Buttons, Command};
 
@@ -62,8 +62,8 @@ pub struct App {
     quit_asked: bool,
 }
 
-/// The server's chat rule, kept here too so a line it would drop is never sent
-/// silently: a burst of 3 lines, then 1 a second.
+/// The client's count of [`CHAT_RATE`], the server's chat rule, so a line the server
+/// would drop is never sent silently.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 struct ChatBudget {
     lines: f64,
@@ -71,15 +71,13 @@ struct ChatBudget {
     at: Option<Instant>,
 }
 
-const CHAT_BURST: f64 = 3.0;
-const CHATS_PER_SEC: f64 = 1.0;
 /// How long a note from the client stays among the chat lines.
 const NOTE_SECS: f64 = 4.0;
 
 impl Default for ChatBudget {
     fn default() -> ChatBudget {
         ChatBudget {
-            lines: CHAT_BURST,
+            lines: CHAT_RATE.burst,
             at: None,
         }
     }
@@ -90,7 +88,7 @@ impl ChatBudget {
         let secs = self
             .at
             .map_or(0.0, |t| now.saturating_duration_since(t).as_secs_f64());
-        self.lines = (self.lines + secs * CHATS_PER_SEC).min(CHAT_BURST);
+        self.lines = CHAT_RATE.refill(self.lines, secs);
         self.at = Some(now);
         let ok = self.lines >= 1.0;
         if ok {

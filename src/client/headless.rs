@@ -156,22 +156,7 @@ pub(crate) fn write_unjoined(
     ended: String,
 ) -> anyhow::Result<()> {
     let link = link.totals(tried.elapsed().as_secs_f64());
-    let report = Report {
-        joined: false,
-        player_id: 0,
-        stats: SessionStats::default(),
-        commands_acked: 0,
-        jitter_ms: 0.0,
-        bytes_in: link.bytes_in,
-        bytes_out: link.bytes_out,
-        packets_in: link.packets_in,
-        packets_out: link.packets_out,
-        malformed_in: link.malformed_in,
-        seconds: link.seconds,
-        remote_players: Vec::new(),
-        ended,
-    };
-    write_report(path, &report)
+    write_report(path, &Report::new(None, link, ended))
 }
 
 /// Writes `report` as pretty JSON, a newline at the end: the one way a client's report
@@ -271,19 +256,55 @@ pub(crate) fn leave(link: &mut Link, rtt_ms: f64, wait: Duration) -> anyhow::Res
 
 /// The report of `session`, with the link's totals (a replay passes recorded ones).
 pub(crate) fn report(session: &ClientSession, link: LinkTotals, ended: String) -> Report {
-    Report {
-        joined: true,
-        player_id: session.player_id(),
-        stats: session.stats().clone(),
-        commands_acked: u64::from(session.acked_seq()),
-        jitter_ms: 1000.0 * session.jitter_secs(),
-        bytes_in: link.bytes_in,
-        bytes_out: link.bytes_out,
-        packets_in: link.packets_in,
-        packets_out: link.packets_out,
-        malformed_in: link.malformed_in,
-        seconds: link.seconds,
-        remote_players: session.remotes_seen().to_vec(),
-        ended,
+    Report::new(Some(session), link, ended)
+}
+
+impl Report {
+    /// The one way a report is built, played, headless, replayed or failed: the link's
+    /// totals, and the session's counts if there was a session (a join that failed has
+    /// none: `joined` is false and its counts are zero).
+    fn new(session: Option<&ClientSession>, link: LinkTotals, ended: String) -> Report {
+        Report {
+            joined: session.is_some(),
+            player_id: session.map_or(0, ClientSession::player_id),
+            stats: session.map(|s| s.stats().clone()).unwrap_or_default(),
+            commands_acked: session.map_or(0, |s| u64::from(s.acked_seq())),
+            jitter_ms: session.map_or(0.0, |s| 1000.0 * s.jitter_secs()),
+            bytes_in: link.bytes_in,
+            bytes_out: link.bytes_out,
+            packets_in: link.packets_in,
+            packets_out: link.packets_out,
+            malformed_in: link.malformed_in,
+            seconds: link.seconds,
+            remote_players: session
+                .map(|s| s.remotes_seen().to_vec())
+                .unwrap_or_default(),
+            ended,
+        }
+    }
+}
+
+#[cfg(test)]
+mod report_tests {
+    use super::*;
+
+    /// A failed join's report is built by the same builder as a played one: the link's
+    /// counts, nothing of a session.
+    #[test]
+    fn a_join_that_failed_reports_the_link_and_no_session() {
+        let link = LinkTotals {
+            seconds: 1.5,
+            bytes_out: 640,
+            packets_out: 5,
+            ..LinkTotals::default()
+        };
+        let r = Report::new(None, link, "no answer".to_owned());
+        assert!(!r.joined);
+        assert_eq!((r.bytes_out, r.packets_out, r.seconds), (640, 5, 1.5));
+        assert_eq!((r.commands_acked, r.player_id), (0, 0));
+        assert!(r.remote_players.is_empty());
+        let json = serde_json::to_value(&r).unwrap();
+        assert_eq!(json["ended"], "no answer");
+        assert_eq!(json["joined"], false);
     }
 }

@@ -4,6 +4,7 @@
 use std::ops::RangeInclusive;
 
 use super::ClientConfig;
+use crate::bounds::{ConfigError, check};
 use crate::net::conditioner::Conditions;
 
 /// Input packets per second while the buttons stay the same.
@@ -17,28 +18,7 @@ pub const TIMEOUTS_SECS: RangeInclusive<u64> = 1..=3600;
 /// Longest player name asked for, in characters (the server keeps fewer).
 pub const MAX_NAME_CHARS: usize = 64;
 
-/// A value outside its bounds: which one, and what it may be.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct ClientConfigError(String);
-
-fn check<T: PartialOrd + std::fmt::Display>(
-    what: &str,
-    value: T,
-    range: &RangeInclusive<T>,
-) -> Result<(), ClientConfigError> {
-    if range.contains(&value) {
-        Ok(())
-    } else {
-        Err(ClientConfigError(format!(
-            "{what} must be from {} to {}, got {value}",
-            range.start(),
-            range.end()
-        )))
-    }
-}
-
-fn check_conditions(side: &str, c: &Conditions) -> Result<(), ClientConfigError> {
+fn check_conditions(side: &str, c: &Conditions) -> Result<(), ConfigError> {
     check(&format!("{side} latency (ms)"), c.latency_ms, &DELAYS_MS)?;
     check(&format!("{side} jitter (ms)"), c.jitter_ms, &DELAYS_MS)?;
     for (what, pct) in [
@@ -49,7 +29,7 @@ fn check_conditions(side: &str, c: &Conditions) -> Result<(), ClientConfigError>
         check(&format!("{side} {what} (%)"), pct, &(0.0..=100.0))?;
     }
     if !(c.burst_len.is_finite() && c.burst_len >= 0.0) {
-        return Err(ClientConfigError(format!(
+        return Err(ConfigError(format!(
             "{side} burst length must be a number of packets, got {}",
             c.burst_len
         )));
@@ -59,7 +39,7 @@ fn check_conditions(side: &str, c: &Conditions) -> Result<(), ClientConfigError>
 
 impl ClientConfig {
     /// Checks every value against its bounds (the constants above).
-    pub fn validate(&self) -> Result<(), ClientConfigError> {
+    pub fn validate(&self) -> Result<(), ConfigError> {
         let chars = self.name.chars().count();
         check("name length", chars, &(0..=MAX_NAME_CHARS))?;
         check("input rate", self.input_rate, &INPUT_RATES)?;

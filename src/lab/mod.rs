@@ -8,6 +8,7 @@
 
 mod explain;
 pub mod headless;
+pub(crate) mod speed;
 pub mod terminal;
 mod view;
 mod wire;

@@ -12,6 +12,7 @@ use ratatui::Frame;
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
 use super::headless::{self, Recording};
+use super::speed::Speed;
 use super::view::{self, Controls};
 use super::{Lab, LabConfig};
 use crate::client::input::{Action, Keys};
@@ -21,8 +22,6 @@ use crate::client::terminal::Releases;
 use crate::ui;
 use crate::ui::keys::{self, Lab as LabKey};
 
-/// The speeds `<` and `>` step through.
-const SPEEDS: [f64; 6] = [0.1, 0.25, 0.5, 1.0, 1.5, 2.0];
 /// How long an explanation stays on the bottom line.
 const MESSAGE_SECS: Duration = Duration::from_secs(2);
 /// The most virtual time one frame may advance: after a stall, time resumes, it does
@@ -35,7 +34,7 @@ struct Front<'a> {
     /// Client 1's keys and client 2's.
     players: [Keys; 2],
     selected: usize,
-    speed: usize,
+    speed: Speed,
     paused: bool,
     help: bool,
     message: Option<(Instant, String)>,
@@ -66,7 +65,7 @@ pub fn run(
         lab: &mut lab,
         players: [Keys::new(enhanced), Keys::new(enhanced)],
         selected: 0,
-        speed: 3,
+        speed: Speed::default(),
         paused: false,
         help: false,
         message: None,
@@ -118,7 +117,7 @@ impl Screen for Front<'_> {
         if !self.paused {
             let step = (real - self.last)
                 .min(MAX_FRAME_STEP)
-                .mul_f64(SPEEDS[self.speed]);
+                .mul_f64(self.speed.factor());
             let until = self.lab.now() + step;
             self.lab.run_until(until);
         }
@@ -139,7 +138,7 @@ impl Screen for Front<'_> {
         };
         let controls = Controls {
             selected: self.selected,
-            speed: SPEEDS[self.speed],
+            speed: self.speed.factor(),
             paused: self.paused,
             fps,
             message,
@@ -189,11 +188,11 @@ fn on_key(front: &mut Front<'_>, key: KeyEvent, real: Instant) -> bool {
             return false;
         }
         Some(LabKey::Speed(false)) => {
-            front.speed = front.speed.saturating_sub(1);
+            front.speed = front.speed.slower();
             return false;
         }
         Some(LabKey::Speed(true)) => {
-            front.speed = (front.speed + 1).min(SPEEDS.len() - 1);
+            front.speed = front.speed.faster();
             return false;
         }
         Some(LabKey::Help) => {

@@ -1,12 +1,14 @@
 //! A map's text in numbered chunks, so that no datagram carries more than a safe MTU,
-//! and its reassembly on the receiving side: bounded in size and count, bound to one map
-//! by its id (a checksum, verified at the end), and given up after a timeout.
+//! and its reassembly on the receiving side (both through [`super::fragments`]):
+//! bounded in size and count, bound to one map by its id (a checksum, verified at the
+//! end), and given up after a timeout.
 //!
 //! Pure: the caller feeds chunks and the time; nothing here touches a socket.
 #![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
 
 use std::time::{Duration, Instant};
 
+use super::fragments::{self, Bounds, FragmentError, Piece, Reassembler, Started};
 use super::protocol::{MapChunk, MapInfo};
 use crate::sim::map::{MAX_HEIGHT, MAX_WIDTH};
 
@@ -46,15 +48,13 @@ pub fn info(text: &str, chunk_bytes: usize) -> MapInfo {
 pub fn split(text: &str, chunk_bytes: usize) -> Vec<MapChunk> {
     let map = info(text, chunk_bytes);
     let bytes = text.as_bytes();
-    (0..map.chunks)
-        .map(|index| {
-            let from = usize::from(index) * chunk_bytes;
-            let to = (from + chunk_bytes).min(bytes.len());
-            MapChunk {
-                map,
-                index,
-                data: bytes[from..to].to_vec(),
-            }
+    fragments::pack(std::iter::repeat_n(1, bytes.len()), chunk_bytes)
+        .into_iter()
+        .enumerate()
+        .map(|(index, range)| MapChunk {
+            map,
+            index: index as u16,
+            data: bytes[range].to_vec(),
         })
         .collect()
 }
@@ -70,20 +70,11 @@ pub enum ChunkError {
     Corrupt,
 }
 
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-struct Partial {
-    map: MapInfo,
-    #[serde(with = "crate::net::instants")]
-    started: Instant,
-    parts: Vec<Option<Vec<u8>>>,
-    bytes: usize,
-}
-
 /// Reassembles one map at a time from its chunks, in any order, duplicates welcome.
 /// Holds at most one incomplete map ([`MAX_MAP_BYTES`]) and one complete one.
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct MapAssembler {
-    partial: Option<Partial>,
+    partial: Reassembler<MapInfo, Vec<u8>, Started>,
     complete: Option<(MapInfo, String)>,
     /// The map last taken: its late duplicates are ignored.
     taken: Option<MapInfo>,
@@ -94,47 +85,42 @@ impl MapAssembler {
     /// with it; an incomplete map older than [`TIMEOUT`] is dropped.
     pub fn add(&mut self, now: Instant, chunk: &MapChunk) -> Result<(), ChunkError> {
         let map = chunk.map;
-        if map.len as usize > MAX_MAP_BYTES
-            || map.chunks == 0
-            || map.chunks > MAX_CHUNKS
-            || chunk.index >= map.chunks
-        {
-            return Err(ChunkError::Bounds {
-                len: map.len,
-                chunks: map.chunks,
-                index: chunk.index,
-            });
-        }
-        if chunk.data.len() > map.len as usize {
-            return Err(ChunkError::Size(chunk.data.len()));
+        let bounds_error = ChunkError::Bounds {
+            len: map.len,
+            chunks: map.chunks,
+            index: chunk.index,
+        };
+        if map.len as usize > MAX_MAP_BYTES {
+            return Err(bounds_error);
         }
         if self.taken == Some(map) || self.complete.as_ref().is_some_and(|(m, _)| *m == map) {
             return Ok(());
         }
         self.expire(now);
-        let partial = match &mut self.partial {
-            Some(p) if p.map == map => p,
-            slot => slot.insert(Partial {
-                map,
-                started: now,
-                parts: vec![None; usize::from(map.chunks)],
-                bytes: 0,
-            }),
+        let bounds = Bounds {
+            parts: usize::from(MAX_CHUNKS),
+            size: map.len as usize,
         };
-        let part = &mut partial.parts[usize::from(chunk.index)];
-        if part.is_some() {
-            return Ok(());
-        }
-        if partial.bytes + chunk.data.len() > map.len as usize {
-            self.partial = None;
-            return Err(ChunkError::Size(chunk.data.len()));
-        }
-        partial.bytes += chunk.data.len();
-        *part = Some(chunk.data.clone());
-        if partial.parts.iter().all(Option::is_some) {
-            let partial = self.partial.take().expect("just filled");
-            let bytes: Vec<u8> = partial.parts.into_iter().flatten().flatten().collect();
-            let text = String::from_utf8(bytes).map_err(|_| ChunkError::Corrupt)?;
+        let size = chunk.data.len();
+        let whole = self
+            .partial
+            .add(
+                Started(now),
+                bounds,
+                Piece {
+                    key: map,
+                    index: usize::from(chunk.index),
+                    count: usize::from(map.chunks),
+                    part: chunk.data.clone(),
+                    size,
+                },
+            )
+            .map_err(|e| match e {
+                FragmentError::OutOfRange { .. } => bounds_error,
+                FragmentError::TooLarge { .. } => ChunkError::Size(size),
+            })?;
+        if let Some(parts) = whole {
+            let text = String::from_utf8(parts.concat()).map_err(|_| ChunkError::Corrupt)?;
             if text.len() != map.len as usize || map_id(&text) != map.id {
                 return Err(ChunkError::Corrupt);
             }
@@ -145,13 +131,7 @@ impl MapAssembler {
 
     /// Drops an incomplete map older than [`TIMEOUT`].
     pub fn expire(&mut self, now: Instant) {
-        if self
-            .partial
-            .as_ref()
-            .is_some_and(|p| now.saturating_duration_since(p.started) > TIMEOUT)
-        {
-            self.partial = None;
-        }
+        self.partial.expire(now, TIMEOUT);
     }
 
     /// The text of `map`, if it is complete; it is handed out once.
@@ -199,7 +179,7 @@ mod tests {
         assert_eq!(a.take(&map), None, "handed out once");
         // Late duplicates of a taken map start nothing.
         a.add(now, &chunks[1]).unwrap();
-        assert!(a.partial.is_none());
+        assert!(!a.partial.collecting());
     }
 
     #[test]
@@ -254,5 +234,29 @@ mod tests {
         a.add(later, &chunks[0]).unwrap();
         a.add(later, &chunks[1]).unwrap();
         assert!(a.take(&chunks[0].map).is_some());
+    }
+
+    /// A recording's keyframes hold a map being assembled as they did before the one
+    /// reassembler: the map, when it began, its chunks, their bytes.
+    #[test]
+    fn the_saved_form_is_unchanged() {
+        type Old = (
+            Option<(MapInfo, i64, Vec<Option<Vec<u8>>>, usize)>,
+            Option<(MapInfo, String)>,
+            Option<MapInfo>,
+        );
+        let base = Instant::now();
+        let chunks = split(&text(3000), 1000);
+        let mut a = MapAssembler::default();
+        a.add(base + Duration::from_millis(5), &chunks[1]).unwrap();
+        let mut bytes = Vec::new();
+        crate::net::instants::with_base(base, || crate::net::codec::encode_state(&a, &mut bytes))
+            .unwrap();
+        let (partial, complete, taken): Old = crate::net::codec::decode_state(&bytes).unwrap();
+        let (map, started_ns, parts, size) = partial.expect("a map being assembled");
+        assert_eq!(map, chunks[1].map);
+        assert_eq!(started_ns, 5_000_000);
+        assert_eq!(parts, [None, Some(chunks[1].data.clone()), None]);
+        assert_eq!((size, complete, taken), (1000, None, None));
     }
 }

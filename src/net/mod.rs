@@ -3,6 +3,7 @@
 pub mod codec;
 pub mod conditioner;
 pub mod delta;
+pub(crate) mod fragments;
 pub(crate) mod instants;
 pub mod map_chunks;
 pub mod protocol;

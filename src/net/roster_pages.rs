@@ -1,9 +1,11 @@
 //! The roster in pages, so that 256 players with long names never make a datagram
 //! larger than [`super::codec::MAX_SERVER_DATAGRAM`]: the server splits it by a byte
-//! budget, the client puts the pages of one serial back together.
+//! budget, the client puts the pages of one serial back together (both through
+//! `super::fragments`).
 #![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
 
 use super::codec;
+use super::fragments::{self, Bounds, Piece, Reassembler};
 use super::protocol::{RosterEntry, RosterPage};
 
 /// Bytes of entries one page may carry, leaving room for the page's own fields.
@@ -11,58 +13,79 @@ pub const PAGE_BUDGET: usize = codec::MAX_SERVER_DATAGRAM - 16;
 
 /// Splits `entries` into pages of at most [`PAGE_BUDGET`] bytes each (at least one page).
 pub fn split(serial: u16, entries: &[RosterEntry]) -> Vec<RosterPage> {
-    let mut groups: Vec<Vec<RosterEntry>> = vec![Vec::new()];
-    let mut used = 0;
-    for e in entries {
-        let len = codec::encoded_len(e);
-        let current = groups.last_mut().expect("never empty");
-        if used + len > PAGE_BUDGET && !current.is_empty() {
-            groups.push(Vec::new());
-            used = 0;
-        }
-        used += len;
-        groups.last_mut().expect("never empty").push(e.clone());
-    }
-    let parts = groups.len().min(usize::from(u8::MAX)) as u8;
-    groups
+    let mut pages = fragments::pack(entries.iter().map(codec::encoded_len), PAGE_BUDGET);
+    pages.truncate(usize::from(u8::MAX));
+    let parts = pages.len() as u8;
+    pages
         .into_iter()
-        .take(usize::from(parts))
         .enumerate()
-        .map(|(part, entries)| RosterPage {
+        .map(|(part, range)| RosterPage {
             serial,
             part: part as u8,
             parts,
-            entries,
+            entries: entries[range].to_vec(),
         })
         .collect()
 }
 
-/// Collects the pages of the newest roster; a page of another serial starts over.
-#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
-pub struct RosterPages {
-    serial: u16,
-    pages: Vec<Option<Vec<RosterEntry>>>,
-}
-
 /// Most entries a whole roster may have: one per player id.
 const MAX_ENTRIES: usize = 256;
+/// A roster is at most this: as many pages as a page's count can say, entries for
+/// every player id.
+const BOUNDS: Bounds = Bounds {
+    parts: u8::MAX as usize,
+    size: MAX_ENTRIES,
+};
+
+/// Collects the pages of the newest roster; a page of another serial starts over.
+/// Saved (in a recording's keyframes) as it always was, a serial and its pages.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct RosterPages {
+    #[serde(with = "saved")]
+    pages: Reassembler<u16, Vec<RosterEntry>>,
+}
 
 impl RosterPages {
-    /// Adds a page; the whole roster once its last page is in.
+    /// Adds a page; the whole roster once its last page is in. A page no honest server
+    /// sends is dropped. A roster has no timeout: a newer serial replaces it.
     pub fn add(&mut self, page: RosterPage) -> Option<Vec<RosterEntry>> {
-        if page.parts == 0 || page.part >= page.parts {
-            return None;
+        let piece = Piece {
+            key: page.serial,
+            index: usize::from(page.part),
+            count: usize::from(page.parts),
+            size: page.entries.len(),
+            part: page.entries,
+        };
+        let whole = self.pages.add((), BOUNDS, piece).ok()??;
+        Some(whole.concat())
+    }
+}
+
+/// The saved form: `(serial, pages)`, no pages when no roster is being collected.
+mod saved {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::{Reassembler, RosterEntry};
+
+    type Pages = Vec<Option<Vec<RosterEntry>>>;
+
+    pub(super) fn serialize<S: Serializer>(
+        r: &Reassembler<u16, Vec<RosterEntry>>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        let (serial, pages) = r.parts().map_or((0, &[][..]), |(k, p)| (*k, p));
+        (serial, pages).serialize(s)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Reassembler<u16, Vec<RosterEntry>>, D::Error> {
+        let (serial, pages) = <(u16, Pages)>::deserialize(d)?;
+        if pages.is_empty() {
+            return Ok(Reassembler::default());
         }
-        if page.serial != self.serial || self.pages.len() != usize::from(page.parts) {
-            self.serial = page.serial;
-            self.pages = vec![None; usize::from(page.parts)];
-        }
-        self.pages[usize::from(page.part)] = Some(page.entries);
-        if !self.pages.iter().all(Option::is_some) {
-            return None;
-        }
-        let all: Vec<RosterEntry> = self.pages.drain(..).flatten().flatten().collect();
-        (all.len() <= MAX_ENTRIES).then_some(all)
+        let size = pages.iter().flatten().map(Vec::len).sum();
+        Ok(Reassembler::resume(serial, (), pages, size))
     }
 }
 
@@ -110,5 +133,52 @@ mod tests {
         let mut bad = new[0].clone();
         bad.part = 5;
         assert!(r.add(bad).is_none());
+    }
+
+    /// A roster of more entries than there are player ids is dropped as soon as a page
+    /// takes it past the bound, not held until its last page.
+    #[test]
+    fn a_roster_past_its_bound_is_dropped_at_once() {
+        let mut r = RosterPages::default();
+        let page = |part, entries| RosterPage {
+            serial: 9,
+            part,
+            parts: 3,
+            entries,
+        };
+        assert!(r.add(page(0, roster(200))).is_none());
+        assert!(r.pages.collecting());
+        assert!(r.add(page(1, roster(100))).is_none());
+        assert!(!r.pages.collecting(), "300 entries held");
+        assert!(r.add(page(2, roster(1))).is_none());
+        let mut zero = page(0, roster(1));
+        zero.parts = 0;
+        assert!(r.add(zero).is_none());
+    }
+
+    /// A recording's keyframes hold the roster being collected as they always did, a
+    /// serial and its pages, so recordings made before the one reassembler replay.
+    #[test]
+    fn the_saved_form_is_a_serial_and_its_pages() {
+        let mut r = RosterPages::default();
+        let pages = split(4, &roster(255));
+        r.add(pages[1].clone());
+        let mut bytes = Vec::new();
+        codec::encode_state(&r, &mut bytes).unwrap();
+        let (serial, saved): (u16, Vec<Option<Vec<RosterEntry>>>) =
+            codec::decode_state(&bytes).unwrap();
+        assert_eq!(serial, 4);
+        assert_eq!(saved.len(), pages.len());
+        assert_eq!(saved[1].as_ref(), Some(&pages[1].entries));
+        let mut back: RosterPages = codec::decode_state(&bytes).unwrap();
+        let mut whole = None;
+        for p in pages.iter().filter(|p| p.part != 1) {
+            whole = back.add(p.clone());
+        }
+        assert_eq!(
+            whole,
+            Some(roster(255)),
+            "collecting goes on where it was saved"
+        );
     }
 }

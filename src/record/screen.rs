@@ -23,6 +23,7 @@ use crate::client::interactive::Outcome;
 use crate::client::session::{ClientSession, DrawnFrom};
 use crate::client::shell::{Flow, Modal, Screen, Shell};
 use crate::client::{Switch, Switches};
+use crate::lab::speed::Speed;
 use crate::sim::map::CELL;
 use crate::ui::timeline::{
     AT_SNAPSHOT_LEGEND, CorrectionPaths, LEGEND, PATHS_LEGEND, TIMELINE_ROWS, TimelineView,
@@ -30,7 +31,6 @@ use crate::ui::timeline::{
 };
 use crate::ui::{self, Theme};
 
-const SPEEDS: [f64; 7] = [0.1, 0.25, 0.5, 1.0, 1.5, 2.0, 4.0];
 /// A message on the status line goes after this long (a key press clears it sooner).
 const MESSAGE_SHOWN: Duration = Duration::from_secs(4);
 /// How often the picture is looked at while playing.
@@ -41,7 +41,7 @@ const PATHS_SHOWN: Duration = Duration::from_secs(2);
 /// The viewer's own state besides the player.
 struct Viewer {
     paused: bool,
-    speed: usize,
+    speed: Speed,
     /// Wall time and replay time when play last (re)started.
     anchor: (Instant, Duration),
     /// A message on the status line, and when it was set.
@@ -57,7 +57,7 @@ impl Viewer {
     fn new(player: &Player, now: Instant, message: String) -> Viewer {
         Viewer {
             paused: false,
-            speed: 3,
+            speed: Speed::default(),
             anchor: (now, player.at()),
             message,
             message_at: now,
@@ -83,7 +83,7 @@ impl Viewer {
         self.anchor.1
             + now
                 .duration_since(self.anchor.0)
-                .mul_f64(SPEEDS[self.speed])
+                .mul_f64(self.speed.factor())
     }
 }
 
@@ -201,9 +201,9 @@ fn on_key(player: &mut Player, v: &mut Viewer, code: KeyCode) -> anyhow::Result<
         }
         Do::Speed(faster) => {
             v.speed = if faster {
-                (v.speed + 1).min(SPEEDS.len() - 1)
+                v.speed.faster()
             } else {
-                v.speed.saturating_sub(1)
+                v.speed.slower()
             };
             pause = v.paused;
         }
@@ -372,7 +372,7 @@ fn status(player: &Player, v: &Viewer, width: usize) -> String {
     let stats = player.replayer().session().stats();
     let mut parts = vec![
         Part {
-            text: format!(" {state} {}x", SPEEDS[v.speed]),
+            text: format!(" {state} {}x", v.speed.factor()),
             drop: 0,
         },
         Part {

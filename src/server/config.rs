@@ -5,6 +5,7 @@ use std::ops::RangeInclusive;
 use std::time::Duration;
 
 use super::game::MatchConfig;
+use crate::bounds::{ConfigError, check};
 use crate::net::protocol::PROTOCOL_VERSION;
 use crate::sim::map::Map;
 
@@ -57,28 +58,6 @@ pub struct ServerConfig {
     pub bot_skill: u8,
     /// Maps, limits and lag compensation.
     pub game: MatchConfig,
-}
-
-/// A value outside its bounds: which one, and what it may be.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct ConfigError(String);
-
-/// `value` if it lies in `range`, else an error naming `what`.
-fn check<T: PartialOrd + std::fmt::Display>(
-    what: &str,
-    value: T,
-    range: &RangeInclusive<T>,
-) -> Result<(), ConfigError> {
-    if range.contains(&value) {
-        Ok(())
-    } else {
-        Err(ConfigError(format!(
-            "{what} must be from {} to {}, got {value}",
-            range.start(),
-            range.end()
-        )))
-    }
 }
 
 impl ServerConfig {

@@ -6,12 +6,19 @@ use std::net::SocketAddr;
 use std::time::Instant;
 
 use super::Server;
+use super::bots::FightBot;
 use super::delivery::Delivery;
 use super::interest::Interest;
 use super::reliable::EventQueue;
-use super::roster::Driver;
 use crate::net::protocol::{InputCounts, InputPacket, ReplayWindow, SessionKey};
 use crate::sim::world::PlayerId;
+
+/// Who makes a slot's commands: a client over the network, or a server bot.
+#[derive(Clone, Debug)]
+pub(crate) enum Driver {
+    Remote(Box<Connection>),
+    Bot(Box<FightBot>),
+}
 
 /// Input packets remembered as seen, so a late one is counted once.
 const WINDOW: u32 = 64;

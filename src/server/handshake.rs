@@ -7,8 +7,8 @@ use std::time::Instant;
 
 use super::Server;
 use super::connection::Connection;
+use super::connection::Driver;
 use super::cookie::{self, CookieError};
-use super::roster::Driver;
 use crate::net::codec;
 use crate::net::map_chunks::{self, MapAssembler};
 use crate::net::protocol::{

@@ -14,9 +14,6 @@ use crate::net::protocol::{
 };
 use crate::sim::world::PlayerId;
 
-/// Chat lines one client may send: a burst, then one a second.
-pub(super) const CHAT_BURST: f64 = 3.0;
-pub(super) const CHATS_PER_SEC: f64 = 1.0;
 /// "Not connected" answers one host may get: a client that lost its server needs one;
 /// its input packets keep coming at 30 a second until it hears it.
 pub(super) const NOT_CONNECTED_BURST: f64 = 4.0;

@@ -31,14 +31,15 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::time::Instant;
 
-use crate::net::protocol::{GameEvent, ServerMsg};
+use crate::net::protocol::{CHAT_RATE, GameEvent, ServerMsg};
 use crate::sim::map::Map;
 use crate::sim::world::{PlayerId, PlayerState, World};
 use bots::Situation;
+use connection::Driver;
 use cookie::CookieJar;
 use game::Match;
 use rate_limit::RateLimit;
-use roster::{Driver, Slot};
+use roster::Slot;
 
 pub use config::{PLAYER_LIMIT, ServerConfig};
 pub use intake::Refusals;
@@ -110,7 +111,7 @@ impl Server {
                 handshake::DISCOVERS_PER_SEC,
                 handshake::DISCOVER_BURST,
             ),
-            chat_limit: RateLimit::per_socket(intake::CHATS_PER_SEC, intake::CHAT_BURST),
+            chat_limit: RateLimit::per_socket(CHAT_RATE.per_sec, CHAT_RATE.burst),
             not_connected_limit: RateLimit::per_host(
                 intake::NOT_CONNECTED_PER_SEC,
                 intake::NOT_CONNECTED_BURST,

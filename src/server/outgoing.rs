@@ -53,7 +53,7 @@ mod tests {
     use super::*;
     use crate::net::protocol::GameEvent;
     use crate::server::ServerConfig;
-    use crate::server::roster::Driver;
+    use crate::server::connection::Driver;
     use crate::sim::map::Map;
 
     fn pending(server: &Server) -> Vec<u32> {

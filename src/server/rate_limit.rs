@@ -17,6 +17,8 @@ use std::collections::{BTreeSet, HashMap};
 use std::net::{IpAddr, SocketAddr};
 use std::time::{Duration, Instant};
 
+use crate::net::protocol::Rate;
+
 /// Sources tracked at most. Each entry costs about 100 bytes (map plus order index).
 pub const MAX_TRACKED: usize = 16_384;
 
@@ -43,8 +45,7 @@ struct Bucket {
 
 #[derive(Debug)]
 pub struct RateLimit {
-    per_sec: f64,
-    burst: f64,
+    rate: Rate,
     keying: Keying,
     capacity: usize,
     buckets: HashMap<Source, Bucket>,
@@ -69,8 +70,7 @@ impl RateLimit {
             "a limit must let something through"
         );
         RateLimit {
-            per_sec,
-            burst,
+            rate: Rate { per_sec, burst },
             keying,
             capacity,
             buckets: HashMap::new(),
@@ -98,19 +98,19 @@ impl RateLimit {
         let bucket = match self.buckets.get(&source) {
             Some(b) => {
                 self.by_full_at.remove(&(b.full_at, source));
-                let refill = now.saturating_duration_since(b.at).as_secs_f64() * self.per_sec;
-                (b.tokens + refill).min(self.burst)
+                let secs = now.saturating_duration_since(b.at).as_secs_f64();
+                self.rate.refill(b.tokens, secs)
             }
             None => {
                 if self.buckets.len() >= self.capacity {
                     self.evict_one();
                 }
-                self.burst
+                self.rate.burst
             }
         };
         let allowed = bucket >= 1.0;
         let tokens = if allowed { bucket - 1.0 } else { bucket };
-        let full_at = now + Duration::from_secs_f64((self.burst - tokens) / self.per_sec);
+        let full_at = now + Duration::from_secs_f64((self.rate.burst - tokens) / self.rate.per_sec);
         self.buckets.insert(
             source,
             Bucket {

@@ -7,17 +7,11 @@ use std::time::Instant;
 use super::bots::FightBot;
 use super::commands::CommandQueue;
 use super::config::PLAYER_LIMIT;
-use super::connection::Connection;
+use super::connection::{Connection, Driver};
 use super::{Server, ServerEvent};
 use crate::net::protocol::{GameEvent, MAX_NAME_CHARS, RosterEntry, ServerMsg};
 use crate::net::roster_pages;
 use crate::sim::world::PlayerId;
-
-#[derive(Clone, Debug)]
-pub(crate) enum Driver {
-    Remote(Box<Connection>),
-    Bot(Box<FightBot>),
-}
 
 #[derive(Clone, Debug)]
 pub(crate) struct Slot {

@@ -16,8 +16,8 @@ use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
 use super::Server;
+use super::connection::Driver;
 use super::interest::IdSet;
-use super::roster::Driver;
 use crate::net::protocol::{PlayerSnap, ServerMsg, Snapshot, SnapshotDelta};
 use crate::net::{codec, delta};
 use crate::sim::world::PlayerId;

@@ -490,7 +490,7 @@ pub(crate) const LAB: &[Row<Lab>] = {
                     key(Char('>'), Speed(true)),
                 ],
                 "speed",
-                Some("speed: 0.1x, 0.25x, 0.5x, 1x, 1.5x, 2x (shown on the top line)"),
+                Some("speed: 0.1x, 0.25x, 0.5x, 1x, 1.5x, 2x, 4x (shown on the top line)"),
             ),
             &["< > speed"],
         ),

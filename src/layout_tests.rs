@@ -1,0 +1,150 @@
+//! The module layout, checked: no two sibling modules import each other. A shared item
+//! goes down into the lower of the two (or a third file both import), so each folder's
+//! files stack in floors that can be read bottom up.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// The code of a file up to its test module (tests may reach anywhere), without
+/// comments (a doc link is no import).
+fn non_test_code(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let code = match text.find("#[cfg(test)]") {
+        Some(at) => &text[..at],
+        None => &text,
+    };
+    code.lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A file of tests (`tests.rs`, `format_tests.rs`, ...).
+fn is_tests(path: &Path) -> bool {
+    path.file_stem()
+        .and_then(|s| s.to_str())
+        .is_some_and(|s| s.contains("tests"))
+}
+
+/// Every `.rs` file under `dir` but files of tests.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("src is readable").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") && !is_tests(&path) {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// The names in `text` that follow `prefix` (`crate::server::` gives `roster`, ...).
+fn names_after(text: &str, prefix: &str, into: &mut BTreeSet<String>) {
+    for (at, _) in text.match_indices(prefix) {
+        let rest = &text[at + prefix.len()..];
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if !name.is_empty() {
+            into.insert(name);
+        }
+        // `use super::{a, b::C}`: every name in the braces.
+        if let Some(group) = rest.strip_prefix('{') {
+            let group = &group[..group.find('}').unwrap_or(group.len())];
+            for part in group.split(',') {
+                let name: String = part
+                    .trim()
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                if !name.is_empty() {
+                    into.insert(name);
+                }
+            }
+        }
+    }
+}
+
+/// For the folder module at `dir` (`crate::` + `path`), each child module and the
+/// sibling modules its non-test code names.
+fn sibling_imports(dir: &Path, path: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let mut children: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for entry in std::fs::read_dir(dir).expect("a module folder").flatten() {
+        let p = entry.path();
+        let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+        let files = if p.is_dir() {
+            rust_files(&p)
+        } else if p.extension().is_some_and(|e| e == "rs") && stem != "mod" && !is_tests(&p) {
+            vec![p.clone()]
+        } else {
+            continue;
+        };
+        // `app.rs` and `app/` are one module.
+        let (name, named) = (
+            stem.to_owned(),
+            children.entry(stem.to_owned()).or_default(),
+        );
+        for file in &files {
+            let text = non_test_code(file);
+            names_after(&text, &format!("crate::{path}::"), named);
+            if *file == p {
+                names_after(&text, "super::", named);
+            }
+        }
+        let _ = name;
+    }
+    let names: BTreeSet<String> = children.keys().cloned().collect();
+    children
+        .into_iter()
+        .map(|(name, named)| {
+            let siblings = named
+                .into_iter()
+                .filter(|n| *n != name && names.contains(n))
+                .collect();
+            (name, siblings)
+        })
+        .collect()
+}
+
+/// Four pairs once imported each other: `server::connection` and `server::roster`
+/// (`Driver` is now in `connection`), `cli::args` and `cli::config` (`default_name` is
+/// in `cli::player_name`), `cli::args` and `cli::lab` (`LabArgs` is in `args/lab.rs`),
+/// `bench::net` and `bench::relay` (`UDP_IPV4_HEADER` is in `relay`).
+#[test]
+fn no_two_sibling_modules_import_each_other() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut folders = vec![(src.clone(), String::new())];
+    let mut cycles = Vec::new();
+    while let Some((dir, path)) = folders.pop() {
+        for entry in std::fs::read_dir(&dir).expect("src is readable").flatten() {
+            let p = entry.path();
+            if p.is_dir() {
+                let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+                let sub = if path.is_empty() {
+                    name.to_owned()
+                } else {
+                    format!("{path}::{name}")
+                };
+                folders.push((p, sub));
+            }
+        }
+        if path.is_empty() {
+            continue;
+        }
+        let imports = sibling_imports(&dir, &path);
+        for (a, names) in &imports {
+            for b in names {
+                if a < b && imports.get(b).is_some_and(|n| n.contains(a)) {
+                    cycles.push(format!("{path}::{a} <-> {path}::{b}"));
+                }
+            }
+        }
+    }
+    assert!(
+        cycles.is_empty(),
+        "modules that import each other: {cycles:?}"
+    );
+}
