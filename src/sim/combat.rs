@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::map::{CELL, Map};
-use super::world::{HALF, PlayerId, PlayerState};
+use super::world::{Command, HALF, PlayerId, PlayerState};
 
 pub(crate) const MAX_HEALTH: i16 = 100;
 
@@ -24,8 +24,6 @@ impl Weapon {
     pub const ALL: [Weapon; 2] = [Weapon::Blaster, Weapon::Rail];
     /// Bits a weapon index takes in a packed field (the wire's flag bytes check it).
     pub const INDEX_BITS: u32 = usize::BITS - (Self::ALL.len() - 1).leading_zeros();
-    /// The highest index a command may carry.
-    pub const MAX_INDEX: u8 = (Self::ALL.len() - 1) as u8;
 
     /// The weapon at index `i`; any other byte is the blaster.
     pub(crate) fn from_index(i: u8) -> Weapon {

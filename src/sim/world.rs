@@ -84,6 +84,10 @@ pub struct Command {
 }
 
 impl Command {
+    /// How many weapons a command may ask for: `combat::Weapon::ALL`'s length, which
+    /// checks it (this module is below `combat` and cannot name the list).
+    pub const WEAPONS: u8 = 2;
+
     pub const fn moving(buttons: Buttons) -> Command {
         Command {
             buttons,
@@ -96,7 +100,7 @@ impl Command {
     pub fn sanitized(self) -> Command {
         Command {
             buttons: Buttons::from_bits_truncate(self.buttons.bits()),
-            weapon: self.weapon.min(crate::sim::combat::Weapon::MAX_INDEX),
+            weapon: self.weapon.min(Self::WEAPONS - 1),
             aim: self.aim % 8,
         }
     }
