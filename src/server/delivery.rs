@@ -412,4 +412,19 @@ mod tests {
             "smoothed round trip {srtt:?}"
         );
     }
+
+    // A cut before a second of acknowledgements was in fell back to the rate in force,
+    // 512 KB/s at the start: the first loss cut behind a thin link changed nothing.
+    #[test]
+    fn a_cut_in_the_first_second_comes_down_to_what_was_delivered() {
+        let mut d = Delivery::default();
+        let start = Instant::now();
+        for i in 0..4u32 {
+            d.sent(start + PERIOD * i, i, 120);
+        }
+        // Tick 3 arrives 200 ms after the first went; the client found two missing.
+        d.acked(start + Duration::from_millis(200), 1, Some(0));
+        d.acked(start + Duration::from_millis(210), 3, Some(2));
+        assert!(d.rate < 2000.0, "rate {:.0} B/s after the cut", d.rate);
+    }
 }

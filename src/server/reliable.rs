@@ -5,6 +5,7 @@ use std::collections::VecDeque;
 
 use crate::net::codec;
 use crate::net::protocol::GameEvent;
+use crate::sim::world::PlayerId;
 
 /// Unacknowledged events carried by one snapshot at most, oldest first (fewer when their
 /// bytes would not fit the datagram).
@@ -63,19 +64,30 @@ impl EventQueue {
     /// An event too large for any datagram (a bug) is taken anyway, alone: its encode
     /// failure is counted and logged, and it stays queued, rather than stalling the queue
     /// without a word.
-    pub(crate) fn for_snapshot(&self, budget: usize) -> Vec<(u32, GameEvent)> {
+    ///
+    /// Events keep their order (the client applies them in seq order), so priority
+    /// works by size: when the oldest do not all fit, a bolt of another player than
+    /// `me` whose end is queued too goes as that end (a few bytes, and nothing to fly
+    /// late), so the kills, hits and chat behind it reach the client sooner. The
+    /// client's own bolts stay whole: it checks its predicted shots against them.
+    pub(crate) fn for_snapshot(&self, budget: usize, me: PlayerId) -> Vec<(u32, GameEvent)> {
+        let window = || self.pending.iter().take(EVENTS_PER_SNAPSHOT);
+        let whole: usize = window().map(codec::encoded_len).sum();
+        let compact = |(seq, e): &(u32, GameEvent)| match e {
+            GameEvent::Shot(p) if whole > budget && p.owner != me => window()
+                .find(|(_, later)| matches!(later, GameEvent::ShotEnd { id, .. } if *id == p.id))
+                .map_or_else(|| (*seq, e.clone()), |(_, end)| (*seq, end.clone())),
+            _ => (*seq, e.clone()),
+        };
         let mut left = budget;
-        let fitting: Vec<(u32, GameEvent)> = self
-            .pending
-            .iter()
-            .take(EVENTS_PER_SNAPSHOT)
+        let fitting: Vec<(u32, GameEvent)> = window()
+            .map(compact)
             .take_while(|e| {
-                let len = codec::encoded_len(*e);
+                let len = codec::encoded_len(e);
                 let fits = len <= left;
                 left = left.saturating_sub(len);
                 fits
             })
-            .cloned()
             .collect();
         match self.pending.front() {
             Some(first) if fitting.is_empty() && codec::encoded_len(first) > MAX_EVENT_BYTES => {

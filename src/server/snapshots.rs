@@ -27,6 +27,11 @@ use crate::sim::world::PlayerId;
 const SNAPSHOT_HISTORY: u32 = 32;
 /// Player ids whose snapshots go out on the same ticks.
 pub(super) const TURN_GROUP: u32 = 8;
+/// A baseline older than this is not used: the snapshot goes whole and becomes the
+/// fresh baseline. Behind a thin link acknowledgements come late, and a delta against
+/// a second-old world costs nearly what the whole one does while it keeps the next
+/// deltas tied to an ever older baseline.
+const BASELINE_MAX_AGE: Duration = Duration::from_secs(1);
 /// The client's clock is echoed (for its RTT) in one snapshot in this many.
 const ECHO_EVERY: u32 = 4;
 /// Loss counts go out with one snapshot in this many: enough for a statistic.
@@ -90,9 +95,12 @@ impl Server {
         // same body: encode it once.
         let mut bodies: HashMap<(Option<(u32, IdSet)>, IdSet), SnapshotDelta> = HashMap::new();
         let mut out = Vec::new();
+        let max_age =
+            (BASELINE_MAX_AGE.as_secs_f64() * f64::from(self.config.tick_rate)).round() as u32;
         let remotes = self.remotes().filter(|(s, _)| due(s.id));
         for ((slot, c), set) in remotes.zip(sets) {
-            let base = c.acked_tick.and_then(|t| {
+            let fresh = c.acked_tick.filter(|t| tick.saturating_sub(*t) <= max_age);
+            let base = fresh.and_then(|t| {
                 let players = self.history.get(t)?;
                 Some((t, players, *c.interest.sent_at(t)?))
             });
@@ -127,12 +135,12 @@ impl Server {
             let capped = c.delivery.byte_cap().min(codec::MAX_SERVER_DATAGRAM);
             let budget = capped.saturating_sub(used);
             if let ServerMsg::Snapshot(m) = &mut msg {
-                m.events = c.events.for_snapshot(budget);
+                m.events = c.events.for_snapshot(budget, slot.id);
                 if m.events.is_empty() {
                     // The oldest event goes alone when it is larger than the cap leaves:
                     // a cap may slow the events, never stall them.
                     let room = codec::MAX_SERVER_DATAGRAM.saturating_sub(used);
-                    m.events = c.events.for_snapshot(room);
+                    m.events = c.events.for_snapshot(room, slot.id);
                     m.events.truncate(1);
                 }
                 // The own body says whether every pending event came along (the client
