@@ -113,3 +113,60 @@ impl EventQueue {
         self.pending.iter().map(|(seq, _)| *seq).collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::combat::{Projectile, Weapon};
+
+    fn shot(id: u16, owner: PlayerId) -> GameEvent {
+        GameEvent::Shot(Projectile {
+            id,
+            owner,
+            born: 1000,
+            x: 123_456,
+            y: 654_321,
+            vx: 1500,
+            vy: -1500,
+        })
+    }
+
+    fn end(id: u16) -> GameEvent {
+        GameEvent::ShotEnd {
+            id,
+            tick: 1010,
+            hit: Some(3),
+        }
+    }
+
+    const KILL: GameEvent = GameEvent::Kill {
+        killer: 2,
+        victim: 3,
+        weapon: Weapon::Blaster,
+    };
+
+    // Under the byte cap every unacknowledged bolt went whole ahead of the kill behind
+    // it, though each had ended already: the kill waited for snapshots of dead bolts.
+    #[test]
+    fn under_the_cap_ended_bolts_of_others_go_as_their_ends_and_the_kill_fits() {
+        let mut q = EventQueue::default();
+        q.push(&[shot(1, 2), shot(2, 2), end(1), end(2), KILL]);
+        let whole: usize = q.pending.iter().map(codec::encoded_len).sum();
+        let budget = whole - 8;
+        let sent = q.for_snapshot(budget, 5);
+        let seqs: Vec<u32> = sent.iter().map(|(s, _)| *s).collect();
+        assert_eq!(seqs, [1, 2, 3, 4, 5], "in order, the kill included");
+        assert_eq!(sent[0].1, end(1));
+        assert_eq!(sent[1].1, end(2));
+        assert_eq!(sent[4].1, KILL);
+
+        // The client's own bolts stay whole: it checks its predicted shots by them.
+        let mine = q.for_snapshot(budget, 2);
+        assert_eq!(mine[0].1, shot(1, 2));
+
+        // Room for all: nothing changes (a bolt that ended at once is still drawn).
+        let all = q.for_snapshot(whole, 5);
+        assert_eq!(all[0].1, shot(1, 2));
+        assert_eq!(all.len(), 5);
+    }
+}

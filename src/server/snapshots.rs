@@ -182,3 +182,77 @@ impl Server {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::*;
+    use crate::server::ServerConfig;
+    use crate::sim::map::Map;
+
+    /// Ticks `server` `ticks` times; the snapshots its one client got: tick, baseline age.
+    fn run(server: &mut Server, now: &mut Instant, ticks: u32) -> Vec<(u32, u8)> {
+        let mut got = Vec::new();
+        for _ in 0..ticks {
+            *now += Duration::from_secs(1) / u32::from(server.config.tick_rate);
+            server.tick(*now);
+            for (_, msg) in server.outbox.drain(..) {
+                if let ServerMsg::Snapshot(s) = msg {
+                    got.push((s.tick, s.baseline_age));
+                }
+            }
+        }
+        got
+    }
+
+    fn acknowledge(server: &mut Server, tick: u32) {
+        for slot in &mut server.slots {
+            if let Driver::Remote(c) = &mut slot.driver {
+                c.acked_tick = Some(tick);
+            }
+        }
+    }
+
+    /// Ticks `server` until its one client gets a snapshot: its tick and baseline age.
+    fn next_snapshot(server: &mut Server, now: &mut Instant) -> (u32, u8) {
+        loop {
+            if let Some(&s) = run(server, now, 1).first() {
+                return s;
+            }
+        }
+    }
+
+    // Behind a thin link acknowledgements come late, and deltas went against baselines
+    // as old as the history held (1.6 s), each next one tied to the same old world.
+    #[test]
+    fn a_baseline_older_than_a_second_gives_way_to_a_whole_snapshot() {
+        let mut server = Server::new(ServerConfig::new(Map::builtin("duel").unwrap()));
+        let mut now = Instant::now();
+        let addr = "127.0.0.1:4000".parse().unwrap();
+        server.join_in_process(now, addr, "ann").unwrap();
+        let rate = u32::from(server.config.tick_rate);
+        let mut sent = run(&mut server, &mut now, 2 * rate);
+        let interval = server.config.snapshot_interval();
+
+        // A recent acknowledgement (100 ms): the next snapshot is a delta against it.
+        let newest = sent.last().unwrap().0;
+        let recent = newest - rate / 10 + interval;
+        acknowledge(&mut server, recent);
+        let next = next_snapshot(&mut server, &mut now);
+        assert_eq!(next.0 - u32::from(next.1), recent, "{next:?}");
+        sent.push(next);
+
+        // One 1.2 s old at the next snapshot (still in the history): it goes whole.
+        let due = next.0 + interval;
+        let old = sent
+            .iter()
+            .map(|(t, _)| *t)
+            .rfind(|t| due - t >= rate * 6 / 5)
+            .unwrap();
+        acknowledge(&mut server, old);
+        let next = next_snapshot(&mut server, &mut now);
+        assert_eq!(next.0, due);
+        assert_eq!(next.1, 0, "a delta against tick {old} in {next:?}");
+    }
+}
