@@ -286,3 +286,37 @@ fn a_fight_through_a_thin_drop_tail_link_degrades_gracefully() {
     }
     panic!("three attempts failed:\n{}", seen.join("\n"));
 }
+
+// The join's burst (the welcome and the map's 1 KB chunks, all sent again on each
+// connect the client repeats every 250 ms) overflowed a thin link's queue round after
+// round.
+#[test]
+#[ignore = "slow tier: .ci/run runs it with --ignored"]
+fn a_join_through_a_thin_drop_tail_link_completes_within_seconds() {
+    const PLAY: f64 = 2.0;
+    // A join, a short play and a leave, ending through a thin link: this much more.
+    const JOIN_BOUND: f64 = 6.0;
+    let server = start_server(&["--bots", "15", "--bot-skill", "3", "--map", "warehouse"]);
+    let to = SocketAddr::from(([127, 0, 0, 1], server.port));
+    let relay = Bottleneck::start(to, THIN_KBPS, THIN_QUEUE_BYTES);
+    let report = temp_report("thin-join");
+    let started = Instant::now();
+    let client = headless_join(relay.addr.port(), &PLAY.to_string())
+        .args(["--bot", "wander", "--name", "joiner", "--report"])
+        .arg(&report)
+        .spawn()
+        .expect("client starts");
+    let r = finish(client, report);
+    let wall = started.elapsed().as_secs_f64();
+    let down = relay.counts().down;
+    eprintln!(
+        "join through the thin link: {wall:.1} s in all for {PLAY} s of play; down offered \
+         {} B in {} datagrams, carried {} B, dropped {}",
+        down.offered_bytes, down.offered, down.carried_bytes, down.dropped
+    );
+    assert_eq!(r["joined"], true, "{r}");
+    assert!(
+        wall <= PLAY + JOIN_BOUND,
+        "{wall:.1} s for a join and {PLAY} s of play: {r}"
+    );
+}

@@ -33,6 +33,12 @@ pub(crate) const QUEUE_TARGET: Duration = Duration::from_millis(150);
 /// or two, but held a crowded LAN game's snapshots back at the join.) The first cut
 /// comes down to what the link delivered, however high the rate was.
 const MAX_RATE: f64 = 512_000.0;
+/// The join's burst goes again at this rate (bytes a second) when the client repeats
+/// its connect, and at half of it for each repeat after: a 12 kbit/s link carries
+/// 1,500.
+const JOIN_RATE: f64 = 4000.0;
+/// The largest datagram the server sends, which a bucket must be able to pass.
+const MAX_DATAGRAM: f64 = 1200.0;
 /// The rate never goes below this (bytes a second), so a client on a hopeless link
 /// still gets a few snapshots a second.
 const MIN_RATE: f64 = 300.0;
@@ -149,6 +155,36 @@ impl Delivery {
         self.withheld_total += 1;
         self.last_withheld = Some(now);
         false
+    }
+
+    /// The client repeated its connect request: the join's burst overflowed its link.
+    /// Before anything is known of the link the burst goes again at [`JOIN_RATE`];
+    /// each further repeat halves the rate.
+    pub(crate) fn join_repeated(&mut self, now: Instant) {
+        self.rate = if self.rate >= MAX_RATE {
+            JOIN_RATE
+        } else {
+            (self.rate / 2.0).max(MIN_RATE)
+        };
+        self.tokens = self.tokens.min(0.0);
+        self.refilled = Some(now);
+        self.last_withheld = Some(now);
+    }
+
+    /// Whether `bytes` of the join's burst may go now (and takes them if so): the
+    /// bucket holds a tenth of a second of the rate, at least one largest datagram.
+    pub(crate) fn take(&mut self, now: Instant, bytes: usize) -> bool {
+        let depth = (self.rate * 0.1).max(MAX_DATAGRAM);
+        let elapsed = self
+            .refilled
+            .map_or(depth, |t| self.rate * (now - t).as_secs_f64());
+        self.tokens = (self.tokens + elapsed).min(depth);
+        self.refilled = Some(now);
+        if self.tokens < 0.0 {
+            return false;
+        }
+        self.tokens -= bytes as f64;
+        true
     }
 
     /// The most bytes the next snapshot should take.

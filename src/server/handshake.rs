@@ -43,14 +43,60 @@ impl Server {
         }
     }
 
-    /// The welcome, and the map in chunks after it: all of it again whenever the client
-    /// repeats its connect request (so lost parts are resent).
+    /// The welcome, and the map in chunks after it, at once: a LAN takes them in a
+    /// moment.
     fn send_welcome(&mut self, to: SocketAddr, id: u8) {
-        let welcome = self.welcome(id);
-        self.outbox.push((to, welcome));
+        let burst = self.join_burst(id);
+        self.outbox.extend(burst.into_iter().map(|m| (to, m)));
+    }
+
+    /// The welcome and the map's chunks.
+    fn join_burst(&self, id: u8) -> Vec<ServerMsg> {
         let chunks = map_chunks::split(self.map.text(), map_chunks::WELCOME_CHUNK_BYTES);
-        self.outbox
-            .extend(chunks.into_iter().map(|c| (to, ServerMsg::MapChunk(c))));
+        std::iter::once(self.welcome(id))
+            .chain(chunks.into_iter().map(ServerMsg::MapChunk))
+            .collect()
+    }
+
+    /// The client repeated its connect: part of the welcome or the map was lost, most
+    /// likely to a link that holds less than the burst (a 12 kbit/s link queues about
+    /// one chunk). It all goes again, paced by the client's delivery bucket at a rate
+    /// that halves on each repeat; a repeat while the last round is still going is
+    /// ignored (the client asks every 250 ms whatever arrives).
+    fn resend_welcome(&mut self, id: u8, now: Instant) {
+        let burst = self.join_burst(id);
+        let Some(Driver::Remote(c)) = self
+            .slots
+            .iter_mut()
+            .find(|s| s.id == id)
+            .map(|s| &mut s.driver)
+        else {
+            return;
+        };
+        if c.join_burst.is_empty() {
+            c.delivery.join_repeated(now);
+            c.join_burst.extend(burst);
+        }
+    }
+
+    /// Sends what each client's paced join burst may send now.
+    pub(super) fn send_join_bursts(&mut self, now: Instant) {
+        let mut out = Vec::new();
+        for slot in &mut self.slots {
+            let Driver::Remote(c) = &mut slot.driver else {
+                continue;
+            };
+            while let Some(msg) = c.join_burst.front() {
+                let bytes = codec::encoded_len_server(msg);
+                if !c.delivery.take(now, bytes) {
+                    break;
+                }
+                if let Some(msg) = c.join_burst.pop_front() {
+                    out.push((c.addr, msg));
+                }
+            }
+        }
+        self.outbox.extend(out);
     }
 
     fn welcome(&self, id: u8) -> ServerMsg {
@@ -101,7 +147,7 @@ impl Server {
                 .remotes()
                 .any(|(s, c)| s.id == id && c.addr == from && c.session.same_as(&session));
             if here {
-                self.send_welcome(from, id);
+                self.resend_welcome(id, now);
             } else {
                 self.refusals.bad_cookie += 1;
             }

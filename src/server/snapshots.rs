@@ -74,7 +74,9 @@ impl Server {
             Duration::from_secs_f64(f64::from(interval) / f64::from(self.config.tick_rate.max(1)));
         let mut allowed: HashMap<PlayerId, u8> = HashMap::new();
         for slot in self.slots.iter_mut().filter(|s| on_turn(s.id)) {
+            // A client whose join is being sent again at a pace gets that first.
             if let Driver::Remote(c) = &mut slot.driver
+                && c.join_burst.is_empty()
                 && c.delivery.allow(now, period)
             {
                 allowed.insert(slot.id, c.delivery.take_withheld());
