@@ -75,6 +75,7 @@ impl EventQueue {
         let whole: usize = window().map(codec::encoded_len).sum();
         let compact = |(seq, e): &(u32, GameEvent)| match e {
             GameEvent::Shot(p) if whole > budget && p.owner != me => window()
+                .skip_while(|(later, _)| later <= seq)
                 .find(|(_, later)| matches!(later, GameEvent::ShotEnd { id, .. } if *id == p.id))
                 .map_or_else(|| (*seq, e.clone()), |(_, end)| (*seq, end.clone())),
             _ => (*seq, e.clone()),
