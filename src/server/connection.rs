@@ -2,6 +2,7 @@
 //! input packets received (its loss figures), its snapshot baseline and its reliable
 //! events. [`Server::on_input`] feeds it.
 
+use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::time::Instant;
 
@@ -10,7 +11,7 @@ use super::bots::FightBot;
 use super::delivery::Delivery;
 use super::interest::Interest;
 use super::reliable::EventQueue;
-use crate::net::protocol::{InputCounts, InputPacket, ReplayWindow, SessionKey};
+use crate::net::protocol::{InputCounts, InputPacket, ReplayWindow, ServerMsg, SessionKey};
 use crate::sim::world::PlayerId;
 
 /// Who makes a slot's commands: a client over the network, or a server bot.
@@ -46,6 +47,10 @@ pub(crate) struct Connection {
     /// What its link delivers: how many snapshot bytes it may be sent. (It and the
     /// interest are boxed: a connection is large beside a bot's slot.)
     pub(crate) delivery: Box<Delivery>,
+    /// The welcome and the map's chunks, sent again at a pace after the client
+    /// repeated its connect (its link lost some): they go as the delivery bucket lets
+    /// them, and no snapshot goes before them.
+    pub(crate) join_burst: VecDeque<ServerMsg>,
 }
 
 /// Input packets received, each counted once, late ones too: reordering is not taken
@@ -98,6 +103,7 @@ impl Connection {
             events: EventQueue::default(),
             rtt_ms: 0,
             delivery: Box::default(),
+            join_burst: VecDeque::new(),
         }
     }
 

@@ -33,6 +33,12 @@ pub(crate) const QUEUE_TARGET: Duration = Duration::from_millis(150);
 /// or two, but held a crowded LAN game's snapshots back at the join.) The first cut
 /// comes down to what the link delivered, however high the rate was.
 const MAX_RATE: f64 = 512_000.0;
+/// The join's burst goes again at this rate (bytes a second) when the client repeats
+/// its connect, and at half of it for each repeat after: a 12 kbit/s link carries
+/// 1,500.
+const JOIN_RATE: f64 = 4000.0;
+/// The largest datagram the server sends, which a bucket must be able to pass.
+const MAX_DATAGRAM: f64 = 1200.0;
 /// The rate never goes below this (bytes a second), so a client on a hopeless link
 /// still gets a few snapshots a second.
 const MIN_RATE: f64 = 300.0;
@@ -41,6 +47,11 @@ const CUT: f64 = 0.85;
 /// ...and after loss this share: what was "delivered" then counts the lost snapshots
 /// too (only the newest tick is acknowledged), so the cut must be deeper.
 const LOSS_CUT: f64 = 0.7;
+/// The first cut goes this far below what was delivered, so the queue the start
+/// filled drains and the path's own round trip can be measured.
+const DRAIN: f64 = 0.5;
+/// The rate does not grow while that queue drains, for at most this long.
+const DRAIN_FOR: Duration = Duration::from_secs(3);
 /// Growth per acknowledgement while the rate is what holds snapshots back.
 const GROW_SHARE: f64 = 0.01;
 const GROW_BYTES: f64 = 8.0;
@@ -86,6 +97,9 @@ pub(crate) struct Delivery {
     tokens: f64,
     refilled: Option<Instant>,
     last_cut: Option<Instant>,
+    first_sent: Option<Instant>,
+    /// Until when the first cut drains the queue the start filled.
+    draining: Option<Instant>,
     /// The queueing delay that caused the last cut, while it lasts.
     cut_queue: Option<Duration>,
     /// Snapshots held back since the last one sent (told to the client), and in all.
@@ -111,6 +125,8 @@ impl Default for Delivery {
             tokens: 0.0,
             refilled: None,
             last_cut: None,
+            first_sent: None,
+            draining: None,
             cut_queue: None,
             withheld: 0,
             withheld_total: 0,
@@ -141,6 +157,36 @@ impl Delivery {
         false
     }
 
+    /// The client repeated its connect request: the join's burst overflowed its link.
+    /// Before anything is known of the link the burst goes again at [`JOIN_RATE`];
+    /// each further repeat halves the rate.
+    pub(crate) fn join_repeated(&mut self, now: Instant) {
+        self.rate = if self.rate >= MAX_RATE {
+            JOIN_RATE
+        } else {
+            (self.rate / 2.0).max(MIN_RATE)
+        };
+        self.tokens = self.tokens.min(0.0);
+        self.refilled = Some(now);
+        self.last_withheld = Some(now);
+    }
+
+    /// Whether `bytes` of the join's burst may go now (and takes them if so): the
+    /// bucket holds a tenth of a second of the rate, at least one largest datagram.
+    pub(crate) fn take(&mut self, now: Instant, bytes: usize) -> bool {
+        let depth = (self.rate * 0.1).max(MAX_DATAGRAM);
+        let elapsed = self
+            .refilled
+            .map_or(depth, |t| self.rate * (now - t).as_secs_f64());
+        self.tokens = (self.tokens + elapsed).min(depth);
+        self.refilled = Some(now);
+        if self.tokens < 0.0 {
+            return false;
+        }
+        self.tokens -= bytes as f64;
+        true
+    }
+
     /// The most bytes the next snapshot should take.
     pub(crate) fn byte_cap(&self) -> usize {
         ((self.rate * CAP_SECS) as usize).max(MIN_CAP)
@@ -153,6 +199,7 @@ impl Delivery {
 
     /// A snapshot of `tick` and `bytes` went out at `now`.
     pub(crate) fn sent(&mut self, now: Instant, tick: u32, bytes: usize) {
+        self.first_sent.get_or_insert(now);
         self.tokens -= bytes as f64;
         if self.sent.len() == SENT_KEPT {
             self.sent.pop_front();
@@ -222,8 +269,23 @@ impl Delivery {
         {
             return false;
         }
-        let delivered = self.delivery_rate().unwrap_or(self.rate);
+        let delivered = self
+            .delivery_rate()
+            .or_else(|| self.delivered_since_start(now))
+            .unwrap_or(self.rate);
+        let first = self.last_cut.is_none();
+        let share = if first { DRAIN } else { share };
         self.rate = (self.rate.min(delivered) * share).max(MIN_RATE);
+        if first {
+            // Every round trip so far was measured behind the queue the start filled:
+            // the shortest is learnt again while it drains.
+            self.min_rtt = [None; 2];
+            self.window_start = None;
+            // At half the rate a queue drains in twice its length, which is at most
+            // about the round trip.
+            let queue = self.srtt.unwrap_or(DRAIN_FOR) * 2;
+            self.draining = Some(now + queue.min(DRAIN_FOR));
+        }
         self.tokens = self.tokens.min(0.0);
         self.last_cut = Some(now);
         true
@@ -250,6 +312,11 @@ impl Delivery {
             return;
         }
         self.cut_queue = None;
+        // Draining the start's queue: the rate holds until it is gone.
+        if self.draining.is_some_and(|until| now < until) {
+            return;
+        }
+        self.draining = None;
         if self.limited(now) {
             let share = if queue <= EMPTY_QUEUE {
                 FAST_GROW_SHARE
@@ -266,6 +333,13 @@ impl Delivery {
         let (t1, b1) = self.delivered.back()?;
         let secs = (*t1 - *t0).as_secs_f64();
         (secs >= 0.25).then(|| (b1 - b0) as f64 / secs)
+    }
+
+    /// Bytes a second acknowledged since the first snapshot, for a cut before a second's
+    /// deliveries are in.
+    fn delivered_since_start(&self, now: Instant) -> Option<f64> {
+        let secs = (now - self.first_sent?).as_secs_f64();
+        (secs > 0.0 && self.delivered_total > 0).then(|| self.delivered_total as f64 / secs)
     }
 
     /// Whether the bucket held a snapshot back lately.
@@ -291,6 +365,18 @@ mod tests {
     /// second with `base` round trip (a queue in front of it, acks per snapshot);
     /// returns (bytes offered per second, snapshots sent).
     fn run(d: &mut Delivery, start: Instant, secs: u32, link: f64, bytes: usize) -> (f64, u32) {
+        run_behind(d, start, Duration::ZERO, secs, link, bytes)
+    }
+
+    /// [`run`] with the link already busy for `backlog` (a join's burst in its queue).
+    fn run_behind(
+        d: &mut Delivery,
+        start: Instant,
+        backlog: Duration,
+        secs: u32,
+        link: f64,
+        bytes: usize,
+    ) -> (f64, u32) {
         // Ticks go on from the last run's.
         let first = d
             .sent
@@ -298,7 +384,7 @@ mod tests {
             .map_or(0, |(t, _, _)| t + 1)
             .max(d.newest_acked.map_or(0, |t| t + 1));
         let base = Duration::from_millis(40);
-        let mut link_free = start;
+        let mut link_free = start + backlog;
         let mut arrivals: VecDeque<(Instant, u32)> = VecDeque::new();
         let (mut offered, mut sent) = (0usize, 0u32);
         let steps = secs * 20;
@@ -340,5 +426,41 @@ mod tests {
         assert!(offered >= 1000.0, "offered {offered:.0} B/s");
         assert!(sent < 200 && d.limited(start + Duration::from_secs(20)));
         assert!(d.srtt.unwrap() < Duration::from_millis(300), "{:?}", d.srtt);
+    }
+
+    // Behind a thin link the join's burst fills the queue, so the first round trips
+    // (840 ms) were taken for the path's own: the queue could then stay that long for
+    // the next 20 s, and the fight read 450-580 ms of RTT through --bandwidth 12.
+    #[test]
+    fn a_queue_filled_before_the_first_cut_is_not_taken_for_the_path() {
+        let mut d = Delivery::default();
+        let start = Instant::now();
+        run_behind(&mut d, start, Duration::from_millis(800), 8, 1500.0, 120);
+        let min = d.min_rtt.iter().flatten().min().copied().unwrap();
+        assert!(
+            min < Duration::from_millis(300),
+            "shortest round trip {min:?}"
+        );
+        run(&mut d, start + Duration::from_secs(8), 4, 1500.0, 120);
+        let srtt = d.srtt.unwrap();
+        assert!(
+            srtt < Duration::from_millis(400),
+            "smoothed round trip {srtt:?}"
+        );
+    }
+
+    // A cut before a second of acknowledgements was in fell back to the rate in force,
+    // 512 KB/s at the start: the first loss cut behind a thin link changed nothing.
+    #[test]
+    fn a_cut_in_the_first_second_comes_down_to_what_was_delivered() {
+        let mut d = Delivery::default();
+        let start = Instant::now();
+        for i in 0..4u32 {
+            d.sent(start + PERIOD * i, i, 120);
+        }
+        // Tick 3 arrives 200 ms after the first went; the client found two missing.
+        d.acked(start + Duration::from_millis(200), 1, Some(0));
+        d.acked(start + Duration::from_millis(210), 3, Some(2));
+        assert!(d.rate < 2000.0, "rate {:.0} B/s after the cut", d.rate);
     }
 }

@@ -43,14 +43,60 @@ impl Server {
         }
     }
 
-    /// The welcome, and the map in chunks after it: all of it again whenever the client
-    /// repeats its connect request (so lost parts are resent).
+    /// The welcome, and the map in chunks after it, at once: a LAN takes them in a
+    /// moment.
     fn send_welcome(&mut self, to: SocketAddr, id: u8) {
-        let welcome = self.welcome(id);
-        self.outbox.push((to, welcome));
+        let burst = self.join_burst(id);
+        self.outbox.extend(burst.into_iter().map(|m| (to, m)));
+    }
+
+    /// The welcome and the map's chunks.
+    fn join_burst(&self, id: u8) -> Vec<ServerMsg> {
         let chunks = map_chunks::split(self.map.text(), map_chunks::WELCOME_CHUNK_BYTES);
-        self.outbox
-            .extend(chunks.into_iter().map(|c| (to, ServerMsg::MapChunk(c))));
+        std::iter::once(self.welcome(id))
+            .chain(chunks.into_iter().map(ServerMsg::MapChunk))
+            .collect()
+    }
+
+    /// The client repeated its connect: part of the welcome or the map was lost, most
+    /// likely to a link that holds less than the burst (a 12 kbit/s link queues about
+    /// one chunk). It all goes again, paced by the client's delivery bucket at a rate
+    /// that halves on each repeat; a repeat while the last round is still going is
+    /// ignored (the client asks every 250 ms whatever arrives).
+    fn resend_welcome(&mut self, id: u8, now: Instant) {
+        let burst = self.join_burst(id);
+        let Some(Driver::Remote(c)) = self
+            .slots
+            .iter_mut()
+            .find(|s| s.id == id)
+            .map(|s| &mut s.driver)
+        else {
+            return;
+        };
+        if c.join_burst.is_empty() {
+            c.delivery.join_repeated(now);
+            c.join_burst.extend(burst);
+        }
+    }
+
+    /// Sends what each client's paced join burst may send now.
+    pub(super) fn send_join_bursts(&mut self, now: Instant) {
+        let mut out = Vec::new();
+        for slot in &mut self.slots {
+            let Driver::Remote(c) = &mut slot.driver else {
+                continue;
+            };
+            while let Some(msg) = c.join_burst.front() {
+                let bytes = codec::encoded_len_server(msg);
+                if !c.delivery.take(now, bytes) {
+                    break;
+                }
+                if let Some(msg) = c.join_burst.pop_front() {
+                    out.push((c.addr, msg));
+                }
+            }
+        }
+        self.outbox.extend(out);
     }
 
     fn welcome(&self, id: u8) -> ServerMsg {
@@ -101,7 +147,7 @@ impl Server {
                 .remotes()
                 .any(|(s, c)| s.id == id && c.addr == from && c.session.same_as(&session));
             if here {
-                self.send_welcome(from, id);
+                self.resend_welcome(id, now);
             } else {
                 self.refusals.bad_cookie += 1;
             }
@@ -180,5 +226,74 @@ impl Server {
             }
         }
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::server::ServerConfig;
+    use crate::sim::map::Map;
+
+    // Each connect the client repeated (every 250 ms while its map was not whole) had
+    // the welcome and every chunk sent again at once: behind a 12 kbit/s link, whose
+    // queue holds about one chunk, a 2.4 KB map never got through.
+    #[test]
+    fn a_repeated_connect_has_the_join_sent_again_at_a_pace_before_any_snapshot() {
+        let mut server = Server::new(ServerConfig::new(Map::builtin("warehouse").unwrap()));
+        let mut now = Instant::now();
+        let addr: SocketAddr = "127.0.0.1:4000".parse().unwrap();
+        server.join_in_process(now, addr, "ann").unwrap();
+        server.outbox.clear();
+        let mut repeat = Vec::new();
+        codec::connect_request("ann", None, codec::in_process_session(addr), &mut repeat).unwrap();
+        server.receive(now, addr, &repeat);
+        assert!(
+            server.outbox.is_empty(),
+            "{} sent at once",
+            server.outbox.len()
+        );
+
+        // Two seconds of ticks, the client repeating every 250 ms while the round goes.
+        let start = now;
+        let mut sent: Vec<(Duration, usize, bool)> = Vec::new();
+        let mut welcomes = 0;
+        for t in 1..=120u32 {
+            now = start + Duration::from_millis(u64::from(t) * 1000 / 60);
+            if t % 15 == 0 && t <= 30 {
+                server.receive(now, addr, &repeat);
+            }
+            server.tick(now);
+            for (_, msg) in server.outbox.drain(..) {
+                welcomes += usize::from(matches!(msg, ServerMsg::Welcome(_)));
+                let snapshot = matches!(msg, ServerMsg::Snapshot(_));
+                if matches!(
+                    msg,
+                    ServerMsg::Welcome(_) | ServerMsg::MapChunk(_) | ServerMsg::Snapshot(_)
+                ) {
+                    sent.push((now - start, codec::encoded_len_server(&msg), snapshot));
+                }
+            }
+        }
+        assert_eq!(welcomes, 1, "a repeat during the round started another");
+        let chunks = map_chunks::split(server.map.text(), map_chunks::WELCOME_CHUNK_BYTES);
+        let burst: Vec<_> = sent.iter().take_while(|(_, _, s)| !s).collect();
+        assert_eq!(
+            burst.len(),
+            1 + chunks.len(),
+            "the join before any snapshot: {sent:?}"
+        );
+        assert!(sent.len() > burst.len(), "snapshots follow");
+        // Never faster than the pace, beyond one datagram's worth.
+        let mut total = 0;
+        for (at, bytes, _) in &burst {
+            total += bytes;
+            assert!(
+                total as f64 <= 4000.0 * at.as_secs_f64() + 1200.0,
+                "{total} B by {at:?}"
+            );
+        }
     }
 }

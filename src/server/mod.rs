@@ -208,6 +208,7 @@ impl Server {
             });
         }
         // Each client's snapshots come every interval, on ticks of its own.
+        self.send_join_bursts(now);
         self.send_snapshots(now);
     }
 

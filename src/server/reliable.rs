@@ -5,6 +5,7 @@ use std::collections::VecDeque;
 
 use crate::net::codec;
 use crate::net::protocol::GameEvent;
+use crate::sim::world::PlayerId;
 
 /// Unacknowledged events carried by one snapshot at most, oldest first (fewer when their
 /// bytes would not fit the datagram).
@@ -63,19 +64,31 @@ impl EventQueue {
     /// An event too large for any datagram (a bug) is taken anyway, alone: its encode
     /// failure is counted and logged, and it stays queued, rather than stalling the queue
     /// without a word.
-    pub(crate) fn for_snapshot(&self, budget: usize) -> Vec<(u32, GameEvent)> {
+    ///
+    /// Events keep their order (the client applies them in seq order), so priority
+    /// works by size: when the oldest do not all fit, a bolt of another player than
+    /// `me` whose end is queued too goes as that end (a few bytes, and nothing to fly
+    /// late), so the kills, hits and chat behind it reach the client sooner. The
+    /// client's own bolts stay whole: it checks its predicted shots against them.
+    pub(crate) fn for_snapshot(&self, budget: usize, me: PlayerId) -> Vec<(u32, GameEvent)> {
+        let window = || self.pending.iter().take(EVENTS_PER_SNAPSHOT);
+        let whole: usize = window().map(codec::encoded_len).sum();
+        let compact = |(seq, e): &(u32, GameEvent)| match e {
+            GameEvent::Shot(p) if whole > budget && p.owner != me => window()
+                .skip_while(|(later, _)| later <= seq)
+                .find(|(_, later)| matches!(later, GameEvent::ShotEnd { id, .. } if *id == p.id))
+                .map_or_else(|| (*seq, e.clone()), |(_, end)| (*seq, end.clone())),
+            _ => (*seq, e.clone()),
+        };
         let mut left = budget;
-        let fitting: Vec<(u32, GameEvent)> = self
-            .pending
-            .iter()
-            .take(EVENTS_PER_SNAPSHOT)
+        let fitting: Vec<(u32, GameEvent)> = window()
+            .map(compact)
             .take_while(|e| {
-                let len = codec::encoded_len(*e);
+                let len = codec::encoded_len(e);
                 let fits = len <= left;
                 left = left.saturating_sub(len);
                 fits
             })
-            .cloned()
             .collect();
         match self.pending.front() {
             Some(first) if fitting.is_empty() && codec::encoded_len(first) > MAX_EVENT_BYTES => {
@@ -99,5 +112,62 @@ impl EventQueue {
 impl EventQueue {
     pub(crate) fn pending_seqs(&self) -> Vec<u32> {
         self.pending.iter().map(|(seq, _)| *seq).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::combat::{Projectile, Weapon};
+
+    fn shot(id: u16, owner: PlayerId) -> GameEvent {
+        GameEvent::Shot(Projectile {
+            id,
+            owner,
+            born: 1000,
+            x: 123_456,
+            y: 654_321,
+            vx: 1500,
+            vy: -1500,
+        })
+    }
+
+    fn end(id: u16) -> GameEvent {
+        GameEvent::ShotEnd {
+            id,
+            tick: 1010,
+            hit: Some(3),
+        }
+    }
+
+    const KILL: GameEvent = GameEvent::Kill {
+        killer: 2,
+        victim: 3,
+        weapon: Weapon::Blaster,
+    };
+
+    // Under the byte cap every unacknowledged bolt went whole ahead of the kill behind
+    // it, though each had ended already: the kill waited for snapshots of dead bolts.
+    #[test]
+    fn under_the_cap_ended_bolts_of_others_go_as_their_ends_and_the_kill_fits() {
+        let mut q = EventQueue::default();
+        q.push(&[shot(1, 2), shot(2, 2), end(1), end(2), KILL]);
+        let whole: usize = q.pending.iter().map(codec::encoded_len).sum();
+        let budget = whole - 8;
+        let sent = q.for_snapshot(budget, 5);
+        let seqs: Vec<u32> = sent.iter().map(|(s, _)| *s).collect();
+        assert_eq!(seqs, [1, 2, 3, 4, 5], "in order, the kill included");
+        assert_eq!(sent[0].1, end(1));
+        assert_eq!(sent[1].1, end(2));
+        assert_eq!(sent[4].1, KILL);
+
+        // The client's own bolts stay whole: it checks its predicted shots by them.
+        let mine = q.for_snapshot(budget, 2);
+        assert_eq!(mine[0].1, shot(1, 2));
+
+        // Room for all: nothing changes (a bolt that ended at once is still drawn).
+        let all = q.for_snapshot(whole, 5);
+        assert_eq!(all[0].1, shot(1, 2));
+        assert_eq!(all.len(), 5);
     }
 }

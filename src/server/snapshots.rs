@@ -27,6 +27,11 @@ use crate::sim::world::PlayerId;
 const SNAPSHOT_HISTORY: u32 = 32;
 /// Player ids whose snapshots go out on the same ticks.
 pub(super) const TURN_GROUP: u32 = 8;
+/// A baseline older than this is not used: the snapshot goes whole and becomes the
+/// fresh baseline. Behind a thin link acknowledgements come late, and a delta against
+/// a second-old world costs nearly what the whole one does while it keeps the next
+/// deltas tied to an ever older baseline.
+const BASELINE_MAX_AGE: Duration = Duration::from_secs(1);
 /// The client's clock is echoed (for its RTT) in one snapshot in this many.
 const ECHO_EVERY: u32 = 4;
 /// Loss counts go out with one snapshot in this many: enough for a statistic.
@@ -69,7 +74,9 @@ impl Server {
             Duration::from_secs_f64(f64::from(interval) / f64::from(self.config.tick_rate.max(1)));
         let mut allowed: HashMap<PlayerId, u8> = HashMap::new();
         for slot in self.slots.iter_mut().filter(|s| on_turn(s.id)) {
+            // A client whose join is being sent again at a pace gets that first.
             if let Driver::Remote(c) = &mut slot.driver
+                && c.join_burst.is_empty()
                 && c.delivery.allow(now, period)
             {
                 allowed.insert(slot.id, c.delivery.take_withheld());
@@ -90,9 +97,12 @@ impl Server {
         // same body: encode it once.
         let mut bodies: HashMap<(Option<(u32, IdSet)>, IdSet), SnapshotDelta> = HashMap::new();
         let mut out = Vec::new();
+        let max_age =
+            (BASELINE_MAX_AGE.as_secs_f64() * f64::from(self.config.tick_rate)).round() as u32;
         let remotes = self.remotes().filter(|(s, _)| due(s.id));
         for ((slot, c), set) in remotes.zip(sets) {
-            let base = c.acked_tick.and_then(|t| {
+            let fresh = c.acked_tick.filter(|t| tick.saturating_sub(*t) <= max_age);
+            let base = fresh.and_then(|t| {
                 let players = self.history.get(t)?;
                 Some((t, players, *c.interest.sent_at(t)?))
             });
@@ -127,12 +137,12 @@ impl Server {
             let capped = c.delivery.byte_cap().min(codec::MAX_SERVER_DATAGRAM);
             let budget = capped.saturating_sub(used);
             if let ServerMsg::Snapshot(m) = &mut msg {
-                m.events = c.events.for_snapshot(budget);
+                m.events = c.events.for_snapshot(budget, slot.id);
                 if m.events.is_empty() {
                     // The oldest event goes alone when it is larger than the cap leaves:
                     // a cap may slow the events, never stall them.
                     let room = codec::MAX_SERVER_DATAGRAM.saturating_sub(used);
-                    m.events = c.events.for_snapshot(room);
+                    m.events = c.events.for_snapshot(room, slot.id);
                     m.events.truncate(1);
                 }
                 // The own body says whether every pending event came along (the client
@@ -172,5 +182,79 @@ impl Server {
                 Driver::Bot(_) => None,
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::*;
+    use crate::server::ServerConfig;
+    use crate::sim::map::Map;
+
+    /// Ticks `server` `ticks` times; the snapshots its one client got: tick, baseline age.
+    fn run(server: &mut Server, now: &mut Instant, ticks: u32) -> Vec<(u32, u8)> {
+        let mut got = Vec::new();
+        for _ in 0..ticks {
+            *now += Duration::from_secs(1) / u32::from(server.config.tick_rate);
+            server.tick(*now);
+            for (_, msg) in server.outbox.drain(..) {
+                if let ServerMsg::Snapshot(s) = msg {
+                    got.push((s.tick, s.baseline_age));
+                }
+            }
+        }
+        got
+    }
+
+    fn acknowledge(server: &mut Server, tick: u32) {
+        for slot in &mut server.slots {
+            if let Driver::Remote(c) = &mut slot.driver {
+                c.acked_tick = Some(tick);
+            }
+        }
+    }
+
+    /// Ticks `server` until its one client gets a snapshot: its tick and baseline age.
+    fn next_snapshot(server: &mut Server, now: &mut Instant) -> (u32, u8) {
+        loop {
+            if let Some(&s) = run(server, now, 1).first() {
+                return s;
+            }
+        }
+    }
+
+    // Behind a thin link acknowledgements come late, and deltas went against baselines
+    // as old as the history held (1.6 s), each next one tied to the same old world.
+    #[test]
+    fn a_baseline_older_than_a_second_gives_way_to_a_whole_snapshot() {
+        let mut server = Server::new(ServerConfig::new(Map::builtin("duel").unwrap()));
+        let mut now = Instant::now();
+        let addr = "127.0.0.1:4000".parse().unwrap();
+        server.join_in_process(now, addr, "ann").unwrap();
+        let rate = u32::from(server.config.tick_rate);
+        let mut sent = run(&mut server, &mut now, 2 * rate);
+        let interval = server.config.snapshot_interval();
+
+        // A recent acknowledgement (100 ms): the next snapshot is a delta against it.
+        let newest = sent.last().unwrap().0;
+        let recent = newest - rate / 10 + interval;
+        acknowledge(&mut server, recent);
+        let next = next_snapshot(&mut server, &mut now);
+        assert_eq!(next.0 - u32::from(next.1), recent, "{next:?}");
+        sent.push(next);
+
+        // One 1.2 s old at the next snapshot (still in the history): it goes whole.
+        let due = next.0 + interval;
+        let old = sent
+            .iter()
+            .map(|(t, _)| *t)
+            .rfind(|t| due - t >= rate * 6 / 5)
+            .unwrap();
+        acknowledge(&mut server, old);
+        let next = next_snapshot(&mut server, &mut now);
+        assert_eq!(next.0, due);
+        assert_eq!(next.1, 0, "a delta against tick {old} in {next:?}");
     }
 }

@@ -9,6 +9,9 @@ use super::world::{Command, HALF, PlayerId, PlayerState};
 
 pub(crate) const MAX_HEALTH: i16 = 100;
 
+// Commands clamp the weapon they ask for to this many.
+const _: () = assert!(Weapon::ALL.len() == Command::WEAPONS as usize);
+
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Weapon {
     /// Projectiles: fast fire, moderate damage, dodgeable.

@@ -170,12 +170,60 @@ fn thin_figures(r: &serde_json::Value) -> (f64, f64) {
     (num(r, "rtt_ms_mean"), rate)
 }
 
-// Through a 12 kbit/s drop-tail link the server sent 8x what the link carried, RTT grew to
-// 3 s and 3 snapshots a second arrived; the built-in --bandwidth queued without bound and
-// predicted 20 s of lag and no loss.
-#[test]
-#[ignore = "slow tier: .ci/run runs it with --ignored"]
-fn a_fight_through_a_thin_drop_tail_link_degrades_gracefully() {
+/// What one attempt of the thin-link fight measured: through the relay and through
+/// `--bandwidth`.
+struct ThinAttempt {
+    rtt: f64,
+    rate: f64,
+    sim_rtt: f64,
+    sim_rate: f64,
+    /// Bytes the server offered in play and the link carried.
+    offered: u64,
+    carried: u64,
+}
+
+impl ThinAttempt {
+    /// What is wrong with the figures, if anything.
+    fn faults(&self) -> Vec<String> {
+        let agree = |a: f64, b: f64| (a - b).abs() <= 0.25 * a.max(b);
+        let mut faults = Vec::new();
+        for (link, rtt, rate) in [
+            ("the relay", self.rtt, self.rate),
+            ("--bandwidth", self.sim_rtt, self.sim_rate),
+        ] {
+            if rtt > 400.0 {
+                faults.push(format!("mean RTT {rtt:.0} ms through {link}"));
+            }
+            if rate < 8.0 {
+                faults.push(format!("{rate:.1} snapshots a second through {link}"));
+            }
+        }
+        if !agree(self.rtt, self.sim_rtt) {
+            faults.push(format!(
+                "RTTs disagree: {:.0} ms (relay), {:.0} ms (--bandwidth)",
+                self.rtt, self.sim_rtt
+            ));
+        }
+        if !agree(self.rate, self.sim_rate) {
+            faults.push(format!(
+                "snapshot rates disagree: {:.1} (relay), {:.1} (--bandwidth)",
+                self.rate, self.sim_rate
+            ));
+        }
+        // In play the server adapts to what the link carries rather than filling its
+        // queue.
+        if self.offered as f64 > 1.1 * self.carried as f64 {
+            faults.push(format!(
+                "in play the server offered {} B where the link carried {} B",
+                self.offered, self.carried
+            ));
+        }
+        faults
+    }
+}
+
+/// The fight through the drop-tail relay, then through the built-in `--bandwidth`.
+fn thin_attempt() -> ThinAttempt {
     let server = start_server(&["--bots", "15", "--bot-skill", "3", "--snapshot-rate", "20"]);
     let to = SocketAddr::from(([127, 0, 0, 1], server.port));
     let relay = Bottleneck::start(to, THIN_KBPS, THIN_QUEUE_BYTES);
@@ -192,31 +240,21 @@ fn a_fight_through_a_thin_drop_tail_link_degrades_gracefully() {
     let (down, up) = (counts.down, counts.up);
     eprintln!(
         "relay: rtt {rtt:.0} ms, {rate:.1} snapshots/s; down offered {} B, carried {} B, \
-         dropped {}; up offered {} B, carried {} B, dropped {}",
+         dropped {}, mean delay {:.0} ms; up offered {} B, carried {} B, dropped {}, \
+         mean delay {:.0} ms",
         down.offered_bytes,
         down.carried_bytes,
         down.dropped,
+        down.mean_delay_ms(),
         up.offered_bytes,
         up.carried_bytes,
-        up.dropped
+        up.dropped,
+        up.mean_delay_ms(),
     );
     eprintln!("relay report: {real}");
     let offered = down.offered_bytes - joined.down.offered_bytes;
     let carried = down.carried_bytes - joined.down.carried_bytes;
     eprintln!("in play: the server offered {offered} B, the link carried {carried} B");
-    assert!(
-        rtt <= 400.0,
-        "mean RTT {rtt:.0} ms through the thin link: {real}"
-    );
-    assert!(
-        rate >= 8.0,
-        "{rate:.1} snapshots a second through the thin link: {real}"
-    );
-    // In play the server adapts to what the link carries rather than filling its queue.
-    assert!(
-        offered as f64 <= 1.1 * carried as f64,
-        "in play the server offered {offered} B where the link carried {carried} B"
-    );
 
     // The same fight through the built-in --bandwidth: the simulator must tell the
     // truth about a real bottleneck.
@@ -224,15 +262,68 @@ fn a_fight_through_a_thin_drop_tail_link_degrades_gracefully() {
     let sim = thin_fight(None, server.port, &["--bandwidth", &bandwidth]);
     let (sim_rtt, sim_rate) = thin_figures(&sim);
     eprintln!("--bandwidth: rtt {sim_rtt:.0} ms, {sim_rate:.1} snapshots/s: {sim}");
-    let agree = |a: f64, b: f64, share: f64| (a - b).abs() <= share * a.max(b);
-    // The snapshot rates agree within 25%, and neither link collapses (2.9-3.2 s before
-    // congestion control). The RTTs do not agree yet (issue 22 stays open for it): since
-    // sessions are sealed (18 bytes more a datagram) the uplink runs nearly full, and
-    // the simulated client offers about a fifth more bytes up than the relayed one,
-    // which reads as 450-490 ms against 250-275 ms. Not yet explained.
+    ThinAttempt {
+        rtt,
+        rate,
+        sim_rtt,
+        sim_rate,
+        offered,
+        carried,
+    }
+}
+
+// Through a 12 kbit/s drop-tail link the server sent 8x what the link carried, RTT grew to
+// 3 s and 3 snapshots a second arrived; the built-in --bandwidth queued without bound and
+// predicted 20 s of lag and no loss. Then, with congestion control, --bandwidth read
+// 450-580 ms where the relay read 250-310 ms: the server took the round trip of the
+// queue its start had filled for the path's own (see server/delivery.rs).
+#[test]
+#[ignore = "slow tier: .ci/run runs it with --ignored"]
+fn a_fight_through_a_thin_drop_tail_link_degrades_gracefully() {
+    // A loaded machine only makes the figures worse: up to three attempts.
+    let mut seen = Vec::new();
+    for attempt in 1..=3 {
+        let a = thin_attempt();
+        let faults = a.faults();
+        if faults.is_empty() {
+            return;
+        }
+        eprintln!("attempt {attempt}: {}", faults.join("; "));
+        seen.push(format!("attempt {attempt}: {}", faults.join("; ")));
+    }
+    panic!("three attempts failed:\n{}", seen.join("\n"));
+}
+
+// The join's burst (the welcome and the map's 1 KB chunks, all sent again on each
+// connect the client repeats every 250 ms) overflowed a thin link's queue round after
+// round.
+#[test]
+#[ignore = "slow tier: .ci/run runs it with --ignored"]
+fn a_join_through_a_thin_drop_tail_link_completes_within_seconds() {
+    const PLAY: f64 = 2.0;
+    // A join, a short play and a leave, ending through a thin link: this much more.
+    const JOIN_BOUND: f64 = 6.0;
+    let server = start_server(&["--bots", "15", "--bot-skill", "3", "--map", "warehouse"]);
+    let to = SocketAddr::from(([127, 0, 0, 1], server.port));
+    let relay = Bottleneck::start(to, THIN_KBPS, THIN_QUEUE_BYTES);
+    let report = temp_report("thin-join");
+    let started = Instant::now();
+    let client = headless_join(relay.addr.port(), &PLAY.to_string())
+        .args(["--bot", "wander", "--name", "joiner", "--report"])
+        .arg(&report)
+        .spawn()
+        .expect("client starts");
+    let r = finish(client, report);
+    let wall = started.elapsed().as_secs_f64();
+    let down = relay.counts().down;
+    eprintln!(
+        "join through the thin link: {wall:.1} s in all for {PLAY} s of play; down offered \
+         {} B in {} datagrams, carried {} B, dropped {}",
+        down.offered_bytes, down.offered, down.carried_bytes, down.dropped
+    );
+    assert_eq!(r["joined"], true, "{r}");
     assert!(
-        agree(rate, sim_rate, 0.25) && sim_rtt <= 800.0,
-        "the relay gave {rtt:.0} ms and {rate:.1} snapshots/s, --bandwidth {sim_rtt:.0} ms \
-         and {sim_rate:.1}: {sim}"
+        wall <= PLAY + JOIN_BOUND,
+        "{wall:.1} s for a join and {PLAY} s of play: {r}"
     );
 }

@@ -26,6 +26,16 @@ pub struct DirectionCounts {
     pub carried_bytes: u64,
     /// Dropped at the tail of the full queue.
     pub dropped: u64,
+    /// Seconds the carried datagrams spent from offer to delivery, summed (queue wait
+    /// and their own time on the wire).
+    pub delay_secs: f64,
+}
+
+impl DirectionCounts {
+    /// Mean time from offer to delivery of a carried datagram, in ms.
+    pub fn mean_delay_ms(&self) -> f64 {
+        1000.0 * self.delay_secs / self.carried.max(1) as f64
+    }
 }
 
 /// Both directions: `up` from the client to the server, `down` back.
@@ -39,7 +49,7 @@ pub struct Counts {
 struct Link {
     rate_bytes_per_sec: f64,
     queue_bytes: usize,
-    queue: VecDeque<Vec<u8>>,
+    queue: VecDeque<(Instant, Vec<u8>)>,
     queued: usize,
     /// When the link finishes sending the datagram at the head, once it started.
     busy_until: Option<Instant>,
@@ -66,7 +76,7 @@ impl Link {
             return;
         }
         self.queued += bytes.len();
-        self.queue.push_back(bytes.to_vec());
+        self.queue.push_back((now, bytes.to_vec()));
         if self.busy_until.is_none() {
             self.start(now);
         }
@@ -76,15 +86,16 @@ impl Link {
         self.busy_until = self
             .queue
             .front()
-            .map(|d| now + Duration::from_secs_f64(d.len() as f64 / self.rate_bytes_per_sec));
+            .map(|(_, d)| now + Duration::from_secs_f64(d.len() as f64 / self.rate_bytes_per_sec));
     }
 
     /// Datagrams whose last bit has left by `now`.
     fn due(&mut self, now: Instant, mut deliver: impl FnMut(&[u8])) {
         while let Some(done) = self.busy_until.filter(|&t| t <= now) {
-            let Some(d) = self.queue.pop_front() else {
+            let Some((offered, d)) = self.queue.pop_front() else {
                 break;
             };
+            self.counts.delay_secs += (done - offered).as_secs_f64();
             self.queued -= d.len();
             self.counts.carried += 1;
             self.counts.carried_bytes += d.len() as u64;
