@@ -82,7 +82,7 @@ fn rooted(span: &str) -> bool {
     ROOTED.iter().any(|prefix| span.starts_with(prefix)) && !span.contains(' ')
 }
 
-/// `client/app.rs`, not `.rs` or a sentence.
+/// `client/play/app.rs`, not `.rs` or a sentence.
 fn is_rust_file(span: &str) -> bool {
     span.strip_suffix(".rs")
         .is_some_and(|stem| !stem.is_empty() && !stem.ends_with('/') && !stem.contains(' '))
@@ -95,7 +95,7 @@ fn list(paths: &BTreeSet<String>) -> String {
 #[test]
 fn the_architecture_module_tree_names_every_file_in_src() {
     let doc = read("docs/ARCHITECTURE.md");
-    // In the tree a file is named relative to `src/` (`client/app.rs`).
+    // In the tree a file is named relative to `src/` (`client/play/app.rs`).
     let named: BTreeSet<String> = code_spans(section(&doc, "## Module tree"))
         .into_iter()
         .filter(|span| is_rust_file(span))
@@ -183,6 +183,6 @@ fn code_spans_skip_fences_and_join_wrapped_lines() {
     assert_eq!(code_spans(text), ["src/x.rs", "one two"]);
     let doc = "# t\n\n## A\nx\n### sub\ny\n## B\nz\n";
     assert_eq!(section(doc, "## A"), "\nx\n### sub\ny\n");
-    assert!(is_rust_file("client/app.rs") && is_rust_file("lib.rs"));
+    assert!(is_rust_file("client/play/app.rs") && is_rust_file("lib.rs"));
     assert!(!is_rust_file(".rs") && !is_rust_file("a b.rs") && !is_rust_file("x.rsx"));
 }

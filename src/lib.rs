@@ -18,11 +18,11 @@
 //!   and the seeded link conditioner ([`net::conditioner`]).
 //! - [`server`]: the authoritative [`server::Server`] state machine, its
 //!   [`server::ServerConfig`], and [`server::event_loop`], which runs it on a socket.
-//! - [`client`]: the netcode state machine [`client::session::ClientSession`], the
-//!   player's state [`client::app::App`], the command cadence
-//!   ([`client::cadence::CommandClock`], [`client::driver::command_ticks`]), bot brains
-//!   ([`client::brain`]), the [`client::ClientConfig`], the headless shell
-//!   ([`client::headless`]) and the recorder's hook ([`client::tap::Tap`]).
+//! - [`client`]: the netcode state machine [`client::netcode::session::ClientSession`], the
+//!   player's state [`client::play::app::App`], the command cadence
+//!   ([`client::netcode::cadence::CommandClock`], [`client::driver::command_ticks`]), bot
+//!   brains ([`client::play::brain`]), the [`client::ClientConfig`], the headless shell
+//!   ([`client::shell::headless`]) and the recorder's hook ([`client::tap::Tap`]).
 //! - [`lab`]: the server and its clients on one virtual clock ([`lab::Lab`],
 //!   [`lab::headless`]).
 //! - [`record`]: the recording format, its bounded [`record::Reader`], the
@@ -31,16 +31,16 @@
 //!
 //! Public only because the binary (a crate of its own), the integration tests or the
 //! fuzz targets reach them, and hidden from these docs (`#[doc(hidden)]`): the terminal
-//! front ends and their parts (`ui`, `client::interactive`, `client::terminal`,
-//! `client::join_screen`, `client::discovery`, `client::input`, `lab::terminal`,
-//! `record::screen`), the benchmarks and the relay (`bench`), and wire and rule details
-//! the tests and fuzz targets check (`net::delta`, `net::map_chunks`,
-//! `net::roster_pages`, `net::widen`, `server::game`, `server::rate_limit`,
-//! `client::combat`). An item nothing outside the crate names is `pub(crate)`. The
-//! crate warns on `unreachable_pub`, which sees a `pub` item in a private module but
-//! not one in a public module: those were narrowed by searching the binary, the tests
-//! and the fuzz targets for their names, so dead code shows. `cargo doc --no-deps`
-//! gives no warnings (`.ci/run` runs it with `RUSTDOCFLAGS=-Dwarnings`).
+//! front ends and their parts (`ui`, `client::shell::interactive`,
+//! `client::shell::terminal`, `client::shell::join_screen`, `client::shell::discovery`,
+//! `client::play::input`, `lab::terminal`, `record::screen`), the benchmarks and the relay
+//! (`bench`), and wire and rule details the tests and fuzz targets check (`net::delta`,
+//! `net::map_chunks`, `net::roster_pages`, `net::widen`, `server::game`,
+//! `server::rate_limit`, `client::netcode::combat`). An item nothing outside the crate
+//! names is `pub(crate)`. The crate warns on `unreachable_pub`, which sees a `pub` item in
+//! a private module but not one in a public module: those were narrowed by searching the
+//! binary, the tests and the fuzz targets for their names, so dead code shows. `cargo doc
+//! --no-deps` gives no warnings (`.ci/run` runs it with `RUSTDOCFLAGS=-Dwarnings`).
 //!
 //! The simulation is usable on its own, for tools and tests:
 //!

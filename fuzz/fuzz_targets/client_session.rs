@@ -23,7 +23,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use libfuzzer_sys::fuzz_target;
-use netarena::client::session::ClientSession;
+use netarena::client::netcode::session::ClientSession;
 use netarena::client::{GhostMode, Switches};
 use netarena::net::codec;
 use netarena::net::protocol::{

@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use super::relay::{Relay, Shares, UDP_IPV4_HEADER};
 use crate::client::ClientConfig;
-use crate::client::headless::{self, BotKind};
+use crate::client::shell::headless::{self, BotKind};
 use crate::net::conditioner::Conditions;
 use crate::server::event_loop::{self, NetOptions, Observer};
 use crate::server::{Server, ServerConfig};

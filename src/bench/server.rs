@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::percentile_us;
-use crate::client::brain::Wander;
+use crate::client::play::brain::Wander;
 use crate::net::codec;
 use crate::net::protocol::{ClientMsg, InputPacket, MAX_COMMANDS_PER_INPUT, ServerMsg};
 use crate::server::{Server, ServerConfig};

@@ -13,7 +13,7 @@ mod play;
 pub(crate) use lab::LabArgs;
 pub(crate) use play::{HostArgs, JoinArgs, PanicSite, PlayerArgs, ThemeArgs, ViewArgs};
 
-use netarena::client::discovery::Scope;
+use netarena::client::shell::discovery::Scope;
 use netarena::client::validate::DELAYS_MS;
 use netarena::server::config::{
     BOT_SKILLS, CLIENT_TIMEOUTS_SECS, FRAG_LIMITS, MAX_PLAYERS, MAX_REWINDS_MS, PLAYER_LIMIT,
@@ -51,11 +51,11 @@ where
 )]
 pub(crate) struct Cli {
     #[command(subcommand)]
-    pub(crate) command: Command,
+    pub(crate) command: Subcmd,
 }
 
 #[derive(Subcommand)]
-pub(crate) enum Command {
+pub(crate) enum Subcmd {
     /// Host a match: run the server and play in this terminal
     Host(HostArgs),
     /// Run a dedicated, headless server (one line per event; Ctrl-C stops it)
@@ -412,10 +412,10 @@ mod tests {
         let theme = |argv: &[&str]| -> Theme {
             let cli = Cli::try_parse_from(argv).unwrap_or_else(|e| panic!("{argv:?}: {e}"));
             match cli.command {
-                Command::Host(a) => a.player.view.theme.theme.into(),
-                Command::Join(a) => a.player.view.theme.theme.into(),
-                Command::Lab(a) => a.theme.theme.into(),
-                Command::Replay(a) => a.theme.theme.into(),
+                Subcmd::Host(a) => a.player.view.theme.theme.into(),
+                Subcmd::Join(a) => a.player.view.theme.theme.into(),
+                Subcmd::Lab(a) => a.theme.theme.into(),
+                Subcmd::Replay(a) => a.theme.theme.into(),
                 _ => panic!("{argv:?}"),
             }
         };

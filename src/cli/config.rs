@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::{Context, anyhow, bail};
 
-use netarena::client::discovery::DEFAULT_PORTS;
+use netarena::client::shell::discovery::DEFAULT_PORTS;
 use netarena::client::{ClientConfig, Switches};
 use netarena::net::conditioner::Conditions;
 use netarena::server::ServerConfig;

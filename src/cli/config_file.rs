@@ -23,9 +23,9 @@ use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches};
 use toml::de::{DeTable, DeValue};
 
-use netarena::client::input::Bindings;
+use netarena::client::play::input::Bindings;
 
-use super::args::{Cli, Command};
+use super::args::{Cli, Subcmd};
 
 mod settings;
 use settings::{Setting, Value, bindings, line_of, setting};
@@ -282,10 +282,10 @@ fn parse_with_file(
             e.exit()
         }
     };
-    if let Command::Host(a) = &mut cli.command {
+    if let Subcmd::Host(a) = &mut cli.command {
         a.player.view.keys = file.keys.clone();
     }
-    if let Command::Join(a) = &mut cli.command {
+    if let Subcmd::Join(a) = &mut cli.command {
         a.player.view.keys = file.keys;
     }
     Ok(cli)
@@ -313,7 +313,7 @@ mod tests {
 
     fn host(cli: Cli) -> super::super::args::HostArgs {
         match cli.command {
-            Command::Host(h) => h,
+            Subcmd::Host(h) => h,
             _ => panic!("not host"),
         }
     }
@@ -363,7 +363,7 @@ mod tests {
         let file = "fps-cap = 90\n";
         assert!(matches!(
             parse_with(file, &["server"]).unwrap().command,
-            Command::Server(_)
+            Subcmd::Server(_)
         ));
         assert_eq!(
             host(parse_with(file, &["host"]).unwrap())

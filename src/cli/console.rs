@@ -6,7 +6,7 @@ use std::io::Write;
 use std::net::SocketAddr;
 use std::sync::mpsc;
 
-use netarena::client::discovery::DEFAULT_PORTS;
+use netarena::client::shell::discovery::DEFAULT_PORTS;
 use netarena::server::event_loop::Observer;
 use netarena::server::{REFUSALS_EVERY, Server, ServerEvent};
 

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use anyhow::{Context, anyhow};
 
-use netarena::client::interactive;
+use netarena::client::shell::interactive;
 use netarena::net::conditioner::Conditions;
 use netarena::server::event_loop::{self, NetOptions};
 

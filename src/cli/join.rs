@@ -7,9 +7,9 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use anyhow::Context;
-use netarena::client::interactive::Outcome;
+use netarena::client::shell::interactive::Outcome;
+use netarena::client::shell::{headless, interactive, join_screen};
 use netarena::client::tap::Tap;
-use netarena::client::{headless, interactive, join_screen};
 use netarena::record::recorder::Recorder;
 use netarena::record::ring::Ring;
 

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use netarena::client::discovery;
+use netarena::client::shell::discovery;
 
 use super::args::ListArgs;
 use super::console::say;

@@ -23,23 +23,23 @@ mod signals;
 
 use std::process::ExitCode;
 
-use args::Command;
+use args::Subcmd;
 
 pub(crate) fn run() -> anyhow::Result<ExitCode> {
     let cli = config_file::parse(std::env::args_os().collect())?;
     let signals = signals::install()?;
     let (stop, signal) = (&*signals.stop, &*signals.signal);
     match cli.command {
-        Command::Host(args) => host::run(args, stop, signal),
-        Command::Server(args) => server::run(args, stop),
-        Command::Join(args) => join::run(args, stop, signal),
-        Command::List(args) => list::run(args),
-        Command::Bench(args) => bench::run(args),
-        Command::Lab(args) => lab::run(args, stop, signal),
-        Command::Replay(args) => replay::run(args, stop, signal),
-        Command::Completions { shell } => generate::completions(shell),
-        Command::Manpage => generate::manpage(),
-        Command::Config(args) => generate::config(&args),
-        Command::Relay(args) => relay::run(args, stop),
+        Subcmd::Host(args) => host::run(args, stop, signal),
+        Subcmd::Server(args) => server::run(args, stop),
+        Subcmd::Join(args) => join::run(args, stop, signal),
+        Subcmd::List(args) => list::run(args),
+        Subcmd::Bench(args) => bench::run(args),
+        Subcmd::Lab(args) => lab::run(args, stop, signal),
+        Subcmd::Replay(args) => replay::run(args, stop, signal),
+        Subcmd::Completions { shell } => generate::completions(shell),
+        Subcmd::Manpage => generate::manpage(),
+        Subcmd::Config(args) => generate::config(&args),
+        Subcmd::Relay(args) => relay::run(args, stop),
     }
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use netarena::client::interactive::Outcome;
+use netarena::client::shell::interactive::Outcome;
 
 /// What the handlers set: `stop` for the loops, `signal` for the exit status.
 pub(crate) struct Signals {
@@ -51,7 +51,7 @@ fn watchdog(stop: Arc<AtomicBool>, signal: Arc<AtomicUsize>) {
                 std::thread::sleep(Duration::from_millis(100));
             }
             std::thread::sleep(GRACE);
-            netarena::client::terminal::restore();
+            netarena::client::shell::terminal::restore();
             // stderr may be a terminal that hung up: a failed write must not panic.
             let _ = writeln!(
                 std::io::stderr(),

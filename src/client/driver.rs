@@ -7,12 +7,12 @@
 use std::time::Instant;
 
 use super::Switches;
-use super::app::{App, Effect};
-use super::cadence::CommandClock;
-use super::input::{Action, ChatKey};
 use super::keyframe::{self, KeyframeError};
-use super::rates::Rates;
-use super::session::{ClientSession, SessionEnd};
+use super::netcode::cadence::CommandClock;
+use super::netcode::rates::Rates;
+use super::netcode::session::{ClientSession, SessionEnd};
+use super::play::app::{App, Effect};
+use super::play::input::{Action, ChatKey};
 use super::tap::{Tap, TapEvent};
 use super::view;
 use crate::net::protocol::{ClientMsg, ServerMsg};

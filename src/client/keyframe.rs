@@ -14,9 +14,9 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use super::app::App;
-use super::cadence::CommandClock;
-use super::session::ClientSession;
+use super::netcode::cadence::CommandClock;
+use super::netcode::session::ClientSession;
+use super::play::app::App;
 use super::view;
 use crate::net::codec::{self, CodecError};
 use crate::net::instants;

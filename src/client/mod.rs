@@ -1,39 +1,22 @@
-//! The client: thin I/O shells ([`interactive`] for a terminal, [`headless`] for tests
-//! and benchmarks) around one `driver::Driver`: the netcode in a
-//! [`session::ClientSession`], the player's state in an [`app::App`], and commands made
-//! on a [`cadence::CommandClock`]. `view` turns them into what the UI draws.
+//! The client, in rooms that follow the loop. `netcode` is the session: a state
+//! machine that takes in messages and instants, predicts, interpolates and counts, and
+//! owns no socket and reads no clock. `play` is the player's side: keys become
+//! actions, actions change the player's state (or a `play::brain` plays instead).
+//! `shell` holds the thin I/O front ends (`shell::interactive` for a terminal,
+//! `shell::headless` for tests and benchmarks) and what they own: the socket, the
+//! terminal, the server browser. `view` turns a frame's state into what the UI draws.
+//!
+//! Here at the top, beside the config: the one loop body that joins them
+//! (`driver::Driver`: a `netcode::session::ClientSession`, a `play::app::App` and a
+//! `netcode::cadence::CommandClock`), the `tap` a recorder listens on, the
+//! `keyframe` a replay starts from, and `validate`.
 
-pub mod app;
-pub mod brain;
-pub mod cadence;
-pub(crate) mod causes;
-mod clock;
-pub mod combat;
-pub mod discovery;
 pub mod driver;
-pub(crate) mod explain;
-mod frames;
-pub mod headless;
-pub mod input;
-pub mod interactive;
-mod interpolation;
-pub mod join_screen;
 mod keyframe;
-mod lagometer;
-mod link;
-pub(crate) mod match_log;
-pub(crate) mod net_stats;
-mod outage;
-mod pacer;
-mod prediction;
-mod pump;
-mod rates;
-mod rejoin;
-pub mod session;
-pub(crate) mod shell;
+pub mod netcode;
+pub mod play;
+pub mod shell;
 pub mod tap;
-mod tell;
-pub mod terminal;
 pub mod validate;
 mod view;
 
@@ -41,11 +24,11 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use crate::net::conditioner::Conditions;
-use input::Action;
+use play::input::Action;
 
 /// The netcode techniques a player can switch on and off to see what each one does.
-/// The session holds the ones in force ([`session::ClientSession::switches`]); a key
-/// (or a replay's what-if) names a [`Switch`] and [`Switches::toggled`] says what
+/// The session holds the ones in force ([`netcode::session::ClientSession::switches`]); a
+/// key (or a replay's what-if) names a [`Switch`] and [`Switches::toggled`] says what
 /// flipping it makes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Switches {
@@ -191,7 +174,7 @@ pub struct ClientConfig {
     /// The screen's colours.
     pub theme: crate::ui::Theme,
     /// Which key does what (the config file's `[keys]` over the defaults).
-    pub keys: input::Bindings,
+    pub keys: play::input::Bindings,
 }
 
 impl ClientConfig {
@@ -205,10 +188,10 @@ impl ClientConfig {
             fps_cap: None,
             timeout: Duration::from_secs(5),
             seed: 7,
-            input_rate: session::DEFAULT_INPUT_RATE,
+            input_rate: netcode::session::DEFAULT_INPUT_RATE,
             debug_panic_after: None,
             theme: crate::ui::Theme::Auto,
-            keys: input::Bindings::default(),
+            keys: play::input::Bindings::default(),
         }
     }
 }

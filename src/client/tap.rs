@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use super::ClientConfig;
-use super::input::{Action, ChatKey};
+use super::play::input::{Action, ChatKey};
 use crate::net::protocol::{ServerMsg, Welcome};
 use crate::sim::world::{Buttons, Command};
 

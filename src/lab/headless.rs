@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use serde::Serialize;
 
-use super::{Lab, LabConfig, Traffic};
-use crate::client::headless::{self, Report};
+use super::{Lab, LabConfig, LaneCounts};
+use crate::client::shell::headless::{self, Report};
 use crate::client::tap::Tap;
 
 /// What a headless lab run writes.
@@ -45,8 +45,8 @@ pub struct ClientReport {
     pub profile: String,
     #[serde(flatten)]
     pub report: Report,
-    pub link_up: Traffic,
-    pub(crate) link_down: Traffic,
+    pub link_up: LaneCounts,
+    pub(crate) link_down: LaneCounts,
     /// The file its session was recorded to, with `--record`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recording: Option<String>,

@@ -18,11 +18,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 
-use crate::client::app::{App, Effect};
-use crate::client::brain::Wander;
 use crate::client::driver::Driver;
-use crate::client::input::Action;
-use crate::client::session::ClientSession;
+use crate::client::netcode::session::ClientSession;
+use crate::client::play::app::{App, Effect};
+use crate::client::play::brain::Wander;
+use crate::client::play::input::Action;
 use crate::client::tap::{LinkTotals, LoopKind, Tap, TapEvent};
 use crate::client::{ClientConfig, Switches};
 use crate::net::codec;
@@ -32,7 +32,7 @@ use crate::server::{Server, ServerConfig};
 use crate::sim::world::Buttons;
 use wire::Lane;
 
-pub use wire::Traffic;
+pub use wire::LaneCounts;
 
 /// Clients the lab runs at most (a server view and four client views fill a screen).
 pub const MAX_CLIENTS: usize = 4;

@@ -15,10 +15,10 @@ use super::headless::{self, Recording};
 use super::speed::Speed;
 use super::view::{self, Controls};
 use super::{Lab, LabConfig};
-use crate::client::input::{Action, Keys};
-use crate::client::interactive::Outcome;
+use crate::client::play::input::{Action, Keys};
+use crate::client::shell::interactive::Outcome;
+use crate::client::shell::terminal::Releases;
 use crate::client::shell::{Flow, Modal, Screen, Shell};
-use crate::client::terminal::Releases;
 use crate::ui;
 use crate::ui::keys::{self, Lab as LabKey};
 

@@ -42,7 +42,7 @@ pub(crate) fn down_glyph(msg: &ServerMsg) -> char {
 
 /// Datagram and byte counts of one direction.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Traffic {
+pub struct LaneCounts {
     pub sent: u64,
     pub(crate) delivered: u64,
     pub dropped: u64,
@@ -54,7 +54,7 @@ pub(crate) struct Lane {
     cond: Conditioner,
     sent: HashMap<u64, (Instant, char)>,
     lost: VecDeque<(Instant, char, f64)>,
-    traffic: Traffic,
+    traffic: LaneCounts,
 }
 
 fn key(bytes: &[u8]) -> u64 {
@@ -69,7 +69,7 @@ impl Lane {
             cond: Conditioner::new(conditions, seed),
             sent: HashMap::new(),
             lost: VecDeque::new(),
-            traffic: Traffic::default(),
+            traffic: LaneCounts::default(),
         }
     }
 
@@ -77,7 +77,7 @@ impl Lane {
         self.cond.set_conditions(c);
     }
 
-    pub(crate) fn traffic(&self) -> Traffic {
+    pub(crate) fn traffic(&self) -> LaneCounts {
         self.traffic
     }
 

@@ -72,7 +72,7 @@ fn the_links_own_drops_give_each_command_its_exact_fate() {
     // down a clean one: a command rides in a few packets, or in every one until acked
     // (at most 64 commands a packet, about a second). A long run no longer drops all of
     // a command's packets: the client makes no command past what one packet carries and
-    // resends while it holds (`client::outage`), so every command is recovered or
+    // resends while it holds (`client::netcode::outage`), so every command is recovered or
     // arrives.
     // No reordering: the server's counts then see no loss but the link's.
     let c = &mut lab.clients[0];

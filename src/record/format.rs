@@ -12,7 +12,7 @@
 use std::time::Duration;
 
 use crate::client::GhostMode;
-use crate::client::input::{Action, ChatKey};
+use crate::client::play::input::{Action, ChatKey};
 use crate::client::tap::{LinkTotals, LoopKind};
 use crate::client::{ClientConfig, Switches};
 use crate::net::codec::{MAX_KEYFRAME, MAX_SERVER_DATAGRAM};

@@ -12,7 +12,7 @@ use super::reader::Reader;
 use super::tests::{Live, replay};
 use super::writer::Writer;
 use crate::client::Switches;
-use crate::client::input::Action;
+use crate::client::play::input::Action;
 use crate::client::tap::{LoopKind, TapEvent};
 use crate::sim::world::Command;
 

@@ -19,7 +19,7 @@ use super::reader::{ReadError, Reader};
 use super::replay::Replayer;
 use super::tests::{Live, read};
 use super::writer::Writer;
-use crate::client::input::Action;
+use crate::client::play::input::Action;
 use crate::client::tap::LoopKind;
 
 const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/golden.narec");

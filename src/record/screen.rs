@@ -19,8 +19,8 @@ use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::keys::{BINDINGS, Do, binding_of, hints};
 use super::player::Player;
-use crate::client::interactive::Outcome;
-use crate::client::session::{ClientSession, DrawnFrom};
+use crate::client::netcode::session::{ClientSession, DrawnFrom};
+use crate::client::shell::interactive::Outcome;
 use crate::client::shell::{Flow, Modal, Screen, Shell};
 use crate::client::{Switch, Switches};
 use crate::lab::speed::Speed;

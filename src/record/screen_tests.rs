@@ -7,8 +7,8 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
 use super::*;
-use crate::client::app::App;
 use crate::client::driver::Driver;
+use crate::client::play::app::App;
 use crate::net::conditioner::Conditions;
 use crate::net::delta;
 use crate::net::protocol::{PlayerSnap, ServerMsg, Snapshot};

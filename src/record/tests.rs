@@ -1,6 +1,6 @@
 //! Keyframes and the in-memory ring, on a live headless loop in this process: the real
 //! `Server` and a client `Driver` joined by link conditioners on simulated time, the
-//! loop doing what `client/headless.rs` does. The loop's tap writes the whole session
+//! loop doing what `client/shell/headless.rs` does. The loop's tap writes the whole session
 //! and feeds a [`Ring`] at once, so a clip can be checked against the whole recording
 //! and against the live loop's own state, bit for bit.
 
@@ -15,10 +15,10 @@ use super::replay::Replayer;
 use super::ring::{KEEP, KEYFRAME_EVERY, Ring};
 use super::writer::Writer;
 use crate::client::ClientConfig;
-use crate::client::app::App;
-use crate::client::brain::Wander;
 use crate::client::driver::Driver;
-use crate::client::session::ClientSession;
+use crate::client::netcode::session::ClientSession;
+use crate::client::play::app::App;
+use crate::client::play::brain::Wander;
 use crate::client::tap::{LinkTotals, LoopKind, Tap, TapEvent};
 use crate::net::codec;
 use crate::net::conditioner::{Conditioner, Conditions};

@@ -16,7 +16,7 @@ use crate::sim::world::PlayerId;
 
 /// Who makes a slot's commands: a client over the network, or a server bot.
 #[derive(Clone, Debug)]
-pub(crate) enum Driver {
+pub(crate) enum Controller {
     Remote(Box<Connection>),
     Bot(Box<FightBot>),
 }
@@ -149,7 +149,7 @@ impl Server {
         let Some(slot) = self.slots.iter_mut().find(|s| s.id == id) else {
             return;
         };
-        if let Driver::Remote(c) = &mut slot.driver {
+        if let Controller::Remote(c) = &mut slot.controller {
             c.take(now, &input, tick);
         }
         // A view in the future is a lie; one further back than the history is simply

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use super::Server;
 use super::connection::Connection;
-use super::connection::Driver;
+use super::connection::Controller;
 use super::cookie::{self, CookieError};
 use crate::net::codec;
 use crate::net::map_chunks::{self, MapAssembler};
@@ -65,11 +65,11 @@ impl Server {
     /// ignored (the client asks every 250 ms whatever arrives).
     fn resend_welcome(&mut self, id: u8, now: Instant) {
         let burst = self.join_burst(id);
-        let Some(Driver::Remote(c)) = self
+        let Some(Controller::Remote(c)) = self
             .slots
             .iter_mut()
             .find(|s| s.id == id)
-            .map(|s| &mut s.driver)
+            .map(|s| &mut s.controller)
         else {
             return;
         };
@@ -83,7 +83,7 @@ impl Server {
     pub(super) fn send_join_bursts(&mut self, now: Instant) {
         let mut out = Vec::new();
         for slot in &mut self.slots {
-            let Driver::Remote(c) = &mut slot.driver else {
+            let Controller::Remote(c) = &mut slot.controller else {
                 continue;
             };
             while let Some(msg) = c.join_burst.front() {
@@ -178,9 +178,9 @@ impl Server {
         if let Some(&old) = self.by_addr.get(&from) {
             self.remove_player(old, "rejoined");
         }
-        let driver = Driver::Remote(Box::new(Connection::new(from, session, now)));
+        let controller = Controller::Remote(Box::new(Connection::new(from, session, now)));
         self.make_room();
-        match self.add_player(sanitize_name(name), driver) {
+        match self.add_player(sanitize_name(name), controller) {
             Some(id) => self.send_welcome(from, id),
             None => self.outbox.push((
                 from,

@@ -35,7 +35,7 @@ use crate::net::protocol::{CHAT_RATE, GameEvent, ServerMsg};
 use crate::sim::map::Map;
 use crate::sim::world::{PlayerId, PlayerState, World};
 use bots::Situation;
-use connection::Driver;
+use connection::Controller;
 use cookie::CookieJar;
 use game::Match;
 use rate_limit::RateLimit;
@@ -221,14 +221,14 @@ impl Server {
         let scores = if self
             .slots
             .iter()
-            .any(|s| matches!(s.driver, Driver::Bot(_)))
+            .any(|s| matches!(s.controller, Controller::Bot(_)))
         {
             game.scores()
         } else {
             Vec::new()
         };
         for slot in &mut self.slots {
-            if let Driver::Bot(brain) = &mut slot.driver
+            if let Controller::Bot(brain) = &mut slot.controller
                 && let Some(state) = self.world.get(slot.id)
             {
                 let situation = Situation {

@@ -53,16 +53,16 @@ mod tests {
     use super::*;
     use crate::net::protocol::GameEvent;
     use crate::server::ServerConfig;
-    use crate::server::connection::Driver;
+    use crate::server::connection::Controller;
     use crate::sim::map::Map;
 
     fn pending(server: &Server) -> Vec<u32> {
         server
             .slots
             .iter()
-            .find_map(|s| match &s.driver {
-                Driver::Remote(c) => Some(c.events.pending_seqs()),
-                Driver::Bot(_) => None,
+            .find_map(|s| match &s.controller {
+                Controller::Remote(c) => Some(c.events.pending_seqs()),
+                Controller::Bot(_) => None,
             })
             .unwrap()
     }
@@ -96,7 +96,7 @@ mod tests {
         };
         // The join's own events have arrived; the huge one is next.
         for slot in &mut server.slots {
-            if let Driver::Remote(c) = &mut slot.driver {
+            if let Controller::Remote(c) = &mut slot.controller {
                 c.events.ack(u32::MAX);
             }
         }

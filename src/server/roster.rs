@@ -7,7 +7,7 @@ use std::time::Instant;
 use super::bots::FightBot;
 use super::commands::CommandQueue;
 use super::config::PLAYER_LIMIT;
-use super::connection::{Connection, Driver};
+use super::connection::{Connection, Controller};
 use super::{Server, ServerEvent};
 use crate::net::protocol::{GameEvent, MAX_NAME_CHARS, RosterEntry, ServerMsg};
 use crate::net::roster_pages;
@@ -18,7 +18,7 @@ pub(crate) struct Slot {
     pub(crate) id: PlayerId,
     pub(crate) name: String,
     pub(crate) queue: CommandQueue,
-    pub(crate) driver: Driver,
+    pub(crate) controller: Controller,
     /// Seq the bot's next command gets: bots number commands like clients do.
     pub(crate) bot_seq: u32,
 }
@@ -26,14 +26,16 @@ pub(crate) struct Slot {
 impl Slot {
     /// Queues events for a remote slot, to be resent until acknowledged.
     fn push_events(&mut self, events: &[GameEvent]) {
-        if let Driver::Remote(c) = &mut self.driver {
+        if let Controller::Remote(c) = &mut self.controller {
             c.events.push(events);
         }
     }
 }
 
 fn bot_slots(slots: &[Slot]) -> impl Iterator<Item = &Slot> {
-    slots.iter().filter(|s| matches!(s.driver, Driver::Bot(_)))
+    slots
+        .iter()
+        .filter(|s| matches!(s.controller, Controller::Bot(_)))
 }
 
 fn bot_name(n: u16) -> String {
@@ -59,15 +61,15 @@ impl Server {
             .expect("fewer players than numbers")
     }
 
-    pub(super) fn add_player(&mut self, name: String, driver: Driver) -> Option<PlayerId> {
+    pub(super) fn add_player(&mut self, name: String, controller: Controller) -> Option<PlayerId> {
         if self.is_full() {
             return None;
         }
         let id = (0..=u8::MAX).find(|id| self.slots.iter().all(|s| s.id != *id))?;
         let name = self.unique_name(name);
-        let (from, session) = match &driver {
-            Driver::Remote(c) => (Some(c.addr), Some(c.session.id)),
-            Driver::Bot(_) => (None, None),
+        let (from, session) = match &controller {
+            Controller::Remote(c) => (Some(c.addr), Some(c.session.id)),
+            Controller::Bot(_) => (None, None),
         };
         let spawn = self.world.spawn_point(&self.map, id);
         let tick = self.world.tick;
@@ -85,7 +87,7 @@ impl Server {
                 id,
                 name,
                 queue: CommandQueue::default(),
-                driver,
+                controller,
                 bot_seq: 0,
             },
         );
@@ -108,7 +110,7 @@ impl Server {
             return;
         };
         let slot = self.slots.remove(at);
-        if let Driver::Remote(c) = &slot.driver {
+        if let Controller::Remote(c) = &slot.controller {
             // Another session may have moved to this address since (a NAT reuses ports).
             if self.by_addr.get(&c.addr) == Some(&id) {
                 self.by_addr.remove(&c.addr);
@@ -122,7 +124,7 @@ impl Server {
             reason,
         });
         self.roster_dirty = true;
-        if matches!(slot.driver, Driver::Remote(_)) {
+        if matches!(slot.controller, Controller::Remote(_)) {
             // A human's seat goes back to the bot it may have replaced.
             self.fill_bots();
         }
@@ -150,7 +152,7 @@ impl Server {
                 .wrapping_add(u64::from(n));
             let bot = FightBot::new(seed, self.config.bot_skill);
             if self
-                .add_player(bot_name(n), Driver::Bot(Box::new(bot)))
+                .add_player(bot_name(n), Controller::Bot(Box::new(bot)))
                 .is_none()
             {
                 return;
@@ -162,7 +164,7 @@ impl Server {
     /// weak bot standing in for a newcomer).
     pub fn add_bot(&mut self, name: &str, skill: u8, seed: u64) -> Option<PlayerId> {
         let bot = FightBot::new(seed, skill);
-        self.add_player(name.to_owned(), Driver::Bot(Box::new(bot)))
+        self.add_player(name.to_owned(), Controller::Bot(Box::new(bot)))
     }
 
     /// A full server gives a bot's seat (the newest bot's) to a joining human: bots
@@ -175,7 +177,7 @@ impl Server {
             .slots
             .iter()
             .rev()
-            .find(|s| matches!(s.driver, Driver::Bot(_)))
+            .find(|s| matches!(s.controller, Controller::Bot(_)))
             .map(|s| s.id);
         match bot {
             Some(id) => {
@@ -230,16 +232,16 @@ impl Server {
         self.slots
             .iter_mut()
             .find(|s| s.id == id)
-            .and_then(|s| match &mut s.driver {
-                Driver::Remote(c) => Some(&mut **c),
-                Driver::Bot(_) => None,
+            .and_then(|s| match &mut s.controller {
+                Controller::Remote(c) => Some(&mut **c),
+                Controller::Bot(_) => None,
             })
     }
 
     pub(super) fn remotes(&self) -> impl Iterator<Item = (&Slot, &Connection)> {
-        self.slots.iter().filter_map(|s| match &s.driver {
-            Driver::Remote(c) => Some((s, &**c)),
-            Driver::Bot(_) => None,
+        self.slots.iter().filter_map(|s| match &s.controller {
+            Controller::Remote(c) => Some((s, &**c)),
+            Controller::Bot(_) => None,
         })
     }
 
@@ -259,10 +261,10 @@ impl Server {
             .map(|s| RosterEntry {
                 id: s.id,
                 name: s.name.clone(),
-                bot: matches!(s.driver, Driver::Bot(_)),
-                ping_ms: match &s.driver {
-                    Driver::Remote(c) => c.rtt_ms,
-                    Driver::Bot(_) => 0,
+                bot: matches!(s.controller, Controller::Bot(_)),
+                ping_ms: match &s.controller {
+                    Controller::Remote(c) => c.rtt_ms,
+                    Controller::Bot(_) => 0,
                 },
             })
             .collect();

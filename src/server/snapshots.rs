@@ -16,7 +16,7 @@ use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
 use super::Server;
-use super::connection::Driver;
+use super::connection::Controller;
 use super::interest::IdSet;
 use crate::net::protocol::{PlayerSnap, ServerMsg, Snapshot, SnapshotDelta};
 use crate::net::{codec, delta};
@@ -75,7 +75,7 @@ impl Server {
         let mut allowed: HashMap<PlayerId, u8> = HashMap::new();
         for slot in self.slots.iter_mut().filter(|s| on_turn(s.id)) {
             // A client whose join is being sent again at a pace gets that first.
-            if let Driver::Remote(c) = &mut slot.driver
+            if let Controller::Remote(c) = &mut slot.controller
                 && c.join_burst.is_empty()
                 && c.delivery.allow(now, period)
             {
@@ -155,11 +155,11 @@ impl Server {
             out.push((slot.id, c.addr, msg, bytes));
         }
         for (id, _, _, bytes) in &out {
-            if let Some(Driver::Remote(c)) = self
+            if let Some(Controller::Remote(c)) = self
                 .slots
                 .iter_mut()
                 .find(|s| s.id == *id)
-                .map(|s| &mut s.driver)
+                .map(|s| &mut s.controller)
             {
                 c.delivery.sent(now, tick, *bytes);
             }
@@ -177,9 +177,9 @@ impl Server {
         self.slots
             .iter_mut()
             .filter(|s| due(s.id))
-            .filter_map(|s| match &mut s.driver {
-                Driver::Remote(c) => Some(c.interest.choose(tick, s.id, world)),
-                Driver::Bot(_) => None,
+            .filter_map(|s| match &mut s.controller {
+                Controller::Remote(c) => Some(c.interest.choose(tick, s.id, world)),
+                Controller::Bot(_) => None,
             })
             .collect()
     }
@@ -210,7 +210,7 @@ mod tests {
 
     fn acknowledge(server: &mut Server, tick: u32) {
         for slot in &mut server.slots {
-            if let Driver::Remote(c) = &mut slot.driver {
+            if let Controller::Remote(c) = &mut slot.controller {
                 c.acked_tick = Some(tick);
             }
         }

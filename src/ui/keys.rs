@@ -1,6 +1,6 @@
 //! The one binding table: every key of every screen (the game and its chat line, the
 //! lab, the replay, the server browser), what it does and the words that say so. Each
-//! screen's key decoding (`client::input::Keys` for the game, [`chat_key`],
+//! screen's key decoding (`client::play::input::Keys` for the game, [`chat_key`],
 //! [`lab_key`], [`replay_code`], [`browser_key`]), its help box, its key hints and the
 //! key tables of `README.md` and `docs/GUIDE.md` are read from here, so a key cannot be
 //! bound without being listed, nor listed without being bound. Adding a key is a row
@@ -8,7 +8,7 @@
 //! ui::keys` then rewrites the docs' tables.
 //!
 //! The game's keys can be rebound by the config file's `[keys]`
-//! (`client::input::Bindings`, by each key's `name`); the help and the docs name the
+//! (`client::play::input::Bindings`, by each key's `name`); the help and the docs name the
 //! defaults. Ctrl-C quits and Ctrl-Z suspends on every screen, whatever is bound.
 
 use KeyCode::{Char, Down, Enter, Esc, F, Left, Right, Tab, Up};

@@ -21,7 +21,7 @@ fn ms(n: u64) -> Duration {
 }
 
 /// Right for 20 commands, left for 20, and so on: never far from where it started.
-fn back_and_forth() -> impl FnMut(&netarena::client::session::ClientSession) -> Buttons {
+fn back_and_forth() -> impl FnMut(&netarena::client::netcode::session::ClientSession) -> Buttons {
     let mut n = 0u32;
     move |_| {
         n += 1;

@@ -38,8 +38,10 @@ fn clients_fly_projectiles_exactly_as_the_server_does() {
         Default::default();
     let mut fired = 0;
     // The client forgets a flight once drawn to its end: keep the last look at each.
-    let mut client_flights: std::collections::BTreeMap<u16, netarena::client::combat::Flight> =
-        Default::default();
+    let mut client_flights: std::collections::BTreeMap<
+        u16,
+        netarena::client::netcode::combat::Flight,
+    > = Default::default();
     for _ in 0..200 {
         s.run_commands(Duration::from_millis(10), |_, _| {
             fired += 1;

@@ -4,7 +4,7 @@ use crate::support;
 
 use std::time::Duration;
 
-use netarena::client::brain::Wander;
+use netarena::client::play::brain::Wander;
 use netarena::net::conditioner::Conditions;
 use netarena::sim::map::{CELL, Map};
 use netarena::sim::world::{Buttons, PlayerState};
@@ -12,7 +12,8 @@ use support::{Stepper, lag};
 
 fn wander(
     seed: u64,
-) -> impl FnMut(&netarena::client::session::ClientSession) -> netarena::sim::world::Buttons {
+) -> impl FnMut(&netarena::client::netcode::session::ClientSession) -> netarena::sim::world::Buttons
+{
     let mut brain = Wander::new(seed);
     move |c| match c.predicted() {
         Some(me) => brain.next(&me).buttons,

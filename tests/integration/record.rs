@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use proptest::prelude::*;
 
 use netarena::client::Switches;
-use netarena::client::input::{Action, ChatKey};
+use netarena::client::play::input::{Action, ChatKey};
 use netarena::client::tap::{LinkTotals, LoopKind};
 use netarena::net::conditioner::Conditions;
 use netarena::net::delta;

@@ -7,8 +7,8 @@ use crate::support;
 use std::collections::HashMap;
 use std::time::Duration;
 
-use netarena::client::brain::Fighter;
-use netarena::client::session::ClientSession;
+use netarena::client::netcode::session::ClientSession;
+use netarena::client::play::brain::Fighter;
 use netarena::server::ServerConfig;
 use netarena::sim::map::Map;
 use netarena::sim::world::{Command, PlayerState};

@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use netarena::client::brain::Reflex;
+use netarena::client::play::brain::Reflex;
 use netarena::net::protocol::{ClientMsg, InputPacket, RosterEntry, ServerMsg};
 use netarena::server::{Server, ServerConfig, ServerEvent};
 use netarena::sim::combat::{PROTECT_MAX_MS, PROTECT_READING_MAX_MS};

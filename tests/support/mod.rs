@@ -16,11 +16,11 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use netarena::client::Switches;
-use netarena::client::app::{App, Effect};
-use netarena::client::cadence::CommandClock;
 use netarena::client::driver::command_ticks;
-use netarena::client::input::Action;
-use netarena::client::session::ClientSession;
+use netarena::client::netcode::cadence::CommandClock;
+use netarena::client::netcode::session::ClientSession;
+use netarena::client::play::app::{App, Effect};
+use netarena::client::play::input::Action;
 use netarena::net::codec;
 use netarena::net::conditioner::{Conditioner, Conditions};
 use netarena::server::{Server, ServerConfig};

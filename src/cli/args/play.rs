@@ -5,10 +5,10 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use netarena::client::headless::BotKind;
-use netarena::client::input::Bindings;
+use netarena::client::play::input::Bindings;
+use netarena::client::shell::headless::BotKind;
 use netarena::client::validate::{FPS_CAPS, INPUT_RATES};
-use netarena::client::{GhostMode, session::DEFAULT_INPUT_RATE};
+use netarena::client::{GhostMode, netcode::session::DEFAULT_INPUT_RATE};
 use netarena::ui::Theme;
 
 use super::super::player_name::default_name;

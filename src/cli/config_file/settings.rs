@@ -5,7 +5,7 @@
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use netarena::client::input::Bindings;
+use netarena::client::play::input::Bindings;
 
 /// One `flag = value` line.
 pub(super) struct Setting {

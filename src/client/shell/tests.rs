@@ -7,7 +7,7 @@ use ratatui::Frame;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::*;
-use crate::client::frames::MOTION_STEP;
+use crate::client::shell::frames::MOTION_STEP;
 
 /// A screen that notes what reached it and quits on `x`.
 #[derive(Default)]
@@ -127,10 +127,10 @@ fn the_loop_wakes_for_what_is_due_motion_and_keys() {
     fake.due_in = Some(Duration::from_millis(30));
     assert_eq!(wake(&pacer, &fake, now), now + Duration::from_millis(30));
     fake.moving = true;
-    pacer.looked(now, true, fake.in_motion(now));
+    pacer.after_frame(now, true, fake.in_motion(now));
     assert_eq!(wake(&pacer, &fake, now), now + MOTION_STEP);
     fake.moving = false;
-    pacer.looked(now, true, fake.in_motion(now));
+    pacer.after_frame(now, true, fake.in_motion(now));
     fake.keys_wake = false;
     assert_eq!(wake(&pacer, &fake, now), now + KEY_CHECK);
 }

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use super::super::session::ClientSession;
+use super::super::netcode::session::ClientSession;
 use crate::net::protocol::RailShot;
 use crate::sim::combat::Weapon;
 use crate::sim::step;

@@ -10,11 +10,11 @@ pub(crate) use memory::Memory;
 
 use std::time::Instant;
 
-use super::app::App;
-use super::interpolation::FrameMode;
-use super::lagometer::{self, Slice};
-use super::rates::Rates;
-use super::session::ClientSession;
+use super::netcode::interpolation::FrameMode;
+use super::netcode::lagometer::{self, Slice};
+use super::netcode::rates::Rates;
+use super::netcode::session::ClientSession;
+use super::play::app::App;
 use super::{GhostMode, Switches};
 use crate::ui::{DrawMode, Hud, LagSlice, SpriteKind, StatsView, SwitchLights, Theme, View};
 

@@ -3,8 +3,8 @@
 
 use std::time::Instant;
 
-use super::super::combat::BEAM_SECS;
-use super::super::session::{ClientSession, find};
+use super::super::netcode::combat::BEAM_SECS;
+use super::super::netcode::session::{ClientSession, find};
 use crate::net::protocol::RailShot;
 use crate::sim::combat::{aim_of, aim_vector};
 use crate::sim::map::CELL;

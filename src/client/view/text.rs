@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use super::super::session::ClientSession;
+use super::super::netcode::session::ClientSession;
 use super::memory::{FLASH, Memory};
 use crate::net::protocol::PlayerStatus;
 use crate::ui::{CombatHud, ResultsView, RosterLine, ScoreLine};

@@ -2,8 +2,8 @@
 //! game shows it on its bottom line, the lab on its own; the numbers in it (the round
 //! trip, the network conditions) are the session's, measured, never constants.
 
-use super::driver::Driver;
 use super::input::Action;
+use crate::client::driver::Driver;
 
 /// What `action` just did to the client `driver` runs, `whose` naming its player
 /// ("your" in the game, "its" in the lab); None for keys with nothing to explain.
@@ -75,8 +75,8 @@ mod tests {
     use std::time::Instant;
 
     use super::*;
-    use crate::client::app::App;
-    use crate::client::session::ClientSession;
+    use crate::client::netcode::session::ClientSession;
+    use crate::client::play::app::App;
     use crate::net::conditioner::Conditions;
 
     fn driver() -> Driver {

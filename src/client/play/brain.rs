@@ -7,7 +7,7 @@ use std::time::Instant;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg32;
 
-use super::session::ClientSession;
+use crate::client::netcode::session::ClientSession;
 use crate::sim::combat::{self, Weapon, aim_of};
 use crate::sim::map::CELL;
 use crate::sim::world::{Buttons, Command, PlayerId, PlayerState};

@@ -2,7 +2,7 @@
 //! shell (`shell.rs`) around a `Driver`. The game supplies its keys (held keys, chat,
 //! F8, switches explained), its tick (the receive pump, a rejoin, the commands due) and
 //! its view; the shell reads the keys, draws the picture if it changed and sleeps on the
-//! link until a datagram, a key, the next command or the next look is due (see
+//! link until a datagram, a key, the next command or the next frame is due (see
 //! `frames`); commands run at a fixed rate, frames whenever the picture changes (at most
 //! `--fps-cap` a second).
 #![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
@@ -15,21 +15,21 @@ use anyhow::Context;
 use ratatui::Frame;
 use ratatui::crossterm::event::KeyEvent;
 
-use super::ClientConfig;
-use super::app::{App, Effect};
-use super::driver::Driver;
-use super::explain;
+pub use super::Outcome;
 use super::headless;
-use super::input::{Action, Keys, chat_key};
 use super::link::Link;
 use super::pump::{Pumped, pump};
-use super::rates::RateMeter;
 use super::rejoin::{REJOINING, Silence, rejoin};
-use super::session::ClientSession;
-pub use super::shell::Outcome;
-use super::shell::{Flow, Modal, Screen, Shell};
-use super::tap::{LinkTotals, LoopKind, Tap, TapEvent};
 use super::terminal::Releases;
+use crate::client::ClientConfig;
+use crate::client::driver::Driver;
+use crate::client::netcode::rates::RateMeter;
+use crate::client::netcode::session::ClientSession;
+use crate::client::play::app::{App, Effect};
+use crate::client::play::explain;
+use crate::client::play::input::{Action, Keys, chat_key};
+use crate::client::shell::{Flow, Modal, Screen, Shell};
+use crate::client::tap::{LinkTotals, LoopKind, Tap, TapEvent};
 use crate::net::protocol::{ClientMsg, Welcome};
 use crate::ui;
 

@@ -171,8 +171,8 @@ mod stepped {
 
     use super::*;
     use crate::client::driver::Driver;
-    use crate::client::input::Keys;
-    use crate::client::session::ClientSession;
+    use crate::client::netcode::session::ClientSession;
+    use crate::client::play::input::Keys;
     use crate::net::delta;
     use crate::net::protocol::{PlayerSnap, ServerMsg, Snapshot};
     use crate::sim::world::PlayerState;
@@ -221,7 +221,8 @@ mod stepped {
     }
 
     /// The server's word that every command so far was applied where the prediction
-    /// put it: a client that hears nothing stops making commands (`client::outage`).
+    /// put it: a client that hears nothing stops making commands
+    /// (`client::netcode::outage`).
     fn acknowledge(d: &mut Driver, now: Instant, tick: u32) {
         let s = d.session();
         let Some(state) = s.predicted() else {

@@ -15,7 +15,6 @@ use std::time::Instant;
 #[path = "intake.rs"]
 mod intake;
 
-use super::Switches;
 use super::clock::{RecentLoss, ServerClock, interp_delay_target};
 use super::combat::Combat;
 pub(crate) use super::interpolation::DrawnFrom;
@@ -27,6 +26,7 @@ use super::outage::{self, Resync};
 use super::pacer::{InputPacer, bound_redundancy};
 use super::prediction::{Correction, CorrectionPath, Prediction, Reconcile, Stepping};
 use super::tell::Tell;
+use crate::client::Switches;
 use crate::net::map_chunks::MapAssembler;
 use crate::net::protocol::{
     ClientMsg, InputPacket, MAX_COMMANDS_PER_INPUT, PlayerSnap, RosterEntry, Snapshot, Welcome,
@@ -339,7 +339,7 @@ impl ClientSession {
         now.saturating_duration_since(self.start).as_millis() as u32
     }
 
-    pub(super) fn name_of(&self, id: PlayerId) -> String {
+    pub(in crate::client) fn name_of(&self, id: PlayerId) -> String {
         name_in(&self.roster, id)
     }
 
@@ -430,7 +430,7 @@ impl ClientSession {
     }
 
     /// The command the local player's facing is drawn from: the newest one made.
-    pub(super) fn last_command(&self) -> Option<Command> {
+    pub(in crate::client) fn last_command(&self) -> Option<Command> {
         self.pacer.last_command()
     }
 
@@ -551,11 +551,11 @@ impl ClientSession {
     }
 }
 
-pub(super) fn find(players: &[PlayerSnap], id: PlayerId) -> Option<PlayerState> {
+pub(in crate::client) fn find(players: &[PlayerSnap], id: PlayerId) -> Option<PlayerState> {
     players.iter().find(|p| p.id == id).map(|p| p.state)
 }
 
-pub(super) fn others_of(players: &[PlayerSnap], me: PlayerId) -> Vec<PlayerState> {
+pub(in crate::client) fn others_of(players: &[PlayerSnap], me: PlayerId) -> Vec<PlayerState> {
     players
         .iter()
         .filter(|p| p.id != me)
@@ -563,7 +563,7 @@ pub(super) fn others_of(players: &[PlayerSnap], me: PlayerId) -> Vec<PlayerState
         .collect()
 }
 
-pub(super) fn name_in(roster: &[RosterEntry], id: PlayerId) -> String {
+pub(in crate::client) fn name_in(roster: &[RosterEntry], id: PlayerId) -> String {
     roster
         .iter()
         .find(|r| r.id == id)

@@ -25,7 +25,7 @@ pub struct SessionStats {
     pub commands_sent: u64,
     /// Command slots that made no command: skipped to drain a backlog on the server at
     /// once, or held while the server had not acknowledged a round trip's worth and
-    /// more (the link was down; see `client::outage`).
+    /// more (the link was down; see `client::netcode::outage`).
     pub commands_skipped: u64,
     pub commands_held: u64,
     pub snapshots_received: u64,
@@ -42,8 +42,9 @@ pub struct SessionStats {
     pub fire_mispredictions: u64,
     pub last_correction_cells: f64,
     pub max_correction_cells: f64,
-    /// Corrections by what caused them (see `client::causes`), the server's decisions
-    /// (counted apart from `corrections`) under `server_decision`; and the last cause.
+    /// Corrections by what caused them (see `client::netcode::causes`), the server's
+    /// decisions (counted apart from `corrections`) under `server_decision`; and the last
+    /// cause.
     pub corrections_by_cause: BTreeMap<String, u64>,
     pub last_correction_cause: String,
     pub rtt_ms: f64,

@@ -7,10 +7,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
-use super::ClientConfig;
-use super::driver::Driver;
 use super::link::Link;
-use super::session::ClientSession;
+use crate::client::ClientConfig;
+use crate::client::driver::Driver;
+use crate::client::netcode::session::ClientSession;
 
 /// How long the server may be silent before the player is told (the session itself
 /// ends only at `--timeout`).

@@ -30,8 +30,8 @@ pub(crate) struct Slice {
     pub(crate) delay_ms: f32,
     /// RTT estimate at the end of the slice, in ms.
     pub(crate) rtt_ms: f32,
-    /// The link was interrupted (no snapshot for a while, see `client::outage`) when a
-    /// frame in this slice was drawn.
+    /// The link was interrupted (no snapshot for a while, see `client::netcode::outage`)
+    /// when a frame in this slice was drawn.
     pub(crate) interrupted: bool,
 }
 

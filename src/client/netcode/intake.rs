@@ -9,9 +9,9 @@
 use std::time::Instant;
 
 use super::{ClientSession, SessionEnd, find, name_in, others_of};
-use crate::client::causes::{Cause, explain};
-use crate::client::clock::interp_delay_target;
-use crate::client::prediction::{Prediction, Reconcile, Stepping};
+use crate::client::netcode::causes::{Cause, explain};
+use crate::client::netcode::clock::interp_delay_target;
+use crate::client::netcode::prediction::{Prediction, Reconcile, Stepping};
 use crate::net::protocol::{GameEvent, ServerMsg, Snapshot, SnapshotDelta};
 use crate::net::widen::Known;
 use crate::net::{codec, delta};

@@ -9,16 +9,16 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use serde::Serialize;
 
-use super::ClientConfig;
-use super::app::App;
-use super::brain::{Fighter, Reflex, Wander};
-use super::driver::Driver;
 use super::link::Link;
-use super::net_stats::{RemoteSeen, SessionStats};
 use super::pump::{Pumped, pump};
 use super::rejoin::{Silence, rejoin};
-use super::session::ClientSession;
-use super::tap::{LinkTotals, LoopKind, Tap};
+use crate::client::ClientConfig;
+use crate::client::driver::Driver;
+use crate::client::netcode::net_stats::{RemoteSeen, SessionStats};
+use crate::client::netcode::session::ClientSession;
+use crate::client::play::app::App;
+use crate::client::play::brain::{Fighter, Reflex, Wander};
+use crate::client::tap::{LinkTotals, LoopKind, Tap};
 use crate::net::protocol::ServerMsg;
 use crate::sim::world::Command;
 

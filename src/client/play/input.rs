@@ -447,7 +447,7 @@ mod tests {
     /// the binding table's order (it is generated: see `ui::keys`).
     #[test]
     fn the_guide_lists_every_binding_name() {
-        let guide = include_str!("../../docs/GUIDE.md");
+        let guide = include_str!("../../../docs/GUIDE.md");
         let section = guide
             .split("- `[keys]` rebinds")
             .nth(1)

@@ -95,7 +95,7 @@ impl CorrectionPath {
 
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Prediction {
-    #[serde(deserialize_with = "super::keyframe::exactly::<_, _, RING>")]
+    #[serde(deserialize_with = "crate::client::keyframe::exactly::<_, _, RING>")]
     ring: Vec<Entry>,
     latest_seq: u32,
     acked_seq: u32,

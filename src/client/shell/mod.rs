@@ -1,18 +1,34 @@
+//! The thin shells around the one loop body (`driver::Driver`): they own what the
+//! loop may not, the socket (`link`), the terminal (`terminal`, `frames`) and the
+//! wall clock. `interactive` plays in a terminal, `headless` runs a bot to a JSON
+//! report; `rejoin` carries a shell over a silent or restarted server; `discovery`
+//! and `join_screen` find a server to join.
+//!
 //! The one terminal shell: the game, the lab, the replay and the server browser each run
-//! in it, and supply only a [`Screen`]: their state, their keys and their view.
+//! in it, and supply only a `Screen`: their state, their keys and their view.
 //!
 //! The shell owns what every terminal front end needs, once: raw mode and the alternate
-//! screen (through [`terminal`], restored on every way out), reading events (Ctrl-Z
-//! suspends in [`terminal::next_event`]), Ctrl-C, the signal flag (SIGINT, SIGTERM,
-//! SIGHUP) and a hung-up terminal, resizes, frame pacing ([`FramePacer`], `--fps-cap`),
+//! screen (through `terminal`, restored on every way out), reading events (Ctrl-Z
+//! suspends in `terminal::next_event`), Ctrl-C, the signal flag (SIGINT, SIGTERM,
+//! SIGHUP) and a hung-up terminal, resizes, frame pacing (`FramePacer`, `--fps-cap`),
 //! the FPS counter, and drawing: a frame is rendered off screen and sent only if it
 //! differs from what is shown, inside a synchronized update.
 //!
 //! Each turn: the stop flag and the hangup; every pending event (Ctrl-C quits, a resize
-//! goes to [`Screen::on_resize`], keys to [`Screen::on_key`]); [`Screen::on_tick`]; a
-//! look at the picture if the cap allows ([`Screen::draw`]); then a sleep until the
-//! screen's next due time, the next look while it is in motion, or a key
-//! ([`Screen::wait`]).
+//! goes to `Screen::on_resize`, keys to `Screen::on_key`); `Screen::on_tick`; a
+//! frame drawn if the cap allows (`Screen::draw`); then a sleep until the
+//! screen's next due time, the next frame while it is in motion, or a key
+//! (`Screen::wait`).
+
+pub mod discovery;
+mod frames;
+pub mod headless;
+pub mod interactive;
+pub mod join_screen;
+mod link;
+mod pump;
+mod rejoin;
+pub mod terminal;
 
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -26,9 +42,9 @@ use ratatui::crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdat
 use ratatui::crossterm::{execute, queue};
 use ratatui::layout::Rect;
 
-use super::frames::{FpsCounter, FramePacer, MAX_SLEEP};
-use super::terminal::{self, Releases, TerminalGuard, Tui};
 use crate::ui;
+use frames::{FpsCounter, FramePacer, MAX_SLEEP};
+use terminal::{Releases, TerminalGuard, Tui};
 
 /// How a front end ended, for the message printed after the terminal is restored and
 /// the exit status.
@@ -165,7 +181,7 @@ impl<'s> Shell<'s> {
             if let Some(outcome) = ended(flow, self.stop.load(Ordering::Relaxed)) {
                 return Ok(outcome);
             }
-            self.look(screen, now)?;
+            self.draw_frame(screen, now)?;
             let wake = wake(&self.pacer, screen, now);
             screen.wait(wake)?;
         }
@@ -189,8 +205,8 @@ impl<'s> Shell<'s> {
         Ok(None)
     }
 
-    /// Looks at the picture, if the cap allows, and sends it if it changed.
-    fn look(&mut self, screen: &mut impl Screen, now: Instant) -> anyhow::Result<()> {
+    /// Renders the picture, if the cap allows, and sends it if it changed.
+    fn draw_frame(&mut self, screen: &mut impl Screen, now: Instant) -> anyhow::Result<()> {
         self.fps.roll(now);
         if !self.pacer.may_draw(now) {
             return Ok(());
@@ -202,7 +218,7 @@ impl<'s> Shell<'s> {
         if drawn {
             self.fps.frame(now);
         }
-        self.pacer.looked(now, drawn, screen.in_motion(now));
+        self.pacer.after_frame(now, drawn, screen.in_motion(now));
         Ok(())
     }
 }
@@ -252,7 +268,7 @@ fn ended(flow: Flow, stopped: bool) -> Option<Outcome> {
     }
 }
 
-/// When the loop wakes at the latest: the screen's next due time, the next look while
+/// When the loop wakes at the latest: the screen's next due time, the next frame while
 /// it is in motion, and every [`KEY_CHECK`] if keys do not wake its wait.
 fn wake(pacer: &FramePacer, screen: &impl Screen, now: Instant) -> Instant {
     let wake = pacer.next_wake(now, screen.next_due(now));

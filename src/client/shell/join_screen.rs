@@ -12,7 +12,7 @@ use ratatui::Frame;
 use ratatui::crossterm::event::KeyEvent;
 
 use super::discovery::{Discovery, Found, Scope};
-use super::shell::{Flow, Modal, Screen, Shell};
+use crate::client::shell::{Flow, Modal, Screen, Shell};
 use crate::ui::join_screen::{JoinView, ServerLine, draw_join};
 use crate::ui::keys::{self, Browser as Do};
 

@@ -9,7 +9,7 @@
 
 use std::time::{Duration, Instant};
 
-/// While something moves, the picture is looked at this often: a player crossing into
+/// While something moves, a frame is rendered this often: a player crossing into
 /// another cell is drawn at most this late.
 pub(crate) const MOTION_STEP: Duration = Duration::from_millis(4);
 /// The longest sleep: terminal resizes (not a readable event) are noticed this soon.
@@ -37,9 +37,9 @@ impl FramePacer {
         now >= self.next_frame
     }
 
-    /// The picture was looked at: `drawn` if it had changed and went to the screen,
+    /// A frame was rendered: `drawn` if it had changed and went to the screen,
     /// `in_motion` if it may change with time alone.
-    pub(crate) fn looked(&mut self, now: Instant, drawn: bool, in_motion: bool) {
+    pub(crate) fn after_frame(&mut self, now: Instant, drawn: bool, in_motion: bool) {
         self.in_motion = in_motion;
         if let (true, Some(period)) = (drawn, self.period) {
             self.next_frame = now + period;

@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use mio::{Events, Poll, Token};
 
-use super::ClientConfig;
-use super::tap::LinkTotals;
+use crate::client::ClientConfig;
+use crate::client::tap::LinkTotals;
 use crate::net::codec;
 use crate::net::conditioner::Conditions;
 use crate::net::map_chunks::MapAssembler;

@@ -5,8 +5,8 @@
 
 use std::time::Instant;
 
-use super::Switch;
 use super::input::{Action, ChatKey};
+use crate::client::Switch;
 use crate::net::conditioner::Conditions;
 use crate::net::protocol::{CHAT_RATE, MAX_CHAT_CHARS};
 use crate::sim::combat::{aim_of, aim_vector};

@@ -6,9 +6,9 @@ use std::fmt;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use super::driver::Driver;
 use super::link::Link;
-use super::session::SessionEnd;
+use crate::client::driver::Driver;
+use crate::client::netcode::session::SessionEnd;
 
 /// Why the server's side ended a session, as every front end says it.
 #[derive(Clone, Debug, PartialEq, Eq)]

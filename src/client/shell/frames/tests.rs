@@ -6,10 +6,10 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 
 use super::*;
-use crate::client::app::App;
 use crate::client::driver::Driver;
-use crate::client::rates::Rates;
-use crate::client::session::ClientSession;
+use crate::client::netcode::rates::Rates;
+use crate::client::netcode::session::ClientSession;
+use crate::client::play::app::App;
 use crate::net::conditioner::Conditions;
 use crate::net::delta;
 use crate::net::protocol::{PlayerSnap, ServerMsg, Snapshot};
@@ -95,7 +95,7 @@ fn the_wait_driven_loop_shows_every_change_at_once_and_sleeps_when_still() {
             shown = p;
             draws.push(now);
         }
-        pacer.looked(now, draws.last() == Some(&now), d.in_motion(now));
+        pacer.after_frame(now, draws.last() == Some(&now), d.in_motion(now));
         // Wake for the pacer, the next datagram or the key, whichever is first.
         let mut wake = pacer
             .next_wake(now, d.next_command())
