@@ -1,6 +1,7 @@
-//! The module layout, checked: no two sibling modules import each other. A shared item
-//! goes down into the lower of the two (or a third file both import), so each folder's
-//! files stack in floors that can be read bottom up.
+//! The module layout, checked: each layer imports only the layers below it, and no two
+//! sibling modules import each other. A shared item goes down into the lower of the two
+//! (or a third file both import), so each folder's files stack in floors that can be
+//! read bottom up.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -147,4 +148,32 @@ fn no_two_sibling_modules_import_each_other() {
         cycles.is_empty(),
         "modules that import each other: {cycles:?}"
     );
+}
+
+/// The layers ARCHITECTURE states, checked on the code outside tests: `sim` imports no
+/// other module of the crate, `net` only `sim`, `server` only `net`, `sim` and the leaf
+/// `bounds`, and `ui` only `sim` (the client fills its view types).
+#[test]
+fn each_layer_imports_only_the_layers_below() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let layers: [(&str, &[&str]); 4] = [
+        ("sim", &[]),
+        ("net", &["sim"]),
+        ("server", &["net", "sim", "bounds"]),
+        ("ui", &["sim"]),
+    ];
+    let mut wrong = Vec::new();
+    for (layer, allowed) in layers {
+        for file in rust_files(&src.join(layer)) {
+            let mut used = BTreeSet::new();
+            names_after(&non_test_code(&file), "crate::", &mut used);
+            for name in used {
+                if name != layer && !allowed.contains(&name.as_str()) {
+                    let shown = file.strip_prefix(&src).unwrap_or(&file).display();
+                    wrong.push(format!("src/{shown} imports crate::{name}"));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "imports across the layers: {wrong:#?}");
 }

@@ -53,23 +53,6 @@ pub(super) struct State {
     pub(super) memory: view::Memory,
 }
 
-/// A `deserialize_with` for a table the code indexes by a mask: exactly `N` entries, or
-/// the keyframe is refused (a shorter one would make an index panic later).
-pub(super) fn exactly<'de, D, T, const N: usize>(d: D) -> Result<Vec<T>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    let v = Vec::<T>::deserialize(d)?;
-    if v.len() != N {
-        return Err(serde::de::Error::custom(format!(
-            "a table of {} entries where {N} belong",
-            v.len()
-        )));
-    }
-    Ok(v)
-}
-
 pub(super) fn encode(state: &StateRef<'_>, base: Instant) -> Result<Vec<u8>, KeyframeError> {
     let mut buf = Vec::new();
     instants::with_base(base, || codec::encode_state(state, &mut buf))?;
@@ -78,24 +61,4 @@ pub(super) fn encode(state: &StateRef<'_>, base: Instant) -> Result<Vec<u8>, Key
 
 pub(super) fn decode(bytes: &[u8], base: Instant) -> Result<State, KeyframeError> {
     Ok(instants::with_base(base, || codec::decode_state(bytes))?)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[derive(Debug, Deserialize)]
-    struct Table(#[serde(deserialize_with = "exactly::<_, _, 3>")] Vec<u8>);
-
-    #[test]
-    fn a_table_of_the_wrong_length_is_refused() {
-        assert_eq!(
-            serde_json::from_str::<Table>("[1,2,3]").unwrap().0,
-            [1, 2, 3]
-        );
-        let err = serde_json::from_str::<Table>("[1,2]")
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("a table of 2 entries where 3 belong"), "{err}");
-    }
 }

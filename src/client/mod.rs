@@ -12,6 +12,7 @@
 //! `keyframe` a replay starts from, and `validate`.
 
 pub mod driver;
+pub(crate) mod explain;
 mod keyframe;
 pub mod netcode;
 pub mod play;

@@ -1,5 +1,5 @@
 //! The lab's line saying what a switch change did to a client: the game's own
-//! explanation (`client::play::explain`), named for the client and, for the network keys,
+//! explanation (`client::explain`), named for the client and, for the network keys,
 //! with the lab's name for the link's profile.
 
 use super::Lab;
@@ -9,7 +9,7 @@ use crate::client::play::input::Action;
 /// nothing to explain.
 pub(crate) fn explain(lab: &Lab, n: usize, action: Action) -> Option<String> {
     let c = lab.clients.get(n)?;
-    let what = crate::client::play::explain::explain(&c.driver, action, "its")?;
+    let what = crate::client::explain::explain(&c.driver, action, "its")?;
     let network = matches!(
         action,
         Action::LagUp

@@ -116,7 +116,12 @@ fn no_frame_has_fixed_white_black_or_grey_text_on_the_default_background() {
             });
         }),
         ("stats", |v| v.stats = Some(crate::bench::render::stats(5))),
-        ("chat input", |v| v.chat_input = Some("x".repeat(190))),
+        ("chat input", |v| {
+            v.chat_input = Some(crate::ui::ChatInput {
+                left: 120usize.saturating_sub("x".repeat(190).chars().count()),
+                text: "x".repeat(190),
+            })
+        }),
         ("hurt", |v| v.combat.as_mut().unwrap().hurt = true),
         ("dead", |v| {
             let c = v.combat.as_mut().unwrap();

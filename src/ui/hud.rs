@@ -7,7 +7,6 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{CombatHud, Hud, Role, RosterLine, Theme, player_glyph};
-use crate::net::protocol::MAX_CHAT_CHARS;
 use crate::sim::combat::Weapon;
 
 /// A switch as `+name` (on, green) or `-name` (off, quiet): readable without colour.
@@ -112,7 +111,7 @@ pub(crate) fn draw_combat(
     frame: &mut Frame,
     area: Rect,
     combat: Option<&CombatHud>,
-    chat_input: Option<&str>,
+    chat_input: Option<&super::ChatInput>,
     keys: &[&str],
     t: Theme,
 ) {
@@ -212,12 +211,12 @@ fn status(c: &CombatHud, t: Theme) -> Vec<Span<'static>> {
 
 /// The chat editor: the end of the line when it is longer than the screen, and how
 /// many characters are left near the limit.
-fn chat_line(text: &str, width: u16, t: Theme) -> Line<'static> {
+fn chat_line(input: &super::ChatInput, width: u16, t: Theme) -> Line<'static> {
+    let (text, left) = (input.text.as_str(), input.left);
     const PROMPT: &str = "say: ";
     let hint_text = format!("   {}", super::keys::hints(super::keys::CHAT).join(", "));
     let hint_text = hint_text.as_str();
     let typed = text.chars().count();
-    let left = MAX_CHAT_CHARS.saturating_sub(typed);
     let counter = if left <= 20 {
         format!("  {left} left")
     } else {

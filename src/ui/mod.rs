@@ -159,6 +159,13 @@ pub(crate) struct RosterLine {
     pub(crate) bot: bool,
 }
 
+/// The chat line being typed, and how many more characters the protocol takes.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ChatInput {
+    pub(crate) text: String,
+    pub(crate) left: usize,
+}
+
 /// Everything one frame shows.
 pub(crate) struct View<'a> {
     pub(crate) map: &'a Map,
@@ -174,7 +181,7 @@ pub(crate) struct View<'a> {
     pub(crate) feed: Vec<String>,
     pub(crate) chat: Vec<String>,
     /// The chat line being typed, when the editor is open.
-    pub(crate) chat_input: Option<String>,
+    pub(crate) chat_input: Option<ChatInput>,
     pub(crate) scoreboard: Option<Vec<ScoreLine>>,
     pub(crate) results: Option<ResultsView>,
     pub(crate) hud: Hud,
@@ -248,7 +255,7 @@ pub(crate) fn draw_in_keyed(frame: &mut Frame, area: Rect, view: &View, keys: &[
         frame,
         l.combat,
         view.combat.as_ref(),
-        view.chat_input.as_deref(),
+        view.chat_input.as_ref(),
         keys,
         t,
     );

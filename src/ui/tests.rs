@@ -231,7 +231,12 @@ fn facing_a_wall_chat_scrolling_death_and_cooldown_are_shown() {
     assert!(out.lines().nth(2).unwrap().contains('←'), "{out}");
 
     let long: String = "abcdefghij".repeat(11);
-    let out = render_with(&map, 40, 8, vec![], |v| v.chat_input = Some(long.clone()));
+    let out = render_with(&map, 40, 8, vec![], |v| {
+        v.chat_input = Some(crate::ui::ChatInput {
+            left: 120usize.saturating_sub(long.clone().chars().count()),
+            text: long.clone(),
+        })
+    });
     let line = out.lines().nth(6).unwrap();
     assert!(
         line.starts_with("say: …") && line.contains("hij_"),

@@ -95,7 +95,7 @@ impl CorrectionPath {
 
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Prediction {
-    #[serde(deserialize_with = "crate::client::keyframe::exactly::<_, _, RING>")]
+    #[serde(deserialize_with = "exactly::<_, _, RING>")]
     ring: Vec<Entry>,
     latest_seq: u32,
     acked_seq: u32,
@@ -331,6 +331,23 @@ impl Prediction {
     }
 }
 
+/// A `deserialize_with` for a table the code indexes by a mask: exactly `N` entries, or
+/// the keyframe is refused (a shorter one would make an index panic later).
+pub(in crate::client) fn exactly<'de, D, T, const N: usize>(d: D) -> Result<Vec<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    let v = <Vec<T> as serde::Deserialize>::deserialize(d)?;
+    if v.len() != N {
+        return Err(serde::de::Error::custom(format!(
+            "a table of {} entries where {N} belong",
+            v.len()
+        )));
+    }
+    Ok(v)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -527,5 +544,23 @@ mod tests {
             None
         );
         assert_eq!(p.state(), s);
+    }
+}
+
+#[cfg(test)]
+mod exactly_tests {
+    #[derive(Debug, serde::Deserialize)]
+    struct Table(#[serde(deserialize_with = "super::exactly::<_, _, 3>")] Vec<u8>);
+
+    #[test]
+    fn a_table_of_the_wrong_length_is_refused() {
+        assert_eq!(
+            serde_json::from_str::<Table>("[1,2,3]").unwrap().0,
+            [1, 2, 3]
+        );
+        let err = serde_json::from_str::<Table>("[1,2]")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("a table of 2 entries where 3 belong"), "{err}");
     }
 }

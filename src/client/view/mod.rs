@@ -16,7 +16,10 @@ use super::netcode::rates::Rates;
 use super::netcode::session::ClientSession;
 use super::play::app::App;
 use super::{GhostMode, Switches};
-use crate::ui::{DrawMode, Hud, LagSlice, SpriteKind, StatsView, SwitchLights, Theme, View};
+use crate::net::protocol::MAX_CHAT_CHARS;
+use crate::ui::{
+    ChatInput, DrawMode, Hud, LagSlice, SpriteKind, StatsView, SwitchLights, Theme, View,
+};
 
 /// The frame's view of `session`, with `app`'s overlays, the loop's frame rate and
 /// (for the stats overlay) its traffic rates.
@@ -56,7 +59,10 @@ pub(crate) fn build<'a>(
             .into_iter()
             .chain(app.note(now).map(str::to_owned))
             .collect(),
-        chat_input: app.chat_input().map(str::to_owned),
+        chat_input: app.chat_input().map(|text| ChatInput {
+            text: text.to_owned(),
+            left: MAX_CHAT_CHARS.saturating_sub(text.chars().count()),
+        }),
         scoreboard: overlays.scoreboard.then(|| text::scoreboard(s)),
         results: text::results(s),
         hud: Hud {

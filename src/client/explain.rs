@@ -2,7 +2,7 @@
 //! game shows it on its bottom line, the lab on its own; the numbers in it (the round
 //! trip, the network conditions) are the session's, measured, never constants.
 
-use super::input::Action;
+use super::play::input::Action;
 use crate::client::driver::Driver;
 
 /// What `action` just did to the client `driver` runs, `whose` naming its player
