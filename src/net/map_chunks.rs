@@ -1,5 +1,5 @@
 //! A map's text in numbered chunks, so that no datagram carries more than a safe MTU,
-//! and its reassembly on the receiving side (both through [`super::fragments`]):
+//! and its reassembly on the receiving side (both through `super::fragments`):
 //! bounded in size and count, bound to one map by its id (a checksum, verified at the
 //! end), and given up after a timeout.
 //!
