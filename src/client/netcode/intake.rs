@@ -241,7 +241,10 @@ impl ClientSession {
         let verdict = self
             .combat
             .judge(snap.ack_seq, snap.me.events_complete(), playing);
-        self.net.fire_mispredicted(verdict.mispredicted);
+        // With prediction off no predicted shot was shown: nothing was mispredicted.
+        if self.switches.prediction {
+            self.net.fire_mispredicted(verdict.mispredicted);
+        }
         let Some(me) = me else {
             if let Some(p) = &mut self.prediction {
                 p.acknowledge(snap.ack_seq);
@@ -263,6 +266,10 @@ impl ClientSession {
             (false, true, true) => Reconcile::Smooth,
             (false, false, _) => Reconcile::MeasureOnly,
         };
+        // With prediction off the player is drawn where the server says; the prediction
+        // kept underneath (ready for the switch back on) follows the server unseen, and
+        // its disagreements are no corrections anyone saw.
+        let how = if s.prediction { how } else { Reconcile::Snap };
         let at = Stepping {
             map: &self.map,
             rules: &self.rules,
@@ -272,6 +279,9 @@ impl ClientSession {
         let disagreement = p.disagreement(snap.ack_seq);
         let correction = p.reconcile(&at, snap.ack_seq, server, how);
         let path = p.take_path();
+        if !s.prediction {
+            return;
+        }
         match correction {
             Some(c) if placed || c.decreed => {
                 let why = if c.decreed && !placed {
@@ -313,8 +323,9 @@ impl ClientSession {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::client::Switches;
     use crate::net::protocol::PlayerSnap;
-    use crate::sim::world::Command;
+    use crate::sim::world::{Buttons, Command};
 
     fn session_after(ack_seq: u32) -> ClientSession {
         let map = Map::builtin("duel").unwrap();
@@ -390,5 +401,44 @@ mod tests {
         }
         assert_eq!(session.stats().snapshots_lost, 0);
         assert_eq!(session.latest_seq(), 65_530 + 10);
+    }
+
+    /// With prediction off the player is drawn where the server says: the prediction
+    /// that still runs underneath (to be ready when it is switched back on) follows the
+    /// server silently, and its disagreements are no corrections anybody saw.
+    #[test]
+    fn with_prediction_off_nothing_counts_as_a_correction() {
+        let corrections = |prediction: bool| {
+            let now = Instant::now();
+            let mut session = session_after(0);
+            session.set_switches(Switches {
+                prediction,
+                ..Switches::default()
+            });
+            for _ in 0..10 {
+                let _ = session.command_tick(now, Command::moving(Buttons::RIGHT));
+            }
+            // The server acknowledges every command but has not moved us: a disagreement.
+            let map = Map::builtin("duel").unwrap();
+            let (x, y) = map.spawns()[0];
+            let snap = Snapshot {
+                tick: 4,
+                ack_seq: session.latest_seq(),
+                players: vec![PlayerSnap {
+                    id: 0,
+                    state: PlayerState::at_cell(x, y),
+                }],
+                ..Default::default()
+            };
+            let msg = ServerMsg::Snapshot(delta::encode(&snap, None));
+            assert_eq!(session.on_message(now, msg, 100), None);
+            session.stats().corrections
+        };
+        assert_eq!(
+            corrections(true),
+            1,
+            "the setup disagrees with the prediction"
+        );
+        assert_eq!(corrections(false), 0);
     }
 }
