@@ -299,12 +299,12 @@ fn stand_in_match(seed: u64, secs: u32) -> Vec<(f64, String, String)> {
     config.seed = seed;
     let tick_rate = config.tick_rate;
     let mut stepper =
-        support::Stepper::with_config(config, support::lag(10, 2, 0.0), support::lag(10, 2, 0.0));
+        support::Solo::with_config(config, support::lag(10, 2, 0.0), support::lag(10, 2, 0.0));
     let mut brain = Reflex::newcomer(seed, tick_rate);
     let mut frags = Vec::new();
     for second in 0..secs {
         stepper.run_commands(Duration::from_secs(1), |s, now| brain.next(s, now));
-        for e in stepper.server.take_events() {
+        for e in stepper.server_mut().take_events() {
             if let ServerEvent::Frag { killer, victim, .. } = e {
                 frags.push((f64::from(second + 1), killer, victim));
             }
