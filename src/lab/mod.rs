@@ -109,6 +109,8 @@ struct Log {
     acks: Vec<(u32, u32, PlayerState)>,
     /// Its predicted state right after making each command: (seq, state).
     predicted: Vec<(u32, PlayerState)>,
+    /// Datagrams from the server it could not decode (dropped, as a client does).
+    undecodable: u64,
 }
 
 /// How one client joins: what `Lab::new` and `Lab::scripted` decide for it.
@@ -399,6 +401,13 @@ impl Lab {
             .map(|(_, p)| *p)
     }
 
+    /// Datagrams from the server scripted client `n` could not decode: none, unless
+    /// the server or the codec is wrong.
+    #[doc(hidden)]
+    pub fn undecodable(&self, n: usize) -> u64 {
+        self.clients[n].log.as_ref().map_or(0, |l| l.undecodable)
+    }
+
     /// New conditions for client `n`'s link, each way, from now on.
     #[doc(hidden)]
     pub fn set_link(&mut self, n: usize, up: Conditions, down: Conditions) {
@@ -525,11 +534,15 @@ impl Lab {
             }
             let (driver, log) = (&mut c.driver, &mut c.log);
             c.down.drain(now, |_, bytes| {
-                if let Ok(msg) = codec::decode_server(bytes) {
-                    driver.receive(now, msg, bytes.len());
-                    if let Some(log) = log {
-                        note_ack(log, driver.session());
+                match (codec::decode_server(bytes), log.as_mut()) {
+                    (Ok(msg), log) => {
+                        driver.receive(now, msg, bytes.len());
+                        if let Some(log) = log {
+                            note_ack(log, driver.session());
+                        }
                     }
+                    (Err(_), Some(log)) => log.undecodable += 1,
+                    (Err(_), None) => {}
                 }
             });
             commands(c, now, &mut self.buf, |s, t| script(n, s, t));

@@ -83,6 +83,7 @@ impl Solo {
         let ms = duration.as_nanos().div_ceil(1_000_000) as u64;
         let until = self.lab.now() + Duration::from_millis(ms);
         self.lab.run_with(until, |_, c, now| make(c, now));
+        assert_eq!(self.lab.undecodable(0), 0, "every server datagram decodes");
     }
 
     /// Changes the simulated network in both directions, from now on.
