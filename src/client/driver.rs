@@ -1,8 +1,8 @@
 //! The one client loop body, without I/O: a [`ClientSession`] (the netcode), an [`App`]
 //! (the player's state) and a [`CommandClock`] (when commands are made). The terminal
-//! client, the headless client and the test stepper all step a session through
-//! [`command_ticks`]; every method takes the time it happens, so several drivers can
-//! share one virtual clock.
+//! client, the headless client and the lab (the tests' stepper too) all step a session
+//! through [`command_ticks`]; every method takes the time it happens, so several drivers
+//! can share one virtual clock.
 
 use std::time::Instant;
 

@@ -3,8 +3,9 @@
 //! virtual clock. It is the network game minus the sockets, so time can stop, run slow
 //! or run as fast as the machine allows, and a seeded run repeats exactly.
 //!
-//! [`Lab`] is the stepper; [`headless`] runs it to a report, [`terminal`] draws it and
-//! lets two people at one keyboard play and a teacher stop time.
+//! [`Lab`] is the project's one stepper; [`headless`] runs it to a report, [`terminal`]
+//! draws it and lets two people at one keyboard play and a teacher stop time, and the
+//! integration tests script its clients ([`Lab::scripted`], [`Lab::run_with`]).
 
 mod explain;
 pub mod headless;
@@ -29,7 +30,7 @@ use crate::net::codec;
 use crate::net::conditioner::Conditions;
 use crate::net::protocol::{ClientMsg, GameEvent, RailShot, ServerMsg, Welcome};
 use crate::server::{Server, ServerConfig};
-use crate::sim::world::Buttons;
+use crate::sim::world::{Buttons, Command, PlayerState};
 use wire::Lane;
 
 pub use wire::LaneCounts;
@@ -75,6 +76,57 @@ impl LabConfig {
     }
 }
 
+/// A client a test puts in the lab ([`Lab::scripted`]): its commands come from the
+/// script given to [`Lab::run_with`], and the lab logs what it receives and predicts.
+#[doc(hidden)]
+#[derive(Clone, Debug)]
+pub struct ScriptedClient {
+    /// Its player's name on the server.
+    pub name: String,
+    /// Its link, client to server and server to client.
+    pub up: Conditions,
+    pub down: Conditions,
+    /// The seeds of its up and down link conditioners.
+    pub seeds: (u64, u64),
+    /// Its first command (and its session's start) this long after the lab's start.
+    pub first_command: Duration,
+}
+
+/// What moves a client.
+enum Drive {
+    /// The keys it holds, [`LabClient::held`].
+    Keys,
+    Wander(Wander),
+    /// The script handed to [`Lab::run_with`].
+    Script,
+}
+
+/// What the lab notes for a scripted client.
+#[derive(Default)]
+struct Log {
+    /// Every new snapshot its session took in: (tick, ack seq, the server's state for
+    /// its player).
+    acks: Vec<(u32, u32, PlayerState)>,
+    /// Its predicted state right after making each command: (seq, state).
+    predicted: Vec<(u32, PlayerState)>,
+    /// Datagrams from the server it could not decode (dropped, as a client does).
+    undecodable: u64,
+}
+
+/// How one client joins: what `Lab::new` and `Lab::scripted` decide for it.
+struct Joining {
+    n: usize,
+    name: String,
+    profile: String,
+    up: Conditions,
+    down: Conditions,
+    seeds: (u64, u64),
+    first: Instant,
+    drive: Drive,
+    /// The client's seed in its config (a recording's start record).
+    seed: u64,
+}
+
 /// One client in the lab: a driver, its link, and what moves it.
 pub(crate) struct LabClient {
     pub(crate) number: usize,
@@ -89,18 +141,19 @@ pub(crate) struct LabClient {
     pub(crate) driver: Driver,
     pub(crate) up: Lane,
     pub(crate) down: Lane,
-    /// None: driven by keys, [`LabClient::held`].
-    brain: Option<Wander>,
+    drive: Drive,
     pub(crate) held: Buttons,
     /// The keys its driver last played, if any.
     played: Option<Buttons>,
     /// The newest command seq the server said it applied (from its last snapshot sent).
     pub(crate) server_ack: u32,
+    /// Kept for scripted clients only.
+    log: Option<Log>,
 }
 
 impl LabClient {
     pub(crate) fn is_bot(&self) -> bool {
-        self.brain.is_some()
+        !matches!(self.drive, Drive::Keys)
     }
 
     /// What its link carried, as a client's own link counts it, `seconds` into the lab.
@@ -145,6 +198,45 @@ fn brain_seed(seed: u64, n: usize) -> u64 {
     seed + n as u64
 }
 
+/// Joins one client to `server` at `start`.
+fn join(server: &mut Server, start: Instant, j: Joining) -> anyhow::Result<LabClient> {
+    let addr = client_addr(j.n);
+    let welcome = server
+        .join_in_process(start, addr, &j.name)
+        .with_context(|| format!("the server has no room for {}", j.name))?;
+    // Its session starts with its first command, as a client's loop does.
+    let session = ClientSession::new(welcome.clone(), j.first, Switches::default())
+        .context("the server's map")?;
+    let mut app = App::new(j.up.clone());
+    let mut log = None;
+    if matches!(j.drive, Drive::Script) {
+        log = Some(Log::default());
+    } else {
+        // The lab shows lag compensation in the shooter's view from the start.
+        app.handle(Action::ToggleLagCompensation);
+    }
+    let mut config = ClientConfig::new(addr, &j.name);
+    config.outgoing = j.up.clone();
+    config.incoming = j.down.clone();
+    config.seed = j.seed;
+    Ok(LabClient {
+        number: j.n + 1,
+        profile: j.profile,
+        addr,
+        start: j.first,
+        welcome,
+        config,
+        driver: Driver::new(session, app, j.first),
+        up: Lane::new(j.up, j.seeds.0),
+        down: Lane::new(j.down, j.seeds.1),
+        drive: j.drive,
+        held: Buttons::empty(),
+        played: None,
+        server_ack: 0,
+        log,
+    })
+}
+
 impl Lab {
     /// Starts the server and joins every client, at virtual time `start`.
     pub fn new(config: &LabConfig, start: Instant) -> anyhow::Result<Lab> {
@@ -152,53 +244,87 @@ impl Lab {
         let seed = config.server.seed;
         let tick = Duration::from_secs(1) / u32::from(config.server.tick_rate);
         let mut server = Server::new(config.server.clone());
-        let mut join = |n: usize, name: String, profile: &str, brain: Option<Wander>| {
-            let addr = client_addr(n);
-            let welcome = server
-                .join_in_process(start, addr, &name)
-                .with_context(|| format!("the server has no room for {name}"))?;
-            // Each client's commands out of phase with the server and with each other;
-            // its session starts with its first command, as a client's loop does.
-            let first = start + tick * (n as u32 % 4 + 1) / 5;
-            let session = ClientSession::new(welcome.clone(), first, Switches::default())
-                .context("the server's map")?;
+        let joining = |n: usize, name: String, profile: &str, drive: Drive| {
             let conditions = Conditions::profile(profile).unwrap_or_default();
-            let mut app = App::new(conditions.clone());
-            // The lab shows lag compensation in the shooter's view from the start.
-            app.handle(Action::ToggleLagCompensation);
             let link_seed = seed.wrapping_mul(31).wrapping_add(n as u64 * 2);
-            let mut config = ClientConfig::new(addr, &name);
-            config.outgoing = conditions.clone();
-            config.incoming = conditions.clone();
-            config.seed = brain_seed(seed, n);
-            anyhow::Ok(LabClient {
-                number: n + 1,
+            Joining {
+                n,
+                name,
                 profile: profile.to_owned(),
-                addr,
-                start: first,
-                welcome,
-                config,
-                driver: Driver::new(session, app, first),
-                up: Lane::new(conditions.clone(), link_seed),
-                down: Lane::new(conditions, link_seed + 1),
-                brain,
-                held: Buttons::empty(),
-                played: None,
-                server_ack: 0,
-            })
+                up: conditions.clone(),
+                down: conditions,
+                seeds: (link_seed, link_seed + 1),
+                // Each client's commands out of phase with the server and with each
+                // other.
+                first: start + tick * (n as u32 % 4 + 1) / 5,
+                drive,
+                seed: brain_seed(seed, n),
+            }
         };
         let mut clients = Vec::new();
         for (n, profile) in config.profiles.iter().enumerate() {
-            let brain = (n >= config.keyboard).then(|| Wander::new(brain_seed(seed, n)));
-            clients.push(join(n, format!("client{}", n + 1), profile, brain)?);
+            let drive = if n >= config.keyboard {
+                Drive::Wander(Wander::new(brain_seed(seed, n)))
+            } else {
+                Drive::Keys
+            };
+            let j = joining(n, format!("client{}", n + 1), profile, drive);
+            clients.push(join(&mut server, start, j)?);
         }
         let mut walkers = Vec::new();
         for w in 0..usize::from(config.walkers) {
             let n = MAX_CLIENTS + w;
-            let brain = Some(Wander::new(brain_seed(seed, n)));
-            walkers.push(join(n, format!("walker{}", w + 1), "off", brain)?);
+            let drive = Drive::Wander(Wander::new(brain_seed(seed, n)));
+            let j = joining(n, format!("walker{}", w + 1), "off", drive);
+            walkers.push(join(&mut server, start, j)?);
         }
-        Ok(Lab {
+        Ok(Lab::around(server, clients, walkers, start, tick))
+    }
+
+    /// A lab of `clients` scripted by a test, on a server started with `config`: each
+    /// client's commands come from the script given to [`Lab::run_with`]. The config is
+    /// not checked against the command line's bounds: a test may run a 3 s match.
+    #[doc(hidden)]
+    pub fn scripted(
+        config: ServerConfig,
+        clients: &[ScriptedClient],
+        start: Instant,
+    ) -> anyhow::Result<Lab> {
+        if clients.is_empty() || clients.len() > MAX_CLIENTS {
+            bail!(
+                "the lab runs 1 to {MAX_CLIENTS} clients, got {}",
+                clients.len()
+            );
+        }
+        let tick = Duration::from_secs(1) / u32::from(config.tick_rate);
+        let seed = config.seed;
+        let mut server = Server::new(config);
+        let mut joined = Vec::new();
+        for (n, c) in clients.iter().enumerate() {
+            let j = Joining {
+                n,
+                name: c.name.clone(),
+                profile: profile_name(&c.up),
+                up: c.up.clone(),
+                down: c.down.clone(),
+                seeds: c.seeds,
+                first: start + c.first_command,
+                drive: Drive::Script,
+                seed: brain_seed(seed, n),
+            };
+            joined.push(join(&mut server, start, j)?);
+        }
+        Ok(Lab::around(server, joined, Vec::new(), start, tick))
+    }
+
+    fn around(
+        server: Server,
+        clients: Vec<LabClient>,
+        walkers: Vec<LabClient>,
+        start: Instant,
+        tick: Duration,
+    ) -> Lab {
+        Lab {
             server,
             clients,
             walkers,
@@ -208,7 +334,7 @@ impl Lab {
             next_tick: start + tick,
             buf: Vec::new(),
             rails: Vec::new(),
-        })
+        }
     }
 
     pub fn now(&self) -> Instant {
@@ -224,6 +350,12 @@ impl Lab {
         &self.server
     }
 
+    /// The server, for a test to act on it (teleport, kill, join another player).
+    #[doc(hidden)]
+    pub fn server_mut(&mut self) -> &mut Server {
+        &mut self.server
+    }
+
     pub(crate) fn client_count(&self) -> usize {
         self.clients.len()
     }
@@ -235,10 +367,58 @@ impl Lab {
 
     /// Runs the lab until virtual time `until`.
     pub fn run_until(&mut self, until: Instant) {
+        self.run_with(until, |_, _, _| Command::default());
+    }
+
+    /// Runs the lab until virtual time `until`, `script` making each command of the
+    /// scripted client `n` (0-based) from its session at the time it is made.
+    #[doc(hidden)]
+    pub fn run_with(
+        &mut self,
+        until: Instant,
+        mut script: impl FnMut(usize, &ClientSession, Instant) -> Command,
+    ) {
         while self.now < until {
             self.now = (self.now + STEP).min(until);
-            self.step();
+            self.step(&mut script);
         }
+    }
+
+    /// Every new snapshot scripted client `n` took in: (tick, ack seq, the server's
+    /// state for its player), oldest first. Empty for other clients.
+    #[doc(hidden)]
+    pub fn acks(&self, n: usize) -> &[(u32, u32, PlayerState)] {
+        self.clients[n].log.as_ref().map_or(&[], |l| &l.acks)
+    }
+
+    /// The state scripted client `n` predicted right after making command `seq`.
+    #[doc(hidden)]
+    pub fn predicted_at(&self, n: usize, seq: u32) -> Option<PlayerState> {
+        let log = self.clients[n].log.as_ref()?;
+        log.predicted
+            .iter()
+            .find(|(s, _)| *s == seq)
+            .map(|(_, p)| *p)
+    }
+
+    /// Datagrams from the server scripted client `n` could not decode: none, unless
+    /// the server or the codec is wrong.
+    #[doc(hidden)]
+    pub fn undecodable(&self, n: usize) -> u64 {
+        self.clients[n].log.as_ref().map_or(0, |l| l.undecodable)
+    }
+
+    /// New conditions for client `n`'s link, each way, from now on.
+    #[doc(hidden)]
+    pub fn set_link(&mut self, n: usize, up: Conditions, down: Conditions) {
+        let c = &mut self.clients[n];
+        c.profile = if up == down {
+            profile_name(&up)
+        } else {
+            "custom".to_owned()
+        };
+        c.up.set_conditions(up);
+        c.down.set_conditions(down);
     }
 
     /// Runs until the server has made exactly one more tick.
@@ -336,7 +516,7 @@ impl Lab {
 
     /// One millisecond of the lab: links deliver, the server ticks and sends, clients
     /// take in what arrived and make the commands due.
-    fn step(&mut self) {
+    fn step(&mut self, script: &mut impl FnMut(usize, &ClientSession, Instant) -> Command) {
         let now = self.now;
         let server = &mut self.server;
         for c in self.clients.iter_mut().chain(&mut self.walkers) {
@@ -347,18 +527,25 @@ impl Lab {
             self.next_tick += self.tick;
         }
         self.send_outbox(now);
-        for c in self.clients.iter_mut().chain(&mut self.walkers) {
+        for (n, c) in self.clients.iter_mut().chain(&mut self.walkers).enumerate() {
             if now < c.start {
                 // Not started yet: what arrived waits on the link.
                 continue;
             }
-            let driver = &mut c.driver;
+            let (driver, log) = (&mut c.driver, &mut c.log);
             c.down.drain(now, |_, bytes| {
-                if let Ok(msg) = codec::decode_server(bytes) {
-                    driver.receive(now, msg, bytes.len());
+                match (codec::decode_server(bytes), log.as_mut()) {
+                    (Ok(msg), log) => {
+                        driver.receive(now, msg, bytes.len());
+                        if let Some(log) = log {
+                            note_ack(log, driver.session());
+                        }
+                    }
+                    (Err(_), Some(log)) => log.undecodable += 1,
+                    (Err(_), None) => {}
                 }
             });
-            commands(c, now, &mut self.buf);
+            commands(c, now, &mut self.buf, |s, t| script(n, s, t));
         }
         self.rails.retain(|r| now < r.at + RAIL_SHOWN);
     }
@@ -398,8 +585,23 @@ impl Lab {
     }
 }
 
-/// The commands due for one client, sent up its link.
-fn commands(c: &mut LabClient, now: Instant, buf: &mut Vec<u8>) {
+/// Notes the session's newest word from the server, if it is new.
+fn note_ack(log: &mut Log, session: &ClientSession) {
+    if let (Some(state), Some(tick)) = (session.server_state(), session.latest_tick())
+        && log.acks.last().is_none_or(|(t, _, _)| *t != tick)
+    {
+        log.acks.push((tick, session.server_ack_seq(), state));
+    }
+}
+
+/// The commands due for one client, sent up its link; a scripted one's are made by
+/// `script`.
+fn commands(
+    c: &mut LabClient,
+    now: Instant,
+    buf: &mut Vec<u8>,
+    script: impl FnMut(&ClientSession, Instant) -> Command,
+) {
     let (up, addr) = (&mut c.up, c.addr);
     // What the link dropped goes to the client's recording once the commands are made.
     let mut dropped = Vec::new();
@@ -410,8 +612,8 @@ fn commands(c: &mut LabClient, now: Instant, buf: &mut Vec<u8>) {
             dropped.push(msg);
         }
     };
-    match &mut c.brain {
-        Some(brain) => c.driver.run_ticks(
+    match &mut c.drive {
+        Drive::Wander(brain) => c.driver.run_ticks(
             now,
             |session, _| match session.predicted() {
                 Some(me) => brain.next(&me),
@@ -426,11 +628,21 @@ fn commands(c: &mut LabClient, now: Instant, buf: &mut Vec<u8>) {
         // Only when it can change something, new keys or a command due: otherwise `play`
         // does nothing but note the keys, and a recording would hold a keys record for
         // every millisecond.
-        None if c.played != Some(c.held) || now >= c.driver.next_command() => {
+        Drive::Keys if c.played != Some(c.held) || now >= c.driver.next_command() => {
             c.played = Some(c.held);
             c.driver.play(now, c.held, send);
         }
-        None => {}
+        Drive::Keys => {}
+        Drive::Script => {
+            let log = &mut c.log;
+            c.driver.run_ticks(now, script, |session, msg| {
+                if let (Some(log), Some(state)) = (log.as_mut(), session.predicted()) {
+                    log.predicted.push((session.latest_seq(), state));
+                }
+                msg.into_iter().for_each(&mut send);
+                session.frame(now);
+            });
+        }
     }
     for msg in &dropped {
         c.driver.link_dropped(now, msg);

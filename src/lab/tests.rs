@@ -1,3 +1,4 @@
+use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use super::headless;
@@ -243,4 +244,64 @@ fn a_switch_explains_itself_with_the_measured_round_trip() {
         text.contains("network now") && text.ends_with(')'),
         "{text}"
     );
+}
+
+/// A test's client: its commands come from the script, what it took in and predicted is
+/// logged, the server is the test's to act on (here a player joined by hand), and its
+/// link can change each way.
+#[test]
+fn a_scripted_client_is_logged_and_its_link_set_each_way() {
+    let t0 = Instant::now();
+    let lan = Conditions::profile("lan").unwrap();
+    let client = ScriptedClient {
+        name: "solo".into(),
+        up: lan.clone(),
+        down: lan.clone(),
+        seeds: (1, 2),
+        first_command: Duration::from_millis(5),
+    };
+    let config = ServerConfig::new(Map::builtin("duel").unwrap());
+    assert!(Lab::scripted(config.clone(), &[], t0).is_err());
+    let mut lab = Lab::scripted(config, &[client], t0).unwrap();
+    let other: SocketAddr = "10.9.9.9:9".parse().unwrap();
+    lab.server_mut()
+        .join_in_process(t0, other, "other")
+        .unwrap();
+    let mut made = 0;
+    lab.run_with(t0 + Duration::from_secs(2), |n, _, _| {
+        assert_eq!(n, 0);
+        made += 1;
+        Command::moving(Buttons::RIGHT)
+    });
+    let stats = lab.session(0).stats();
+    // Made a command a tick (the first few before a snapshot arrived do not count).
+    assert!(made >= 119 && stats.commands_sent > 110, "{made} {stats:?}");
+    // 120 ticks, a snapshot every third: 40 at most.
+    let ticks = u64::from(lab.server().world().tick);
+    assert!(
+        stats.snapshots_received <= ticks / 3 + 1 && stats.snapshots_received > 30,
+        "{stats:?}"
+    );
+    assert_eq!((lab.undecodable(0), stats.undecodable_snapshots), (0, 0));
+    let acks = lab.acks(0);
+    assert!(acks.len() > 30 && acks.windows(2).all(|w| w[0].0 < w[1].0));
+    let mut compared = 0;
+    for &(_, ack, state) in acks.iter().filter(|a| a.1 > 0) {
+        assert_eq!(lab.predicted_at(0, ack), Some(state), "seq {ack}");
+        compared += 1;
+    }
+    assert!(compared > 30);
+    assert_eq!(lab.session(0).stats().corrections, 0);
+    let (acks_before, made_before) = (acks.len(), lab.session(0).latest_seq());
+    // Every command lost on the way up: nothing new is acknowledged.
+    let lossy = Conditions {
+        loss_pct: 100.0,
+        ..lan.clone()
+    };
+    lab.set_link(0, lossy, lan);
+    assert_eq!(lab.clients[0].profile, "custom");
+    lab.run_with(t0 + Duration::from_secs(3), |_, _, _| Command::default());
+    assert!(lab.session(0).latest_seq() > made_before);
+    assert!(lab.session(0).server_ack_seq() <= made_before);
+    assert!(lab.acks(0).len() > acks_before, "snapshots still come down");
 }

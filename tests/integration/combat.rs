@@ -13,7 +13,7 @@ use netarena::server::{Server, ServerConfig, ServerEvent};
 use netarena::sim::combat::Weapon;
 use netarena::sim::map::{CELL, Map};
 use netarena::sim::world::{Buttons, Command, PlayerState};
-use support::{Stepper, lag};
+use support::{Solo, lag};
 
 fn open_map() -> Map {
     let mut rows = vec!["#".repeat(32)];
@@ -31,7 +31,7 @@ fn open_map() -> Map {
 
 #[test]
 fn clients_fly_projectiles_exactly_as_the_server_does() {
-    let mut s = Stepper::new(open_map(), 0, lag(40, 5, 0.0), lag(40, 5, 0.0));
+    let mut s = Solo::new(open_map(), 0, lag(40, 5, 0.0), lag(40, 5, 0.0));
     s.run(Duration::from_millis(500), |_| Buttons::empty());
     // Record where the server has each projectile after every tick.
     let mut server_paths: std::collections::BTreeMap<u16, Vec<(u32, i32, i32)>> =
@@ -55,12 +55,12 @@ fn clients_fly_projectiles_exactly_as_the_server_does() {
                 aim: (fired / 10 % 8) as u8,
             }
         });
-        let tick = s.server.world().tick;
-        for p in s.server.game().projectiles() {
+        let tick = s.server().world().tick;
+        for p in s.server().game().projectiles() {
             // Snapshot time: the world after tick T is the snapshot labelled T + 1.
             server_paths.entry(p.id).or_default().push((tick, p.x, p.y));
         }
-        for f in s.client.combat().flights() {
+        for f in s.client().combat().flights() {
             client_flights.insert(f.shot.id, f.clone());
         }
     }
@@ -106,16 +106,17 @@ fn rail_at_a_moving_target(compensate: bool, max_rewind_ms: u32) -> Option<u8> {
         max_rewind_ms,
         ..MatchConfig::new(open_map())
     };
-    let mut s = Stepper::with_config(config, lag(100, 0, 0.0), lag(100, 0, 0.0));
+    let mut s = Solo::with_config(config, lag(100, 0, 0.0), lag(100, 0, 0.0));
     let target: SocketAddr = "10.9.9.9:9".parse().unwrap();
+    let now = s.now();
     let t = s
-        .server
-        .join_in_process(s.now, target, "target")
+        .server_mut()
+        .join_in_process(now, target, "target")
         .unwrap()
         .player_id;
-    let shooter = s.client.player_id();
+    let shooter = s.client().player_id();
     let row_y = 7 * CELL + CELL / 2;
-    s.server.teleport(shooter, PlayerState::at_cell(2, 7));
+    s.server_mut().teleport(shooter, PlayerState::at_cell(2, 7));
     // Let spawn protection wear off and the switch to the rail finish, with the target
     // parked above the line of fire.
     let mut y = 2 * CELL;
@@ -125,7 +126,7 @@ fn rail_at_a_moving_target(compensate: bool, max_rewind_ms: u32) -> Option<u8> {
         aim: 0,
     };
     for _ in 0..150 {
-        s.server.teleport(
+        s.server_mut().teleport(
             t,
             PlayerState {
                 x: 22 * CELL,
@@ -139,7 +140,7 @@ fn rail_at_a_moving_target(compensate: bool, max_rewind_ms: u32) -> Option<u8> {
     let mut fired = false;
     for _ in 0..200 {
         y += 38;
-        s.server.teleport(
+        s.server_mut().teleport(
             t,
             PlayerState {
                 x: 22 * CELL,
@@ -162,13 +163,13 @@ fn rail_at_a_moving_target(compensate: bool, max_rewind_ms: u32) -> Option<u8> {
                 aim: 0,
             }
         });
-        if fired && !s.client.combat().rails.is_empty() {
+        if fired && !s.client().combat().rails.is_empty() {
             break;
         }
     }
     s.run(Duration::from_millis(400), |_| Buttons::empty());
     let (_, shot) = s
-        .client
+        .client()
         .combat()
         .rails
         .back()
@@ -332,10 +333,10 @@ fn a_finished_match_shows_results_then_the_next_map_reaches_clients() {
     config.game.maps = vec![duel, Map::builtin("arena").unwrap()];
     config.game.time_limit_secs = 3;
     config.game.results_secs = 2;
-    let mut s = Stepper::with_config(config, lag(30, 0, 0.0), lag(30, 0, 0.0));
+    let mut s = Solo::with_config(config, lag(30, 0, 0.0), lag(30, 0, 0.0));
     s.run(Duration::from_millis(3500), |_| Buttons::empty());
     let results = s
-        .client
+        .client()
         .match_log()
         .results
         .as_ref()
@@ -343,20 +344,23 @@ fn a_finished_match_shows_results_then_the_next_map_reaches_clients() {
     assert_eq!(results.next_map, "arena");
     assert!(results.winner.is_some());
     assert_eq!(
-        s.client.map().name(),
+        s.client().map().name(),
         "duel",
         "still on the old map during results"
     );
     s.run(Duration::from_millis(2500), |_| Buttons::empty());
-    assert_eq!(s.client.map().name(), "arena", "the next map arrived");
+    assert_eq!(s.client().map().name(), "arena", "the next map arrived");
     assert!(
-        s.client.match_log().results.is_none(),
+        s.client().match_log().results.is_none(),
         "results cleared for the new match"
     );
-    assert_eq!(s.client.map().text(), Map::builtin("arena").unwrap().text());
+    assert_eq!(
+        s.client().map().text(),
+        Map::builtin("arena").unwrap().text()
+    );
     // And we play on it: the server put us back in the world.
     s.run(Duration::from_millis(500), |_| Buttons::RIGHT);
-    assert!(s.client.server_state().is_some());
+    assert!(s.client().server_state().is_some());
 }
 
 /// Two friends whose machines have the same login joined as two `ann`s: the scoreboard

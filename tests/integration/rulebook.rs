@@ -12,7 +12,7 @@ use netarena::client::play::brain::Fighter;
 use netarena::server::ServerConfig;
 use netarena::sim::map::Map;
 use netarena::sim::world::{Command, PlayerState};
-use support::{Stepper, lag};
+use support::{Solo, lag};
 
 /// A position in sub-cell units.
 type Cell = (i32, i32);
@@ -35,17 +35,17 @@ fn a_solo_fighter_is_predicted_exactly_through_a_whole_match_and_the_next() {
     config.game.maps.push(Map::builtin("duel").unwrap());
     config.game.time_limit_secs = 10;
     config.game.results_secs = 3;
-    let mut s = Stepper::with_config(config, lag(100, 20, 5.0), lag(100, 20, 5.0));
+    let mut s = Solo::with_config(config, lag(100, 20, 5.0), lag(100, 20, 5.0));
     let mut brain = fighter(4);
-    let me = s.client.player_id();
+    let me = s.client().player_id();
     let (mut shots, mut ends) = (0, 0);
     for _ in 0..22 {
         s.run_commands(Duration::from_secs(1), &mut brain);
-        for e in s.server.take_events() {
+        for e in s.server_mut().take_events() {
             ends += usize::from(format!("{e:?}").starts_with("Results"));
         }
         shots = s
-            .client
+            .client()
             .combat()
             .own_shots()
             .iter()
@@ -53,10 +53,10 @@ fn a_solo_fighter_is_predicted_exactly_through_a_whole_match_and_the_next() {
             .count()
             .max(shots);
     }
-    let stats = s.client.stats();
+    let stats = s.client().stats();
     assert_eq!(ends, 1, "the match ended once");
     assert_eq!(
-        s.client.map().name(),
+        s.client().map().name(),
         "duel",
         "and the next began, on the next map"
     );
@@ -74,7 +74,7 @@ fn a_solo_fighter_is_predicted_exactly_through_a_whole_match_and_the_next() {
         stats.server_decisions >= 2,
         "the freeze at the end and the new match are the server's decisions: {stats:?}"
     );
-    assert!(s.server.game().statuses().iter().any(|st| st.id == me));
+    assert!(s.server().game().statuses().iter().any(|st| st.id == me));
 }
 
 /// Decisions only the server makes (a teleport; a death and the respawn after it) are
@@ -83,19 +83,20 @@ fn a_solo_fighter_is_predicted_exactly_through_a_whole_match_and_the_next() {
 fn forced_server_decisions_are_counted_apart_and_converge() {
     let map = Map::builtin("arena").unwrap();
     let far = map.spawns()[map.spawns().len() - 1];
-    let mut s = Stepper::new(map, 0, lag(60, 10, 0.0), lag(60, 10, 0.0));
+    let mut s = Solo::new(map, 0, lag(60, 10, 0.0), lag(60, 10, 0.0));
     let mut brain = fighter(9);
     s.run_commands(Duration::from_secs(3), &mut brain);
-    assert_eq!(s.client.stats().server_decisions, 0);
-    let me = s.client.player_id();
+    assert_eq!(s.client().stats().server_decisions, 0);
+    let me = s.client().player_id();
 
-    s.server.teleport(me, PlayerState::at_cell(far.0, far.1));
+    s.server_mut()
+        .teleport(me, PlayerState::at_cell(far.0, far.1));
     s.run_commands(Duration::from_secs(2), &mut brain);
-    assert_eq!(s.client.stats().server_decisions, 1, "the teleport");
+    assert_eq!(s.client().stats().server_decisions, 1, "the teleport");
 
-    s.server.kill(me);
+    s.server_mut().kill(me);
     s.run_commands(Duration::from_secs(5), &mut brain);
-    let stats = s.client.stats();
+    let stats = s.client().stats();
     assert_eq!(
         stats.server_decisions, 2,
         "the respawn after the death: {stats:?}"
@@ -106,7 +107,7 @@ fn forced_server_decisions_are_counted_apart_and_converge() {
         "{stats:?}"
     );
     // Converged: the newest snapshots agree with what was predicted for their seqs.
-    let recent = &s.acks[s.acks.len() - 20..];
+    let recent = &s.acks()[s.acks().len() - 20..];
     for &(_, ack, server) in recent {
         assert_eq!(s.predicted_at(ack), Some(server), "seq {ack}");
     }
@@ -118,10 +119,10 @@ fn forced_server_decisions_are_counted_apart_and_converge() {
 #[test]
 fn own_bolts_fly_where_the_servers_do_and_are_drawn_once() {
     let map = Map::builtin("arena").unwrap();
-    let mut s = Stepper::new(map, 0, lag(100, 0, 0.0), lag(100, 0, 0.0));
+    let mut s = Solo::new(map, 0, lag(100, 0, 0.0), lag(100, 0, 0.0));
     let mut brain = fighter(2);
     s.run_commands(Duration::from_secs(1), &mut brain);
-    let me = s.client.player_id();
+    let me = s.client().player_id();
     // The server's positions of each of our bolts, by its age in ticks (after the
     // tick it was fired in it is one step out).
     let mut server_paths: HashMap<(u16, u32), Vec<Cell>> = HashMap::new();
@@ -132,9 +133,9 @@ fn own_bolts_fly_where_the_servers_do_and_are_drawn_once() {
     let mut checked_frames = 0;
     for _ in 0..6000 {
         s.run_commands(Duration::from_millis(1), &mut brain);
-        let tick = s.server.world().tick;
+        let tick = s.server().world().tick;
         for p in s
-            .server
+            .server()
             .game()
             .projectiles()
             .iter()
@@ -148,8 +149,8 @@ fn own_bolts_fly_where_the_servers_do_and_are_drawn_once() {
             }
             path[age - 1] = (p.x, p.y);
         }
-        let latest = s.client.latest_seq();
-        for o in s.client.combat().own_shots() {
+        let latest = s.client().latest_seq();
+        for o in s.client().combat().own_shots() {
             if let (Some(pos), Some(born)) = (o.position(latest - o.seq), o.born()) {
                 let path = own_paths.entry((o.shot.id, born)).or_default();
                 path.push((latest - o.seq, pos));
@@ -158,14 +159,14 @@ fn own_bolts_fly_where_the_servers_do_and_are_drawn_once() {
         // Drawn once: every server copy of our bolts the client holds is one it
         // predicted (the drawing skips those in favour of the prediction).
         for f in s
-            .client
+            .client()
             .combat()
             .flights()
             .iter()
             .filter(|f| f.shot.owner == me)
         {
             assert!(
-                s.client
+                s.client()
                     .combat()
                     .own_shots()
                     .iter()
@@ -199,7 +200,7 @@ fn own_bolts_fly_where_the_servers_do_and_are_drawn_once() {
         "compared {compared} positions of {} bolts",
         born.len()
     );
-    assert_eq!(s.client.stats().fire_mispredictions, 0);
+    assert_eq!(s.client().stats().fire_mispredictions, 0);
 }
 
 /// The whole program over loopback UDP: a dedicated server whose match ends after 10 s,

@@ -298,13 +298,13 @@ fn stand_in_match(seed: u64, secs: u32) -> Vec<(f64, String, String)> {
     config.bots = 3;
     config.seed = seed;
     let tick_rate = config.tick_rate;
-    let mut stepper =
-        support::Stepper::with_config(config, support::lag(10, 2, 0.0), support::lag(10, 2, 0.0));
+    let mut solo =
+        support::Solo::with_config(config, support::lag(10, 2, 0.0), support::lag(10, 2, 0.0));
     let mut brain = Reflex::newcomer(seed, tick_rate);
     let mut frags = Vec::new();
     for second in 0..secs {
-        stepper.run_commands(Duration::from_secs(1), |s, now| brain.next(s, now));
-        for e in stepper.server.take_events() {
+        solo.run_commands(Duration::from_secs(1), |s, now| brain.next(s, now));
+        for e in solo.server_mut().take_events() {
             if let ServerEvent::Frag { killer, victim, .. } = e {
                 frags.push((f64::from(second + 1), killer, victim));
             }
@@ -315,8 +315,8 @@ fn stand_in_match(seed: u64, secs: u32) -> Vec<(f64, String, String)> {
 
 /// The stand-in's frags and deaths in `frags`.
 fn stand_in_score(frags: &[(f64, String, String)]) -> (usize, usize) {
-    let mine = frags.iter().filter(|(_, k, _)| k == "stepper").count();
-    let died = frags.iter().filter(|(_, _, v)| v == "stepper").count();
+    let mine = frags.iter().filter(|(_, k, _)| k == support::NAME).count();
+    let died = frags.iter().filter(|(_, _, v)| v == support::NAME).count();
     (mine, died)
 }
 
@@ -329,7 +329,7 @@ fn a_reflex_newcomer_gets_a_fighting_chance_in_its_first_minute() {
     for seed in 1..=6 {
         let log = stand_in_match(seed, 60);
         let (f, d) = stand_in_score(&log);
-        let first_death = log.iter().find(|(_, _, v)| v == "stepper").map(|x| x.0);
+        let first_death = log.iter().find(|(_, _, v)| v == support::NAME).map(|x| x.0);
         println!(
             "seed {seed}: the stand-in's first minute: {f} frags, {d} deaths, first death at {first_death:?} s"
         );

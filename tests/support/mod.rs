@@ -1,8 +1,8 @@
 //! What both test binaries share (`tests/integration/`, `tests/terminal/`): the real
 //! binary as a process, the relays, the tmux helper and the timing retry, each in its
-//! own file; and here a deterministic stepper: one server and one client session in
-//! this process, joined by link conditioners on simulated time. No sockets, no sleeps:
-//! every run is the same.
+//! own file; and here [`Solo`], the lab ([`netarena::lab::Lab`], the one stepper) with
+//! one scripted client: the real server and one client session in this process, joined
+//! by link conditioners on simulated time. No sockets, no sleeps: every run is the same.
 
 #![allow(dead_code)]
 
@@ -12,163 +12,93 @@ pub mod relay;
 pub mod retry;
 pub mod tmux;
 
-use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use netarena::client::Switches;
-use netarena::client::driver::command_ticks;
-use netarena::client::netcode::cadence::CommandClock;
 use netarena::client::netcode::session::ClientSession;
-use netarena::client::play::app::{App, Effect};
-use netarena::client::play::input::Action;
-use netarena::net::codec;
-use netarena::net::conditioner::{Conditioner, Conditions};
+use netarena::lab::{Lab, ScriptedClient};
+use netarena::net::conditioner::Conditions;
 use netarena::server::{Server, ServerConfig};
 use netarena::sim::map::Map;
 use netarena::sim::world::{Buttons, Command, PlayerState};
 
-pub const CLIENT: &str = "10.0.0.2:5000";
+/// The scripted client's name on the server.
+pub const NAME: &str = "stepper";
 
-pub struct Stepper {
-    pub server: Server,
-    pub client: ClientSession,
-    /// The player's side: switches toggled through [`Stepper::handle`] as keys would.
-    pub app: App,
-    pub now: Instant,
-    up: Conditioner,
-    down: Conditioner,
-    step: Duration,
-    next_server_tick: Instant,
-    commands: CommandClock,
-    tick: Duration,
-    buf: Vec<u8>,
-    /// Every new snapshot the client decoded: (tick, ack_seq, the server's state for us).
-    pub acks: Vec<(u32, u32, PlayerState)>,
-    /// The client's predicted state right after making each seq.
-    pub predicted: Vec<(u32, PlayerState)>,
+/// The lab with one scripted client: what the integration tests step.
+pub struct Solo {
+    pub lab: Lab,
 }
 
-fn addr(s: &str) -> SocketAddr {
-    s.parse().unwrap()
-}
-
-impl Stepper {
+impl Solo {
     /// Connects one client through `up` (client to server) and `down` conditions.
-    pub fn new(map: Map, bots: u16, up: Conditions, down: Conditions) -> Stepper {
+    pub fn new(map: Map, bots: u16, up: Conditions, down: Conditions) -> Solo {
         let mut config = ServerConfig::new(map);
         config.bots = bots;
-        Stepper::with_config(config, up, down)
+        Solo::with_config(config, up, down)
     }
 
-    pub fn with_config(config: ServerConfig, up: Conditions, down: Conditions) -> Stepper {
+    pub fn with_config(config: ServerConfig, up: Conditions, down: Conditions) -> Solo {
         let tick = Duration::from_secs(1) / u32::from(config.tick_rate);
-        let mut server = Server::new(config);
-        let now = Instant::now();
-        let welcome = server
-            .join_in_process(now, addr(CLIENT), "stepper")
-            .expect("welcomed");
-        let client = ClientSession::new(welcome, now, Switches::default()).unwrap();
-        Stepper {
-            server,
-            client,
-            app: App::new(Conditions::default()),
-            now,
-            up: Conditioner::new(up, 11),
-            down: Conditioner::new(down, 12),
-            step: Duration::from_millis(1),
-            next_server_tick: now + tick,
+        let client = ScriptedClient {
+            name: NAME.to_owned(),
+            up,
+            down,
+            seeds: (11, 12),
             // Out of phase with the server, as a real client would be.
-            commands: CommandClock::new(tick, now + tick / 3),
-            tick,
-            buf: Vec::new(),
-            acks: Vec::new(),
-            predicted: Vec::new(),
-        }
+            first_command: tick / 3,
+        };
+        let lab = Lab::scripted(config, &[client], Instant::now()).expect("the lab starts");
+        Solo { lab }
     }
 
-    /// Runs for `duration` of simulated time, the client moving as `keys` says.
+    pub fn client(&self) -> &ClientSession {
+        self.lab.session(0)
+    }
+
+    pub fn server(&self) -> &Server {
+        self.lab.server()
+    }
+
+    pub fn server_mut(&mut self) -> &mut Server {
+        self.lab.server_mut()
+    }
+
+    pub fn now(&self) -> Instant {
+        self.lab.now()
+    }
+
+    /// Runs for `duration` of simulated time (rounded up to the lab's millisecond),
+    /// the client moving as `keys` says.
     pub fn run(&mut self, duration: Duration, mut keys: impl FnMut(&ClientSession) -> Buttons) {
         self.run_commands(duration, |c, _| Command::moving(keys(c)));
     }
 
-    /// Runs for `duration` of simulated time, the client sending what `make` says.
+    /// Runs for `duration` of simulated time (rounded up to the lab's millisecond),
+    /// the client sending what `make` says.
     pub fn run_commands(
         &mut self,
         duration: Duration,
         mut make: impl FnMut(&ClientSession, Instant) -> Command,
     ) {
-        let end = self.now + duration;
-        while self.now < end {
-            self.now += self.step;
-            let now = self.now;
-            // Client to server.
-            let server = &mut self.server;
-            self.up.drain_due(now, |from, bytes| {
-                server.receive(now, from, bytes);
-            });
-            while now >= self.next_server_tick {
-                self.server.tick(self.next_server_tick);
-                self.next_server_tick += self.tick;
-            }
-            for (to, msg) in self.server.take_outbox().collect::<Vec<_>>() {
-                codec::encode_server(&msg, &mut self.buf).unwrap();
-                self.down.push(now, to, &self.buf);
-            }
-            // Server to client.
-            let client = &mut self.client;
-            let acks = &mut self.acks;
-            self.down.drain_due(now, |_, bytes| {
-                let msg = codec::decode_server(bytes).expect("server bytes decode");
-                client.on_message(now, msg, bytes.len());
-                // What the client now holds as the newest word from the server.
-                if let (Some(state), Some(tick)) = (client.server_state(), client.latest_tick())
-                    && acks.last().is_none_or(|(t, _, _)| *t != tick)
-                {
-                    acks.push((tick, client.server_ack_seq(), state));
-                }
-            });
-            let (predicted, up, buf) = (&mut self.predicted, &mut self.up, &mut self.buf);
-            command_ticks(
-                &mut self.client,
-                &mut self.commands,
-                now,
-                &mut make,
-                |client, sent| {
-                    if let Some(state) = client.predicted() {
-                        predicted.push((client.latest_seq(), state));
-                    }
-                    if let Some(msg) = sent {
-                        codec::encode_in_process(addr(CLIENT), &msg, buf).unwrap();
-                        // The address a conditioner carries is just a label: the sender.
-                        up.push(now, addr(CLIENT), buf);
-                    }
-                    client.frame(now);
-                },
-            );
-        }
-    }
-
-    /// A player's key, as the terminal client would take it: switch changes reach the
-    /// session at once.
-    pub fn handle(&mut self, action: Action) {
-        if let Some(Effect::Toggle(which)) = self.app.handle(action) {
-            self.client
-                .set_switches(self.client.switches().toggled(which));
-        }
+        let ms = duration.as_nanos().div_ceil(1_000_000) as u64;
+        let until = self.lab.now() + Duration::from_millis(ms);
+        self.lab.run_with(until, |_, c, now| make(c, now));
+        assert_eq!(self.lab.undecodable(0), 0, "every server datagram decodes");
     }
 
     /// Changes the simulated network in both directions, from now on.
     pub fn set_conditions(&mut self, up: Conditions, down: Conditions) {
-        self.up.set_conditions(up);
-        self.down.set_conditions(down);
+        self.lab.set_link(0, up, down);
+    }
+
+    /// Every new snapshot the client decoded: (tick, ack seq, the server's state for us).
+    pub fn acks(&self) -> &[(u32, u32, PlayerState)] {
+        self.lab.acks(0)
     }
 
     /// The prediction the client made for `seq`.
     pub fn predicted_at(&self, seq: u32) -> Option<PlayerState> {
-        self.predicted
-            .iter()
-            .find(|(s, _)| *s == seq)
-            .map(|(_, p)| *p)
+        self.lab.predicted_at(0, seq)
     }
 }
 
