@@ -201,3 +201,60 @@ fn a_known_session_gives_recovered_commands_and_the_interpolated_pair() {
     assert_eq!(marked(|s| s.interp_from), [slot(from)]);
     assert_eq!(marked(|s| s.interp_to), [slot(to)]);
 }
+
+/// Issue 23: the what-if "reconciliation off" put the prediction's own drift down to
+/// lost commands ("3 commands never reached the server") and marked commands the
+/// server had as `x`. A what-if changes the client, not what reached the server: the
+/// commands' fates are the recording's, and the drift is named as such.
+#[test]
+fn a_what_if_without_reconciliation_loses_no_commands_and_names_the_drift() {
+    use crate::lab::{Lab, LabConfig};
+    use crate::record::recorder::Recorder;
+    use crate::server::ServerConfig;
+    use std::time::Instant;
+    let mut server = ServerConfig::new(Map::builtin("arena").unwrap());
+    server.bots = 6;
+    server.seed = 3;
+    // Walkers and bots bump into the recorded client: a first correction at 32 s.
+    let config = LabConfig {
+        server,
+        profiles: vec!["bad".into()],
+        walkers: 3,
+        keyboard: 0,
+    };
+    let t0 = Instant::now();
+    let mut lab = Lab::new(&config, t0).unwrap();
+    let name = format!("netarena-{}-what-if-drift.narec", std::process::id());
+    let file = std::env::temp_dir().join(name);
+    lab.record(0, Box::new(Recorder::create(&file).unwrap()), None)
+        .unwrap();
+    lab.run_until(t0 + Duration::from_secs(40));
+    lab.finish_recordings().unwrap();
+    let mut player = Player::load(&file).unwrap();
+    let _ = std::fs::remove_file(&file);
+    let end = player.duration();
+    player.advance_to(end);
+    let recorded = player.commands.fates.clone();
+    let as_recorded = player
+        .replayer()
+        .session()
+        .stats()
+        .corrections_by_cause
+        .clone();
+    let what_if = Switches {
+        reconciliation: false,
+        ..player.switches()
+    };
+    player.set_what_if(Some(what_if)).unwrap();
+    player.advance_to(end);
+    let causes = &player.replayer().session().stats().corrections_by_cause;
+    assert!(causes.get("drift").is_some_and(|&n| n > 10), "{causes:?}");
+    assert_eq!(
+        causes.get("commands_lost"),
+        as_recorded.get("commands_lost"),
+        "{causes:?} against {as_recorded:?}"
+    );
+    let lost = |f: &[Fate]| f.iter().filter(|&&f| f == Fate::Lost).count();
+    assert_eq!(lost(&player.commands.fates), lost(&recorded));
+    assert_eq!(player.commands.fates, recorded);
+}

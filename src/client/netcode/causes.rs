@@ -2,12 +2,21 @@
 //! and the server agreed on (the state after the previous acknowledged command):
 //!
 //! 0. While the match is over the server holds everyone still: its decision.
+//!
+//! With reconciliation off the prediction never takes the server's word, so "the last
+//! state both agreed on" is the server's word for the previous acknowledged command,
+//! and the prediction may have been apart from it ever since (its drift). Then, first:
+//! if re-running our commands from the server's word lands on the server's state, the
+//! server did just what our commands do and the whole difference is the drift the
+//! prediction kept. Otherwise the rules below run from the server's word.
+//!
 //! 1. Re-run our commands with the other players where the server had them: if that
 //!    lands on the server's state, another player was somewhere other than predicted
 //!    (we name the one nearest to where we ended up).
 //! 2. Re-run them leaving out a run of consecutive commands: if that lands on the
 //!    server's state, the server never got those commands in time (they were lost
-//!    beyond the redundancy window, and the server skipped them).
+//!    beyond the redundancy window, and the server skipped them), provided those
+//!    commands move far enough to explain the correction's size.
 //! 3. Otherwise, if the server has us further away than our commands could have taken
 //!    us, the server decided it (a teleport, a respawn, the match ending).
 //! 4. Otherwise: unknown, and we say so.
@@ -32,6 +41,9 @@ pub(crate) struct Disagreement {
     pub(crate) predicted: PlayerState,
     /// The seq of `commands[0]`.
     pub(crate) first_seq: u32,
+    /// The server's word for the same seq as `agreed`, when the prediction was not
+    /// corrected to it (reconciliation off): where the analysis starts instead.
+    pub(crate) server_agreed: Option<PlayerState>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,6 +55,9 @@ pub(crate) enum Cause {
     /// The server decided it: the match is over and everyone is held still, or a
     /// teleport, respawn or the like.
     ServerDecision(&'static str),
+    /// Reconciliation is off: the prediction kept its own difference from the server,
+    /// and the server did what our commands do.
+    Drift,
     Unknown,
 }
 
@@ -53,6 +68,7 @@ impl Cause {
             Cause::OtherPlayer(_) => "other_player",
             Cause::CommandsLost(..) => "commands_lost",
             Cause::ServerDecision(_) => "server_decision",
+            Cause::Drift => "drift",
             Cause::Unknown => "unknown",
         }
     }
@@ -62,8 +78,10 @@ impl fmt::Display for Cause {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Cause::OtherPlayer(name) => write!(f, "{name} was elsewhere than predicted"),
+            Cause::CommandsLost(1, _) => write!(f, "1 command never reached the server"),
             Cause::CommandsLost(n, _) => write!(f, "{n} commands never reached the server"),
             Cause::ServerDecision(what) => write!(f, "server decision ({what})"),
+            Cause::Drift => write!(f, "reconciliation off: the prediction's own drift"),
             Cause::Unknown => write!(f, "unknown"),
         }
     }
@@ -72,12 +90,17 @@ impl fmt::Display for Cause {
 /// The most commands re-simulated; a longer window is not worth the search.
 const MAX_WINDOW: usize = 128;
 
+/// How far a correction may be beyond what the commands left out move, in cells, and
+/// still be put down to them (a collision or a rounding may add a little).
+const LOST_SLACK_CELLS: f64 = 0.05;
+
 /// Works out the cause of a disagreement with `server`, our state in a snapshot whose
-/// players are `players`; `name` names a player id; `match_over` says the results are
-/// showing.
+/// players are `players`, for a correction of `cells`; `name` names a player id;
+/// `match_over` says the results are showing.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn explain(
     d: &Disagreement,
+    cells: f64,
     match_over: bool,
     map: &Map,
     rules: &Rules,
@@ -97,10 +120,23 @@ pub(crate) fn explain(
         .filter(|p| p.id != me)
         .map(|p| p.state)
         .collect();
+    // Reconciliation off, and the prediction apart from the server's word: start from
+    // the server's word, and expect where our commands take it from there.
+    let drifted = d.server_agreed.filter(|s| !same(*s, d.agreed));
+    let agreed = drifted.unwrap_or(d.agreed);
     let run = |cmds: &mut dyn Iterator<Item = &Command>| {
-        cmds.fold(d.agreed, |s, c| move_player(map, rules, s, *c, &others))
+        cmds.fold(agreed, |s, c| move_player(map, rules, s, *c, &others))
     };
-    if same(run(&mut commands.iter()), server) {
+    let expected = run(&mut commands.iter());
+    if drifted.is_some() && same(expected, server) {
+        return Cause::Drift;
+    }
+    let predicted = if drifted.is_some() {
+        expected
+    } else {
+        d.predicted
+    };
+    if same(expected, server) {
         let nearest = players.iter().filter(|p| p.id != me).min_by_key(|p| {
             i64::from(p.state.x - server.x).pow(2) + i64::from(p.state.y - server.y).pow(2)
         });
@@ -109,7 +145,13 @@ pub(crate) fn explain(
         }
     }
     let n = commands.len();
+    // A command moves at most `speed` along each axis.
+    let step_cells = f64::from(rules.speed) * std::f64::consts::SQRT_2 / f64::from(CELL);
     for len in 1..=n {
+        if cells > len as f64 * step_cells + LOST_SLACK_CELLS {
+            // Leaving out this few could not make a correction this big.
+            continue;
+        }
         for first in 0..=n - len {
             let mut kept = commands[..first].iter().chain(&commands[first + len..]);
             if same(run(&mut kept), server) {
@@ -119,8 +161,8 @@ pub(crate) fn explain(
         }
     }
     let reach = i64::from(rules.speed) * (n as i64 + 1) + i64::from(CELL);
-    let dx = i64::from(server.x - d.predicted.x).abs();
-    let dy = i64::from(server.y - d.predicted.y).abs();
+    let dx = i64::from(server.x - predicted.x).abs();
+    let dy = i64::from(server.y - predicted.y).abs();
     if dx.max(dy) > reach {
         return Cause::ServerDecision("teleport or respawn");
     }
@@ -153,14 +195,82 @@ mod tests {
             commands: cmds.clone(),
             predicted: predict(&map, &rules, start, &cmds),
             first_seq: 101,
+            server_agreed: None,
         };
         // The server never got commands 3..7.
         let kept: Vec<_> = cmds[..3].iter().chain(&cmds[7..]).copied().collect();
         let server = predict(&map, &rules, start, &kept);
-        let cause = explain(&d, false, &map, &rules, server, &[], 1, |_| String::new());
+        let cause = explain(&d, 0.0, false, &map, &rules, server, &[], 1, |_| {
+            String::new()
+        });
         // Leaving out any four of the first ten (alike) lands there too: the earliest
         // such run is named.
         assert_eq!(cause, Cause::CommandsLost(4, 101));
+    }
+
+    /// Issue 23: a 1.48-cell correction was put down to one lost command, which moves
+    /// about 0.15 cells: lost commands are named only when they explain the size.
+    #[test]
+    fn lost_commands_are_named_only_when_they_explain_the_correction() {
+        let (map, rules, start) = setup();
+        let cmds = vec![Command::moving(Buttons::RIGHT); 10];
+        let d = Disagreement {
+            agreed: start,
+            commands: cmds.clone(),
+            predicted: predict(&map, &rules, start, &cmds),
+            first_seq: 1,
+            server_agreed: None,
+        };
+        let server = predict(&map, &rules, start, &cmds[1..]);
+        let one = f64::from(rules.speed) / f64::from(CELL);
+        let explain_at = |cells| {
+            explain(&d, cells, false, &map, &rules, server, &[], 1, |_| {
+                String::new()
+            })
+        };
+        assert_eq!(explain_at(one), Cause::CommandsLost(1, 1));
+        assert_eq!(explain_at(1.48), Cause::Unknown);
+        assert_eq!(
+            Cause::CommandsLost(1, 1).to_string(),
+            "1 command never reached the server"
+        );
+    }
+
+    /// Issue 23: with reconciliation off (the replay's what-if) the prediction keeps
+    /// its difference from the server, and re-running from it found "3 commands never
+    /// reached the server" for commands that had. The analysis starts from the server's
+    /// word: the difference is the prediction's own drift, and a command really missing
+    /// is still found.
+    #[test]
+    fn with_reconciliation_off_the_difference_is_the_predictions_drift() {
+        let (map, rules, start) = setup();
+        let cmds = vec![Command::moving(Buttons::RIGHT); 10];
+        // The prediction ran 3 commands' worth ahead of the server before these.
+        let ahead = predict(&map, &rules, start, &cmds[..3]);
+        let d = Disagreement {
+            agreed: ahead,
+            commands: cmds.clone(),
+            predicted: predict(&map, &rules, ahead, &cmds),
+            first_seq: 11,
+            server_agreed: Some(start),
+        };
+        let cells = f64::from(ahead.x - start.x) / f64::from(CELL);
+        let explain_to = |server| {
+            explain(&d, cells, false, &map, &rules, server, &[], 1, |_| {
+                String::new()
+            })
+        };
+        assert_eq!(
+            explain_to(predict(&map, &rules, start, &cmds)),
+            Cause::Drift
+        );
+        let missing_one = predict(&map, &rules, start, &cmds[1..]);
+        assert_eq!(
+            explain(&d, 0.15, false, &map, &rules, missing_one, &[], 1, |_| {
+                String::new()
+            }),
+            Cause::CommandsLost(1, 11)
+        );
     }
 
     #[test]
@@ -172,19 +282,21 @@ mod tests {
             commands: cmds,
             predicted: start,
             first_seq: 1,
+            server_agreed: None,
         };
         let far = PlayerState {
             x: start.x + 10 * CELL,
             ..start
         };
-        let cause = explain(&d, false, &map, &rules, far, &[], 1, |_| String::new());
+        let cause = explain(&d, 0.0, false, &map, &rules, far, &[], 1, |_| String::new());
         assert_eq!(cause, Cause::ServerDecision("teleport or respawn"));
         let near = PlayerState {
             x: start.x + 3,
             ..start
         };
         assert_eq!(
-            explain(&d, false, &map, &rules, near, &[], 1, |_| String::new()),
+            explain(&d, 0.0, false, &map, &rules, near, &[], 1, |_| String::new(
+            )),
             Cause::Unknown
         );
     }

@@ -276,7 +276,15 @@ impl ClientSession {
             me: self.player_id,
             others: &others,
         };
-        let disagreement = p.disagreement(snap.ack_seq);
+        let mut disagreement = p.disagreement(snap.ack_seq);
+        // Reconciliation off: the prediction was never put where the server had us
+        // after the previous acknowledged command; the previous snapshot says where.
+        if how == Reconcile::MeasureOnly
+            && let (Some(d), Some(prev)) = (&mut disagreement, &self.latest)
+            && prev.ack_seq + 1 == d.first_seq
+        {
+            d.server_agreed = find(&prev.players, self.player_id);
+        }
         let correction = p.reconcile(&at, snap.ack_seq, server, how);
         let path = p.take_path();
         if !s.prediction {
@@ -301,6 +309,7 @@ impl ClientSession {
                     let over = self.match_log.results.is_some();
                     explain(
                         &d,
+                        c.cells,
                         over,
                         &self.map,
                         &self.rules.movement,

@@ -100,10 +100,10 @@ pub(crate) struct NetStats {
     /// corrections made after it.
     #[serde(skip)]
     pub(crate) paths: VecDeque<(f64, CorrectionPath)>,
-    /// Runs of commands the last few corrections found lost by re-simulation: first
-    /// seq, count; newest last.
+    /// The run of commands the last correction found lost by re-simulation (first seq,
+    /// count); None when its cause was another.
     #[serde(skip)]
-    pub(crate) lost_runs: VecDeque<(u32, u32)>,
+    pub(crate) last_lost: Option<(u32, u32)>,
 }
 
 /// Corrections the stats overlay lists.
@@ -184,12 +184,10 @@ impl NetStats {
 
     pub(crate) fn correction(&mut self, at_secs: f64, cells: f64, cause: &Cause) {
         self.remember(at_secs, cells, cause);
-        if let Cause::CommandsLost(count, first) = *cause {
-            self.lost_runs.push_back((first, count));
-            if self.lost_runs.len() > PATHS {
-                self.lost_runs.pop_front();
-            }
-        }
+        self.last_lost = match *cause {
+            Cause::CommandsLost(count, first) => Some((first, count)),
+            _ => None,
+        };
         let s = &mut self.stats;
         s.corrections += 1;
         *s.corrections_by_cause

@@ -155,6 +155,7 @@ impl Prediction {
             commands,
             predicted,
             first_seq: self.acked_seq + 1,
+            server_agreed: None,
         })
     }
 

@@ -542,7 +542,7 @@ impl ClientSession {
     /// The newest run of commands a correction's re-simulation found lost: first seq,
     /// count.
     pub(crate) fn last_lost_commands(&self) -> Option<(u32, u32)> {
-        self.net.lost_runs.back().copied()
+        self.net.last_lost
     }
 
     /// The goodbye to send when quitting.
