@@ -8,7 +8,7 @@ use std::sync::mpsc;
 
 use netarena::client::shell::discovery::DEFAULT_PORTS;
 use netarena::server::event_loop::Observer;
-use netarena::server::{REFUSALS_EVERY, Server, ServerEvent};
+use netarena::server::{REFUSALS_EVERY, Server, ServerConfig, ServerEvent};
 
 /// Prints one line of output. A closed stdout (the reader went away) must not take the
 /// server down with it, so write errors are ignored.
@@ -81,23 +81,40 @@ impl Display for Line<'_> {
     }
 }
 
+/// The server's first line: what it listens on and what it sends. The snapshot rate is
+/// the one sent (a whole number of ticks apart), and the one asked when they differ.
+fn banner(addr: SocketAddr, c: &ServerConfig) -> String {
+    let map = &c.game.maps[0];
+    let interval = c.snapshot_interval();
+    let sent = f64::from(c.tick_rate) / f64::from(interval);
+    let snapshots = if sent == f64::from(c.snapshot_rate) {
+        format!("{} Hz snapshots", c.snapshot_rate)
+    } else {
+        let ticks = if interval == 1 { "tick" } else { "ticks" };
+        format!(
+            "{} Hz snapshots (asked {}: one every {interval} {ticks})",
+            (sent * 10.0).round() / 10.0,
+            c.snapshot_rate
+        )
+    };
+    format!(
+        "netarena server \"{}\" listening on {addr} (UDP), map {} ({}x{}), {} Hz ticks, {snapshots}, max {} players",
+        c.name,
+        map.name(),
+        map.width(),
+        map.height(),
+        c.tick_rate,
+        c.max_players
+    )
+}
+
 /// Prints the dedicated server's lines.
 pub(crate) struct PrintEvents;
 
 impl Observer for PrintEvents {
     fn started(&mut self, addr: SocketAddr, server: &Server) {
         let c = server.config();
-        let map = &c.game.maps[0];
-        say(format_args!(
-            "netarena server \"{}\" listening on {addr} (UDP), map {} ({}x{}), {} Hz ticks, {} Hz snapshots, max {} players",
-            c.name,
-            map.name(),
-            map.width(),
-            map.height(),
-            c.tick_rate,
-            c.snapshot_rate,
-            c.max_players
-        ));
+        say(format_args!("{}", banner(addr, c)));
         let port = addr.port();
         if c.discoverable && !DEFAULT_PORTS.contains(&port) {
             // Browsers ask the default ports only: say how this one is found. (Tests
@@ -134,6 +151,26 @@ mod tests {
     use super::*;
     use netarena::server::Standing;
     use netarena::sim::combat::Weapon;
+
+    /// Issue 23: the banner said "25 Hz snapshots" while the server sent 30 (a
+    /// snapshot every 2 ticks at 60 Hz).
+    #[test]
+    fn the_banner_gives_the_snapshot_rate_sent() {
+        let map = netarena::sim::map::Map::builtin("duel").unwrap();
+        let mut c = ServerConfig::new(map);
+        let addr: SocketAddr = "127.0.0.1:7894".parse().unwrap();
+        let line = |c: &ServerConfig| banner(addr, c);
+        assert!(
+            line(&c).contains("60 Hz ticks, 20 Hz snapshots, max"),
+            "{}",
+            line(&c)
+        );
+        c.snapshot_rate = 25;
+        let want = "60 Hz ticks, 30 Hz snapshots (asked 25: one every 2 ticks), max";
+        assert!(line(&c).contains(want), "{}", line(&c));
+        c.snapshot_rate = 7;
+        assert!(line(&c).contains("7.5 Hz snapshots (asked 7: one every 8 ticks)"));
+    }
 
     #[test]
     fn lines_read_as_before() {

@@ -78,8 +78,10 @@ impl ServerConfig {
         }
     }
 
-    /// Server ticks between two snapshots.
-    pub(crate) fn snapshot_interval(&self) -> u32 {
+    /// Server ticks between two snapshots: the tick rate over the snapshot rate,
+    /// rounded down, so a rate that does not divide the tick rate sends more often
+    /// than asked (25 at 60 Hz ticks: every 2 ticks, 30 a second).
+    pub fn snapshot_interval(&self) -> u32 {
         u32::from((self.tick_rate / self.snapshot_rate.max(1)).max(1))
     }
 
