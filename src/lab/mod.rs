@@ -579,7 +579,7 @@ impl Lab {
                 }
             }
             if codec::encode_server(&msg, &mut self.buf).is_ok() {
-                c.down.push(now, to, &self.buf, wire::down_glyph(&msg));
+                c.down.push(now, to, &self.buf, wire::down_mark(&msg));
             }
         }
     }
@@ -607,7 +607,7 @@ fn commands(
     let mut dropped = Vec::new();
     let mut send = |msg: ClientMsg| {
         if codec::encode_in_process(addr, &msg, buf).is_ok()
-            && up.push(now, addr, buf, wire::up_glyph(&msg))
+            && up.push(now, addr, buf, wire::up_mark(&msg))
         {
             dropped.push(msg);
         }

@@ -65,12 +65,48 @@ fn the_wire_shows_datagrams_in_flight_both_ways() {
     let mut lab = Lab::new(&config(1, 0, 3), t0).unwrap();
     lab.run_until(t0 + Duration::from_millis(1500));
     let c = &lab.clients[0];
-    let (up, down) = (c.up.dots(lab.now()), c.down.dots(lab.now()));
+    let span = wire::span(&c.up, &c.down);
+    let (up, down) = (c.up.dots(lab.now(), span), c.down.dots(lab.now(), span));
     // 150 ms one way: several input packets and a few snapshots on their way.
-    assert!(up.iter().filter(|d| !d.lost).count() >= 3, "{up:?}");
-    assert!(down.iter().filter(|d| !d.lost).count() >= 2, "{down:?}");
-    // Each input packet carries every command not yet acknowledged: a round trip's worth.
-    assert!(up.iter().all(|d| d.glyph == '+'), "{up:?}");
+    let flying = |d: &&crate::ui::lab::LaneDot| !d.lost && !d.arrived;
+    assert!(up.iter().filter(flying).count() >= 3, "{up:?}");
+    assert!(down.iter().filter(flying).count() >= 2, "{down:?}");
+    // Each input packet carries every command not yet acknowledged: a round trip's
+    // worth, ten and more, its count drawn whole (it was `+`).
+    let counts = up.iter().filter(|d| !d.lost).map(|d| d.mark.parse::<u32>());
+    assert!(counts.clone().all(|n| n.is_ok_and(|n| n >= 10)), "{up:?}");
+}
+
+/// Issue 23: the server view's `acked: c1 #1722` (a seq) stood beside the client's
+/// `pend 22` (a count), and learners were told to compare them without the client's
+/// own seq anywhere. The client's status gives its newest seq: sent minus pending is
+/// the seq the client knows acknowledged, at most the server's.
+#[test]
+fn a_clients_status_gives_its_newest_seq_to_compare_with_the_servers_ack() {
+    let t0 = Instant::now();
+    let mut lab = Lab::new(&config(1, 0, 3), t0).unwrap();
+    lab.run_until(t0 + Duration::from_millis(1500));
+    let controls = view::Controls {
+        selected: 0,
+        speed: 1.0,
+        paused: true,
+        fps: 0.0,
+        message: "",
+        help: false,
+        theme: crate::ui::Theme::Auto,
+    };
+    let v = view::build(&lab, &controls);
+    let s = lab.session(0);
+    let (sent, pend) = (s.latest_seq(), s.pending_commands());
+    assert!(pend > 0 && sent > pend, "{sent} {pend}");
+    let status = &v.panes[1].status;
+    assert!(
+        status.contains(&format!("sent #{sent} pend {pend} ")),
+        "{status}"
+    );
+    let acked = format!("c1 #{}", lab.clients[0].server_ack);
+    assert!(v.panes[0].status.contains(&acked), "{}", v.panes[0].status);
+    assert!(sent - pend <= lab.clients[0].server_ack);
 }
 
 /// The lab screen as text, after `secs` of a seeded run.

@@ -45,10 +45,15 @@ pub(crate) fn build<'a>(lab: &'a Lab, c: &Controls) -> LabView<'a> {
     let lanes = lab
         .clients
         .iter()
-        .map(|client| LaneView {
-            label: format!("client {} {}", client.number, client.profile),
-            up: client.up.dots(now),
-            down: client.down.dots(now),
+        .map(|client| {
+            // Both rows on the one time axis the slower direction needs.
+            let span = super::wire::span(&client.up, &client.down);
+            LaneView {
+                label: format!("client {} {}", client.number, client.profile),
+                span_ms: span.as_millis() as u64,
+                up: client.up.dots(now, span),
+                down: client.down.dots(now, span),
+            }
         })
         .collect();
     // Nothing on screen changes while paused: not even the frame rate.
@@ -181,10 +186,13 @@ fn client_pane(c: &LabClient, now: Instant, fps: f64) -> Pane<'_> {
         (false, _) => " · arrows",
         (true, _) => " · bot",
     };
+    // The newest command's seq beside the count not yet acknowledged: the server
+    // view's `acked: c1 #seq` is the one the server has applied, to compare.
     let status = format!(
-        "{} rtt {:.0}ms pend {} corr {} {}",
+        "{} rtt {:.0}ms sent #{} pend {} corr {} {}",
         c.profile,
         s.stats().rtt_ms,
+        s.latest_seq(),
         s.pending_commands(),
         s.stats().corrections,
         switch_letters(s.switches())

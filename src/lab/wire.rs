@@ -13,31 +13,43 @@ use crate::net::conditioner::{Conditioner, Conditions};
 use crate::net::protocol::{ClientMsg, ServerMsg};
 use crate::ui::lab::LaneDot as Dot;
 
-/// How long a dropped datagram stays marked on its lane.
-const LOST_SHOWN: Duration = Duration::from_millis(800);
 /// Sent times older than this are forgotten (a datagram is never queued that long).
 const FORGET_AFTER: Duration = Duration::from_secs(5);
+/// The shortest and longest stretch of time a lane spans.
+const SPAN_MIN: Duration = Duration::from_millis(100);
+const SPAN_MAX: Duration = Duration::from_secs(2);
 
 /// What a datagram on a lane is drawn as: the number of commands an input packet
 /// carries (redundancy shows as big numbers after a loss), `S` a snapshot, `E` a
 /// snapshot carrying game events, `R` the roster, `?` anything else.
-pub(crate) fn up_glyph(msg: &ClientMsg) -> char {
+pub(crate) fn up_mark(msg: &ClientMsg) -> String {
     match msg {
-        ClientMsg::Input(p) => match p.command_count() {
-            n @ 0..=9 => char::from(b'0' + n as u8),
-            _ => '+',
-        },
-        _ => '?',
+        ClientMsg::Input(p) => p.command_count().to_string(),
+        _ => "?".into(),
     }
 }
 
-pub(crate) fn down_glyph(msg: &ServerMsg) -> char {
+pub(crate) fn down_mark(msg: &ServerMsg) -> String {
     match msg {
-        ServerMsg::Snapshot(s) if s.events.is_empty() => 'S',
-        ServerMsg::Snapshot(_) => 'E',
-        ServerMsg::Roster(_) => 'R',
-        _ => '?',
+        ServerMsg::Snapshot(s) if s.events.is_empty() => "S",
+        ServerMsg::Snapshot(_) => "E",
+        ServerMsg::Roster(_) => "R",
+        _ => "?",
     }
+    .into()
+}
+
+/// The time one lane of `up` and `down` spans, the same for both rows: the longest a
+/// datagram of either link's conditions takes (latency, jitter, a bandwidth cap's
+/// queue), and a quarter more, in whole 50 ms, at least [`SPAN_MIN`].
+pub(crate) fn span(up: &Lane, down: &Lane) -> Duration {
+    let longest = |c: &Conditions| {
+        let queue = if c.bandwidth_kbps > 0 { 100 } else { 0 };
+        u64::from(c.latency_ms) + u64::from(c.jitter_ms) + queue
+    };
+    let ms = longest(up.cond.conditions()).max(longest(down.cond.conditions())) * 5 / 4;
+    let ms = ms.div_ceil(50) * 50;
+    Duration::from_millis(ms).clamp(SPAN_MIN, SPAN_MAX)
 }
 
 /// Datagram and byte counts of one direction.
@@ -49,11 +61,22 @@ pub struct LaneCounts {
     pub bytes: u64,
 }
 
+/// One datagram sent, for the drawing.
+struct Flight {
+    sent: Instant,
+    mark: String,
+    arrived: bool,
+    lost: bool,
+}
+
 /// One direction of a link.
 pub(crate) struct Lane {
     cond: Conditioner,
-    sent: HashMap<u64, (Instant, char)>,
-    lost: VecDeque<(Instant, char, f64)>,
+    /// The datagrams in flight, by their bytes: the number of their flight.
+    in_flight: HashMap<u64, u64>,
+    /// The recent datagrams, oldest first; `first` is the number of the front one.
+    flights: VecDeque<Flight>,
+    first: u64,
     traffic: LaneCounts,
 }
 
@@ -67,8 +90,9 @@ impl Lane {
     pub(crate) fn new(conditions: Conditions, seed: u64) -> Lane {
         Lane {
             cond: Conditioner::new(conditions, seed),
-            sent: HashMap::new(),
-            lost: VecDeque::new(),
+            in_flight: HashMap::new(),
+            flights: VecDeque::new(),
+            first: 0,
             traffic: LaneCounts::default(),
         }
     }
@@ -81,9 +105,15 @@ impl Lane {
         self.traffic
     }
 
-    /// Sends `bytes` to `to` at `now`, drawn as `glyph`; true when the conditioner
+    /// Sends `bytes` to `to` at `now`, drawn as `mark`; true when the conditioner
     /// dropped it.
-    pub(crate) fn push(&mut self, now: Instant, to: SocketAddr, bytes: &[u8], glyph: char) -> bool {
+    pub(crate) fn push(
+        &mut self,
+        now: Instant,
+        to: SocketAddr,
+        bytes: &[u8],
+        mark: String,
+    ) -> bool {
         let (queued, dropped) = (self.cond.queued(), self.cond.stats().dropped);
         self.cond.push(now, to, bytes);
         self.traffic.sent += 1;
@@ -91,65 +121,68 @@ impl Lane {
         let lost = self.cond.stats().dropped > dropped;
         if lost {
             self.traffic.dropped += 1;
-            // Where along the lane it "fell": spread out, the same in every run.
-            let at = 0.25 + 0.5 * (self.traffic.sent * 37 % 100) as f64 / 100.0;
-            self.lost.push_back((now, glyph, at));
-        } else if self.cond.queued() > queued {
-            self.sent.insert(key(bytes), (now, glyph));
         }
-        while self
-            .lost
-            .front()
-            .is_some_and(|(t, ..)| now > *t + LOST_SHOWN)
-        {
-            self.lost.pop_front();
+        let number = self.first + self.flights.len() as u64;
+        let waits = !lost && self.cond.queued() > queued;
+        if waits {
+            self.in_flight.insert(key(bytes), number);
         }
-        if self.sent.len() > 4096 {
-            self.sent.retain(|_, (t, _)| now < *t + FORGET_AFTER);
+        self.flights.push_back(Flight {
+            sent: now,
+            mark,
+            arrived: !lost && !waits,
+            lost,
+        });
+        // Forget what no lane can show any more, and what waited far too long.
+        while self.flights.front().is_some_and(|f| {
+            let age = now.saturating_duration_since(f.sent);
+            age > FORGET_AFTER || (age > SPAN_MAX && (f.arrived || f.lost))
+        }) {
+            self.flights.pop_front();
+            self.first += 1;
+        }
+        if self.in_flight.len() > 4096 {
+            let first = self.first;
+            self.in_flight.retain(|_, n| *n >= first);
         }
         lost
     }
 
     /// Hands every datagram due at `now` to `deliver`.
     pub(crate) fn drain(&mut self, now: Instant, mut deliver: impl FnMut(SocketAddr, &[u8])) {
-        let (sent, traffic) = (&mut self.sent, &mut self.traffic);
+        let (in_flight, flights, first) = (&mut self.in_flight, &mut self.flights, self.first);
+        let traffic = &mut self.traffic;
         self.cond.drain_due(now, |to, bytes| {
             traffic.delivered += 1;
-            sent.remove(&key(bytes));
+            if let Some(n) = in_flight.remove(&key(bytes))
+                && let Some(f) = n
+                    .checked_sub(first)
+                    .and_then(|i| flights.get_mut(i as usize))
+            {
+                f.arrived = true;
+            }
             deliver(to, bytes);
         });
     }
 
-    /// What is on the lane at `now`: datagrams in flight, and recent losses.
-    pub(crate) fn dots(&self, now: Instant) -> Vec<Dot> {
-        let mut dots: Vec<Dot> = self
-            .cond
-            .in_flight()
-            .filter_map(|(due, bytes)| {
-                let (sent, glyph) = *self.sent.get(&key(bytes))?;
-                let total = due.saturating_duration_since(sent).as_secs_f64();
-                let gone = now.saturating_duration_since(sent).as_secs_f64();
-                let progress = if total > 0.0 { gone / total } else { 1.0 };
-                Some(Dot {
-                    progress: progress.clamp(0.0, 1.0),
-                    glyph,
-                    lost: false,
+    /// What is on the lane at `now`, on one time axis `span` long: every datagram sent
+    /// in the last `span`, at its age (0 just sent, 1 sent `span` ago), in flight,
+    /// arrived or lost. One still in flight after `span` stays at the end.
+    pub(crate) fn dots(&self, now: Instant, span: Duration) -> Vec<Dot> {
+        let span = span.as_secs_f64().max(1e-3);
+        self.flights
+            .iter()
+            .filter_map(|f| {
+                let age = now.saturating_duration_since(f.sent).as_secs_f64() / span;
+                let shown = age <= 1.0 || !(f.arrived || f.lost);
+                shown.then(|| Dot {
+                    progress: age.min(1.0),
+                    mark: f.mark.clone(),
+                    arrived: f.arrived,
+                    lost: f.lost,
                 })
             })
-            .collect();
-        dots.extend(
-            self.lost
-                .iter()
-                .filter(|(t, ..)| now <= *t + LOST_SHOWN)
-                .map(|&(_, glyph, at)| Dot {
-                    progress: at,
-                    glyph,
-                    lost: true,
-                }),
-        );
-        // Drawn in order: the nearest-to-arrival last, so it is on top.
-        dots.sort_by(|a, b| a.progress.total_cmp(&b.progress));
-        dots
+            .collect()
     }
 }
 
@@ -157,36 +190,113 @@ impl Lane {
 mod tests {
     use super::*;
 
+    const SPAN: Duration = Duration::from_millis(200);
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    fn latency(ms: u32) -> Conditions {
+        Conditions {
+            latency_ms: ms,
+            ..Conditions::default()
+        }
+    }
+
     #[test]
     fn datagrams_move_along_and_losses_are_marked() {
         let t0 = Instant::now();
         let to: SocketAddr = "10.0.0.1:1".parse().unwrap();
-        let c = Conditions {
-            latency_ms: 100,
-            ..Conditions::default()
-        };
-        let mut lane = Lane::new(c, 1);
-        lane.push(t0, to, b"one", '1');
-        let dots = lane.dots(t0 + Duration::from_millis(50));
+        let mut lane = Lane::new(latency(100), 1);
+        lane.push(t0, to, b"one", "1".into());
+        let dots = lane.dots(t0 + ms(50), SPAN);
         assert_eq!(dots.len(), 1);
-        assert!((dots[0].progress - 0.5).abs() < 1e-9, "{dots:?}");
+        assert!((dots[0].progress - 0.25).abs() < 1e-9, "{dots:?}");
+        assert!(!dots[0].arrived);
         let mut got = Vec::new();
-        lane.drain(t0 + Duration::from_millis(100), |_, b| got.push(b.to_vec()));
+        lane.drain(t0 + ms(100), |_, b| got.push(b.to_vec()));
         assert_eq!(got, vec![b"one".to_vec()]);
-        assert!(lane.dots(t0 + Duration::from_millis(100)).is_empty());
+        let dots = lane.dots(t0 + ms(100), SPAN);
+        assert!(dots.len() == 1 && dots[0].arrived, "{dots:?}");
+        assert!(
+            lane.dots(t0 + ms(201), SPAN).is_empty(),
+            "older than the span"
+        );
 
         lane.set_conditions(Conditions {
             loss_pct: 100.0,
             ..Conditions::default()
         });
-        lane.push(t0, to, b"two", '2');
-        let dots = lane.dots(t0 + Duration::from_millis(10));
-        assert_eq!(dots.len(), 1);
-        assert!(dots[0].lost && dots[0].glyph == '2');
-        assert!(
-            lane.dots(t0 + Duration::from_secs(1)).is_empty(),
-            "forgotten"
-        );
+        lane.push(t0, to, b"two", "2".into());
+        let dots = lane.dots(t0 + ms(10), SPAN);
+        assert_eq!(dots.len(), 2);
+        assert!(dots[1].lost && dots[1].mark == "2");
         assert_eq!(lane.traffic().dropped, 1);
+    }
+
+    /// Issue 23: each datagram was drawn at the share of its own trip it had done, so
+    /// one sent 20 ms after another but on a shorter trip (jitter) was drawn ahead of
+    /// it. On one time axis, their distance is the 20 ms between them.
+    #[test]
+    fn datagrams_are_drawn_on_one_time_axis() {
+        let t0 = Instant::now();
+        let to: SocketAddr = "10.0.0.1:1".parse().unwrap();
+        let mut lane = Lane::new(latency(100), 1);
+        lane.push(t0, to, b"slow", "1".into());
+        lane.set_conditions(latency(40));
+        lane.push(t0 + ms(20), to, b"fast", "2".into());
+        let dots = lane.dots(t0 + ms(30), SPAN);
+        assert_eq!(dots.len(), 2);
+        let gap = dots[0].progress - dots[1].progress;
+        assert!((gap - 0.1).abs() < 1e-9, "{dots:?}");
+    }
+
+    /// Issue 23: on `lan` a datagram arrives before a frame can draw it, so the lane
+    /// never showed a packet; a `bad` one carries ten commands and more, all drawn `+`;
+    /// and a loss stayed marked for 800 ms while packets cross in 150, so `×` piled up
+    /// (11 against 2 packets). Now what arrived stays drawn for the span, its count
+    /// whole, and each lost packet is one mark on the same axis.
+    #[test]
+    fn arrived_datagrams_stay_readable_and_each_loss_is_one_mark() {
+        let t0 = Instant::now();
+        let to: SocketAddr = "10.0.0.1:1".parse().unwrap();
+        let mut lane = Lane::new(latency(1), 1);
+        lane.push(t0, to, b"a", "2".into());
+        lane.drain(t0 + ms(1), |_, _| {});
+        let dots = lane.dots(t0 + ms(16), SPAN);
+        assert_eq!(dots.len(), 1, "{dots:?}");
+        assert!(dots[0].arrived && dots[0].mark == "2");
+        assert_eq!(lane.dots(t0 + ms(16), SPAN)[0].mark, "2");
+
+        // 150 ms away, every other packet lost, one each 33 ms for a second.
+        let mut lane = Lane::new(latency(150), 1);
+        let mut lost = Vec::new();
+        for k in 0..30u64 {
+            let loss = if k % 2 == 0 { 100.0 } else { 0.0 };
+            lane.set_conditions(Conditions {
+                loss_pct: loss,
+                ..latency(150)
+            });
+            let at = t0 + ms(33 * k);
+            let bytes = k.to_le_bytes();
+            if lane.push(at, to, &bytes, "23".into()) {
+                lost.push(at);
+            }
+            lane.drain(at, |_, _| {});
+        }
+        let now = t0 + ms(33 * 29);
+        let dots = lane.dots(now, SPAN);
+        let recent = lost.iter().filter(|&&t| now - t <= SPAN).count();
+        assert_eq!(dots.iter().filter(|d| d.lost).count(), recent);
+        assert!(recent <= 4, "{recent}");
+        assert!(dots.iter().all(|d| d.mark == "23"));
+    }
+
+    #[test]
+    fn a_lane_spans_its_slowest_link_and_a_quarter() {
+        let lane = |name: &str| Lane::new(Conditions::profile(name).unwrap(), 1);
+        assert_eq!(span(&lane("bad"), &lane("lan")), ms(250));
+        assert_eq!(span(&lane("lan"), &lane("lan")), SPAN_MIN);
+        assert_eq!(span(&lane("lan"), &lane("wifi")), SPAN_MIN);
     }
 }

@@ -40,18 +40,22 @@ pub(crate) struct Pane<'a> {
     pub(crate) selected: bool,
 }
 
-/// One client's link: datagrams going up (commands) and down (snapshots).
+/// One client's link: datagrams going up (commands) and down (snapshots), on one time
+/// axis `span_ms` long.
 pub(crate) struct LaneView {
     pub(crate) label: String,
+    pub(crate) span_ms: u64,
     pub(crate) up: Vec<LaneDot>,
     pub(crate) down: Vec<LaneDot>,
 }
 
-/// A datagram on a lane: how far along (0 at the sender, 1 at the receiver).
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// A datagram on a lane: how long ago it was sent (0 just now, 1 the lane's span ago:
+/// the sender's end to the receiver's), its mark, and whether it arrived or was lost.
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) struct LaneDot {
     pub(crate) progress: f64,
-    pub(crate) glyph: char,
+    pub(crate) mark: String,
+    pub(crate) arrived: bool,
     pub(crate) lost: bool,
 }
 
@@ -240,9 +244,12 @@ fn draw_camera(buf: &mut Buffer, area: Rect, view: &View, focus: Option<(f64, f6
     }
 }
 
-/// A lane: `label` on the left, the client end at the left of the track and the
-/// server at the right. Commands move right on the first row, snapshots left on the
-/// second (or both on one row when space is short).
+/// A lane: `label` on the left (and the time it spans under it), the client end at
+/// the left of the track and the server at the right. The track is one time axis:
+/// datagrams sent in the last `span_ms`, each where its age puts it, commands moving
+/// right on the first row, snapshots left on the second (or both on one row when space
+/// is short). One in flight is drawn bold in its colour, one that arrived dim, a lost
+/// one as a red `×`.
 fn draw_lane(buf: &mut Buffer, x: u16, y: u16, width: u16, rows: u16, lane: &LaneView, t: Theme) {
     // "client 4 custom" whole, and a space.
     const LABEL: u16 = 16;
@@ -255,6 +262,10 @@ fn draw_lane(buf: &mut Buffer, x: u16, y: u16, width: u16, rows: u16, lane: &Lan
     let dim = t.style(Role::Label);
     let label = Style::new().add_modifier(Modifier::BOLD);
     buf.set_stringn(x, y, &lane.label, usize::from(LABEL - 1), label);
+    if rows > 1 {
+        let span = format!("{} ms axis", lane.span_ms);
+        buf.set_stringn(x, y + 1, span, usize::from(LABEL - 1), dim);
+    }
     let tags = [("cmd ▶", "▶ srv"), ("◀ snap", "  srv")];
     for (dy, (left, right)) in tags.iter().enumerate().take(usize::from(rows)) {
         let row = y + dy as u16;
@@ -269,31 +280,41 @@ fn draw_lane(buf: &mut Buffer, x: u16, y: u16, width: u16, rows: u16, lane: &Lan
         } else {
             1.0 - dot.progress
         };
-        let col = (along * f64::from(track - 1)).round() as u16;
         let style = if dot.lost {
             t.style(Role::Bad).add_modifier(Modifier::BOLD)
+        } else if dot.arrived {
+            dim
         } else if rightwards {
-            t.style(Role::Up)
+            t.style(Role::Up).add_modifier(Modifier::BOLD)
         } else {
-            t.style(Role::Down)
+            t.style(Role::Down).add_modifier(Modifier::BOLD)
         };
-        let glyph = if dot.lost { '×' } else { dot.glyph };
-        if let Some(cell) = buf.cell_mut(Position::new(start + col, row)) {
-            cell.set_char(glyph).set_style(style);
-        }
+        let mark = if dot.lost { "×" } else { dot.mark.as_str() };
+        let len = mark.chars().count() as u16;
+        // The mark's first character at its time, kept inside the track.
+        let col = ((along * f64::from(track - 1)).round() as u16).min(track.saturating_sub(len));
+        buf.set_stringn(start + col, row, mark, usize::from(track - col), style);
     };
-    for dot in &lane.down {
+    // Arrived first, then in flight, then losses: what is moving stays on top.
+    let order = |d: &&LaneDot| (d.lost, !d.arrived);
+    let mut down: Vec<&LaneDot> = lane.down.iter().collect();
+    down.sort_by_key(order);
+    for dot in down {
         put(dot, y + rows - 1, false);
     }
-    for dot in &lane.up {
+    let mut up: Vec<&LaneDot> = lane.up.iter().collect();
+    up.sort_by_key(order);
+    for dot in up {
         put(dot, y, true);
     }
 }
 
 /// What the lanes' marks mean, under the keys in the help box.
 const LANES_LEGEND: &[&str] = &[
-    "lanes: digits = commands in an input packet,",
-    "S snapshot, E snapshot with events, R roster, × lost",
+    "lanes: one time axis each (its span under the label):",
+    "a number = commands in an input packet, S snapshot,",
+    "E snapshot with events, R roster; bold = in flight,",
+    "dim = arrived, × lost (one per datagram)",
 ];
 
 /// The `?` box: the lab's keys from the binding table, then the lanes' legend.
@@ -374,6 +395,7 @@ mod tests {
         let mut buf = Buffer::empty(Rect::new(0, 0, 80, 2));
         let lane = LaneView {
             label: "client 4 custom".into(),
+            span_ms: 100,
             up: Vec::new(),
             down: Vec::new(),
         };
