@@ -214,19 +214,18 @@ impl Projectile {
         }
     }
 
-    /// Flies the part of tick `tick` (its birth tick or later), sub-step by sub-step:
-    /// at each one a wall ends it, then `hit` is asked whether the bolt at that point
+    /// Flies the `age`th tick of its flight (0 on the tick it is fired), sub-step by
+    /// sub-step: at each one a wall ends it, then `hit` is asked whether the bolt at that point
     /// touches someone. Saturating: a client flies what a server sent, which may be
     /// absurd, and off the map is a wall.
     pub(crate) fn fly_tick<T>(
         &mut self,
         map: &Map,
         rules: &CombatRules,
-        tick: u32,
+        age: u32,
         mut hit: impl FnMut(&Projectile) -> Option<T>,
     ) -> Leg<T> {
-        let age = tick.saturating_sub(self.born);
-        let (from, to) = (rules.bolt_substeps(age), rules.bolt_substeps(age + 1));
+        let (from, to) = (rules.bolt_substeps(age), rules.bolt_substeps(age.saturating_add(1)));
         if from >= BOLT_RANGE_SUBSTEPS {
             return Leg::Spent;
         }
@@ -255,10 +254,10 @@ impl Projectile {
     /// Whether it touches `target` (standing still) before a wall or the end of its
     /// range: for a scripted player deciding whether a blaster shot would land.
     pub(crate) fn reaches(mut self, map: &Map, rules: &CombatRules, target: &PlayerState) -> bool {
-        let mut tick = self.born;
+        let mut age = 0;
         loop {
-            match self.fly_tick(map, rules, tick, |p| p.touches(target).then_some(())) {
-                Leg::Flying => tick += 1,
+            match self.fly_tick(map, rules, age, |p| p.touches(target).then_some(())) {
+                Leg::Flying => age += 1,
                 Leg::Hit(()) => return true,
                 Leg::Wall | Leg::Spent => return false,
             }
@@ -270,9 +269,9 @@ impl Projectile {
     /// its last sub-step is. What a client draws between the birth and removal events.
     pub fn flight(mut self, map: &Map, rules: &CombatRules) -> Vec<(i32, i32)> {
         let mut path = vec![(self.x, self.y)];
-        let mut tick = self.born;
+        let mut age = 0;
         loop {
-            match self.fly_tick(map, rules, tick, |_| None::<()>) {
+            match self.fly_tick(map, rules, age, |_| None::<()>) {
                 Leg::Flying => path.push((self.x, self.y)),
                 Leg::Spent => {
                     path.push((self.x, self.y));
@@ -280,7 +279,7 @@ impl Projectile {
                 }
                 Leg::Wall | Leg::Hit(()) => break,
             }
-            tick += 1;
+            age += 1;
         }
         path
     }

@@ -329,7 +329,8 @@ impl Match {
             // Sub-step by sub-step, against walls and every player where this tick's
             // commands left them: the same hits at any tick rate.
             let owner = p.owner;
-            let leg = p.fly_tick(map, &self.rules, tick, |p| {
+            let age = tick.saturating_sub(p.born);
+            let leg = p.fly_tick(map, &self.rules, age, |p| {
                 world
                     .players()
                     .iter()
