@@ -85,7 +85,8 @@ const BOLT_SUBSTEP: i32 = CELL / BOLT_SUBSTEPS_PER_CELL;
 /// Sub-steps a bolt takes per second.
 const BOLT_SUBSTEPS_PER_SEC: u64 = (BOLT_CELLS_PER_SEC * BOLT_SUBSTEPS_PER_CELL) as u64;
 /// Sub-steps in a bolt's whole flight: its range, the same at every tick rate.
-pub(crate) const BOLT_RANGE_SUBSTEPS: u32 = (BOLT_SUBSTEPS_PER_SEC * BOLT_LIFE_MS as u64 / 1000) as u32;
+pub(crate) const BOLT_RANGE_SUBSTEPS: u32 =
+    (BOLT_SUBSTEPS_PER_SEC * BOLT_LIFE_MS as u64 / 1000) as u32;
 
 /// The combat rules at one tick rate. The rules themselves are in seconds and cells per
 /// second (the constants above); what is counted in ticks here is derived from them,
@@ -225,12 +226,18 @@ impl Projectile {
         age: u32,
         mut hit: impl FnMut(&Projectile) -> Option<T>,
     ) -> Leg<T> {
-        let (from, to) = (rules.bolt_substeps(age), rules.bolt_substeps(age.saturating_add(1)));
+        let (from, to) = (
+            rules.bolt_substeps(age),
+            rules.bolt_substeps(age.saturating_add(1)),
+        );
         if from >= BOLT_RANGE_SUBSTEPS {
             return Leg::Spent;
         }
         for _ in from..to {
-            let (x, y) = (self.x.saturating_add(self.vx), self.y.saturating_add(self.vy));
+            let (x, y) = (
+                self.x.saturating_add(self.vx),
+                self.y.saturating_add(self.vy),
+            );
             if map.is_wall(x.div_euclid(CELL), y.div_euclid(CELL)) {
                 return Leg::Wall;
             }
@@ -401,7 +408,10 @@ mod tests {
         (i64::from(speed) * i64::from(ticks) / i64::from(rate)) as i32
     }
 
-    /// Flies a bolt fired east from `from` at tick 0, at `rate`, against targets that
+    /// A target: its id, where it starts and its velocity, in sub-cell units (a second).
+    type Walker = (PlayerId, (i32, i32), (i32, i32));
+
+    /// Flies a bolt fired from `from` along `aim` at tick 0, at `rate`, against targets that
     /// walk at constant velocities (sub-cell units per second) from where they start, as
     /// the server does: each tick the targets move, then the bolt flies its sub-steps.
     /// Returns who it hit, or None and where it stopped.
@@ -410,7 +420,7 @@ mod tests {
         rate: u16,
         from: PlayerState,
         aim: u8,
-        walkers: &[(PlayerId, (i32, i32), (i32, i32))],
+        walkers: &[Walker],
     ) -> (Option<PlayerId>, (i32, i32)) {
         let rules = CombatRules::for_tick_rate(rate);
         let mut p = Projectile::fire(1, 0, &from, aim, 0, &rules);
@@ -458,7 +468,11 @@ mod tests {
         // A walker heading south that crosses the bolt's line as the bolt passes it,
         // one that crosses a cell and a half too early, and one standing behind both.
         let on_time = (1, (14 * CELL + CELL / 2, from.y - arrives(14)), (0, walk));
-        let early = (2, (10 * CELL + CELL / 2, from.y - arrives(10) - 3 * CELL / 2), (0, walk));
+        let early = (
+            2,
+            (10 * CELL + CELL / 2, from.y - arrives(10) - 3 * CELL / 2),
+            (0, walk),
+        );
         let behind = (3, (20 * CELL + CELL / 2, from.y), (0, 0));
         let mut seen = Vec::new();
         for rate in [20u16, 30, 60, 128] {
@@ -470,7 +484,9 @@ mod tests {
             assert_eq!(hits, [Some(1), Some(3), None], "at {rate} Hz");
             // Every aim, nobody in the way: the same wall or range end, to the unit
             // (every rate puts the bolt on the same sub-steps).
-            let ends: Vec<(i32, i32)> = (0..8).map(|aim| shoot(&m, rate, from, aim, &[]).1).collect();
+            let ends: Vec<(i32, i32)> = (0..8)
+                .map(|aim| shoot(&m, rate, from, aim, &[]).1)
+                .collect();
             // Walking east for one second covers 9 cells, within the half unit a tick
             // that whole sub-cell units per tick allow.
             let rules = Rules::for_tick_rate(rate);
@@ -483,7 +499,11 @@ mod tests {
                 me = crate::sim::world::move_player(&m, &rules, me, east, &[]);
             }
             let off = (me.x - from.x - walk).abs();
-            assert!(off <= i32::from(rate) / 2, "{rate} Hz walks {} units, not {walk}", me.x - from.x);
+            assert!(
+                off <= i32::from(rate) / 2,
+                "{rate} Hz walks {} units, not {walk}",
+                me.x - from.x
+            );
             seen.push(ends);
         }
         assert!(seen.windows(2).all(|w| w[0] == w[1]), "{seen:?}");
