@@ -195,14 +195,9 @@ pub(crate) enum Leg<T> {
 }
 
 impl Projectile {
-    pub fn fire(
-        id: u16,
-        owner: PlayerId,
-        from: &PlayerState,
-        aim: u8,
-        tick: u32,
-        _rules: &CombatRules,
-    ) -> Projectile {
+    /// A bolt fired by `owner` from `from` along `aim` on `tick`. Its step is the same
+    /// at every tick rate: the rate decides only how many steps a tick takes.
+    pub fn fire(id: u16, owner: PlayerId, from: &PlayerState, aim: u8, tick: u32) -> Projectile {
         let (vx, vy) = aim_velocity(aim, BOLT_SUBSTEP);
         Projectile {
             id,
@@ -337,7 +332,7 @@ pub fn line_up(
     let weapon = if far { Weapon::Rail } else { Weapon::Blaster };
     let aim = (0..8u8).find(|&aim| match weapon {
         Weapon::Rail => rail(map, (me.x, me.y), aim, &[(target_id, t)]).1.is_some(),
-        Weapon::Blaster => Projectile::fire(0, 0, me, aim, 0, rules).reaches(map, rules, &t),
+        Weapon::Blaster => Projectile::fire(0, 0, me, aim, 0).reaches(map, rules, &t),
     });
     (weapon, aim)
 }
@@ -376,7 +371,7 @@ mod tests {
     fn projectiles_fly_straight_and_stop_at_walls() {
         let rules = CombatRules::for_tick_rate(60);
         let from = PlayerState::at_cell(1, 1);
-        let p = Projectile::fire(1, 0, &from, 0, 100, &rules);
+        let p = Projectile::fire(1, 0, &from, 0, 100);
         let path = p.flight(&map(), &rules);
         assert_eq!(path[0], (from.x, from.y));
         // 24 cells/s at 60 Hz: 3.2 sub-steps of an eighth of a cell a tick.
@@ -423,7 +418,7 @@ mod tests {
         walkers: &[Walker],
     ) -> (Option<PlayerId>, (i32, i32)) {
         let rules = CombatRules::for_tick_rate(rate);
-        let mut p = Projectile::fire(1, 0, &from, aim, 0, &rules);
+        let mut p = Projectile::fire(1, 0, &from, aim, 0);
         for tick in 0.. {
             let at: Vec<(PlayerId, PlayerState)> = walkers
                 .iter()

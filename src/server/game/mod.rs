@@ -255,7 +255,7 @@ impl Match {
                     y: shot.from.1,
                     ..state
                 };
-                let p = Projectile::fire(shot.id, id, &from, shot.aim, tick, &self.rules);
+                let p = Projectile::fire(shot.id, id, &from, shot.aim, tick);
                 self.projectiles.retain(|q| q.id != p.id);
                 self.projectiles.push(p);
                 events.push(GameEvent::Shot(p));
