@@ -230,7 +230,7 @@ impl Driver {
             &mut self.session,
             &mut self.clock,
             now,
-            |_, _| app.command(buttons),
+            |s, _| app.command(buttons, s.tick_rate()),
             |_, msg| msg.into_iter().for_each(&mut send),
         );
     }

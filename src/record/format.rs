@@ -22,6 +22,9 @@ use crate::net::protocol::{ServerMsg, Welcome};
 use crate::sim::world::{Buttons, Command};
 
 pub const MAGIC: [u8; 6] = *b"NAREC\0";
+/// 5: the server messages inside are protocol version 6's (a bolt's velocity is a
+/// sub-step of its flight) and a keyframe's combat rules count no bolt speed or life in
+/// ticks, so version 4 is no longer read.
 /// 4: a keyframe's app state no longer holds the netcode switches (the session's are
 /// the one copy), so version 3's keyframes do not decode.
 /// 3: the codes of `Action::Back` and `Action::Face` (version 2 wrote them as 255), and
@@ -30,9 +33,9 @@ pub const MAGIC: [u8; 6] = *b"NAREC\0";
 /// 2: a keyframe record, protocol version 4's messages (version 1 held version 3's). A
 /// change to the server messages' encoding (`PROTOCOL_VERSION`) needs a new version here
 /// too, and [`OLDEST`] raised past the versions it breaks.
-pub const VERSION: u16 = 4;
+pub const VERSION: u16 = 5;
 /// The oldest version this netarena reads.
-pub const OLDEST: u16 = 4;
+pub const OLDEST: u16 = 5;
 pub(crate) const HEADER_LEN: usize = 8;
 /// No payload is longer: the largest is a server datagram plus a few varints.
 pub(crate) const MAX_PAYLOAD: usize = MAX_SERVER_DATAGRAM + 64;

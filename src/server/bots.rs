@@ -345,7 +345,7 @@ mod tests {
                 ..me
             };
             let by_rail = combat::rail(&map, (me.x, me.y), 1, &[(9, t)]).1.is_some();
-            let bolt = combat::Projectile::fire(0, 0, &me, 1, 0, &rules);
+            let bolt = combat::Projectile::fire(0, 0, &me, 1, 0);
             if by_rail && !bolt.reaches(&map, &rules, &t) {
                 grazed += 1;
             }

@@ -143,7 +143,8 @@ impl PlayerState {
 /// Tunables that both sides must agree on; sent to clients in the welcome.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Rules {
-    /// Sub-cell units moved per command along one axis.
+    /// Sub-cell units moved per command along one axis: 9 cells per second at
+    /// this tick rate.
     pub speed: i32,
     /// Speed on each axis when moving diagonally (speed / sqrt 2, rounded down).
     pub(crate) diagonal_speed: i32,
@@ -152,7 +153,10 @@ pub struct Rules {
 impl Rules {
     pub fn for_tick_rate(tick_rate: u16) -> Rules {
         let rate = i32::from(tick_rate.max(1));
-        let speed = (SPEED_CELLS_PER_SEC * CELL / rate).max(1);
+        // The nearest whole sub-cell unit to the speed in cells per second spread over
+        // the ticks: a second's walk is the same at every rate to within half a unit a
+        // tick (exact at 128 Hz).
+        let speed = ((SPEED_CELLS_PER_SEC * CELL + rate / 2) / rate).max(1);
         // 181/256 is 1/sqrt(2) to within 0.1%, in integers so both sides agree exactly.
         Rules {
             speed,

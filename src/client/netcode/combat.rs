@@ -95,7 +95,7 @@ impl Combat {
         rules: &CombatRules,
     ) {
         let (path, rail) = match shot.weapon {
-            Weapon::Blaster => (Self::bolt(me, &shot, 0, rules).flight(map, rules), None),
+            Weapon::Blaster => (Self::bolt(me, &shot, 0).flight(map, rules), None),
             Weapon::Rail => {
                 let (to, _) = combat::rail(map, shot.from, shot.aim, &[]);
                 let beam = RailShot {
@@ -126,13 +126,13 @@ impl Combat {
     }
 
     /// The projectile the server makes of `shot` if it fires it at `tick`.
-    fn bolt(me: PlayerId, shot: &Shot, tick: u32, rules: &CombatRules) -> Projectile {
+    fn bolt(me: PlayerId, shot: &Shot, tick: u32) -> Projectile {
         let from = PlayerState {
             x: shot.from.0,
             y: shot.from.1,
             ..PlayerState::default()
         };
-        Projectile::fire(shot.id, me, &from, shot.aim, tick, rules)
+        Projectile::fire(shot.id, me, &from, shot.aim, tick)
     }
 
     /// Takes in one event (in seq order); those about the match, not the fighting, are
@@ -156,7 +156,7 @@ impl Combat {
                 if p.owner == me
                     && let Some(own) = self.own.iter_mut().find(|o| o.shot.id == p.id)
                 {
-                    if Self::bolt(me, &own.shot, p.born, rules) != *p {
+                    if Self::bolt(me, &own.shot, p.born) != *p {
                         verdict.mispredicted += 1;
                         own.path = path.clone();
                     }
@@ -303,7 +303,7 @@ mod tests {
         let rules = CombatRules::for_tick_rate(60);
         let (x, y) = map.spawns()[0];
         let from = PlayerState::at_cell(x, y);
-        let mut shot = Projectile::fire(7, 1, &from, 0, 0, &rules);
+        let mut shot = Projectile::fire(7, 1, &from, 0, 0);
         shot.born = u32::MAX;
         let mut combat = Combat::default();
         let now = Instant::now();

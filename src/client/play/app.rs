@@ -18,8 +18,15 @@ const MAX_LAG_MS: u32 = 1000;
 const JITTER_STEPS_MS: [u32; 5] = [0, 5, 10, 20, 40];
 const LOSS_STEPS_PCT: [f64; 6] = [0.0, 1.0, 2.0, 5.0, 10.0, 20.0];
 /// Two keys are never let go in the same instant: when one of a diagonal's keys goes,
-/// the aim stays diagonal this many command ticks (and for good if the other follows).
-const DIAGONAL_GRACE_TICKS: u8 = 8;
+/// the aim stays diagonal this long (and for good if the other follows), in whole
+/// command ticks at the server's rate (8 at 60 Hz).
+const DIAGONAL_GRACE_MS: u32 = 130;
+
+/// [`DIAGONAL_GRACE_MS`] in command ticks at `tick_rate`, rounded up.
+fn diagonal_grace_ticks(tick_rate: f64) -> u8 {
+    let ticks = (f64::from(DIAGONAL_GRACE_MS) * tick_rate / 1000.0).ceil();
+    ticks.clamp(1.0, f64::from(u8::MAX)) as u8
+}
 
 /// Which overlays are open.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -152,11 +159,11 @@ impl App {
     /// The command for `buttons` held: you aim where you last moved (or turned), a
     /// diagonal kept through the uneven release of its two keys; it says whether `?`
     /// help or the scoreboard is open.
-    pub(crate) fn command(&mut self, buttons: Buttons) -> Command {
+    pub(crate) fn command(&mut self, buttons: Buttons, tick_rate: f64) -> Command {
         let (dx, dy) = buttons.direction();
         let (ax, ay) = aim_vector(self.aim);
         let half_of_diagonal = ax != 0 && ay != 0 && ((dx, dy) == (ax, 0) || (dx, dy) == (0, ay));
-        if half_of_diagonal && self.diagonal_left < DIAGONAL_GRACE_TICKS {
+        if half_of_diagonal && self.diagonal_left < diagonal_grace_ticks(tick_rate) {
             self.diagonal_left += 1;
         } else if let Some(a) = aim_of(dx, dy) {
             self.aim = a;

@@ -17,9 +17,10 @@ pub use own_body::OwnBody;
 pub use seal::{Freshness, REPLAY_WINDOW, ReplayWindow, Sealed, SessionKey, TAG_BYTES};
 pub use text::{CHAT_RATE, MAX_CHAT_CHARS, MAX_NAME_CHARS, Rate, sanitize_name, sanitize_text};
 
-/// Bumped on any change to the messages below. `Connect` stays variant 0 with `magic` and
+/// Bumped on any change to the messages below (6: a bolt's `vx`, `vy` are one
+/// sub-step of its flight, not its movement per tick). `Connect` stays variant 0 with `magic` and
 /// `version` first, so every past and future build can tell a mismatch apart from noise.
-pub const PROTOCOL_VERSION: u16 = 5;
+pub const PROTOCOL_VERSION: u16 = 6;
 /// "NARE": marks a connect request as netarena's, not a stray datagram.
 pub const MAGIC: u32 = 0x4E41_5245;
 

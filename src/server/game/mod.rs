@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, VecDeque};
 use super::bots::Score;
 use crate::net::map_chunks::{self, EVENT_CHUNK_BYTES};
 use crate::net::protocol::{GameEvent, OwnBody, PlayerStatus};
-use crate::sim::combat::{CombatRules, Projectile, Weapon};
+use crate::sim::combat::{CombatRules, Leg, Projectile, Weapon};
 use crate::sim::map::Map;
 use crate::sim::step::{self, Rulebook, Shot};
 use crate::sim::world::{Buttons, Command, PlayerId, PlayerState, World};
@@ -255,7 +255,7 @@ impl Match {
                     y: shot.from.1,
                     ..state
                 };
-                let p = Projectile::fire(shot.id, id, &from, shot.aim, tick, &self.rules);
+                let p = Projectile::fire(shot.id, id, &from, shot.aim, tick);
                 self.projectiles.retain(|q| q.id != p.id);
                 self.projectiles.push(p);
                 events.push(GameEvent::Shot(p));
@@ -326,20 +326,25 @@ impl Match {
         let mut i = 0;
         while i < self.projectiles.len() {
             let p = &mut self.projectiles[i];
-            let flying = p.advance(map) && tick - p.born < self.rules.projectile_ttl;
-            let hit = flying
-                .then(|| {
-                    world
-                        .players()
-                        .iter()
-                        .find(|(id, s)| *id != p.owner && p.touches(s))
-                        .map(|(id, _)| *id)
-                })
-                .flatten();
-            if flying && hit.is_none() {
-                i += 1;
-                continue;
-            }
+            // Sub-step by sub-step, against walls and every player where this tick's
+            // commands left them: the same hits at any tick rate.
+            let owner = p.owner;
+            let age = tick.saturating_sub(p.born);
+            let leg = p.fly_tick(map, &self.rules, age, |p| {
+                world
+                    .players()
+                    .iter()
+                    .find(|(id, s)| *id != owner && p.touches(s))
+                    .map(|(id, _)| *id)
+            });
+            let hit = match leg {
+                Leg::Flying => {
+                    i += 1;
+                    continue;
+                }
+                Leg::Hit(victim) => Some(victim),
+                Leg::Wall | Leg::Spent => None,
+            };
             let p = self.projectiles.swap_remove(i);
             // Only a hit is news: a wall or old age ends a bolt where every client's
             // own flight of it ends (the same code, the same numbers).

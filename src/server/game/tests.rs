@@ -97,3 +97,87 @@ fn the_world_is_an_index_of_the_bodies_in_play() {
     assert_world_indexes_bodies(&game, &world);
     assert_eq!(world.get(0), None);
 }
+
+/// The server's bolts at 20, 60 and 128 Hz (issue 23, article 5's sub-steps): one shot
+/// east, with a player walking south across its line just as the bolt passes, another
+/// crossing a cell and a half ahead of it, and a third standing behind. At every rate
+/// the bolt passes the early walker and hits the one on time; without it, the one
+/// behind.
+#[test]
+fn a_bolt_hits_the_same_walker_at_every_tick_rate() {
+    use crate::sim::map::CELL;
+    let mut rows = vec!["#".repeat(40)];
+    for y in 1..16 {
+        let spawn = if y == 1 { "S" } else { "." };
+        rows.push(format!("#{spawn}{}#", ".".repeat(37)));
+    }
+    rows.push("#".repeat(40));
+    let map = Map::parse("room", &rows.join("\n")).unwrap();
+    let from = PlayerState::at_cell(2, 8);
+    // Ticks of walking (at 9 cells/s) before the bolt (24 cells/s) flying east from
+    // `from` meets column `cx`'s player: as sub-cell units walked.
+    let walked = |cx: i32| (cx * CELL + CELL / 2 - CELL * 45 / 100 - from.x) * 9 / 24;
+    let on_time = PlayerState::at_cell(14, 8);
+    let on_time = PlayerState {
+        y: on_time.y - walked(14),
+        ..on_time
+    };
+    let early = PlayerState::at_cell(10, 8);
+    let early = PlayerState {
+        y: early.y - walked(10) - 3 * CELL / 2,
+        ..early
+    };
+    let behind = PlayerState::at_cell(20, 8);
+    let run = |rate: u16, walkers: &[(u8, PlayerState)]| {
+        let mut game = Match::new(MatchConfig::new(map.clone()), rate, 3);
+        let mut world = World::default();
+        let mut events: Vec<GameEvent> = Vec::new();
+        game.start(0);
+        game.join(0, from, 0, &mut world);
+        game.join(3, behind, 0, &mut world);
+        for &(id, at) in walkers {
+            game.join(id, at, 0, &mut world);
+        }
+        for tick in 0..u32::from(rate) * 2 {
+            let fire = Command {
+                buttons: if tick == 0 {
+                    Buttons::FIRE
+                } else {
+                    Buttons::empty()
+                },
+                weapon: 0,
+                aim: 0,
+            };
+            game.command(0, tick + 1, fire, tick, tick, &mut world, &mut events);
+            for &(id, _) in walkers {
+                let south = Command {
+                    buttons: Buttons::DOWN,
+                    weapon: 0,
+                    aim: 2,
+                };
+                game.command(id, tick + 1, south, tick, tick, &mut world, &mut events);
+            }
+            game.step(tick, &mut world, &mut events);
+            world.tick = tick + 1;
+        }
+        events
+            .iter()
+            .find_map(|e| match e {
+                GameEvent::ShotEnd { hit, .. } => Some(*hit),
+                _ => None,
+            })
+            .flatten()
+    };
+    for rate in [20u16, 60, 128] {
+        assert_eq!(
+            run(rate, &[(2, early), (1, on_time)]),
+            Some(1),
+            "{rate} Hz: the walker on time"
+        );
+        assert_eq!(
+            run(rate, &[(2, early)]),
+            Some(3),
+            "{rate} Hz: past the early walker to the one behind"
+        );
+    }
+}

@@ -27,6 +27,26 @@ fn reconciliation_follows_prediction() {
     assert!(s.prediction && !s.reconciliation);
 }
 
+/// The grace that keeps a diagonal aim when one of its keys goes first is a time, not a
+/// count of ticks: 130 ms (rounded up to a whole tick) at 20, 60 and 128 Hz alike.
+#[test]
+fn a_diagonals_grace_lasts_the_same_time_at_every_tick_rate() {
+    let up_right = aim_of(1, -1).unwrap();
+    for rate in [20.0, 60.0, 128.0] {
+        let mut a = app();
+        a.command(Buttons::UP.union(Buttons::RIGHT), rate);
+        assert_eq!(a.aim(), up_right);
+        let kept = (0..100)
+            .take_while(|_| a.command(Buttons::UP, rate).aim == up_right)
+            .count();
+        let ms = kept as f64 * 1000.0 / rate;
+        assert!(
+            (130.0..130.0 + 1000.0 / rate).contains(&ms),
+            "{rate} Hz keeps the diagonal {kept} ticks, {ms:.0} ms"
+        );
+    }
+}
+
 #[test]
 fn overlays_weapon_and_aim_stay_in_the_app() {
     let mut a = app();
@@ -34,10 +54,10 @@ fn overlays_weapon_and_aim_stay_in_the_app() {
     assert_eq!(a.handle(Action::ToggleStats), None);
     assert!(a.overlays().scoreboard && a.overlays().stats && !a.overlays().help);
     assert_eq!(a.handle(Action::SelectWeapon(1)), None);
-    let cmd = a.command(Buttons::LEFT);
+    let cmd = a.command(Buttons::LEFT, 60.0);
     assert_eq!((cmd.weapon, cmd.aim), (1, aim_of(-1, 0).unwrap()));
     // Standing still keeps the aim; firing fires that way.
-    let cmd = a.command(Buttons::FIRE);
+    let cmd = a.command(Buttons::FIRE, 60.0);
     assert_eq!(cmd.aim, aim_of(-1, 0).unwrap());
     assert_eq!(a.handle(Action::Quit), None, "the first q asks");
     assert_eq!(a.handle(Action::Quit), Some(Effect::Quit));
@@ -49,22 +69,26 @@ fn overlays_weapon_and_aim_stay_in_the_app() {
 fn commands_say_when_help_or_the_scoreboard_is_open() {
     let mut a = app();
     assert!(
-        !a.command(Buttons::empty())
+        !a.command(Buttons::empty(), 60.0)
             .buttons
             .contains(Buttons::READING)
     );
     a.handle(Action::ToggleStats);
     assert!(
-        !a.command(Buttons::empty())
+        !a.command(Buttons::empty(), 60.0)
             .buttons
             .contains(Buttons::READING)
     );
     for open in [Action::ToggleHelp, Action::ToggleScoreboard] {
         a.handle(open);
-        let cmd = a.command(Buttons::LEFT);
+        let cmd = a.command(Buttons::LEFT, 60.0);
         assert_eq!(cmd.buttons, Buttons::LEFT.union(Buttons::READING));
         a.handle(Action::Back);
-        assert!(!a.command(Buttons::LEFT).buttons.contains(Buttons::READING));
+        assert!(
+            !a.command(Buttons::LEFT, 60.0)
+                .buttons
+                .contains(Buttons::READING)
+        );
     }
 }
 
@@ -142,8 +166,12 @@ fn esc_closes_overlays_before_quitting_and_shift_turns() {
     assert_eq!(a.handle(Action::Back), None, "asks before quitting");
     assert_eq!(a.handle(Action::Back), Some(Effect::Quit));
     a.handle(Action::Face(4));
-    assert_eq!(a.command(Buttons::empty()).aim, 4, "turned, not walking");
-    assert_eq!(a.command(Buttons::empty()).buttons, Buttons::empty());
+    assert_eq!(
+        a.command(Buttons::empty(), 60.0).aim,
+        4,
+        "turned, not walking"
+    );
+    assert_eq!(a.command(Buttons::empty(), 60.0).buttons, Buttons::empty());
 }
 
 /// The server drops chat lines past its rate without a word; the client now keeps
