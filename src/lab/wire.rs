@@ -47,6 +47,29 @@ pub struct LaneCounts {
     pub(crate) delivered: u64,
     pub dropped: u64,
     pub bytes: u64,
+    /// Bytes of the datagrams delivered (for the rates; not in the report).
+    #[serde(skip)]
+    pub(crate) delivered_bytes: u64,
+}
+
+/// Datagrams a lane's log keeps: the newest, over a minute of a lab's traffic.
+const LOG_KEPT: usize = 8192;
+
+/// One datagram a lane carried, as the link saw it: the lab's ground truth, for tests
+/// to hold what a client shows against.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Crossing {
+    pub sent: Instant,
+    /// When its first copy arrived; None while in flight, or if the link dropped it.
+    pub delivered: Option<Instant>,
+    /// The link dropped it (a loss, or a full queue).
+    pub dropped: bool,
+    /// How the lane draws it: commands carried (`0`-`9`, `+`), `S`/`E` a snapshot, `R`
+    /// the roster, `?` anything else.
+    pub glyph: char,
+    pub bytes: usize,
+    key: u64,
 }
 
 /// One direction of a link.
@@ -55,6 +78,7 @@ pub(crate) struct Lane {
     sent: HashMap<u64, (Instant, char)>,
     lost: VecDeque<(Instant, char, f64)>,
     traffic: LaneCounts,
+    log: VecDeque<Crossing>,
 }
 
 fn key(bytes: &[u8]) -> u64 {
@@ -70,7 +94,17 @@ impl Lane {
             sent: HashMap::new(),
             lost: VecDeque::new(),
             traffic: LaneCounts::default(),
+            log: VecDeque::new(),
         }
+    }
+
+    pub(crate) fn conditions(&self) -> &Conditions {
+        self.cond.conditions()
+    }
+
+    /// The newest datagrams this lane carried, oldest first.
+    pub(crate) fn log(&self) -> &VecDeque<Crossing> {
+        &self.log
     }
 
     pub(crate) fn set_conditions(&mut self, c: Conditions) {
@@ -89,6 +123,17 @@ impl Lane {
         self.traffic.sent += 1;
         self.traffic.bytes += bytes.len() as u64;
         let lost = self.cond.stats().dropped > dropped;
+        if self.log.len() == LOG_KEPT {
+            self.log.pop_front();
+        }
+        self.log.push_back(Crossing {
+            sent: now,
+            delivered: None,
+            dropped: self.cond.queued() <= queued,
+            glyph,
+            bytes: bytes.len(),
+            key: key(bytes),
+        });
         if lost {
             self.traffic.dropped += 1;
             // Where along the lane it "fell": spread out, the same in every run.
@@ -112,10 +157,21 @@ impl Lane {
 
     /// Hands every datagram due at `now` to `deliver`.
     pub(crate) fn drain(&mut self, now: Instant, mut deliver: impl FnMut(SocketAddr, &[u8])) {
-        let (sent, traffic) = (&mut self.sent, &mut self.traffic);
+        let (sent, traffic, log) = (&mut self.sent, &mut self.traffic, &mut self.log);
         self.cond.drain_due(now, |to, bytes| {
             traffic.delivered += 1;
-            sent.remove(&key(bytes));
+            traffic.delivered_bytes += bytes.len() as u64;
+            let k = key(bytes);
+            sent.remove(&k);
+            // The newest datagram with these bytes still on its way (a duplicate's
+            // second copy finds none).
+            if let Some(c) = log
+                .iter_mut()
+                .rev()
+                .find(|c| c.key == k && c.delivered.is_none() && !c.dropped)
+            {
+                c.delivered = Some(now);
+            }
             deliver(to, bytes);
         });
     }

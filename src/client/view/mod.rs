@@ -124,7 +124,7 @@ fn lights(s: Switches) -> SwitchLights {
 }
 
 /// The numbers for the stats overlay.
-fn stats(s: &ClientSession, now: Instant, rates: Rates) -> StatsView {
+pub(crate) fn stats(s: &ClientSession, now: Instant, rates: Rates) -> StatsView {
     let st = s.stats();
     StatsView {
         rtt_ms: st.rtt_ms,
