@@ -96,12 +96,18 @@ fn draw_mode_mark(mode: DrawMode) -> (&'static str, Role) {
 /// Height of the lagometer's snapshot-delay bars.
 const BAR_ROWS: u16 = 4;
 
+/// Rows of the lagometer: how frames were drawn, the bars, and the RTT row.
+const GRAPH_ROWS: u16 = BAR_ROWS + 2;
+
 pub(crate) fn draw_stats(frame: &mut Frame, arena: Rect, s: &StatsView, t: Theme) {
-    let lines = stats_lines(s, t);
+    // The lagometer comes before the list of recent corrections: the box is no taller
+    // than the arena, and each listed correction once pushed the graph out of it.
+    let room = arena.height.saturating_sub(GRAPH_ROWS + 2);
+    let lines = stats_lines(s, t, usize::from(room));
     let text_rows = lines.len() as u16;
     let width = arena.width.min(62);
-    // The text, the lagometer (a status row, the bars, an axis row) and the borders.
-    let height = (text_rows + BAR_ROWS + 2 + 2).min(arena.height);
+    // The text, the lagometer and the borders.
+    let height = (text_rows + GRAPH_ROWS + 2).min(arena.height);
     let area = Rect::new(arena.right() - width, arena.y, width, height);
     frame.render_widget(Clear, area);
     let block = Block::default()
@@ -118,7 +124,7 @@ pub(crate) fn draw_stats(frame: &mut Frame, arena: Rect, s: &StatsView, t: Theme
         inner.width,
         inner.height.saturating_sub(text_rows),
     );
-    if graph.height < BAR_ROWS + 2 {
+    if graph.height < GRAPH_ROWS {
         return;
     }
     let columns = usize::from(graph.width);
@@ -137,8 +143,9 @@ pub(crate) fn draw_stats(frame: &mut Frame, arena: Rect, s: &StatsView, t: Theme
     );
 }
 
-/// The overlay's text: traffic, prediction, interpolation, and the lagometer's legend.
-fn stats_lines(s: &StatsView, t: Theme) -> Vec<Line<'static>> {
+/// The overlay's text: traffic, prediction, interpolation, and the lagometer's legend;
+/// as many of the recent corrections (the newest) as fit in `rows` with the rest.
+fn stats_lines(s: &StatsView, t: Theme, rows: usize) -> Vec<Line<'static>> {
     let (label, head) = (t.style(Role::Label), t.style(Role::Heading));
     let mark = |mode| {
         let (glyph, role) = draw_mode_mark(mode);
@@ -146,10 +153,6 @@ fn stats_lines(s: &StatsView, t: Theme) -> Vec<Line<'static>> {
     };
     let row = |parts: &[(&str, String)]| labelled(parts, t);
     let kb = |b: f64| format!("{:.1}kB/s", b / 1000.0);
-    let recent = s
-        .recent_corrections
-        .iter()
-        .map(|c| Line::styled(format!("  {c}"), label));
     let mut first = row(&[
         ("RTT", rtt_text(s.rtt_ms, s.silent_secs)),
         ("jitter", format!("{:.1}ms", s.jitter_ms)),
@@ -158,6 +161,9 @@ fn stats_lines(s: &StatsView, t: Theme) -> Vec<Line<'static>> {
     if s.rate_limited {
         first.push_span(Span::styled("rate limited", t.style(Role::Warn)));
     }
+    // Each line with its rank: when `rows` cannot hold them all, the lowest ranks stay
+    // (the legend, to read the graph by; the RTT; the interpolation delay; ...) and the
+    // recent corrections, oldest first, go first.
     let mut lines = vec![
         first,
         row(&[
@@ -191,7 +197,8 @@ fn stats_lines(s: &StatsView, t: Theme) -> Vec<Line<'static>> {
             ("server decisions", s.server_decisions.to_string()),
         ]),
     ];
-    lines.extend(recent);
+    let fixed = lines.len();
+    lines.extend(s.recent_corrections.iter().map(|c| Line::styled(format!("  {c}"), label)));
     lines.extend([
         Line::styled("interpolation", head),
         row(&[
@@ -217,7 +224,24 @@ fn stats_lines(s: &StatsView, t: Theme) -> Vec<Line<'static>> {
             Span::styled("lost", label),
         ]),
     ]);
+    let recent = s.recent_corrections.len();
+    // first, in, out, heading, cmds, corrections, shots, [recent], heading, delay,
+    // frames, legend.
+    let mut ranks: Vec<usize> = vec![1, 4, 5, 9, 6, 3, 7];
+    debug_assert_eq!(ranks.len(), fixed);
+    ranks.extend((0..recent).map(|i| 11 + recent - i));
+    ranks.extend([10, 2, 8, 0]);
+    let mut order: Vec<usize> = (0..lines.len()).collect();
+    order.sort_by_key(|&i| ranks[i]);
+    let mut keep = vec![false; lines.len()];
+    for &i in order.iter().take(rows) {
+        keep[i] = true;
+    }
     lines
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(l, k)| k.then_some(l))
+        .collect()
 }
 
 /// The RTT, and how stale it is while no snapshot comes.
@@ -442,9 +466,9 @@ mod rate_tests {
     fn a_rate_limited_link_says_so_and_its_bars_are_yellow() {
         let t = Theme::default();
         let mut s = StatsView::default();
-        assert!(!text(&stats_lines(&s, t)).contains("rate limited"));
+        assert!(!text(&stats_lines(&s, t, 40)).contains("rate limited"));
         s.rate_limited = true;
-        assert!(text(&stats_lines(&s, t)).contains("rate limited"));
+        assert!(text(&stats_lines(&s, t, 40)).contains("rate limited"));
 
         let slice = |withheld| LagSlice {
             snapshots: 1,
@@ -460,5 +484,25 @@ mod rate_tests {
         assert_ne!(bar, warn);
         assert_eq!(buf[(0, bottom)].fg, bar.unwrap());
         assert_eq!(buf[(1, bottom)].fg, warn.unwrap());
+    }
+
+    /// When the box is short the oldest listed corrections go first, then the
+    /// least-needed lines; the legend the graph is read by stays.
+    #[test]
+    fn a_short_box_drops_the_oldest_corrections_first() {
+        let t = Theme::default();
+        let s = StatsView {
+            recent_corrections: (1..=3).map(|i| format!("{i}.0s")).collect(),
+            ..StatsView::default()
+        };
+        let all = text(&stats_lines(&s, t, 40));
+        assert!(all.contains("1.0s") && all.contains("3.0s"), "{all}");
+        let short = stats_lines(&s, t, 13);
+        assert_eq!(short.len(), 13);
+        let short = text(&short);
+        assert!(!short.contains("1.0s") && short.contains("2.0s") && short.contains("3.0s"));
+        let tiny = text(&stats_lines(&s, t, 3));
+        assert!(tiny.contains("lagometer") && tiny.contains("RTT") && tiny.contains("delay"));
+        assert!(!tiny.contains("3.0s"), "{tiny}");
     }
 }
