@@ -228,7 +228,9 @@ fn stats_lines(s: &StatsView, t: Theme, rows: usize) -> Vec<Line<'static>> {
     lines.extend([
         Line::styled("interpolation", head),
         row(&[
-            ("delay", format!("{:.0}ms", s.interp_delay_ms)),
+            // Behind the newest snapshot's arrival: behind the server's present by
+            // the link's one-way delay more.
+            ("delay", format!("{:.0}ms after arrival", s.interp_delay_ms)),
             ("buffered", s.buffered.to_string()),
             ("underruns", s.underruns.to_string()),
         ]),
