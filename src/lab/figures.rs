@@ -2,7 +2,6 @@
 //! client shows (its HUD, stats overlay and pane), and the ground truth the lab holds
 //! beside them (what crossed each link, what the server acknowledged).
 
-
 use super::Lab;
 pub use super::wire::Crossing;
 use crate::net::conditioner::Conditions;

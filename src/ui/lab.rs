@@ -422,6 +422,10 @@ mod tests {
         draw_lane(&mut buf, 0, 0, 100, 2, &lane, Theme::Auto);
         let row = |y| -> String { (0..100).map(|x| buf[(x, y)].symbol().to_owned()).collect() };
         assert!(row(0).trim_end().ends_with("▶ srv  20ms"), "{}", row(0));
-        assert!(row(1).trim_end().ends_with("srv  150ms ±40 5%"), "{}", row(1));
+        assert!(
+            row(1).trim_end().ends_with("srv  150ms ±40 5%"),
+            "{}",
+            row(1)
+        );
     }
 }

@@ -224,7 +224,11 @@ fn stats_lines(s: &StatsView, t: Theme, rows: usize) -> Vec<Line<'static>> {
         ]),
     ];
     let fixed = lines.len();
-    lines.extend(s.recent_corrections.iter().map(|c| Line::styled(format!("  {c}"), label)));
+    lines.extend(
+        s.recent_corrections
+            .iter()
+            .map(|c| Line::styled(format!("  {c}"), label)),
+    );
     lines.extend([
         Line::styled("interpolation", head),
         row(&[
@@ -592,7 +596,12 @@ mod rate_tests {
         };
         let area = Rect::new(0, 0, 4, BAR_ROWS + 1);
         let mut buf = Buffer::empty(area);
-        draw_lagometer(&mut buf, area, &[snap, awaited, LagSlice::default(), snap], t);
+        draw_lagometer(
+            &mut buf,
+            area,
+            &[snap, awaited, LagSlice::default(), snap],
+            t,
+        );
         let bottom = area.height - 1;
         let col = |x| buf[(x, bottom)].symbol().to_owned();
         assert_eq!(col(0), "█");

@@ -202,7 +202,7 @@ fn check_profile(p: &Profile) {
             ghost_checked += 1;
         }
         let since = t.saturating_duration_since(client_start);
-        if t > client_start + Duration::from_secs(4) && since.as_millis() % 500 == 0 {
+        if t > client_start + Duration::from_secs(4) && since.as_millis().is_multiple_of(500) {
             looks.push(look(&lab));
         }
     }
@@ -218,10 +218,19 @@ fn check_profile(p: &Profile) {
         let in_window = |c: &Crossing| c.delivered.is_some_and(|d| d > window.0 && d <= window.1);
         // Rates over the last second: what crossed the links in it. Datagrams the link
         // duplicated count twice as they arrive; the log has each once.
-        let snaps = down.iter().filter(|c| is_snapshot(c) && in_window(c)).count() as f64;
-        assert!((f.snapshots_per_sec - snaps).abs() <= 1.0, "snapshots {snaps}/s: {at}");
+        let snaps = down
+            .iter()
+            .filter(|c| is_snapshot(c) && in_window(c))
+            .count() as f64;
+        assert!(
+            (f.snapshots_per_sec - snaps).abs() <= 1.0,
+            "snapshots {snaps}/s: {at}"
+        );
         let packets_in = down.iter().filter(|c| in_window(c)).count() as f64;
-        assert!((f.packets_in_per_sec - packets_in).abs() <= 1.0, "in {packets_in}/s: {at}");
+        assert!(
+            (f.packets_in_per_sec - packets_in).abs() <= 1.0,
+            "in {packets_in}/s: {at}"
+        );
         let out = up
             .iter()
             .filter(|c| c.sent > window.0 && c.sent <= window.1)
@@ -233,7 +242,10 @@ fn check_profile(p: &Profile) {
         let rtt = median(&delays(&up, recent, window.1, |_| true))
             + median(&delays(&down, recent, window.1, is_snapshot));
         let slack = 3.0 + (j_up + j_down) / 2.0;
-        assert!((f.rtt_ms - rtt).abs() <= slack, "RTT {rtt:.1} ±{slack}: {at}");
+        assert!(
+            (f.rtt_ms - rtt).abs() <= slack,
+            "RTT {rtt:.1} ±{slack}: {at}"
+        );
         // pend: the commands made that no delivered snapshot acknowledged.
         assert_eq!(f.pending, l.latest_seq - l.ack_delivered, "{at}");
         assert_eq!(f.stats_pending, f.pending, "{at}");
@@ -274,8 +286,7 @@ fn check_profile(p: &Profile) {
     let withheld = (ticks / 3).saturating_sub(sent);
     let notices_lost = withheld.saturating_sub(st.snapshots_withheld);
     assert!(
-        st.snapshots_lost + in_flight >= dropped
-            && st.snapshots_lost <= dropped + notices_lost + 1,
+        st.snapshots_lost + in_flight >= dropped && st.snapshots_lost <= dropped + notices_lost + 1,
         "lost {} against {dropped} dropped, {in_flight} in flight, {notices_lost} notices lost: {at}",
         st.snapshots_lost
     );
@@ -287,7 +298,10 @@ fn check_profile(p: &Profile) {
     // tenth snapshot) had them: at most a second behind.
     let inputs = |back: u64| {
         let cut = end - Duration::from_millis(back);
-        let ins: Vec<&Crossing> = up.iter().filter(|c| c.glyph != '?' && c.sent <= cut).collect();
+        let ins: Vec<&Crossing> = up
+            .iter()
+            .filter(|c| c.glyph != '?' && c.sent <= cut)
+            .collect();
         100.0 * ins.iter().filter(|c| c.dropped).count() as f64 / ins.len() as f64
     };
     assert!(
@@ -306,8 +320,18 @@ fn check_profile(p: &Profile) {
     let report = headless::report(&lab, 9);
     let r = &report.clients[0].report;
     assert_eq!(
-        (r.stats.rtt_ms, r.jitter_ms, r.stats.loss_down_pct, r.stats.loss_up_pct),
-        (last.rtt_ms, last.jitter_ms, last.loss_down_pct, last.loss_up_pct),
+        (
+            r.stats.rtt_ms,
+            r.jitter_ms,
+            r.stats.loss_down_pct,
+            r.stats.loss_up_pct
+        ),
+        (
+            last.rtt_ms,
+            last.jitter_ms,
+            last.loss_down_pct,
+            last.loss_up_pct
+        ),
         "{at}"
     );
 }
