@@ -68,9 +68,9 @@ impl LabConfig {
             );
         }
         for p in &self.profiles {
-            if Conditions::profile(p).is_none() {
+            if ways(p).is_none() {
                 bail!(
-                    "unknown network profile {p:?} (expected one of: {})",
+                    "unknown network profile {p:?} (expected one of: {}, or UP/DOWN such as lan/bad)",
                     Conditions::PROFILES.join(", ")
                 );
             }
@@ -268,14 +268,14 @@ impl Lab {
         let tick = Duration::from_secs(1) / u32::from(config.server.tick_rate);
         let mut server = Server::new(config.server.clone());
         let joining = |n: usize, name: String, profile: &str, drive: Drive| {
-            let conditions = Conditions::profile(profile).unwrap_or_default();
+            let (up, down) = ways(profile).unwrap_or_default();
             let link_seed = seed.wrapping_mul(31).wrapping_add(n as u64 * 2);
             Joining {
                 n,
                 name,
                 profile: profile.to_owned(),
-                up: conditions.clone(),
-                down: conditions,
+                up,
+                down,
                 seeds: (link_seed, link_seed + 1),
                 // Each client's commands out of phase with the server and with each
                 // other.
@@ -674,6 +674,14 @@ fn commands(
     }
     for msg in &dropped {
         c.driver.link_dropped(now, msg);
+    }
+}
+
+/// A profile's conditions each way: a name for both, or `UP/DOWN` (`lan/bad`).
+fn ways(profile: &str) -> Option<(Conditions, Conditions)> {
+    match profile.split_once('/') {
+        Some((up, down)) => Some((Conditions::profile(up)?, Conditions::profile(down)?)),
+        None => Conditions::profile(profile).map(|c| (c.clone(), c)),
     }
 }
 
