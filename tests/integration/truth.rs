@@ -17,7 +17,7 @@ use netarena::lab::headless;
 use netarena::lab::{Crossing, Figures, Lab, ScriptedClient, Way};
 use netarena::net::conditioner::Conditions;
 use netarena::server::ServerConfig;
-use netarena::sim::map::Map;
+use netarena::sim::map::{CELL, Map};
 use netarena::sim::world::{Buttons, Command, PlayerId, PlayerState};
 
 /// A link each way.
@@ -180,6 +180,7 @@ fn check_profile(p: &Profile) {
     let mut history = History::default();
     let mut looks = Vec::new();
     let mut ghost_checked = 0;
+    let mut remotes_checked = 0;
     let mut last_tick_seen = None;
     // Step a millisecond at a time, noting the server's state at every tick; look at
     // the client's figures at each rate sample (every 500 ms from its start).
@@ -201,12 +202,61 @@ fn check_profile(p: &Profile) {
             assert_eq!(state, truth, "{}: the ghost at tick {tick}", p.name);
             ghost_checked += 1;
         }
+        // Remote players: drawn where the server had them at the render tick (between
+        // the snapshots' ticks around it, so within what a player moves in a snapshot
+        // period of a straight line).
+        if let Some(render) = lab
+            .render_tick(0)
+            .filter(|_| t > client_start + Duration::from_secs(2))
+        {
+            let me = s.player_id();
+            let (a, b) = (render.floor() as u32, render.ceil() as u32);
+            for &(id, _) in lab.server().world().players() {
+                let (Some(pa), Some(pb), Some(drawn)) = (
+                    history.at(a, id),
+                    history.at(b, id),
+                    s.remote_position(id, t),
+                ) else {
+                    continue;
+                };
+                // Not across a respawn or teleport (a jump within the snapshots around),
+                // and only between snapshots, not past the newest.
+                let steady = (a.saturating_sub(6)..b + 6).all(|k| {
+                    match (history.at(k, id), history.at(k + 1, id)) {
+                        (Some(p), Some(q)) => (p.x - q.x).abs() + (p.y - q.y).abs() < CELL,
+                        _ => false,
+                    }
+                });
+                let newest = s.latest_tick().map_or(0.0, f64::from);
+                if id == me || !steady || render > newest {
+                    continue;
+                }
+                let f = render - f64::from(a);
+                let x = f64::from(pa.x) + f * f64::from(pb.x - pa.x);
+                let y = f64::from(pa.y) + f * f64::from(pb.y - pa.y);
+                let off = (drawn.0 - x).hypot(drawn.1 - y) / f64::from(CELL);
+                // A player turning between two snapshots is drawn on the straight line
+                // between them: off by at most half what it walks between them (two
+                // snapshot periods, or more after a loss, at 9 cells/s).
+                assert!(
+                    off <= 0.5,
+                    "{}: player {id} drawn {off:.2} cells from the server's at tick {render:.2}",
+                    p.name
+                );
+                remotes_checked += 1;
+            }
+        }
         let since = t.saturating_duration_since(client_start);
         if t > client_start + Duration::from_secs(4) && since.as_millis().is_multiple_of(500) {
             looks.push(look(&lab));
         }
     }
     assert!(ghost_checked > 300, "{}: {ghost_checked} ghosts", p.name);
+    assert!(
+        remotes_checked > 1000,
+        "{}: {remotes_checked} remotes",
+        p.name
+    );
     let up = lab.crossings(0, Way::Up);
     let down = lab.crossings(0, Way::Down);
     let name = p.name;
