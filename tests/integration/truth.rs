@@ -202,12 +202,12 @@ fn check_profile(p: &Profile) {
             assert_eq!(state, truth, "{}: the ghost at tick {tick}", p.name);
             ghost_checked += 1;
         }
-        // Remote players: drawn where the server had them at the render tick (between
-        // the snapshots' ticks around it, so within what a player moves in a snapshot
-        // period of a straight line).
+        // Remote players, every 7 ms: drawn where the server had them at the render
+        // tick.
+        let (elapsed, warm) = (t - start, Duration::from_secs(2));
         if let Some(render) = lab
             .render_tick(0)
-            .filter(|_| t > client_start + Duration::from_secs(2))
+            .filter(|_| elapsed > warm && elapsed.as_millis().is_multiple_of(7))
         {
             let me = s.player_id();
             let (a, b) = (render.floor() as u32, render.ceil() as u32);
