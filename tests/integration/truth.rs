@@ -221,7 +221,8 @@ fn check_profile(p: &Profile) {
                 };
                 // Not across a respawn or teleport (a jump within the snapshots around),
                 // and only between snapshots, not past the newest.
-                let steady = (a.saturating_sub(6)..b + 6).all(|k| {
+                let present = lab.server().world().tick;
+                let steady = (a.saturating_sub(6)..(b + 6).min(present)).all(|k| {
                     match (history.at(k, id), history.at(k + 1, id)) {
                         (Some(p), Some(q)) => (p.x - q.x).abs() + (p.y - q.y).abs() < CELL,
                         _ => false,
