@@ -176,7 +176,10 @@ fn check_profile(p: &Profile) {
     let mut lab = lab(p);
     let start = lab.now();
     let client_start = start + FIRST;
-    let tick_ms = 1000.0 / 60.0;
+    let config = lab.server().config();
+    let tick_ms = 1000.0 / f64::from(config.tick_rate);
+    // Ticks between a client's snapshots.
+    let interval = u64::from((config.tick_rate / config.snapshot_rate).max(1));
     let mut history = History::default();
     let mut looks = Vec::new();
     let mut ghost_checked = 0;
@@ -334,7 +337,7 @@ fn check_profile(p: &Profile) {
         .filter(|c| is_snapshot(c) && !c.dropped && c.delivered.is_none())
         .count() as u64;
     let ticks = u64::from(lab.server().world().tick);
-    let withheld = (ticks / 3).saturating_sub(sent);
+    let withheld = (ticks / interval).saturating_sub(sent);
     let notices_lost = withheld.saturating_sub(st.snapshots_withheld);
     assert!(
         st.snapshots_lost + in_flight >= dropped && st.snapshots_lost <= dropped + notices_lost + 1,
