@@ -126,6 +126,7 @@ pub(crate) fn stats(t: u32) -> StatsView {
                 delay_ms: (70 + (k * 37) % 60) as f32,
                 rtt_ms: (140 + (k * 13) % 30) as f32,
                 interrupted: false,
+                awaited: false,
             }
         })
         .collect();

@@ -310,6 +310,11 @@ impl Driver {
         )
     }
 
+    /// The stats overlay's numbers now, whether or not the overlay is shown.
+    pub(crate) fn stats_view(&self, now: Instant, rates: Rates) -> crate::ui::StatsView {
+        view::stats(&self.session, now, rates)
+    }
+
     /// What this frame shows, at `fps`, with `rates` for the stats overlay.
     pub(crate) fn view(&self, now: Instant, fps: f64, rates: Rates) -> View<'_> {
         view::build(&self.session, &self.app, &self.memory, now, fps, rates)

@@ -8,6 +8,7 @@
 //! integration tests script its clients ([`Lab::scripted`], [`Lab::run_with`]).
 
 mod explain;
+mod figures;
 pub mod headless;
 pub(crate) mod speed;
 pub mod terminal;
@@ -20,6 +21,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 
 use crate::client::driver::Driver;
+use crate::client::netcode::rates::RateMeter;
 use crate::client::netcode::session::ClientSession;
 use crate::client::play::app::{App, Effect};
 use crate::client::play::brain::Wander;
@@ -29,10 +31,12 @@ use crate::client::{ClientConfig, Switches};
 use crate::net::codec;
 use crate::net::conditioner::Conditions;
 use crate::net::protocol::{ClientMsg, GameEvent, RailShot, ServerMsg, Welcome};
+use crate::net::transport::Traffic;
 use crate::server::{Server, ServerConfig};
 use crate::sim::world::{Buttons, Command, PlayerState};
 use wire::Lane;
 
+pub use figures::{Crossing, Figures, Way};
 pub use wire::LaneCounts;
 
 /// Clients the lab runs at most (a server view and four client views fill a screen).
@@ -64,9 +68,9 @@ impl LabConfig {
             );
         }
         for p in &self.profiles {
-            if Conditions::profile(p).is_none() {
+            if ways(p).is_none() {
                 bail!(
-                    "unknown network profile {p:?} (expected one of: {})",
+                    "unknown network profile {p:?} (expected one of: {}, or UP/DOWN such as lan/bad)",
                     Conditions::PROFILES.join(", ")
                 );
             }
@@ -149,11 +153,28 @@ pub(crate) struct LabClient {
     pub(crate) server_ack: u32,
     /// Kept for scripted clients only.
     log: Option<Log>,
+    /// Its traffic and snapshot rates, for its stats overlay, from what its link
+    /// carried (as the interactive client's loop measures its socket's).
+    pub(crate) rates: RateMeter,
+    /// The newest command seq acknowledged by a snapshot its link delivered.
+    ack_delivered: u32,
 }
 
 impl LabClient {
     pub(crate) fn is_bot(&self) -> bool {
         !matches!(self.drive, Drive::Keys)
+    }
+
+    /// What its link carried so far, as a socket counts it: datagrams sent up, and
+    /// datagrams delivered down.
+    fn traffic(&self) -> Traffic {
+        let (up, down) = (self.up.traffic(), self.down.traffic());
+        Traffic {
+            packets_out: up.sent,
+            bytes_out: up.bytes,
+            packets_in: down.delivered,
+            bytes_in: down.delivered_bytes,
+        }
     }
 
     /// What its link carried, as a client's own link counts it, `seconds` into the lab.
@@ -234,6 +255,8 @@ fn join(server: &mut Server, start: Instant, j: Joining) -> anyhow::Result<LabCl
         played: None,
         server_ack: 0,
         log,
+        rates: RateMeter::default(),
+        ack_delivered: 0,
     })
 }
 
@@ -245,14 +268,14 @@ impl Lab {
         let tick = Duration::from_secs(1) / u32::from(config.server.tick_rate);
         let mut server = Server::new(config.server.clone());
         let joining = |n: usize, name: String, profile: &str, drive: Drive| {
-            let conditions = Conditions::profile(profile).unwrap_or_default();
+            let (up, down) = ways(profile).unwrap_or_default();
             let link_seed = seed.wrapping_mul(31).wrapping_add(n as u64 * 2);
             Joining {
                 n,
                 name,
                 profile: profile.to_owned(),
-                up: conditions.clone(),
-                down: conditions,
+                up,
+                down,
                 seeds: (link_seed, link_seed + 1),
                 // Each client's commands out of phase with the server and with each
                 // other.
@@ -532,10 +555,13 @@ impl Lab {
                 // Not started yet: what arrived waits on the link.
                 continue;
             }
-            let (driver, log) = (&mut c.driver, &mut c.log);
+            let (driver, log, acked) = (&mut c.driver, &mut c.log, &mut c.ack_delivered);
             c.down.drain(now, |_, bytes| {
                 match (codec::decode_server(bytes), log.as_mut()) {
                     (Ok(msg), log) => {
+                        if let ServerMsg::Snapshot(s) = &msg {
+                            *acked = (*acked).max(s.ack_seq);
+                        }
                         driver.receive(now, msg, bytes.len());
                         if let Some(log) = log {
                             note_ack(log, driver.session());
@@ -546,6 +572,8 @@ impl Lab {
                 }
             });
             commands(c, now, &mut self.buf, |s, t| script(n, s, t));
+            let traffic = c.traffic();
+            c.rates.sample(now, traffic, c.driver.session().stats());
         }
         self.rails.retain(|r| now < r.at + RAIL_SHOWN);
     }
@@ -646,6 +674,14 @@ fn commands(
     }
     for msg in &dropped {
         c.driver.link_dropped(now, msg);
+    }
+}
+
+/// A profile's conditions each way: a name for both, or `UP/DOWN` (`lan/bad`).
+fn ways(profile: &str) -> Option<(Conditions, Conditions)> {
+    match profile.split_once('/') {
+        Some((up, down)) => Some((Conditions::profile(up)?, Conditions::profile(down)?)),
+        None => Conditions::profile(profile).map(|c| (c.clone(), c)),
     }
 }
 

@@ -59,6 +59,31 @@ fn bad_configs_are_refused_in_one_line() {
     assert!(e.contains("1 to 4 clients"), "{e}");
 }
 
+/// A lab link was the same both ways: `UP/DOWN` gives each way its own profile, and
+/// the lane and the RTT show it (half the RTT is then neither way's delay).
+#[test]
+fn an_asymmetric_profile_sets_each_way() {
+    let t0 = Instant::now();
+    let mut c = config(1, 0, 3);
+    c.profiles[0] = "lan/mobile".into();
+    let mut lab = Lab::new(&c, t0).unwrap();
+    assert_eq!(lab.link(0, Way::Up), Conditions::profile("lan").unwrap());
+    assert_eq!(
+        lab.link(0, Way::Down),
+        Conditions::profile("mobile").unwrap()
+    );
+    lab.run_until(t0 + Duration::from_secs(3));
+    let f = lab.figures(0);
+    assert_eq!(f.lane_links, ["1ms".to_owned(), "50ms ±25 2%".to_owned()]);
+    assert!(
+        (40.0..90.0).contains(&f.rtt_ms),
+        "1 ms up + about 50 down: {f:?}"
+    );
+    c.profiles[0] = "lan/dialup".into();
+    let e = Lab::new(&c, t0).err().unwrap().to_string();
+    assert!(e.contains("\"lan/dialup\""), "{e}");
+}
+
 #[test]
 fn the_wire_shows_datagrams_in_flight_both_ways() {
     let t0 = Instant::now();

@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use super::{Lab, LabClient};
 use crate::client::Switches;
+use crate::net::conditioner::Conditions;
 use crate::sim::map::CELL;
 use crate::sim::world::PlayerState;
 use crate::ui::lab::{LabView, LaneView, Pane};
@@ -51,6 +52,7 @@ pub(crate) fn build<'a>(lab: &'a Lab, c: &Controls) -> LabView<'a> {
             LaneView {
                 label: format!("client {} {}", client.number, client.profile),
                 span_ms: span.as_millis() as u64,
+                links: lane_links(client),
                 up: client.up.dots(now, span),
                 down: client.down.dots(now, span),
             }
@@ -180,23 +182,13 @@ fn plain_view(lab: &Lab, sprites: Vec<Sprite>, beams: Vec<Beam>) -> View<'_> {
 /// Exactly what the client draws, with its own status line.
 fn client_pane(c: &LabClient, now: Instant, fps: f64) -> Pane<'_> {
     let s = c.driver.session();
-    let view = c.driver.view(now, fps, Default::default());
+    let view = c.driver.view(now, fps, c.rates.rates());
     let keys = match (c.is_bot(), c.number) {
         (false, 1) => " · WASD",
         (false, _) => " · arrows",
         (true, _) => " · bot",
     };
-    // The newest command's seq beside the count not yet acknowledged: the server
-    // view's `acked: c1 #seq` is the one the server has applied, to compare.
-    let status = format!(
-        "{} rtt {:.0}ms sent #{} pend {} corr {} {}",
-        c.profile,
-        s.stats().rtt_ms,
-        s.latest_seq(),
-        s.pending_commands(),
-        s.stats().corrections,
-        switch_letters(s.switches())
-    );
+    let status = client_status(c);
     Pane {
         title: format!(
             "client {} = {}{keys}",
@@ -208,6 +200,40 @@ fn client_pane(c: &LabClient, now: Instant, fps: f64) -> Pane<'_> {
         status,
         selected: false,
     }
+}
+
+/// A client pane's status line: its profile, RTT, commands pending, corrections, switches.
+pub(super) fn client_status(c: &LabClient) -> String {
+    let s = c.driver.session();
+    // The newest command's seq beside the count not yet acknowledged: the server view's
+    // `acked: c1 #seq` is the one the server has applied, to compare.
+    format!(
+        "{} rtt {:.0}ms sent #{} pend {} corr {} {}",
+        c.profile,
+        s.stats().rtt_ms,
+        s.latest_seq(),
+        s.pending_commands(),
+        s.stats().corrections,
+        switch_letters(s.switches())
+    )
+}
+
+/// Each way of a client's link, up then down: a link may differ each way, and half
+/// the RTT is then neither way's delay.
+pub(super) fn lane_links(c: &LabClient) -> [String; 2] {
+    [way_text(c.up.conditions()), way_text(c.down.conditions())]
+}
+
+/// One way of a link: `150ms ±40 5%` (±: the range the delay walks over).
+fn way_text(c: &Conditions) -> String {
+    let mut s = format!("{}ms", c.latency_ms);
+    if c.jitter_ms > 0 {
+        s.push_str(&format!(" ±{}", c.jitter_ms));
+    }
+    if c.loss_pct > 0.0 {
+        s.push_str(&format!(" {}%", c.loss_pct));
+    }
+    s
 }
 
 /// The switches as their keys, `-` for off: `prixmg`.

@@ -59,6 +59,29 @@ pub struct LaneCounts {
     pub(crate) delivered: u64,
     pub dropped: u64,
     pub bytes: u64,
+    /// Bytes of the datagrams delivered (for the rates; not in the report).
+    #[serde(skip)]
+    pub(crate) delivered_bytes: u64,
+}
+
+/// Datagrams a lane's log keeps: the newest, over a minute of a lab's traffic.
+const LOG_KEPT: usize = 8192;
+
+/// One datagram a lane carried, as the link saw it: the lab's ground truth, for tests
+/// to hold what a client shows against.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Crossing {
+    pub sent: Instant,
+    /// When its first copy arrived; None while in flight, or if the link dropped it.
+    pub delivered: Option<Instant>,
+    /// The link dropped it (a loss, or a full queue).
+    pub dropped: bool,
+    /// What the lane draws, in one character: commands carried (`0`-`9`, `+` for ten
+    /// and more), `S`/`E` a snapshot, `R` the roster, `?` anything else.
+    pub glyph: char,
+    pub bytes: usize,
+    key: u64,
 }
 
 /// One datagram sent, for the drawing.
@@ -78,6 +101,7 @@ pub(crate) struct Lane {
     flights: VecDeque<Flight>,
     first: u64,
     traffic: LaneCounts,
+    log: VecDeque<Crossing>,
 }
 
 fn key(bytes: &[u8]) -> u64 {
@@ -94,7 +118,17 @@ impl Lane {
             flights: VecDeque::new(),
             first: 0,
             traffic: LaneCounts::default(),
+            log: VecDeque::new(),
         }
+    }
+
+    pub(crate) fn conditions(&self) -> &Conditions {
+        self.cond.conditions()
+    }
+
+    /// The newest datagrams this lane carried, oldest first.
+    pub(crate) fn log(&self) -> &VecDeque<Crossing> {
+        &self.log
     }
 
     pub(crate) fn set_conditions(&mut self, c: Conditions) {
@@ -119,6 +153,21 @@ impl Lane {
         self.traffic.sent += 1;
         self.traffic.bytes += bytes.len() as u64;
         let lost = self.cond.stats().dropped > dropped;
+        if self.log.len() == LOG_KEPT {
+            self.log.pop_front();
+        }
+        self.log.push_back(Crossing {
+            sent: now,
+            delivered: None,
+            dropped: self.cond.queued() <= queued,
+            // One character: the mark itself, or `+` for ten commands and more.
+            glyph: match mark.chars().collect::<Vec<_>>()[..] {
+                [c] => c,
+                _ => '+',
+            },
+            bytes: bytes.len(),
+            key: key(bytes),
+        });
         if lost {
             self.traffic.dropped += 1;
         }
@@ -151,15 +200,26 @@ impl Lane {
     /// Hands every datagram due at `now` to `deliver`.
     pub(crate) fn drain(&mut self, now: Instant, mut deliver: impl FnMut(SocketAddr, &[u8])) {
         let (in_flight, flights, first) = (&mut self.in_flight, &mut self.flights, self.first);
-        let traffic = &mut self.traffic;
+        let (traffic, log) = (&mut self.traffic, &mut self.log);
         self.cond.drain_due(now, |to, bytes| {
             traffic.delivered += 1;
-            if let Some(n) = in_flight.remove(&key(bytes))
+            traffic.delivered_bytes += bytes.len() as u64;
+            let k = key(bytes);
+            if let Some(n) = in_flight.remove(&k)
                 && let Some(f) = n
                     .checked_sub(first)
                     .and_then(|i| flights.get_mut(i as usize))
             {
                 f.arrived = true;
+            }
+            // The newest datagram with these bytes still on its way (a duplicate's
+            // second copy finds none).
+            if let Some(c) = log
+                .iter_mut()
+                .rev()
+                .find(|c| c.key == k && c.delivered.is_none() && !c.dropped)
+            {
+                c.delivered = Some(now);
             }
             deliver(to, bytes);
         });

@@ -45,6 +45,9 @@ pub(crate) struct Pane<'a> {
 pub(crate) struct LaneView {
     pub(crate) label: String,
     pub(crate) span_ms: u64,
+    /// Each way's link, up then down (`150ms ±40 5%`), at the end of its row: a link
+    /// may differ each way.
+    pub(crate) links: [String; 2],
     pub(crate) up: Vec<LaneDot>,
     pub(crate) down: Vec<LaneDot>,
 }
@@ -258,7 +261,18 @@ fn draw_lane(buf: &mut Buffer, x: u16, y: u16, width: u16, rows: u16, lane: &Lan
         return;
     }
     let start = x + LABEL + TAG;
-    let track = width - LABEL - TAG - 6;
+    // Room for each way's link after the track, when there are two rows to put them on.
+    let links = if rows > 1 {
+        lane.links
+            .iter()
+            .map(|l| l.chars().count() as u16 + 1)
+            .max()
+            .unwrap_or(0)
+            .min(width.saturating_sub(LABEL + TAG + 16 + 6))
+    } else {
+        0
+    };
+    let track = width - LABEL - TAG - 6 - links;
     let dim = t.style(Role::Label);
     let label = Style::new().add_modifier(Modifier::BOLD);
     buf.set_stringn(x, y, &lane.label, usize::from(LABEL - 1), label);
@@ -273,6 +287,15 @@ fn draw_lane(buf: &mut Buffer, x: u16, y: u16, width: u16, rows: u16, lane: &Lan
         buf.set_string(x + LABEL, row, left, dim);
         buf.set_string(start, row, "─".repeat(usize::from(track)), dim);
         buf.set_string(start + track, row, *right, dim);
+        if links > 0 {
+            buf.set_stringn(
+                start + track + 6,
+                row,
+                format!(" {}", lane.links[dy]),
+                usize::from(links),
+                dim,
+            );
+        }
     }
     let mut put = |dot: &LaneDot, row: u16, rightwards: bool| {
         let along = if rightwards {
@@ -314,7 +337,9 @@ const LANES_LEGEND: &[&str] = &[
     "lanes: one time axis each (its span under the label):",
     "a number = commands in an input packet, S snapshot,",
     "E snapshot with events, R roster; bold = in flight,",
-    "dim = arrived, × lost (one per datagram)",
+    "dim = arrived, × lost (one per datagram); each way's link",
+    "at the right: ±N, jitter over that range (its mean",
+    "deviation, the stats' jitter measure, is N/2)",
 ];
 
 /// The `?` box: the lab's keys from the binding table, then the lanes' legend.
@@ -396,11 +421,34 @@ mod tests {
         let lane = LaneView {
             label: "client 4 custom".into(),
             span_ms: 100,
+            links: Default::default(),
             up: Vec::new(),
             down: Vec::new(),
         };
         draw_lane(&mut buf, 0, 0, 80, 2, &lane, Theme::Auto);
         let row: String = (0..80).map(|x| buf[(x, 0)].symbol().to_owned()).collect();
         assert!(row.starts_with("client 4 custom "), "{row}");
+    }
+
+    /// A lane showed one profile name for both ways: an asymmetric link's up and down
+    /// delays could not be read apart.
+    #[test]
+    fn each_way_of_a_lane_shows_its_own_link() {
+        let mut buf = Buffer::empty(Rect::new(0, 0, 100, 2));
+        let lane = LaneView {
+            label: "client 1 custom".into(),
+            span_ms: 250,
+            links: ["20ms".into(), "150ms ±40 5%".into()],
+            up: Vec::new(),
+            down: Vec::new(),
+        };
+        draw_lane(&mut buf, 0, 0, 100, 2, &lane, Theme::Auto);
+        let row = |y| -> String { (0..100).map(|x| buf[(x, y)].symbol().to_owned()).collect() };
+        assert!(row(0).trim_end().ends_with("▶ srv  20ms"), "{}", row(0));
+        assert!(
+            row(1).trim_end().ends_with("srv  150ms ±40 5%"),
+            "{}",
+            row(1)
+        );
     }
 }

@@ -36,6 +36,9 @@ pub(crate) struct LagSlice {
     pub(crate) rtt_ms: f32,
     /// No snapshot had come for a while: the column is drawn red, whole.
     pub(crate) interrupted: bool,
+    /// No snapshot arrived in this slice, but none was due yet (snapshots come a period
+    /// apart, not one a slice): the bar of the last one is drawn on, not a gap.
+    pub(crate) awaited: bool,
 }
 
 /// The numbers behind the stats overlay.
@@ -96,12 +99,18 @@ fn draw_mode_mark(mode: DrawMode) -> (&'static str, Role) {
 /// Height of the lagometer's snapshot-delay bars.
 const BAR_ROWS: u16 = 4;
 
+/// Rows of the lagometer: how frames were drawn, the bars, and the RTT row.
+const GRAPH_ROWS: u16 = BAR_ROWS + 2;
+
 pub(crate) fn draw_stats(frame: &mut Frame, arena: Rect, s: &StatsView, t: Theme) {
-    let lines = stats_lines(s, t);
+    // The lagometer comes before the list of recent corrections: the box is no taller
+    // than the arena, and each listed correction once pushed the graph out of it.
+    let room = arena.height.saturating_sub(GRAPH_ROWS + 2);
+    let lines = stats_lines(s, t, usize::from(room));
     let text_rows = lines.len() as u16;
     let width = arena.width.min(62);
-    // The text, the lagometer (a status row, the bars, an axis row) and the borders.
-    let height = (text_rows + BAR_ROWS + 2 + 2).min(arena.height);
+    // The text, the lagometer and the borders.
+    let height = (text_rows + GRAPH_ROWS + 2).min(arena.height);
     let area = Rect::new(arena.right() - width, arena.y, width, height);
     frame.render_widget(Clear, area);
     let block = Block::default()
@@ -118,7 +127,7 @@ pub(crate) fn draw_stats(frame: &mut Frame, arena: Rect, s: &StatsView, t: Theme
         inner.width,
         inner.height.saturating_sub(text_rows),
     );
-    if graph.height < BAR_ROWS + 2 {
+    if graph.height < GRAPH_ROWS {
         return;
     }
     let columns = usize::from(graph.width);
@@ -129,16 +138,39 @@ pub(crate) fn draw_stats(frame: &mut Frame, arena: Rect, s: &StatsView, t: Theme
         slices,
         t,
     );
+    // The RTT row on a fixed scale, named at its start: a steady RTT filled the row
+    // whatever it was when the row was scaled to its own maximum.
     let rtt: Vec<u64> = slices.iter().map(|sl| sl.rtt_ms.round() as u64).collect();
-    let spark_area = Rect::new(graph.x, graph.y + BAR_ROWS + 1, graph.width, 1);
+    let scale = rtt_scale(rtt.iter().copied().max().unwrap_or(0));
+    let label = format!("RTT≤{scale}ms ");
+    let label_width = (label.chars().count() as u16).min(graph.width);
+    let row = graph.y + BAR_ROWS + 1;
     frame.render_widget(
-        Sparkline::default().data(&rtt).style(t.style(Role::Spark)),
-        spark_area,
+        Paragraph::new(Span::styled(label, t.style(Role::Label))),
+        Rect::new(graph.x, row, label_width, 1),
+    );
+    let spark_width = graph.width - label_width;
+    let newest = &rtt[rtt.len().saturating_sub(usize::from(spark_width))..];
+    frame.render_widget(
+        Sparkline::default()
+            .data(newest)
+            .max(scale)
+            .style(t.style(Role::Spark)),
+        Rect::new(graph.x + label_width, row, spark_width, 1),
     );
 }
 
-/// The overlay's text: traffic, prediction, interpolation, and the lagometer's legend.
-fn stats_lines(s: &StatsView, t: Theme) -> Vec<Line<'static>> {
+/// The RTT row's full scale: the first of a few round figures the RTT stays under.
+fn rtt_scale(max_ms: u64) -> u64 {
+    [100, 250, 500, 1000, 2000]
+        .into_iter()
+        .find(|&s| max_ms <= s)
+        .unwrap_or_else(|| max_ms.div_ceil(1000) * 1000)
+}
+
+/// The overlay's text: traffic, prediction, interpolation, and the lagometer's legend;
+/// as many of the recent corrections (the newest) as fit in `rows` with the rest.
+fn stats_lines(s: &StatsView, t: Theme, rows: usize) -> Vec<Line<'static>> {
     let (label, head) = (t.style(Role::Label), t.style(Role::Heading));
     let mark = |mode| {
         let (glyph, role) = draw_mode_mark(mode);
@@ -146,18 +178,18 @@ fn stats_lines(s: &StatsView, t: Theme) -> Vec<Line<'static>> {
     };
     let row = |parts: &[(&str, String)]| labelled(parts, t);
     let kb = |b: f64| format!("{:.1}kB/s", b / 1000.0);
-    let recent = s
-        .recent_corrections
-        .iter()
-        .map(|c| Line::styled(format!("  {c}"), label));
     let mut first = row(&[
         ("RTT", rtt_text(s.rtt_ms, s.silent_secs)),
-        ("jitter", format!("{:.1}ms", s.jitter_ms)),
+        // A mean deviation, not the ±range a link is set to (its mean deviation is half).
+        ("jitter", format!("{:.1}ms mean dev", s.jitter_ms)),
         ("snaps", format!("{:.1}/s", s.snapshots_per_sec)),
     ]);
     if s.rate_limited {
         first.push_span(Span::styled("rate limited", t.style(Role::Warn)));
     }
+    // Each line with its rank: when `rows` cannot hold them all, the lowest ranks stay
+    // (the legend, to read the graph by; the RTT; the interpolation delay; ...) and the
+    // recent corrections, oldest first, go first.
     let mut lines = vec![
         first,
         row(&[
@@ -191,11 +223,18 @@ fn stats_lines(s: &StatsView, t: Theme) -> Vec<Line<'static>> {
             ("server decisions", s.server_decisions.to_string()),
         ]),
     ];
-    lines.extend(recent);
+    let fixed = lines.len();
+    lines.extend(
+        s.recent_corrections
+            .iter()
+            .map(|c| Line::styled(format!("  {c}"), label)),
+    );
     lines.extend([
         Line::styled("interpolation", head),
         row(&[
-            ("delay", format!("{:.0}ms", s.interp_delay_ms)),
+            // Behind the newest snapshot's arrival: behind the server's present by
+            // the link's one-way delay more.
+            ("delay", format!("{:.0}ms after arrival", s.interp_delay_ms)),
             ("buffered", s.buffered.to_string()),
             ("underruns", s.underruns.to_string()),
         ]),
@@ -217,7 +256,24 @@ fn stats_lines(s: &StatsView, t: Theme) -> Vec<Line<'static>> {
             Span::styled("lost", label),
         ]),
     ]);
+    let recent = s.recent_corrections.len();
+    // first, in, out, heading, cmds, corrections, shots, [recent], heading, delay,
+    // frames, legend.
+    let mut ranks: Vec<usize> = vec![1, 4, 5, 9, 6, 3, 7];
+    debug_assert_eq!(ranks.len(), fixed);
+    ranks.extend((0..recent).map(|i| 11 + recent - i));
+    ranks.extend([10, 2, 8, 0]);
+    let mut order: Vec<usize> = (0..lines.len()).collect();
+    order.sort_by_key(|&i| ranks[i]);
+    let mut keep = vec![false; lines.len()];
+    for &i in order.iter().take(rows) {
+        keep[i] = true;
+    }
     lines
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(l, k)| k.then_some(l))
+        .collect()
 }
 
 /// The RTT, and how stale it is while no snapshot comes.
@@ -233,6 +289,8 @@ fn rtt_text(rtt_ms: f64, silent_secs: Option<f64>) -> String {
 fn draw_lagometer(buf: &mut Buffer, area: Rect, slices: &[LagSlice], t: Theme) {
     const LEVELS: [&str; 8] = ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"];
     const FULL_SCALE_MS: f32 = 250.0;
+    // The delay of the newest snapshot drawn, and whether it was held back for.
+    let mut last: Option<(f32, bool)> = None;
     for (i, slice) in slices.iter().enumerate() {
         let x = area.x + i as u16;
         if let (Some(mode), Some(cell)) = (slice.worst, buf.cell_mut(Position::new(x, area.y))) {
@@ -241,6 +299,7 @@ fn draw_lagometer(buf: &mut Buffer, area: Rect, slices: &[LagSlice], t: Theme) {
         }
         let bottom = area.y + area.height - 1;
         if slice.interrupted {
+            last = None;
             for r in 0..BAR_ROWS {
                 if let Some(cell) = buf.cell_mut(Position::new(x, bottom - r)) {
                     cell.set_symbol("█").set_style(t.style(Role::Bad));
@@ -249,21 +308,28 @@ fn draw_lagometer(buf: &mut Buffer, area: Rect, slices: &[LagSlice], t: Theme) {
             continue;
         }
         if slice.dropped > 0 {
+            last = Some((slice.delay_ms, slice.withheld > 0));
             if let Some(cell) = buf.cell_mut(Position::new(x, bottom)) {
                 cell.set_symbol("×").set_style(t.style(Role::Bad));
             }
             continue;
         }
-        if slice.snapshots == 0 {
-            continue;
-        }
-        let bar = if slice.withheld > 0 {
-            Role::Warn
+        let delay_ms = if slice.snapshots > 0 {
+            last = Some((slice.delay_ms, slice.withheld > 0));
+            slice.delay_ms
         } else {
-            Role::LagBar
+            match last.filter(|_| slice.awaited) {
+                Some((delay, _)) => delay,
+                None => {
+                    last = None;
+                    continue;
+                }
+            }
         };
+        let withheld = last.is_some_and(|(_, w)| w);
+        let bar = if withheld { Role::Warn } else { Role::LagBar };
         // Eighths of a row, so small differences in delay still show.
-        let eighths = ((slice.delay_ms / FULL_SCALE_MS).min(1.0) * f32::from(BAR_ROWS * 8))
+        let eighths = ((delay_ms / FULL_SCALE_MS).min(1.0) * f32::from(BAR_ROWS * 8))
             .round()
             .max(1.0) as u16;
         for r in 0..BAR_ROWS {
@@ -442,9 +508,9 @@ mod rate_tests {
     fn a_rate_limited_link_says_so_and_its_bars_are_yellow() {
         let t = Theme::default();
         let mut s = StatsView::default();
-        assert!(!text(&stats_lines(&s, t)).contains("rate limited"));
+        assert!(!text(&stats_lines(&s, t, 40)).contains("rate limited"));
         s.rate_limited = true;
-        assert!(text(&stats_lines(&s, t)).contains("rate limited"));
+        assert!(text(&stats_lines(&s, t, 40)).contains("rate limited"));
 
         let slice = |withheld| LagSlice {
             snapshots: 1,
@@ -460,5 +526,86 @@ mod rate_tests {
         assert_ne!(bar, warn);
         assert_eq!(buf[(0, bottom)].fg, bar.unwrap());
         assert_eq!(buf[(1, bottom)].fg, warn.unwrap());
+    }
+
+    /// When the box is short the oldest listed corrections go first, then the
+    /// least-needed lines; the legend the graph is read by stays.
+    #[test]
+    fn a_short_box_drops_the_oldest_corrections_first() {
+        let t = Theme::default();
+        let s = StatsView {
+            recent_corrections: (1..=3).map(|i| format!("{i}.0s")).collect(),
+            ..StatsView::default()
+        };
+        let all = text(&stats_lines(&s, t, 40));
+        assert!(all.contains("1.0s") && all.contains("3.0s"), "{all}");
+        let short = stats_lines(&s, t, 13);
+        assert_eq!(short.len(), 13);
+        let short = text(&short);
+        assert!(!short.contains("1.0s") && short.contains("2.0s") && short.contains("3.0s"));
+        let tiny = text(&stats_lines(&s, t, 3));
+        assert!(tiny.contains("lagometer") && tiny.contains("RTT") && tiny.contains("delay"));
+        assert!(!tiny.contains("3.0s"), "{tiny}");
+    }
+
+    /// The RTT row was scaled to its own maximum, so a steady 152 ms filled it: it is
+    /// drawn on a named fixed scale.
+    #[test]
+    fn the_rtt_row_has_a_fixed_named_scale() {
+        let t = Theme::default();
+        let s = StatsView {
+            slices: vec![
+                LagSlice {
+                    rtt_ms: 152.0,
+                    ..LagSlice::default()
+                };
+                120
+            ],
+            ..StatsView::default()
+        };
+        let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(64, 30)).unwrap();
+        term.draw(|f| draw_stats(f, f.area(), &s, t)).unwrap();
+        let buf = term.backend().buffer();
+        let rows: Vec<String> = (0..30)
+            .map(|y| (0..64).map(|x| buf[(x, y)].symbol().to_owned()).collect())
+            .collect();
+        let spark = rows
+            .iter()
+            .find(|r| r.contains("RTT≤250ms"))
+            .unwrap_or_else(|| panic!("{}", rows.join("\n")));
+        // 152 of 250 ms is about half the row: `▄`, not a full block.
+        assert!(spark.contains("▄▄▄") && !spark.contains('█'), "{spark}");
+        assert_eq!(rtt_scale(0), 100);
+        assert_eq!(rtt_scale(251), 500);
+        assert_eq!(rtt_scale(4500), 5000);
+    }
+
+    /// A slice with no snapshot while none was due draws the last bar on; a gap is left
+    /// only where one was overdue.
+    #[test]
+    fn an_awaited_slice_is_no_gap() {
+        let t = Theme::default();
+        let snap = LagSlice {
+            snapshots: 1,
+            delay_ms: 125.0,
+            ..LagSlice::default()
+        };
+        let awaited = LagSlice {
+            awaited: true,
+            ..LagSlice::default()
+        };
+        let area = Rect::new(0, 0, 4, BAR_ROWS + 1);
+        let mut buf = Buffer::empty(area);
+        draw_lagometer(
+            &mut buf,
+            area,
+            &[snap, awaited, LagSlice::default(), snap],
+            t,
+        );
+        let bottom = area.height - 1;
+        let col = |x| buf[(x, bottom)].symbol().to_owned();
+        assert_eq!(col(0), "█");
+        assert_eq!(col(1), "█", "awaited: the last bar drawn on");
+        assert_eq!(col(2), " ", "overdue: a gap");
     }
 }

@@ -178,6 +178,32 @@ fn net_stats_show_recent_corrections_and_the_lagometer() {
     );
 }
 
+/// On the short maps (`arena`, `duel`) each listed correction took a row from the
+/// lagometer, in the box capped at the arena's height: after two server decisions only
+/// its legend was left. The graph is kept; the oldest corrections give way.
+#[test]
+fn the_lagometer_stays_on_short_maps_with_corrections_listed() {
+    let bars = ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"];
+    for name in ["arena", "duel"] {
+        let map = Map::builtin(name).unwrap();
+        for (w, h) in [(80, 24), (160, 45)] {
+            let out = render_with(&map, w, h, vec![], |v| {
+                let mut stats = crate::bench::render::stats(5);
+                stats.recent_corrections = (1..=3)
+                    .map(|i| format!("{i}.0s 2.00 cells: the server moved you"))
+                    .collect();
+                v.stats = Some(stats);
+            });
+            assert!(out.contains("lagometer"), "{name} {w}x{h}:\n{out}");
+            assert!(
+                out.lines()
+                    .any(|l| bars.iter().filter(|b| l.contains(*b)).count() >= 3),
+                "{name} {w}x{h}: no lagometer bars:\n{out}"
+            );
+        }
+    }
+}
+
 /// In a narrow terminal the feed is drawn over the arena: a player spawning under it
 /// was alive and invisible. The local player shows through the feed's text.
 #[test]

@@ -27,6 +27,7 @@ mod record;
 mod replay;
 mod rulebook;
 mod server_rules;
+mod truth;
 
 /// The timing retry (`support/retry.rs`): a miss is measured again, the first attempt in
 /// time wins, and the test fails only after every attempt missed, saying what each saw.

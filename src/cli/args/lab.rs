@@ -11,8 +11,9 @@ pub(crate) struct LabArgs {
     /// Client sessions to run, each with its own view and network (1 to 4)
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=4))]
     pub(crate) clients: u8,
-    /// Network profile of each client in turn (off, lan, wifi, mobile, bad); clients
-    /// not named get bad, lan, wifi, mobile by position
+    /// Network profile of each client in turn (off, lan, wifi, mobile, bad), or UP/DOWN
+    /// for a link that differs each way (lan/bad: commands over a LAN, snapshots over a
+    /// bad path); clients not named get bad, lan, wifi, mobile by position
     #[arg(long, value_delimiter = ',', value_name = "A,B")]
     pub(crate) profiles: Vec<String>,
     /// Built-in map name (arena, duel, warehouse, catacombs) or a path to a map file

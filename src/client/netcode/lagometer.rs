@@ -122,9 +122,65 @@ impl Lagometer {
     }
 }
 
+/// For each of `slices` (oldest first), whether it had no snapshot yet none was due:
+/// snapshots `period` apart fall in 50 ms slices unevenly (at 20 Hz two may land in one
+/// slice and none in the next), and such a slice is no gap. A slice counts as a gap
+/// (none arrived when one was due) once it starts a whole period after the end of the
+/// slice the last snapshot arrived in. Before the first arrival nothing is awaited.
+pub(crate) fn awaited(slices: &[Slice], period: Duration) -> Vec<bool> {
+    let mut since: Option<u32> = None;
+    slices
+        .iter()
+        .map(|s| {
+            if s.snapshots > 0 || s.dropped > 0 {
+                since = Some(0);
+                return false;
+            }
+            match since.as_mut() {
+                Some(k) => {
+                    *k += 1;
+                    SLICE * (*k - 1) < period
+                }
+                None => false,
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// At 20 Hz with 50 ms slices, jitter of a millisecond puts two snapshots in one
+    /// slice and none in the next: that slice was drawn as a gap ("no snapshot
+    /// arrived") on a clean link. Only a slice past a whole period is one.
+    #[test]
+    fn a_slice_between_on_time_snapshots_is_no_gap() {
+        let t0 = Instant::now();
+        let mut l = Lagometer::default();
+        l.frame(t0, FrameMode::Interpolated);
+        // Arrivals at 49, 100, 149: slice 1 (50-99) gets none, slice 2 gets two.
+        for ms in [49, 100, 149] {
+            l.snapshot(t0 + Duration::from_millis(ms), 40.0, 0, 0, 80.0);
+        }
+        // Then none for 300 ms: a snapshot is due by 200 ms.
+        l.frame(t0 + Duration::from_millis(449), FrameMode::Held);
+        let s: Vec<Slice> = l.recent(100).copied().collect();
+        let counts: Vec<u16> = s.iter().map(|x| x.snapshots).collect();
+        assert_eq!(counts, [1, 0, 2, 0, 0, 0, 0, 0, 0]);
+        let period = Duration::from_millis(50);
+        assert_eq!(
+            awaited(&s, period),
+            [false, true, false, true, false, false, false, false, false]
+        );
+        // At 10 Hz a slice with none between two arrivals is awaited too, and so is the
+        // next; the one after is overdue.
+        let period = Duration::from_millis(100);
+        assert_eq!(
+            awaited(&s, period),
+            [false, true, false, true, true, false, false, false, false]
+        );
+    }
 
     #[test]
     fn slices_scroll_and_keep_the_worst_frame() {

@@ -19,6 +19,6 @@ pub(crate) mod net_stats;
 mod outage;
 mod pacer;
 mod prediction;
-pub(super) mod rates;
+pub(crate) mod rates;
 pub mod session;
 mod tell;

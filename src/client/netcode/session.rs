@@ -233,6 +233,11 @@ impl ClientSession {
     }
 
     /// The lagometer's history of snapshots and frames.
+    /// The time between snapshots the server said it sends, in seconds.
+    pub(crate) fn snapshot_period_secs(&self) -> f64 {
+        self.snapshot_period
+    }
+
     pub(crate) fn lagometer(&self) -> &Lagometer {
         &self.net.lagometer
     }

@@ -8,7 +8,7 @@ mod text;
 
 pub(crate) use memory::Memory;
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::netcode::interpolation::FrameMode;
 use super::netcode::lagometer::{self, Slice};
@@ -124,7 +124,7 @@ fn lights(s: Switches) -> SwitchLights {
 }
 
 /// The numbers for the stats overlay.
-fn stats(s: &ClientSession, now: Instant, rates: Rates) -> StatsView {
+pub(crate) fn stats(s: &ClientSession, now: Instant, rates: Rates) -> StatsView {
     let st = s.stats();
     StatsView {
         rtt_ms: st.rtt_ms,
@@ -156,11 +156,19 @@ fn stats(s: &ClientSession, now: Instant, rates: Rates) -> StatsView {
         frames_extrapolated: st.frames_extrapolated,
         frames_held: st.frames_held,
         underruns: st.underruns,
-        slices: s
-            .lagometer()
-            .recent(lagometer::SLICES)
-            .map(lag_slice)
-            .collect(),
+        slices: {
+            let slices: Vec<Slice> = s.lagometer().recent(lagometer::SLICES).copied().collect();
+            let period = Duration::from_secs_f64(s.snapshot_period_secs().max(0.0));
+            let awaited = lagometer::awaited(&slices, period);
+            slices
+                .iter()
+                .zip(awaited)
+                .map(|(sl, awaited)| LagSlice {
+                    awaited,
+                    ..lag_slice(sl)
+                })
+                .collect()
+        },
     }
 }
 
@@ -177,5 +185,6 @@ fn lag_slice(s: &Slice) -> LagSlice {
         delay_ms: s.delay_ms,
         rtt_ms: s.rtt_ms,
         interrupted: s.interrupted,
+        awaited: false,
     }
 }
