@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize};
 
 use anyhow::Context;
 
+use netarena::client::netcode::tuning::Tuning;
 use netarena::lab::headless::Recording;
 use netarena::lab::{LabConfig, MAX_CLIENTS, headless, terminal};
 use netarena::record::recorder::Recorder;
@@ -44,11 +45,21 @@ impl LabArgs {
         server.bot_skill = self.bot_skill;
         server.seed = self.seed;
         server.name = "lab".to_owned();
+        server.tick_rate = self.tick_rate;
+        server.snapshot_rate = self.snapshot_rate;
+        server.game.lag_compensation = self.lag_compensation;
+        server.game.max_rewind_ms = self.rewind_ms;
         Ok(LabConfig {
             server,
             profiles,
             walkers: self.walkers,
             keyboard: if self.headless { 0 } else { 2 },
+            tuning: Tuning {
+                input_rate: self.input_rate,
+                interp_ratio: self.interp_delay,
+                redundancy: self.redundancy,
+                extrapolation_limit_ms: self.extrapolation_limit_ms,
+            },
         })
     }
 }

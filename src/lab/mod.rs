@@ -7,6 +7,7 @@
 //! draws it and lets two people at one keyboard play and a teacher stop time, and the
 //! integration tests script its clients ([`Lab::scripted`], [`Lab::run_with`]).
 
+pub mod dials;
 mod explain;
 pub mod headless;
 pub(crate) mod speed;
@@ -24,6 +25,7 @@ use crate::client::netcode::session::ClientSession;
 use crate::client::play::app::{App, Effect};
 use crate::client::play::brain::Wander;
 use crate::client::play::input::Action;
+use crate::client::netcode::tuning::Tuning;
 use crate::client::tap::{LinkTotals, LoopKind, Tap, TapEvent};
 use crate::client::{ClientConfig, Switches};
 use crate::net::codec;
@@ -52,6 +54,8 @@ pub struct LabConfig {
     pub walkers: u16,
     /// Clients driven by keys (the first ones); the rest are driven by bots.
     pub keyboard: usize,
+    /// Every client's own dials at the start (walkers keep the defaults).
+    pub tuning: Tuning,
 }
 
 impl LabConfig {
@@ -125,6 +129,7 @@ struct Joining {
     drive: Drive,
     /// The client's seed in its config (a recording's start record).
     seed: u64,
+    tuning: Tuning,
 }
 
 /// One client in the lab: a driver, its link, and what moves it.
@@ -205,8 +210,9 @@ fn join(server: &mut Server, start: Instant, j: Joining) -> anyhow::Result<LabCl
         .join_in_process(start, addr, &j.name)
         .with_context(|| format!("the server has no room for {}", j.name))?;
     // Its session starts with its first command, as a client's loop does.
-    let session = ClientSession::new(welcome.clone(), j.first, Switches::default())
+    let mut session = ClientSession::new(welcome.clone(), j.first, Switches::default())
         .context("the server's map")?;
+    session.set_tuning(j.tuning);
     let mut app = App::new(j.up.clone());
     let mut log = None;
     if matches!(j.drive, Drive::Script) {
@@ -219,6 +225,9 @@ fn join(server: &mut Server, start: Instant, j: Joining) -> anyhow::Result<LabCl
     config.outgoing = j.up.clone();
     config.incoming = j.down.clone();
     config.seed = j.seed;
+    config.input_rate = j.tuning.input_rate;
+    config.interp_ratio = j.tuning.interp_ratio;
+    config.redundancy = j.tuning.redundancy;
     Ok(LabClient {
         number: j.n + 1,
         profile: j.profile,
@@ -244,7 +253,7 @@ impl Lab {
         let seed = config.server.seed;
         let tick = Duration::from_secs(1) / u32::from(config.server.tick_rate);
         let mut server = Server::new(config.server.clone());
-        let joining = |n: usize, name: String, profile: &str, drive: Drive| {
+        let joining = |n: usize, name: String, profile: &str, drive: Drive, tuning: Tuning| {
             let conditions = Conditions::profile(profile).unwrap_or_default();
             let link_seed = seed.wrapping_mul(31).wrapping_add(n as u64 * 2);
             Joining {
@@ -259,6 +268,7 @@ impl Lab {
                 first: start + tick * (n as u32 % 4 + 1) / 5,
                 drive,
                 seed: brain_seed(seed, n),
+                tuning,
             }
         };
         let mut clients = Vec::new();
@@ -268,14 +278,14 @@ impl Lab {
             } else {
                 Drive::Keys
             };
-            let j = joining(n, format!("client{}", n + 1), profile, drive);
+            let j = joining(n, format!("client{}", n + 1), profile, drive, config.tuning);
             clients.push(join(&mut server, start, j)?);
         }
         let mut walkers = Vec::new();
         for w in 0..usize::from(config.walkers) {
             let n = MAX_CLIENTS + w;
             let drive = Drive::Wander(Wander::new(brain_seed(seed, n)));
-            let j = joining(n, format!("walker{}", w + 1), "off", drive);
+            let j = joining(n, format!("walker{}", w + 1), "off", drive, Tuning::default());
             walkers.push(join(&mut server, start, j)?);
         }
         Ok(Lab::around(server, clients, walkers, start, tick))
@@ -311,6 +321,7 @@ impl Lab {
                 first: start + c.first_command,
                 drive: Drive::Script,
                 seed: brain_seed(seed, n),
+                tuning: Tuning::default(),
             };
             joined.push(join(&mut server, start, j)?);
         }

@@ -17,6 +17,7 @@ pub(crate) fn config(clients: usize, bots: u16, seed: u64) -> LabConfig {
             .collect(),
         walkers: 0,
         keyboard: 0,
+        tuning: Default::default(),
     }
 }
 
