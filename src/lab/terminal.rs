@@ -1,6 +1,7 @@
 //! The lab in a terminal: two people at one keyboard (client 1 on WASD and space,
 //! client 2 on the arrows and Enter), per-client switches for the client chosen with
-//! Tab, and the clock: `P` pauses, `.` steps one server tick, `<` `>` change the speed.
+//! Tab, the dials (`k` chooses one, `[` `]` turn it; see `dials`), and the clock: `P`
+//! pauses, `.` steps one server tick, `<` `>` change the speed.
 //! Real time drives the virtual clock, scaled by the speed, unless paused.
 #![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
 
@@ -12,6 +13,7 @@ use ratatui::Frame;
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
 use super::headless::{self, Recording};
+use super::dials::{self, DIALS};
 use super::speed::Speed;
 use super::view::{self, Controls};
 use super::{Lab, LabConfig};
@@ -34,6 +36,8 @@ struct Front<'a> {
     /// Client 1's keys and client 2's.
     players: [Keys; 2],
     selected: usize,
+    /// The dial `[` and `]` turn (an index into `dials::DIALS`).
+    dial: usize,
     speed: Speed,
     paused: bool,
     help: bool,
@@ -65,6 +69,7 @@ pub fn run(
         lab: &mut lab,
         players: [Keys::new(enhanced), Keys::new(enhanced)],
         selected: 0,
+        dial: 0,
         speed: Speed::default(),
         paused: false,
         help: false,
@@ -175,6 +180,27 @@ fn on_key(front: &mut Front<'_>, key: KeyEvent, real: Instant) -> bool {
             front.selected = (front.selected + 1) % lab.client_count();
             let text = format!(" the switch keys now act on client {}", front.selected + 1);
             front.message = Some((real, text));
+            return false;
+        }
+        Some(LabKey::ChooseDial(next)) => {
+            let count = DIALS.len();
+            front.dial = if next {
+                (front.dial + 1) % count
+            } else {
+                (front.dial + count - 1) % count
+            };
+            let dial = &DIALS[front.dial];
+            let now = lab.dial(front.dial, front.selected).map_or_else(String::new, |v| {
+                format!(" = {}", dials::show(dial, v))
+            });
+            let text = format!(" dial: {}{now} ([ ] turn it)", dial.name);
+            front.message = Some((real, text));
+            return false;
+        }
+        Some(LabKey::Turn(up)) => {
+            if let Some(text) = lab.turn_dial(front.dial, front.selected, up) {
+                front.message = Some((real, text));
+            }
             return false;
         }
         Some(LabKey::Pause) => {

@@ -306,3 +306,64 @@ fn a_scripted_client_is_logged_and_its_link_set_each_way() {
     assert!(lab.session(0).server_ack_seq() <= made_before);
     assert!(lab.acks(0).len() > acks_before, "snapshots still come down");
 }
+
+/// Runs a two-client lab for 4 s, making each change (server tick, dial, client, value)
+/// when the server reaches its tick; the report as JSON.
+fn run_with_dials(changes: &[(u32, usize, usize, dials::Value)]) -> String {
+    let c = config(2, 1, 3);
+    let t0 = Instant::now();
+    let mut lab = Lab::new(&c, t0).unwrap();
+    for &(tick, d, n, v) in changes {
+        while lab.server().world().tick < tick {
+            lab.step_tick();
+        }
+        assert!(lab.set_dial(d, n, v).is_some(), "dial {d} for client {n}");
+        assert_eq!(lab.dial(d, n), Some(v), "dial {d} took its value");
+    }
+    lab.run_until(t0 + Duration::from_secs(4));
+    serde_json::to_string(&headless::report(&lab, 3)).unwrap()
+}
+
+/// Issue 23: a dial changed mid-run keeps the run exact, and does change it.
+#[test]
+fn dials_turned_at_the_same_ticks_repeat_exactly() {
+    let dial = |name: &str| dials::DIALS.iter().position(|d| d.name == name).unwrap();
+    let changes = [
+        (60, dial("snapshot rate"), 0, 10),
+        (90, dial("interpolation delay"), 0, 30),
+        (120, dial("redundancy"), 1, 2),
+        (150, dial("input rate"), 0, 15),
+        (180, dial("lag compensation"), 0, 0),
+        (200, dial("rewind bound"), 0, 100),
+        (210, dial("extrapolation limit"), 1, 50),
+    ];
+    let a = run_with_dials(&changes);
+    assert_eq!(a, run_with_dials(&changes));
+    assert_ne!(a, run_with_dials(&[]), "the dials changed nothing");
+}
+
+/// The snapshot-rate dial reaches the server and every client: at 5 Hz, 5 snapshots a
+/// second arrive on a clean link, and a fixed interpolation delay of 3 periods settles
+/// at 3 x 200 ms.
+#[test]
+fn the_snapshot_rate_and_interpolation_dials_take_effect() {
+    let mut c = config(1, 0, 1);
+    c.profiles = vec!["lan".to_owned()];
+    let t0 = Instant::now();
+    let mut lab = Lab::new(&c, t0).unwrap();
+    lab.run_until(t0 + Duration::from_secs(1));
+    let snapshot = dials::DIALS.iter().position(|d| d.name == "snapshot rate").unwrap();
+    let text = lab.set_dial(snapshot, 0, 5).unwrap();
+    assert!(text.contains("snapshots 5 Hz: one every 12 ticks = 200 ms"), "{text}");
+    assert!(text.contains("2 x 200 ms = 400 ms"), "{text}");
+    let interp = dials::DIALS.iter().position(|d| d.name == "interpolation delay").unwrap();
+    let text = lab.set_dial(interp, 0, 30).unwrap();
+    assert!(text.contains("3 x 200 ms snapshot period = 600 ms"), "{text}");
+    lab.run_until(t0 + Duration::from_secs(2));
+    let before = lab.session(0).stats().snapshots_received;
+    lab.run_until(t0 + Duration::from_secs(12));
+    let got = lab.session(0).stats().snapshots_received - before;
+    assert!((49..=51).contains(&got), "{got} snapshots in 10 s at 5 Hz");
+    let delay = lab.session(0).interp_delay_secs();
+    assert!((delay - 0.6).abs() < 0.01, "interpolation delay {delay}");
+}

@@ -63,7 +63,63 @@ impl Tuning {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Instant;
+
     use super::*;
+    use crate::client::netcode::session::ClientSession;
+    use crate::net::delta;
+    use crate::net::protocol::{ClientMsg, PlayerSnap, ServerMsg, Snapshot};
+    use crate::sim::map::Map;
+    use crate::sim::world::{Command, PlayerState};
+
+    /// Commands in each of the input packets of 8 ticks that nothing acknowledges.
+    fn commands_a_packet(tuning: Tuning) -> Vec<usize> {
+        let now = Instant::now();
+        let mut session = ClientSession::on_duel(0, now);
+        session.set_tuning(tuning);
+        let (x, y) = Map::builtin("duel").unwrap().spawns()[0];
+        let snap = Snapshot {
+            tick: 1,
+            ack_seq: 0,
+            players: vec![PlayerSnap {
+                id: 0,
+                state: PlayerState::at_cell(x, y),
+            }],
+            ..Default::default()
+        };
+        let msg = ServerMsg::Snapshot(delta::encode(&snap, None));
+        assert_eq!(session.on_message(now, msg, 100), None);
+        (0..8)
+            .filter_map(|_| match session.command_tick(now, Command::default()) {
+                Some(ClientMsg::Input(input)) => Some(input.command_count()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Issue 23's redundancy dial: a packet repeats at most that many unacknowledged
+    /// commands; the input-rate dial spaces the packets.
+    #[test]
+    fn redundancy_and_input_rate_shape_the_packets() {
+        let every_tick = Tuning {
+            input_rate: 60,
+            ..Tuning::default()
+        };
+        assert_eq!(commands_a_packet(every_tick), [1, 2, 3, 4, 5, 6, 7, 8]);
+        let three = Tuning {
+            redundancy: 3,
+            ..every_tick
+        };
+        assert_eq!(commands_a_packet(three), [1, 2, 3, 3, 3, 3, 3, 3]);
+        let slow = Tuning {
+            input_rate: 15,
+            redundancy: 2,
+            ..Tuning::default()
+        };
+        // The first command goes at once (it is news); four ticks later the next packet
+        // has five unacknowledged commands and carries the newest two.
+        assert_eq!(commands_a_packet(slow), [1, 2]);
+    }
 
     #[test]
     fn out_of_bounds_dials_are_brought_within_them() {
