@@ -22,11 +22,16 @@ use netarena::server::config::{
 
 pub(crate) const DEFAULT_PORT: u16 = 7777;
 
-/// The interpolation delay a flag asks for: `auto`, or this many snapshot periods.
-pub(crate) fn interp_delay(text: &str) -> Result<Option<f64>, String> {
+/// The interpolation delay a flag asks for: automatic (None), or this many snapshot
+/// periods.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct InterpDelay(pub(crate) Option<f64>);
+
+/// Parses `auto` or a ratio of the snapshot period within its bounds.
+pub(crate) fn interp_delay(text: &str) -> Result<InterpDelay, String> {
     use netarena::client::netcode::tuning::INTERP_RATIOS;
     if text.eq_ignore_ascii_case("auto") {
-        return Ok(None);
+        return Ok(InterpDelay(None));
     }
     let expected = || {
         format!(
@@ -36,7 +41,7 @@ pub(crate) fn interp_delay(text: &str) -> Result<Option<f64>, String> {
         )
     };
     match text.parse::<f64>() {
-        Ok(r) if INTERP_RATIOS.contains(&r) => Ok(Some(r)),
+        Ok(r) if INTERP_RATIOS.contains(&r) => Ok(InterpDelay(Some(r))),
         _ => Err(expected()),
     }
 }

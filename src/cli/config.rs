@@ -150,7 +150,7 @@ pub(crate) fn client_config(
     client.fps_cap = view.fps_cap;
     client.theme = view.theme.resolve();
     client.input_rate = view.input_rate;
-    client.interp_ratio = view.interp_delay;
+    client.interp_ratio = view.interp_delay.0;
     client.redundancy = view.redundancy;
     client.debug_panic_after = view.panic_after(PanicSite::Client);
     client.outgoing = conditions.clone();

@@ -56,7 +56,7 @@ impl LabArgs {
             keyboard: if self.headless { 0 } else { 2 },
             tuning: Tuning {
                 input_rate: self.input_rate,
-                interp_ratio: self.interp_delay,
+                interp_ratio: self.interp_delay.0,
                 redundancy: self.redundancy,
                 extrapolation_limit_ms: self.extrapolation_limit_ms,
             },
@@ -133,6 +133,50 @@ fn client_file(path: &Path, n: usize) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 23's done-when: `lab --headless --tick-rate 30 --snapshot-rate 10 --seconds
+    /// 20` gives 600 ticks and about 200 snapshots per client (those that arrived, were
+    /// lost on the way, or held back for a thin link's rate).
+    #[test]
+    fn rate_flags_set_the_headless_lab() {
+        use clap::Parser;
+        let cli = crate::cli::args::Cli::try_parse_from([
+            "netarena",
+            "lab",
+            "--headless",
+            "--tick-rate",
+            "30",
+            "--snapshot-rate",
+            "10",
+            "--seconds",
+            "20",
+        ])
+        .unwrap();
+        let crate::cli::args::Subcmd::Lab(args) = cli.command else {
+            panic!("not the lab");
+        };
+        let config = args.config().unwrap();
+        config.validate().unwrap();
+        let report = headless::run(&config, args.seconds, None).unwrap();
+        assert_eq!(report.server.ticks, 600);
+        assert_eq!(report.clients.len(), 2);
+        for c in &report.clients {
+            let s = &c.report.stats;
+            let slots = s.snapshots_received + s.snapshots_lost + s.snapshots_withheld;
+            assert!(
+                (195..=201).contains(&slots),
+                "client {} ({}): {} received, {} lost, {} withheld",
+                c.client,
+                c.profile,
+                s.snapshots_received,
+                s.snapshots_lost,
+                s.snapshots_withheld
+            );
+        }
+        let lan = &report.clients[1];
+        assert_eq!(lan.profile, "lan");
+        assert!(lan.report.stats.snapshots_received >= 195);
+    }
 
     #[test]
     fn client_files_get_their_number_before_the_extension() {

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{ThemeArgs, bounded, interp_delay};
+use super::{ThemeArgs, bounded, interp_delay, InterpDelay};
 use netarena::client::netcode::session::DEFAULT_INPUT_RATE;
 use netarena::client::netcode::tuning::{EXTRAPOLATION_LIMITS_MS, REDUNDANCY};
 use netarena::server::config::MAX_REWINDS_MS;
@@ -62,7 +62,7 @@ pub(crate) struct LabArgs {
     /// How far behind the server clients draw others: auto (two snapshot periods plus
     /// jitter, more under loss) or this many snapshot periods (0.5 to 10)
     #[arg(long, default_value = "auto", value_name = "auto|RATIO", value_parser = interp_delay)]
-    pub(crate) interp_delay: Option<f64>,
+    pub(crate) interp_delay: InterpDelay,
     /// The most unacknowledged commands each input packet repeats
     #[arg(long, default_value_t = 64, value_parser = bounded(REDUNDANCY, " commands"))]
     pub(crate) redundancy: u8,

@@ -13,7 +13,7 @@ use netarena::client::{GhostMode, netcode::session::DEFAULT_INPUT_RATE};
 use netarena::ui::Theme;
 
 use super::super::player_name::default_name;
-use super::{DiscoveryArgs, MatchArgs, NetArgs, bounded, interp_delay};
+use super::{DiscoveryArgs, MatchArgs, NetArgs, bounded, interp_delay, InterpDelay};
 
 /// What the debug ghost overlay shows (the CLI's names for [`GhostMode`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -116,7 +116,7 @@ pub(crate) struct ViewArgs {
     /// How far behind the server others are drawn: auto (two snapshot periods plus
     /// jitter, more under loss) or this many snapshot periods (0.5 to 10)
     #[arg(long, default_value = "auto", value_name = "auto|RATIO", value_parser = interp_delay)]
-    pub(crate) interp_delay: Option<f64>,
+    pub(crate) interp_delay: InterpDelay,
     /// The most unacknowledged commands each input packet repeats (1 to 64)
     #[arg(long, default_value_t = 64, value_parser = bounded(REDUNDANCY, " commands"))]
     pub(crate) redundancy: u8,
