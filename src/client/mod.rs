@@ -174,6 +174,9 @@ pub struct ClientConfig {
     pub interp_ratio: Option<f64>,
     /// The most unacknowledged commands one input packet repeats.
     pub redundancy: u8,
+    /// How far past the newest snapshot others may be extrapolated, in ms; None: the
+    /// built-in bound.
+    pub extrapolation_limit_ms: Option<u32>,
     /// Testing aid: panic this long after joining (proves the terminal is restored).
     pub debug_panic_after: Option<Duration>,
     /// The screen's colours.
@@ -196,6 +199,7 @@ impl ClientConfig {
             input_rate: netcode::session::DEFAULT_INPUT_RATE,
             interp_ratio: None,
             redundancy: netcode::tuning::Tuning::default().redundancy,
+            extrapolation_limit_ms: None,
             debug_panic_after: None,
             theme: crate::ui::Theme::Auto,
             keys: play::input::Bindings::default(),
@@ -208,7 +212,7 @@ impl ClientConfig {
             input_rate: self.input_rate,
             interp_ratio: self.interp_ratio,
             redundancy: self.redundancy,
-            extrapolation_limit_ms: None,
+            extrapolation_limit_ms: self.extrapolation_limit_ms,
         }
     }
 }

@@ -228,6 +228,7 @@ fn join(server: &mut Server, start: Instant, j: Joining) -> anyhow::Result<LabCl
     config.input_rate = j.tuning.input_rate;
     config.interp_ratio = j.tuning.interp_ratio;
     config.redundancy = j.tuning.redundancy;
+    config.extrapolation_limit_ms = j.tuning.extrapolation_limit_ms;
     Ok(LabClient {
         number: j.n + 1,
         profile: j.profile,

@@ -13,7 +13,7 @@ pub(in crate::record) fn start() -> Start {
     Start {
         kind: LoopKind::Headless,
         seed: 1,
-        input_rate: 30,
+        tuning: Default::default(),
         switches: Switches::default(),
         conditions: Conditions::default(),
         welcome: Welcome {

@@ -260,14 +260,6 @@ impl ClientSession {
         if self.draining { 1.05 } else { 1.0 }
     }
 
-    /// Sets how many input packets a second to send while the buttons stay the same.
-    pub(crate) fn set_input_rate(&mut self, rate: u16) {
-        self.set_tuning(Tuning {
-            input_rate: rate,
-            ..self.tuning
-        });
-    }
-
     /// Sets the player's own dials, from the next command and snapshot on (the
     /// interpolation delay eases to its new target as the automatic one does).
     pub fn set_tuning(&mut self, tuning: Tuning) {
