@@ -178,6 +178,45 @@ mod tests {
         assert!(lan.report.stats.snapshots_received >= 195);
     }
 
+    /// Every dial's flag reaches the lab's config.
+    #[test]
+    fn dial_flags_reach_the_config() {
+        use clap::Parser;
+        let cli = crate::cli::args::Cli::try_parse_from(
+            "netarena lab --lag-compensation off --rewind-ms 100 --interp-delay 3 \
+             --redundancy 4 --input-rate 15 --extrapolation-limit-ms 50 --tick-rate 128 \
+             --snapshot-rate 60"
+                .split_whitespace(),
+        )
+        .unwrap();
+        let crate::cli::args::Subcmd::Lab(args) = cli.command else {
+            panic!("not the lab");
+        };
+        let config = args.config().unwrap();
+        config.validate().unwrap();
+        assert!(!config.server.game.lag_compensation);
+        assert_eq!(config.server.game.max_rewind_ms, 100);
+        assert_eq!((config.server.tick_rate, config.server.snapshot_rate), (128, 60));
+        let want = Tuning {
+            input_rate: 15,
+            interp_ratio: Some(3.0),
+            redundancy: 4,
+            extrapolation_limit_ms: Some(50),
+        };
+        assert_eq!(config.tuning, want);
+        let auto = crate::cli::args::Cli::try_parse_from(["netarena", "lab"]).unwrap();
+        let crate::cli::args::Subcmd::Lab(args) = auto.command else {
+            panic!("not the lab");
+        };
+        let config = args.config().unwrap();
+        assert!(config.server.game.lag_compensation);
+        assert_eq!(config.tuning, Tuning::default());
+        for bad in ["--interp-delay 0.2", "--tick-rate 129", "--snapshot-rate 61"] {
+            let line = format!("netarena lab {bad}");
+            assert!(crate::cli::args::Cli::try_parse_from(line.split_whitespace()).is_err(), "{bad}");
+        }
+    }
+
     #[test]
     fn client_files_get_their_number_before_the_extension() {
         let name = |p: &str, n| client_file(Path::new(p), n).display().to_string();

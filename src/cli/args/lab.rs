@@ -67,7 +67,7 @@ pub(crate) struct LabArgs {
     #[arg(long, default_value_t = 64, value_parser = bounded(REDUNDANCY, " commands"))]
     pub(crate) redundancy: u8,
     /// Test rail shots where the shooter saw its targets (on) or where they are now
-    #[arg(long, default_value = "on", value_name = "on|off", value_parser = on_off)]
+    #[arg(long, default_value = "on", value_name = "on|off", value_parser = on_off, action = clap::ArgAction::Set)]
     pub(crate) lag_compensation: bool,
     /// The most shooter latency (ms) lag compensation undoes, on top of the two
     /// snapshot periods of interpolation
