@@ -196,7 +196,10 @@ mod tests {
         config.validate().unwrap();
         assert!(!config.server.game.lag_compensation);
         assert_eq!(config.server.game.max_rewind_ms, 100);
-        assert_eq!((config.server.tick_rate, config.server.snapshot_rate), (128, 60));
+        assert_eq!(
+            (config.server.tick_rate, config.server.snapshot_rate),
+            (128, 60)
+        );
         let want = Tuning {
             input_rate: 15,
             interp_ratio: Some(3.0),
@@ -211,9 +214,16 @@ mod tests {
         let config = args.config().unwrap();
         assert!(config.server.game.lag_compensation);
         assert_eq!(config.tuning, Tuning::default());
-        for bad in ["--interp-delay 0.2", "--tick-rate 129", "--snapshot-rate 61"] {
+        for bad in [
+            "--interp-delay 0.2",
+            "--tick-rate 129",
+            "--snapshot-rate 61",
+        ] {
             let line = format!("netarena lab {bad}");
-            assert!(crate::cli::args::Cli::try_parse_from(line.split_whitespace()).is_err(), "{bad}");
+            assert!(
+                crate::cli::args::Cli::try_parse_from(line.split_whitespace()).is_err(),
+                "{bad}"
+            );
         }
     }
 

@@ -196,7 +196,9 @@ pub static DIALS: &[Dial] = &[
             t.extrapolation_limit_ms.unwrap_or(AUTO)
         },
         set: |lab, n, v| {
-            tune(lab, n, |t| t.extrapolation_limit_ms = (v != AUTO).then_some(v));
+            tune(lab, n, |t| {
+                t.extrapolation_limit_ms = (v != AUTO).then_some(v)
+            });
         },
         explain: |lab, n| {
             let s = lab.clients[n].driver.session();
@@ -222,7 +224,9 @@ fn rewind_explain(lab: &Lab, _: usize) -> String {
             (f64::from(bound) + 2.0 * period).min(1000.0)
         )
     } else {
-        format!("lag compensation off: shots tested where targets are now (rewind bound {bound} ms unused)")
+        format!(
+            "lag compensation off: shots tested where targets are now (rewind bound {bound} ms unused)"
+        )
     }
 }
 
@@ -308,7 +312,11 @@ impl Lab {
         let now = self.dial(d, n)?;
         match next_step(DIALS[d].steps, now, up) {
             Some(v) => self.set_dial(d, n, v),
-            None => Some(format!("{} (at its {})", self.dial_text(d, n), if up { "top" } else { "bottom" })),
+            None => Some(format!(
+                "{} (at its {})",
+                self.dial_text(d, n),
+                if up { "top" } else { "bottom" }
+            )),
         }
     }
 

@@ -22,10 +22,10 @@ use anyhow::{Context, bail};
 
 use crate::client::driver::Driver;
 use crate::client::netcode::session::ClientSession;
+use crate::client::netcode::tuning::Tuning;
 use crate::client::play::app::{App, Effect};
 use crate::client::play::brain::Wander;
 use crate::client::play::input::Action;
-use crate::client::netcode::tuning::Tuning;
 use crate::client::tap::{LinkTotals, LoopKind, Tap, TapEvent};
 use crate::client::{ClientConfig, Switches};
 use crate::net::codec;
@@ -286,7 +286,13 @@ impl Lab {
         for w in 0..usize::from(config.walkers) {
             let n = MAX_CLIENTS + w;
             let drive = Drive::Wander(Wander::new(brain_seed(seed, n)));
-            let j = joining(n, format!("walker{}", w + 1), "off", drive, Tuning::default());
+            let j = joining(
+                n,
+                format!("walker{}", w + 1),
+                "off",
+                drive,
+                Tuning::default(),
+            );
             walkers.push(join(&mut server, start, j)?);
         }
         Ok(Lab::around(server, clients, walkers, start, tick))

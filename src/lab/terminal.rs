@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 use ratatui::Frame;
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
-use super::headless::{self, Recording};
 use super::dials::{self, DIALS};
+use super::headless::{self, Recording};
 use super::speed::Speed;
 use super::view::{self, Controls};
 use super::{Lab, LabConfig};
@@ -190,9 +190,9 @@ fn on_key(front: &mut Front<'_>, key: KeyEvent, real: Instant) -> bool {
                 (front.dial + count - 1) % count
             };
             let dial = &DIALS[front.dial];
-            let now = lab.dial(front.dial, front.selected).map_or_else(String::new, |v| {
-                format!(" = {}", dials::show(dial, v))
-            });
+            let now = lab
+                .dial(front.dial, front.selected)
+                .map_or_else(String::new, |v| format!(" = {}", dials::show(dial, v)));
             let text = format!(" dial: {}{now} ([ ] turn it)", dial.name);
             front.message = Some((real, text));
             return false;

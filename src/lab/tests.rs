@@ -352,13 +352,25 @@ fn the_snapshot_rate_and_interpolation_dials_take_effect() {
     let t0 = Instant::now();
     let mut lab = Lab::new(&c, t0).unwrap();
     lab.run_until(t0 + Duration::from_secs(1));
-    let snapshot = dials::DIALS.iter().position(|d| d.name == "snapshot rate").unwrap();
+    let snapshot = dials::DIALS
+        .iter()
+        .position(|d| d.name == "snapshot rate")
+        .unwrap();
     let text = lab.set_dial(snapshot, 0, 5).unwrap();
-    assert!(text.contains("snapshots 5 Hz: one every 12 ticks = 200 ms"), "{text}");
+    assert!(
+        text.contains("snapshots 5 Hz: one every 12 ticks = 200 ms"),
+        "{text}"
+    );
     assert!(text.contains("2 x 200 ms = 400 ms"), "{text}");
-    let interp = dials::DIALS.iter().position(|d| d.name == "interpolation delay").unwrap();
+    let interp = dials::DIALS
+        .iter()
+        .position(|d| d.name == "interpolation delay")
+        .unwrap();
     let text = lab.set_dial(interp, 0, 30).unwrap();
-    assert!(text.contains("3 x 200 ms snapshot period = 600 ms"), "{text}");
+    assert!(
+        text.contains("3 x 200 ms snapshot period = 600 ms"),
+        "{text}"
+    );
     lab.run_until(t0 + Duration::from_secs(2));
     let before = lab.session(0).stats().snapshots_received;
     lab.run_until(t0 + Duration::from_secs(12));

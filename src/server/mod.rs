@@ -146,7 +146,10 @@ impl Server {
         self.config.snapshot_rate = snapshot_rate.clamp(1, self.config.tick_rate);
         self.config.game.lag_compensation = lag_compensation;
         self.config.game.max_rewind_ms = max_rewind_ms.clamp(*rewinds.start(), *rewinds.end());
-        let (rewind, interval) = (self.config.game.max_rewind_ms, self.config.snapshot_interval());
+        let (rewind, interval) = (
+            self.config.game.max_rewind_ms,
+            self.config.snapshot_interval(),
+        );
         self.game.retune(lag_compensation, rewind, interval);
     }
 

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{ThemeArgs, bounded, interp_delay, InterpDelay};
+use super::{InterpDelay, ThemeArgs, bounded, interp_delay};
 use netarena::client::netcode::session::DEFAULT_INPUT_RATE;
 use netarena::client::netcode::tuning::{EXTRAPOLATION_LIMITS_MS, REDUNDANCY};
 use netarena::server::config::MAX_REWINDS_MS;

@@ -5,15 +5,15 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
+use netarena::client::netcode::tuning::REDUNDANCY;
 use netarena::client::play::input::Bindings;
 use netarena::client::shell::headless::BotKind;
-use netarena::client::netcode::tuning::REDUNDANCY;
 use netarena::client::validate::{FPS_CAPS, INPUT_RATES};
 use netarena::client::{GhostMode, netcode::session::DEFAULT_INPUT_RATE};
 use netarena::ui::Theme;
 
 use super::super::player_name::default_name;
-use super::{DiscoveryArgs, MatchArgs, NetArgs, bounded, interp_delay, InterpDelay};
+use super::{DiscoveryArgs, InterpDelay, MatchArgs, NetArgs, bounded, interp_delay};
 
 /// What the debug ghost overlay shows (the CLI's names for [`GhostMode`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]

@@ -264,7 +264,8 @@ impl ClientSession {
     /// interpolation delay eases to its new target as the automatic one does).
     pub fn set_tuning(&mut self, tuning: Tuning) {
         self.tuning = tuning.bounded();
-        self.pacer.set_rate(self.tick_rate as u16, self.tuning.input_rate);
+        self.pacer
+            .set_rate(self.tick_rate as u16, self.tuning.input_rate);
     }
 
     /// The player's own dials in force.
