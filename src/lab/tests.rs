@@ -379,3 +379,34 @@ fn the_snapshot_rate_and_interpolation_dials_take_effect() {
     let delay = lab.session(0).interp_delay_secs();
     assert!((delay - 0.6).abs() < 0.01, "interpolation delay {delay}");
 }
+
+/// The server's dials reach the match that tests the shots, within their bounds, and
+/// each explains itself with the numbers it makes.
+#[test]
+fn server_dials_reach_the_match_within_bounds() {
+    let dial = |name: &str| dials::DIALS.iter().position(|d| d.name == name).unwrap();
+    let t0 = Instant::now();
+    let mut lab = Lab::new(&config(1, 0, 1), t0).unwrap();
+    let text = lab.set_dial(dial("lag compensation"), 0, 0).unwrap();
+    assert!(text.contains("lag compensation off"), "{text}");
+    assert!(!lab.server().game().config.lag_compensation);
+    let text = lab.set_dial(dial("rewind bound"), 0, 5000).unwrap();
+    assert_eq!(lab.server().game().config.max_rewind_ms, 1000, "{text}");
+    lab.set_dial(dial("lag compensation"), 0, 1).unwrap();
+    let text = lab.set_dial(dial("rewind bound"), 0, 100).unwrap();
+    assert!(
+        text.contains("up to 100 ms of latency + 2 x 50 ms interpolation = 200 ms"),
+        "{text}"
+    );
+    // No more snapshots than ticks.
+    lab.set_dial(dial("snapshot rate"), 0, 120).unwrap();
+    assert_eq!(lab.dial(dial("snapshot rate"), 0), Some(60));
+    assert_eq!(lab.server().snapshot_interval(), 1);
+    // A client's dial names the client; redundancy below the commands a packet carries
+    // says what is never sent.
+    lab.set_dial(dial("input rate"), 0, 15).unwrap();
+    let text = lab.set_dial(dial("redundancy"), 0, 2).unwrap();
+    assert!(text.starts_with(" client 1: redundancy 2"), "{text}");
+    assert!(text.contains("2 of every 4 are never sent"), "{text}");
+    assert_eq!(lab.set_dial(dial("redundancy"), 3, 2), None, "no client 4");
+}
