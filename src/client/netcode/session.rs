@@ -44,10 +44,7 @@ const MAX_EXTRAPOLATE_SECS: f64 = 0.1;
 /// present from the newest snapshot, up to this far.
 const MAX_DEAD_RECKONING_SECS: f64 = 0.25;
 
-/// Input packets per second while the buttons stay the same: every other command tick
-/// at 60 Hz, which halves the 28-byte UDP/IP headers going up and costs at most one tick
-/// of extra delay for commands that carry no news.
-pub const DEFAULT_INPUT_RATE: u16 = 30;
+pub use super::tuning::DEFAULT_INPUT_RATE;
 
 /// Why a session ended from the server's side.
 #[derive(Clone, Debug, PartialEq, Eq)]
