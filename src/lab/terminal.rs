@@ -233,3 +233,57 @@ fn on_key(front: &mut Front<'_>, key: KeyEvent, real: Instant) -> bool {
     }
     false
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `k` chooses the next dial and says its value; `]` and `[` turn it for the chosen
+    /// client, each turn explained on the bottom line.
+    #[test]
+    fn dial_keys_choose_turn_and_explain() {
+        let t0 = Instant::now();
+        let mut lab = Lab::new(&super::super::tests::config(2, 0, 1), t0).unwrap();
+        lab.run_until(t0 + Duration::from_millis(100));
+        let mut front = Front {
+            lab: &mut lab,
+            players: [Keys::new(false), Keys::new(false)],
+            selected: 1,
+            dial: 0,
+            speed: Speed::default(),
+            paused: false,
+            help: false,
+            message: None,
+            theme: ui::Theme::Auto,
+            last: t0,
+        };
+        let press = |front: &mut Front<'_>, c: char| {
+            assert!(!on_key(front, KeyEvent::from(KeyCode::Char(c)), t0));
+            front
+                .message
+                .as_ref()
+                .map(|(_, m)| m.clone())
+                .unwrap_or_default()
+        };
+        assert_eq!(
+            press(&mut front, 'k'),
+            " dial: input rate = 30 Hz ([ ] turn it)"
+        );
+        let up = press(&mut front, ']');
+        assert!(up.starts_with(" client 2: input packets 60/s"), "{up}");
+        assert_eq!(front.lab.session(1).tuning().input_rate, 60);
+        assert_eq!(
+            front.lab.session(0).tuning().input_rate,
+            30,
+            "client 1 untouched"
+        );
+        press(&mut front, '[');
+        let down = press(&mut front, '[');
+        assert!(down.contains("input packets 20/s"), "{down}");
+        assert!(down.contains("one every 3 ticks = 50 ms"), "{down}");
+        assert_eq!(
+            press(&mut front, 'K'),
+            " dial: snapshot rate = 20 Hz ([ ] turn it)"
+        );
+    }
+}
