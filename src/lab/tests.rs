@@ -410,3 +410,27 @@ fn server_dials_reach_the_match_within_bounds() {
     assert!(text.contains("2 of every 4 are never sent"), "{text}");
     assert_eq!(lab.set_dial(dial("redundancy"), 3, 2), None, "no client 4");
 }
+
+/// The extrapolation-limit dial bounds the guess past the newest snapshot: at 0 ms a
+/// client drawing others past its newest snapshot holds them still instead of
+/// carrying them on.
+#[test]
+fn the_extrapolation_limit_dial_bounds_the_guess() {
+    let frames = |limit| {
+        let mut c = config(2, 0, 4);
+        c.profiles = vec!["lan".to_owned(), "lan".to_owned()];
+        // Half a snapshot period behind the server: past the newest snapshot often.
+        c.tuning.interp_ratio = Some(0.5);
+        c.tuning.extrapolation_limit_ms = limit;
+        let t0 = Instant::now();
+        let mut lab = Lab::new(&c, t0).unwrap();
+        lab.run_until(t0 + Duration::from_secs(4));
+        let s = lab.session(0).stats();
+        (s.frames_extrapolated, s.frames_held)
+    };
+    let (auto_extrapolated, _) = frames(None);
+    let (none, held) = frames(Some(0));
+    assert!(auto_extrapolated > 0, "nothing to bound on this link");
+    assert_eq!(none, 0);
+    assert!(held > 0);
+}
