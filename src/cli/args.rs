@@ -22,6 +22,30 @@ use netarena::server::config::{
 
 pub(crate) const DEFAULT_PORT: u16 = 7777;
 
+/// The interpolation delay a flag asks for: automatic (None), or this many snapshot
+/// periods.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct InterpDelay(pub(crate) Option<f64>);
+
+/// Parses `auto` or a ratio of the snapshot period within its bounds.
+pub(crate) fn interp_delay(text: &str) -> Result<InterpDelay, String> {
+    use netarena::client::netcode::tuning::INTERP_RATIOS;
+    if text.eq_ignore_ascii_case("auto") {
+        return Ok(InterpDelay(None));
+    }
+    let expected = || {
+        format!(
+            "must be auto or from {} to {} snapshot periods",
+            INTERP_RATIOS.start(),
+            INTERP_RATIOS.end()
+        )
+    };
+    match text.parse::<f64>() {
+        Ok(r) if INTERP_RATIOS.contains(&r) => Ok(InterpDelay(Some(r))),
+        _ => Err(expected()),
+    }
+}
+
 /// A parser for a number in `range`, whose error reads "must be from 10 to 86400 seconds".
 fn bounded<T>(
     range: RangeInclusive<T>,

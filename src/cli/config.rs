@@ -150,6 +150,8 @@ pub(crate) fn client_config(
     client.fps_cap = view.fps_cap;
     client.theme = view.theme.resolve();
     client.input_rate = view.input_rate;
+    client.interp_ratio = view.interp_delay.0;
+    client.redundancy = view.redundancy;
     client.debug_panic_after = view.panic_after(PanicSite::Client);
     client.outgoing = conditions.clone();
     client.incoming = conditions;
@@ -255,5 +257,42 @@ mod address_tests {
         assert_eq!(resolve("[::1]:9").unwrap().port(), 9);
         assert!(resolve("::1").unwrap().is_ipv6());
         assert!(resolve("127.0.0.1").is_ok());
+    }
+}
+
+#[cfg(test)]
+mod dial_tests {
+    use clap::Parser;
+
+    use super::super::args::{Cli, Subcmd};
+    use super::client_config;
+    use netarena::net::conditioner::Conditions;
+
+    /// `join`'s own dials reach the client's config, and the session's tuning from it.
+    #[test]
+    fn join_takes_the_players_own_dials() {
+        let line = "netarena join 127.0.0.1 --interp-delay 2.5 --redundancy 8 --input-rate 20";
+        let Subcmd::Join(args) = Cli::try_parse_from(line.split_whitespace())
+            .unwrap()
+            .command
+        else {
+            panic!("not join");
+        };
+        let addr = "127.0.0.1:7777".parse().unwrap();
+        let config = client_config(addr, &args.player, Conditions::default()).unwrap();
+        let t = config.tuning();
+        assert_eq!(
+            (t.input_rate, t.interp_ratio, t.redundancy),
+            (20, Some(2.5), 8)
+        );
+        let line = "netarena join 127.0.0.1";
+        let Subcmd::Join(args) = Cli::try_parse_from(line.split_whitespace())
+            .unwrap()
+            .command
+        else {
+            panic!("not join");
+        };
+        let config = client_config(addr, &args.player, Conditions::default()).unwrap();
+        assert_eq!(config.tuning(), Default::default());
     }
 }

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize};
 
 use anyhow::Context;
 
+use netarena::client::netcode::tuning::Tuning;
 use netarena::lab::headless::Recording;
 use netarena::lab::{LabConfig, MAX_CLIENTS, headless, terminal};
 use netarena::record::recorder::Recorder;
@@ -44,11 +45,21 @@ impl LabArgs {
         server.bot_skill = self.bot_skill;
         server.seed = self.seed;
         server.name = "lab".to_owned();
+        server.tick_rate = self.tick_rate;
+        server.snapshot_rate = self.snapshot_rate;
+        server.game.lag_compensation = self.lag_compensation;
+        server.game.max_rewind_ms = self.rewind_ms;
         Ok(LabConfig {
             server,
             profiles,
             walkers: self.walkers,
             keyboard: if self.headless { 0 } else { 2 },
+            tuning: Tuning {
+                input_rate: self.input_rate,
+                interp_ratio: self.interp_delay.0,
+                redundancy: self.redundancy,
+                extrapolation_limit_ms: self.extrapolation_limit_ms,
+            },
         })
     }
 }
@@ -122,6 +133,99 @@ fn client_file(path: &Path, n: usize) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 23's done-when: `lab --headless --tick-rate 30 --snapshot-rate 10 --seconds
+    /// 20` gives 600 ticks and about 200 snapshots per client (those that arrived, were
+    /// lost on the way, or held back for a thin link's rate).
+    #[test]
+    fn rate_flags_set_the_headless_lab() {
+        use clap::Parser;
+        let cli = crate::cli::args::Cli::try_parse_from([
+            "netarena",
+            "lab",
+            "--headless",
+            "--tick-rate",
+            "30",
+            "--snapshot-rate",
+            "10",
+            "--seconds",
+            "20",
+        ])
+        .unwrap();
+        let crate::cli::args::Subcmd::Lab(args) = cli.command else {
+            panic!("not the lab");
+        };
+        let config = args.config().unwrap();
+        config.validate().unwrap();
+        let report = headless::run(&config, args.seconds, None).unwrap();
+        assert_eq!(report.server.ticks, 600);
+        assert_eq!(report.clients.len(), 2);
+        for c in &report.clients {
+            let s = &c.report.stats;
+            let slots = s.snapshots_received + s.snapshots_lost + s.snapshots_withheld;
+            assert!(
+                (195..=201).contains(&slots),
+                "client {} ({}): {} received, {} lost, {} withheld",
+                c.client,
+                c.profile,
+                s.snapshots_received,
+                s.snapshots_lost,
+                s.snapshots_withheld
+            );
+        }
+        let lan = &report.clients[1];
+        assert_eq!(lan.profile, "lan");
+        assert!(lan.report.stats.snapshots_received >= 195);
+    }
+
+    /// Every dial's flag reaches the lab's config.
+    #[test]
+    fn dial_flags_reach_the_config() {
+        use clap::Parser;
+        let cli = crate::cli::args::Cli::try_parse_from(
+            "netarena lab --lag-compensation off --rewind-ms 100 --interp-delay 3 \
+             --redundancy 4 --input-rate 15 --extrapolation-limit-ms 50 --tick-rate 128 \
+             --snapshot-rate 60"
+                .split_whitespace(),
+        )
+        .unwrap();
+        let crate::cli::args::Subcmd::Lab(args) = cli.command else {
+            panic!("not the lab");
+        };
+        let config = args.config().unwrap();
+        config.validate().unwrap();
+        assert!(!config.server.game.lag_compensation);
+        assert_eq!(config.server.game.max_rewind_ms, 100);
+        assert_eq!(
+            (config.server.tick_rate, config.server.snapshot_rate),
+            (128, 60)
+        );
+        let want = Tuning {
+            input_rate: 15,
+            interp_ratio: Some(3.0),
+            redundancy: 4,
+            extrapolation_limit_ms: Some(50),
+        };
+        assert_eq!(config.tuning, want);
+        let auto = crate::cli::args::Cli::try_parse_from(["netarena", "lab"]).unwrap();
+        let crate::cli::args::Subcmd::Lab(args) = auto.command else {
+            panic!("not the lab");
+        };
+        let config = args.config().unwrap();
+        assert!(config.server.game.lag_compensation);
+        assert_eq!(config.tuning, Tuning::default());
+        for bad in [
+            "--interp-delay 0.2",
+            "--tick-rate 129",
+            "--snapshot-rate 61",
+        ] {
+            let line = format!("netarena lab {bad}");
+            assert!(
+                crate::cli::args::Cli::try_parse_from(line.split_whitespace()).is_err(),
+                "{bad}"
+            );
+        }
+    }
 
     #[test]
     fn client_files_get_their_number_before_the_extension() {

@@ -298,6 +298,11 @@ impl Driver {
         self.session.set_switches(switches);
     }
 
+    /// The session, for a setting the lab turns on it live (its dials).
+    pub(crate) fn session_mut(&mut self) -> &mut ClientSession {
+        &mut self.session
+    }
+
     /// What a replayed frame shows: no link to measure rates on.
     pub(crate) fn replay_view(&self, now: Instant, fps: f64) -> View<'_> {
         view::build(

@@ -170,6 +170,13 @@ pub struct ClientConfig {
     pub seed: u64,
     /// Input packets per second while the buttons stay the same.
     pub input_rate: u16,
+    /// The interpolation delay in snapshot periods; None: automatic.
+    pub interp_ratio: Option<f64>,
+    /// The most unacknowledged commands one input packet repeats.
+    pub redundancy: u8,
+    /// How far past the newest snapshot others may be extrapolated, in ms; None: the
+    /// built-in bound.
+    pub extrapolation_limit_ms: Option<u32>,
     /// Testing aid: panic this long after joining (proves the terminal is restored).
     pub debug_panic_after: Option<Duration>,
     /// The screen's colours.
@@ -190,9 +197,22 @@ impl ClientConfig {
             timeout: Duration::from_secs(5),
             seed: 7,
             input_rate: netcode::session::DEFAULT_INPUT_RATE,
+            interp_ratio: None,
+            redundancy: netcode::tuning::Tuning::default().redundancy,
+            extrapolation_limit_ms: None,
             debug_panic_after: None,
             theme: crate::ui::Theme::Auto,
             keys: play::input::Bindings::default(),
+        }
+    }
+
+    /// The player's own dials as configured, for the session.
+    pub fn tuning(&self) -> netcode::tuning::Tuning {
+        netcode::tuning::Tuning {
+            input_rate: self.input_rate,
+            interp_ratio: self.interp_ratio,
+            redundancy: self.redundancy,
+            extrapolation_limit_ms: self.extrapolation_limit_ms,
         }
     }
 }

@@ -4,6 +4,7 @@
 use std::ops::RangeInclusive;
 
 use super::ClientConfig;
+use super::netcode::tuning;
 use crate::bounds::{ConfigError, check};
 use crate::net::conditioner::Conditions;
 
@@ -43,6 +44,16 @@ impl ClientConfig {
         let chars = self.name.chars().count();
         check("name length", chars, &(0..=MAX_NAME_CHARS))?;
         check("input rate", self.input_rate, &INPUT_RATES)?;
+        check("redundancy", self.redundancy, &tuning::REDUNDANCY)?;
+        if let Some(r) = self.interp_ratio
+            && !tuning::INTERP_RATIOS.contains(&r)
+        {
+            return Err(ConfigError(format!(
+                "interpolation delay must be {} to {} snapshot periods, got {r}",
+                tuning::INTERP_RATIOS.start(),
+                tuning::INTERP_RATIOS.end()
+            )));
+        }
         if let Some(fps) = self.fps_cap {
             check("frame rate cap", fps, &FPS_CAPS)?;
         }
@@ -69,8 +80,10 @@ mod tests {
     #[test]
     fn each_bound_is_enforced() {
         type Breaker = fn(&mut ClientConfig);
-        let cases: [(&str, Breaker); 6] = [
+        let cases: [(&str, Breaker); 8] = [
             ("input rate", |c| c.input_rate = 0),
+            ("redundancy", |c| c.redundancy = 0),
+            ("interpolation delay", |c| c.interp_ratio = Some(f64::NAN)),
             ("frame rate", |c| c.fps_cap = Some(0)),
             ("outgoing latency", |c| c.outgoing.latency_ms = 60_001),
             ("incoming jitter", |c| c.incoming.jitter_ms = u32::MAX),

@@ -7,6 +7,7 @@
 //! draws it and lets two people at one keyboard play and a teacher stop time, and the
 //! integration tests script its clients ([`Lab::scripted`], [`Lab::run_with`]).
 
+pub mod dials;
 mod explain;
 mod figures;
 pub mod headless;
@@ -23,6 +24,7 @@ use anyhow::{Context, bail};
 use crate::client::driver::Driver;
 use crate::client::netcode::rates::RateMeter;
 use crate::client::netcode::session::ClientSession;
+use crate::client::netcode::tuning::Tuning;
 use crate::client::play::app::{App, Effect};
 use crate::client::play::brain::Wander;
 use crate::client::play::input::Action;
@@ -56,6 +58,8 @@ pub struct LabConfig {
     pub walkers: u16,
     /// Clients driven by keys (the first ones); the rest are driven by bots.
     pub keyboard: usize,
+    /// Every client's own dials at the start (walkers keep the defaults).
+    pub tuning: Tuning,
 }
 
 impl LabConfig {
@@ -129,6 +133,7 @@ struct Joining {
     drive: Drive,
     /// The client's seed in its config (a recording's start record).
     seed: u64,
+    tuning: Tuning,
 }
 
 /// One client in the lab: a driver, its link, and what moves it.
@@ -226,8 +231,9 @@ fn join(server: &mut Server, start: Instant, j: Joining) -> anyhow::Result<LabCl
         .join_in_process(start, addr, &j.name)
         .with_context(|| format!("the server has no room for {}", j.name))?;
     // Its session starts with its first command, as a client's loop does.
-    let session = ClientSession::new(welcome.clone(), j.first, Switches::default())
+    let mut session = ClientSession::new(welcome.clone(), j.first, Switches::default())
         .context("the server's map")?;
+    session.set_tuning(j.tuning);
     let mut app = App::new(j.up.clone());
     let mut log = None;
     if matches!(j.drive, Drive::Script) {
@@ -240,6 +246,10 @@ fn join(server: &mut Server, start: Instant, j: Joining) -> anyhow::Result<LabCl
     config.outgoing = j.up.clone();
     config.incoming = j.down.clone();
     config.seed = j.seed;
+    config.input_rate = j.tuning.input_rate;
+    config.interp_ratio = j.tuning.interp_ratio;
+    config.redundancy = j.tuning.redundancy;
+    config.extrapolation_limit_ms = j.tuning.extrapolation_limit_ms;
     Ok(LabClient {
         number: j.n + 1,
         profile: j.profile,
@@ -267,7 +277,7 @@ impl Lab {
         let seed = config.server.seed;
         let tick = Duration::from_secs(1) / u32::from(config.server.tick_rate);
         let mut server = Server::new(config.server.clone());
-        let joining = |n: usize, name: String, profile: &str, drive: Drive| {
+        let joining = |n: usize, name: String, profile: &str, drive: Drive, tuning: Tuning| {
             let (up, down) = ways(profile).unwrap_or_default();
             let link_seed = seed.wrapping_mul(31).wrapping_add(n as u64 * 2);
             Joining {
@@ -282,6 +292,7 @@ impl Lab {
                 first: start + tick * (n as u32 % 4 + 1) / 5,
                 drive,
                 seed: brain_seed(seed, n),
+                tuning,
             }
         };
         let mut clients = Vec::new();
@@ -291,14 +302,20 @@ impl Lab {
             } else {
                 Drive::Keys
             };
-            let j = joining(n, format!("client{}", n + 1), profile, drive);
+            let j = joining(n, format!("client{}", n + 1), profile, drive, config.tuning);
             clients.push(join(&mut server, start, j)?);
         }
         let mut walkers = Vec::new();
         for w in 0..usize::from(config.walkers) {
             let n = MAX_CLIENTS + w;
             let drive = Drive::Wander(Wander::new(brain_seed(seed, n)));
-            let j = joining(n, format!("walker{}", w + 1), "off", drive);
+            let j = joining(
+                n,
+                format!("walker{}", w + 1),
+                "off",
+                drive,
+                Tuning::default(),
+            );
             walkers.push(join(&mut server, start, j)?);
         }
         Ok(Lab::around(server, clients, walkers, start, tick))
@@ -334,6 +351,7 @@ impl Lab {
                 first: start + c.first_command,
                 drive: Drive::Script,
                 seed: brain_seed(seed, n),
+                tuning: Tuning::default(),
             };
             joined.push(join(&mut server, start, j)?);
         }

@@ -1,6 +1,7 @@
 //! The lab in a terminal: two people at one keyboard (client 1 on WASD and space,
 //! client 2 on the arrows and Enter), per-client switches for the client chosen with
-//! Tab, and the clock: `P` pauses, `.` steps one server tick, `<` `>` change the speed.
+//! Tab, the dials (`k` chooses one, `[` `]` turn it; see `dials`), and the clock: `P`
+//! pauses, `.` steps one server tick, `<` `>` change the speed.
 //! Real time drives the virtual clock, scaled by the speed, unless paused.
 #![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
 
@@ -11,6 +12,7 @@ use std::time::{Duration, Instant};
 use ratatui::Frame;
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
+use super::dials::{self, DIALS};
 use super::headless::{self, Recording};
 use super::speed::Speed;
 use super::view::{self, Controls};
@@ -34,6 +36,8 @@ struct Front<'a> {
     /// Client 1's keys and client 2's.
     players: [Keys; 2],
     selected: usize,
+    /// The dial `[` and `]` turn (an index into `dials::DIALS`).
+    dial: usize,
     speed: Speed,
     paused: bool,
     help: bool,
@@ -65,6 +69,7 @@ pub fn run(
         lab: &mut lab,
         players: [Keys::new(enhanced), Keys::new(enhanced)],
         selected: 0,
+        dial: 0,
         speed: Speed::default(),
         paused: false,
         help: false,
@@ -177,6 +182,27 @@ fn on_key(front: &mut Front<'_>, key: KeyEvent, real: Instant) -> bool {
             front.message = Some((real, text));
             return false;
         }
+        Some(LabKey::ChooseDial(next)) => {
+            let count = DIALS.len();
+            front.dial = if next {
+                (front.dial + 1) % count
+            } else {
+                (front.dial + count - 1) % count
+            };
+            let dial = &DIALS[front.dial];
+            let now = lab
+                .dial(front.dial, front.selected)
+                .map_or_else(String::new, |v| format!(" = {}", dials::show(dial, v)));
+            let text = format!(" dial: {}{now} ([ ] turn it)", dial.name);
+            front.message = Some((real, text));
+            return false;
+        }
+        Some(LabKey::Turn(up)) => {
+            if let Some(text) = lab.turn_dial(front.dial, front.selected, up) {
+                front.message = Some((real, text));
+            }
+            return false;
+        }
         Some(LabKey::Pause) => {
             front.paused = !front.paused;
             return false;
@@ -206,4 +232,58 @@ fn on_key(front: &mut Front<'_>, key: KeyEvent, real: Instant) -> bool {
         front.message = Some((real, text));
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `k` chooses the next dial and says its value; `]` and `[` turn it for the chosen
+    /// client, each turn explained on the bottom line.
+    #[test]
+    fn dial_keys_choose_turn_and_explain() {
+        let t0 = Instant::now();
+        let mut lab = Lab::new(&super::super::tests::config(2, 0, 1), t0).unwrap();
+        lab.run_until(t0 + Duration::from_millis(100));
+        let mut front = Front {
+            lab: &mut lab,
+            players: [Keys::new(false), Keys::new(false)],
+            selected: 1,
+            dial: 0,
+            speed: Speed::default(),
+            paused: false,
+            help: false,
+            message: None,
+            theme: ui::Theme::Auto,
+            last: t0,
+        };
+        let press = |front: &mut Front<'_>, c: char| {
+            assert!(!on_key(front, KeyEvent::from(KeyCode::Char(c)), t0));
+            front
+                .message
+                .as_ref()
+                .map(|(_, m)| m.clone())
+                .unwrap_or_default()
+        };
+        assert_eq!(
+            press(&mut front, 'k'),
+            " dial: input rate = 30 Hz ([ ] turn it)"
+        );
+        let up = press(&mut front, ']');
+        assert!(up.starts_with(" client 2: input packets 60/s"), "{up}");
+        assert_eq!(front.lab.session(1).tuning().input_rate, 60);
+        assert_eq!(
+            front.lab.session(0).tuning().input_rate,
+            30,
+            "client 1 untouched"
+        );
+        press(&mut front, '[');
+        let down = press(&mut front, '[');
+        assert!(down.contains("input packets 20/s"), "{down}");
+        assert!(down.contains("one every 3 ticks = 50 ms"), "{down}");
+        assert_eq!(
+            press(&mut front, 'K'),
+            " dial: snapshot rate = 20 Hz ([ ] turn it)"
+        );
+    }
 }

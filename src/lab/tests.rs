@@ -17,6 +17,7 @@ pub(crate) fn config(clients: usize, bots: u16, seed: u64) -> LabConfig {
             .collect(),
         walkers: 0,
         keyboard: 0,
+        tuning: Default::default(),
     }
 }
 
@@ -365,4 +366,132 @@ fn a_scripted_client_is_logged_and_its_link_set_each_way() {
     assert!(lab.session(0).latest_seq() > made_before);
     assert!(lab.session(0).server_ack_seq() <= made_before);
     assert!(lab.acks(0).len() > acks_before, "snapshots still come down");
+}
+
+/// Runs a two-client lab for 4 s, making each change (server tick, dial, client, value)
+/// when the server reaches its tick; the report as JSON.
+fn run_with_dials(changes: &[(u32, usize, usize, dials::Value)]) -> String {
+    let c = config(2, 1, 3);
+    let t0 = Instant::now();
+    let mut lab = Lab::new(&c, t0).unwrap();
+    for &(tick, d, n, v) in changes {
+        while lab.server().world().tick < tick {
+            lab.step_tick();
+        }
+        assert!(lab.set_dial(d, n, v).is_some(), "dial {d} for client {n}");
+        assert_eq!(lab.dial(d, n), Some(v), "dial {d} took its value");
+    }
+    lab.run_until(t0 + Duration::from_secs(4));
+    serde_json::to_string(&headless::report(&lab, 3)).unwrap()
+}
+
+/// Issue 23: a dial changed mid-run keeps the run exact, and does change it.
+#[test]
+fn dials_turned_at_the_same_ticks_repeat_exactly() {
+    let dial = |name: &str| dials::DIALS.iter().position(|d| d.name == name).unwrap();
+    let changes = [
+        (60, dial("snapshot rate"), 0, 10),
+        (90, dial("interpolation delay"), 0, 30),
+        (120, dial("redundancy"), 1, 2),
+        (150, dial("input rate"), 0, 15),
+        (180, dial("lag compensation"), 0, 0),
+        (200, dial("rewind bound"), 0, 100),
+        (210, dial("extrapolation limit"), 1, 50),
+    ];
+    let a = run_with_dials(&changes);
+    assert_eq!(a, run_with_dials(&changes));
+    assert_ne!(a, run_with_dials(&[]), "the dials changed nothing");
+}
+
+/// The snapshot-rate dial reaches the server and every client: at 5 Hz, 5 snapshots a
+/// second arrive on a clean link, and a fixed interpolation delay of 3 periods settles
+/// at 3 x 200 ms.
+#[test]
+fn the_snapshot_rate_and_interpolation_dials_take_effect() {
+    let mut c = config(1, 0, 1);
+    c.profiles = vec!["lan".to_owned()];
+    let t0 = Instant::now();
+    let mut lab = Lab::new(&c, t0).unwrap();
+    lab.run_until(t0 + Duration::from_secs(1));
+    let snapshot = dials::DIALS
+        .iter()
+        .position(|d| d.name == "snapshot rate")
+        .unwrap();
+    let text = lab.set_dial(snapshot, 0, 5).unwrap();
+    assert!(
+        text.contains("snapshots 5 Hz: one every 12 ticks = 200 ms"),
+        "{text}"
+    );
+    assert!(text.contains("2 x 200 ms = 400 ms"), "{text}");
+    let interp = dials::DIALS
+        .iter()
+        .position(|d| d.name == "interpolation delay")
+        .unwrap();
+    let text = lab.set_dial(interp, 0, 30).unwrap();
+    assert!(
+        text.contains("3 x 200 ms snapshot period = 600 ms"),
+        "{text}"
+    );
+    lab.run_until(t0 + Duration::from_secs(2));
+    let before = lab.session(0).stats().snapshots_received;
+    lab.run_until(t0 + Duration::from_secs(12));
+    let got = lab.session(0).stats().snapshots_received - before;
+    assert!((49..=51).contains(&got), "{got} snapshots in 10 s at 5 Hz");
+    let delay = lab.session(0).interp_delay_secs();
+    assert!((delay - 0.6).abs() < 0.01, "interpolation delay {delay}");
+}
+
+/// The server's dials reach the match that tests the shots, within their bounds, and
+/// each explains itself with the numbers it makes.
+#[test]
+fn server_dials_reach_the_match_within_bounds() {
+    let dial = |name: &str| dials::DIALS.iter().position(|d| d.name == name).unwrap();
+    let t0 = Instant::now();
+    let mut lab = Lab::new(&config(1, 0, 1), t0).unwrap();
+    let text = lab.set_dial(dial("lag compensation"), 0, 0).unwrap();
+    assert!(text.contains("lag compensation off"), "{text}");
+    assert!(!lab.server().game().config.lag_compensation);
+    let text = lab.set_dial(dial("rewind bound"), 0, 5000).unwrap();
+    assert_eq!(lab.server().game().config.max_rewind_ms, 1000, "{text}");
+    lab.set_dial(dial("lag compensation"), 0, 1).unwrap();
+    let text = lab.set_dial(dial("rewind bound"), 0, 100).unwrap();
+    assert!(
+        text.contains("up to 100 ms of latency + 2 x 50 ms interpolation = 200 ms"),
+        "{text}"
+    );
+    // No more snapshots than ticks.
+    lab.set_dial(dial("snapshot rate"), 0, 120).unwrap();
+    assert_eq!(lab.dial(dial("snapshot rate"), 0), Some(60));
+    assert_eq!(lab.server().snapshot_interval(), 1);
+    // A client's dial names the client; redundancy below the commands a packet carries
+    // says what is never sent.
+    lab.set_dial(dial("input rate"), 0, 15).unwrap();
+    let text = lab.set_dial(dial("redundancy"), 0, 2).unwrap();
+    assert!(text.starts_with(" client 1: redundancy 2"), "{text}");
+    assert!(text.contains("2 of every 4 are never sent"), "{text}");
+    assert_eq!(lab.set_dial(dial("redundancy"), 3, 2), None, "no client 4");
+}
+
+/// The extrapolation-limit dial bounds the guess past the newest snapshot: at 0 ms a
+/// client drawing others past its newest snapshot holds them still instead of
+/// carrying them on.
+#[test]
+fn the_extrapolation_limit_dial_bounds_the_guess() {
+    let frames = |limit| {
+        let mut c = config(2, 0, 4);
+        c.profiles = vec!["lan".to_owned(), "lan".to_owned()];
+        // Half a snapshot period behind the server: past the newest snapshot often.
+        c.tuning.interp_ratio = Some(0.5);
+        c.tuning.extrapolation_limit_ms = limit;
+        let t0 = Instant::now();
+        let mut lab = Lab::new(&c, t0).unwrap();
+        lab.run_until(t0 + Duration::from_secs(4));
+        let s = lab.session(0).stats();
+        (s.frames_extrapolated, s.frames_held)
+    };
+    let (auto_extrapolated, _) = frames(None);
+    let (none, held) = frames(Some(0));
+    assert!(auto_extrapolated > 0, "nothing to bound on this link");
+    assert_eq!(none, 0);
+    assert!(held > 0);
 }

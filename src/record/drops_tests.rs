@@ -61,6 +61,7 @@ fn the_links_own_drops_give_each_command_its_exact_fate() {
         profiles: vec!["wifi".into()],
         walkers: 0,
         keyboard: 0,
+        tuning: Default::default(),
     };
     let t0 = Instant::now();
     let mut lab = Lab::new(&config, t0).unwrap();

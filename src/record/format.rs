@@ -1,4 +1,4 @@
-//! The recording format, version 4 (documented in docs/RECORDING.md): an 8-byte header
+//! The recording format, version 5 (documented in docs/RECORDING.md): an 8-byte header
 //! (`NAREC`, a zero byte, the version as u16 little-endian), then records. A record is a
 //! kind byte, its payload length as a LEB128 varint (at most `MAX_PAYLOAD`, a keyframe
 //! at most `MAX_KEYFRAME_PAYLOAD`), and the payload. Times are varints: nanoseconds
@@ -12,6 +12,7 @@
 use std::time::Duration;
 
 use crate::client::GhostMode;
+use crate::client::netcode::tuning::Tuning;
 use crate::client::play::input::{Action, ChatKey};
 use crate::client::tap::{LinkTotals, LoopKind};
 use crate::client::{ClientConfig, Switches};
@@ -22,6 +23,9 @@ use crate::net::protocol::{ServerMsg, Welcome};
 use crate::sim::world::{Buttons, Command};
 
 pub const MAGIC: [u8; 6] = *b"NAREC\0";
+/// 6: the start record holds the player's dials after the input rate (the
+/// interpolation delay ratio, the redundancy, the extrapolation bound), and a
+/// keyframe's session holds them too, so version 5's keyframes do not decode.
 /// 5: the server messages inside are protocol version 6's (a bolt's velocity is a
 /// sub-step of its flight) and a keyframe's combat rules count no bolt speed or life in
 /// ticks, so version 4 is no longer read.
@@ -33,9 +37,9 @@ pub const MAGIC: [u8; 6] = *b"NAREC\0";
 /// 2: a keyframe record, protocol version 4's messages (version 1 held version 3's). A
 /// change to the server messages' encoding (`PROTOCOL_VERSION`) needs a new version here
 /// too, and [`OLDEST`] raised past the versions it breaks.
-pub const VERSION: u16 = 5;
+pub const VERSION: u16 = 6;
 /// The oldest version this netarena reads.
-pub const OLDEST: u16 = 5;
+pub const OLDEST: u16 = 6;
 pub(crate) const HEADER_LEN: usize = 8;
 /// No payload is longer: the largest is a server datagram plus a few varints.
 pub(crate) const MAX_PAYLOAD: usize = MAX_SERVER_DATAGRAM + 64;
@@ -78,7 +82,9 @@ pub(crate) fn max_payload(kind: u8) -> usize {
 pub struct Start {
     pub kind: LoopKind,
     pub seed: u64,
-    pub input_rate: u16,
+    /// The player's own dials at the start (input rate, interpolation delay,
+    /// redundancy, extrapolation bound).
+    pub tuning: Tuning,
     pub switches: Switches,
     /// The simulated network the player started with, as the HUD shows it.
     pub conditions: Conditions,
@@ -90,7 +96,7 @@ impl Start {
         Start {
             kind,
             seed: config.seed,
-            input_rate: config.input_rate,
+            tuning: config.tuning(),
             switches: config.switches,
             conditions: config.outgoing.clone(),
             welcome: welcome.clone(),

@@ -168,7 +168,11 @@ fn a_session_on_every_map_can_be_recorded() {
             map: crate::net::map_chunks::info(&text, 1024),
             map_text: text,
         };
-        let config = ClientConfig::new("127.0.0.1:1".parse().unwrap(), "x");
+        let mut config = ClientConfig::new("127.0.0.1:1".parse().unwrap(), "x");
+        // The player's dials go in the start record too.
+        config.interp_ratio = Some(2.5);
+        config.redundancy = 8;
+        config.extrapolation_limit_ms = Some(50);
         let start = super::Start::of(LoopKind::Interactive, &welcome, &config);
         let mut w = Writer::new(Vec::new()).unwrap();
         w.start(&start).unwrap_or_else(|e| panic!("{name}: {e}"));

@@ -13,7 +13,7 @@ pub(in crate::record) fn start() -> Start {
     Start {
         kind: LoopKind::Headless,
         seed: 1,
-        input_rate: 30,
+        tuning: Default::default(),
         switches: Switches::default(),
         conditions: Conditions::default(),
         welcome: Welcome {
@@ -221,6 +221,7 @@ fn a_what_if_without_reconciliation_loses_no_commands_and_names_the_drift() {
         profiles: vec!["bad".into()],
         walkers: 3,
         keyboard: 0,
+        tuning: Default::default(),
     };
     let t0 = Instant::now();
     let mut lab = Lab::new(&config, t0).unwrap();

@@ -13,6 +13,7 @@ use super::format::{
     chat_from, kind_from, max_payload, switches_from,
 };
 use crate::client::driver::Driver;
+use crate::client::netcode::tuning::Tuning;
 use crate::client::tap::LinkTotals;
 use crate::net::codec;
 use crate::net::conditioner::Conditions;
@@ -307,6 +308,17 @@ fn parse_start(p: &mut Payload<'_>) -> Result<Start, String> {
     let kind = kind_from(code).ok_or_else(|| format!("unknown loop kind {code}"))?;
     let seed = u64::from_le_bytes(p.array::<8>()?);
     let input_rate = u16::from_le_bytes(p.array::<2>()?);
+    let ratio = f64::from_bits(u64::from_le_bytes(p.array::<8>()?));
+    let [redundancy] = p.array::<1>()?;
+    let limit = u32::from_le_bytes(p.array::<4>()?);
+    // Out-of-bounds dials are brought within them, as a session does.
+    let tuning = Tuning {
+        input_rate,
+        interp_ratio: (ratio != 0.0).then_some(ratio),
+        redundancy,
+        extrapolation_limit_ms: (limit != u32::MAX).then_some(limit),
+    }
+    .bounded();
     let [bits, ghosts] = p.array::<2>()?;
     let switches = switches_from(bits, ghosts).ok_or("unknown switches")?;
     let conditions = parse_conditions(p)?;
@@ -323,7 +335,7 @@ fn parse_start(p: &mut Payload<'_>) -> Result<Start, String> {
     Ok(Start {
         kind,
         seed,
-        input_rate,
+        tuning,
         switches,
         conditions,
         welcome,

@@ -59,7 +59,7 @@ impl Replayer {
     ) -> anyhow::Result<Replayer> {
         let mut session = ClientSession::new(start.welcome.clone(), base, start.switches)
             .context("the recording's map cannot be used")?;
-        session.set_input_rate(start.input_rate);
+        session.set_tuning(start.tuning);
         let app = App::new(start.conditions.clone());
         let driver = Driver::new(session, app, base);
         Ok(Replayer::around(

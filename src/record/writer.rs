@@ -66,7 +66,13 @@ impl<W: Write> Writer<W> {
         p.clear();
         p.push(kind_code(start.kind));
         p.extend_from_slice(&start.seed.to_le_bytes());
-        p.extend_from_slice(&start.input_rate.to_le_bytes());
+        let t = &start.tuning;
+        p.extend_from_slice(&t.input_rate.to_le_bytes());
+        // Automatic as 0 (a ratio is at least 0.5) and u32::MAX.
+        p.extend_from_slice(&t.interp_ratio.unwrap_or(0.0).to_bits().to_le_bytes());
+        p.push(t.redundancy);
+        let limit = t.extrapolation_limit_ms.unwrap_or(u32::MAX);
+        p.extend_from_slice(&limit.to_le_bytes());
         p.extend_from_slice(&switches_bits(start.switches));
         put_conditions(p, &start.conditions);
         // The welcome names the map; its text came in chunks before it.

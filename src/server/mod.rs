@@ -138,6 +138,26 @@ impl Server {
         &self.world
     }
 
+    /// Live settings (the lab's dials): snapshots a second (within the tick rate),
+    /// lag compensation and its rewind bound (within their bounds), from the next
+    /// tick on. The tick rate stays: every rule is made for it.
+    pub fn retune(&mut self, snapshot_rate: u16, lag_compensation: bool, max_rewind_ms: u32) {
+        let rewinds = &config::MAX_REWINDS_MS;
+        self.config.snapshot_rate = snapshot_rate.clamp(1, self.config.tick_rate);
+        self.config.game.lag_compensation = lag_compensation;
+        self.config.game.max_rewind_ms = max_rewind_ms.clamp(*rewinds.start(), *rewinds.end());
+        let (rewind, interval) = (
+            self.config.game.max_rewind_ms,
+            self.config.snapshot_interval(),
+        );
+        self.game.retune(lag_compensation, rewind, interval);
+    }
+
+    /// Server ticks between two snapshots.
+    pub fn snapshot_interval(&self) -> u32 {
+        self.config.snapshot_interval()
+    }
+
     /// The match, for tests and tools.
     pub fn game(&self) -> &Match {
         &self.game

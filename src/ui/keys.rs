@@ -75,6 +75,10 @@ pub(crate) enum Lab {
     Choose,
     /// A switch of the chosen client, as the game's key does it.
     Switch(Action),
+    /// The next (true) or previous dial (`lab::dials`).
+    ChooseDial(bool),
+    /// Turn the chosen dial one step up (true) or down.
+    Turn(bool),
     Pause,
     /// One server tick while paused.
     Step,
@@ -462,6 +466,22 @@ pub(crate) const LAB: &[Row<Lab>] = {
             ],
             "lag +/-25 ms, jitter, loss, profile",
             Some("latency, jitter, loss, profile of the chosen client's link, both ways"),
+        ),
+        hinted(
+            row(
+                "k K [ ]",
+                &[
+                    key(Char('k'), ChooseDial(true)),
+                    key(Char('K'), ChooseDial(false)),
+                    key(Char('['), Turn(false)),
+                    key(Char(']'), Turn(true)),
+                ],
+                "choose a dial, turn it down / up",
+                Some(
+                    "choose a dial (snapshot rate, input rate, interpolation delay, redundancy, lag compensation, rewind bound, extrapolation limit), turn it down / up: the server's, or the chosen client's; the bottom line says what it makes",
+                ),
+            ),
+            &["k [ ] dials"],
         ),
         hinted(
             row(

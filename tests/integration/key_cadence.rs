@@ -27,6 +27,7 @@ fn lab(profile: &str, t0: Instant) -> Lab {
         profiles: vec![profile.to_owned()],
         walkers: 0,
         keyboard: 1,
+        tuning: Default::default(),
     };
     Lab::new(&config, t0).unwrap()
 }

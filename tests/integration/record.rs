@@ -30,7 +30,7 @@ fn start() -> Record {
     Record::Start(Box::new(Start {
         kind: LoopKind::Headless,
         seed: 9,
-        input_rate: 30,
+        tuning: Default::default(),
         switches: Switches::default(),
         conditions: Conditions {
             latency_ms: 40,

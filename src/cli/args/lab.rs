@@ -4,7 +4,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::ThemeArgs;
+use super::{InterpDelay, ThemeArgs, bounded, interp_delay};
+use netarena::client::netcode::session::DEFAULT_INPUT_RATE;
+use netarena::client::netcode::tuning::{EXTRAPOLATION_LIMITS_MS, REDUNDANCY};
+use netarena::server::config::MAX_REWINDS_MS;
 
 #[derive(Args)]
 pub(crate) struct LabArgs {
@@ -48,6 +51,42 @@ pub(crate) struct LabArgs {
     /// with -2 before its extension (lab.narec, lab-2.narec), and so on
     #[arg(long, value_name = "FILE")]
     pub(crate) record: Option<PathBuf>,
+    /// Simulation ticks per second (a flag only: every rule is made for it)
+    #[arg(long, default_value_t = 60, value_parser = bounded(10..=128u16, " per second"))]
+    pub(crate) tick_rate: u16,
+    /// Snapshots the server sends each client per second (at most the tick rate)
+    #[arg(long, default_value_t = 20, value_parser = bounded(1..=60u16, " per second"))]
+    pub(crate) snapshot_rate: u16,
+    /// Each client's input packets per second while its keys stay the same
+    #[arg(long, default_value_t = DEFAULT_INPUT_RATE, value_parser = bounded(1..=128u16, " per second"))]
+    pub(crate) input_rate: u16,
+    /// How far behind the server clients draw others: auto (two snapshot periods plus
+    /// jitter, more under loss) or this many snapshot periods (0.5 to 10)
+    #[arg(long, default_value = "auto", value_name = "auto|RATIO", value_parser = interp_delay)]
+    pub(crate) interp_delay: InterpDelay,
+    /// The most unacknowledged commands each input packet repeats
+    #[arg(long, default_value_t = 64, value_parser = bounded(REDUNDANCY, " commands"))]
+    pub(crate) redundancy: u8,
+    /// Test rail shots where the shooter saw its targets (on) or where they are now
+    #[arg(long, default_value = "on", value_name = "on|off", value_parser = on_off, action = clap::ArgAction::Set)]
+    pub(crate) lag_compensation: bool,
+    /// The most shooter latency (ms) lag compensation undoes, on top of the two
+    /// snapshot periods of interpolation
+    #[arg(long, default_value_t = 250, value_parser = bounded(MAX_REWINDS_MS, " ms"))]
+    pub(crate) rewind_ms: u32,
+    /// How far (ms) past the newest snapshot others may be extrapolated before they are
+    /// held (default: 100, 250 with dead reckoning)
+    #[arg(long, value_name = "MS", value_parser = bounded(EXTRAPOLATION_LIMITS_MS, " ms"))]
+    pub(crate) extrapolation_limit_ms: Option<u32>,
     #[command(flatten)]
     pub(crate) theme: ThemeArgs,
+}
+
+/// `on` or `off`.
+fn on_off(text: &str) -> Result<bool, String> {
+    match text {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err("must be on or off".to_owned()),
+    }
 }

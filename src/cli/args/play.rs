@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
+use netarena::client::netcode::tuning::REDUNDANCY;
 use netarena::client::play::input::Bindings;
 use netarena::client::shell::headless::BotKind;
 use netarena::client::validate::{FPS_CAPS, INPUT_RATES};
@@ -12,7 +13,7 @@ use netarena::client::{GhostMode, netcode::session::DEFAULT_INPUT_RATE};
 use netarena::ui::Theme;
 
 use super::super::player_name::default_name;
-use super::{DiscoveryArgs, MatchArgs, NetArgs, bounded};
+use super::{DiscoveryArgs, InterpDelay, MatchArgs, NetArgs, bounded, interp_delay};
 
 /// What the debug ghost overlay shows (the CLI's names for [`GhostMode`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -112,6 +113,13 @@ pub(crate) struct ViewArgs {
     /// Input packets per second while keys stay the same (a change is sent at once)
     #[arg(long, default_value_t = DEFAULT_INPUT_RATE, value_parser = bounded(INPUT_RATES, " per second"))]
     pub(crate) input_rate: u16,
+    /// How far behind the server others are drawn: auto (two snapshot periods plus
+    /// jitter, more under loss) or this many snapshot periods (0.5 to 10)
+    #[arg(long, default_value = "auto", value_name = "auto|RATIO", value_parser = interp_delay)]
+    pub(crate) interp_delay: InterpDelay,
+    /// The most unacknowledged commands each input packet repeats (1 to 64)
+    #[arg(long, default_value_t = 64, value_parser = bounded(REDUNDANCY, " commands"))]
+    pub(crate) redundancy: u8,
     #[command(flatten)]
     pub(crate) theme: ThemeArgs,
     /// Testing aid: panic on this thread a second after start

@@ -201,7 +201,10 @@ impl ClientSession {
         // Snapshots held back for a thin link's rate come further apart than the
         // welcome's period: the delay follows the period they really come at.
         let period = self.snapshot_period / (1.0 - self.recent_withheld.rate()).max(0.1);
-        let target = interp_delay_target(period, self.clock.jitter_secs(), self.recent_loss.rate());
+        let target = match self.tuning.interp_ratio {
+            Some(ratio) => ratio * self.snapshot_period,
+            None => interp_delay_target(period, self.clock.jitter_secs(), self.recent_loss.rate()),
+        };
         self.interp_delay += (target - self.interp_delay) * 0.1;
         self.net.interp_delay(self.interp_delay);
         if snap.echo_time_ms != 0 {

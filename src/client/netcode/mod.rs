@@ -6,7 +6,8 @@
 //! `cadence` and sent by the `pacer`, held back through an `outage`; the fighting and
 //! the match are kept as the server tells them (`combat`, `match_log`, and `tell`
 //! for a predicted shot's flash); and the counts show how well it all goes
-//! (`net_stats`, `lagometer`, `rates`).
+//! (`net_stats`, `lagometer`, `rates`). The player's own dials (input rate, interpolation
+//! delay, redundancy, extrapolation bound) are a `tuning`.
 
 pub mod cadence;
 pub(crate) mod causes;
@@ -22,3 +23,4 @@ mod prediction;
 pub(crate) mod rates;
 pub mod session;
 mod tell;
+pub mod tuning;

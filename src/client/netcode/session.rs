@@ -26,6 +26,7 @@ use super::outage::{self, Resync};
 use super::pacer::{InputPacer, bound_redundancy};
 use super::prediction::{Correction, CorrectionPath, Prediction, Reconcile, Stepping};
 use super::tell::Tell;
+use super::tuning::Tuning;
 use crate::client::Switches;
 use crate::net::map_chunks::MapAssembler;
 use crate::net::protocol::{
@@ -43,10 +44,7 @@ const MAX_EXTRAPOLATE_SECS: f64 = 0.1;
 /// present from the newest snapshot, up to this far.
 const MAX_DEAD_RECKONING_SECS: f64 = 0.25;
 
-/// Input packets per second while the buttons stay the same: every other command tick
-/// at 60 Hz, which halves the 28-byte UDP/IP headers going up and costs at most one tick
-/// of extra delay for commands that carry no news.
-pub const DEFAULT_INPUT_RATE: u16 = 30;
+pub use super::tuning::DEFAULT_INPUT_RATE;
 
 /// Why a session ended from the server's side.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -119,6 +117,8 @@ pub struct ClientSession {
     match_log: MatchLog,
     tell: Tell,
     pacer: InputPacer,
+    /// The player's own dials (see [`Tuning`]).
+    tuning: Tuning,
     switches: Switches,
     net: NetStats,
     /// A new map's text arrives in chunks among the events, before its match start.
@@ -163,6 +163,7 @@ impl ClientSession {
             match_log: MatchLog::default(),
             tell: Tell::default(),
             pacer: InputPacer::new(welcome.tick_rate, DEFAULT_INPUT_RATE),
+            tuning: Tuning::default(),
             switches: switches.normalized(),
             net: NetStats::default(),
             map_chunks: MapAssembler::default(),
@@ -261,9 +262,29 @@ impl ClientSession {
         if self.draining { 1.05 } else { 1.0 }
     }
 
-    /// Sets how many input packets a second to send while the buttons stay the same.
-    pub(crate) fn set_input_rate(&mut self, rate: u16) {
-        self.pacer.set_rate(self.tick_rate as u16, rate);
+    /// Sets the player's own dials, from the next command and snapshot on (the
+    /// interpolation delay eases to its new target as the automatic one does).
+    pub fn set_tuning(&mut self, tuning: Tuning) {
+        self.tuning = tuning.bounded();
+        self.pacer
+            .set_rate(self.tick_rate as u16, self.tuning.input_rate);
+    }
+
+    /// The player's own dials in force.
+    pub fn tuning(&self) -> Tuning {
+        self.tuning
+    }
+
+    /// The server now sends a snapshot every `interval` ticks (the lab's snapshot-rate
+    /// dial: a networked server says so only in its welcome).
+    pub fn set_snapshot_interval(&mut self, interval: u32) {
+        self.snapshot_interval = interval.max(1);
+        self.snapshot_period = f64::from(self.snapshot_interval) / self.tick_rate;
+    }
+
+    /// Seconds between two snapshots, as the server sends them.
+    pub fn snapshot_period(&self) -> f64 {
+        self.snapshot_period
     }
 
     /// Newest command seq made.
@@ -400,7 +421,7 @@ impl ClientSession {
         let commands: Vec<_> = if p.pending() == 0 {
             p.newest().into_iter().collect()
         } else {
-            p.unacked(MAX_COMMANDS_PER_INPUT).collect()
+            p.unacked(usize::from(self.tuning.redundancy)).collect()
         };
         if commands.is_empty() {
             return None;
@@ -451,7 +472,9 @@ impl ClientSession {
     }
 
     fn extrapolation_limit_ticks(&self) -> f64 {
-        let secs = if self.switches.extrapolation {
+        let secs = if let Some(ms) = self.tuning.extrapolation_limit_ms {
+            f64::from(ms) / 1000.0
+        } else if self.switches.extrapolation {
             MAX_DEAD_RECKONING_SECS
         } else {
             MAX_EXTRAPOLATE_SECS

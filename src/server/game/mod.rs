@@ -94,6 +94,14 @@ impl Match {
         }
     }
 
+    /// New lag compensation settings and snapshot interval, from the next shot on (the
+    /// lab's dials).
+    pub(crate) fn retune(&mut self, lag_compensation: bool, max_rewind_ms: u32, interval: u32) {
+        self.config.lag_compensation = lag_compensation;
+        self.config.max_rewind_ms = max_rewind_ms;
+        self.interp_window = 2 * interval;
+    }
+
     /// Which map of the rotation is in play; changes when a match ends.
     pub(crate) fn map_index(&self) -> usize {
         self.map_index

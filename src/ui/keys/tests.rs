@@ -175,7 +175,7 @@ fn the_hint_lines_read_as_before() {
     );
     assert_eq!(
         format!(" {}", hints(LAB).join(" · ")),
-        " client 1: WASD space 1/2 · client 2: arrows Enter 9/0 · Tab: choose client · P pause · . tick · < > speed · ? help · q quit"
+        " client 1: WASD space 1/2 · client 2: arrows Enter 9/0 · Tab: choose client · k [ ] dials · P pause · . tick · < > speed · ? help · q quit"
     );
 }
 
@@ -192,6 +192,8 @@ fn lab_keys_decode_as_the_lab_did() {
     let ctrl = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL);
     assert_eq!(lab_key(&ctrl('c')), Some(Lab::Quit));
     assert_eq!(lab_key(&ctrl('p')), None);
+    assert_eq!(lab_key(&press(Char(']'))), Some(Lab::Turn(true)));
+    assert_eq!(lab_key(&press(Char('K'))), Some(Lab::ChooseDial(false)));
     assert_eq!(lab_key(&press(Char('W'))), Some(Lab::Play(0)));
     assert_eq!(lab_key(&release(Char('d'))), Some(Lab::Play(0)));
     assert_eq!(lab_key(&release(Left)), Some(Lab::Play(1)));
