@@ -125,6 +125,34 @@ impl Default for Switches {
     }
 }
 
+/// How a remote player drawn ahead of its snapshots (dead reckoning, or a buffer run
+/// dry) is brought onto a newer snapshot's word when that disagrees with what was
+/// drawn: article 2's three ways to correct.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum CorrectionStyle {
+    /// Jump to the new position at once.
+    Snap,
+    /// Close the gap exponentially (60 ms time constant): no jump in position, but the
+    /// speed jumps.
+    Smooth,
+    /// Projective velocity blending: over 200 ms, the old velocity blends into the new
+    /// and the old path's projection into the new path's; neither position nor speed
+    /// jumps.
+    #[default]
+    Blend,
+}
+
+impl CorrectionStyle {
+    /// The style's name, as the `--correction` flag spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            CorrectionStyle::Snap => "snap",
+            CorrectionStyle::Smooth => "smooth",
+            CorrectionStyle::Blend => "blend",
+        }
+    }
+}
+
 /// What the debug ghost overlay shows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum GhostMode {
@@ -170,6 +198,12 @@ pub struct ClientConfig {
     pub seed: u64,
     /// Input packets per second while the buttons stay the same.
     pub input_rate: u16,
+    /// How remote players are brought onto a snapshot that disagrees with where they
+    /// were drawn ahead of it.
+    pub correction: CorrectionStyle,
+    /// How far past its newest snapshot dead reckoning may project a remote player, in
+    /// milliseconds, before holding it still.
+    pub extrapolation_limit_ms: u16,
     /// Testing aid: panic this long after joining (proves the terminal is restored).
     pub debug_panic_after: Option<Duration>,
     /// The screen's colours.
@@ -190,6 +224,8 @@ impl ClientConfig {
             timeout: Duration::from_secs(5),
             seed: 7,
             input_rate: netcode::session::DEFAULT_INPUT_RATE,
+            correction: CorrectionStyle::default(),
+            extrapolation_limit_ms: netcode::session::DEFAULT_EXTRAPOLATION_LIMIT_MS,
             debug_panic_after: None,
             theme: crate::ui::Theme::Auto,
             keys: play::input::Bindings::default(),

@@ -42,9 +42,19 @@ impl ServerClock {
         self.offset.map_or(0.0, |o| o - (server_secs - local_secs))
     }
 
-    /// The server time it is now, as seen through the network (None before any snapshot).
+    /// The server time whose snapshot would be arriving now, as seen through the network
+    /// (None before any snapshot): the newest snapshot's time plus the time since it
+    /// arrived, smoothed. The server itself is a one-way delay further on.
     pub(crate) fn server_secs(&self, local_secs: f64) -> Option<f64> {
         self.offset.map(|o| local_secs + o)
+    }
+
+    /// The estimate of the server's present (None before any snapshot): the newest
+    /// snapshot's time, plus half the round trip `rtt_secs` it took to come (article 2:
+    /// without shared clocks, half the RTT is the one-way delay's estimate), plus the
+    /// time since it arrived.
+    pub(crate) fn present_secs(&self, local_secs: f64, rtt_secs: f64) -> Option<f64> {
+        self.server_secs(local_secs).map(|s| s + rtt_secs.max(0.0) / 2.0)
     }
 
     /// Mean absolute deviation of arrival times from the smoothed clock, in seconds.
