@@ -150,6 +150,7 @@ pub(crate) fn client_config(
     client.fps_cap = view.fps_cap;
     client.theme = view.theme.resolve();
     client.input_rate = view.input_rate;
+    client.correction = view.correction.into();
     client.debug_panic_after = view.panic_after(PanicSite::Client);
     client.outgoing = conditions.clone();
     client.incoming = conditions;

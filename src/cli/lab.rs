@@ -48,6 +48,7 @@ impl LabArgs {
             server,
             profiles,
             walkers: self.walkers,
+            correction: self.correction.into(),
             keyboard: if self.headless { 0 } else { 2 },
         })
     }

@@ -25,7 +25,7 @@ use crate::client::play::app::{App, Effect};
 use crate::client::play::brain::Wander;
 use crate::client::play::input::Action;
 use crate::client::tap::{LinkTotals, LoopKind, Tap, TapEvent};
-use crate::client::{ClientConfig, Switches};
+use crate::client::{ClientConfig, CorrectionStyle, Switches};
 use crate::net::codec;
 use crate::net::conditioner::Conditions;
 use crate::net::protocol::{ClientMsg, GameEvent, RailShot, ServerMsg, Welcome};
@@ -52,6 +52,9 @@ pub struct LabConfig {
     pub walkers: u16,
     /// Clients driven by keys (the first ones); the rest are driven by bots.
     pub keyboard: usize,
+    /// How every client corrects remote players onto a snapshot that disagrees with
+    /// where they were drawn.
+    pub correction: CorrectionStyle,
 }
 
 impl LabConfig {
@@ -125,6 +128,7 @@ struct Joining {
     drive: Drive,
     /// The client's seed in its config (a recording's start record).
     seed: u64,
+    correction: CorrectionStyle,
 }
 
 /// One client in the lab: a driver, its link, and what moves it.
@@ -219,6 +223,10 @@ fn join(server: &mut Server, start: Instant, j: Joining) -> anyhow::Result<LabCl
     config.outgoing = j.up.clone();
     config.incoming = j.down.clone();
     config.seed = j.seed;
+    config.correction = j.correction;
+    let mut driver = Driver::new(session, app, j.first);
+    driver.set_correction(config.correction);
+    driver.set_extrapolation_limit_ms(config.extrapolation_limit_ms);
     Ok(LabClient {
         number: j.n + 1,
         profile: j.profile,
@@ -226,7 +234,7 @@ fn join(server: &mut Server, start: Instant, j: Joining) -> anyhow::Result<LabCl
         start: j.first,
         welcome,
         config,
-        driver: Driver::new(session, app, j.first),
+        driver,
         up: Lane::new(j.up, j.seeds.0),
         down: Lane::new(j.down, j.seeds.1),
         drive: j.drive,
@@ -259,6 +267,7 @@ impl Lab {
                 first: start + tick * (n as u32 % 4 + 1) / 5,
                 drive,
                 seed: brain_seed(seed, n),
+                correction: config.correction,
             }
         };
         let mut clients = Vec::new();
@@ -311,6 +320,7 @@ impl Lab {
                 first: start + c.first_command,
                 drive: Drive::Script,
                 seed: brain_seed(seed, n),
+                correction: CorrectionStyle::default(),
             };
             joined.push(join(&mut server, start, j)?);
         }

@@ -16,6 +16,7 @@ pub(crate) fn config(clients: usize, bots: u16, seed: u64) -> LabConfig {
             .map(|s| (*s).to_owned())
             .collect(),
         walkers: 0,
+        correction: Default::default(),
         keyboard: 0,
     }
 }

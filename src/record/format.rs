@@ -14,7 +14,7 @@ use std::time::Duration;
 use crate::client::GhostMode;
 use crate::client::play::input::{Action, ChatKey};
 use crate::client::tap::{LinkTotals, LoopKind};
-use crate::client::{ClientConfig, Switches};
+use crate::client::{ClientConfig, CorrectionStyle, Switches};
 use crate::net::codec::{MAX_KEYFRAME, MAX_SERVER_DATAGRAM};
 use crate::net::conditioner::Conditions;
 use crate::net::map_chunks::MAX_MAP_BYTES;
@@ -22,6 +22,8 @@ use crate::net::protocol::{ServerMsg, Welcome};
 use crate::sim::world::{Buttons, Command};
 
 pub const MAGIC: [u8; 6] = *b"NAREC\0";
+/// 5: the start record holds the remote players' correction style and the
+/// extrapolation limit; a keyframe's session holds them and the corrections fading.
 /// 4: a keyframe's app state no longer holds the netcode switches (the session's are
 /// the one copy), so version 3's keyframes do not decode.
 /// 3: the codes of `Action::Back` and `Action::Face` (version 2 wrote them as 255), and
@@ -30,9 +32,9 @@ pub const MAGIC: [u8; 6] = *b"NAREC\0";
 /// 2: a keyframe record, protocol version 4's messages (version 1 held version 3's). A
 /// change to the server messages' encoding (`PROTOCOL_VERSION`) needs a new version here
 /// too, and [`OLDEST`] raised past the versions it breaks.
-pub const VERSION: u16 = 4;
+pub const VERSION: u16 = 5;
 /// The oldest version this netarena reads.
-pub const OLDEST: u16 = 4;
+pub const OLDEST: u16 = 5;
 pub(crate) const HEADER_LEN: usize = 8;
 /// No payload is longer: the largest is a server datagram plus a few varints.
 pub(crate) const MAX_PAYLOAD: usize = MAX_SERVER_DATAGRAM + 64;
@@ -77,6 +79,10 @@ pub struct Start {
     pub seed: u64,
     pub input_rate: u16,
     pub switches: Switches,
+    /// How remote players are corrected onto a snapshot that disagrees.
+    pub correction: CorrectionStyle,
+    /// How far past its newest snapshot dead reckoning projects a remote player.
+    pub extrapolation_limit_ms: u16,
     /// The simulated network the player started with, as the HUD shows it.
     pub conditions: Conditions,
     pub welcome: Welcome,
@@ -89,6 +95,8 @@ impl Start {
             seed: config.seed,
             input_rate: config.input_rate,
             switches: config.switches,
+            correction: config.correction,
+            extrapolation_limit_ms: config.extrapolation_limit_ms,
             conditions: config.outgoing.clone(),
             welcome: welcome.clone(),
         }
@@ -166,6 +174,23 @@ pub(crate) fn switches_bits(s: Switches) -> [u8; 2] {
         | u8::from(s.extrapolation) << 3
         | u8::from(s.smoothing) << 4;
     [bits, ghost_code(s.ghosts)]
+}
+
+pub(crate) fn correction_code(c: CorrectionStyle) -> u8 {
+    match c {
+        CorrectionStyle::Snap => 0,
+        CorrectionStyle::Smooth => 1,
+        CorrectionStyle::Blend => 2,
+    }
+}
+
+pub(crate) fn correction_from(code: u8) -> Option<CorrectionStyle> {
+    match code {
+        0 => Some(CorrectionStyle::Snap),
+        1 => Some(CorrectionStyle::Smooth),
+        2 => Some(CorrectionStyle::Blend),
+        _ => None,
+    }
 }
 
 fn ghost_code(g: GhostMode) -> u8 {

@@ -15,6 +15,8 @@ pub(in crate::record) fn start() -> Start {
         seed: 1,
         input_rate: 30,
         switches: Switches::default(),
+        correction: crate::client::CorrectionStyle::default(),
+        extrapolation_limit_ms: crate::client::netcode::session::DEFAULT_EXTRAPOLATION_LIMIT_MS,
         conditions: Conditions::default(),
         welcome: Welcome {
             player_id: 0,

@@ -60,6 +60,8 @@ impl Replayer {
         let mut session = ClientSession::new(start.welcome.clone(), base, start.switches)
             .context("the recording's map cannot be used")?;
         session.set_input_rate(start.input_rate);
+        session.set_correction(start.correction);
+        session.set_extrapolation_limit_ms(start.extrapolation_limit_ms);
         let app = App::new(start.conditions.clone());
         let driver = Driver::new(session, app, base);
         Ok(Replayer::around(

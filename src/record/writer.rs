@@ -7,7 +7,7 @@ use std::time::Duration;
 use super::format::{
     ACTION, CHAT, DROPPED, END, FRAME, HEADER_LEN, KEYFRAME, KEYS, MAGIC, MAX_TICKS, RECEIVED,
     Record, SIZE, START, Start, TICKS, VERSION, action_code, chat_code, kind_code, max_payload,
-    nanos, put_conditions, put_varint, switches_bits,
+    correction_code, nanos, put_conditions, put_varint, switches_bits,
 };
 use crate::client::tap::{LinkTotals, TapEvent};
 use crate::net::codec;
@@ -68,6 +68,8 @@ impl<W: Write> Writer<W> {
         p.extend_from_slice(&start.seed.to_le_bytes());
         p.extend_from_slice(&start.input_rate.to_le_bytes());
         p.extend_from_slice(&switches_bits(start.switches));
+        p.push(correction_code(start.correction));
+        p.extend_from_slice(&start.extrapolation_limit_ms.to_le_bytes());
         put_conditions(p, &start.conditions);
         // The welcome names the map; its text came in chunks before it.
         let text = start.welcome.map_text.as_bytes();

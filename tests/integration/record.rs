@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
 
-use netarena::client::Switches;
+use netarena::client::{CorrectionStyle, Switches};
 use netarena::client::play::input::{Action, ChatKey};
 use netarena::client::tap::{LinkTotals, LoopKind};
 use netarena::net::conditioner::Conditions;
@@ -32,6 +32,8 @@ fn start() -> Record {
         seed: 9,
         input_rate: 30,
         switches: Switches::default(),
+        correction: CorrectionStyle::Smooth,
+        extrapolation_limit_ms: 250,
         conditions: Conditions {
             latency_ms: 40,
             jitter_ms: 5,

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::ThemeArgs;
+use super::play::CorrectionArg;
 
 #[derive(Args)]
 pub(crate) struct LabArgs {
@@ -47,6 +48,10 @@ pub(crate) struct LabArgs {
     /// with -2 before its extension (lab.narec, lab-2.narec), and so on
     #[arg(long, value_name = "FILE")]
     pub(crate) record: Option<PathBuf>,
+    /// How every client brings remote players drawn ahead of their snapshots (dead
+    /// reckoning, or a late one) onto a newer snapshot that disagrees
+    #[arg(long, value_enum, default_value_t = CorrectionArg::Blend)]
+    pub(crate) correction: CorrectionArg,
     #[command(flatten)]
     pub(crate) theme: ThemeArgs,
 }
