@@ -477,3 +477,23 @@ fn each_correction_style_settles_on_a_stop_without_overshoot() {
         }
     }
 }
+
+/// The extrapolation key said "others guessed forward" (and the guide "to the present")
+/// while nothing added the half round trip; it now names the half of the round trip
+/// measured, and with it off, how far behind the present interpolation draws.
+#[test]
+fn extrapolation_explains_itself_with_half_the_measured_round_trip() {
+    let t0 = Instant::now();
+    let mut lab = Lab::new(&config(1, 0, 1), t0).unwrap();
+    lab.run_until(t0 + Duration::from_secs(2));
+    let rtt = lab.session(0).stats().rtt_ms;
+    assert!(rtt > 250.0, "the bad link: {rtt}");
+    lab.act(0, Action::ToggleExtrapolation);
+    let on = explain::explain(&lab, 0, Action::ToggleExtrapolation).unwrap();
+    let half = format!("+½ RTT (~{:.0} ms)", rtt / 2.0);
+    assert!(on.contains("to now") && on.contains(&half), "{on}");
+    lab.act(0, Action::ToggleExtrapolation);
+    let off = explain::explain(&lab, 0, Action::ToggleExtrapolation).unwrap();
+    let behind = rtt / 2.0 + lab.session(0).interp_delay_secs() * 1000.0;
+    assert!(off.contains(&format!("~{behind:.0} ms behind now")), "{off}");
+}
