@@ -40,7 +40,8 @@ pub struct Switches {
     pub reconciliation: bool,
     /// Draw remote players between buffered snapshots (off: jump to each newest one).
     pub interpolation: bool,
-    /// Dead reckoning: project remote players to the present along their last velocity
+    /// Dead reckoning: project remote players along their last velocity to the estimated
+    /// present (the newest snapshot's time, half the RTT, the time since it arrived)
     /// instead of drawing them in the past.
     pub extrapolation: bool,
     /// Hide small corrections by letting the visual error decay (off: snap).

@@ -351,8 +351,10 @@ fn watch_a_walker(observe: impl FnOnce(&mut Driver)) -> Watched {
     lab.run_until(t0 + ms(100));
     let walker = lab.session(0).player_id();
     let observer = lab.session(1).player_id();
-    lab.server_mut().teleport(walker, PlayerState::at_cell(2, 1));
-    lab.server_mut().teleport(observer, PlayerState::at_cell(2, 3));
+    lab.server_mut()
+        .teleport(walker, PlayerState::at_cell(2, 1));
+    lab.server_mut()
+        .teleport(observer, PlayerState::at_cell(2, 3));
     observe(&mut lab.clients[1].driver);
     lab.run_until(t0 + ms(2000));
     let cells = |x: f64| x / f64::from(crate::sim::map::CELL);
@@ -365,7 +367,11 @@ fn watch_a_walker(observe: impl FnOnce(&mut Driver)) -> Watched {
     // Walking: measured from 1.5 s in, when the walk is old news everywhere.
     for i in 0..4000 {
         let walk = |n: usize, _: &ClientSession, _| {
-            Command::moving(if n == 0 { Buttons::RIGHT } else { Buttons::empty() })
+            Command::moving(if n == 0 {
+                Buttons::RIGHT
+            } else {
+                Buttons::empty()
+            })
         };
         lab.run_with(lab.now() + ms(1), walk);
         let server = lab.server().world().get(walker).unwrap();
@@ -423,14 +429,14 @@ fn dead_reckoning_draws_a_walker_at_the_servers_present() {
             ..Switches::default()
         })
     });
-    let (i, e) = (
-        mean(&interpolated.behind_ms),
-        mean(&extrapolated.behind_ms),
-    );
+    let (i, e) = (mean(&interpolated.behind_ms), mean(&extrapolated.behind_ms));
     eprintln!("behind the server's present on bad: interpolated {i:.1} ms, extrapolated {e:.1} ms");
     assert!(interpolated.behind_ms.len() > 2000 && extrapolated.behind_ms.len() > 2000);
     assert!(i > 150.0, "interpolation draws the past: {i:.1} ms");
-    assert!(e.abs() < 15.0, "dead reckoning is {e:.1} ms behind the present");
+    assert!(
+        e.abs() < 15.0,
+        "dead reckoning is {e:.1} ms behind the present"
+    );
 }
 
 /// When the walker stops, dead reckoning has drawn it past the stop by about half a
@@ -468,7 +474,10 @@ fn each_correction_style_settles_on_a_stop_without_overshoot() {
             "{style:?}: error at the stop {start:.2} cells, largest jump {jump:.3} cells/ms, \
              beyond {beyond:.3}, overshoot {under:.3}, after 0.5 s {late:.4}"
         );
-        assert!(start > 0.5, "{style:?}: dead reckoning ran past the stop: {start}");
+        assert!(
+            start > 0.5,
+            "{style:?}: dead reckoning ran past the stop: {start}"
+        );
         assert!(beyond < 0.1 && under < 0.1, "{style:?}: {beyond} {under}");
         assert!(late < 0.01, "{style:?}: settled: {late}");
         match style {
@@ -495,5 +504,8 @@ fn extrapolation_explains_itself_with_half_the_measured_round_trip() {
     lab.act(0, Action::ToggleExtrapolation);
     let off = explain::explain(&lab, 0, Action::ToggleExtrapolation).unwrap();
     let behind = rtt / 2.0 + lab.session(0).interp_delay_secs() * 1000.0;
-    assert!(off.contains(&format!("~{behind:.0} ms behind now")), "{off}");
+    assert!(
+        off.contains(&format!("~{behind:.0} ms behind now")),
+        "{off}"
+    );
 }

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use super::format::{
     ACTION, CHAT, DROPPED, END, FRAME, HEADER_LEN, KEYFRAME, KEYS, MAGIC, MAX_TICKS, RECEIVED,
-    Record, SIZE, START, Start, TICKS, VERSION, action_code, chat_code, kind_code, max_payload,
-    correction_code, nanos, put_conditions, put_varint, switches_bits,
+    Record, SIZE, START, Start, TICKS, VERSION, action_code, chat_code, correction_code, kind_code,
+    max_payload, nanos, put_conditions, put_varint, switches_bits,
 };
 use crate::client::tap::{LinkTotals, TapEvent};
 use crate::net::codec;

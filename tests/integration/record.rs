@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
 
-use netarena::client::{CorrectionStyle, Switches};
 use netarena::client::play::input::{Action, ChatKey};
 use netarena::client::tap::{LinkTotals, LoopKind};
+use netarena::client::{CorrectionStyle, Switches};
 use netarena::net::conditioner::Conditions;
 use netarena::net::delta;
 use netarena::net::protocol::{Cookie, PlayerSnap, ServerMsg, Snapshot, Welcome};

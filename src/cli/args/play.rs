@@ -120,7 +120,8 @@ pub(crate) struct ViewArgs {
     /// Start with interpolation off (remote players jump to each snapshot)
     #[arg(long)]
     pub(crate) no_interpolation: bool,
-    /// Start with dead reckoning of remote players instead of interpolation
+    /// Start with dead reckoning of remote players (to the estimated present: their newest
+    /// snapshot plus half the round trip and the time since) instead of interpolation
     #[arg(long)]
     pub(crate) extrapolate: bool,
     /// Start with correction smoothing off (corrections snap)

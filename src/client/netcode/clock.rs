@@ -54,7 +54,8 @@ impl ServerClock {
     /// without shared clocks, half the RTT is the one-way delay's estimate), plus the
     /// time since it arrived.
     pub(crate) fn present_secs(&self, local_secs: f64, rtt_secs: f64) -> Option<f64> {
-        self.server_secs(local_secs).map(|s| s + rtt_secs.max(0.0) / 2.0)
+        self.server_secs(local_secs)
+            .map(|s| s + rtt_secs.max(0.0) / 2.0)
     }
 
     /// Mean absolute deviation of arrival times from the smoothed clock, in seconds.

@@ -4,7 +4,10 @@
 //! makes other players jump; instead they are drawn a little in the past, at a render
 //! time between two buffered snapshots, so their motion is continuous. When the render
 //! time runs past the newest snapshot (a late or lost packet), a player is extrapolated
-//! along its last velocity for a short while, then held still until news arrives.
+//! along its last velocity for a short while, then held still until news arrives. With
+//! dead reckoning the render time is the estimated present, always past the newest
+//! snapshot. When a newer snapshot disagrees with where a player was drawn, the
+//! difference is a [`RemoteError`] that fades as the [`CorrectionStyle`] says.
 
 use std::collections::VecDeque;
 
