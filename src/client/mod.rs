@@ -128,18 +128,21 @@ impl Default for Switches {
 
 /// How a remote player drawn ahead of its snapshots (dead reckoning, or a buffer run
 /// dry) is brought onto a newer snapshot's word when that disagrees with what was
-/// drawn: article 2's three ways to correct.
+/// drawn: article 2's three ways to correct. The default is `Smooth`: on the `bad`
+/// link, watching a walker that turns every 150 ms, it never jumps and is drawn closest
+/// to the server's position of the two that never jump (1.15 cells on average; blend
+/// 1.29, snap 1.09 with 248 jumps in 20 s), though blend's speed changes less abruptly.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum CorrectionStyle {
     /// Jump to the new position at once.
     Snap,
     /// Close the gap exponentially (60 ms time constant): no jump in position, but the
     /// speed jumps.
+    #[default]
     Smooth,
     /// Projective velocity blending: over 200 ms, the old velocity blends into the new
     /// and the old path's projection into the new path's; neither position nor speed
     /// jumps.
-    #[default]
     Blend,
 }
 

@@ -509,3 +509,91 @@ fn extrapolation_explains_itself_with_half_the_measured_round_trip() {
         "{off}"
     );
 }
+
+/// The correction styles compared on the `bad` link, watching a walker (on a clean
+/// link) that picks a new direction every 150 ms for 20 s: the default, smooth, never
+/// jumps and is drawn closer to the server's position than blend, the other style that
+/// never jumps; snap jumps at every disagreement. (`--nocapture` prints the figures.)
+#[test]
+fn the_default_correction_never_jumps_and_strays_least_of_those_that_do_not() {
+    use crate::client::CorrectionStyle;
+    use crate::sim::world::{Buttons, PlayerState};
+    let cell = f64::from(crate::sim::map::CELL);
+    let watch = |style: CorrectionStyle| {
+        let t0 = Instant::now();
+        let bad = Conditions::profile("bad").unwrap();
+        let client = |name: &str, link: &Conditions, seeds, ms| ScriptedClient {
+            name: name.into(),
+            up: link.clone(),
+            down: link.clone(),
+            seeds,
+            first_command: Duration::from_millis(ms),
+        };
+        let clients = [
+            client("walker", &Conditions::default(), (1, 2), 5),
+            client("observer", &bad, (3, 4), 11),
+        ];
+        let mut lab = Lab::scripted(ServerConfig::new(corridor()), &clients, t0).unwrap();
+        let ms = |n: u64| Duration::from_millis(n);
+        lab.run_until(t0 + ms(100));
+        let walker = lab.session(0).player_id();
+        let observer = lab.session(1).player_id();
+        lab.server_mut()
+            .teleport(walker, PlayerState::at_cell(30, 2));
+        lab.server_mut()
+            .teleport(observer, PlayerState::at_cell(2, 3));
+        lab.clients[1].driver.set_switches(Switches {
+            extrapolation: true,
+            ..Switches::default()
+        });
+        lab.clients[1].driver.set_correction(style);
+        lab.run_until(t0 + ms(2000));
+        let (mut distance, mut jumps, mut last) = (0.0, 0, None);
+        let mut seed = 12_345_u64;
+        let mut keys = Buttons::empty();
+        let ways = [
+            Buttons::RIGHT,
+            Buttons::LEFT,
+            Buttons::UP,
+            Buttons::DOWN,
+            Buttons::empty(),
+        ];
+        let steps = 20_000;
+        for i in 0..steps {
+            if i % 150 == 0 {
+                seed = seed
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                keys = ways[(seed >> 33) as usize % ways.len()];
+            }
+            let held = |n: usize, _: &ClientSession, _| {
+                Command::moving(if n == 0 { keys } else { Buttons::empty() })
+            };
+            lab.run_with(lab.now() + ms(1), held);
+            let server = lab.server().world().get(walker).unwrap();
+            let d = lab.session(1).remote_position(walker, lab.now()).unwrap();
+            let (dx, dy) = (f64::from(server.x) - d.0, f64::from(server.y) - d.1);
+            distance += dx.hypot(dy) / cell;
+            if let Some((x, y)) = last {
+                let moved: f64 = (d.0 - x) / cell;
+                // A walker covers 0.009 cells a millisecond.
+                if moved.hypot((d.1 - y) / cell) > 0.1 {
+                    jumps += 1;
+                }
+            }
+            last = Some(d);
+        }
+        let mean = distance / f64::from(steps);
+        eprintln!(
+            "{style:?}: {mean:.3} cells from the server's position on average, {jumps} jumps"
+        );
+        (mean, jumps)
+    };
+    let snap = watch(CorrectionStyle::Snap);
+    let smooth = watch(CorrectionStyle::Smooth);
+    let blend = watch(CorrectionStyle::Blend);
+    assert_eq!(CorrectionStyle::default(), CorrectionStyle::Smooth);
+    assert!(snap.1 > 100, "snap jumps: {snap:?}");
+    assert_eq!((smooth.1, blend.1), (0, 0));
+    assert!(smooth.0 < blend.0, "{smooth:?} {blend:?}");
+}

@@ -50,7 +50,7 @@ pub(crate) struct LabArgs {
     pub(crate) record: Option<PathBuf>,
     /// How every client brings remote players drawn ahead of their snapshots (dead
     /// reckoning, or a late one) onto a newer snapshot that disagrees
-    #[arg(long, value_enum, default_value_t = CorrectionArg::Blend)]
+    #[arg(long, value_enum, default_value_t = CorrectionArg::Smooth)]
     pub(crate) correction: CorrectionArg,
     #[command(flatten)]
     pub(crate) theme: ThemeArgs,

@@ -42,9 +42,9 @@ pub(crate) enum CorrectionArg {
     /// Jump there at once
     Snap,
     /// Close the gap exponentially (60 ms time constant): the speed jumps
+    #[default]
     Smooth,
     /// Projective velocity blending over 200 ms: neither position nor speed jumps
-    #[default]
     Blend,
 }
 
@@ -129,7 +129,7 @@ pub(crate) struct ViewArgs {
     pub(crate) no_smoothing: bool,
     /// How remote players drawn ahead of their snapshots (dead reckoning, or a late
     /// one) are brought onto a newer snapshot that disagrees
-    #[arg(long, value_enum, default_value_t = CorrectionArg::Blend)]
+    #[arg(long, value_enum, default_value_t = CorrectionArg::Smooth)]
     pub(crate) correction: CorrectionArg,
     /// Debug ghosts: where the server says each player is
     #[arg(long, value_enum, default_value_t = Ghosts::Off)]

@@ -46,8 +46,10 @@ const MAX_EXTRAPOLATE_SECS: f64 = 0.1;
 /// up to a snapshot period and the jitter more before the next one arrives.
 pub const DEFAULT_EXTRAPOLATION_LIMIT_MS: u16 = 300;
 /// A remote player's correction further than this many cells (a respawn, a teleport) is
-/// a jump whatever the style: gliding there would draw it where it never was.
-const MAX_BLENDED_CELLS: i32 = 4;
+/// a jump whatever the style: gliding there would draw it where it never was. Dead
+/// reckoning alone can be wrong by twice its limit's walk (a player that turned back):
+/// 5.4 cells at 300 ms.
+const MAX_BLENDED_CELLS: i32 = 8;
 
 /// Input packets per second while the buttons stay the same: every other command tick
 /// at 60 Hz, which halves the 28-byte UDP/IP headers going up and costs at most one tick
