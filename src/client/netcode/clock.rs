@@ -174,4 +174,14 @@ mod tests {
         c.observe(1.05, 5.0);
         assert!((c.server_secs(1.05).unwrap() - 5.0).abs() < 1e-9);
     }
+
+    /// The present is the snapshots' stream plus half the round trip (article 2).
+    #[test]
+    fn the_present_is_half_a_round_trip_past_the_stream() {
+        let mut c = ServerClock::default();
+        assert_eq!(c.present_secs(1.0, 0.3), None);
+        c.observe(1.15, 1.0);
+        let stream = c.server_secs(2.0).unwrap();
+        assert!((c.present_secs(2.0, 0.3).unwrap() - (stream + 0.15)).abs() < 1e-12);
+    }
 }

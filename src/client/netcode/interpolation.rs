@@ -375,4 +375,35 @@ mod tests {
         buf.push(106, vec![snap(1, 60, 0, 0, 0), snap(2, 0, 0, 0, 0)]);
         assert_eq!(buf.sample(1, 103.0, 6.0).unwrap().0.0, 30.0);
     }
+
+    /// Each style starts from the whole error (no jump) except snap, and is done with it
+    /// by its end; blend also starts at the old velocity: the offset's rate at the start
+    /// is the velocity error.
+    #[test]
+    fn corrections_start_from_the_error_and_end_without_it() {
+        let e = RemoteError {
+            id: 1,
+            since: 10.0,
+            pos: (100.0, -50.0),
+            velocity: (30.0, 0.0),
+        };
+        let at = |style, dt: f64| e.offset(style, 10.0 + dt, 60.0);
+        assert_eq!(at(CorrectionStyle::Snap, 0.0), (0.0, 0.0));
+        assert_eq!(at(CorrectionStyle::Smooth, 0.0), (100.0, -50.0));
+        assert_eq!(at(CorrectionStyle::Blend, 0.0), (100.0, -50.0));
+        let smooth = at(CorrectionStyle::Smooth, SMOOTH_TAU_SECS);
+        assert!((smooth.0 - 100.0 / std::f64::consts::E).abs() < 1e-9);
+        assert!(e.spent(CorrectionStyle::Smooth, 10.0 + 15.0 * SMOOTH_TAU_SECS));
+        let end = at(CorrectionStyle::Blend, BLEND_SECS);
+        assert!(end.0.abs() < 1e-9 && end.1.abs() < 1e-9, "{end:?}");
+        assert_eq!(at(CorrectionStyle::Blend, 2.0 * BLEND_SECS), (0.0, 0.0));
+        assert!(e.spent(CorrectionStyle::Blend, 10.0 + BLEND_SECS * 1.01));
+        assert!(!e.spent(CorrectionStyle::Blend, 10.0 + BLEND_SECS / 2.0));
+        // The blend's rate at the start, per tick: the velocity error less the
+        // position error's share fading per tick.
+        let h = 1e-6;
+        let rate = (at(CorrectionStyle::Blend, h).0 - 100.0) / (h * 60.0);
+        let want = 30.0 - 100.0 / (BLEND_SECS * 60.0);
+        assert!((rate - want).abs() < 1e-3, "{rate} {want}");
+    }
 }
