@@ -437,6 +437,18 @@ fn dead_reckoning_draws_a_walker_at_the_servers_present() {
         e.abs() < 15.0,
         "dead reckoning is {e:.1} ms behind the present"
     );
+    // The extrapolation limit bounds it: 50 ms past the newest snapshot at most, it
+    // stands that far ahead of a snapshot half a round trip old and more.
+    let bounded = watch_a_walker(|d| {
+        d.set_switches(Switches {
+            extrapolation: true,
+            ..Switches::default()
+        });
+        d.set_extrapolation_limit_ms(50);
+    });
+    let b = mean(&bounded.behind_ms);
+    eprintln!("with the extrapolation limit at 50 ms: {b:.1} ms behind");
+    assert!(b > 100.0 && b < i, "held at the limit: {b:.1} ms");
 }
 
 /// When the walker stops, dead reckoning has drawn it past the stop by about half a
