@@ -152,6 +152,7 @@ pub(crate) fn client_config(
     client.input_rate = view.input_rate;
     client.interp_ratio = view.interp_delay.0;
     client.redundancy = view.redundancy;
+    client.correction = view.correction.into();
     client.debug_panic_after = view.panic_after(PanicSite::Client);
     client.outgoing = conditions.clone();
     client.incoming = conditions;

@@ -53,6 +53,7 @@ impl LabArgs {
             server,
             profiles,
             walkers: self.walkers,
+            correction: self.correction.into(),
             keyboard: if self.headless { 0 } else { 2 },
             tuning: Tuning {
                 input_rate: self.input_rate,

@@ -73,6 +73,8 @@ impl Driver {
         now: Instant,
     ) -> Option<Box<dyn Tap>> {
         session.set_switches(self.session.switches());
+        session.set_correction(self.session.correction());
+        session.set_tuning(self.session.tuning());
         let tick_rate = session.tick_rate().round() as u16;
         self.session = session;
         self.clock = CommandClock::for_tick_rate(tick_rate, now);
@@ -290,6 +292,12 @@ impl Driver {
     /// Whether the picture may change with time alone: the loop then looks again soon.
     pub(crate) fn in_motion(&self, now: Instant) -> bool {
         view::in_motion(&self.session, now)
+    }
+
+    /// Sets how remote players are corrected onto a snapshot that disagrees with where
+    /// they were drawn (a flag's or a dial's setting).
+    pub(crate) fn set_correction(&mut self, style: crate::client::CorrectionStyle) {
+        self.session.set_correction(style);
     }
 
     /// Sets the switches outright (a replay's what-if): the path every switch key

@@ -34,12 +34,21 @@ pub(crate) fn explain(driver: &Driver, action: Action, whose: &str) -> Option<St
         Action::ToggleInterpolation => {
             "interpolation off: others jump from snapshot to snapshot".to_owned()
         }
-        Action::ToggleExtrapolation if s.extrapolation => {
-            "extrapolation on: others guessed forward; they overshoot turns".to_owned()
-        }
-        Action::ToggleExtrapolation => {
-            "extrapolation off: others drawn where they were, a little late".to_owned()
-        }
+        // Dead reckoning projects others from the newest snapshot by half the round
+        // trip plus the time since it came: the estimated present (`ClientSession::
+        // render_tick`); without it they are a one-way trip and the delay behind.
+        Action::ToggleExtrapolation if s.extrapolation => format!(
+            "extrapolation on: others guessed to now, +½ RTT (~{:.0} ms)",
+            rtt / 2.0
+        ),
+        Action::ToggleExtrapolation if s.interpolation => format!(
+            "extrapolation off: others drawn ~{:.0} ms behind now",
+            rtt / 2.0 + driver.session().interp_delay_secs() * 1000.0
+        ),
+        Action::ToggleExtrapolation => format!(
+            "extrapolation off: others at each snapshot, ½ RTT (~{:.0} ms) late",
+            rtt / 2.0
+        ),
         Action::ToggleSmoothing if s.smoothing => {
             "smoothing on: corrections blend in over a moment".to_owned()
         }

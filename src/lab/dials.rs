@@ -207,7 +207,7 @@ pub static DIALS: &[Dial] = &[
                     "extrapolation limit {limit} ms = {:.1} ticks past the newest snapshot; then others are held still",
                     f64::from(limit) / 1000.0 * s.tick_rate()
                 ),
-                None => "extrapolation limit automatic: 100 ms past the newest snapshot, 250 ms with dead reckoning (x); then others are held still".to_owned(),
+                None => "extrapolation limit automatic: 100 ms past the newest snapshot, 300 ms with dead reckoning (x); then others are held still".to_owned(),
             }
         },
     },

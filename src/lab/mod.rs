@@ -29,7 +29,7 @@ use crate::client::play::app::{App, Effect};
 use crate::client::play::brain::Wander;
 use crate::client::play::input::Action;
 use crate::client::tap::{LinkTotals, LoopKind, Tap, TapEvent};
-use crate::client::{ClientConfig, Switches};
+use crate::client::{ClientConfig, CorrectionStyle, Switches};
 use crate::net::codec;
 use crate::net::conditioner::Conditions;
 use crate::net::protocol::{ClientMsg, GameEvent, RailShot, ServerMsg, Welcome};
@@ -60,6 +60,9 @@ pub struct LabConfig {
     pub keyboard: usize,
     /// Every client's own dials at the start (walkers keep the defaults).
     pub tuning: Tuning,
+    /// How every client corrects remote players onto a snapshot that disagrees with
+    /// where they were drawn.
+    pub correction: CorrectionStyle,
 }
 
 impl LabConfig {
@@ -134,6 +137,7 @@ struct Joining {
     /// The client's seed in its config (a recording's start record).
     seed: u64,
     tuning: Tuning,
+    correction: CorrectionStyle,
 }
 
 /// One client in the lab: a driver, its link, and what moves it.
@@ -250,6 +254,9 @@ fn join(server: &mut Server, start: Instant, j: Joining) -> anyhow::Result<LabCl
     config.interp_ratio = j.tuning.interp_ratio;
     config.redundancy = j.tuning.redundancy;
     config.extrapolation_limit_ms = j.tuning.extrapolation_limit_ms;
+    config.correction = j.correction;
+    let mut driver = Driver::new(session, app, j.first);
+    driver.set_correction(config.correction);
     Ok(LabClient {
         number: j.n + 1,
         profile: j.profile,
@@ -257,7 +264,7 @@ fn join(server: &mut Server, start: Instant, j: Joining) -> anyhow::Result<LabCl
         start: j.first,
         welcome,
         config,
-        driver: Driver::new(session, app, j.first),
+        driver,
         up: Lane::new(j.up, j.seeds.0),
         down: Lane::new(j.down, j.seeds.1),
         drive: j.drive,
@@ -293,6 +300,7 @@ impl Lab {
                 drive,
                 seed: brain_seed(seed, n),
                 tuning,
+                correction: config.correction,
             }
         };
         let mut clients = Vec::new();
@@ -352,6 +360,7 @@ impl Lab {
                 drive: Drive::Script,
                 seed: brain_seed(seed, n),
                 tuning: Tuning::default(),
+                correction: CorrectionStyle::default(),
             };
             joined.push(join(&mut server, start, j)?);
         }

@@ -60,6 +60,7 @@ fn the_links_own_drops_give_each_command_its_exact_fate() {
         server,
         profiles: vec!["wifi".into()],
         walkers: 0,
+        correction: Default::default(),
         keyboard: 0,
         tuning: Default::default(),
     };

@@ -15,7 +15,7 @@ use crate::client::GhostMode;
 use crate::client::netcode::tuning::Tuning;
 use crate::client::play::input::{Action, ChatKey};
 use crate::client::tap::{LinkTotals, LoopKind};
-use crate::client::{ClientConfig, Switches};
+use crate::client::{ClientConfig, CorrectionStyle, Switches};
 use crate::net::codec::{MAX_KEYFRAME, MAX_SERVER_DATAGRAM};
 use crate::net::conditioner::Conditions;
 use crate::net::map_chunks::MAX_MAP_BYTES;
@@ -23,6 +23,8 @@ use crate::net::protocol::{ServerMsg, Welcome};
 use crate::sim::world::{Buttons, Command};
 
 pub const MAGIC: [u8; 6] = *b"NAREC\0";
+/// 7: the start record also holds the remote players' correction style, and a
+/// keyframe's session holds it and the corrections fading.
 /// 6: the start record holds the player's dials after the input rate (the
 /// interpolation delay ratio, the redundancy, the extrapolation bound), and a
 /// keyframe's session holds them too, so version 5's keyframes do not decode.
@@ -37,9 +39,9 @@ pub const MAGIC: [u8; 6] = *b"NAREC\0";
 /// 2: a keyframe record, protocol version 4's messages (version 1 held version 3's). A
 /// change to the server messages' encoding (`PROTOCOL_VERSION`) needs a new version here
 /// too, and [`OLDEST`] raised past the versions it breaks.
-pub const VERSION: u16 = 6;
+pub const VERSION: u16 = 7;
 /// The oldest version this netarena reads.
-pub const OLDEST: u16 = 6;
+pub const OLDEST: u16 = 7;
 pub(crate) const HEADER_LEN: usize = 8;
 /// No payload is longer: the largest is a server datagram plus a few varints.
 pub(crate) const MAX_PAYLOAD: usize = MAX_SERVER_DATAGRAM + 64;
@@ -86,6 +88,8 @@ pub struct Start {
     /// redundancy, extrapolation bound).
     pub tuning: Tuning,
     pub switches: Switches,
+    /// How remote players are corrected onto a snapshot that disagrees.
+    pub correction: CorrectionStyle,
     /// The simulated network the player started with, as the HUD shows it.
     pub conditions: Conditions,
     pub welcome: Welcome,
@@ -98,6 +102,7 @@ impl Start {
             seed: config.seed,
             tuning: config.tuning(),
             switches: config.switches,
+            correction: config.correction,
             conditions: config.outgoing.clone(),
             welcome: welcome.clone(),
         }
@@ -175,6 +180,23 @@ pub(crate) fn switches_bits(s: Switches) -> [u8; 2] {
         | u8::from(s.extrapolation) << 3
         | u8::from(s.smoothing) << 4;
     [bits, ghost_code(s.ghosts)]
+}
+
+pub(crate) fn correction_code(c: CorrectionStyle) -> u8 {
+    match c {
+        CorrectionStyle::Snap => 0,
+        CorrectionStyle::Smooth => 1,
+        CorrectionStyle::Blend => 2,
+    }
+}
+
+pub(crate) fn correction_from(code: u8) -> Option<CorrectionStyle> {
+    match code {
+        0 => Some(CorrectionStyle::Snap),
+        1 => Some(CorrectionStyle::Smooth),
+        2 => Some(CorrectionStyle::Blend),
+        _ => None,
+    }
 }
 
 fn ghost_code(g: GhostMode) -> u8 {

@@ -15,6 +15,7 @@ pub(in crate::record) fn start() -> Start {
         seed: 1,
         tuning: Default::default(),
         switches: Switches::default(),
+        correction: crate::client::CorrectionStyle::default(),
         conditions: Conditions::default(),
         welcome: Welcome {
             player_id: 0,
@@ -222,6 +223,7 @@ fn a_what_if_without_reconciliation_loses_no_commands_and_names_the_drift() {
         walkers: 3,
         keyboard: 0,
         tuning: Default::default(),
+        correction: Default::default(),
     };
     let t0 = Instant::now();
     let mut lab = Lab::new(&config, t0).unwrap();

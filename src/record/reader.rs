@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use super::format::{
     ACTION, CHAT, DROPPED, END, FRAME, HEADER_LEN, KEYFRAME, KEYS, MAGIC, MAX_KEYFRAME_PAYLOAD,
     MAX_TICKS, MAX_TIME, OLDEST, RECEIVED, Record, SIZE, START, Start, TICKS, VERSION, action_from,
-    chat_from, kind_from, max_payload, switches_from,
+    chat_from, correction_from, kind_from, max_payload, switches_from,
 };
 use crate::client::driver::Driver;
 use crate::client::netcode::tuning::Tuning;
@@ -321,6 +321,8 @@ fn parse_start(p: &mut Payload<'_>) -> Result<Start, String> {
     .bounded();
     let [bits, ghosts] = p.array::<2>()?;
     let switches = switches_from(bits, ghosts).ok_or("unknown switches")?;
+    let code = p.u8()?;
+    let correction = correction_from(code).ok_or_else(|| format!("unknown correction {code}"))?;
     let conditions = parse_conditions(p)?;
     let len = p.varint()?;
     if len > MAX_MAP_BYTES as u64 {
@@ -337,6 +339,7 @@ fn parse_start(p: &mut Payload<'_>) -> Result<Start, String> {
         seed,
         tuning,
         switches,
+        correction,
         conditions,
         welcome,
     })

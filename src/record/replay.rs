@@ -60,6 +60,7 @@ impl Replayer {
         let mut session = ClientSession::new(start.welcome.clone(), base, start.switches)
             .context("the recording's map cannot be used")?;
         session.set_tuning(start.tuning);
+        session.set_correction(start.correction);
         let app = App::new(start.conditions.clone());
         let driver = Driver::new(session, app, base);
         Ok(Replayer::around(

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use super::format::{
     ACTION, CHAT, DROPPED, END, FRAME, HEADER_LEN, KEYFRAME, KEYS, MAGIC, MAX_TICKS, RECEIVED,
-    Record, SIZE, START, Start, TICKS, VERSION, action_code, chat_code, kind_code, max_payload,
-    nanos, put_conditions, put_varint, switches_bits,
+    Record, SIZE, START, Start, TICKS, VERSION, action_code, chat_code, correction_code, kind_code,
+    max_payload, nanos, put_conditions, put_varint, switches_bits,
 };
 use crate::client::tap::{LinkTotals, TapEvent};
 use crate::net::codec;
@@ -74,6 +74,7 @@ impl<W: Write> Writer<W> {
         let limit = t.extrapolation_limit_ms.unwrap_or(u32::MAX);
         p.extend_from_slice(&limit.to_le_bytes());
         p.extend_from_slice(&switches_bits(start.switches));
+        p.push(correction_code(start.correction));
         put_conditions(p, &start.conditions);
         // The welcome names the map; its text came in chunks before it.
         let text = start.welcome.map_text.as_bytes();

@@ -26,6 +26,7 @@ fn lab(profile: &str, t0: Instant) -> Lab {
         server,
         profiles: vec![profile.to_owned()],
         walkers: 0,
+        correction: Default::default(),
         keyboard: 1,
         tuning: Default::default(),
     };

@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
 
-use netarena::client::Switches;
 use netarena::client::play::input::{Action, ChatKey};
 use netarena::client::tap::{LinkTotals, LoopKind};
+use netarena::client::{CorrectionStyle, Switches};
 use netarena::net::conditioner::Conditions;
 use netarena::net::delta;
 use netarena::net::protocol::{Cookie, PlayerSnap, ServerMsg, Snapshot, Welcome};
@@ -32,6 +32,7 @@ fn start() -> Record {
         seed: 9,
         tuning: Default::default(),
         switches: Switches::default(),
+        correction: CorrectionStyle::Smooth,
         conditions: Conditions {
             latency_ms: 40,
             jitter_ms: 5,

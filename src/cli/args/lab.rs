@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::play::CorrectionArg;
 use super::{InterpDelay, ThemeArgs, bounded, interp_delay};
 use netarena::client::netcode::session::DEFAULT_INPUT_RATE;
 use netarena::client::netcode::tuning::{EXTRAPOLATION_LIMITS_MS, REDUNDANCY};
@@ -75,9 +76,13 @@ pub(crate) struct LabArgs {
     #[arg(long, default_value_t = 250, value_parser = bounded(MAX_REWINDS_MS, " ms"))]
     pub(crate) rewind_ms: u32,
     /// How far (ms) past the newest snapshot others may be extrapolated before they are
-    /// held (default: 100, 250 with dead reckoning)
+    /// held (default: 100, 300 with dead reckoning)
     #[arg(long, value_name = "MS", value_parser = bounded(EXTRAPOLATION_LIMITS_MS, " ms"))]
     pub(crate) extrapolation_limit_ms: Option<u32>,
+    /// How every client brings remote players drawn ahead of their snapshots (dead
+    /// reckoning, or a late one) onto a newer snapshot that disagrees
+    #[arg(long, value_enum, default_value_t = CorrectionArg::Smooth)]
+    pub(crate) correction: CorrectionArg,
     #[command(flatten)]
     pub(crate) theme: ThemeArgs,
 }

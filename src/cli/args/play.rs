@@ -9,7 +9,7 @@ use netarena::client::netcode::tuning::REDUNDANCY;
 use netarena::client::play::input::Bindings;
 use netarena::client::shell::headless::BotKind;
 use netarena::client::validate::{FPS_CAPS, INPUT_RATES};
-use netarena::client::{GhostMode, netcode::session::DEFAULT_INPUT_RATE};
+use netarena::client::{CorrectionStyle, GhostMode, netcode::session::DEFAULT_INPUT_RATE};
 use netarena::ui::Theme;
 
 use super::super::player_name::default_name;
@@ -32,6 +32,29 @@ impl From<Ghosts> for GhostMode {
             Ghosts::Off => GhostMode::Off,
             Ghosts::Server => GhostMode::Server,
             Ghosts::Trail => GhostMode::Trail,
+        }
+    }
+}
+
+/// How remote players are brought onto a snapshot that disagrees with where they were
+/// drawn (the CLI's names for [`CorrectionStyle`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub(crate) enum CorrectionArg {
+    /// Jump there at once
+    Snap,
+    /// Close the gap exponentially (60 ms time constant): the speed jumps
+    #[default]
+    Smooth,
+    /// Projective velocity blending over 200 ms: neither position nor speed jumps
+    Blend,
+}
+
+impl From<CorrectionArg> for CorrectionStyle {
+    fn from(c: CorrectionArg) -> CorrectionStyle {
+        match c {
+            CorrectionArg::Snap => CorrectionStyle::Snap,
+            CorrectionArg::Smooth => CorrectionStyle::Smooth,
+            CorrectionArg::Blend => CorrectionStyle::Blend,
         }
     }
 }
@@ -98,12 +121,17 @@ pub(crate) struct ViewArgs {
     /// Start with interpolation off (remote players jump to each snapshot)
     #[arg(long)]
     pub(crate) no_interpolation: bool,
-    /// Start with dead reckoning of remote players instead of interpolation
+    /// Start with dead reckoning of remote players (to the estimated present: their newest
+    /// snapshot plus half the round trip and the time since) instead of interpolation
     #[arg(long)]
     pub(crate) extrapolate: bool,
     /// Start with correction smoothing off (corrections snap)
     #[arg(long)]
     pub(crate) no_smoothing: bool,
+    /// How remote players drawn ahead of their snapshots (dead reckoning, or a late
+    /// one) are brought onto a newer snapshot that disagrees
+    #[arg(long, value_enum, default_value_t = CorrectionArg::Smooth)]
+    pub(crate) correction: CorrectionArg,
     /// Debug ghosts: where the server says each player is
     #[arg(long, value_enum, default_value_t = Ghosts::Off)]
     pub(crate) ghosts: Ghosts,

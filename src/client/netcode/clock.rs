@@ -42,9 +42,20 @@ impl ServerClock {
         self.offset.map_or(0.0, |o| o - (server_secs - local_secs))
     }
 
-    /// The server time it is now, as seen through the network (None before any snapshot).
+    /// The server time whose snapshot would be arriving now, as seen through the network
+    /// (None before any snapshot): the newest snapshot's time plus the time since it
+    /// arrived, smoothed. The server itself is a one-way delay further on.
     pub(crate) fn server_secs(&self, local_secs: f64) -> Option<f64> {
         self.offset.map(|o| local_secs + o)
+    }
+
+    /// The estimate of the server's present (None before any snapshot): the newest
+    /// snapshot's time, plus half the round trip `rtt_secs` it took to come (article 2:
+    /// without shared clocks, half the RTT is the one-way delay's estimate), plus the
+    /// time since it arrived.
+    pub(crate) fn present_secs(&self, local_secs: f64, rtt_secs: f64) -> Option<f64> {
+        self.server_secs(local_secs)
+            .map(|s| s + rtt_secs.max(0.0) / 2.0)
     }
 
     /// Mean absolute deviation of arrival times from the smoothed clock, in seconds.
@@ -162,5 +173,15 @@ mod tests {
         c.observe(1.0, 100.0);
         c.observe(1.05, 5.0);
         assert!((c.server_secs(1.05).unwrap() - 5.0).abs() < 1e-9);
+    }
+
+    /// The present is the snapshots' stream plus half the round trip (article 2).
+    #[test]
+    fn the_present_is_half_a_round_trip_past_the_stream() {
+        let mut c = ServerClock::default();
+        assert_eq!(c.present_secs(1.0, 0.3), None);
+        c.observe(1.15, 1.0);
+        let stream = c.server_secs(2.0).unwrap();
+        assert!((c.present_secs(2.0, 0.3).unwrap() - (stream + 0.15)).abs() < 1e-12);
     }
 }

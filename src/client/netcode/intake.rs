@@ -157,6 +157,14 @@ impl ClientSession {
             self.buffer.push(snap.tick, snap.players);
             return;
         }
+        // Where each remote player was drawn just before this snapshot: what it is
+        // corrected from.
+        let before: Vec<_> = snap
+            .players
+            .iter()
+            .filter(|p| p.id != self.player_id)
+            .filter_map(|p| Some((p.id, self.remote_drawn(p.id, now)?)))
+            .collect();
         // Snapshots the server held back for our link's sake were never sent: no loss.
         let withheld = u32::from(snap.withheld);
         let dropped = newest.map_or(0, |prev| {
@@ -188,6 +196,7 @@ impl ClientSession {
         self.reconcile(now, &snap);
         self.buffer.push(snap.tick, snap.players.clone());
         self.latest = Some(snap);
+        self.correct_remotes(now, &before);
     }
 
     /// The server clock, the interpolation delay, the RTT and the lagometer, from one

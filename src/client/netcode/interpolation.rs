@@ -4,10 +4,14 @@
 //! makes other players jump; instead they are drawn a little in the past, at a render
 //! time between two buffered snapshots, so their motion is continuous. When the render
 //! time runs past the newest snapshot (a late or lost packet), a player is extrapolated
-//! along its last velocity for a short while, then held still until news arrives.
+//! along its last velocity for a short while, then held still until news arrives. With
+//! dead reckoning the render time is the estimated present, always past the newest
+//! snapshot. When a newer snapshot disagrees with where a player was drawn, the
+//! difference is a [`RemoteError`] that fades as the [`CorrectionStyle`] says.
 
 use std::collections::VecDeque;
 
+use crate::client::CorrectionStyle;
 use crate::net::protocol::PlayerSnap;
 use crate::sim::world::PlayerId;
 
@@ -128,12 +132,26 @@ impl SnapshotBuffer {
     }
 
     /// Position of player `id` at `render_tick`, in sub-cell units.
+    #[cfg(test)]
     pub(crate) fn sample(
         &self,
         id: PlayerId,
         render_tick: f64,
         max_extrapolate_ticks: f64,
     ) -> Option<((f64, f64), FrameMode)> {
+        self.motion(id, render_tick, max_extrapolate_ticks)
+            .map(|m| (m.pos, m.mode))
+    }
+
+    /// Position and velocity (sub-cell units, per tick) of player `id` at `render_tick`:
+    /// between two snapshots, the segment's; past the newest, its last velocity up to
+    /// `max_extrapolate_ticks` past it, then held (still).
+    pub(crate) fn motion(
+        &self,
+        id: PlayerId,
+        render_tick: f64,
+        max_extrapolate_ticks: f64,
+    ) -> Option<Motion> {
         let find = |e: &BufferedSnapshot| e.players.iter().find(|p| p.id == id).copied();
         let mut before: Option<(u32, PlayerSnap)> = None;
         let mut after: Option<(u32, PlayerSnap)> = None;
@@ -147,34 +165,114 @@ impl SnapshotBuffer {
             }
         }
         let pos = |p: &PlayerSnap| (f64::from(p.state.x), f64::from(p.state.y));
+        let still = (0.0, 0.0);
         match (before, after) {
             (Some((t0, a)), Some((t1, b))) => {
-                let f = (render_tick - f64::from(t0)) / f64::from(t1 - t0);
+                let span = f64::from(t1 - t0);
+                let f = (render_tick - f64::from(t0)) / span;
                 let (ax, ay) = pos(&a);
                 let (bx, by) = pos(&b);
-                Some((
-                    (ax + (bx - ax) * f, ay + (by - ay) * f),
-                    FrameMode::Interpolated,
-                ))
+                Some(Motion {
+                    pos: (ax + (bx - ax) * f, ay + (by - ay) * f),
+                    velocity: ((bx - ax) / span, (by - ay) / span),
+                    mode: FrameMode::Interpolated,
+                })
             }
             (Some((t0, a)), None) => {
                 let ahead = render_tick - f64::from(t0);
                 let (ax, ay) = pos(&a);
                 let (vx, vy) = (f64::from(a.state.vx), f64::from(a.state.vy));
-                let (t, sample) = if ahead <= max_extrapolate_ticks {
-                    (ahead, FrameMode::Extrapolated)
+                let (t, mode, velocity) = if ahead == 0.0 {
+                    (0.0, FrameMode::Interpolated, (vx, vy))
+                } else if ahead <= max_extrapolate_ticks {
+                    (ahead, FrameMode::Extrapolated, (vx, vy))
                 } else {
-                    (max_extrapolate_ticks, FrameMode::Held)
+                    (max_extrapolate_ticks, FrameMode::Held, still)
                 };
-                let sample = if ahead == 0.0 {
-                    FrameMode::Interpolated
-                } else {
-                    sample
-                };
-                Some(((ax + vx * t, ay + vy * t), sample))
+                Some(Motion {
+                    pos: (ax + vx * t, ay + vy * t),
+                    velocity,
+                    mode,
+                })
             }
-            (None, Some((_, b))) => Some((pos(&b), FrameMode::Held)),
+            (None, Some((_, b))) => Some(Motion {
+                pos: pos(&b),
+                velocity: still,
+                mode: FrameMode::Held,
+            }),
             (None, None) => None,
+        }
+    }
+}
+
+/// Where a remote player is drawn from the buffer at one instant, and how it moves there.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Motion {
+    /// Sub-cell units.
+    pub(crate) pos: (f64, f64),
+    /// Sub-cell units per tick.
+    pub(crate) velocity: (f64, f64),
+    pub(crate) mode: FrameMode,
+}
+
+/// Time constant of [`CorrectionStyle::Smooth`]: the error left falls by e (to 37%)
+/// every 60 ms, 95% gone in 180 ms.
+pub(crate) const SMOOTH_TAU_SECS: f64 = 0.06;
+/// How long [`CorrectionStyle::Blend`] takes to bring a remote player onto the new
+/// snapshot's path: exactly this long, then the error is gone.
+pub(crate) const BLEND_SECS: f64 = 0.2;
+
+/// What a new snapshot found wrong with where a remote player was drawn: drawn minus
+/// where the new snapshot puts it, in position and in velocity, at local time `since`.
+/// Added to the position sampled from the buffer, it fades as the correction style says,
+/// so the player leaves the old path without a jump.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct RemoteError {
+    pub(crate) id: PlayerId,
+    /// Session seconds at the correction.
+    pub(crate) since: f64,
+    /// Sub-cell units.
+    pub(crate) pos: (f64, f64),
+    /// Sub-cell units per tick.
+    pub(crate) velocity: (f64, f64),
+}
+
+impl RemoteError {
+    /// The offset to draw the player at, `secs` (session seconds) into the correction.
+    /// Snap: none. Smooth: the position error, decaying exponentially (the velocity
+    /// jumps to the new path's at once). Blend, projective velocity blending: the
+    /// player keeps its old velocity, blended linearly into the new one over
+    /// [`BLEND_SECS`], while its position is blended from the old path's projection to
+    /// the new one's, so neither position nor velocity jumps. With `a` the share of the
+    /// blend done, the offset is `(1 - a) * (pos + velocity * t * (1 - a))`.
+    pub(crate) fn offset(&self, style: CorrectionStyle, secs: f64, tick_rate: f64) -> (f64, f64) {
+        let dt = (secs - self.since).max(0.0);
+        match style {
+            CorrectionStyle::Snap => (0.0, 0.0),
+            CorrectionStyle::Smooth => {
+                let k = (-dt / SMOOTH_TAU_SECS).exp();
+                (self.pos.0 * k, self.pos.1 * k)
+            }
+            CorrectionStyle::Blend if dt >= BLEND_SECS => (0.0, 0.0),
+            CorrectionStyle::Blend => {
+                let left = 1.0 - dt / BLEND_SECS;
+                let t = dt * tick_rate * left;
+                (
+                    left * (self.pos.0 + self.velocity.0 * t),
+                    left * (self.pos.1 + self.velocity.1 * t),
+                )
+            }
+        }
+    }
+
+    /// Whether the offset is gone for good `secs` into the session.
+    pub(crate) fn spent(&self, style: CorrectionStyle, secs: f64) -> bool {
+        let dt = secs - self.since;
+        match style {
+            CorrectionStyle::Snap => true,
+            // 0.01 sub-cell units of an error of at most a few thousand.
+            CorrectionStyle::Smooth => dt > SMOOTH_TAU_SECS * 14.0,
+            CorrectionStyle::Blend => dt >= BLEND_SECS,
         }
     }
 }
@@ -276,5 +374,36 @@ mod tests {
         buf.push(103, vec![snap(2, 0, 0, 0, 0)]);
         buf.push(106, vec![snap(1, 60, 0, 0, 0), snap(2, 0, 0, 0, 0)]);
         assert_eq!(buf.sample(1, 103.0, 6.0).unwrap().0.0, 30.0);
+    }
+
+    /// Each style starts from the whole error (no jump) except snap, and is done with it
+    /// by its end; blend also starts at the old velocity: the offset's rate at the start
+    /// is the velocity error.
+    #[test]
+    fn corrections_start_from_the_error_and_end_without_it() {
+        let e = RemoteError {
+            id: 1,
+            since: 10.0,
+            pos: (100.0, -50.0),
+            velocity: (30.0, 0.0),
+        };
+        let at = |style, dt: f64| e.offset(style, 10.0 + dt, 60.0);
+        assert_eq!(at(CorrectionStyle::Snap, 0.0), (0.0, 0.0));
+        assert_eq!(at(CorrectionStyle::Smooth, 0.0), (100.0, -50.0));
+        assert_eq!(at(CorrectionStyle::Blend, 0.0), (100.0, -50.0));
+        let smooth = at(CorrectionStyle::Smooth, SMOOTH_TAU_SECS);
+        assert!((smooth.0 - 100.0 / std::f64::consts::E).abs() < 1e-9);
+        assert!(e.spent(CorrectionStyle::Smooth, 10.0 + 15.0 * SMOOTH_TAU_SECS));
+        let end = at(CorrectionStyle::Blend, BLEND_SECS);
+        assert!(end.0.abs() < 1e-9 && end.1.abs() < 1e-9, "{end:?}");
+        assert_eq!(at(CorrectionStyle::Blend, 2.0 * BLEND_SECS), (0.0, 0.0));
+        assert!(e.spent(CorrectionStyle::Blend, 10.0 + BLEND_SECS * 1.01));
+        assert!(!e.spent(CorrectionStyle::Blend, 10.0 + BLEND_SECS / 2.0));
+        // The blend's rate at the start, per tick: the velocity error less the
+        // position error's share fading per tick.
+        let h = 1e-6;
+        let rate = (at(CorrectionStyle::Blend, h).0 - 100.0) / (h * 60.0);
+        let want = 30.0 - 100.0 / (BLEND_SECS * 60.0);
+        assert!((rate - want).abs() < 1e-3, "{rate} {want}");
     }
 }

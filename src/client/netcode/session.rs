@@ -18,7 +18,7 @@ mod intake;
 use super::clock::{RecentLoss, ServerClock, interp_delay_target};
 use super::combat::Combat;
 pub(crate) use super::interpolation::DrawnFrom;
-use super::interpolation::{BufferedSnapshot, SnapshotBuffer};
+use super::interpolation::{BufferedSnapshot, Motion, RemoteError, SnapshotBuffer};
 use super::lagometer::Lagometer;
 use super::match_log::MatchLog;
 use super::net_stats::{NetStats, RemoteSeen, SessionStats};
@@ -27,22 +27,30 @@ use super::pacer::{InputPacer, bound_redundancy};
 use super::prediction::{Correction, CorrectionPath, Prediction, Reconcile, Stepping};
 use super::tell::Tell;
 use super::tuning::Tuning;
-use crate::client::Switches;
+use crate::client::{CorrectionStyle, Switches};
 use crate::net::map_chunks::MapAssembler;
 use crate::net::protocol::{
     ClientMsg, InputPacket, MAX_COMMANDS_PER_INPUT, PlayerSnap, RosterEntry, Snapshot, Welcome,
 };
 use crate::net::roster_pages::RosterPages;
-use crate::sim::map::{Map, MapError};
+use crate::sim::map::{CELL, Map, MapError};
 use crate::sim::step::Rulebook;
 use crate::sim::world::{Command, PlayerId, PlayerState};
 
-/// How far past the newest snapshot a remote player may be extrapolated before it is
-/// held still: long enough to hide one late packet, short enough not to run through walls.
+/// With interpolation, how far past the newest snapshot a remote player may be
+/// extrapolated when the buffer runs dry before it is held still: long enough to hide
+/// one late packet, short enough not to run through walls.
 const MAX_EXTRAPOLATE_SECS: f64 = 0.1;
 /// With dead reckoning (the `extrapolation` switch) remote players are projected to the
-/// present from the newest snapshot, up to this far.
-const MAX_DEAD_RECKONING_SECS: f64 = 0.25;
+/// estimated present, half a round trip and the time since past the newest snapshot, up
+/// to this far by default: on the `bad` profile's 300 ms round trip that is 150 ms, and
+/// up to a snapshot period and the jitter more before the next one arrives.
+pub const DEFAULT_EXTRAPOLATION_LIMIT_MS: u16 = 300;
+/// A remote player's correction further than this many cells (a respawn, a teleport) is
+/// a jump whatever the style: gliding there would draw it where it never was. Dead
+/// reckoning alone can be wrong by twice its limit's walk (a player that turned back):
+/// 5.4 cells at 300 ms.
+const MAX_BLENDED_CELLS: i32 = 8;
 
 pub use super::tuning::DEFAULT_INPUT_RATE;
 
@@ -120,6 +128,12 @@ pub struct ClientSession {
     /// The player's own dials (see [`Tuning`]).
     tuning: Tuning,
     switches: Switches,
+    /// How remote players are brought onto a snapshot that disagrees with where they
+    /// were drawn ([`ClientSession::set_correction`]).
+    correction: CorrectionStyle,
+    /// What the newest snapshots found wrong with where remote players were drawn,
+    /// fading as the correction style says (one per player at most).
+    remote_errors: Vec<RemoteError>,
     net: NetStats,
     /// A new map's text arrives in chunks among the events, before its match start.
     map_chunks: MapAssembler,
@@ -165,6 +179,8 @@ impl ClientSession {
             pacer: InputPacer::new(welcome.tick_rate, DEFAULT_INPUT_RATE),
             tuning: Tuning::default(),
             switches: switches.normalized(),
+            correction: CorrectionStyle::default(),
+            remote_errors: Vec::new(),
             net: NetStats::default(),
             map_chunks: MapAssembler::default(),
             roster_pages: RosterPages::default(),
@@ -260,6 +276,13 @@ impl ClientSession {
     /// long we make commands 5% slower, which drains it at ~3 commands a second.
     pub fn command_period_scale(&self) -> f64 {
         if self.draining { 1.05 } else { 1.0 }
+    }
+
+    /// Takes the config's settings: the player's dials and the correction style (the
+    /// switches come with [`ClientSession::new`]).
+    pub(crate) fn apply(&mut self, config: &crate::client::ClientConfig) {
+        self.set_tuning(config.tuning());
+        self.set_correction(config.correction);
     }
 
     /// Sets the player's own dials, from the next command and snapshot on (the
@@ -460,26 +483,39 @@ impl ClientSession {
         self.pacer.last_command()
     }
 
-    /// The server tick remote players are drawn at now.
+    /// The server tick remote players are drawn at now: with dead reckoning, the
+    /// estimated present (the newest snapshot's time, half the RTT, the time since it
+    /// arrived); else the interpolation delay behind the snapshots' stream.
     pub(crate) fn render_tick(&self, now: Instant) -> Option<f64> {
-        let server = self.server_secs(now)?;
-        let delay = if self.switches.extrapolation {
-            0.0
+        let local = self.local_secs(now);
+        let secs = if self.switches.extrapolation {
+            self.clock
+                .present_secs(local, self.net.stats.rtt_ms / 1000.0)?
         } else {
-            self.interp_delay
+            self.clock.server_secs(local)? - self.interp_delay
         };
-        Some((server - delay) * self.tick_rate)
+        Some(secs * self.tick_rate)
     }
 
     fn extrapolation_limit_ticks(&self) -> f64 {
         let secs = if let Some(ms) = self.tuning.extrapolation_limit_ms {
             f64::from(ms) / 1000.0
         } else if self.switches.extrapolation {
-            MAX_DEAD_RECKONING_SECS
+            f64::from(DEFAULT_EXTRAPOLATION_LIMIT_MS) / 1000.0
         } else {
             MAX_EXTRAPOLATE_SECS
         };
         secs * self.tick_rate
+    }
+
+    /// How remote players are brought onto a snapshot that disagrees with where they
+    /// were drawn: a setting, for a flag or a dial.
+    pub fn set_correction(&mut self, style: CorrectionStyle) {
+        self.correction = style;
+    }
+
+    pub fn correction(&self) -> CorrectionStyle {
+        self.correction
     }
 
     /// Advances per-frame state (error smoothing) and counts how this frame is drawn.
@@ -497,6 +533,8 @@ impl ClientSession {
                 f64::INFINITY
             });
         }
+        let (secs, style) = (self.local_secs(now), self.correction);
+        self.remote_errors.retain(|e| !e.spent(style, secs));
         if let Some(t) = self.render_tick(now) {
             let sampled = self.switches.remotes_sampled();
             let mode = self
@@ -536,17 +574,75 @@ impl ClientSession {
     }
 
     /// Where remote player `id` is drawn now, in sub-cell units: interpolated (or dead
-    /// reckoned) with those switches on, else at its newest snapshot.
+    /// reckoned) with those switches on, plus what is left of the last correction's
+    /// error; else at its newest snapshot.
     pub fn remote_position(&self, id: PlayerId, now: Instant) -> Option<(f64, f64)> {
         let newest = find(&self.latest.as_ref()?.players, id)?;
-        let sampled = match self.render_tick(now) {
-            Some(t) if self.switches.remotes_sampled() => self
-                .buffer
-                .sample(id, t, self.extrapolation_limit_ticks())
-                .map(|(pos, _)| pos),
-            _ => None,
+        let drawn = self.remote_drawn(id, now).map(|m| m.pos);
+        Some(drawn.unwrap_or((f64::from(newest.x), f64::from(newest.y))))
+    }
+
+    /// Where and how fast remote player `id` is drawn moving now, when it is drawn from
+    /// the buffer (interpolation or dead reckoning on).
+    fn remote_drawn(&self, id: PlayerId, now: Instant) -> Option<Motion> {
+        let m = self.remote_sampled(id, now)?;
+        let Some(e) = self.remote_errors.iter().find(|e| e.id == id) else {
+            return Some(m);
         };
-        Some(sampled.unwrap_or((f64::from(newest.x), f64::from(newest.y))))
+        let secs = self.local_secs(now);
+        let at = |s| e.offset(self.correction, s, self.tick_rate);
+        let (ox, oy) = at(secs);
+        // The offset's own rate of change, over a millisecond, per tick.
+        let (nx, ny) = at(secs + 0.001);
+        let per_tick = 1.0 / (0.001 * self.tick_rate);
+        Some(Motion {
+            pos: (m.pos.0 + ox, m.pos.1 + oy),
+            velocity: (
+                m.velocity.0 + (nx - ox) * per_tick,
+                m.velocity.1 + (ny - oy) * per_tick,
+            ),
+            mode: m.mode,
+        })
+    }
+
+    /// After a new snapshot: each remote player drawn at `before` (where it was drawn
+    /// just before the snapshot came) now samples elsewhere; the difference becomes the
+    /// error that fades as the correction style says. A big one (a respawn, a teleport)
+    /// is taken at once whatever the style, as is one too small to see.
+    fn correct_remotes(&mut self, now: Instant, before: &[(PlayerId, Motion)]) {
+        let secs = self.local_secs(now);
+        let big = f64::from(MAX_BLENDED_CELLS * CELL);
+        for &(id, drawn) in before {
+            self.remote_errors.retain(|e| e.id != id);
+            let Some(new) = self.remote_sampled(id, now) else {
+                continue;
+            };
+            let pos = (drawn.pos.0 - new.pos.0, drawn.pos.1 - new.pos.1);
+            let velocity = (
+                drawn.velocity.0 - new.velocity.0,
+                drawn.velocity.1 - new.velocity.1,
+            );
+            let size = pos.0.abs().max(pos.1.abs());
+            let tiny = size < 0.5 && velocity.0.abs().max(velocity.1.abs()) < 0.05;
+            if self.correction == CorrectionStyle::Snap || tiny || size > big {
+                continue;
+            }
+            self.remote_errors.push(RemoteError {
+                id,
+                since: secs,
+                pos,
+                velocity,
+            });
+        }
+    }
+
+    /// Where the buffer alone puts remote player `id` now (no correction's error).
+    fn remote_sampled(&self, id: PlayerId, now: Instant) -> Option<Motion> {
+        if !self.switches.remotes_sampled() {
+            return None;
+        }
+        let t = self.render_tick(now)?;
+        self.buffer.motion(id, t, self.extrapolation_limit_ticks())
     }
 
     /// Which snapshots remote players are drawn from at `now` (None before any).

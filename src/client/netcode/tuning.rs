@@ -30,7 +30,7 @@ pub struct Tuning {
     /// The most unacknowledged commands one input packet repeats.
     pub redundancy: u8,
     /// How far past the newest snapshot a remote player may be extrapolated, in ms;
-    /// None: the built-in bound (100 ms behind the server, 250 ms with dead reckoning).
+    /// None: the built-in bound (100 ms behind the server, 300 ms with dead reckoning).
     pub extrapolation_limit_ms: Option<u32>,
 }
 

@@ -95,7 +95,7 @@ pub fn run_with(
     }
     let mut session = ClientSession::new(welcome, start, config.switches)
         .context("the server sent a map this client cannot use")?;
-    session.set_tuning(config.tuning());
+    session.apply(config);
     let app = App::new(config.outgoing.clone());
     let mut driver = Driver::new(session, app, start);
     if let Some(tap) = tap {

@@ -78,7 +78,7 @@ pub(crate) fn rejoin(
     let now = Instant::now();
     let mut session = ClientSession::new(welcome, now, config.switches)
         .context("the restarted server sent a map this client cannot use")?;
-    session.set_tuning(config.tuning());
+    session.apply(config);
     if let Some(mut tap) = driver.rejoined(session, now) {
         tap.finish(link.totals(seconds));
     }
