@@ -330,12 +330,13 @@ fn readable() -> String {
 #[test]
 fn another_version_is_refused_naming_both() {
     let mut bytes = write(&small_recording());
-    bytes[6..8].copy_from_slice(&7u16.to_le_bytes());
+    let other = VERSION + 1;
+    bytes[6..8].copy_from_slice(&other.to_le_bytes());
     let (_, err) = read(&bytes);
     assert_eq!(
         err.unwrap().to_string(),
         format!(
-            "recording format version 7, this netarena reads {}",
+            "recording format version {other}, this netarena reads {}",
             readable()
         )
     );
