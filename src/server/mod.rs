@@ -10,7 +10,7 @@
 #![warn(unreachable_pub)]
 
 pub(crate) mod bots;
-pub(crate) mod commands;
+pub mod commands;
 pub mod config;
 mod connection;
 pub(crate) mod cookie;
@@ -41,6 +41,7 @@ use game::Match;
 use rate_limit::RateLimit;
 use roster::Slot;
 
+pub use commands::{BufferFigures, InputBuffer};
 pub use config::{PLAYER_LIMIT, ServerConfig};
 pub use intake::Refusals;
 pub use outgoing::SendFailures;
@@ -145,6 +146,12 @@ impl Server {
 
     pub fn refusals(&self) -> Refusals {
         self.refusals
+    }
+
+    /// Player `id`'s input buffer as it stands (None: no such player).
+    pub fn input_buffer(&self, id: PlayerId) -> Option<BufferFigures> {
+        let slot = self.slots.iter().find(|s| s.id == id)?;
+        Some(slot.queue.figures())
     }
 
     pub fn player_count(&self) -> usize {
