@@ -9,6 +9,7 @@
 
 mod explain;
 pub mod headless;
+mod motion;
 pub(crate) mod speed;
 pub mod terminal;
 mod view;
@@ -31,6 +32,7 @@ use crate::net::conditioner::Conditions;
 use crate::net::protocol::{ClientMsg, GameEvent, RailShot, ServerMsg, Welcome};
 use crate::server::{Server, ServerConfig};
 use crate::sim::world::{Buttons, Command, PlayerState};
+use motion::Motion;
 use wire::Lane;
 
 pub use wire::LaneCounts;
@@ -187,6 +189,8 @@ pub struct Lab {
     next_tick: Instant,
     buf: Vec<u8>,
     pub(crate) rails: Vec<SeenRail>,
+    /// How evenly each client draws the walkers.
+    motion: Motion,
 }
 
 fn client_addr(n: usize) -> SocketAddr {
@@ -324,7 +328,10 @@ impl Lab {
         start: Instant,
         tick: Duration,
     ) -> Lab {
+        let ids = walkers.iter().map(|w| w.driver.session().player_id());
+        let motion = Motion::new(ids, clients.len());
         Lab {
+            motion,
             server,
             clients,
             walkers,
@@ -522,9 +529,12 @@ impl Lab {
         for c in self.clients.iter_mut().chain(&mut self.walkers) {
             c.up.drain(now, |from, bytes| server.receive(now, from, bytes));
         }
+        let mut ticked = false;
         while now >= self.next_tick {
             self.server.tick(self.next_tick);
             self.next_tick += self.tick;
+            self.motion.server_ticked(self.server.world());
+            ticked = true;
         }
         self.send_outbox(now);
         for (n, c) in self.clients.iter_mut().chain(&mut self.walkers).enumerate() {
@@ -548,6 +558,21 @@ impl Lab {
             commands(c, now, &mut self.buf, |s, t| script(n, s, t));
         }
         self.rails.retain(|r| now < r.at + RAIL_SHOWN);
+        if ticked {
+            let config = self.server.config();
+            let rates = (f64::from(config.tick_rate), config.snapshot_interval());
+            for (n, c) in self.clients.iter().enumerate() {
+                if now >= c.start {
+                    self.motion.sample(n, c.driver.session(), now, rates);
+                }
+            }
+        }
+    }
+
+    /// Client `n`'s `remote_motion_cv` (see `motion`): how unevenly it drew the
+    /// walkers walking straight, None without walkers.
+    pub(crate) fn remote_motion_cv(&self, n: usize) -> Option<f64> {
+        self.motion.cv(n)
     }
 
     /// Puts what the server sent on the links down, noting acks and rail shots.

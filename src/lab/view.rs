@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use super::{Lab, LabClient};
 use crate::client::Switches;
+use crate::client::netcode::session::ClientSession;
 use crate::sim::map::CELL;
 use crate::sim::world::PlayerState;
 use crate::ui::lab::{LabView, LaneView, Pane};
@@ -215,4 +216,17 @@ fn switch_letters(s: Switches) -> String {
     .iter()
     .map(|&(k, on)| if on { k } else { '-' })
     .collect()
+}
+
+/// Whether the client's command clock is dilated: `slow` while it drains a backlog on
+/// the server, `fast` while it refills, `even` otherwise.
+pub(crate) fn dilation(s: &ClientSession) -> &'static str {
+    let scale = s.command_period_scale();
+    if scale > 1.0 {
+        "slow"
+    } else if scale < 1.0 {
+        "fast"
+    } else {
+        "even"
+    }
 }

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::ThemeArgs;
+use netarena::server::InputBuffer;
 
 #[derive(Args)]
 pub(crate) struct LabArgs {
@@ -24,6 +25,11 @@ pub(crate) struct LabArgs {
     /// Players that walk about but never shoot (so a teacher can talk undisturbed)
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u16).range(0..=16))]
     pub(crate) walkers: u16,
+    /// How the server applies each client's commands: credit (as they come, catching up
+    /// to 6 a tick), N (a jitter buffer: one a tick once N ticks' worth wait), adaptive
+    /// (a jitter buffer as deep as the measured arrival jitter needs)
+    #[arg(long, default_value = "credit", value_name = "credit|N|adaptive")]
+    pub(crate) input_buffer: InputBuffer,
     /// Bot skill, 1 (slow and sloppy) to 5 (quick and precise)
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=5))]
     pub(crate) bot_skill: u8,
