@@ -2,6 +2,7 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use super::headless;
+use crate::server::InputBuffer;
 use super::*;
 use crate::sim::map::Map;
 
@@ -304,4 +305,39 @@ fn a_scripted_client_is_logged_and_its_link_set_each_way() {
     assert!(lab.session(0).latest_seq() > made_before);
     assert!(lab.session(0).server_ack_seq() <= made_before);
     assert!(lab.acks(0).len() > acks_before, "snapshots still come down");
+}
+
+/// Issue 23: on a clean LAN the credit queue applied each input packet's two commands
+/// at once, so every other client drew a walker at 12 and 6 cells/s in turn (true 9): a
+/// `remote_motion_cv` of about 0.33. A jitter buffer applies one a tick: at most 0.15.
+#[test]
+fn a_jitter_buffer_draws_a_walker_evenly() {
+    let cv = |buffer: InputBuffer| {
+        let mut c = config(2, 0, 7);
+        c.profiles = vec!["lan".to_owned(), "lan".to_owned()];
+        c.walkers = 1;
+        c.server.input_buffer = buffer;
+        let report = headless::run(&c, 8.0, None).unwrap();
+        let cvs: Vec<f64> = report
+            .clients
+            .iter()
+            .map(|r| r.remote_motion_cv.expect("the walker walked straight"))
+            .collect();
+        (cvs, report)
+    };
+    let (credit, report) = cv(InputBuffer::Credit);
+    let applied = report.clients[0].input_buffer.figures.applied;
+    assert!(applied.contains(&2), "the credit queue applies pairs: {applied:?}");
+    for buffer in [InputBuffer::Fixed(2), InputBuffer::Adaptive] {
+        let (buffered, report) = cv(buffer);
+        for (n, (&on, &off)) in buffered.iter().zip(&credit).enumerate() {
+            assert!(on <= 0.15, "{buffer}, client {}: {on}", n + 1);
+            assert!(off > on + 0.1, "{buffer}, client {}: credit {off}, {on}", n + 1);
+        }
+        let figures = report.clients[0].input_buffer.figures;
+        assert_eq!(figures.target, 2, "{buffer}");
+        assert_eq!(figures.applied, [1; 8], "{buffer}");
+        assert_eq!(figures.dropped, 0, "{buffer}");
+    }
+    assert!(credit.iter().all(|&c| c > 0.25), "{credit:?}");
 }

@@ -34,7 +34,7 @@ pub(crate) const MAX_SEQ_JUMP: u32 = 2400;
 /// The deepest jitter buffer, fixed or adaptive, in ticks.
 pub const MAX_BUFFER_TICKS: u8 = 32;
 /// Ticks of arrivals the adaptive buffer sizes itself from.
-pub const JITTER_WINDOW: u32 = 120;
+pub const JITTER_WINDOW: u32 = 60;
 /// Ticks whose applied counts [`BufferFigures::applied`] keeps.
 pub const APPLIED_KEPT: usize = 8;
 

@@ -177,14 +177,23 @@ impl ClientSession {
                     name_in(roster, id)
                 });
         }
-        if snap.queued > QUEUE_HIGH {
+        // A jitter buffer on the server holds `buffer_depth` of ours by design: only
+        // what is beyond is a backlog. One below half its depth is running dry.
+        let (queued, depth) = (snap.queued, snap.buffer_depth);
+        let backlog = queued.saturating_sub(depth);
+        if backlog > QUEUE_HIGH {
             self.draining = true;
-        } else if snap.queued <= QUEUE_LOW {
+        } else if backlog <= QUEUE_LOW {
             self.draining = false;
+        }
+        if depth >= 2 && u16::from(queued) * 2 < u16::from(depth) {
+            self.hurrying = true;
+        } else if queued >= depth {
+            self.hurrying = false;
         }
         self.last_snapshot = now;
         self.resync
-            .on_snapshot(snap.queued, snap.ack_seq, self.latest_seq());
+            .on_snapshot(backlog, snap.ack_seq, self.latest_seq());
         self.reconcile(now, &snap);
         self.buffer.push(snap.tick, snap.players.clone());
         self.latest = Some(snap);
