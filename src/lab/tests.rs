@@ -341,3 +341,41 @@ fn a_jitter_buffer_draws_a_walker_evenly() {
     }
     assert!(credit.iter().all(|&c| c > 0.25), "{credit:?}");
 }
+
+/// Each lane ends in the server's input buffer for its client: queued over depth, the
+/// last ticks' applied counts, late and dropped commands, the client's clock.
+#[test]
+fn each_lane_shows_its_clients_input_buffer() {
+    let t0 = Instant::now();
+    let mut c = config(2, 0, 5);
+    c.profiles = vec!["lan".to_owned(), "lan".to_owned()];
+    c.server.input_buffer = InputBuffer::Fixed(2);
+    let mut lab = Lab::new(&c, t0).unwrap();
+    lab.run_until(t0 + Duration::from_secs(3));
+    let lanes = view::build(&lab, &controls()).lanes;
+    for lane in &lanes {
+        assert!(
+            lane.buffer.ends_with("/2 1111 late 0 drop 0 even"),
+            "{}",
+            lane.buffer
+        );
+    }
+    c.server.input_buffer = InputBuffer::Credit;
+    let mut lab = Lab::new(&c, t0).unwrap();
+    lab.run_until(t0 + Duration::from_secs(3));
+    let lane = &view::build(&lab, &controls()).lanes[0];
+    assert!(lane.buffer.contains("/0 "), "{}", lane.buffer);
+    assert!(lane.buffer.contains('2'), "pairs: {}", lane.buffer);
+}
+
+fn controls() -> view::Controls<'static> {
+    view::Controls {
+        selected: 0,
+        speed: 1.0,
+        paused: false,
+        fps: 60.0,
+        message: "",
+        help: false,
+        theme: crate::ui::Theme::default(),
+    }
+}

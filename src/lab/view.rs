@@ -48,6 +48,7 @@ pub(crate) fn build<'a>(lab: &'a Lab, c: &Controls) -> LabView<'a> {
         .iter()
         .map(|client| LaneView {
             label: format!("client {} {}", client.number, client.profile),
+            buffer: buffer_text(lab, client),
             up: client.up.dots(now),
             down: client.down.dots(now),
         })
@@ -230,3 +231,27 @@ pub(crate) fn dilation(s: &ClientSession) -> &'static str {
         "even"
     }
 }
+
+/// The server's input buffer for a client, as its lane shows it: commands queued over
+/// the depth aimed at (0: the credit queue), commands applied on each of the last four
+/// ticks, late and dropped commands, and the client's command clock: `q2/2 1111 late 0
+/// drop 0 even`.
+fn buffer_text(lab: &Lab, c: &LabClient) -> String {
+    let s = c.driver.session();
+    let Some(f) = lab.server().input_buffer(s.player_id()) else {
+        return String::new();
+    };
+    let applied: String = f.applied[f.applied.len() - 4..]
+        .iter()
+        .map(|&n| char::from_digit(u32::from(n.min(9)), 10).unwrap_or('+'))
+        .collect();
+    format!(
+        "q{}/{} {applied} late {} drop {} {}",
+        f.queued,
+        f.target,
+        f.late,
+        f.dropped,
+        dilation(s)
+    )
+}
+

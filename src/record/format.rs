@@ -1,4 +1,4 @@
-//! The recording format, version 4 (documented in docs/RECORDING.md): an 8-byte header
+//! The recording format, version 5 (documented in docs/RECORDING.md): an 8-byte header
 //! (`NAREC`, a zero byte, the version as u16 little-endian), then records. A record is a
 //! kind byte, its payload length as a LEB128 varint (at most `MAX_PAYLOAD`, a keyframe
 //! at most `MAX_KEYFRAME_PAYLOAD`), and the payload. Times are varints: nanoseconds
@@ -22,6 +22,9 @@ use crate::net::protocol::{ServerMsg, Welcome};
 use crate::sim::world::{Buttons, Command};
 
 pub const MAGIC: [u8; 6] = *b"NAREC\0";
+/// 5: the server messages inside are protocol version 6's (a snapshot carries the
+/// server's jitter-buffer depth), and a keyframe's session notes whether its command
+/// clock runs fast.
 /// 4: a keyframe's app state no longer holds the netcode switches (the session's are
 /// the one copy), so version 3's keyframes do not decode.
 /// 3: the codes of `Action::Back` and `Action::Face` (version 2 wrote them as 255), and
@@ -30,9 +33,9 @@ pub const MAGIC: [u8; 6] = *b"NAREC\0";
 /// 2: a keyframe record, protocol version 4's messages (version 1 held version 3's). A
 /// change to the server messages' encoding (`PROTOCOL_VERSION`) needs a new version here
 /// too, and [`OLDEST`] raised past the versions it breaks.
-pub const VERSION: u16 = 4;
+pub const VERSION: u16 = 5;
 /// The oldest version this netarena reads.
-pub const OLDEST: u16 = 4;
+pub const OLDEST: u16 = 5;
 pub(crate) const HEADER_LEN: usize = 8;
 /// No payload is longer: the largest is a server datagram plus a few varints.
 pub(crate) const MAX_PAYLOAD: usize = MAX_SERVER_DATAGRAM + 64;

@@ -43,6 +43,8 @@ pub(crate) struct Pane<'a> {
 /// One client's link: datagrams going up (commands) and down (snapshots).
 pub(crate) struct LaneView {
     pub(crate) label: String,
+    /// The server's input buffer for this client, at the server's end of the up row.
+    pub(crate) buffer: String,
     pub(crate) up: Vec<LaneDot>,
     pub(crate) down: Vec<LaneDot>,
 }
@@ -251,7 +253,14 @@ fn draw_lane(buf: &mut Buffer, x: u16, y: u16, width: u16, rows: u16, lane: &Lan
         return;
     }
     let start = x + LABEL + TAG;
-    let track = width - LABEL - TAG - 6;
+    let mut track = width - LABEL - TAG - 6;
+    // The buffer's figures go after `▶ srv` if the track keeps 16 columns.
+    let buffer = lane.buffer.chars().count() as u16 + 1;
+    let show_buffer = !lane.buffer.is_empty() && track >= buffer + 16;
+    if show_buffer {
+        track -= buffer;
+        buf.set_string(start + track + 6, y, &lane.buffer, t.style(Role::Label));
+    }
     let dim = t.style(Role::Label);
     let label = Style::new().add_modifier(Modifier::BOLD);
     buf.set_stringn(x, y, &lane.label, usize::from(LABEL - 1), label);
@@ -374,6 +383,7 @@ mod tests {
         let mut buf = Buffer::empty(Rect::new(0, 0, 80, 2));
         let lane = LaneView {
             label: "client 4 custom".into(),
+            buffer: String::new(),
             up: Vec::new(),
             down: Vec::new(),
         };
