@@ -450,4 +450,40 @@ mod tests {
         );
         assert_eq!(corrections(false), 0);
     }
+
+    /// The clock a snapshot's queue figures set: (command period scale) after each of
+    /// `(queued, buffer_depth)` in turn.
+    fn clock_after(figures: &[(u8, u8)]) -> Vec<f64> {
+        let now = Instant::now();
+        let mut session = ClientSession::on_duel(0, now);
+        figures
+            .iter()
+            .enumerate()
+            .map(|(i, &(queued, buffer_depth))| {
+                let snap = Snapshot {
+                    tick: 3 * (i as u32 + 1),
+                    queued,
+                    buffer_depth,
+                    ..Default::default()
+                };
+                let msg = ServerMsg::Snapshot(delta::encode(&snap, None));
+                session.on_message(now, msg, 100);
+                session.command_period_scale()
+            })
+            .collect()
+    }
+
+    /// A jitter buffer holds its depth of our commands by design: only what is beyond
+    /// is a backlog to drain (the credit queue's depth is 0, as before). Below half its
+    /// depth it is running dry, and the clock runs fast until it is full again.
+    #[test]
+    fn the_clock_drains_only_beyond_the_buffers_depth_and_refills_it() {
+        assert_eq!(clock_after(&[(5, 0), (2, 0), (1, 0)]), [1.05, 1.05, 1.0]);
+        assert_eq!(clock_after(&[(5, 4), (7, 4), (8, 4)]), [1.0, 1.0, 1.05]);
+        assert_eq!(
+            clock_after(&[(1, 4), (3, 4), (4, 4), (0, 1)]),
+            [0.95, 0.95, 1.0, 1.0]
+        );
+    }
 }
+
