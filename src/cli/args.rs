@@ -14,8 +14,8 @@ pub(crate) use lab::LabArgs;
 pub(crate) use play::{HostArgs, JoinArgs, PanicSite, PlayerArgs, ThemeArgs, ViewArgs};
 
 use netarena::client::shell::discovery::Scope;
-use netarena::server::InputBuffer;
 use netarena::client::validate::DELAYS_MS;
+use netarena::server::InputBuffer;
 use netarena::server::config::{
     BOT_SKILLS, CLIENT_TIMEOUTS_SECS, FRAG_LIMITS, MAX_PLAYERS, MAX_REWINDS_MS, PLAYER_LIMIT,
     SNAPSHOT_RATES, TICK_RATES, TIME_LIMITS,

@@ -10,9 +10,9 @@ use serde::Serialize;
 
 use super::view::dilation;
 use super::{Lab, LabConfig, LaneCounts};
-use crate::server::BufferFigures;
 use crate::client::shell::headless::{self, Report};
 use crate::client::tap::Tap;
+use crate::server::BufferFigures;
 
 /// What a headless lab run writes.
 #[derive(Clone, Debug, Serialize)]

@@ -2,8 +2,8 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use super::headless;
-use crate::server::InputBuffer;
 use super::*;
+use crate::server::InputBuffer;
 use crate::sim::map::Map;
 
 pub(crate) fn config(clients: usize, bots: u16, seed: u64) -> LabConfig {
@@ -327,12 +327,19 @@ fn a_jitter_buffer_draws_a_walker_evenly() {
     };
     let (credit, report) = cv(InputBuffer::Credit);
     let applied = report.clients[0].input_buffer.figures.applied;
-    assert!(applied.contains(&2), "the credit queue applies pairs: {applied:?}");
+    assert!(
+        applied.contains(&2),
+        "the credit queue applies pairs: {applied:?}"
+    );
     for buffer in [InputBuffer::Fixed(2), InputBuffer::Adaptive] {
         let (buffered, report) = cv(buffer);
         for (n, (&on, &off)) in buffered.iter().zip(&credit).enumerate() {
             assert!(on <= 0.15, "{buffer}, client {}: {on}", n + 1);
-            assert!(off > on + 0.1, "{buffer}, client {}: credit {off}, {on}", n + 1);
+            assert!(
+                off > on + 0.1,
+                "{buffer}, client {}: credit {off}, {on}",
+                n + 1
+            );
         }
         let figures = report.clients[0].input_buffer.figures;
         assert_eq!(figures.target, 2, "{buffer}");

@@ -254,4 +254,3 @@ fn buffer_text(lab: &Lab, c: &LabClient) -> String {
         dilation(s)
     )
 }
-

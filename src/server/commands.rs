@@ -401,9 +401,12 @@ mod tests {
         for bad in ["0", "33", "x", ""] {
             assert!(bad.parse::<InputBuffer>().is_err(), "{bad}");
         }
-        for mode in [InputBuffer::Credit, InputBuffer::Fixed(7), InputBuffer::Adaptive] {
+        for mode in [
+            InputBuffer::Credit,
+            InputBuffer::Fixed(7),
+            InputBuffer::Adaptive,
+        ] {
             assert_eq!(mode.to_string().parse(), Ok(mode));
         }
     }
 }
-
