@@ -373,6 +373,11 @@ fn each_lane_shows_its_clients_input_buffer() {
     let lane = &view::build(&lab, &controls()).lanes[0];
     assert!(lane.buffer.contains("/0 "), "{}", lane.buffer);
     assert!(lane.buffer.contains('2'), "pairs: {}", lane.buffer);
+    // Turned on mid-run, as a dial would: one a tick from then on.
+    lab.server_mut().set_input_buffer(InputBuffer::Fixed(2));
+    lab.run_until(t0 + Duration::from_secs(4));
+    let lane = &view::build(&lab, &controls()).lanes[0];
+    assert!(lane.buffer.contains("/2 1111 "), "{}", lane.buffer);
 }
 
 fn controls() -> view::Controls<'static> {

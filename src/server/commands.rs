@@ -131,6 +131,23 @@ impl CommandQueue {
         }
     }
 
+    /// Applies commands as `mode` says from the next tick on. What waits stays; a
+    /// jitter buffer fills to its depth before it applies, and no credit is carried
+    /// over.
+    pub(crate) fn set_mode(&mut self, mode: InputBuffer) {
+        let arrivals = std::mem::take(&mut self.arrivals);
+        let fresh = CommandQueue::new(mode);
+        self.mode = mode;
+        self.target = fresh.target;
+        self.credit = 0;
+        self.primed = false;
+        self.arrivals = if mode == InputBuffer::Adaptive {
+            arrivals
+        } else {
+            VecDeque::new()
+        };
+    }
+
     /// Offers one received command. Seqs at or below the newest queued are duplicates;
     /// a gap (commands lost beyond the redundancy window) is accepted and skipped, but
     /// not an absurd jump ahead, which would make every later honest command look old.
@@ -408,5 +425,29 @@ mod tests {
         ] {
             assert_eq!(mode.to_string().parse(), Ok(mode));
         }
+    }
+
+    #[test]
+    fn a_mode_changed_mid_run_applies_from_the_next_tick() {
+        let mut q = CommandQueue::new(InputBuffer::Credit);
+        let before = pairs(&mut q, 20);
+        assert!(before[4..].contains(&2), "{before:?}");
+        q.set_mode(InputBuffer::Fixed(2));
+        let mut seq = q.last_applied();
+        let after: Vec<usize> = (0..40)
+            .map(|t| {
+                if t % 2 == 0 {
+                    for _ in 0..2 {
+                        seq += 1;
+                        q.offer(seq, Command::default(), 0);
+                    }
+                }
+                drain(&mut q).len()
+            })
+            .collect();
+        assert!(after.iter().all(|&n| n == 1), "{after:?}");
+        assert_eq!(q.figures().target, 2);
+        q.set_mode(InputBuffer::Credit);
+        assert_eq!(q.figures().target, 0);
     }
 }

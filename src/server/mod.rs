@@ -148,6 +148,19 @@ impl Server {
         self.refusals
     }
 
+    /// How clients' commands are applied from the next tick on, for every client now
+    /// and later (a dial: the lab's run stays exact, as the change is made at a tick).
+    /// Bots keep the credit queue: their commands are made on the tick that applies
+    /// them.
+    pub fn set_input_buffer(&mut self, mode: InputBuffer) {
+        self.config.input_buffer = mode;
+        for slot in &mut self.slots {
+            if matches!(slot.controller, Controller::Remote(_)) {
+                slot.queue.set_mode(mode);
+            }
+        }
+    }
+
     /// Player `id`'s input buffer as it stands (None: no such player).
     pub fn input_buffer(&self, id: PlayerId) -> Option<BufferFigures> {
         let slot = self.slots.iter().find(|s| s.id == id)?;
