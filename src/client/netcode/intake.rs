@@ -24,6 +24,10 @@ use crate::sim::world::PlayerState;
 /// drain to before going back to full speed.
 const QUEUE_HIGH: u8 = 3;
 const QUEUE_LOW: u8 = 1;
+/// The same beyond a jitter buffer's depth, which already allows for the pairs and the
+/// jitter: more than two over it is a backlog, drained down to the depth.
+const BUFFER_HIGH: u8 = 2;
+const BUFFER_LOW: u8 = 0;
 /// The largest ack a prediction starts from. No server applies 2^31 commands of one
 /// client (a year at 60 Hz); an ack beyond would leave our seqs no room to count up.
 const MAX_START_ACK: u32 = u32::MAX / 2;
@@ -181,9 +185,14 @@ impl ClientSession {
         // what is beyond is a backlog. One below half its depth is running dry.
         let (queued, depth) = (snap.queued, snap.buffer_depth);
         let backlog = queued.saturating_sub(depth);
-        if backlog > QUEUE_HIGH {
+        let (high, low) = if depth == 0 {
+            (QUEUE_HIGH, QUEUE_LOW)
+        } else {
+            (BUFFER_HIGH, BUFFER_LOW)
+        };
+        if backlog > high {
             self.draining = true;
-        } else if backlog <= QUEUE_LOW {
+        } else if backlog <= low {
             self.draining = false;
         }
         if depth >= 2 && u16::from(queued) * 2 < u16::from(depth) {
@@ -479,7 +488,10 @@ mod tests {
     #[test]
     fn the_clock_drains_only_beyond_the_buffers_depth_and_refills_it() {
         assert_eq!(clock_after(&[(5, 0), (2, 0), (1, 0)]), [1.05, 1.05, 1.0]);
-        assert_eq!(clock_after(&[(5, 4), (7, 4), (8, 4)]), [1.0, 1.0, 1.05]);
+        assert_eq!(
+            clock_after(&[(5, 4), (6, 4), (7, 4), (5, 4), (4, 4)]),
+            [1.0, 1.0, 1.05, 1.05, 1.0]
+        );
         assert_eq!(
             clock_after(&[(1, 4), (3, 4), (4, 4), (0, 1)]),
             [0.95, 0.95, 1.0, 1.0]
