@@ -25,7 +25,7 @@ use crate::sim::world::Command;
 /// Credit that may be saved up: how far behind real time a client may fall (after a late
 /// packet burst) and still catch up at once. 6 ticks is 100 ms at 60 Hz. A jitter
 /// buffer holds at most this many commands beyond its depth.
-pub(crate) const MAX_CREDIT: u32 = 6;
+pub const MAX_CREDIT: u32 = 6;
 /// Commands held waiting. A client beyond this is refused new commands until the queue
 /// drains; it will resend them, since they stay unacknowledged.
 pub(crate) const MAX_QUEUED: usize = 128;
