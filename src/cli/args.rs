@@ -15,6 +15,7 @@ pub(crate) use play::{HostArgs, JoinArgs, PanicSite, PlayerArgs, ThemeArgs, View
 
 use netarena::client::shell::discovery::Scope;
 use netarena::client::validate::DELAYS_MS;
+use netarena::server::InputBuffer;
 use netarena::server::config::{
     BOT_SKILLS, CLIENT_TIMEOUTS_SECS, FRAG_LIMITS, MAX_PLAYERS, MAX_REWINDS_MS, PLAYER_LIMIT,
     SNAPSHOT_RATES, TICK_RATES, TIME_LIMITS,
@@ -253,6 +254,11 @@ pub(crate) struct MatchArgs {
     /// Most players (humans and bots) at once
     #[arg(long, default_value_t = 16, value_parser = bounded(MAX_PLAYERS, ""))]
     pub(crate) max_players: u16,
+    /// How the server applies each client's commands: credit (as they come, catching up
+    /// to 6 a tick), N (a jitter buffer: one a tick once N ticks' worth wait), adaptive
+    /// (a jitter buffer as deep as the measured arrival jitter needs)
+    #[arg(long, default_value = "credit", value_name = "credit|N|adaptive")]
+    pub(crate) input_buffer: InputBuffer,
 }
 
 #[derive(Args, Clone, Default)]

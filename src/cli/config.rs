@@ -132,6 +132,7 @@ pub(crate) fn server_config(
     config.tick_rate = game.tick_rate;
     config.snapshot_rate = game.snapshot_rate;
     config.max_players = game.max_players;
+    config.input_buffer = game.input_buffer;
     config.name = name.to_owned();
     config.seed = seed;
     Ok(config)

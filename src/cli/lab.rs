@@ -43,6 +43,7 @@ impl LabArgs {
         let mut server = ServerConfig::new(map_file::load(&self.map)?);
         server.bots = self.bots;
         server.bot_skill = self.bot_skill;
+        server.input_buffer = self.input_buffer;
         server.seed = self.seed;
         server.name = "lab".to_owned();
         server.tick_rate = self.tick_rate;

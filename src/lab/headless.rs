@@ -8,9 +8,11 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use serde::Serialize;
 
+use super::view::dilation;
 use super::{Lab, LabConfig, LaneCounts};
 use crate::client::shell::headless::{self, Report};
 use crate::client::tap::Tap;
+use crate::server::BufferFigures;
 
 /// What a headless lab run writes.
 #[derive(Clone, Debug, Serialize)]
@@ -47,9 +49,24 @@ pub struct ClientReport {
     pub report: Report,
     pub link_up: LaneCounts,
     pub(crate) link_down: LaneCounts,
+    /// The server's input buffer for this client, and its command clock.
+    pub input_buffer: BufferLine,
+    /// The coefficient of variation of the drawn speed of the lab's walkers while they
+    /// walked straight (None without `--walkers`): 0 is perfectly even.
+    pub remote_motion_cv: Option<f64>,
     /// The file its session was recorded to, with `--record`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recording: Option<String>,
+}
+
+/// A client's commands on the server: what waits, the depth aimed at, what the last
+/// ticks applied, late and dropped commands; and whether the client's command clock
+/// runs `slow` (to drain a backlog there), `fast`, or `even`.
+#[derive(Clone, Debug, Serialize)]
+pub struct BufferLine {
+    #[serde(flatten)]
+    pub figures: BufferFigures,
+    pub clock: &'static str,
 }
 
 /// A client's recording: where its inputs go, and the file's name for the report.
@@ -109,13 +126,21 @@ pub(crate) fn ended_report(lab: &Lab, seed: u64, ended: &str) -> LabReport {
     let clients = lab
         .clients
         .iter()
-        .map(|c| ClientReport {
+        .enumerate()
+        .map(|(n, c)| ClientReport {
             client: c.number,
             profile: c.profile.clone(),
             // The report a client writes, with the totals its recording ends with.
             report: headless::report(c.driver.session(), c.totals(seconds), ended.into()),
             link_up: c.up.traffic(),
             link_down: c.down.traffic(),
+            input_buffer: BufferLine {
+                figures: server
+                    .input_buffer(c.driver.session().player_id())
+                    .unwrap_or_default(),
+                clock: dilation(c.driver.session()),
+            },
+            remote_motion_cv: lab.remote_motion_cv(n),
             recording: None,
         })
         .collect();

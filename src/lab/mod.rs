@@ -11,6 +11,7 @@ pub mod dials;
 mod explain;
 mod figures;
 pub mod headless;
+mod motion;
 pub(crate) mod speed;
 pub mod terminal;
 mod view;
@@ -36,6 +37,7 @@ use crate::net::protocol::{ClientMsg, GameEvent, RailShot, ServerMsg, Welcome};
 use crate::net::transport::Traffic;
 use crate::server::{Server, ServerConfig};
 use crate::sim::world::{Buttons, Command, PlayerState};
+use motion::Motion;
 use wire::Lane;
 
 pub use figures::{Crossing, Figures, Way};
@@ -217,6 +219,8 @@ pub struct Lab {
     next_tick: Instant,
     buf: Vec<u8>,
     pub(crate) rails: Vec<SeenRail>,
+    /// How evenly each client draws the walkers.
+    motion: Motion,
 }
 
 fn client_addr(n: usize) -> SocketAddr {
@@ -374,7 +378,10 @@ impl Lab {
         start: Instant,
         tick: Duration,
     ) -> Lab {
+        let ids = walkers.iter().map(|w| w.driver.session().player_id());
+        let motion = Motion::new(ids, clients.len());
         Lab {
+            motion,
             server,
             clients,
             walkers,
@@ -572,9 +579,12 @@ impl Lab {
         for c in self.clients.iter_mut().chain(&mut self.walkers) {
             c.up.drain(now, |from, bytes| server.receive(now, from, bytes));
         }
+        let mut ticked = false;
         while now >= self.next_tick {
             self.server.tick(self.next_tick);
             self.next_tick += self.tick;
+            self.motion.server_ticked(self.server.world());
+            ticked = true;
         }
         self.send_outbox(now);
         for (n, c) in self.clients.iter_mut().chain(&mut self.walkers).enumerate() {
@@ -603,6 +613,21 @@ impl Lab {
             c.rates.sample(now, traffic, c.driver.session().stats());
         }
         self.rails.retain(|r| now < r.at + RAIL_SHOWN);
+        if ticked {
+            let config = self.server.config();
+            let rates = (f64::from(config.tick_rate), config.snapshot_interval());
+            for (n, c) in self.clients.iter().enumerate() {
+                if now >= c.start {
+                    self.motion.sample(n, c.driver.session(), now, rates);
+                }
+            }
+        }
+    }
+
+    /// Client `n`'s `remote_motion_cv` (see `motion`): how unevenly it drew the
+    /// walkers walking straight, None without walkers.
+    pub(crate) fn remote_motion_cv(&self, n: usize) -> Option<f64> {
+        self.motion.cv(n)
     }
 
     /// Puts what the server sent on the links down, noting acks and rail shots.

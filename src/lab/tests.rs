@@ -3,6 +3,7 @@ use std::time::{Duration, Instant};
 
 use super::headless;
 use super::*;
+use crate::server::InputBuffer;
 use crate::sim::map::Map;
 
 pub(crate) fn config(clients: usize, bots: u16, seed: u64) -> LabConfig {
@@ -800,4 +801,89 @@ fn the_default_correction_never_jumps_and_strays_least_of_those_that_do_not() {
     assert!(snap.1 > 100, "snap jumps: {snap:?}");
     assert_eq!((smooth.1, blend.1), (0, 0));
     assert!(smooth.0 < blend.0, "{smooth:?} {blend:?}");
+}
+
+/// Issue 23: on a clean LAN the credit queue applied each input packet's two commands
+/// at once, so every other client drew a walker at 12 and 6 cells/s in turn (true 9): a
+/// `remote_motion_cv` of about 0.33. A jitter buffer applies one a tick: at most 0.15.
+#[test]
+fn a_jitter_buffer_draws_a_walker_evenly() {
+    let cv = |buffer: InputBuffer| {
+        let mut c = config(2, 0, 7);
+        c.profiles = vec!["lan".to_owned(), "lan".to_owned()];
+        c.walkers = 1;
+        c.server.input_buffer = buffer;
+        let report = headless::run(&c, 8.0, None).unwrap();
+        let cvs: Vec<f64> = report
+            .clients
+            .iter()
+            .map(|r| r.remote_motion_cv.expect("the walker walked straight"))
+            .collect();
+        (cvs, report)
+    };
+    let (credit, report) = cv(InputBuffer::Credit);
+    let applied = report.clients[0].input_buffer.figures.applied;
+    assert!(
+        applied.contains(&2),
+        "the credit queue applies pairs: {applied:?}"
+    );
+    for buffer in [InputBuffer::Fixed(2), InputBuffer::Adaptive] {
+        let (buffered, report) = cv(buffer);
+        for (n, (&on, &off)) in buffered.iter().zip(&credit).enumerate() {
+            assert!(on <= 0.15, "{buffer}, client {}: {on}", n + 1);
+            assert!(
+                off > on + 0.1,
+                "{buffer}, client {}: credit {off}, {on}",
+                n + 1
+            );
+        }
+        let figures = report.clients[0].input_buffer.figures;
+        assert_eq!(figures.target, 2, "{buffer}");
+        assert_eq!(figures.applied, [1; 8], "{buffer}");
+        assert_eq!(figures.dropped, 0, "{buffer}");
+    }
+    assert!(credit.iter().all(|&c| c > 0.25), "{credit:?}");
+}
+
+/// Each lane ends in the server's input buffer for its client: queued over depth, the
+/// last ticks' applied counts, late and dropped commands, the client's clock.
+#[test]
+fn each_lane_shows_its_clients_input_buffer() {
+    let t0 = Instant::now();
+    let mut c = config(2, 0, 5);
+    c.profiles = vec!["lan".to_owned(), "lan".to_owned()];
+    c.server.input_buffer = InputBuffer::Fixed(2);
+    let mut lab = Lab::new(&c, t0).unwrap();
+    lab.run_until(t0 + Duration::from_secs(3));
+    let lanes = view::build(&lab, &controls()).lanes;
+    for lane in &lanes {
+        assert!(
+            lane.buffer.ends_with("/2 1111 late 0 drop 0 even"),
+            "{}",
+            lane.buffer
+        );
+    }
+    c.server.input_buffer = InputBuffer::Credit;
+    let mut lab = Lab::new(&c, t0).unwrap();
+    lab.run_until(t0 + Duration::from_secs(3));
+    let lane = &view::build(&lab, &controls()).lanes[0];
+    assert!(lane.buffer.contains("/0 "), "{}", lane.buffer);
+    assert!(lane.buffer.contains('2'), "pairs: {}", lane.buffer);
+    // Turned on mid-run, as a dial would: one a tick from then on.
+    lab.server_mut().set_input_buffer(InputBuffer::Fixed(2));
+    lab.run_until(t0 + Duration::from_secs(4));
+    let lane = &view::build(&lab, &controls()).lanes[0];
+    assert!(lane.buffer.contains("/2 1111 "), "{}", lane.buffer);
+}
+
+fn controls() -> view::Controls<'static> {
+    view::Controls {
+        selected: 0,
+        speed: 1.0,
+        paused: false,
+        fps: 60.0,
+        message: "",
+        help: false,
+        theme: crate::ui::Theme::default(),
+    }
 }

@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use super::{Lab, LabClient};
 use crate::client::Switches;
+use crate::client::netcode::session::ClientSession;
 use crate::net::conditioner::Conditions;
 use crate::sim::map::CELL;
 use crate::sim::world::PlayerState;
@@ -53,6 +54,7 @@ pub(crate) fn build<'a>(lab: &'a Lab, c: &Controls) -> LabView<'a> {
                 label: format!("client {} {}", client.number, client.profile),
                 span_ms: span.as_millis() as u64,
                 links: lane_links(client),
+                buffer: buffer_text(lab, client),
                 up: client.up.dots(now, span),
                 down: client.down.dots(now, span),
             }
@@ -249,4 +251,40 @@ fn switch_letters(s: Switches) -> String {
     .iter()
     .map(|&(k, on)| if on { k } else { '-' })
     .collect()
+}
+
+/// Whether the client's command clock is dilated: `slow` while it drains a backlog on
+/// the server, `fast` while it refills, `even` otherwise.
+pub(crate) fn dilation(s: &ClientSession) -> &'static str {
+    let scale = s.command_period_scale();
+    if scale > 1.0 {
+        "slow"
+    } else if scale < 1.0 {
+        "fast"
+    } else {
+        "even"
+    }
+}
+
+/// The server's input buffer for a client, as its lane shows it: commands queued over
+/// the depth aimed at (0: the credit queue), commands applied on each of the last four
+/// ticks, late and dropped commands, and the client's command clock: `q2/2 1111 late 0
+/// drop 0 even`.
+fn buffer_text(lab: &Lab, c: &LabClient) -> String {
+    let s = c.driver.session();
+    let Some(f) = lab.server().input_buffer(s.player_id()) else {
+        return String::new();
+    };
+    let applied: String = f.applied[f.applied.len() - 4..]
+        .iter()
+        .map(|&n| char::from_digit(u32::from(n.min(9)), 10).unwrap_or('+'))
+        .collect();
+    format!(
+        "q{}/{} {applied} late {} drop {} {}",
+        f.queued,
+        f.target,
+        f.late,
+        f.dropped,
+        dilation(s)
+    )
 }

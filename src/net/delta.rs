@@ -45,6 +45,7 @@ pub fn encode(snap: &Snapshot, baseline: Option<(u32, &[PlayerSnap])>) -> Snapsh
         echo_hold_ms: snap.echo_hold_ms,
         inputs: snap.inputs,
         queued: snap.queued,
+        buffer_depth: snap.buffer_depth,
         me: snap.me,
         removed: Vec::new(),
         added: Vec::new(),
@@ -196,6 +197,7 @@ pub fn decode(
         echo_hold_ms: delta.echo_hold_ms,
         inputs: delta.inputs,
         queued: delta.queued,
+        buffer_depth: delta.buffer_depth,
         me: delta.me,
         players,
         withheld: delta.withheld,
@@ -262,6 +264,7 @@ mod tests {
             echo_hold_ms: 1,
             inputs: None,
             queued: 0,
+            buffer_depth: 0,
             me: Default::default(),
             withheld: 0,
             players: world

@@ -137,7 +137,10 @@ impl Serialize for SnapshotDelta {
         let flags = [
             (ECHO, self.echo_time_ms != 0),
             (INPUTS, self.inputs.is_some()),
-            (QUEUED, self.queued != 0 || self.withheld != 0),
+            (
+                QUEUED,
+                self.queued != 0 || self.withheld != 0 || self.buffer_depth != 0,
+            ),
             (REMOVED, !self.removed.is_empty()),
             (ADDED, !self.added.is_empty()),
             (VALUES_LEN, !implied),
@@ -167,6 +170,7 @@ impl Serialize for SnapshotDelta {
         if flags & QUEUED != 0 {
             t.serialize_element(&self.queued)?;
             t.serialize_element(&self.withheld)?;
+            t.serialize_element(&self.buffer_depth)?;
         }
         if flags & REMOVED != 0 {
             t.serialize_element(&self.removed)?;
@@ -243,10 +247,14 @@ impl<'de> Visitor<'de> for DeltaVisitor {
         } else {
             None
         };
-        let (queued, withheld) = if on(QUEUED) {
-            (next(&mut seq, "queue")?, next(&mut seq, "withheld")?)
+        let (queued, withheld, buffer_depth) = if on(QUEUED) {
+            (
+                next(&mut seq, "queue")?,
+                next(&mut seq, "withheld")?,
+                next(&mut seq, "buffer depth")?,
+            )
         } else {
-            (0, 0)
+            (0, 0, 0)
         };
         let removed = if on(REMOVED) {
             next(&mut seq, "removed")?
@@ -288,6 +296,7 @@ impl<'de> Visitor<'de> for DeltaVisitor {
             echo_hold_ms,
             inputs,
             queued,
+            buffer_depth,
             me,
             removed,
             added,
@@ -361,6 +370,7 @@ mod tests {
             echo_hold_ms: 0,
             inputs: None,
             queued: 0,
+            buffer_depth: 0,
             me: OwnBody::default(),
             removed: vec![],
             added: vec![],

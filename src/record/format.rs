@@ -23,6 +23,9 @@ use crate::net::protocol::{ServerMsg, Welcome};
 use crate::sim::world::{Buttons, Command};
 
 pub const MAGIC: [u8; 6] = *b"NAREC\0";
+/// 8: the server messages inside are protocol version 7's (a snapshot also carries the
+/// server's jitter-buffer depth), and a keyframe's session notes whether its command
+/// clock runs fast.
 /// 7: the start record also holds the remote players' correction style, and a
 /// keyframe's session holds it and the corrections fading.
 /// 6: the start record holds the player's dials after the input rate (the
@@ -39,9 +42,9 @@ pub const MAGIC: [u8; 6] = *b"NAREC\0";
 /// 2: a keyframe record, protocol version 4's messages (version 1 held version 3's). A
 /// change to the server messages' encoding (`PROTOCOL_VERSION`) needs a new version here
 /// too, and [`OLDEST`] raised past the versions it breaks.
-pub const VERSION: u16 = 7;
+pub const VERSION: u16 = 8;
 /// The oldest version this netarena reads.
-pub const OLDEST: u16 = 7;
+pub const OLDEST: u16 = 8;
 pub(crate) const HEADER_LEN: usize = 8;
 /// No payload is longer: the largest is a server datagram plus a few varints.
 pub(crate) const MAX_PAYLOAD: usize = MAX_SERVER_DATAGRAM + 64;

@@ -4,6 +4,7 @@
 use std::ops::RangeInclusive;
 use std::time::Duration;
 
+use super::commands::{InputBuffer, MAX_BUFFER_TICKS};
 use super::game::MatchConfig;
 use crate::bounds::{ConfigError, check};
 use crate::net::protocol::PROTOCOL_VERSION;
@@ -56,6 +57,8 @@ pub struct ServerConfig {
     pub protocol_version: u16,
     /// 1 (slow, sloppy) to 5 (quick, precise).
     pub bot_skill: u8,
+    /// How clients' commands are applied: the credit queue, or a jitter buffer.
+    pub input_buffer: InputBuffer,
     /// Maps, limits and lag compensation.
     pub game: MatchConfig,
 }
@@ -74,6 +77,7 @@ impl ServerConfig {
             discoverable: true,
             protocol_version: PROTOCOL_VERSION,
             bot_skill: 2,
+            input_buffer: InputBuffer::Credit,
             game: MatchConfig::new(map),
         }
     }
@@ -98,6 +102,9 @@ impl ServerConfig {
         check("max players", self.max_players, &MAX_PLAYERS)?;
         check("bots", self.bots, &(0..=self.max_players))?;
         check("bot skill", self.bot_skill, &BOT_SKILLS)?;
+        if let InputBuffer::Fixed(n) = self.input_buffer {
+            check("input buffer (ticks)", n, &(1..=MAX_BUFFER_TICKS))?;
+        }
         let timeout = self.client_timeout.as_secs();
         check("client timeout (s)", timeout, &CLIENT_TIMEOUTS_SECS)?;
         let chars = self.name.chars().count();
@@ -130,7 +137,8 @@ mod tests {
     #[test]
     fn each_bound_is_enforced() {
         type Breaker = fn(&mut ServerConfig);
-        let cases: [(&str, Breaker); 8] = [
+        let cases: [(&str, Breaker); 9] = [
+            ("input buffer", |c| c.input_buffer = InputBuffer::Fixed(0)),
             ("tick rate", |c| c.tick_rate = 241),
             ("snapshot rate", |c| c.snapshot_rate = 0),
             ("cannot exceed", |c| c.snapshot_rate = 61),

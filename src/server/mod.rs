@@ -10,7 +10,7 @@
 #![warn(unreachable_pub)]
 
 pub(crate) mod bots;
-pub(crate) mod commands;
+pub mod commands;
 pub mod config;
 mod connection;
 pub(crate) mod cookie;
@@ -41,6 +41,7 @@ use game::Match;
 use rate_limit::RateLimit;
 use roster::Slot;
 
+pub use commands::{BufferFigures, InputBuffer};
 pub use config::{PLAYER_LIMIT, ServerConfig};
 pub use intake::Refusals;
 pub use outgoing::SendFailures;
@@ -165,6 +166,25 @@ impl Server {
 
     pub fn refusals(&self) -> Refusals {
         self.refusals
+    }
+
+    /// How clients' commands are applied from the next tick on, for every client now
+    /// and later (a dial: the lab's run stays exact, as the change is made at a tick).
+    /// Bots keep the credit queue: their commands are made on the tick that applies
+    /// them.
+    pub fn set_input_buffer(&mut self, mode: InputBuffer) {
+        self.config.input_buffer = mode;
+        for slot in &mut self.slots {
+            if matches!(slot.controller, Controller::Remote(_)) {
+                slot.queue.set_mode(mode);
+            }
+        }
+    }
+
+    /// Player `id`'s input buffer as it stands (None: no such player).
+    pub fn input_buffer(&self, id: PlayerId) -> Option<BufferFigures> {
+        let slot = self.slots.iter().find(|s| s.id == id)?;
+        Some(slot.queue.figures())
     }
 
     pub fn player_count(&self) -> usize {

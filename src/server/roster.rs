@@ -71,6 +71,11 @@ impl Server {
             Controller::Remote(c) => (Some(c.addr), Some(c.session.id)),
             Controller::Bot(_) => (None, None),
         };
+        // Bots' commands are made on the tick that applies them: nothing to buffer.
+        let queue = match &controller {
+            Controller::Remote(_) => CommandQueue::new(self.config.input_buffer),
+            Controller::Bot(_) => CommandQueue::default(),
+        };
         let spawn = self.world.spawn_point(&self.map, id);
         let tick = self.world.tick;
         let status = self.game.join(id, spawn, tick, &mut self.world);
@@ -86,7 +91,7 @@ impl Server {
             Slot {
                 id,
                 name,
-                queue: CommandQueue::default(),
+                queue,
                 controller,
                 bot_seq: 0,
             },

@@ -130,6 +130,7 @@ impl Server {
                 .is_multiple_of(INPUT_COUNTS_EVERY)
                 .then(|| c.input_counts());
             msg.queued = u8::try_from(slot.queue.len()).unwrap_or(u8::MAX);
+            msg.buffer_depth = u8::try_from(slot.queue.figures().target).unwrap_or(u8::MAX);
             let mut msg = ServerMsg::Snapshot(msg);
             // Events fill what the players leave of the datagram, or of the link's
             // byte cap; the length of their list grows from one byte to at most three.

@@ -48,6 +48,8 @@ pub(crate) struct LaneView {
     /// Each way's link, up then down (`150ms ±40 5%`), at the end of its row: a link
     /// may differ each way.
     pub(crate) links: [String; 2],
+    /// The server's input buffer for this client, at the server's end of the up row.
+    pub(crate) buffer: String,
     pub(crate) up: Vec<LaneDot>,
     pub(crate) down: Vec<LaneDot>,
 }
@@ -272,7 +274,17 @@ fn draw_lane(buf: &mut Buffer, x: u16, y: u16, width: u16, rows: u16, lane: &Lan
     } else {
         0
     };
-    let track = width - LABEL - TAG - 6 - links;
+    let mut track = width - LABEL - TAG - 6 - links;
+    // The buffer's figures go after `▶ srv` if the track keeps 16 columns.
+    let buffer = lane.buffer.chars().count() as u16 + 1;
+    let show_buffer = !lane.buffer.is_empty() && track >= buffer + 16;
+    let buffer_cols = if show_buffer {
+        track -= buffer;
+        buf.set_string(start + track + 6, y, &lane.buffer, t.style(Role::Label));
+        buffer
+    } else {
+        0
+    };
     let dim = t.style(Role::Label);
     let label = Style::new().add_modifier(Modifier::BOLD);
     buf.set_stringn(x, y, &lane.label, usize::from(LABEL - 1), label);
@@ -289,7 +301,7 @@ fn draw_lane(buf: &mut Buffer, x: u16, y: u16, width: u16, rows: u16, lane: &Lan
         buf.set_string(start + track, row, *right, dim);
         if links > 0 {
             buf.set_stringn(
-                start + track + 6,
+                start + track + 6 + buffer_cols,
                 row,
                 format!(" {}", lane.links[dy]),
                 usize::from(links),
@@ -422,6 +434,7 @@ mod tests {
             label: "client 4 custom".into(),
             span_ms: 100,
             links: Default::default(),
+            buffer: String::new(),
             up: Vec::new(),
             down: Vec::new(),
         };
@@ -439,6 +452,7 @@ mod tests {
             label: "client 1 custom".into(),
             span_ms: 250,
             links: ["20ms".into(), "150ms ±40 5%".into()],
+            buffer: String::new(),
             up: Vec::new(),
             down: Vec::new(),
         };

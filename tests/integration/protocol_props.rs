@@ -326,6 +326,7 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
                     echo_hold_ms,
                     inputs: inputs.map(|(received, high)| InputCounts { received, high }),
                     queued: baseline_age.wrapping_mul(3),
+                    buffer_depth: baseline_age / 3,
                     me: OwnBody { flags, ready_in },
                     removed,
                     added,

@@ -88,6 +88,7 @@ fn snapshot(tick: u32, players: Vec<PlayerSnap>) -> ServerMsg {
         echo_hold_ms: 4,
         inputs: None,
         queued: 0,
+        buffer_depth: 0,
         me: Default::default(),
         players,
         withheld: 0,

@@ -8,6 +8,7 @@ use super::play::CorrectionArg;
 use super::{InterpDelay, ThemeArgs, bounded, interp_delay};
 use netarena::client::netcode::session::DEFAULT_INPUT_RATE;
 use netarena::client::netcode::tuning::{EXTRAPOLATION_LIMITS_MS, REDUNDANCY};
+use netarena::server::InputBuffer;
 use netarena::server::config::MAX_REWINDS_MS;
 
 #[derive(Args)]
@@ -29,6 +30,11 @@ pub(crate) struct LabArgs {
     /// Players that walk about but never shoot (so a teacher can talk undisturbed)
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u16).range(0..=16))]
     pub(crate) walkers: u16,
+    /// How the server applies each client's commands: credit (as they come, catching up
+    /// to 6 a tick), N (a jitter buffer: one a tick once N ticks' worth wait), adaptive
+    /// (a jitter buffer as deep as the measured arrival jitter needs)
+    #[arg(long, default_value = "credit", value_name = "credit|N|adaptive")]
+    pub(crate) input_buffer: InputBuffer,
     /// Bot skill, 1 (slow and sloppy) to 5 (quick and precise)
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=5))]
     pub(crate) bot_skill: u8,

@@ -24,6 +24,10 @@ use crate::sim::world::PlayerState;
 /// drain to before going back to full speed.
 const QUEUE_HIGH: u8 = 3;
 const QUEUE_LOW: u8 = 1;
+/// The same beyond a jitter buffer's depth, which already allows for the pairs and the
+/// jitter: more than two over it is a backlog, drained down to the depth.
+const BUFFER_HIGH: u8 = 2;
+const BUFFER_LOW: u8 = 0;
 /// The largest ack a prediction starts from. No server applies 2^31 commands of one
 /// client (a year at 60 Hz); an ack beyond would leave our seqs no room to count up.
 const MAX_START_ACK: u32 = u32::MAX / 2;
@@ -185,14 +189,28 @@ impl ClientSession {
                     name_in(roster, id)
                 });
         }
-        if snap.queued > QUEUE_HIGH {
+        // A jitter buffer on the server holds `buffer_depth` of ours by design: only
+        // what is beyond is a backlog. One below half its depth is running dry.
+        let (queued, depth) = (snap.queued, snap.buffer_depth);
+        let backlog = queued.saturating_sub(depth);
+        let (high, low) = if depth == 0 {
+            (QUEUE_HIGH, QUEUE_LOW)
+        } else {
+            (BUFFER_HIGH, BUFFER_LOW)
+        };
+        if backlog > high {
             self.draining = true;
-        } else if snap.queued <= QUEUE_LOW {
+        } else if backlog <= low {
             self.draining = false;
+        }
+        if depth >= 2 && u16::from(queued) * 2 < u16::from(depth) {
+            self.hurrying = true;
+        } else if queued >= depth {
+            self.hurrying = false;
         }
         self.last_snapshot = now;
         self.resync
-            .on_snapshot(snap.queued, snap.ack_seq, self.latest_seq());
+            .on_snapshot(backlog, snap.ack_seq, self.latest_seq());
         self.reconcile(now, &snap);
         self.buffer.push(snap.tick, snap.players.clone());
         self.latest = Some(snap);
@@ -461,5 +479,43 @@ mod tests {
             "the setup disagrees with the prediction"
         );
         assert_eq!(corrections(false), 0);
+    }
+
+    /// The clock a snapshot's queue figures set: (command period scale) after each of
+    /// `(queued, buffer_depth)` in turn.
+    fn clock_after(figures: &[(u8, u8)]) -> Vec<f64> {
+        let now = Instant::now();
+        let mut session = ClientSession::on_duel(0, now);
+        figures
+            .iter()
+            .enumerate()
+            .map(|(i, &(queued, buffer_depth))| {
+                let snap = Snapshot {
+                    tick: 3 * (i as u32 + 1),
+                    queued,
+                    buffer_depth,
+                    ..Default::default()
+                };
+                let msg = ServerMsg::Snapshot(delta::encode(&snap, None));
+                session.on_message(now, msg, 100);
+                session.command_period_scale()
+            })
+            .collect()
+    }
+
+    /// A jitter buffer holds its depth of our commands by design: only what is beyond
+    /// is a backlog to drain (the credit queue's depth is 0, as before). Below half its
+    /// depth it is running dry, and the clock runs fast until it is full again.
+    #[test]
+    fn the_clock_drains_only_beyond_the_buffers_depth_and_refills_it() {
+        assert_eq!(clock_after(&[(5, 0), (2, 0), (1, 0)]), [1.05, 1.05, 1.0]);
+        assert_eq!(
+            clock_after(&[(5, 4), (6, 4), (7, 4), (5, 4), (4, 4)]),
+            [1.0, 1.0, 1.05, 1.05, 1.0]
+        );
+        assert_eq!(
+            clock_after(&[(1, 4), (3, 4), (4, 4), (0, 1)]),
+            [0.95, 0.95, 1.0, 1.0]
+        );
     }
 }

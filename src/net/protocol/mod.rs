@@ -20,7 +20,7 @@ pub use text::{CHAT_RATE, MAX_CHAT_CHARS, MAX_NAME_CHARS, Rate, sanitize_name, s
 /// Bumped on any change to the messages below (6: a bolt's `vx`, `vy` are one
 /// sub-step of its flight, not its movement per tick). `Connect` stays variant 0 with `magic` and
 /// `version` first, so every past and future build can tell a mismatch apart from noise.
-pub const PROTOCOL_VERSION: u16 = 6;
+pub const PROTOCOL_VERSION: u16 = 7;
 /// "NARE": marks a connect request as netarena's, not a stray datagram.
 pub const MAGIC: u32 = 0x4E41_5245;
 
@@ -198,6 +198,9 @@ pub struct SnapshotDelta {
     /// Commands of this client waiting in the server's queue: the client slows its
     /// command clock a little while this backlog is large, so it drains.
     pub queued: u8,
+    /// The depth the server's jitter buffer for this client fills to (0: the credit
+    /// queue, no buffer): the client's command clock aims at `queued` near it.
+    pub buffer_depth: u8,
     /// The receiving client's own rule state after `ack_seq`.
     pub me: OwnBody,
     /// Players in the baseline that are gone.
@@ -310,6 +313,7 @@ pub struct Snapshot {
     pub echo_hold_ms: u16,
     pub inputs: Option<InputCounts>,
     pub queued: u8,
+    pub buffer_depth: u8,
     pub me: OwnBody,
     pub players: Vec<PlayerSnap>,
     /// Snapshots the server held back just before this one (see [`SnapshotDelta`]).

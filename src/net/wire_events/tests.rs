@@ -13,6 +13,7 @@ fn snapshot(events: Vec<(u32, GameEvent)>) -> ServerMsg {
         echo_hold_ms: 1,
         inputs: None,
         queued: 0,
+        buffer_depth: 0,
         me: Default::default(),
         removed: vec![],
         added: vec![],
