@@ -9,6 +9,9 @@
 //! rules, so changing it live would change the game under the players' feet.
 
 use super::Lab;
+use crate::client::CorrectionStyle;
+use crate::server::InputBuffer;
+use crate::server::commands::{MAX_BUFFER_TICKS, MAX_CREDIT};
 
 /// Whose setting a dial is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -209,6 +212,67 @@ pub static DIALS: &[Dial] = &[
                 ),
                 None => "extrapolation limit automatic: 100 ms past the newest snapshot, 300 ms with dead reckoning (x); then others are held still".to_owned(),
             }
+        },
+    },
+    Dial {
+        name: "input buffer",
+        flag: "--input-buffer",
+        owner: Owner::Server,
+        // 0: the credit queue; N: a jitter buffer of N ticks; automatic: adaptive.
+        steps: &[0, 1, 2, 3, 4, 6, 8, AUTO],
+        get: |lab, _| match lab.server.config().input_buffer {
+            InputBuffer::Credit => 0,
+            InputBuffer::Fixed(n) => Value::from(n),
+            InputBuffer::Adaptive => AUTO,
+        },
+        set: |lab, _, v| {
+            lab.server.set_input_buffer(match v {
+                0 => InputBuffer::Credit,
+                AUTO => InputBuffer::Adaptive,
+                n => InputBuffer::Fixed(u8::try_from(n).unwrap_or(u8::MAX).min(MAX_BUFFER_TICKS)),
+            });
+        },
+        explain: |lab, _| {
+            let cfg = lab.server.config();
+            let tick = 1000.0 / f64::from(cfg.tick_rate);
+            match cfg.input_buffer {
+                InputBuffer::Credit => format!(
+                    "input buffer: credit queue: a command as it comes, catching up to {MAX_CREDIT} a tick (a walker's pairs move in pairs)"
+                ),
+                InputBuffer::Fixed(n) => format!(
+                    "input buffer: {n} ticks = {:.0} ms: one command a tick once {n} wait (even steps, {:.0} ms more latency)",
+                    f64::from(n) * tick,
+                    f64::from(n) * tick
+                ),
+                InputBuffer::Adaptive => "input buffer: adaptive: as deep as the arrival jitter of the last 60 ticks, plus one".to_owned(),
+            }
+        },
+    },
+    Dial {
+        name: "correction style",
+        flag: "--correction",
+        owner: Owner::Client,
+        // 0 snap, 1 smooth, 2 blend.
+        steps: &[0, 1, 2],
+        get: |lab, n| match lab.clients[n].driver.session().correction() {
+            CorrectionStyle::Snap => 0,
+            CorrectionStyle::Smooth => 1,
+            CorrectionStyle::Blend => 2,
+        },
+        set: |lab, n, v| {
+            let style = match v {
+                0 => CorrectionStyle::Snap,
+                1 => CorrectionStyle::Smooth,
+                _ => CorrectionStyle::Blend,
+            };
+            lab.clients[n].driver.set_correction(style);
+        },
+        explain: |lab, n| {
+            match lab.clients[n].driver.session().correction() {
+            CorrectionStyle::Snap => "correction snap: others jump onto a snapshot that disagrees".to_owned(),
+            CorrectionStyle::Smooth => "correction smooth: the gap closes exponentially, 60 ms time constant (no jump; the speed jumps)".to_owned(),
+            CorrectionStyle::Blend => "correction blend: 200 ms of projective velocity blending (neither position nor speed jumps)".to_owned(),
+        }
         },
     },
 ];

@@ -399,10 +399,40 @@ fn dials_turned_at_the_same_ticks_repeat_exactly() {
         (180, dial("lag compensation"), 0, 0),
         (200, dial("rewind bound"), 0, 100),
         (210, dial("extrapolation limit"), 1, 50),
+        (220, dial("input buffer"), 0, 2),
+        (230, dial("correction style"), 1, 2),
     ];
     let a = run_with_dials(&changes);
     assert_eq!(a, run_with_dials(&changes));
     assert_ne!(a, run_with_dials(&[]), "the dials changed nothing");
+}
+
+/// The input-buffer dial changes how the server applies a client's commands from the
+/// next tick (a lan client's pairs become one a tick), and the correction-style dial
+/// reaches the chosen client's session; each explains itself in numbers.
+#[test]
+fn the_input_buffer_and_correction_dials_take_effect() {
+    let dial = |name: &str| dials::DIALS.iter().position(|d| d.name == name).unwrap();
+    let mut c = config(1, 0, 2);
+    c.profiles = vec!["lan".to_owned()];
+    let t0 = Instant::now();
+    let mut lab = Lab::new(&c, t0).unwrap();
+    lab.run_until(t0 + Duration::from_secs(2));
+    let id = lab.session(0).player_id();
+    let pairs = lab.server().input_buffer(id).unwrap();
+    assert_eq!(pairs.target, 0, "the credit queue at the start");
+    let text = lab.set_dial(dial("input buffer"), 0, 2).unwrap();
+    assert!(text.contains("2 ticks = 33 ms"), "{text}");
+    lab.run_until(t0 + Duration::from_secs(4));
+    let even = lab.server().input_buffer(id).unwrap();
+    assert_eq!(even.target, 2);
+    assert!(even.applied.iter().all(|&n| n == 1), "{:?}", even.applied);
+    let text = lab.set_dial(dial("correction style"), 0, 2).unwrap();
+    assert!(text.contains("projective velocity blending"), "{text}");
+    assert_eq!(
+        lab.session(0).correction(),
+        crate::client::CorrectionStyle::Blend
+    );
 }
 
 /// The snapshot-rate dial reaches the server and every client: at 5 Hz, 5 snapshots a
