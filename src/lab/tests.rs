@@ -549,12 +549,11 @@ struct Watched {
     stopped_at: f64,
 }
 
-/// Client 1 walks right along the corridor for 4 s then stops, on a clean link; client
-/// 2 watches on the `bad` profile (150 ms each way, ±40 ms, 5% loss), its session set
-/// up by `observe`.
-fn watch_a_walker(observe: impl FnOnce(&mut Driver)) -> Watched {
-    use crate::sim::world::{Buttons, PlayerState};
-    let t0 = Instant::now();
+/// A scripted lab on the corridor: client 1 (the walker) on a clean link, placed at
+/// `walker_at` 100 ms in, and client 2 (the observer) on `bad` (150 ms each way, ±40 ms,
+/// 5% loss) at cell (2, 3).
+fn walker_and_observer(t0: Instant, walker_at: (u16, u16)) -> Lab {
+    use crate::sim::world::PlayerState;
     let bad = Conditions::profile("bad").unwrap();
     let client = |name: &str, link: &Conditions, seeds, ms| ScriptedClient {
         name: name.into(),
@@ -568,14 +567,25 @@ fn watch_a_walker(observe: impl FnOnce(&mut Driver)) -> Watched {
         client("observer", &bad, (3, 4), 11),
     ];
     let mut lab = Lab::scripted(ServerConfig::new(corridor()), &clients, t0).unwrap();
-    let ms = |n: u64| Duration::from_millis(n);
-    lab.run_until(t0 + ms(100));
+    lab.run_until(t0 + Duration::from_millis(100));
     let walker = lab.session(0).player_id();
     let observer = lab.session(1).player_id();
     lab.server_mut()
-        .teleport(walker, PlayerState::at_cell(2, 1));
+        .teleport(walker, PlayerState::at_cell(walker_at.0, walker_at.1));
     lab.server_mut()
         .teleport(observer, PlayerState::at_cell(2, 3));
+    lab
+}
+
+/// Client 1 walks right along the corridor for 4 s then stops, on a clean link; client
+/// 2 watches on the `bad` profile (150 ms each way, ±40 ms, 5% loss), its session set
+/// up by `observe`.
+fn watch_a_walker(observe: impl FnOnce(&mut Driver)) -> Watched {
+    use crate::sim::world::Buttons;
+    let t0 = Instant::now();
+    let mut lab = walker_and_observer(t0, (2, 1));
+    let walker = lab.session(0).player_id();
+    let ms = |n: u64| Duration::from_millis(n);
     observe(&mut lab.clients[1].driver);
     lab.run_until(t0 + ms(2000));
     let cells = |x: f64| x / f64::from(crate::sim::map::CELL);
@@ -752,31 +762,13 @@ fn extrapolation_explains_itself_with_half_the_measured_round_trip() {
 #[test]
 fn the_default_correction_never_jumps_and_strays_least_of_those_that_do_not() {
     use crate::client::CorrectionStyle;
-    use crate::sim::world::{Buttons, PlayerState};
+    use crate::sim::world::Buttons;
     let cell = f64::from(crate::sim::map::CELL);
     let watch = |style: CorrectionStyle| {
         let t0 = Instant::now();
-        let bad = Conditions::profile("bad").unwrap();
-        let client = |name: &str, link: &Conditions, seeds, ms| ScriptedClient {
-            name: name.into(),
-            up: link.clone(),
-            down: link.clone(),
-            seeds,
-            first_command: Duration::from_millis(ms),
-        };
-        let clients = [
-            client("walker", &Conditions::default(), (1, 2), 5),
-            client("observer", &bad, (3, 4), 11),
-        ];
-        let mut lab = Lab::scripted(ServerConfig::new(corridor()), &clients, t0).unwrap();
-        let ms = |n: u64| Duration::from_millis(n);
-        lab.run_until(t0 + ms(100));
+        let mut lab = walker_and_observer(t0, (30, 2));
         let walker = lab.session(0).player_id();
-        let observer = lab.session(1).player_id();
-        lab.server_mut()
-            .teleport(walker, PlayerState::at_cell(30, 2));
-        lab.server_mut()
-            .teleport(observer, PlayerState::at_cell(2, 3));
+        let ms = |n: u64| Duration::from_millis(n);
         lab.clients[1].driver.set_switches(Switches {
             extrapolation: true,
             ..Switches::default()

@@ -4,12 +4,11 @@
 use super::*;
 use crate::net::conditioner::Conditions;
 use crate::net::delta;
-use crate::net::protocol::{InputCounts, PlayerSnap, Snapshot, Welcome};
+use crate::net::protocol::{InputCounts, PlayerSnap, Snapshot};
 use crate::sim::map::Map;
 use crate::sim::world::{Command, PlayerState};
 
 pub(in crate::record) fn start() -> Start {
-    let map = Map::builtin("duel").unwrap();
     Start {
         kind: LoopKind::Headless,
         seed: 1,
@@ -17,16 +16,7 @@ pub(in crate::record) fn start() -> Start {
         switches: Switches::default(),
         correction: crate::client::CorrectionStyle::default(),
         conditions: Conditions::default(),
-        welcome: Welcome {
-            player_id: 0,
-            tick_rate: 60,
-            snapshot_interval: 3,
-            server_tick: 0,
-            server_name: "test".into(),
-            map_name: map.name().into(),
-            map: crate::net::map_chunks::info(map.text(), 1024),
-            map_text: map.text().into(),
-        },
+        welcome: crate::client::netcode::session::duel_welcome(0),
     }
 }
 

@@ -711,17 +711,23 @@ impl ClientSession {
     /// A session on the built-in `duel` map for player `id` at 60 Hz, welcomed at `now`
     /// as a server would: the fixture the client's unit tests share.
     pub(crate) fn on_duel(id: PlayerId, now: Instant) -> ClientSession {
-        let map = Map::builtin("duel").expect("built in");
-        let welcome = Welcome {
-            player_id: id,
-            tick_rate: 60,
-            snapshot_interval: 3,
-            server_tick: 0,
-            server_name: "test".into(),
-            map_name: map.name().into(),
-            map: crate::net::map_chunks::info(map.text(), 1024),
-            map_text: map.text().into(),
-        };
-        ClientSession::new(welcome, now, Switches::default()).expect("duel parses")
+        ClientSession::new(duel_welcome(id), now, Switches::default()).expect("duel parses")
+    }
+}
+
+/// The welcome a server on the built-in `duel` map gives player `id` at 60 Hz, a
+/// snapshot every 3 ticks: the fixture the client's and the recorder's tests share.
+#[cfg(test)]
+pub(crate) fn duel_welcome(id: PlayerId) -> Welcome {
+    let map = Map::builtin("duel").expect("built in");
+    Welcome {
+        player_id: id,
+        tick_rate: 60,
+        snapshot_interval: 3,
+        server_tick: 0,
+        server_name: "test".into(),
+        map_name: map.name().into(),
+        map: crate::net::map_chunks::info(map.text(), 1024),
+        map_text: map.text().into(),
     }
 }

@@ -321,16 +321,7 @@ mod tests {
             let mut buf = [0u8; 2048];
             let (_, client) = server.recv_from(&mut buf).unwrap();
             let map = crate::sim::map::Map::builtin("duel").unwrap();
-            let welcome = ServerMsg::Welcome(Welcome {
-                player_id: 3,
-                tick_rate: 60,
-                snapshot_interval: 3,
-                server_tick: 0,
-                server_name: "test".into(),
-                map_name: map.name().into(),
-                map: crate::net::map_chunks::info(map.text(), 1024),
-                map_text: map.text().into(),
-            });
+            let welcome = ServerMsg::Welcome(crate::client::netcode::session::duel_welcome(3));
             let roster = crate::net::roster_pages::split(
                 1,
                 &[RosterEntry {
