@@ -1,7 +1,8 @@
 //! The lab's screen: a server view and one view per client side by side (a grid when
 //! narrow), each following its player with a camera when the map does not fit, the
-//! wire lanes under them, a line for the clock at the top and one for explanations at
-//! the bottom. Like the rest of `ui`, this only draws what it is given.
+//! wire lanes under them, panels in the rows left under the lanes, a line for the clock
+//! at the top and one for explanations at the bottom. Like the rest of `ui`, this only
+//! draws what it is given.
 
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
@@ -22,6 +23,8 @@ pub(crate) struct LabView<'a> {
     /// The server's view first, then the clients'.
     pub(crate) panes: Vec<Pane<'a>>,
     pub(crate) lanes: Vec<LaneView>,
+    /// Boxes of text drawn left to right in the rows the views and lanes leave.
+    pub(crate) panels: Vec<Panel>,
     /// The clock line: speed, paused, virtual time, tick, who the keys act on.
     pub(crate) clock: String,
     pub(crate) paused: bool,
@@ -38,6 +41,16 @@ pub(crate) struct Pane<'a> {
     pub(crate) focus: Option<(f64, f64)>,
     pub(crate) status: String,
     pub(crate) selected: bool,
+}
+
+/// A box in the lab's panel area: a title and lines already styled, as wide as it
+/// asks (the last panel takes what is left). Lines longer or more than fit are cut.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Panel {
+    pub(crate) title: String,
+    pub(crate) lines: Vec<Line<'static>>,
+    /// Columns it wants, borders included; 0 for an equal share of the row.
+    pub(crate) width: u16,
 }
 
 /// One client's link: datagrams going up (commands) and down (snapshots), on one time
@@ -71,6 +84,8 @@ pub(crate) struct LabLayout {
     pub(crate) panes: Vec<Rect>,
     pub(crate) lanes: Rect,
     pub(crate) lane_rows: u16,
+    /// The rows between the lanes and the message line, for the panels (may be empty).
+    pub(crate) panels: Rect,
     pub(crate) message: Rect,
 }
 
@@ -115,6 +130,8 @@ pub(crate) fn layout(area: Rect, panes: u16, lanes: u16, map: (u16, u16)) -> Opt
                 .map(|i| Rect::new(left + (i % cols) * pw, top + (i / cols) * ph, pw, ph))
                 .collect();
             let lanes_at = top + rows * ph;
+            let panels_at = lanes_at + band;
+            let message_at = area.bottom() - 1;
             best = Some((
                 shown,
                 LabLayout {
@@ -122,7 +139,13 @@ pub(crate) fn layout(area: Rect, panes: u16, lanes: u16, map: (u16, u16)) -> Opt
                     panes: rects,
                     lanes: Rect::new(area.x, lanes_at, area.width, band),
                     lane_rows,
-                    message: Rect::new(area.x, area.bottom() - 1, area.width, 1),
+                    panels: Rect::new(
+                        area.x,
+                        panels_at,
+                        area.width,
+                        message_at.saturating_sub(panels_at),
+                    ),
+                    message: Rect::new(area.x, message_at, area.width, 1),
                 },
             ));
         }
@@ -174,12 +197,53 @@ pub(crate) fn draw(frame: &mut Frame, lab: &LabView) {
             t,
         );
     }
+    draw_panels(frame, l.panels, &lab.panels, t);
     frame.render_widget(
         Paragraph::new(Span::styled(&lab.message, t.style(Role::Message))),
         l.message,
     );
     if lab.help {
         draw_help(frame, area);
+    }
+}
+
+/// The smallest panel worth drawing: a border and two lines.
+const MIN_PANEL_ROWS: u16 = 4;
+
+/// Lays `panels` out left to right in `area`: each as wide as it asks while room is
+/// left, the ones asking for an equal share splitting what remains. A panel that gets
+/// no room is not drawn.
+pub(crate) fn panel_rects(area: Rect, panels: &[Panel]) -> Vec<Rect> {
+    if area.height < MIN_PANEL_ROWS || panels.is_empty() {
+        return Vec::new();
+    }
+    let asked: u16 = panels.iter().map(|p| p.width).sum();
+    let shares = panels.iter().filter(|p| p.width == 0).count() as u16;
+    let share = area.width.saturating_sub(asked) / shares.max(1);
+    let mut x = area.x;
+    let mut rects = Vec::new();
+    for p in panels {
+        let want = if p.width == 0 { share } else { p.width };
+        let w = want.min(area.right().saturating_sub(x));
+        if w < 8 {
+            break;
+        }
+        rects.push(Rect::new(x, area.y, w, area.height));
+        x += w;
+    }
+    rects
+}
+
+fn draw_panels(frame: &mut Frame, area: Rect, panels: &[Panel], t: Theme) {
+    for (panel, rect) in panels.iter().zip(panel_rects(area, panels)) {
+        let block = Block::new()
+            .borders(Borders::ALL)
+            .border_style(t.style(Role::Label))
+            .title(Span::styled(
+                format!(" {} ", panel.title),
+                t.style(Role::Label),
+            ));
+        frame.render_widget(Paragraph::new(panel.lines.clone()).block(block), rect);
     }
 }
 
@@ -403,6 +467,29 @@ mod tests {
         assert!(layout(Rect::new(0, 0, 30, 10), 3, 2, (24, 12)).is_none());
         let (w, h) = required_size(3, 2);
         assert!(layout(Rect::new(0, 0, w, h), 3, 2, (24, 12)).is_some());
+    }
+
+    /// Panels go left to right under the lanes: the ones that ask for a width get it,
+    /// the others share the rest; none when there are not rows enough.
+    #[test]
+    fn panels_fill_the_rows_under_the_lanes() {
+        let l = layout(Rect::new(0, 0, 160, 45), 3, 2, (24, 12)).unwrap();
+        assert_eq!(l.panels.y, l.lanes.bottom());
+        assert_eq!(l.panels.bottom(), l.message.y);
+        assert!(l.panels.height >= 20, "{:?}", l.panels);
+        let panels = [
+            Panel {
+                width: 60,
+                ..Panel::default()
+            },
+            Panel::default(),
+            Panel::default(),
+        ];
+        let rects = panel_rects(l.panels, &panels);
+        let widths: Vec<u16> = rects.iter().map(|r| r.width).collect();
+        assert_eq!(widths, [60, 50, 50]);
+        let short = Rect::new(0, 40, 160, MIN_PANEL_ROWS - 1);
+        assert!(panel_rects(short, &panels).is_empty());
     }
 
     /// The `?` box lists every lab key of the binding table, words and all, inside a
