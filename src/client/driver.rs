@@ -7,6 +7,7 @@
 use std::time::Instant;
 
 use super::Switches;
+use super::dials::{self, Settings};
 use super::keyframe::{self, KeyframeError};
 use super::netcode::cadence::CommandClock;
 use super::netcode::rates::Rates;
@@ -294,8 +295,47 @@ impl Driver {
         view::in_motion(&self.session, now)
     }
 
+    /// The settings no datagram carries: the player's dials, the correction style, the
+    /// snapshot interval.
+    pub(crate) fn settings(&self) -> Settings {
+        Settings::of(&self.session)
+    }
+
+    /// Puts `settings` in force at `now` (a dial turned, in the game or the lab); the
+    /// tap hears it, so a replay does the same at the same time. What it changed, in
+    /// the words of the player's dials, comes back (None if none of those changed).
+    pub(crate) fn set_settings(&mut self, now: Instant, settings: Settings) -> Option<String> {
+        let before = self.settings();
+        if before == settings {
+            return None;
+        }
+        settings.apply_to(&mut self.session);
+        // As the session keeps them (within their bounds), so a replay sets the same.
+        let after = self.settings();
+        self.note(Some(now), TapEvent::Settings(after));
+        dials::explain_change(&self.session, &before, &after)
+    }
+
+    /// Turns the player's dial `d` (of `dials::DIALS`) one step up or down at `now`;
+    /// what that makes, in derived numbers (at its top or bottom, what it stays at).
+    pub(crate) fn turn_dial(&mut self, now: Instant, d: usize, up: bool) -> String {
+        let Some(dial) = dials::DIALS.get(d) else {
+            return String::new();
+        };
+        match dials::turned(dial, self.settings(), up) {
+            Some(s) => self
+                .set_settings(now, s)
+                .unwrap_or_else(|| (dial.explain)(&self.session)),
+            None => format!(
+                "{} (at its {})",
+                (dial.explain)(&self.session),
+                if up { "top" } else { "bottom" }
+            ),
+        }
+    }
+
     /// Sets how remote players are corrected onto a snapshot that disagrees with where
-    /// they were drawn (a flag's or a dial's setting).
+    /// they were drawn (a flag's setting, before the session starts).
     pub(crate) fn set_correction(&mut self, style: crate::client::CorrectionStyle) {
         self.session.set_correction(style);
     }
@@ -306,7 +346,9 @@ impl Driver {
         self.session.set_switches(switches);
     }
 
-    /// The session, for a setting the lab turns on it live (its dials).
+    /// The session, for a test to set it directly (no tap hears it: dials go through
+    /// [`Driver::set_settings`]).
+    #[cfg(test)]
     pub(crate) fn session_mut(&mut self) -> &mut ClientSession {
         &mut self.session
     }

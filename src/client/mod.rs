@@ -11,6 +11,7 @@
 //! `netcode::cadence::CommandClock`), the `tap` a recorder listens on, the
 //! `keyframe` a replay starts from, and `validate`.
 
+pub mod dials;
 pub mod driver;
 pub(crate) mod explain;
 mod keyframe;

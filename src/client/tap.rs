@@ -5,6 +5,7 @@
 use std::time::Instant;
 
 use super::ClientConfig;
+use super::dials::Settings;
 use super::play::input::{Action, ChatKey};
 use crate::net::protocol::{ServerMsg, Welcome};
 use crate::sim::world::{Buttons, Command};
@@ -41,6 +42,9 @@ pub enum TapEvent<'a> {
     Dropped {
         packet: u32,
     },
+    /// A dial turned (the player's, or the lab's): the settings in force from now on
+    /// (a replay puts them in force at the same time).
+    Settings(Settings),
 }
 
 /// The link's own counts at the end, which a re-run cannot recompute.

@@ -9,7 +9,8 @@
 //! rules, so changing it live would change the game under the players' feet.
 
 use super::Lab;
-use crate::client::CorrectionStyle;
+use crate::client::dials::{self as player, hz, ms, next_step};
+pub use crate::client::dials::{AUTO, Value};
 use crate::server::InputBuffer;
 use crate::server::commands::{MAX_BUFFER_TICKS, MAX_CREDIT};
 
@@ -21,11 +22,28 @@ pub(crate) enum Owner {
     Client,
 }
 
-/// A dial's value: a number in the dial's unit; [`AUTO`] where it has an automatic
-/// setting, 0 and 1 for off and on.
-pub type Value = u32;
-/// The automatic setting of a dial that has one.
-pub const AUTO: Value = u32::MAX;
+/// A client's row: the player's dial `$d` of `client::dials`, for the chosen client,
+/// in the game's words. A change reaches the client as a setting, which its recording
+/// keeps.
+macro_rules! player_dial {
+    ($d:ident) => {
+        Dial {
+            name: player::$d.name,
+            flag: player::$d.flag,
+            owner: Owner::Client,
+            steps: player::$d.steps,
+            get: |lab, n| (player::$d.get)(&lab.clients[n].driver.settings()),
+            set: |lab, n, v| {
+                let now = lab.now;
+                let driver = &mut lab.clients[n].driver;
+                let mut s = driver.settings();
+                (player::$d.set)(&mut s, v);
+                driver.set_settings(now, s);
+            },
+            explain: |lab, n| (player::$d.explain)(lab.clients[n].driver.session()),
+        }
+    };
+}
 
 /// One dial.
 pub struct Dial {
@@ -55,9 +73,12 @@ pub static DIALS: &[Dial] = &[
             let cfg = lab.server.config();
             let (lagc, rewind) = (cfg.game.lag_compensation, cfg.game.max_rewind_ms);
             lab.server.retune(clamp_u16(v), lagc, rewind);
-            let interval = lab.server.snapshot_interval();
+            let (interval, now) = (lab.server.snapshot_interval(), lab.now);
+            // Each client hears of it as a setting (a recording keeps it at its time).
             for c in lab.clients.iter_mut().chain(&mut lab.walkers) {
-                c.driver.session_mut().set_snapshot_interval(interval);
+                let mut s = c.driver.settings();
+                s.snapshot_interval = interval;
+                c.driver.set_settings(now, s);
             }
         },
         explain: |lab, n| {
@@ -85,84 +106,9 @@ pub static DIALS: &[Dial] = &[
             )
         },
     },
-    Dial {
-        name: "input rate",
-        flag: "--input-rate",
-        owner: Owner::Client,
-        steps: &[5, 10, 15, 20, 30, 60, 128],
-        get: |lab, n| u32::from(lab.clients[n].driver.session().tuning().input_rate),
-        set: |lab, n, v| {
-            tune(lab, n, |t| t.input_rate = clamp_u16(v).max(1));
-        },
-        explain: |lab, n| {
-            let s = lab.clients[n].driver.session();
-            let k = commands_a_packet(s);
-            format!(
-                "input packets {}/s while keys stay the same: one every {k} ticks = {:.0} ms, {k} new commands each (a key change goes at once)",
-                hz(s.tick_rate() / f64::from(k)),
-                ms(f64::from(k) / s.tick_rate())
-            )
-        },
-    },
-    Dial {
-        name: "interpolation delay",
-        flag: "--interp-delay",
-        owner: Owner::Client,
-        // Tenths of a snapshot period.
-        steps: &[5, 10, 15, 20, 30, 40, AUTO],
-        get: |lab, n| {
-            let t = lab.clients[n].driver.session().tuning();
-            t.interp_ratio.map_or(AUTO, |r| (r * 10.0).round() as Value)
-        },
-        set: |lab, n, v| {
-            tune(lab, n, |t| {
-                t.interp_ratio = (v != AUTO).then(|| f64::from(v) / 10.0);
-            });
-        },
-        explain: |lab, n| {
-            let s = lab.clients[n].driver.session();
-            let period = ms(s.snapshot_period());
-            match s.tuning().interp_ratio {
-                Some(r) => format!(
-                    "interpolation delay {r} x {period:.0} ms snapshot period = {:.0} ms behind the server (easing there from {:.0} ms)",
-                    r * period,
-                    ms(s.interp_delay_secs())
-                ),
-                None => format!(
-                    "interpolation delay automatic: 2 x {period:.0} ms + 3 x jitter {:.1} ms, more under loss (now {:.0} ms)",
-                    ms(s.jitter_secs()),
-                    ms(s.interp_delay_secs())
-                ),
-            }
-        },
-    },
-    Dial {
-        name: "redundancy",
-        flag: "--redundancy",
-        owner: Owner::Client,
-        steps: &[1, 2, 4, 8, 16, 32, 64],
-        get: |lab, n| u32::from(lab.clients[n].driver.session().tuning().redundancy),
-        set: |lab, n, v| {
-            tune(lab, n, |t| t.redundancy = v.clamp(1, 64) as u8);
-        },
-        explain: |lab, n| {
-            let s = lab.clients[n].driver.session();
-            let r = u32::from(s.tuning().redundancy);
-            let k = commands_a_packet(s);
-            let span = ms(f64::from(r) / s.tick_rate());
-            if r < k {
-                format!(
-                    "redundancy {r}: a packet carries {r} of its {k} new commands; {} of every {k} are never sent while keys stay the same",
-                    k - r
-                )
-            } else {
-                format!(
-                    "redundancy {r} commands = {span:.0} ms: at {k} new commands a packet, {} lost packets in a row are made good",
-                    r / k - 1
-                )
-            }
-        },
-    },
+    player_dial!(INPUT_RATE),
+    player_dial!(INTERP_DELAY),
+    player_dial!(REDUNDANCY),
     Dial {
         name: "lag compensation",
         flag: "--lag-compensation",
@@ -189,31 +135,7 @@ pub static DIALS: &[Dial] = &[
         },
         explain: rewind_explain,
     },
-    Dial {
-        name: "extrapolation limit",
-        flag: "--extrapolation-limit-ms",
-        owner: Owner::Client,
-        steps: &[0, 50, 100, 250, 500, AUTO],
-        get: |lab, n| {
-            let t = lab.clients[n].driver.session().tuning();
-            t.extrapolation_limit_ms.unwrap_or(AUTO)
-        },
-        set: |lab, n, v| {
-            tune(lab, n, |t| {
-                t.extrapolation_limit_ms = (v != AUTO).then_some(v)
-            });
-        },
-        explain: |lab, n| {
-            let s = lab.clients[n].driver.session();
-            match s.tuning().extrapolation_limit_ms {
-                Some(limit) => format!(
-                    "extrapolation limit {limit} ms = {:.1} ticks past the newest snapshot; then others are held still",
-                    f64::from(limit) / 1000.0 * s.tick_rate()
-                ),
-                None => "extrapolation limit automatic: 100 ms past the newest snapshot, 300 ms with dead reckoning (x); then others are held still".to_owned(),
-            }
-        },
-    },
+    player_dial!(EXTRAPOLATION_LIMIT),
     Dial {
         name: "input buffer",
         flag: "--input-buffer",
@@ -248,33 +170,7 @@ pub static DIALS: &[Dial] = &[
             }
         },
     },
-    Dial {
-        name: "correction style",
-        flag: "--correction",
-        owner: Owner::Client,
-        // 0 snap, 1 smooth, 2 blend.
-        steps: &[0, 1, 2],
-        get: |lab, n| match lab.clients[n].driver.session().correction() {
-            CorrectionStyle::Snap => 0,
-            CorrectionStyle::Smooth => 1,
-            CorrectionStyle::Blend => 2,
-        },
-        set: |lab, n, v| {
-            let style = match v {
-                0 => CorrectionStyle::Snap,
-                1 => CorrectionStyle::Smooth,
-                _ => CorrectionStyle::Blend,
-            };
-            lab.clients[n].driver.set_correction(style);
-        },
-        explain: |lab, n| {
-            match lab.clients[n].driver.session().correction() {
-            CorrectionStyle::Snap => "correction snap: others jump onto a snapshot that disagrees".to_owned(),
-            CorrectionStyle::Smooth => "correction smooth: the gap closes exponentially, 60 ms time constant (no jump; the speed jumps)".to_owned(),
-            CorrectionStyle::Blend => "correction blend: 200 ms of projective velocity blending (neither position nor speed jumps)".to_owned(),
-        }
-        },
-    },
+    player_dial!(CORRECTION_STYLE),
 ];
 
 /// What lag compensation undoes now, in derived numbers.
@@ -294,58 +190,23 @@ fn rewind_explain(lab: &Lab, _: usize) -> String {
     }
 }
 
-/// Changes client `n`'s tuning.
-fn tune(lab: &mut Lab, n: usize, change: impl FnOnce(&mut crate::client::netcode::tuning::Tuning)) {
-    let session = lab.clients[n].driver.session_mut();
-    let mut t = session.tuning();
-    change(&mut t);
-    session.set_tuning(t);
-}
-
-/// Commands made between two input packets while the keys stay the same.
-fn commands_a_packet(s: &crate::client::netcode::session::ClientSession) -> u32 {
-    let rate = f64::from(s.tuning().input_rate.max(1));
-    // As the pacer counts: whole ticks between packets, at least one.
-    ((s.tick_rate() / rate).floor() as u32).max(1)
-}
-
 fn clamp_u16(v: Value) -> u16 {
     u16::try_from(v).unwrap_or(u16::MAX)
 }
 
-fn ms(secs: f64) -> f64 {
-    secs * 1000.0
-}
-
-/// A rate for reading: whole when it is whole.
-fn hz(rate: f64) -> String {
-    if (rate - rate.round()).abs() < 0.05 {
-        format!("{rate:.0}")
-    } else {
-        format!("{rate:.1}")
-    }
-}
-
-/// A dial's value as the status line writes it.
+/// A dial's value as the status line writes it (a player's dial as the game's stats
+/// overlay does).
 pub(crate) fn show(dial: &Dial, v: Value) -> String {
+    if let Some(p) = player::DIALS.iter().find(|p| p.flag == dial.flag) {
+        return (p.show)(v);
+    }
     match (dial.flag, v) {
         (_, AUTO) => "auto".to_owned(),
         ("--lag-compensation", 0) => "off".to_owned(),
         ("--lag-compensation", _) => "on".to_owned(),
-        ("--interp-delay", v) => format!("{:.1} x period", f64::from(v) / 10.0),
-        ("--snapshot-rate" | "--input-rate", v) => format!("{v} Hz"),
-        ("--rewind-ms" | "--extrapolation-limit-ms", v) => format!("{v} ms"),
+        ("--snapshot-rate", v) => format!("{v} Hz"),
+        ("--rewind-ms", v) => format!("{v} ms"),
         (_, v) => v.to_string(),
-    }
-}
-
-/// The step after `now` (up) or before it, if there is one: a value between steps goes
-/// to the nearest one that way.
-pub(crate) fn next_step(steps: &[Value], now: Value, up: bool) -> Option<Value> {
-    if up {
-        steps.iter().copied().find(|&s| s > now)
-    } else {
-        steps.iter().rev().copied().find(|&s| s < now)
     }
 }
 
@@ -398,16 +259,6 @@ impl Lab {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn steps_go_to_the_nearest_one_that_way() {
-        let steps = [1, 2, 5, 10];
-        assert_eq!(next_step(&steps, 2, true), Some(5));
-        assert_eq!(next_step(&steps, 3, true), Some(5));
-        assert_eq!(next_step(&steps, 3, false), Some(2));
-        assert_eq!(next_step(&steps, 10, true), None);
-        assert_eq!(next_step(&steps, 1, false), None);
-    }
 
     #[test]
     fn every_dial_has_distinct_rising_steps_and_a_name() {

@@ -12,6 +12,7 @@
 use std::time::Duration;
 
 use crate::client::GhostMode;
+use crate::client::dials::Settings;
 use crate::client::netcode::tuning::Tuning;
 use crate::client::play::input::{Action, ChatKey};
 use crate::client::tap::{LinkTotals, LoopKind};
@@ -23,6 +24,9 @@ use crate::net::protocol::{ServerMsg, Welcome};
 use crate::sim::world::{Buttons, Command};
 
 pub const MAGIC: [u8; 6] = *b"NAREC\0";
+/// 9: a settings record: a dial turned mid-run (the player's dials, the correction
+/// style, the snapshot interval in force from then on), and a keyframe's app state
+/// holds the dial the game's keys turn, so version 8's keyframes do not decode.
 /// 8: the server messages inside are protocol version 7's (a snapshot also carries the
 /// server's jitter-buffer depth), and a keyframe's session notes whether its command
 /// clock runs fast.
@@ -42,9 +46,9 @@ pub const MAGIC: [u8; 6] = *b"NAREC\0";
 /// 2: a keyframe record, protocol version 4's messages (version 1 held version 3's). A
 /// change to the server messages' encoding (`PROTOCOL_VERSION`) needs a new version here
 /// too, and [`OLDEST`] raised past the versions it breaks.
-pub const VERSION: u16 = 8;
+pub const VERSION: u16 = 9;
 /// The oldest version this netarena reads.
-pub const OLDEST: u16 = 8;
+pub const OLDEST: u16 = 9;
 pub(crate) const HEADER_LEN: usize = 8;
 /// No payload is longer: the largest is a server datagram plus a few varints.
 pub(crate) const MAX_PAYLOAD: usize = MAX_SERVER_DATAGRAM + 64;
@@ -72,6 +76,7 @@ pub(crate) const SIZE: u8 = 8;
 pub(crate) const END: u8 = 9;
 pub(crate) const KEYFRAME: u8 = 10;
 pub(crate) const DROPPED: u8 = 11;
+pub(crate) const SETTINGS: u8 = 12;
 
 /// The most a payload of `kind` may be.
 pub(crate) fn max_payload(kind: u8) -> usize {
@@ -147,6 +152,11 @@ pub enum Record {
         at: Duration,
         packet: u32,
     },
+    /// A dial was turned `at`: these settings are in force from then on.
+    Settings {
+        at: Duration,
+        settings: Settings,
+    },
 }
 
 impl Record {
@@ -158,7 +168,8 @@ impl Record {
             | Record::Keys { at, .. }
             | Record::Frame { at }
             | Record::Keyframe { at, .. }
-            | Record::Dropped { at, .. } => Some(*at),
+            | Record::Dropped { at, .. }
+            | Record::Settings { at, .. } => Some(*at),
             _ => None,
         }
     }
@@ -378,6 +389,18 @@ pub(crate) fn kind_from(code: u8) -> Option<LoopKind> {
         1 => Some(LoopKind::Interactive),
         _ => None,
     }
+}
+
+/// The player's dials as 15 bytes: the input rate (u16), the interpolation delay ratio
+/// (f64, 0 for automatic), the redundancy (u8), the extrapolation bound (u32 ms,
+/// `u32::MAX` for automatic).
+pub(crate) fn put_tuning(out: &mut Vec<u8>, t: &Tuning) {
+    out.extend_from_slice(&t.input_rate.to_le_bytes());
+    // Automatic as 0 (a ratio is at least 0.5) and u32::MAX.
+    out.extend_from_slice(&t.interp_ratio.unwrap_or(0.0).to_bits().to_le_bytes());
+    out.push(t.redundancy);
+    let limit = t.extrapolation_limit_ms.unwrap_or(u32::MAX);
+    out.extend_from_slice(&limit.to_le_bytes());
 }
 
 /// The conditions as 40 bytes: latency, jitter (u32 ms), loss, burst length,

@@ -99,6 +99,7 @@ fn summarize(bytes: &[u8]) -> String {
             Record::End(_) => "end",
             Record::Keyframe { .. } => "keyframe",
             Record::Dropped { .. } => "dropped",
+            Record::Settings { .. } => "settings",
         };
         match kinds.iter_mut().find(|(k, _)| *k == name) {
             Some((_, n)) => *n += 1,

@@ -19,6 +19,8 @@ pub use format::{Record, Start};
 pub use reader::{ReadError, Reader};
 pub use writer::Writer;
 #[cfg(test)]
+mod dials_tests;
+#[cfg(test)]
 mod drops_tests;
 #[cfg(test)]
 mod format_tests;

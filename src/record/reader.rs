@@ -9,9 +9,11 @@ use std::time::{Duration, Instant};
 
 use super::format::{
     ACTION, CHAT, DROPPED, END, FRAME, HEADER_LEN, KEYFRAME, KEYS, MAGIC, MAX_KEYFRAME_PAYLOAD,
-    MAX_TICKS, MAX_TIME, OLDEST, RECEIVED, Record, SIZE, START, Start, TICKS, VERSION, action_from,
+    MAX_TICKS, MAX_TIME, OLDEST, RECEIVED, Record, SETTINGS, SIZE, START, Start, TICKS, VERSION,
+    action_from,
     chat_from, correction_from, kind_from, max_payload, switches_from,
 };
+use crate::client::dials::Settings;
 use crate::client::driver::Driver;
 use crate::client::netcode::tuning::Tuning;
 use crate::client::tap::LinkTotals;
@@ -283,6 +285,28 @@ fn parse(kind: u8, bytes: &[u8], clock: Duration) -> Result<Record, String> {
             at: p.time()?,
             packet: u32::try_from(p.varint()?).map_err(|_| "packet number too large")?,
         },
+        SETTINGS => {
+            let at = p.time()?;
+            let tuning = parse_tuning(&mut p)?;
+            let code = p.u8()?;
+            let correction =
+                correction_from(code).ok_or_else(|| format!("unknown correction {code}"))?;
+            let interval = p.varint()?;
+            // A session takes at least one tick between snapshots; a hostile file may
+            // say anything.
+            let snapshot_interval = u32::try_from(interval)
+                .ok()
+                .filter(|&i| (1..=u32::from(u16::MAX)).contains(&i))
+                .ok_or_else(|| format!("snapshot interval {interval}"))?;
+            Record::Settings {
+                at,
+                settings: Settings {
+                    tuning,
+                    correction,
+                    snapshot_interval,
+                },
+            }
+        }
         other => return Err(format!("unknown record kind {other}")),
     };
     p.done()?;
@@ -307,18 +331,7 @@ fn parse_start(p: &mut Payload<'_>) -> Result<Start, String> {
     let code = p.u8()?;
     let kind = kind_from(code).ok_or_else(|| format!("unknown loop kind {code}"))?;
     let seed = u64::from_le_bytes(p.array::<8>()?);
-    let input_rate = u16::from_le_bytes(p.array::<2>()?);
-    let ratio = f64::from_bits(u64::from_le_bytes(p.array::<8>()?));
-    let [redundancy] = p.array::<1>()?;
-    let limit = u32::from_le_bytes(p.array::<4>()?);
-    // Out-of-bounds dials are brought within them, as a session does.
-    let tuning = Tuning {
-        input_rate,
-        interp_ratio: (ratio != 0.0).then_some(ratio),
-        redundancy,
-        extrapolation_limit_ms: (limit != u32::MAX).then_some(limit),
-    }
-    .bounded();
+    let tuning = parse_tuning(p)?;
     let [bits, ghosts] = p.array::<2>()?;
     let switches = switches_from(bits, ghosts).ok_or("unknown switches")?;
     let code = p.u8()?;
@@ -343,6 +356,22 @@ fn parse_start(p: &mut Payload<'_>) -> Result<Start, String> {
         conditions,
         welcome,
     })
+}
+
+/// The player's dials (`format::put_tuning`); out-of-bounds dials are brought within
+/// them, as a session does.
+fn parse_tuning(p: &mut Payload<'_>) -> Result<Tuning, String> {
+    let input_rate = u16::from_le_bytes(p.array::<2>()?);
+    let ratio = f64::from_bits(u64::from_le_bytes(p.array::<8>()?));
+    let [redundancy] = p.array::<1>()?;
+    let limit = u32::from_le_bytes(p.array::<4>()?);
+    Ok(Tuning {
+        input_rate,
+        interp_ratio: (ratio != 0.0).then_some(ratio),
+        redundancy,
+        extrapolation_limit_ms: (limit != u32::MAX).then_some(limit),
+    }
+    .bounded())
 }
 
 fn parse_conditions(p: &mut Payload<'_>) -> Result<Conditions, String> {

@@ -42,6 +42,9 @@ pub struct Replayer {
     bytes_out: u64,
     /// The input packets the last record made: number, first and last command seq.
     sent: Vec<(u32, u32, u32)>,
+    /// The newest dial change applied (a settings record): when, and what it made, in
+    /// the dials' own words.
+    dialed: Option<(Duration, String)>,
 }
 
 impl Replayer {
@@ -105,6 +108,7 @@ impl Replayer {
             bytes_in: 0,
             bytes_out: 0,
             sent: Vec::new(),
+            dialed: None,
         };
         replayer.force_what_if();
         replayer
@@ -163,6 +167,12 @@ impl Replayer {
                 self.driver.type_chat(k);
             }
             Record::Size(w, h) => self.size = Some((w, h)),
+            // A dial turned mid-run, at the time it was: the same settings from here on.
+            Record::Settings { settings, .. } => {
+                if let Some(text) = self.driver.set_settings(now, settings) {
+                    self.dialed = Some((self.at, text));
+                }
+            }
             Record::End(t) => self.totals = Some(t),
             // A keyframe only says when it is: the loop it holds is this one already
             // (a replay starts from the first; [`Replayer::begin`]).
@@ -182,6 +192,7 @@ impl Replayer {
         Replayer {
             driver: self.driver.fork(),
             sent: Vec::new(),
+            dialed: self.dialed.clone(),
             ..*self
         }
     }
@@ -215,6 +226,11 @@ impl Replayer {
             },
         );
         self.diverged += missing + recorded.len() as u64;
+    }
+
+    /// The newest dial change the recording made so far: when, and what it made.
+    pub(crate) fn dialed(&self) -> Option<(Duration, &str)> {
+        self.dialed.as_ref().map(|(at, text)| (*at, text.as_str()))
     }
 
     /// The input packets the last record applied made: number, first and last seq.

@@ -206,6 +206,7 @@ impl Tap for Ring {
                 | TapEvent::Keys(_)
                 | TapEvent::Frame
                 | TapEvent::Dropped { .. }
+                | TapEvent::Settings(_)
         ) {
             self.last_at = self.last_at.max(offset);
         }

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use super::format::{
     ACTION, CHAT, DROPPED, END, FRAME, HEADER_LEN, KEYFRAME, KEYS, MAGIC, MAX_TICKS, RECEIVED,
-    Record, SIZE, START, Start, TICKS, VERSION, action_code, chat_code, correction_code, kind_code,
-    max_payload, nanos, put_conditions, put_varint, switches_bits,
+    Record, SETTINGS, SIZE, START, Start, TICKS, VERSION, action_code, chat_code, correction_code,
+    kind_code, max_payload, nanos, put_conditions, put_tuning, put_varint, switches_bits,
 };
 use crate::client::tap::{LinkTotals, TapEvent};
 use crate::net::codec;
@@ -66,13 +66,7 @@ impl<W: Write> Writer<W> {
         p.clear();
         p.push(kind_code(start.kind));
         p.extend_from_slice(&start.seed.to_le_bytes());
-        let t = &start.tuning;
-        p.extend_from_slice(&t.input_rate.to_le_bytes());
-        // Automatic as 0 (a ratio is at least 0.5) and u32::MAX.
-        p.extend_from_slice(&t.interp_ratio.unwrap_or(0.0).to_bits().to_le_bytes());
-        p.push(t.redundancy);
-        let limit = t.extrapolation_limit_ms.unwrap_or(u32::MAX);
-        p.extend_from_slice(&limit.to_le_bytes());
+        put_tuning(p, &start.tuning);
         p.extend_from_slice(&switches_bits(start.switches));
         p.push(correction_code(start.correction));
         put_conditions(p, &start.conditions);
@@ -147,9 +141,16 @@ impl<W: Write> Writer<W> {
                 put_varint(p, u64::from(packet));
                 DROPPED
             }
+            TapEvent::Settings(s) => {
+                timed(p);
+                put_tuning(p, &s.tuning);
+                p.push(correction_code(s.correction));
+                put_varint(p, u64::from(s.snapshot_interval));
+                SETTINGS
+            }
         };
         self.emit(kind)?;
-        if matches!(kind, RECEIVED | TICKS | KEYS | FRAME | DROPPED) {
+        if matches!(kind, RECEIVED | TICKS | KEYS | FRAME | DROPPED | SETTINGS) {
             self.last_at = self.last_at.max(at);
         }
         if at.saturating_sub(self.last_flush) >= FLUSH_EVERY {
@@ -217,6 +218,7 @@ impl<W: Write> Writer<W> {
             Record::Dropped { at, packet } => {
                 self.event(*at, &TapEvent::Dropped { packet: *packet })
             }
+            Record::Settings { at, settings } => self.event(*at, &TapEvent::Settings(*settings)),
         }
     }
 

@@ -317,6 +317,11 @@ impl ClientSession {
         self.snapshot_period = f64::from(self.snapshot_interval) / self.tick_rate;
     }
 
+    /// Server ticks between two snapshots, as the server sends them.
+    pub fn snapshot_interval(&self) -> u32 {
+        self.snapshot_interval
+    }
+
     /// Seconds between two snapshots, as the server sends them.
     pub fn snapshot_period(&self) -> f64 {
         self.snapshot_period
