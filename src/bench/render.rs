@@ -158,6 +158,7 @@ pub(crate) fn stats(t: u32) -> StatsView {
         frames_held: 0,
         underruns: 1,
         slices,
+        dials: Vec::new(),
     }
 }
 

@@ -61,7 +61,7 @@ pub struct Dial {
     pub(crate) set: fn(&mut Settings, Value),
     /// What its value now means in `session`, in derived numbers.
     pub(crate) explain: fn(&ClientSession) -> String,
-    /// A value as the stats overlay and the lab's status line write it.
+    /// A value as the game's stats overlay writes it.
     pub(crate) show: fn(Value) -> String,
 }
 

@@ -494,4 +494,85 @@ mod tests {
         assert!(v.hud.rtt_stale);
         assert!(last(&d).unwrap().interrupted);
     }
+
+    /// Hears the settings a driver hands its tap.
+    struct Settled(std::rc::Rc<std::cell::RefCell<Vec<(Instant, Settings)>>>);
+
+    impl Tap for Settled {
+        fn start(
+            &mut self,
+            _: Instant,
+            _: crate::client::tap::LoopKind,
+            _: &crate::net::protocol::Welcome,
+            _: &crate::client::ClientConfig,
+        ) {
+        }
+        fn event(&mut self, at: Instant, event: TapEvent<'_>) {
+            if let TapEvent::Settings(s) = event {
+                self.0.borrow_mut().push((at, s));
+            }
+        }
+        fn finish(&mut self, _: crate::client::tap::LinkTotals) {}
+    }
+
+    /// Issue 23: the game's dial keys. `k` chooses one of the player's own dials, `]`
+    /// and `[` turn it; each turn changes the session's settings, says what it makes in
+    /// derived numbers, and reaches the tap at its time.
+    #[test]
+    fn dial_keys_turn_the_players_own_settings() {
+        use crate::client::CorrectionStyle;
+        use crate::client::play::input::{Bindings, Keys};
+        use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+        let t0 = Instant::now();
+        let mut d = driver(1, t0);
+        let heard = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        d.set_tap(Box::new(Settled(heard.clone())));
+        let mut keys = Keys::with_bindings(false, Bindings::default());
+        // A key as the game's screen takes it: its action, then the turn it asks for.
+        let mut press = |d: &mut Driver, c: char, at: Instant| -> Option<String> {
+            let ev = KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
+            let action = keys.handle(&ev, at).expect("a bound key");
+            match d.handle(action) {
+                Some(Effect::Turn { dial, up }) => Some(d.turn_dial(at, dial, up)),
+                None => crate::client::explain::explain(d, action, "your"),
+                other => panic!("{other:?}"),
+            }
+        };
+        let t = |ms: u64| t0 + Duration::from_millis(ms);
+        // The interpolation delay comes first; automatic is its top step.
+        let text = press(&mut d, ']', t(10)).unwrap();
+        assert!(text.ends_with("(at its top)"), "{text}");
+        assert!(heard.borrow().is_empty(), "nothing changed");
+        let text = press(&mut d, '[', t(20)).unwrap();
+        assert_eq!(d.session().tuning().interp_ratio, Some(4.0));
+        // Snapshots every 3 ticks at 60 Hz: 50 ms apart.
+        assert!(
+            text.starts_with("interpolation delay 4 x 50 ms snapshot period = 200 ms"),
+            "{text}"
+        );
+        let text = press(&mut d, 'k', t(30)).unwrap();
+        assert_eq!(text, "dial: input rate (30/s); [ ] turn it down / up");
+        let text = press(&mut d, ']', t(40)).unwrap();
+        assert_eq!(d.session().tuning().input_rate, 60);
+        assert!(
+            text.starts_with("input packets 60/s while keys stay the same: one every 1 ticks = 17 ms"),
+            "{text}"
+        );
+        press(&mut d, 'k', t(50));
+        let text = press(&mut d, '[', t(60)).unwrap();
+        assert_eq!(d.session().tuning().redundancy, 32);
+        assert!(text.starts_with("redundancy 32 commands = 533 ms"), "{text}");
+        press(&mut d, 'k', t(70));
+        press(&mut d, ']', t(80));
+        assert_eq!(d.session().correction(), CorrectionStyle::Blend);
+        // `K` goes back: the correction style again, then the redundancy.
+        press(&mut d, 'K', t(90));
+        assert_eq!(d.app().dial(), 2);
+        // Each change reached the tap at its time, as the session holds it.
+        let heard = heard.borrow();
+        let times: Vec<Instant> = heard.iter().map(|(at, _)| *at).collect();
+        assert_eq!(times, [t(20), t(40), t(60), t(80)]);
+        assert_eq!(heard.last().unwrap().1, d.settings());
+    }
 }

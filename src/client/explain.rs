@@ -2,6 +2,7 @@
 //! game shows it on its bottom line, the lab on its own; the numbers in it (the round
 //! trip, the network conditions) are the session's, measured, never constants.
 
+use super::dials;
 use super::play::input::Action;
 use crate::client::driver::Driver;
 
@@ -74,6 +75,11 @@ pub(crate) fn explain(driver: &Driver, action: Action, whose: &str) -> Option<St
             "network now {} each way",
             driver.app().conditions().summary()
         ),
+        Action::NextDial | Action::PreviousDial => {
+            let d = dials::DIALS[driver.app().dial()];
+            let now = (d.show)((d.get)(&driver.settings()));
+            format!("dial: {} ({now}); [ ] turn it down / up", d.name)
+        }
         _ => return None,
     };
     Some(text)

@@ -194,18 +194,15 @@ fn clamp_u16(v: Value) -> u16 {
     u16::try_from(v).unwrap_or(u16::MAX)
 }
 
-/// A dial's value as the status line writes it (a player's dial as the game's stats
-/// overlay does).
+/// A dial's value as the status line writes it.
 pub(crate) fn show(dial: &Dial, v: Value) -> String {
-    if let Some(p) = player::DIALS.iter().find(|p| p.flag == dial.flag) {
-        return (p.show)(v);
-    }
     match (dial.flag, v) {
         (_, AUTO) => "auto".to_owned(),
         ("--lag-compensation", 0) => "off".to_owned(),
         ("--lag-compensation", _) => "on".to_owned(),
-        ("--snapshot-rate", v) => format!("{v} Hz"),
-        ("--rewind-ms", v) => format!("{v} ms"),
+        ("--interp-delay", v) => format!("{:.1} x period", f64::from(v) / 10.0),
+        ("--snapshot-rate" | "--input-rate", v) => format!("{v} Hz"),
+        ("--rewind-ms" | "--extrapolation-limit-ms", v) => format!("{v} ms"),
         (_, v) => v.to_string(),
     }
 }

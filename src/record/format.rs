@@ -267,6 +267,11 @@ pub(crate) fn action_code(a: Action) -> [u8; 2] {
         Action::ToggleLagCompensation => [16, 0],
         // New in version 3: version 2 wrote these two as 255.
         Action::Back => [17, 0],
+        // New in version 9.
+        Action::NextDial => [18, 0],
+        Action::PreviousDial => [19, 0],
+        Action::DialDown => [20, 0],
+        Action::DialUp => [21, 0],
         Action::SelectWeapon(weapon) => [200, weapon],
         Action::Face(aim) => [201, aim],
     }
@@ -295,6 +300,10 @@ pub(crate) fn action_from(code: u8, arg: u8) -> Option<Action> {
         15 => unit(Action::OpenChat),
         16 => unit(Action::ToggleLagCompensation),
         17 => unit(Action::Back),
+        18 => unit(Action::NextDial),
+        19 => unit(Action::PreviousDial),
+        20 => unit(Action::DialDown),
+        21 => unit(Action::DialUp),
         200 => Some(Action::SelectWeapon(arg)),
         201 => Some(Action::Face(arg)),
         _ => None,
@@ -331,7 +340,7 @@ every! {
         Quit, Back, TogglePrediction, ToggleReconciliation, ToggleInterpolation,
         ToggleExtrapolation, ToggleSmoothing, CycleGhosts, ToggleStats, ToggleHelp, LagUp,
         LagDown, CycleJitter, CycleLoss, CycleProfile, ToggleScoreboard, OpenChat,
-        ToggleLagCompensation,
+        ToggleLagCompensation, NextDial, PreviousDial, DialDown, DialUp,
     } {
         Face(0..=u8::MAX), SelectWeapon(0..=u8::MAX),
     }

@@ -20,7 +20,7 @@ use crate::sim::world::Command;
 fn every_action_decodes_to_itself() {
     let all = every_action();
     // Every variant, and each byte of the two that carry one.
-    assert_eq!(all.len(), 18 + 2 * 256);
+    assert_eq!(all.len(), 22 + 2 * 256);
     for a in all {
         let [code, arg] = action_code(a);
         assert_eq!(action_from(code, arg), Some(a), "{a:?} as {code} {arg}");
@@ -80,7 +80,7 @@ fn a_recording_with_every_action_replays_to_its_end() {
         live.run(Duration::from_millis(20));
         played += 1;
     }
-    assert_eq!(played, 18 + 8 + 2);
+    assert_eq!(played, 22 + 8 + 2);
     let whole = live.finish();
     let mut reader = Reader::new(&whole[..]).unwrap();
     let mut actions = 0;

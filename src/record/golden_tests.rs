@@ -1,5 +1,5 @@
 //! The golden recording, `tests/data/golden.narec`: a short clip as F8 saves one (the
-//! start, a keyframe, every action a player can take, an end), committed so that every
+//! start, a keyframe, every action a player can take, a dial turned, an end), committed so that every
 //! later netarena is checked against it. It must replay to its end, to the state
 //! written in `tests/data/golden.txt`, or be refused by its version, in one line naming
 //! both versions. A change that means to alter either (a new format version, a client
@@ -41,6 +41,12 @@ fn make_golden() -> Vec<u8> {
         live.driver.handle(action);
         live.run(Duration::from_millis(20));
     }
+    // A dial turned (the player's redundancy): a settings record.
+    let mut settings = live.driver.settings();
+    settings.tuning.redundancy = 8;
+    let now = live.now();
+    live.driver.set_settings(now, settings);
+    live.run(Duration::from_millis(20));
     let whole = live.finish();
     let (start, records) = read(&whole);
     clip_from(&start, &records, from)
@@ -131,6 +137,7 @@ fn summarize(bytes: &[u8]) -> String {
         line(format!("{key}: {}", json[key]));
     }
     line(format!("switches at the end: {:?}", r.session().switches()));
+    line(format!("dials at the end: {:?}", r.session().tuning()));
     out
 }
 

@@ -247,6 +247,7 @@ fn render(f: &mut Frame, player: &Player, v: &Viewer) {
         .driver()
         .replay_view(replayer.instant(), player.recorded_fps());
     view.theme = v.theme;
+    view.explanation = dial_change(replayer.dialed(), player.at());
     let paths = correction_paths(player);
     let area = f.area();
     let rows = TIMELINE_ROWS.min(area.height);
@@ -280,6 +281,14 @@ fn legend(paths: bool, s: Switches) -> &'static str {
     } else {
         LEGEND
     }
+}
+
+/// The bottom line for a dial turned in the recording at most [`MESSAGE_SHOWN`] before
+/// `at` (replay time): the replay turned it at the same moment.
+fn dial_change(dialed: Option<(Duration, &str)>, at: Duration) -> Option<String> {
+    let (when, text) = dialed?;
+    (at.saturating_sub(when) < MESSAGE_SHOWN)
+        .then(|| format!("dial turned at {} (recorded, replayed): {text}", clock(when)))
 }
 
 /// The paths of the newest correction (or server decision) at most [`PATHS_SHOWN`]

@@ -41,6 +41,12 @@ pub enum Action {
     ToggleScoreboard,
     OpenChat,
     ToggleLagCompensation,
+    /// The next of the player's own dials (`client::dials`) is the one `[` `]` turn.
+    NextDial,
+    PreviousDial,
+    /// Turn the chosen dial one step down.
+    DialDown,
+    DialUp,
 }
 
 /// One key into the chat editor.
@@ -282,19 +288,14 @@ pub(crate) const GAME: &[Row<Game>] = {
             ),
         ),
         row(
-            "i  x",
+            "i  x  m",
             &[
                 named("interpolation", Char('i'), Act(ToggleInterpolation)),
                 named("extrapolation", Char('x'), Act(ToggleExtrapolation)),
+                named("smoothing", Char('m'), Act(ToggleSmoothing)),
             ],
-            "interpolation / extrapolation on/off",
-            None,
-        ),
-        row(
-            "m",
-            &[named("smoothing", Char('m'), Act(ToggleSmoothing))],
-            "correction smoothing on/off",
-            None,
+            "interp / extrap / smoothing on/off",
+            Some("interpolation / extrapolation / correction smoothing on/off"),
         ),
         row(
             "g",
@@ -334,6 +335,19 @@ pub(crate) const GAME: &[Row<Game>] = {
             "lag +/-25 ms, jitter, loss, profile",
             Some(
                 "simulated latency up/down by 25 ms (also `=` / `_`); cycle simulated jitter, loss, network profile",
+            ),
+        ),
+        row(
+            "k K [ ]",
+            &[
+                named("dial-next", Char('k'), Act(NextDial)),
+                named("dial-previous", Char('K'), Act(PreviousDial)),
+                named("dial-down", Char('['), Act(DialDown)),
+                named("dial-up", Char(']'), Act(DialUp)),
+            ],
+            "choose a dial of yours, turn it down / up",
+            Some(
+                "choose one of your own dials (interpolation delay, input rate, redundancy, correction style, extrapolation limit), turn it down / up: the bottom line says what it makes, the stats (`n`) show them all, a recording keeps each turn",
             ),
         ),
         row(

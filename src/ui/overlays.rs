@@ -75,6 +75,17 @@ pub(crate) struct StatsView {
     pub(crate) underruns: u64,
     /// Oldest first, one per lagometer column.
     pub(crate) slices: Vec<LagSlice>,
+    /// The player's own dials and their values now (empty: no line for them).
+    pub(crate) dials: Vec<DialLine>,
+}
+
+/// One of the player's dials, as the stats overlay shows it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct DialLine {
+    pub(crate) name: &'static str,
+    pub(crate) value: String,
+    /// The one `[` `]` turn: drawn as a heading.
+    pub(crate) chosen: bool,
 }
 
 fn labelled(parts: &[(&str, String)], t: Theme) -> Line<'static> {
@@ -258,11 +269,16 @@ fn stats_lines(s: &StatsView, t: Theme, rows: usize) -> Vec<Line<'static>> {
     ]);
     let recent = s.recent_corrections.len();
     // first, in, out, heading, cmds, corrections, shots, [recent], heading, delay,
-    // frames, legend.
+    // frames, legend, [dials].
     let mut ranks: Vec<usize> = vec![1, 4, 5, 9, 6, 3, 7];
     debug_assert_eq!(ranks.len(), fixed);
     ranks.extend((0..recent).map(|i| 11 + recent - i));
     ranks.extend([10, 2, 8, 0]);
+    if !s.dials.is_empty() {
+        // The dials the keys turn, after the RTT and the interpolation delay.
+        lines.push(dials_line(&s.dials, t));
+        ranks.push(2);
+    }
     let mut order: Vec<usize> = (0..lines.len()).collect();
     order.sort_by_key(|&i| ranks[i]);
     let mut keep = vec![false; lines.len()];
@@ -274,6 +290,19 @@ fn stats_lines(s: &StatsView, t: Theme, rows: usize) -> Vec<Line<'static>> {
         .zip(keep)
         .filter_map(|(l, k)| k.then_some(l))
         .collect()
+}
+
+/// The player's dials, each one's name and value, the one `[` `]` turn in brackets.
+fn dials_line(dials: &[DialLine], t: Theme) -> Line<'static> {
+    let mut spans = Vec::new();
+    for d in dials {
+        let (open, close) = if d.chosen { ("[", "]") } else { ("", "") };
+        let role = if d.chosen { Role::Heading } else { Role::Label };
+        spans.push(Span::styled(format!("{open}{} ", d.name), t.style(role)));
+        spans.push(Span::styled(d.value.clone(), t.style(Role::Value)));
+        spans.push(Span::styled(format!("{close} "), t.style(role)));
+    }
+    Line::from(spans)
 }
 
 /// The RTT, and how stale it is while no snapshot comes.

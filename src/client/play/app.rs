@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use super::input::{Action, ChatKey};
 use crate::client::Switch;
+use crate::client::dials::DIALS;
 use crate::net::conditioner::Conditions;
 use crate::net::protocol::{CHAT_RATE, MAX_CHAT_CHARS};
 use crate::sim::combat::{aim_of, aim_vector};
@@ -48,6 +49,9 @@ pub enum Effect {
     Conditions(Conditions),
     /// A chat line to send.
     Chat(String),
+    /// Turn the player's dial `dial` (of `client::dials::DIALS`) one step up or down:
+    /// the driver does it at the time it happens (`Driver::turn_dial`).
+    Turn { dial: usize, up: bool },
 }
 
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -67,6 +71,8 @@ pub struct App {
     /// `q` was pressed once: the next `q` (or Esc with nothing open) quits, anything
     /// else plays on. One stray key never ends a match.
     quit_asked: bool,
+    /// The player's dial `[` `]` turn: an index into `client::dials::DIALS`.
+    dial: u8,
 }
 
 /// The client's count of [`CHAT_RATE`], the server's chat rule, so a line the server
@@ -127,6 +133,7 @@ impl App {
             chat_budget: ChatBudget::default(),
             note: None,
             quit_asked: false,
+            dial: 0,
         }
     }
 
@@ -211,8 +218,23 @@ impl App {
             | Action::CycleJitter
             | Action::CycleLoss
             | Action::CycleProfile => return self.network(action),
+            Action::NextDial => self.dial = (self.dial + 1) % DIALS.len() as u8,
+            Action::PreviousDial => {
+                self.dial = (self.dial + DIALS.len() as u8 - 1) % DIALS.len() as u8;
+            }
+            Action::DialDown | Action::DialUp => {
+                return Some(Effect::Turn {
+                    dial: self.dial(),
+                    up: action == Action::DialUp,
+                });
+            }
         }
         None
+    }
+
+    /// The player's dial the keys turn (an index into `client::dials::DIALS`).
+    pub(crate) fn dial(&self) -> usize {
+        usize::from(self.dial) % DIALS.len()
     }
 
     /// Whether a finished chat line may go at `now` by the server's rate; if not, a

@@ -188,6 +188,10 @@ impl Screen for Game<'_> {
             }
             // The same simulated path both ways, as the command line sets it.
             Some(Effect::Conditions(c)) => link.set_conditions(c.clone(), c),
+            // A dial of the player's own, turned now: the tap hears the new settings.
+            Some(Effect::Turn { dial, up }) => {
+                self.explained = Some((now, driver.turn_dial(now, dial, up)));
+            }
             Some(Effect::Chat(_) | Effect::Toggle(_)) | None => {}
         }
         Ok(Flow::Go)

@@ -18,7 +18,7 @@ use super::play::app::App;
 use super::{GhostMode, Switches};
 use crate::net::protocol::MAX_CHAT_CHARS;
 use crate::ui::{
-    ChatInput, DrawMode, Hud, LagSlice, SpriteKind, StatsView, SwitchLights, Theme, View,
+    ChatInput, DialLine, DrawMode, Hud, LagSlice, SpriteKind, StatsView, SwitchLights, Theme, View,
 };
 
 /// The frame's view of `session`, with `app`'s overlays, the loop's frame rate and
@@ -79,7 +79,17 @@ pub(crate) fn build<'a>(
             conditions: app.conditions().summary(),
         },
         roster: text::roster(s),
-        stats: overlays.stats.then(|| stats(s, now, rates)),
+        stats: overlays.stats.then(|| StatsView {
+            dials: crate::client::dials::lines(s, app.dial())
+                .into_iter()
+                .map(|(name, value, chosen)| DialLine {
+                    name,
+                    value,
+                    chosen,
+                })
+                .collect(),
+            ..stats(s, now, rates)
+        }),
         help: overlays.help,
         // The shells set these: the explanation lives as long as they say, the theme
         // is the command line's.
@@ -156,6 +166,8 @@ pub(crate) fn stats(s: &ClientSession, now: Instant, rates: Rates) -> StatsView 
         frames_extrapolated: st.frames_extrapolated,
         frames_held: st.frames_held,
         underruns: st.underruns,
+        // The game's view adds the player's dials (`build`).
+        dials: Vec::new(),
         slices: {
             let slices: Vec<Slice> = s.lagometer().recent(lagometer::SLICES).copied().collect();
             let period = Duration::from_secs_f64(s.snapshot_period_secs().max(0.0));
