@@ -1241,3 +1241,38 @@ fn a_silent_server_is_named_and_a_restarted_one_rejoined() {
     let _ = again.kill();
     let _ = again.wait();
 }
+
+/// Issue 23: the player's own dials turn live in `host`. `n` shows them in the stats
+/// (the chosen one in brackets); `[` turns the interpolation delay down from automatic
+/// and the bottom line says what that makes in derived numbers (snapshots 20 a second:
+/// 50 ms apart); `k` chooses the input rate and `]` turns it up.
+#[test]
+fn a_dial_turned_in_host_explains_itself_and_its_figure_changes() {
+    let port = free_port();
+    let tmux = Tmux::start(
+        "dials",
+        100,
+        30,
+        &game_script(&format!(
+            "host --bots 1 --bot-skill 1 --port {port} --fps-cap 100 --name tester"
+        )),
+    );
+    wait_for_arena(&tmux, "the HUD and the arena with '@'", |s| {
+        (s.hud.contains("RTT") && s.local().is_some()).then_some(())
+    });
+    tmux.key("n");
+    tmux.wait_for_text("[interp auto]");
+    tmux.type_text("[");
+    tmux.wait_for("the explanation and the new figure", |screen| {
+        (screen.contains("interpolation delay 4 x 50 ms snapshot period = 200 ms")
+            && screen.contains("[interp 4.0x]"))
+        .then_some(())
+    });
+    tmux.key("k");
+    tmux.wait_for_text("dial: input rate (30/s)");
+    tmux.type_text("]");
+    tmux.wait_for("the input rate turned up", |screen| {
+        (screen.contains("input packets 60/s") && screen.contains("[input 60/s]")).then_some(())
+    });
+    quit_and_check_terminal(&tmux, "q", true);
+}
