@@ -11,9 +11,9 @@ use crate::ui::keys::{self, REPLAY, Row};
 /// Every key of the replay, a help line a row.
 pub(super) const BINDINGS: &[Row<Do>] = REPLAY;
 
-/// What `code` does in the replay, if anything.
-pub(super) fn binding_of(code: KeyCode) -> Option<Do> {
-    keys::replay_code(code)
+/// What `code` does in the replay, if anything, `help_open` while the `?` box is.
+pub(super) fn binding_of(code: KeyCode, help_open: bool) -> Option<Do> {
+    keys::replay_code(code, help_open)
 }
 
 /// The combat line's hints, in the table's order, the help key's last (it is kept
@@ -61,7 +61,7 @@ mod tests {
             assert!(!keys[i + 1..].contains(k), "{k:?} twice");
         }
         assert_eq!(hints().last(), Some(&"? keys"));
-        assert_eq!(binding_of(KeyCode::Char(' ')), Some(Do::Pause));
-        assert_eq!(binding_of(KeyCode::Char('z')), None);
+        assert_eq!(binding_of(KeyCode::Char(' '), false), Some(Do::Pause));
+        assert_eq!(binding_of(KeyCode::Char('z'), false), None);
     }
 }

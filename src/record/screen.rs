@@ -1,7 +1,8 @@
 //! `netarena replay FILE` in the terminal: the arena and HUD as the player saw them,
 //! frame by frame, with the timeline strip under them.
 //!
-//! Replay's keys are defined once, in `BINDINGS`: the key handler, the `?` help box
+//! Replay's keys are defined once, in `BINDINGS` (the binding table's, with its rule that
+//! Esc closes the `?` box before it quits): the key handler, the `?` help box
 //! and the hints on the combat line all read that table. Ctrl-C quits too (the shell's,
 //! as in every screen).
 #![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
@@ -161,7 +162,7 @@ fn play(player: &mut Player, v: &mut Viewer, now: Instant) {
 /// Does what `code` is bound to; says what that was (`Quit` is the caller's to do).
 /// The message of the key before goes: what it said was about the state it left.
 fn on_key(player: &mut Player, v: &mut Viewer, code: KeyCode) -> anyhow::Result<Option<Do>> {
-    let Some(act) = binding_of(code) else {
+    let Some(act) = binding_of(code, v.help) else {
         return Ok(None);
     };
     let now = Instant::now();
@@ -170,10 +171,6 @@ fn on_key(player: &mut Player, v: &mut Viewer, code: KeyCode) -> anyhow::Result<
     let secs = |s: i8| Duration::from_secs(u64::from(s.unsigned_abs()));
     let mut pause = true;
     match act {
-        Do::Quit if v.help && code == KeyCode::Esc => {
-            v.help = false;
-            return Ok(Some(Do::Help));
-        }
         Do::Quit => return Ok(Some(Do::Quit)),
         Do::Help => {
             v.help = !v.help;

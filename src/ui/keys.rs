@@ -814,9 +814,13 @@ pub(crate) fn lab_key(ev: &KeyEvent) -> Option<Lab> {
     (held || ev.kind != KeyEventKind::Release).then_some(does)
 }
 
-/// What a key code does in the replay.
-pub(crate) fn replay_code(code: KeyCode) -> Option<Replay> {
-    find(REPLAY, code)
+/// What a key code does in the replay, `help_open` while its help box is open: then
+/// `Esc` closes the box (a second `Help`) rather than quit, as its row says.
+pub(crate) fn replay_code(code: KeyCode, help_open: bool) -> Option<Replay> {
+    match find(REPLAY, code)? {
+        Replay::Quit if help_open && code == Esc => Some(Replay::Help),
+        does => Some(does),
+    }
 }
 
 /// What a key does in the server browser, `typing` when an address is being typed (then
