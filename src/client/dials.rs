@@ -149,12 +149,14 @@ pub const EXTRAPOLATION_LIMIT: Dial = Dial {
     steps: &[0, 50, 100, 250, 500, AUTO],
     get: |s| s.tuning.extrapolation_limit_ms.unwrap_or(AUTO),
     set: |s, v| s.tuning.extrapolation_limit_ms = (v != AUTO).then_some(v),
-    explain: |s| match s.tuning().extrapolation_limit_ms {
+    explain: |s| {
+        match s.tuning().extrapolation_limit_ms {
         Some(limit) => format!(
             "extrapolation limit {limit} ms = {:.1} ticks past the newest snapshot; then others are held still",
             f64::from(limit) / 1000.0 * s.tick_rate()
         ),
         None => "extrapolation limit automatic: 100 ms past the newest snapshot, 300 ms with dead reckoning (x); then others are held still".to_owned(),
+    }
     },
     show: |v| match v {
         AUTO => "auto".to_owned(),
@@ -174,12 +176,14 @@ pub const CORRECTION_STYLE: Dial = Dial {
         CorrectionStyle::Blend => 2,
     },
     set: |s, v| s.correction = style_of(v),
-    explain: |s| match s.correction() {
+    explain: |s| {
+        match s.correction() {
         CorrectionStyle::Snap => {
             "correction snap: others jump onto a snapshot that disagrees".to_owned()
         }
         CorrectionStyle::Smooth => "correction smooth: the gap closes exponentially, 60 ms time constant (no jump; the speed jumps)".to_owned(),
         CorrectionStyle::Blend => "correction blend: 200 ms of projective velocity blending (neither position nor speed jumps)".to_owned(),
+    }
     },
     show: |v| style_of(v).name().to_owned(),
 };

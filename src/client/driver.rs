@@ -556,13 +556,18 @@ mod tests {
         let text = press(&mut d, ']', t(40)).unwrap();
         assert_eq!(d.session().tuning().input_rate, 60);
         assert!(
-            text.starts_with("input packets 60/s while keys stay the same: one every 1 ticks = 17 ms"),
+            text.starts_with(
+                "input packets 60/s while keys stay the same: one every 1 ticks = 17 ms"
+            ),
             "{text}"
         );
         press(&mut d, 'k', t(50));
         let text = press(&mut d, '[', t(60)).unwrap();
         assert_eq!(d.session().tuning().redundancy, 32);
-        assert!(text.starts_with("redundancy 32 commands = 533 ms"), "{text}");
+        assert!(
+            text.starts_with("redundancy 32 commands = 533 ms"),
+            "{text}"
+        );
         press(&mut d, 'k', t(70));
         press(&mut d, ']', t(80));
         assert_eq!(d.session().correction(), CorrectionStyle::Blend);

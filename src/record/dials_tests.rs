@@ -79,7 +79,10 @@ fn dials_turned_mid_run_replay_exactly() {
     lab.set_dial(dial("interpolation delay"), 0, 15).unwrap();
     lab.run_until(t0 + Duration::from_secs(10));
     lab.finish_recordings().unwrap();
-    let live = lab.clients[0].driver.keyframe(start.get().unwrap()).unwrap();
+    let live = lab.clients[0]
+        .driver
+        .keyframe(start.get().unwrap())
+        .unwrap();
     let s = lab.session(0);
     assert_eq!(s.tuning().redundancy, 4);
     assert_eq!(s.tuning().interp_ratio, Some(1.5));
@@ -113,7 +116,10 @@ fn dials_turned_mid_run_replay_exactly() {
     );
     // The very state the live client ended in, byte for byte.
     let again = replayed.keyframe().unwrap();
-    assert!(again == live, "the replay's state differs from the live one's");
+    assert!(
+        again == live,
+        "the replay's state differs from the live one's"
+    );
     // The replay knows the last change and says it in the dial's words.
     let (at, text) = replayed.dialed().unwrap();
     assert_eq!(at, turned[4]);

@@ -10,8 +10,7 @@ use std::time::{Duration, Instant};
 use super::format::{
     ACTION, CHAT, DROPPED, END, FRAME, HEADER_LEN, KEYFRAME, KEYS, MAGIC, MAX_KEYFRAME_PAYLOAD,
     MAX_TICKS, MAX_TIME, OLDEST, RECEIVED, Record, SETTINGS, SIZE, START, Start, TICKS, VERSION,
-    action_from,
-    chat_from, correction_from, kind_from, max_payload, switches_from,
+    action_from, chat_from, correction_from, kind_from, max_payload, switches_from,
 };
 use crate::client::dials::Settings;
 use crate::client::driver::Driver;

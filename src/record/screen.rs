@@ -284,8 +284,12 @@ fn legend(paths: bool, s: Switches) -> &'static str {
 /// `at` (replay time): the replay turned it at the same moment.
 fn dial_change(dialed: Option<(Duration, &str)>, at: Duration) -> Option<String> {
     let (when, text) = dialed?;
-    (at.saturating_sub(when) < MESSAGE_SHOWN)
-        .then(|| format!("dial turned at {} (recorded, replayed): {text}", clock(when)))
+    (at.saturating_sub(when) < MESSAGE_SHOWN).then(|| {
+        format!(
+            "dial turned at {} (recorded, replayed): {text}",
+            clock(when)
+        )
+    })
 }
 
 /// The paths of the newest correction (or server decision) at most [`PATHS_SHOWN`]

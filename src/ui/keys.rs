@@ -238,7 +238,7 @@ pub(crate) const GAME: &[Row<Game>] = {
             "Shift+dir",
             &[],
             "turn without walking",
-            Some("turn to face that way without walking (`W` `A` `S` `D`, or Shift and an arrow)"),
+            Some("turn without walking (`W` `A` `S` `D`, or Shift and an arrow)"),
         ),
         hinted(
             row(
@@ -295,7 +295,7 @@ pub(crate) const GAME: &[Row<Game>] = {
                 named("smoothing", Char('m'), Act(ToggleSmoothing)),
             ],
             "interp / extrap / smoothing on/off",
-            Some("interpolation / extrapolation / correction smoothing on/off"),
+            Some("interpolation / extrapolation / smoothing on/off"),
         ),
         row(
             "g",
@@ -346,15 +346,13 @@ pub(crate) const GAME: &[Row<Game>] = {
                 named("dial-up", Char(']'), Act(DialUp)),
             ],
             "choose a dial of yours, turn it down / up",
-            Some(
-                "choose one of your own dials (interpolation delay, input rate, redundancy, correction style, extrapolation limit), turn it down / up: the bottom line says what it makes, the stats (`n`) show them all, a recording keeps each turn",
-            ),
+            None,
         ),
         row(
             "F8",
             &[named("save", F(8), Save)],
             "save the last minute as a recording",
-            Some("save the last minute or so of the session to a file for `netarena replay`"),
+            Some("save the last minute or so to a file for `netarena replay`"),
         ),
         docs_only("Ctrl-C", "quit at once (also while typing a chat line)"),
         docs_only(

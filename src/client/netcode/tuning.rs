@@ -1,8 +1,9 @@
 //! The client's own dials: how many input packets a second, how far behind the server
 //! remote players are drawn, how many unacknowledged commands each input packet
 //! repeats, and how far past the newest snapshot a remote player may be extrapolated.
-//! The defaults are what the client always did; `host`/`join` flags and the lab's live
-//! dials change them through `ClientSession::set_tuning`.
+//! The defaults are what the client always did; `host`/`join` flags set them at the
+//! start, and the dials (`client::dials`: the game's `k` `[` `]`, the lab's) change them
+//! live through `Driver::set_settings`.
 
 use std::ops::RangeInclusive;
 

@@ -51,7 +51,10 @@ pub enum Effect {
     Chat(String),
     /// Turn the player's dial `dial` (of `client::dials::DIALS`) one step up or down:
     /// the driver does it at the time it happens (`Driver::turn_dial`).
-    Turn { dial: usize, up: bool },
+    Turn {
+        dial: usize,
+        up: bool,
+    },
 }
 
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]

@@ -247,8 +247,14 @@ fn browser_letters_type_once_an_address_is_begun() {
 #[test]
 fn replay_keys_decode_from_the_table() {
     assert_eq!(replay_code(Char('='), false), Some(Replay::Speed(true)));
-    assert_eq!(replay_code(Char('C'), false), Some(Replay::Correction(false)));
-    assert_eq!(replay_code(Char('c'), false), Some(Replay::Correction(true)));
+    assert_eq!(
+        replay_code(Char('C'), false),
+        Some(Replay::Correction(false))
+    );
+    assert_eq!(
+        replay_code(Char('c'), false),
+        Some(Replay::Correction(true))
+    );
     assert_eq!(replay_code(Char('z'), false), None);
     // Esc closes the help box while it is open (the table's rule, not the screen's),
     // and quits when it is not; `q` quits either way.
