@@ -267,3 +267,20 @@ fn a_forced_correction_draws_the_predicted_and_the_servers_path() {
     assert!(added.contains('+'), "server marks: {added}");
     assert!(!added.contains('@') && marked.content().iter().any(|c| c.symbol() == "@"));
 }
+
+/// Issue 23: a dial turned in the recording is said on the replay's bottom line, as
+/// recorded and replayed, for as long as the game said it.
+#[test]
+fn a_recorded_dial_turn_is_said_while_it_is_fresh() {
+    let five = Duration::from_secs(5);
+    let said = dial_change(
+        Some((five, "redundancy 4 commands = 67 ms")),
+        five + Duration::from_secs(1),
+    );
+    assert_eq!(
+        said.as_deref(),
+        Some("dial turned at 00:05.000 (recorded, replayed): redundancy 4 commands = 67 ms")
+    );
+    assert_eq!(dial_change(Some((five, "x")), five + MESSAGE_SHOWN), None);
+    assert_eq!(dial_change(None, five), None);
+}

@@ -577,6 +577,33 @@ mod rate_tests {
         assert!(!tiny.contains("3.0s"), "{tiny}");
     }
 
+    /// Issue 23: the player's dials, one line, the one the keys turn in brackets; it
+    /// stays in a short box after the RTT, the legend and the interpolation delay.
+    #[test]
+    fn the_players_dials_are_one_line_that_stays_in_a_short_box() {
+        let t = Theme::default();
+        let dial = |name, value: &str, chosen| DialLine {
+            name,
+            value: value.to_owned(),
+            chosen,
+        };
+        let s = StatsView {
+            dials: vec![
+                dial("interp", "4.0x", true),
+                dial("input", "30/s", false),
+                dial("redund", "64", false),
+            ],
+            ..StatsView::default()
+        };
+        let line = "[interp 4.0x] input 30/s redund 64 ";
+        assert!(text(&stats_lines(&s, t, 40)).contains(line));
+        let tiny = text(&stats_lines(&s, t, 4));
+        assert!(tiny.contains(line) && tiny.contains("RTT"), "{tiny}");
+        // No dials (the lab's clients, whose dials its own line shows): no line.
+        let none = text(&stats_lines(&StatsView::default(), t, 40));
+        assert!(!none.contains("redund"), "{none}");
+    }
+
     /// The RTT row was scaled to its own maximum, so a steady 152 ms filled it: it is
     /// drawn on a named fixed scale.
     #[test]
