@@ -79,11 +79,12 @@ fn assert_replays_to(file: &Path, live: &Value, ended: &str) {
 }
 
 /// What a played recording holds besides datagrams: keys records, how many of them held
-/// a key, and the terminal size it gives first.
+/// a key, the terminal size it gives first, and the dial turns (settings records).
 struct Played {
     keys: usize,
     held: usize,
     size: Option<(u16, u16)>,
+    dials: usize,
 }
 
 fn played(file: &Path) -> Played {
@@ -92,6 +93,7 @@ fn played(file: &Path) -> Played {
         keys: 0,
         held: 0,
         size: None,
+        dials: 0,
     };
     for record in reader {
         match record.unwrap() {
@@ -100,6 +102,7 @@ fn played(file: &Path) -> Played {
                 p.held += usize::from(buttons.bits() != 0);
             }
             Record::Size(w, h) if p.size.is_none() => p.size = Some((w, h)),
+            Record::Settings { .. } => p.dials += 1,
             _ => {}
         }
     }
@@ -187,6 +190,8 @@ fn a_game_played_in_a_terminal_replays_to_its_live_report() {
     press(&tmux, &["2"], 1);
     press(&tmux, &["a", "Space", "w"], 12);
     press(&tmux, &["p"], 1);
+    // Two of the player's dials turned mid-game: the interpolation delay, the input rate.
+    press(&tmux, &["[", "k", "["], 1);
     press(&tmux, &["d", "s"], 10);
     press(&tmux, &["p", "1"], 1);
     press(&tmux, &["Space", "a"], 10);
@@ -205,6 +210,7 @@ fn a_game_played_in_a_terminal_replays_to_its_live_report() {
         p.keys
     );
     assert_eq!(p.size, Some((100, 30)), "the terminal's size is recorded");
+    assert_eq!(p.dials, 2, "each dial turned is recorded");
     assert_replays_to(&file, &live, "quit");
     let _ = std::fs::remove_file(&file);
 }
@@ -232,6 +238,9 @@ fn both_keyboard_clients_of_the_terminal_lab_replay_to_its_report() {
     // Client 1 on WASD and space, client 2 on the arrows and Enter; a switch for each.
     press(&tmux, &["d", "Right", "s", "Down", "Space", "Enter"], 8);
     press(&tmux, &["g", "Tab", "p"], 1);
+    // Dials: client 2's input rate and interpolation delay, then the server's snapshot
+    // rate, which reaches both clients.
+    press(&tmux, &["k", "[", "k", "[", "K", "K", "["], 1);
     press(&tmux, &["a", "Left", "w", "Up"], 8);
     press(&tmux, &["p"], 1);
     press(&tmux, &["Space", "Enter"], 6);
@@ -251,6 +260,8 @@ fn both_keyboard_clients_of_the_terminal_lab_replay_to_its_report() {
         let p = played(f);
         assert!(p.held > 20, "client {}: {} of {}", n + 1, p.held, p.keys);
         assert_eq!(p.size, Some((160, 45)), "the lab's terminal");
+        // Client 2: its two dials and the snapshot rate; client 1 the snapshot rate.
+        assert_eq!(p.dials, [1, 3][n], "client {}'s dials", n + 1);
         assert_replays_to(f, client, "quit");
         let _ = std::fs::remove_file(f);
     }
