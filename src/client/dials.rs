@@ -12,6 +12,7 @@
 use super::CorrectionStyle;
 use super::netcode::session::ClientSession;
 use super::netcode::tuning::Tuning;
+use crate::ui::DialLine;
 
 /// A dial's value: a number in the dial's unit; [`AUTO`] where it has an automatic
 /// setting.
@@ -243,14 +244,18 @@ pub(crate) fn turned(dial: &Dial, settings: Settings, up: bool) -> Option<Settin
     Some(s)
 }
 
-/// The dials line of the stats overlay: each dial's short name and value now, and
-/// whether it is the one the keys turn.
-pub(crate) fn lines(session: &ClientSession, chosen: usize) -> Vec<(&'static str, String, bool)> {
+/// The stats overlay's dials line: each dial's short name and value now, the one the
+/// keys turn (`chosen`) marked.
+pub(crate) fn lines(session: &ClientSession, chosen: usize) -> Vec<DialLine> {
     let s = Settings::of(session);
     DIALS
         .iter()
         .enumerate()
-        .map(|(i, d)| (d.short, (d.show)((d.get)(&s)), i == chosen))
+        .map(|(i, d)| DialLine {
+            name: d.short,
+            value: (d.show)((d.get)(&s)),
+            chosen: i == chosen,
+        })
         .collect()
 }
 

@@ -221,9 +221,10 @@ impl App {
             | Action::CycleJitter
             | Action::CycleLoss
             | Action::CycleProfile => return self.network(action),
-            Action::NextDial => self.dial = (self.dial + 1) % DIALS.len() as u8,
+            // From `dial()`, which is in range whatever a keyframe held.
+            Action::NextDial => self.dial = ((self.dial() + 1) % DIALS.len()) as u8,
             Action::PreviousDial => {
-                self.dial = (self.dial + DIALS.len() as u8 - 1) % DIALS.len() as u8;
+                self.dial = ((self.dial() + DIALS.len() - 1) % DIALS.len()) as u8;
             }
             Action::DialDown | Action::DialUp => {
                 return Some(Effect::Turn {

@@ -18,7 +18,7 @@ use super::play::app::App;
 use super::{GhostMode, Switches};
 use crate::net::protocol::MAX_CHAT_CHARS;
 use crate::ui::{
-    ChatInput, DialLine, DrawMode, Hud, LagSlice, SpriteKind, StatsView, SwitchLights, Theme, View,
+    ChatInput, DrawMode, Hud, LagSlice, SpriteKind, StatsView, SwitchLights, Theme, View,
 };
 
 /// The frame's view of `session`, with `app`'s overlays, the loop's frame rate and
@@ -80,14 +80,7 @@ pub(crate) fn build<'a>(
         },
         roster: text::roster(s),
         stats: overlays.stats.then(|| StatsView {
-            dials: crate::client::dials::lines(s, app.dial())
-                .into_iter()
-                .map(|(name, value, chosen)| DialLine {
-                    name,
-                    value,
-                    chosen,
-                })
-                .collect(),
+            dials: crate::client::dials::lines(s, app.dial()),
             ..stats(s, now, rates)
         }),
         help: overlays.help,

@@ -317,3 +317,33 @@ mod stepped {
         assert_eq!(d.app().aim(), aim_of(1, 0).unwrap());
     }
 }
+
+/// The dial keys: `k` and `K` go round the player's dials, `[` and `]` ask the driver
+/// to turn the chosen one. A keyframe's dial out of range (a corrupt file) chooses
+/// within range, and the next key neither panics nor leaves it out of range.
+#[test]
+fn the_dial_keys_go_round_and_ask_for_a_turn() {
+    use crate::client::dials::DIALS;
+    let mut a = app();
+    assert_eq!(a.dial(), 0);
+    assert_eq!(a.handle(Action::PreviousDial), None);
+    assert_eq!(a.dial(), DIALS.len() - 1);
+    assert_eq!(a.handle(Action::NextDial), None);
+    assert_eq!(a.handle(Action::NextDial), None);
+    assert_eq!(a.dial(), 1);
+    assert_eq!(
+        a.handle(Action::DialUp),
+        Some(Effect::Turn { dial: 1, up: true })
+    );
+    assert_eq!(
+        a.handle(Action::DialDown),
+        Some(Effect::Turn { dial: 1, up: false })
+    );
+    a.dial = u8::MAX;
+    assert!(a.dial() < DIALS.len());
+    a.handle(Action::NextDial);
+    assert!(usize::from(a.dial) < DIALS.len());
+    a.dial = 0;
+    a.handle(Action::PreviousDial);
+    assert_eq!(a.dial(), DIALS.len() - 1);
+}
