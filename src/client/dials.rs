@@ -260,17 +260,27 @@ pub(crate) fn lines(session: &ClientSession, chosen: usize) -> Vec<DialLine> {
 }
 
 /// What changed from `before` to `after`, in the words of the dials that changed
-/// (read from `session`, which runs with `after`); None if no player dial changed.
+/// (read from `session`, which runs with `after`) and of the snapshot rate; None if
+/// nothing did.
 pub(crate) fn explain_change(
     session: &ClientSession,
     before: &Settings,
     after: &Settings,
 ) -> Option<String> {
-    let changed: Vec<String> = DIALS
+    let mut changed: Vec<String> = DIALS
         .iter()
         .filter(|d| (d.get)(before) != (d.get)(after))
         .map(|d| (d.explain)(session))
         .collect();
+    if before.snapshot_interval != after.snapshot_interval {
+        // The lab's snapshot-rate dial, as the lab tells its clients.
+        let n = after.snapshot_interval;
+        changed.push(format!(
+            "snapshots {} Hz: one every {n} ticks = {:.0} ms",
+            hz(session.tick_rate() / f64::from(n)),
+            ms(session.snapshot_period())
+        ));
+    }
     (!changed.is_empty()).then(|| changed.join("; "))
 }
 

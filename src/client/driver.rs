@@ -303,7 +303,7 @@ impl Driver {
 
     /// Puts `settings` in force at `now` (a dial turned, in the game or the lab); the
     /// tap hears it, so a replay does the same at the same time. What it changed, in
-    /// the words of the player's dials, comes back (None if none of those changed).
+    /// the dials' words, comes back (None if nothing changed).
     pub(crate) fn set_settings(&mut self, now: Instant, settings: Settings) -> Option<String> {
         let before = self.settings();
         if before == settings {

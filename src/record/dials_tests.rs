@@ -9,7 +9,7 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use super::format::{Record, Start};
-use super::tests::{read, replay};
+use super::tests::{read, replay, replay_until};
 use super::writer::Writer;
 use crate::client::ClientConfig;
 use crate::client::CorrectionStyle;
@@ -124,4 +124,8 @@ fn dials_turned_mid_run_replay_exactly() {
     let (at, text) = replayed.dialed().unwrap();
     assert_eq!(at, turned[4]);
     assert!(text.contains("interpolation delay 1.5 x 100 ms"), "{text}");
+    // The snapshot rate's record says it too, in the lab's words.
+    let upto = replay_until(&bytes, turned[3]);
+    let (_, text) = upto.dialed().unwrap();
+    assert_eq!(text, "snapshots 10 Hz: one every 6 ticks = 100 ms");
 }
