@@ -9,8 +9,9 @@
 //! it names one setting (`lag-comp`).
 //!
 //! Headless, [`run`] writes both reports and the list of their differences; in the
-//! terminal, [`view`] puts each lab's server view and chosen client's view side by side,
+//! terminal, `view` puts each lab's server view and chosen client's view side by side,
 //! A left and B right, with the differences so far in a panel.
+#![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
 
 use std::cell::RefCell;
 use std::path::Path;
@@ -605,7 +606,7 @@ fn differences_panel(a: &Lab, b: &Lab, n: usize) -> Panel {
             .into_iter()
             .filter(|d| d.a.is_number() && d.b.is_number())
         {
-            let num = |v: &Json| v.as_f64().map_or(String::new(), |x| figure(x));
+            let num = |v: &Json| v.as_f64().map_or(String::new(), figure);
             lines.push(Line::from(format!(
                 "{:<24} {:>10} {:>10} {:>7}",
                 d.field,
