@@ -602,10 +602,14 @@ fn differences_panel(a: &Lab, b: &Lab, n: usize) -> Panel {
         "field", "A", "B", "B/A"
     ))];
     if let (Some(ra), Some(rb)) = (report(a), report(b)) {
-        for d in differences(&ra, &rb)
+        let mut diffs: Vec<Difference> = differences(&ra, &rb)
             .into_iter()
             .filter(|d| d.a.is_number() && d.b.is_number())
-        {
+            .collect();
+        // The largest differences first, as a factor either way; from nothing first of all.
+        let size = |d: &Difference| d.ratio.map_or(f64::INFINITY, |r| r.ln().abs());
+        diffs.sort_by(|x, y| size(y).total_cmp(&size(x)));
+        for d in diffs {
             let num = |v: &Json| v.as_f64().map_or(String::new(), figure);
             lines.push(Line::from(format!(
                 "{:<24} {:>10} {:>10} {:>7}",

@@ -158,14 +158,14 @@ fn a_headless_compare_writes_both_reports_and_their_differences() {
 #[test]
 fn an_unknown_compare_key_is_one_line_naming_the_keys() {
     let out = Command::new(BIN)
-        .args(["lab", "--headless", "--compare", "jitter-buffer=4"])
+        .args(["lab", "--headless", "--compare", "frame-rate=30"])
         .output()
         .expect("lab runs");
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
-        err.contains("unknown --compare key \"jitter-buffer\""),
+        err.contains("unknown --compare key \"frame-rate\""),
         "{err}"
     );
     assert!(

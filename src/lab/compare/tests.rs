@@ -52,7 +52,7 @@ fn every_dial_and_switch_is_a_key_and_its_values_read_back() {
 #[test]
 fn a_wrong_key_or_value_is_one_line_naming_the_keys() {
     for (bad, says) in [
-        ("jitter-buffer=4", "unknown --compare key \"jitter-buffer\""),
+        ("frame-rate=30", "unknown --compare key \"frame-rate\""),
         ("interp=2", "unknown --compare key \"interp\""),
         ("snapshot-rate", "--compare takes KEY=VALUE"),
         (
