@@ -249,3 +249,46 @@ fn the_view_puts_a_left_and_b_right_labelled() {
     assert!(ia.is_some() && ib.is_some(), "{}", text.join("\n"));
     assert!(ia < ib, "{row}");
 }
+
+/// On a screen wide enough for four views in a row, A's views still make the left
+/// column and B's the right (each lab's client under its server), not A, B, A, B.
+#[test]
+fn a_wide_screen_keeps_a_left_and_b_right() {
+    let c = config(2, 0, 3);
+    let t0 = Instant::now();
+    let (mut a, mut b) = pair(&c, &parse("interpolation=off"), t0).unwrap();
+    run_until(&mut a, &mut b, t0 + Duration::from_secs(1));
+    let controls = Controls {
+        selected: 0,
+        speed: 1.0,
+        paused: true,
+        fps: 0.0,
+        message: "",
+        help: false,
+        theme: crate::ui::Theme::Auto,
+    };
+    let v = view(&a, &b, &parse("interpolation=off"), &controls);
+    let mut term = Terminal::new(TestBackend::new(220, 45)).unwrap();
+    term.draw(|f| crate::ui::lab::draw(f, &v)).unwrap();
+    let buf = term.backend().buffer();
+    let rows: Vec<String> = (0..45)
+        .map(|y| (0..220).map(|x| buf[(x, y)].symbol()).collect())
+        .collect();
+    let at = |title: &str| {
+        rows.iter()
+            .enumerate()
+            .find_map(|(y, r)| r.find(title).map(|x| (r[..x].chars().count(), y)))
+            .unwrap_or_else(|| panic!("{title}:\n{}", rows.join("\n")))
+    };
+    let (a_srv, a_cl) = (
+        at("A: interpolation=on · server"),
+        at("A: interpolation=on · client 1"),
+    );
+    let (b_srv, b_cl) = (
+        at("B: interpolation=off · server"),
+        at("B: interpolation=off · client 1"),
+    );
+    assert_eq!(a_srv.0, a_cl.0, "A's client under A's server");
+    assert_eq!(b_srv.0, b_cl.0, "B's client under B's server");
+    assert!(a_srv.0 < b_srv.0 && a_srv.1 < a_cl.1);
+}
