@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize};
 use anyhow::Context;
 
 use netarena::client::netcode::tuning::Tuning;
+use netarena::lab::compare::{self, Setting};
 use netarena::lab::headless::Recording;
 use netarena::lab::{LabConfig, MAX_CLIENTS, headless, terminal};
 use netarena::record::recorder::Recorder;
@@ -73,6 +74,22 @@ pub(crate) fn run(
 ) -> anyhow::Result<ExitCode> {
     let config = args.config()?;
     config.validate()?;
+    let setting = args
+        .compare
+        .as_deref()
+        .map(Setting::parse)
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
+    if setting.is_some() && args.record.is_some() {
+        anyhow::bail!("--record does not go with --compare: record each lab in a run of its own");
+    }
+    if let (Some(setting), true) = (&setting, args.headless) {
+        let report = compare::run(&config, setting, args.seconds, args.report.as_deref())?;
+        if args.report.is_none() {
+            println!("{}", serde_json::to_string_pretty(&report)?);
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let recordings = recordings(args.record.as_deref(), config.profiles.len())?;
     if args.headless {
         let report =
@@ -92,6 +109,7 @@ pub(crate) fn run(
         stop,
         recordings,
         args.report.as_deref(),
+        setting.as_ref(),
     );
     // The terminal is ours again: say where each client went.
     for (n, name) in names.iter().enumerate() {

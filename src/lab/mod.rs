@@ -7,6 +7,7 @@
 //! draws it and lets two people at one keyboard play and a teacher stop time, and the
 //! integration tests script its clients ([`Lab::scripted`], [`Lab::run_with`]).
 
+pub mod compare;
 pub mod dials;
 mod explain;
 mod figures;

@@ -3,6 +3,8 @@
 //! Tab, the dials (`k` chooses one, `[` `]` turn it; see `dials`), and the clock: `P`
 //! pauses, `.` steps one server tick, `<` `>` change the speed.
 //! Real time drives the virtual clock, scaled by the speed, unless paused.
+//! With `--compare` a second lab (B, see `compare`) runs beside the first on the same
+//! clock, and every key acts on both alike.
 #![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
 
 use std::path::Path;
@@ -12,6 +14,7 @@ use std::time::{Duration, Instant};
 use ratatui::Frame;
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
+use super::compare::{self, Setting};
 use super::dials::{self, DIALS};
 use super::headless::{self, Recording};
 use super::speed::Speed;
@@ -45,11 +48,14 @@ struct Front<'a> {
     theme: ui::Theme,
     /// The real time the virtual clock was last advanced at.
     last: Instant,
+    /// Lab B of an A/B run, and the setting it differs in.
+    twin: Option<(&'a mut Lab, &'a Setting)>,
 }
 
 /// Runs the lab in this terminal until `q` or `stop`. Client 1's inputs are recorded
 /// by the first of `recordings`, client 2's by the second, and so on; at the end each
-/// recording is finished and, with `report`, the lab's report is written there.
+/// recording is finished and, with `report`, the lab's report is written there. With
+/// `compare`, lab B runs beside it (and the report is the A/B one).
 pub fn run(
     config: &LabConfig,
     fps_cap: Option<u32>,
@@ -57,8 +63,16 @@ pub fn run(
     stop: &AtomicBool,
     recordings: Vec<Recording>,
     report: Option<&Path>,
+    compare: Option<&Setting>,
 ) -> anyhow::Result<Outcome> {
-    let mut lab = Lab::new(config, Instant::now())?;
+    let start = Instant::now();
+    let (mut lab, mut twin) = match compare {
+        Some(setting) => {
+            let (a, b) = compare::pair(config, setting, start)?;
+            (a, Some((b, setting)))
+        }
+        None => (Lab::new(config, start)?, None),
+    };
     let mut shell = Shell::enter(stop, fps_cap)?;
     let size = shell.size()?;
     for (n, r) in recordings.into_iter().enumerate() {
@@ -76,6 +90,7 @@ pub fn run(
         message: None,
         theme,
         last: Instant::now(),
+        twin: twin.as_mut().map(|(b, s)| (b, *s)),
     };
     let outcome = shell.run(&mut front);
     drop(shell);
@@ -86,10 +101,22 @@ pub fn run(
             Ok(_) => "stopped by a signal".to_owned(),
             Err(e) => format!("{e:#}"),
         };
-        headless::write(
-            path,
-            &headless::ended_report(&lab, config.server.seed, &ended),
-        )?;
+        match &twin {
+            Some((b, setting)) => {
+                let inputs = compare::Inputs {
+                    seed: config.server.seed,
+                    // The same keys reached both labs.
+                    commands: Vec::new(),
+                };
+                let r =
+                    compare::compare_report(&lab, b, setting, config.server.seed, inputs, &ended);
+                compare::write(path, &r)?;
+            }
+            None => headless::write(
+                path,
+                &headless::ended_report(&lab, config.server.seed, &ended),
+            )?,
+        }
     }
     // A recording that stopped is an error, though the lab went on.
     outcome.and_then(|o| recorded.map(|()| o))
@@ -117,14 +144,21 @@ impl Screen for Front<'_> {
     /// The held keys, then the virtual clock, scaled by the speed, unless paused.
     fn on_tick(&mut self, real: Instant, _modal: &mut Modal<'_>) -> anyhow::Result<Flow> {
         for (n, keys) in self.players.iter_mut().enumerate() {
-            self.lab.hold(n, keys.buttons(real));
+            let held = keys.buttons(real);
+            self.lab.hold(n, held);
+            if let Some((b, _)) = &mut self.twin {
+                b.hold(n, held);
+            }
         }
         if !self.paused {
             let step = (real - self.last)
                 .min(MAX_FRAME_STEP)
                 .mul_f64(self.speed.factor());
             let until = self.lab.now() + step;
-            self.lab.run_until(until);
+            match &mut self.twin {
+                Some((b, _)) => compare::run_until(self.lab, b, until),
+                None => self.lab.run_until(until),
+            }
         }
         self.last = real;
         Ok(Flow::Go)
@@ -150,7 +184,13 @@ impl Screen for Front<'_> {
             help: self.help,
             theme: self.theme,
         };
-        let view = view::build(self.lab, &controls);
+        let view = match &mut self.twin {
+            Some((b, setting)) => {
+                b.frame();
+                compare::view(self.lab, b, setting, &controls)
+            }
+            None => view::build(self.lab, &controls),
+        };
         ui::lab::draw(frame, &view);
     }
 
@@ -176,6 +216,26 @@ fn on_key(front: &mut Front<'_>, key: KeyEvent, real: Instant) -> bool {
             return false;
         }
         Some(LabKey::Weapon(n, w)) => (n, Action::SelectWeapon(w)),
+        Some(LabKey::Turn(up)) => {
+            let text = lab.turn_dial(front.dial, front.selected, up);
+            let text_b = front
+                .twin
+                .as_mut()
+                .and_then(|(b, _)| b.turn_dial(front.dial, front.selected, up));
+            if let Some(text) = both_said(text, text_b) {
+                front.message = Some((real, text));
+            }
+            return false;
+        }
+        Some(LabKey::Step) => {
+            if front.paused {
+                match &mut front.twin {
+                    Some((b, _)) => compare::step_tick(lab, b),
+                    None => lab.step_tick(),
+                }
+            }
+            return false;
+        }
         Some(LabKey::Choose) => {
             front.selected = (front.selected + 1) % lab.client_count();
             let text = format!(" the switch keys now act on client {}", front.selected + 1);
@@ -197,20 +257,8 @@ fn on_key(front: &mut Front<'_>, key: KeyEvent, real: Instant) -> bool {
             front.message = Some((real, text));
             return false;
         }
-        Some(LabKey::Turn(up)) => {
-            if let Some(text) = lab.turn_dial(front.dial, front.selected, up) {
-                front.message = Some((real, text));
-            }
-            return false;
-        }
         Some(LabKey::Pause) => {
             front.paused = !front.paused;
-            return false;
-        }
-        Some(LabKey::Step) => {
-            if front.paused {
-                lab.step_tick();
-            }
             return false;
         }
         Some(LabKey::Speed(false)) => {
@@ -228,10 +276,23 @@ fn on_key(front: &mut Front<'_>, key: KeyEvent, real: Instant) -> bool {
         Some(LabKey::Switch(a)) => (front.selected, a),
     };
     lab.act(client, action);
-    if let Some(text) = super::explain::explain(lab, client, action) {
+    let text = super::explain::explain(lab, client, action);
+    let text_b = front.twin.as_mut().and_then(|(b, _)| {
+        b.act(client, action);
+        super::explain::explain(b, client, action)
+    });
+    if let Some(text) = both_said(text, text_b) {
         front.message = Some((real, text));
     }
     false
+}
+
+/// What lab A said, and lab B's words too where they differ (an A/B run).
+fn both_said(a: Option<String>, b: Option<String>) -> Option<String> {
+    match (a, b) {
+        (Some(a), Some(b)) if a != b => Some(format!(" A:{a}  B:{b}")),
+        (a, b) => a.or(b),
+    }
 }
 
 #[cfg(test)]
@@ -256,6 +317,7 @@ mod tests {
             message: None,
             theme: ui::Theme::Auto,
             last: t0,
+            twin: None,
         };
         let press = |front: &mut Front<'_>, c: char| {
             assert!(!on_key(front, KeyEvent::from(KeyCode::Char(c)), t0));

@@ -80,6 +80,7 @@ pub(crate) fn build<'a>(lab: &'a Lab, c: &Controls) -> LabView<'a> {
         message: c.message.to_owned(),
         help: c.help,
         theme: c.theme,
+        columns: None,
     }
 }
 

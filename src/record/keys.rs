@@ -31,19 +31,19 @@ pub(super) fn hints() -> Vec<&'static str> {
 mod tests {
     use super::*;
 
-    /// The guide's table of replay keys says what each binding does, in the words of
+    /// REPLAY.md's table of replay keys says what each binding does, in the words of
     /// the help box: a key bound here and not documented there fails.
     #[test]
     fn the_guide_lists_every_replay_key() {
-        let guide = include_str!("../../docs/GUIDE.md");
+        let guide = include_str!("../../docs/REPLAY.md");
         let section = guide
-            .split("### The replay screen")
+            .split("## The replay screen")
             .nth(1)
-            .expect("the guide's replay section");
+            .expect("REPLAY.md's replay screen section");
         for b in BINDINGS {
             assert!(
                 section.contains(&format!("| {}", b.does)),
-                "docs/GUIDE.md's replay keys lack {:?} ({})",
+                "docs/REPLAY.md's replay keys lack {:?} ({})",
                 b.label,
                 b.does
             );

@@ -2,7 +2,8 @@
 //! lab, the replay, the server browser), what it does and the words that say so. Each
 //! screen's key decoding (`client::play::input::Keys` for the game, [`chat_key`],
 //! [`lab_key`], [`replay_code`], [`browser_key`]), its help box, its key hints and the
-//! key tables of `README.md` and `docs/GUIDE.md` are read from here, so a key cannot be
+//! key tables of `README.md`, `docs/PLAYING.md`, `docs/COURSE.md` and `docs/REPLAY.md`
+//! are read from here, so a key cannot be
 //! bound without being listed, nor listed without being bound. Adding a key is a row
 //! here and the code that acts on what it does; `NETARENA_UPDATE_DOCS=1 cargo test --lib
 //! ui::keys` then rewrites the docs' tables.

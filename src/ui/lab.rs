@@ -32,6 +32,9 @@ pub(crate) struct LabView<'a> {
     pub(crate) message: String,
     pub(crate) help: bool,
     pub(crate) theme: Theme,
+    /// The views in this many columns (an A/B run: A left, B right); None: the grid
+    /// that shows the most of the map.
+    pub(crate) columns: Option<u16>,
 }
 
 pub(crate) struct Pane<'a> {
@@ -101,7 +104,19 @@ pub(crate) fn required_size(panes: u16, lanes: u16) -> (u16, u16) {
 /// Lays `panes` views of a `map` cells large and `lanes` links out on `area`: the grid
 /// that shows the most of the map, lanes two rows each if they fit, else one. None when
 /// the screen is too small for even the smallest grid.
+#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) fn layout(area: Rect, panes: u16, lanes: u16, map: (u16, u16)) -> Option<LabLayout> {
+    layout_in(area, panes, lanes, map, None)
+}
+
+/// [`layout`], in `columns` columns if given.
+fn layout_in(
+    area: Rect,
+    panes: u16,
+    lanes: u16,
+    map: (u16, u16),
+    columns: Option<u16>,
+) -> Option<LabLayout> {
     let want = (map.0 * CELL_COLS, map.1);
     let mut best: Option<(f64, LabLayout)> = None;
     for lane_rows in [2, 1] {
@@ -109,6 +124,9 @@ pub(crate) fn layout(area: Rect, panes: u16, lanes: u16, map: (u16, u16)) -> Opt
         let views_h = area.height.checked_sub(band + 2)?;
         for rows in 1..=panes {
             let cols = panes.div_ceil(rows);
+            if columns.is_some_and(|c| c != cols) {
+                continue;
+            }
             let (w, h) = (area.width / cols, views_h / rows);
             let inner = (
                 w.saturating_sub(PANE_CHROME.0),
@@ -163,7 +181,7 @@ pub(crate) fn draw(frame: &mut Frame, lab: &LabView) {
         .first()
         .map_or((1, 1), |p| (p.view.map.width(), p.view.map.height()));
     let (panes, lanes) = (lab.panes.len() as u16, lab.lanes.len() as u16);
-    let Some(l) = layout(area, panes, lanes, map) else {
+    let Some(l) = layout_in(area, panes, lanes, map, lab.columns) else {
         let (w, h) = required_size(panes, lanes);
         let text = format!(
             "Terminal too small: the lab needs {w}x{h}, the terminal is {}x{}. Enlarge it or press q.",

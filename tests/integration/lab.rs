@@ -110,3 +110,67 @@ fn bad_lab_arguments_get_one_clear_line() {
         assert!(err.contains(want), "{args:?}: {err}");
     }
 }
+
+/// Issue 25: `lab --headless --compare snapshot-rate=10 --seconds 10 --out F` writes both
+/// labs' reports, one seed and one set of profiles, snapshot counts about two to one,
+/// and the differences with B's figure over A's.
+#[test]
+fn a_headless_compare_writes_both_reports_and_their_differences() {
+    let path = temp_report("lab-compare");
+    let out = Command::new(BIN)
+        .args(["lab", "--headless", "--compare", "snapshot-rate=10"])
+        .args(["--seconds", "10", "--out"])
+        .arg(&path)
+        .output()
+        .expect("lab runs");
+    assert!(
+        out.status.success(),
+        "lab failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&path).expect("report written");
+    let _ = std::fs::remove_file(&path);
+    let json: serde_json::Value = serde_json::from_str(&text).expect("report is JSON");
+    assert_eq!(json["setting"]["key"], "snapshot-rate");
+    assert_eq!(
+        (&json["setting"]["a"], &json["setting"]["b"]),
+        (&"20".into(), &"10".into())
+    );
+    let (a, b) = (&json["a"], &json["b"]);
+    assert_eq!(a["seed"], b["seed"]);
+    assert_eq!(a["server"]["ticks"], 600);
+    assert_eq!(a["server"]["ticks"], b["server"]["ticks"]);
+    for n in 0..2 {
+        let (ca, cb) = (&a["clients"][n], &b["clients"][n]);
+        assert_eq!(ca["profile"], cb["profile"]);
+        let ratio = num(ca, "snapshots_received") / num(cb, "snapshots_received");
+        assert!((1.8..=2.2).contains(&ratio), "client {}: {ratio}", n + 1);
+    }
+    let diffs = json["differences"].as_array().expect("differences");
+    let snaps = diffs
+        .iter()
+        .find(|d| d["field"] == "clients[0].snapshots_received")
+        .expect("the snapshot count differs");
+    assert!((0.45..=0.55).contains(&num(snaps, "ratio")), "{snaps}");
+}
+
+/// An unknown key is one line on stderr that names the keys, and nothing runs.
+#[test]
+fn an_unknown_compare_key_is_one_line_naming_the_keys() {
+    let out = Command::new(BIN)
+        .args(["lab", "--headless", "--compare", "frame-rate=30"])
+        .output()
+        .expect("lab runs");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("unknown --compare key \"frame-rate\""),
+        "{err}"
+    );
+    assert!(
+        err.contains("snapshot-rate") && err.contains("prediction"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+}

@@ -194,3 +194,54 @@ fn lab_views_keys_pause_step_and_quit() {
     // q quits and gives the terminal back.
     quit_and_check_terminal(&tmux, "q", true);
 }
+
+/// `lab --compare snapshot-rate=10` at 160x45: lab A's views on the left and lab B's on
+/// the right, each labelled with its snapshot rate, the panel of figures that differ;
+/// one clock: `P` pauses both and `.` steps both; `Tab` chooses client 2 in both; `q`
+/// gives the terminal back.
+#[test]
+fn an_ab_lab_shows_both_labels_side_by_side_on_one_clock() {
+    let tmux = Tmux::start(
+        "lab-compare",
+        160,
+        45,
+        &game_script("lab --compare snapshot-rate=10"),
+    );
+    let (a, b) = tmux.wait_for("both labels on one row", |s| {
+        s.lines().find_map(|l| {
+            let a = l.find("A: snapshot-rate=20 · server")?;
+            let b = l.find("B: snapshot-rate=10 · server")?;
+            Some((a, b))
+        })
+    });
+    assert!(a < b, "A left of B");
+    let screen = tmux.wait_for_text("figures that differ");
+    assert!(
+        screen.contains("A: snapshot-rate=20 · client 1"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("B: snapshot-rate=10 · client 1"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("A c1 bad") && screen.contains("B c1 bad"),
+        "{screen}"
+    );
+
+    tmux.key("P");
+    let paused = tmux.wait_for("paused", |s| {
+        s.contains("PAUSED").then(|| clock_tick(s)).flatten()
+    });
+    tmux.key(".");
+    tmux.wait_for("one tick on", |s| {
+        (clock_tick(s) == Some(paused + 1)).then_some(())
+    });
+    tmux.key("Tab");
+    let screen = tmux.wait_for_text("B: snapshot-rate=10 · client 2");
+    assert!(
+        screen.contains("A: snapshot-rate=20 · client 2"),
+        "{screen}"
+    );
+    quit_and_check_terminal(&tmux, "q", true);
+}

@@ -52,8 +52,15 @@ pub(crate) struct LabArgs {
     pub(crate) seconds: f64,
     /// Write the report (every client's, and the server's figures) here: at the end of
     /// --headless, or when you quit
-    #[arg(long, value_name = "FILE.json")]
+    #[arg(long, visible_alias = "out", value_name = "FILE.json")]
     pub(crate) report: Option<PathBuf>,
+    /// An A/B run: two labs from one seed, the same keys and bots driving both, lab B
+    /// with KEY set to VALUE (a dial: snapshot-rate=10, input-buffer=4, interp-delay=3,
+    /// lag-compensation=off...; a switch: prediction=off, interpolation=off...; or
+    /// tick-rate=30). Side by side in the terminal; headless, both reports and their
+    /// differences
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub(crate) compare: Option<String>,
     /// Record every client, for `netarena replay`: client 1 to FILE, client 2 to FILE
     /// with -2 before its extension (lab.narec, lab-2.narec), and so on
     #[arg(long, value_name = "FILE")]

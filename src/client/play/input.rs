@@ -443,11 +443,11 @@ mod tests {
         assert_eq!(b, only_chat, "a refused binding changes nothing");
     }
 
-    /// The guide's `[keys]` paragraph names every action the config file accepts, in
+    /// The player's guide's `[keys]` paragraph names every action the config file accepts, in
     /// the binding table's order (it is generated: see `ui::keys`).
     #[test]
     fn the_guide_lists_every_binding_name() {
-        let guide = include_str!("../../../docs/GUIDE.md");
+        let guide = include_str!("../../../docs/PLAYING.md");
         let section = guide
             .split("- `[keys]` rebinds")
             .nth(1)
@@ -460,7 +460,7 @@ mod tests {
             let found = listed[at..].find(n.as_str());
             assert!(
                 found.is_some(),
-                "docs/GUIDE.md's [keys] lacks {n} (after {at})"
+                "docs/PLAYING.md's [keys] lacks {n} (after {at})"
             );
             at += found.unwrap_or_default() + n.len();
         }

@@ -5,10 +5,15 @@ use std::path::Path;
 use super::*;
 
 /// The docs whose marked key tables are generated from the binding table.
-const DOCS: [&str; 2] = ["README.md", "docs/GUIDE.md"];
+const DOCS: [&str; 4] = [
+    "README.md",
+    "docs/PLAYING.md",
+    "docs/COURSE.md",
+    "docs/REPLAY.md",
+];
 const REGENERATE: &str = "NETARENA_UPDATE_DOCS=1 cargo test --lib ui::keys";
 
-/// README.md's and docs/GUIDE.md's key tables are the binding table's: a key added,
+/// The key tables of README.md and the three guides are the binding table's: a key added,
 /// changed or described differently there and not here (or the other way) fails.
 /// `NETARENA_UPDATE_DOCS=1` rewrites them.
 #[test]
@@ -35,16 +40,25 @@ fn the_docs_key_tables_are_the_binding_tables() {
     );
 }
 
-/// Every context's table is in the docs: the game's in both, the others in the guide.
+/// Every context's table is in the document its readers open: the game's in the README
+/// and the player's guide (with the chat's, the browser's and the `[keys]` names), the
+/// lab's in the course, the replay's in the replay reference.
 #[test]
 fn every_context_has_a_marked_table() {
     let readme = include_str!("../../../README.md");
-    let guide = include_str!("../../../docs/GUIDE.md");
+    let playing = include_str!("../../../docs/PLAYING.md");
+    let course = include_str!("../../../docs/COURSE.md");
+    let replay = include_str!("../../../docs/REPLAY.md");
     assert!(readme.contains("<!-- keys:game -->"));
-    assert!(guide.contains("<!-- keys:names -->"));
+    assert!(playing.contains("<!-- keys:names -->"));
     for c in Context::ALL {
+        let (name, doc) = match c {
+            Context::Game | Context::Chat | Context::Browser => ("PLAYING", playing),
+            Context::Lab => ("COURSE", course),
+            Context::Replay => ("REPLAY", replay),
+        };
         let marker = format!("<!-- keys:{} -->", c.marker());
-        assert!(guide.contains(&marker), "docs/GUIDE.md lacks {marker}");
+        assert!(doc.contains(&marker), "docs/{name}.md lacks {marker}");
     }
 }
 
