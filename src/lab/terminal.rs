@@ -45,6 +45,24 @@ struct Front<'a> {
     theme: ui::Theme,
     /// The real time the virtual clock was last advanced at.
     last: Instant,
+    /// A guide riding along (`netarena learn`), if any.
+    coach: Option<&'a mut dyn Coach>,
+}
+
+/// A guide that rides along the lab (`crate::learn`): it sees every key before the lab
+/// does, watches the lab after every frame and every key (and may pause it, resume it
+/// or build it anew), and adds panels and the bottom line's reminder.
+pub(crate) trait Coach {
+    /// A key, before the lab's own: true when the coach took it.
+    fn on_key(&mut self, key: &KeyEvent, lab: &mut Lab) -> bool;
+    /// After time moved or a key acted: `Some(paused)` to pause or resume the clock.
+    fn watch(&mut self, lab: &mut Lab) -> Option<bool>;
+    /// Its panels for a screen `width` columns wide.
+    fn panels(&self, lab: &Lab, width: u16) -> Vec<ui::lab::Panel>;
+    /// The bottom line when nothing is being explained.
+    fn reminder(&self) -> String;
+    /// Whether the learner asked to end.
+    fn finished(&self) -> bool;
 }
 
 /// Runs the lab in this terminal until `q` or `stop`. Client 1's inputs are recorded
@@ -57,6 +75,29 @@ pub fn run(
     stop: &AtomicBool,
     recordings: Vec<Recording>,
     report: Option<&Path>,
+) -> anyhow::Result<Outcome> {
+    run_with(config, fps_cap, theme, stop, recordings, report, None)
+}
+
+/// [`run`] with a guide riding along (`netarena learn`), which may build the lab anew.
+pub(crate) fn run_coached(
+    config: &LabConfig,
+    fps_cap: Option<u32>,
+    theme: ui::Theme,
+    stop: &AtomicBool,
+    coach: &mut dyn Coach,
+) -> anyhow::Result<Outcome> {
+    run_with(config, fps_cap, theme, stop, Vec::new(), None, Some(coach))
+}
+
+fn run_with(
+    config: &LabConfig,
+    fps_cap: Option<u32>,
+    theme: ui::Theme,
+    stop: &AtomicBool,
+    recordings: Vec<Recording>,
+    report: Option<&Path>,
+    coach: Option<&mut dyn Coach>,
 ) -> anyhow::Result<Outcome> {
     let mut lab = Lab::new(config, Instant::now())?;
     let mut shell = Shell::enter(stop, fps_cap)?;
@@ -76,6 +117,11 @@ pub fn run(
         message: None,
         theme,
         last: Instant::now(),
+        // Reborrowed for as long as the lab is.
+        coach: match coach {
+            Some(c) => Some(c),
+            None => None,
+        },
     };
     let outcome = shell.run(&mut front);
     drop(shell);
@@ -101,7 +147,23 @@ impl Screen for Front<'_> {
     }
 
     fn on_key(&mut self, key: &KeyEvent, now: Instant) -> anyhow::Result<Flow> {
-        Ok(if on_key(self, *key, now) {
+        if let Some(coach) = self.coach.as_deref_mut() {
+            let took = coach.on_key(key, self.lab);
+            if let Some(paused) = coach.watch(self.lab) {
+                self.paused = paused;
+            }
+            if coach.finished() {
+                return Ok(Flow::Quit);
+            }
+            if took {
+                return Ok(Flow::Go);
+            }
+        }
+        let quit = on_key(self, *key, now);
+        if let Some(paused) = self.coach.as_deref_mut().and_then(|c| c.watch(self.lab)) {
+            self.paused = paused;
+        }
+        Ok(if quit {
             Flow::Quit
         } else {
             Flow::Go
@@ -127,6 +189,9 @@ impl Screen for Front<'_> {
             self.lab.run_until(until);
         }
         self.last = real;
+        if let Some(paused) = self.coach.as_deref_mut().and_then(|c| c.watch(self.lab)) {
+            self.paused = paused;
+        }
         Ok(Flow::Go)
     }
 
@@ -137,7 +202,10 @@ impl Screen for Front<'_> {
         let message = match &self.message {
             Some((at, text)) if real < *at + MESSAGE_SECS => text.as_str(),
             _ => {
-                reminder = format!(" {}", keys::hints(keys::LAB).join(" · "));
+                reminder = match &self.coach {
+                    Some(coach) => coach.reminder(),
+                    None => format!(" {}", keys::hints(keys::LAB).join(" · ")),
+                };
                 reminder.as_str()
             }
         };
@@ -150,7 +218,11 @@ impl Screen for Front<'_> {
             help: self.help,
             theme: self.theme,
         };
-        let view = view::build(self.lab, &controls);
+        let mut view = view::build(self.lab, &controls);
+        if let Some(coach) = &self.coach {
+            view.panels
+                .splice(0..0, coach.panels(self.lab, frame.area().width));
+        }
         ui::lab::draw(frame, &view);
     }
 
@@ -256,6 +328,7 @@ mod tests {
             message: None,
             theme: ui::Theme::Auto,
             last: t0,
+            coach: None,
         };
         let press = |front: &mut Front<'_>, c: char| {
             assert!(!on_key(front, KeyEvent::from(KeyCode::Char(c)), t0));
