@@ -104,43 +104,6 @@ impl<'p> Course<'p> {
         self.entered(r);
     }
 
-    /// The panel's lines, unwrapped: each a paragraph.
-    fn paragraphs(&self) -> Vec<String> {
-        let r = &self.runner;
-        let mut out = Vec::new();
-        if let Some(e) = &self.error {
-            out.push(format!("! {e}"));
-        }
-        match &r.phase {
-            Phase::Reading => {
-                out.extend(r.said.iter().cloned());
-                out.push(if r.current().task.is_some() {
-                    "⏸ `o` to let time run and try it.".to_owned()
-                } else {
-                    "⏸ `o` to go on.".to_owned()
-                });
-            }
-            Phase::Doing(why) => {
-                out.extend(r.said.iter().cloned());
-                if !why.is_empty() {
-                    out.push(format!("▶ {why}"));
-                }
-            }
-            Phase::Checked(lines) => {
-                out.push("✓ checked.".to_owned());
-                out.extend(lines.iter().cloned());
-                out.push("⏸ `o` next step · `e` this step again".to_owned());
-            }
-            Phase::Complete if r.lesson + 1 < LESSONS.len() => {
-                out.push("✓ Lesson complete. `o` for the next lesson, `q` to quit (progress is kept).".to_owned());
-            }
-            Phase::Complete => {
-                out.push("✓ Course complete: every lesson done. `q` to quit.".to_owned());
-            }
-        }
-        out
-    }
-
     /// The panel's title.
     fn title(&self) -> String {
         let r = &self.runner;
@@ -180,8 +143,7 @@ impl Coach for Course<'_> {
     fn panels(&self, _lab: &Lab, width: u16) -> Vec<Panel> {
         let width = width.min(MAX_WIDTH);
         let inner = usize::from(width.saturating_sub(2)).max(20);
-        let lines = self
-            .paragraphs()
+        let lines = paragraphs(&self.runner, self.error.as_deref())
             .iter()
             .flat_map(|p| wrap(p, inner))
             .map(|l| styled(&l))
@@ -203,6 +165,50 @@ impl Coach for Course<'_> {
     fn finished(&self) -> bool {
         false
     }
+}
+
+/// The panel's text for where `r` is, unwrapped: each a paragraph.
+pub(crate) fn paragraphs(r: &Runner, error: Option<&str>) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(e) = error {
+        out.push(format!("! {e}"));
+    }
+    match &r.phase {
+        Phase::Reading => {
+            out.extend(r.said.iter().cloned());
+            out.push(if r.current().task.is_some() {
+                "⏸ `o` to let time run and try it.".to_owned()
+            } else {
+                "⏸ `o` to go on.".to_owned()
+            });
+        }
+        Phase::Doing(why) => {
+            out.extend(r.said.iter().cloned());
+            if !why.is_empty() {
+                out.push(format!("▶ {why}"));
+            }
+        }
+        Phase::Checked(lines) => {
+            out.push("✓ checked.".to_owned());
+            out.extend(lines.iter().cloned());
+            let last = r.step + 1 == r.lesson().steps.len();
+            out.push(if last {
+                "⏸ `o` to finish the lesson · `e` this step again".to_owned()
+            } else {
+                "⏸ `o` next step · `e` this step again".to_owned()
+            });
+        }
+        Phase::Complete if r.lesson + 1 < LESSONS.len() => {
+            out.push(
+                "✓ Lesson complete. `o` for the next lesson, `q` to quit (progress is kept)."
+                    .to_owned(),
+            );
+        }
+        Phase::Complete => {
+            out.push("✓ Course complete: every lesson done. `q` to quit.".to_owned());
+        }
+    }
+    out
 }
 
 /// The width of text as drawn: the measurement marks take no room.

@@ -51,7 +51,26 @@ fn unquoted(text: &str) -> String {
     out
 }
 
+/// The panel's rows inside its border at 100x30 with the lesson's two views.
+const ROWS_AT_100X30: usize = 9;
+
+/// What the panel shows now fits a 100x30 terminal's panel, 98 columns by 9 rows.
+fn assert_fits(runner: &Runner) {
+    let lines: Vec<String> = super::coach::paragraphs(runner, None)
+        .iter()
+        .flat_map(|p| super::coach::wrap(p, 98))
+        .collect();
+    assert!(
+        lines.len() <= ROWS_AT_100X30,
+        "lesson {} step {}: {} rows at 100x30: {lines:#?}",
+        runner.lesson + 1,
+        runner.step + 1,
+        lines.len()
+    );
+}
+
 fn assert_no_own_numbers(runner: &Runner) {
+    assert_fits(runner);
     for t in texts(runner) {
         assert!(
             !unquoted(&t).chars().any(|c| c.is_ascii_digit()),
