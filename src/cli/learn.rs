@@ -34,12 +34,23 @@ fn progress_path(flag: Option<PathBuf>) -> anyhow::Result<PathBuf> {
 
 /// The lessons, numbered, each with the articles it draws on and whether it is done.
 fn list(progress: &Progress) -> String {
-    let mut out = String::from("netarena learn: guided lessons in the lab that check what you do\n\n");
+    let mut out =
+        String::from("netarena learn: guided lessons in the lab that check what you do\n\n");
     for (n, (title, articles, _)) in learn::lessons().iter().enumerate() {
-        let mark = if progress.done.contains(&n) { "done" } else { "    " };
-        out.push_str(&format!("{:>3}. [{mark}] {title}\n       from: {}\n", n + 1, articles.join(", ")));
+        let mark = if progress.done.contains(&n) {
+            "done"
+        } else {
+            "    "
+        };
+        out.push_str(&format!(
+            "{:>3}. [{mark}] {title}\n       from: {}\n",
+            n + 1,
+            articles.join(", ")
+        ));
     }
-    out.push_str("\n`netarena learn N` starts lesson N; `netarena learn` resumes where you were.\n");
+    out.push_str(
+        "\n`netarena learn N` starts lesson N; `netarena learn` resumes where you were.\n",
+    );
     out.push_str("In a lesson: o go on, b back, e again, End skip, q quit (progress is kept).\n");
     out
 }
@@ -59,7 +70,10 @@ pub(crate) fn run(
         }
         (Some(n), _) => {
             if n == 0 || n > steps.len() {
-                bail!("there is no lesson {n}: the lessons are 1 to {}", steps.len());
+                bail!(
+                    "there is no lesson {n}: the lessons are 1 to {}",
+                    steps.len()
+                );
             }
             if args.step == 0 || args.step > steps[n - 1] {
                 bail!("lesson {n} has steps 1 to {}", steps[n - 1]);

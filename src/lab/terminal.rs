@@ -163,11 +163,7 @@ impl Screen for Front<'_> {
         if let Some(paused) = self.coach.as_deref_mut().and_then(|c| c.watch(self.lab)) {
             self.paused = paused;
         }
-        Ok(if quit {
-            Flow::Quit
-        } else {
-            Flow::Go
-        })
+        Ok(if quit { Flow::Quit } else { Flow::Go })
     }
 
     fn on_resize(&mut self, w: u16, h: u16, _now: Instant) {

@@ -530,7 +530,9 @@ fn l6_snap_ask(_: &Lab) -> Vec<String> {
 fn style_wants(lab: &Lab, want: Value, name: &str) -> Result<(), String> {
     extrapolating(lab)?;
     if dial(lab, "correction style") != want {
-        return Err(format!("`k` to the correction style, then turn it to `{name}`"));
+        return Err(format!(
+            "`k` to the correction style, then turn it to `{name}`"
+        ));
     }
     Ok(())
 }
@@ -621,7 +623,8 @@ fn l7_snap_judge(lab: &Lab, w: &Watch, _: &mut Memo) -> Verdict {
 
 fn l7_input_ask(_: &Lab) -> Vec<String> {
     vec![
-        "Set client 1's input rate (`k` to input rate, then `[`) to `10 Hz`, and walk with `WASD`.".to_owned(),
+        "Set client 1's input rate (`k` to input rate, then `[`) to `10 Hz`, and walk with `WASD`."
+            .to_owned(),
     ]
 }
 
@@ -692,7 +695,8 @@ fn l8_judge(_: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
 
 fn l8_buffer_ask(_: &Lab) -> Vec<String> {
     vec![
-        "Set the input buffer (`k` to it, then `]`) to `3` ticks or more, and walk again.".to_owned(),
+        "Set the input buffer (`k` to it, then `]`) to `3` ticks or more, and walk again."
+            .to_owned(),
     ]
 }
 
@@ -717,10 +721,7 @@ fn l8_buffer_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
     let before = memo.get("one").map_or_else(String::new, |b| {
         format!(" (credit queue: {}%)", measured_f(b * 100.0, 0))
     });
-    let dropped = lab
-        .server()
-        .input_buffer(me(lab))
-        .map_or(0, |f| f.dropped);
+    let dropped = lab.server().input_buffer(me(lab)).map_or(0, |f| f.dropped);
     Verdict::Pass(vec![format!(
         "Of {} ticks, {text}: {}% with one command{before}. The buffer waits {} ticks, {} ms of latency, to even out arrival. It also stops speed hacks: one command a tick whatever arrives, so a client sending faster than the tick rate gains nothing ({} commands pushed out of a full buffer so far).",
         measured(n),
@@ -779,7 +780,8 @@ fn rail(lab: &mut Lab) {
 
 fn l9_bound_ask(_: &Lab) -> Vec<String> {
     vec![
-        "Now set the rewind bound (`k` to rewind bound, then `[`) to `0 ms`, and fire again.".to_owned(),
+        "Now set the rewind bound (`k` to rewind bound, then `[`) to `0 ms`, and fire again."
+            .to_owned(),
     ]
 }
 
@@ -907,7 +909,10 @@ const EX6: [(u64, Act); 10] = then_walk(Act::Dial("input buffer", 3), 300);
 pub(crate) static LESSONS: &[Lesson] = &[
     Lesson {
         title: "Latency and the dumb client",
-        articles: &["improved-latency-handling", "prediction-reconciliation-blog"],
+        articles: &[
+            "improved-latency-handling",
+            "prediction-reconciliation-blog",
+        ],
         covers: &[
             "the dumb terminal: a client that waits for the server",
             "RTT measured from echoed timestamps",
@@ -941,7 +946,14 @@ pub(crate) static LESSONS: &[Lesson] = &[
         },
         steps: &[
             task(nothing, l2_ask, ok, 2000, l2_judge, &WALK),
-            task(nothing, l2_ghost_ask, l2_ghost_wants, 2000, l2_ghost_judge, &EX2),
+            task(
+                nothing,
+                l2_ghost_ask,
+                l2_ghost_wants,
+                2000,
+                l2_ghost_judge,
+                &EX2,
+            ),
         ],
     },
     Lesson {
@@ -992,16 +1004,33 @@ pub(crate) static LESSONS: &[Lesson] = &[
         },
         steps: &[
             look(nothing, 3000, l5_look),
-            task(nothing, l5_off_ask, l5_off_wants, 3000, l5_off_judge, &[
-                (100, Act::Do(Action::ToggleInterpolation)),
-                (200, Act::Dial("snapshot rate", 5)),
-            ]),
-            task(slow_snapshots, l5_short_ask, l5_short_wants, 3000, l5_short_judge, &[
-                (100, Act::Dial("interpolation delay", 5)),
-            ]),
-            task(short_delay, l5_long_ask, l5_long_wants, 3000, l5_long_judge, &[
-                (100, Act::Dial("interpolation delay", 20)),
-            ]),
+            task(
+                nothing,
+                l5_off_ask,
+                l5_off_wants,
+                3000,
+                l5_off_judge,
+                &[
+                    (100, Act::Do(Action::ToggleInterpolation)),
+                    (200, Act::Dial("snapshot rate", 5)),
+                ],
+            ),
+            task(
+                slow_snapshots,
+                l5_short_ask,
+                l5_short_wants,
+                3000,
+                l5_short_judge,
+                &[(100, Act::Dial("interpolation delay", 5))],
+            ),
+            task(
+                short_delay,
+                l5_long_ask,
+                l5_long_wants,
+                3000,
+                l5_long_judge,
+                &[(100, Act::Dial("interpolation delay", 20))],
+            ),
         ],
     },
     Lesson {
@@ -1016,10 +1045,14 @@ pub(crate) static LESSONS: &[Lesson] = &[
             seed: 16,
         },
         steps: &[
-            task(nothing, l6_ask, extrapolating, 3000, l6_judge, &[(
-                100,
-                Act::Do(Action::ToggleExtrapolation),
-            )]),
+            task(
+                nothing,
+                l6_ask,
+                extrapolating,
+                3000,
+                l6_judge,
+                &[(100, Act::Do(Action::ToggleExtrapolation))],
+            ),
             task(
                 dead_reckoning,
                 l6_snap_ask,
@@ -1040,7 +1073,10 @@ pub(crate) static LESSONS: &[Lesson] = &[
     },
     Lesson {
         title: "Tick rate, frame rate, update rate",
-        articles: &["tickrate-lerp-prediction-devdoc", "player-movement-corrections"],
+        articles: &[
+            "tickrate-lerp-prediction-devdoc",
+            "player-movement-corrections",
+        ],
         covers: &[
             "tick rate vs frame rate vs update rate (snapshot rate)",
             "input batched into packets (command rate), rate limits",
@@ -1051,11 +1087,22 @@ pub(crate) static LESSONS: &[Lesson] = &[
         },
         steps: &[
             look(nothing, 3000, l7_look),
-            task(nothing, l7_snap_ask, l7_snap_wants, 3000, l7_snap_judge, &[(
-                100,
-                Act::Dial("snapshot rate", 10),
-            )]),
-            task(nothing, l7_input_ask, l7_input_wants, 2000, l7_input_judge, &EX5),
+            task(
+                nothing,
+                l7_snap_ask,
+                l7_snap_wants,
+                3000,
+                l7_snap_judge,
+                &[(100, Act::Dial("snapshot rate", 10))],
+            ),
+            task(
+                nothing,
+                l7_input_ask,
+                l7_input_wants,
+                2000,
+                l7_input_judge,
+                &EX5,
+            ),
         ],
     },
     Lesson {
@@ -1071,12 +1118,22 @@ pub(crate) static LESSONS: &[Lesson] = &[
         },
         steps: &[
             task(credit, l8_ask, ok, 2000, l8_judge, &WALK),
-            task(credit, l8_buffer_ask, l8_buffer_wants, 2000, l8_buffer_judge, &EX6),
+            task(
+                credit,
+                l8_buffer_ask,
+                l8_buffer_wants,
+                2000,
+                l8_buffer_judge,
+                &EX6,
+            ),
         ],
     },
     Lesson {
         title: "Lag compensation and its bound",
-        articles: &["improved-latency-handling", "tickrate-lerp-prediction-devdoc"],
+        articles: &[
+            "improved-latency-handling",
+            "tickrate-lerp-prediction-devdoc",
+        ],
         covers: &[
             "server-side rewind for hitscan weapons",
             "the bound on how far back the server rewinds",
@@ -1086,21 +1143,38 @@ pub(crate) static LESSONS: &[Lesson] = &[
             seed: 19,
         },
         steps: &[
-            task(nothing, l9_ask, lag_comp_on, 300, l9_judge, &[
-                (100, Act::Do(Action::SelectWeapon(1))),
-                (800, FIRE),
-                (1400, Act::Hold(NONE)),
-            ]),
-            task(rail, l9_bound_ask, l9_bound_wants, 300, l9_bound_judge, &[
-                (100, Act::Dial("rewind bound", 0)),
-                (200, FIRE),
-                (400, Act::Hold(NONE)),
-            ]),
+            task(
+                nothing,
+                l9_ask,
+                lag_comp_on,
+                300,
+                l9_judge,
+                &[
+                    (100, Act::Do(Action::SelectWeapon(1))),
+                    (800, FIRE),
+                    (1400, Act::Hold(NONE)),
+                ],
+            ),
+            task(
+                rail,
+                l9_bound_ask,
+                l9_bound_wants,
+                300,
+                l9_bound_judge,
+                &[
+                    (100, Act::Dial("rewind bound", 0)),
+                    (200, FIRE),
+                    (400, Act::Hold(NONE)),
+                ],
+            ),
         ],
     },
     Lesson {
         title: "Projectiles: server birth, client flight",
-        articles: &["tickrate-lerp-prediction-devdoc", "improved-latency-handling"],
+        articles: &[
+            "tickrate-lerp-prediction-devdoc",
+            "improved-latency-handling",
+        ],
         covers: &[
             "client-side bullet travel with server birth and removal",
             "several physics steps per tick (bolt sub-steps)",
@@ -1110,10 +1184,17 @@ pub(crate) static LESSONS: &[Lesson] = &[
             profile: "bad",
             seed: 20,
         },
-        steps: &[task(nothing, l10_ask, ok, 300, l10_judge, &[
-            (100, Act::Do(Action::SelectWeapon(0))),
-            (200, FIRE),
-            (300, Act::Hold(NONE)),
-        ])],
+        steps: &[task(
+            nothing,
+            l10_ask,
+            ok,
+            300,
+            l10_judge,
+            &[
+                (100, Act::Do(Action::SelectWeapon(0))),
+                (200, FIRE),
+                (300, Act::Hold(NONE)),
+            ],
+        )],
     },
 ];

@@ -133,7 +133,11 @@ pub(crate) fn measured_f(v: f64, decimals: usize) -> String {
 }
 
 /// The lessons, for `netarena learn`'s list: (title, articles, items covered).
-pub fn lessons() -> Vec<(&'static str, &'static [&'static str], &'static [&'static str])> {
+pub fn lessons() -> Vec<(
+    &'static str,
+    &'static [&'static str],
+    &'static [&'static str],
+)> {
     lessons::LESSONS
         .iter()
         .map(|l| (l.title, l.articles, l.covers))

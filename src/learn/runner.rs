@@ -3,10 +3,10 @@
 
 use std::time::{Duration, Instant};
 
-use super::lessons::LESSONS;
-use super::watch::{Memo, Watch};
 #[cfg(test)]
 use super::Act;
+use super::lessons::LESSONS;
+use super::watch::{Memo, Watch};
 use super::{Lesson, Step, Verdict};
 use crate::lab::Lab;
 #[cfg(test)]

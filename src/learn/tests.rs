@@ -36,7 +36,9 @@ fn texts(runner: &Runner) -> Vec<String> {
 /// `text` without its measured numbers and its backticked keys and values.
 fn unquoted(text: &str) -> String {
     // Its one name with a digit.
-    let text = text.replace("client 1", "client").replace("Client 1", "Client");
+    let text = text
+        .replace("client 1", "client")
+        .replace("Client 1", "Client");
     let mut out = String::new();
     let mut skip = None;
     for c in text.chars() {
@@ -107,7 +109,13 @@ fn completes(n: usize) {
             unreachable!()
         };
         if std::env::var_os("LEARN_SHOW").is_some() {
-            eprintln!("L{} S{} SAID {:?}\n  CHECKED {:?}", n + 1, s + 1, runner.said, lines);
+            eprintln!(
+                "L{} S{} SAID {:?}\n  CHECKED {:?}",
+                n + 1,
+                s + 1,
+                runner.said,
+                lines
+            );
         }
         assert!(
             lines.iter().any(|l| l.contains('⟨')),
@@ -140,7 +148,12 @@ fn refuses(n: usize, wrong: &[(u64, Act)]) {
                 runner.phase
             );
         };
-        assert!(!why.is_empty(), "lesson {} step {}: no reason", n + 1, s + 1);
+        assert!(
+            !why.is_empty(),
+            "lesson {} step {}: no reason",
+            n + 1,
+            s + 1
+        );
         assert_no_own_numbers(&runner);
     }
 }
@@ -194,13 +207,31 @@ const WALKING: [(u64, Act); 6] = [
 #[test]
 fn half_done_is_not_done() {
     let cases: [(usize, usize, Vec<(u64, Act)>, &str); 3] = [
-        (3, 1, {
-            let mut s = vec![(50, Act::Dial("redundancy", 4))];
-            s.extend(WALKING);
-            s
-        }, "redundancy is"),
-        (4, 1, vec![(100, Act::Do(Action::ToggleInterpolation))], "snapshots come at"),
-        (8, 1, vec![(100, Act::Dial("rewind bound", 100)), (200, Act::Hold(Buttons::FIRE))], "rewind bound is"),
+        (
+            3,
+            1,
+            {
+                let mut s = vec![(50, Act::Dial("redundancy", 4))];
+                s.extend(WALKING);
+                s
+            },
+            "redundancy is",
+        ),
+        (
+            4,
+            1,
+            vec![(100, Act::Do(Action::ToggleInterpolation))],
+            "snapshots come at",
+        ),
+        (
+            8,
+            1,
+            vec![
+                (100, Act::Dial("rewind bound", 100)),
+                (200, Act::Hold(Buttons::FIRE)),
+            ],
+            "rewind bound is",
+        ),
     ];
     for (n, s, script, why) in cases {
         let (mut runner, mut lab) = start(n);
@@ -264,4 +295,3 @@ fn the_course_covers_every_technique() {
     }
     assert!(LESSONS.len() >= 8);
 }
-

@@ -252,7 +252,8 @@ impl Watch {
             let gap = (drawn.0 - truth.0).hypot(drawn.1 - truth.1);
             self.walker_gap = self.walker_gap.max(gap);
             if let Some((d, t)) = self.last_walker.replace((drawn, truth)) {
-                let unlike = (drawn.0 - d.0 - (truth.0 - t.0)).hypot(drawn.1 - d.1 - (truth.1 - t.1));
+                let unlike =
+                    (drawn.0 - d.0 - (truth.0 - t.0)).hypot(drawn.1 - d.1 - (truth.1 - t.1));
                 if unlike >= JUMP_CELLS {
                     self.walker_jumps += 1;
                 }

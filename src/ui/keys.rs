@@ -568,7 +568,7 @@ pub(crate) const LEARN: &[Row<Learn>] = {
                 "b PageUp",
                 &[key(Char('b'), Back), key(PageUp, Back)],
                 "lesson: the step before",
-                None,
+                Some("the step before"),
             ),
             &["b back"],
         ),

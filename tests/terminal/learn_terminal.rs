@@ -30,7 +30,10 @@ fn a_whole_lesson_is_taken_and_checked_at_160x45() {
     );
     let first = tmux.wait_for_text("step 1/2");
     assert!(first.contains("Latency and the dumb client"), "{first}");
-    assert!(first.contains("PAUSED"), "a look step stops the world:\n{first}");
+    assert!(
+        first.contains("PAUSED"),
+        "a look step stops the world:\n{first}"
+    );
     assert!(first.contains("round trip measures"), "{first}");
     tmux.key("o");
     tmux.wait_for_text("step 2/2");
@@ -54,13 +57,19 @@ fn a_whole_lesson_is_taken_and_checked_at_160x45() {
     let checked = checked.expect("the step was checked while walking");
     eprintln!("{checked}");
     assert!(checked.contains("ms after your key"), "{checked}");
-    assert!(checked.contains("PAUSED"), "the check stops the world:\n{checked}");
+    assert!(
+        checked.contains("PAUSED"),
+        "the check stops the world:\n{checked}"
+    );
     tmux.key("o");
     tmux.wait_for_text("Lesson complete");
     quit_and_check_terminal(&tmux, "q", true);
     let kept = std::fs::read_to_string(&progress).expect("the progress file");
     assert!(kept.contains("done 1"), "{kept}");
-    assert!(kept.contains("at 2 1"), "the next lesson is where to resume: {kept}");
+    assert!(
+        kept.contains("at 2 1"),
+        "the next lesson is where to resume: {kept}"
+    );
     let _ = std::fs::remove_dir_all(progress.parent().unwrap());
 }
 
@@ -92,7 +101,10 @@ fn a_lesson_fits_100x30_under_its_views() {
     assert!(screen.contains("snapshots are buffered"), "{screen}");
     // Both views whole: the server's and client 1's borders side by side.
     assert!(lines[views_end + 1].matches('┘').count() == 2, "{screen}");
-    assert!(lines[panel + 1..].iter().any(|l| l.starts_with('└')), "the panel's bottom border:\n{screen}");
+    assert!(
+        lines[panel + 1..].iter().any(|l| l.starts_with('└')),
+        "the panel's bottom border:\n{screen}"
+    );
     quit_and_check_terminal(&tmux, "q", true);
     let _ = std::fs::remove_dir_all(progress.parent().unwrap());
 }
