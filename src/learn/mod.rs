@@ -3,15 +3,15 @@
 //! world at the moment worth looking at, ask the learner to change something, and then
 //! check both that it was changed and what it caused, in the numbers the lab measured.
 //!
-//! A lesson is data ([`lessons`]): a scenario and steps, each step a setup, what it
+//! A lesson is data (`lessons`): a scenario and steps, each step a setup, what it
 //! says, and optionally a task (what the learner must set up, how long the lab runs with
-//! it, and a judge of what it caused). [`runner`] walks the steps without a terminal, so
-//! tests drive a lesson headless with a script of learner actions; [`coach`] rides along
+//! it, and a judge of what it caused). `runner` walks the steps without a terminal, so
+//! tests drive a lesson headless with a script of learner actions; `coach` rides along
 //! the lab's terminal front end (`lab::terminal::Coach`), taking the course's keys and
-//! drawing the lesson as a panel under the lanes. [`progress`] keeps what was done.
+//! drawing the lesson as a panel under the lanes. `progress` keeps what was done.
 //!
 //! Every number a lesson's text quotes is a measurement of that run, written with
-//! [`measured`] (the panel draws it bold); a test checks that no other digit is in the
+//! `measured` (the panel draws it bold); a test checks that no other digit is in the
 //! text outside backticks (keys and the values the learner is asked to set).
 #![doc(hidden)] // Public for the binary: see the crate docs.
 

@@ -201,12 +201,15 @@ const WALKING: [(u64, Act); 6] = [
     (2400, Act::Hold(Buttons::empty())),
 ];
 
+/// A scripted learner: what it does, ms after the step's world starts.
+type Script = Vec<(u64, Act)>;
+
 /// A learner who turns a dial part of the way, or the wrong one, is told what is
 /// missing: walking without the redundancy up; interpolation off at the old snapshot
 /// rate; the rewind bound not low enough.
 #[test]
 fn half_done_is_not_done() {
-    let cases: [(usize, usize, Vec<(u64, Act)>, &str); 3] = [
+    let cases: [(usize, usize, Script, &str); 3] = [
         (
             3,
             1,
