@@ -64,6 +64,12 @@ fn lossy(lab: &mut Lab, pct: f64) {
     lab.set_link(0, c.clone(), c);
 }
 
+/// How to turn dial `name` with `keys` to `to`: `k` chooses the next dial, and the
+/// bottom line names the one chosen.
+fn turn(name: &str, keys: &str, to: &str) -> String {
+    format!("`k` until the bottom line says `dial: {name}`, then `{keys}` to `{to}`")
+}
+
 fn rtt(lab: &Lab) -> f64 {
     lab.figures(0).rtt_ms
 }
@@ -92,6 +98,11 @@ fn cell_text((x, y): (f64, f64)) -> String {
         measured_f(x.floor(), 0),
         measured_f(y.floor(), 0)
     )
+}
+
+/// "column X.x, row Y.y": to tell apart two places in one cell.
+fn fine_cell((x, y): (f64, f64)) -> String {
+    format!("column {}, row {}", measured_f(x, 1), measured_f(y, 1))
 }
 
 fn secs(w: &Watch) -> String {
@@ -274,9 +285,10 @@ fn l4_setup(lab: &mut Lab) {
 
 fn l4_ask(lab: &Lab) -> Vec<String> {
     vec![format!(
-        "Client 1's link loses {}% of its packets (the red `×` on its lane). Each input packet carries the last {} commands. Turn that down to one: `k` until the bottom line says redundancy, `[` until `1`. Then walk.",
+        "Client 1's link loses {}% of its packets (the red `×` on its lane). Each input packet carries the last {} commands. Turn that down to one: {}. Then walk.",
         measured(lab.link(0, crate::lab::Way::Up).loss_pct),
-        measured(dial(lab, "redundancy"))
+        measured(dial(lab, "redundancy")),
+        turn("redundancy", "[", "1")
     )]
 }
 
@@ -284,8 +296,9 @@ fn l4_wants(lab: &Lab) -> Result<(), String> {
     match dial(lab, "redundancy") {
         1 => Ok(()),
         r => Err(format!(
-            "redundancy is {}: `k` to its dial, `[` down to `1`",
-            measured(r)
+            "redundancy is {}: {}",
+            measured(r),
+            turn("redundancy", "[", "1")
         )),
     }
 }
@@ -321,8 +334,9 @@ fn l4_again_wants(lab: &Lab) -> Result<(), String> {
     match dial(lab, "redundancy") {
         r if r >= 8 => Ok(()),
         r => Err(format!(
-            "redundancy is {}: `k` to its dial, `]` up to `8`",
-            measured(r)
+            "redundancy is {}: {}",
+            measured(r),
+            turn("redundancy", "]", "8")
         )),
     }
 }
@@ -367,10 +381,11 @@ fn l5_look(lab: &Lab) -> Vec<String> {
     let drawn = (drawn.0 / cell, drawn.1 / cell);
     vec![
         format!(
-            "The walker `{}`: the server has it at {} (left view); client 1 draws it at {} (right view), {} ms in the past: its interpolation delay.",
+            "The walker `{}`: the server has it at {} (left view); client 1 draws it at {} (right view), {} cells behind: where it was {} ms ago, client 1's interpolation delay.",
             glyph(w),
-            cell_text(truth),
-            cell_text(drawn),
+            fine_cell(truth),
+            fine_cell(drawn),
+            measured_f((truth.0 - drawn.0).hypot(truth.1 - drawn.1), 1),
             measured_f(interp_ms(lab), 0)
         ),
         format!(
@@ -382,9 +397,10 @@ fn l5_look(lab: &Lab) -> Vec<String> {
 }
 
 fn l5_off_ask(_: &Lab) -> Vec<String> {
-    vec![
-        "Press `i` to turn client 1's interpolation off, and lower the snapshot rate (`k` to snapshot rate, then `[`) to `5 Hz` or less. Watch the walker in client 1's view.".to_owned(),
-    ]
+    vec![format!(
+        "Press `i` to turn client 1's interpolation off, and lower the snapshot rate to `5 Hz` or less ({}). Watch the walker in client 1's view.",
+        turn("snapshot rate", "[", "5 Hz")
+    )]
 }
 
 fn l5_off_wants(lab: &Lab) -> Result<(), String> {
@@ -394,8 +410,9 @@ fn l5_off_wants(lab: &Lab) -> Result<(), String> {
     match dial(lab, "snapshot rate") {
         r if r <= 5 => Ok(()),
         r => Err(format!(
-            "snapshots come at {} Hz: `k` to the snapshot rate, `[` down to `5 Hz`",
-            measured(r)
+            "snapshots come at {} Hz: {}",
+            measured(r),
+            turn("snapshot rate", "[", "5 Hz")
         )),
     }
 }
@@ -424,15 +441,16 @@ fn slow_snapshots(lab: &mut Lab) {
 }
 
 fn l5_short_ask(_: &Lab) -> Vec<String> {
-    vec![
-        "Snapshots come slowly now. Interpolation is back on; set the interpolation delay (`k` to it, then `[`) to `0.5 x period`: half a period behind, there is often no next snapshot to move toward.".to_owned(),
-    ]
+    vec![format!(
+        "Snapshots come slowly now, and interpolation is back on. Set the interpolation delay to half a period ({}): then there is often no next snapshot to move toward.",
+        turn("interpolation delay", "[", "0.5 x period")
+    )]
 }
 
 fn l5_short_wants(lab: &Lab) -> Result<(), String> {
     match dial(lab, "interpolation delay") {
         v if v <= 5 => Ok(()),
-        _ => Err("`k` to the interpolation delay, `[` down to `0.5 x period`".to_owned()),
+        _ => Err(turn("interpolation delay", "[", "0.5 x period")),
     }
 }
 
@@ -456,13 +474,16 @@ fn short_delay(lab: &mut Lab) {
 }
 
 fn l5_long_ask(_: &Lab) -> Vec<String> {
-    vec!["Now raise the interpolation delay (`]`) to `2.0 x period` or more.".to_owned()]
+    vec![format!(
+        "Now raise the interpolation delay to two periods or more ({}).",
+        turn("interpolation delay", "]", "2.0 x period")
+    )]
 }
 
 fn l5_long_wants(lab: &Lab) -> Result<(), String> {
     match dial(lab, "interpolation delay") {
         v if v >= 20 => Ok(()),
-        _ => Err("`k` to the interpolation delay, `]` up to `2.0 x period`".to_owned()),
+        _ => Err(turn("interpolation delay", "]", "2.0 x period")),
     }
 }
 
@@ -522,9 +543,10 @@ fn dead_reckoning(lab: &mut Lab) {
 }
 
 fn l6_snap_ask(_: &Lab) -> Vec<String> {
-    vec![
-        "Dead reckoning is on. Set the correction style (`k` to correction style, then `[`) to `snap`: a wrong guess jumps onto the snapshot.".to_owned(),
-    ]
+    vec![format!(
+        "Dead reckoning is on. Set the correction style to snap ({}): a wrong guess jumps onto the snapshot.",
+        turn("correction style", "[", "snap")
+    )]
 }
 
 fn style_wants(lab: &Lab, want: Value, name: &str) -> Result<(), String> {
@@ -590,15 +612,19 @@ fn l7_look(lab: &Lab) -> Vec<String> {
 }
 
 fn l7_snap_ask(_: &Lab) -> Vec<String> {
-    vec!["Set the snapshot rate (`k` to it, then `[`) to `10 Hz`.".to_owned()]
+    vec![format!(
+        "Set the snapshot rate, the update rate, to ten a second: {}.",
+        turn("snapshot rate", "[", "10 Hz")
+    )]
 }
 
 fn l7_snap_wants(lab: &Lab) -> Result<(), String> {
     match dial(lab, "snapshot rate") {
         10 => Ok(()),
         r => Err(format!(
-            "the snapshot rate is {} Hz: `k` to it, `[` `]` to `10 Hz`",
-            measured(r)
+            "the snapshot rate is {} Hz: {}",
+            measured(r),
+            turn("snapshot rate", "[ ]", "10 Hz")
         )),
     }
 }
@@ -622,18 +648,19 @@ fn l7_snap_judge(lab: &Lab, w: &Watch, _: &mut Memo) -> Verdict {
 }
 
 fn l7_input_ask(_: &Lab) -> Vec<String> {
-    vec![
-        "Set client 1's input rate (`k` to input rate, then `[`) to `10 Hz`, and walk with `WASD`."
-            .to_owned(),
-    ]
+    vec![format!(
+        "Set client 1's input rate to ten packets a second ({}), and walk with `WASD`.",
+        turn("input rate", "[", "10 Hz")
+    )]
 }
 
 fn l7_input_wants(lab: &Lab) -> Result<(), String> {
     match dial(lab, "input rate") {
         10 => Ok(()),
         r => Err(format!(
-            "client 1's input rate is {} Hz: `k` to it, `[` to `10 Hz`",
-            measured(r)
+            "client 1's input rate is {} Hz: {}",
+            measured(r),
+            turn("input rate", "[", "10 Hz")
         )),
     }
 }
@@ -694,16 +721,16 @@ fn l8_judge(_: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
 }
 
 fn l8_buffer_ask(_: &Lab) -> Vec<String> {
-    vec![
-        "Set the input buffer (`k` to it, then `]`) to `3` ticks or more, and walk again."
-            .to_owned(),
-    ]
+    vec![format!(
+        "Set the input buffer to three ticks or more ({}), and walk again.",
+        turn("input buffer", "]", "3")
+    )]
 }
 
 fn l8_buffer_wants(lab: &Lab) -> Result<(), String> {
     match dial(lab, "input buffer") {
         v if (3..AUTO).contains(&v) => Ok(()),
-        _ => Err("`k` to the input buffer, `]` up to `3`".to_owned()),
+        _ => Err(turn("input buffer", "]", "3")),
     }
 }
 
@@ -742,7 +769,10 @@ fn l9_ask(_: &Lab) -> Vec<String> {
 
 fn lag_comp_on(lab: &Lab) -> Result<(), String> {
     if dial(lab, "lag compensation") == 0 {
-        return Err("lag compensation is off: `k` to it, `]` to turn it on".to_owned());
+        return Err(format!(
+            "lag compensation is off: {}",
+            turn("lag compensation", "]", "on")
+        ));
     }
     Ok(())
 }
@@ -779,10 +809,10 @@ fn rail(lab: &mut Lab) {
 }
 
 fn l9_bound_ask(_: &Lab) -> Vec<String> {
-    vec![
-        "Now set the rewind bound (`k` to rewind bound, then `[`) to `0 ms`, and fire again."
-            .to_owned(),
-    ]
+    vec![format!(
+        "Now set the rewind bound to nothing ({}), and fire again.",
+        turn("rewind bound", "[", "0 ms")
+    )]
 }
 
 fn l9_bound_wants(lab: &Lab) -> Result<(), String> {
@@ -790,8 +820,9 @@ fn l9_bound_wants(lab: &Lab) -> Result<(), String> {
     match dial(lab, "rewind bound") {
         0 => Ok(()),
         v => Err(format!(
-            "the rewind bound is {} ms: `k` to it, `[` down to `0 ms`",
-            measured(v)
+            "the rewind bound is {} ms: {}",
+            measured(v),
+            turn("rewind bound", "[", "0 ms")
         )),
     }
 }
