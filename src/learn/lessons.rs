@@ -64,6 +64,19 @@ fn lossy(lab: &mut Lab, pct: f64) {
     lab.set_link(0, c.clone(), c);
 }
 
+/// What dial `name` is now, and how to turn it.
+fn now_is(lab: &Lab, name: &str, keys: &str, to: &str) -> String {
+    let d = &DIALS[dial_index(name)];
+    let v = match (name, dial(lab, name)) {
+        ("correction style", v) => ["snap", "smooth", "blend"]
+            .get(v as usize)
+            .map_or_else(|| v.to_string(), |s| (*s).to_owned()),
+        ("input buffer", 0) => "the credit queue".to_owned(),
+        (_, v) => crate::lab::dials::show(d, v),
+    };
+    format!("the {name} is {}: {}", measured(v), turn(name, keys, to))
+}
+
 /// How to turn dial `name` with `keys` to `to`: `k` chooses the next dial, and the
 /// bottom line names the one chosen.
 fn turn(name: &str, keys: &str, to: &str) -> String {
@@ -450,7 +463,7 @@ fn l5_short_ask(_: &Lab) -> Vec<String> {
 fn l5_short_wants(lab: &Lab) -> Result<(), String> {
     match dial(lab, "interpolation delay") {
         v if v <= 5 => Ok(()),
-        _ => Err(turn("interpolation delay", "[", "0.5 x period")),
+        _ => Err(now_is(lab, "interpolation delay", "[", "0.5 x period")),
     }
 }
 
@@ -483,7 +496,7 @@ fn l5_long_ask(_: &Lab) -> Vec<String> {
 fn l5_long_wants(lab: &Lab) -> Result<(), String> {
     match dial(lab, "interpolation delay") {
         v if v >= 20 => Ok(()),
-        _ => Err(turn("interpolation delay", "]", "2.0 x period")),
+        _ => Err(now_is(lab, "interpolation delay", "]", "2.0 x period")),
     }
 }
 
@@ -730,7 +743,7 @@ fn l8_buffer_ask(_: &Lab) -> Vec<String> {
 fn l8_buffer_wants(lab: &Lab) -> Result<(), String> {
     match dial(lab, "input buffer") {
         v if (3..AUTO).contains(&v) => Ok(()),
-        _ => Err(turn("input buffer", "]", "3")),
+        _ => Err(now_is(lab, "input buffer", "]", "3")),
     }
 }
 
