@@ -809,10 +809,10 @@ fn l9_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
         ""
     };
     Verdict::Pass(vec![format!(
-        "The server rewound the others {} ticks, {} ms, before testing your shot: about your one-way latency ({} ms, half the round trip) plus the {} ms client 1 draws others in the past. You hit what you saw.{hit}",
+        "The server rewound the others {} ticks, {} ms, before testing your shot: about the round trip ({} ms: the snapshot's way down and the shot's way up) plus the {} ms client 1 draws others behind its newest snapshot. You hit what you saw.{hit}",
         measured(shot.rewound_ticks),
         measured_f(back, 0),
-        measured_f(rtt(lab) / 2.0, 0),
+        measured_f(rtt(lab), 0),
         measured_f(interp_ms(lab), 0)
     )])
 }
@@ -851,9 +851,9 @@ fn l9_bound_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
         format!(" (a step ago it was rewound {} ms)", measured_f(ms, 0))
     });
     Verdict::Pass(vec![format!(
-        "Rewound {} ticks{before}: client 1's latency of about {} ms is past the bound, so the server tested the shot against the present. A target you aimed at had moved on: the shot misses. The bound keeps a laggy player from reaching far into others' past.",
+        "Rewound {} ticks{before}: the bound now allows no latency, only the interpolation the server always undoes, and client 1's round trip of {} ms is past it, so the server tested the shot against the present. A target you aimed at had moved on: the shot misses. The bound keeps a laggy player from reaching far into others' past.",
         measured(shot.rewound_ticks),
-        measured_f(rtt(lab) / 2.0, 0)
+        measured_f(rtt(lab), 0)
     )])
 }
 
