@@ -248,3 +248,61 @@ pub(crate) fn styled(line: &str) -> Line<'static> {
     spans.push(Span::raw(rest.to_owned()));
     Line::from(spans)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ratatui::crossterm::event::KeyCode;
+
+    fn press(c: &mut Course<'_>, lab: &mut Lab, code: KeyCode) -> Option<bool> {
+        assert!(
+            c.on_key(&KeyEvent::from(code), lab),
+            "{code:?} is the course's"
+        );
+        c.watch(lab)
+    }
+
+    /// The course's keys through the coach: the first look pauses; `o` goes on, then
+    /// lets time run; `b` goes back; `End` skips to the next lesson; every move is saved
+    /// to the progress file; the lab's own keys are left to the lab.
+    #[test]
+    fn the_keys_walk_the_steps_and_progress_is_saved() {
+        let t0 = Instant::now();
+        let path = std::env::temp_dir().join(format!("netarena-coach-{}.txt", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let mut progress = Progress::load(&path).unwrap();
+        let mut lab = Lab::new(&LESSONS[0].scenario.config(), t0).unwrap();
+        let mut c = Course::new(0, 0, t0, &mut progress);
+        assert_eq!(c.watch(&mut lab), Some(true), "a step starts paused");
+        assert!(c.title().ends_with("step 1/2"), "{}", c.title());
+        let panel = &c.panels(&lab, 160)[0];
+        let bold = panel
+            .lines
+            .iter()
+            .flat_map(|l| &l.spans)
+            .filter(|s| s.style.add_modifier.contains(Modifier::BOLD))
+            .map(|s| s.content.to_string())
+            .collect::<Vec<_>>();
+        assert!(
+            bold.iter().any(|s| s.parse::<f64>().is_ok()),
+            "the measured round trip is drawn bold: {bold:?}"
+        );
+        assert!(!c.on_key(&KeyEvent::from(KeyCode::Char('p')), &mut lab));
+        assert_eq!(press(&mut c, &mut lab, KeyCode::Char('o')), Some(true));
+        assert!(c.title().ends_with("step 2/2"));
+        assert_eq!(
+            press(&mut c, &mut lab, KeyCode::PageDown),
+            Some(false),
+            "runs"
+        );
+        assert!(matches!(c.runner.phase, Phase::Doing(_)));
+        assert_eq!(press(&mut c, &mut lab, KeyCode::Char('b')), Some(true));
+        assert!(c.title().ends_with("step 1/2"));
+        assert_eq!(press(&mut c, &mut lab, KeyCode::End), Some(true));
+        assert!(c.title().starts_with("lesson 2/"), "{}", c.title());
+        drop(c);
+        let kept = std::fs::read_to_string(&path).unwrap();
+        assert!(kept.contains("at 2 1"), "{kept}");
+        let _ = std::fs::remove_file(&path);
+    }
+}
