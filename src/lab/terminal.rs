@@ -61,8 +61,6 @@ pub(crate) trait Coach {
     fn panels(&self, lab: &Lab, width: u16) -> Vec<ui::lab::Panel>;
     /// The bottom line when nothing is being explained.
     fn reminder(&self) -> String;
-    /// Whether the learner asked to end.
-    fn finished(&self) -> bool;
 }
 
 /// Runs the lab in this terminal until `q` or `stop`. Client 1's inputs are recorded
@@ -151,9 +149,6 @@ impl Screen for Front<'_> {
             let took = coach.on_key(key, self.lab);
             if let Some(paused) = coach.watch(self.lab) {
                 self.paused = paused;
-            }
-            if coach.finished() {
-                return Ok(Flow::Quit);
             }
             if took {
                 return Ok(Flow::Go);

@@ -161,10 +161,6 @@ impl Coach for Course<'_> {
             keys::hints(keys::LEARN).join(" · ")
         )
     }
-
-    fn finished(&self) -> bool {
-        false
-    }
 }
 
 /// The panel's text for where `r` is, unwrapped: each a paragraph.
