@@ -69,6 +69,7 @@ pub mod bench;
 pub mod bounds;
 pub mod client;
 pub mod lab;
+pub mod learn;
 pub mod net;
 pub mod record;
 pub mod server;

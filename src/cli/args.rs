@@ -93,6 +93,8 @@ pub(crate) enum Subcmd {
     Bench(BenchArgs),
     /// The server and 2-4 clients side by side, each on its own network; time can stop
     Lab(LabArgs),
+    /// Guided lessons in the lab that check what you do: list them, start one, or resume
+    Learn(LearnArgs),
     /// Replay a recording made with --record: in the terminal, or headless to a report
     Replay(ReplayArgs),
     /// Put the simulated network between real clients and a server (counts at exit)
@@ -134,6 +136,28 @@ pub(crate) struct ConfigArgs {
     /// Print an example config file, with every section explained
     #[arg(long)]
     pub(crate) example: bool,
+}
+
+#[derive(Args)]
+pub(crate) struct LearnArgs {
+    /// The lesson to start (1 to the number listed); without it, resume where you were,
+    /// or list the lessons if you have not begun
+    pub(crate) lesson: Option<usize>,
+    /// Start the lesson at this step
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub(crate) step: usize,
+    /// List the lessons, each with the articles it draws on and whether it is done
+    #[arg(long, conflicts_with = "lesson")]
+    pub(crate) list: bool,
+    /// Keep progress in this file (default: $NETARENA_LEARN_PROGRESS, else learn.txt in
+    /// the XDG state directory)
+    #[arg(long, value_name = "FILE")]
+    pub(crate) progress: Option<PathBuf>,
+    /// Cap the frame rate (0: draw as fast as the terminal takes frames)
+    #[arg(long, default_value_t = 60, value_name = "N")]
+    pub(crate) fps_cap: u32,
+    #[command(flatten)]
+    pub(crate) theme: ThemeArgs,
 }
 
 #[derive(Args)]
@@ -446,6 +470,7 @@ mod tests {
                 Subcmd::Join(a) => a.player.view.theme.theme.into(),
                 Subcmd::Lab(a) => a.theme.theme.into(),
                 Subcmd::Replay(a) => a.theme.theme.into(),
+                Subcmd::Learn(a) => a.theme.theme.into(),
                 _ => panic!("{argv:?}"),
             }
         };
@@ -459,6 +484,10 @@ mod tests {
             Theme::Mono
         );
         assert_eq!(theme(&["netarena", "lab", "--theme", "dark"]), Theme::Dark);
+        assert_eq!(
+            theme(&["netarena", "learn", "2", "--theme", "mono"]),
+            Theme::Mono
+        );
         assert_eq!(
             theme(&["netarena", "replay", "f", "--theme", "auto"]),
             Theme::Auto

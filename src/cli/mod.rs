@@ -12,6 +12,7 @@ mod generate;
 mod host;
 mod join;
 mod lab;
+mod learn;
 mod list;
 mod logging;
 mod map_file;
@@ -36,6 +37,7 @@ pub(crate) fn run() -> anyhow::Result<ExitCode> {
         Subcmd::List(args) => list::run(args),
         Subcmd::Bench(args) => bench::run(args),
         Subcmd::Lab(args) => lab::run(args, stop, signal),
+        Subcmd::Learn(args) => learn::run(args, stop, signal),
         Subcmd::Replay(args) => replay::run(args, stop, signal),
         Subcmd::Completions { shell } => generate::completions(shell),
         Subcmd::Manpage => generate::manpage(),

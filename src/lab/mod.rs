@@ -631,6 +631,12 @@ impl Lab {
         self.motion.cv(n)
     }
 
+    /// Starts every client's `remote_motion_cv` afresh, for a measure over a window
+    /// (a lesson's, after the learner changed something).
+    pub(crate) fn restart_motion(&mut self) {
+        self.motion.restart();
+    }
+
     /// Puts what the server sent on the links down, noting acks and rail shots.
     fn send_outbox(&mut self, now: Instant) {
         let out: Vec<(SocketAddr, ServerMsg)> = self.server.take_outbox().collect();

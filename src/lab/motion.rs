@@ -139,6 +139,11 @@ impl Motion {
         }
     }
 
+    /// Forgets every client's drawn speeds so far: the next `cv` measures from now.
+    pub(crate) fn restart(&mut self) {
+        self.sums.iter_mut().for_each(|s| *s = Sums::default());
+    }
+
     /// Client `n`'s coefficient of variation of the walkers' drawn speed while they
     /// walked straight (None before two such samples).
     pub(crate) fn cv(&self, n: usize) -> Option<f64> {

@@ -50,6 +50,22 @@ struct Front<'a> {
     last: Instant,
     /// Lab B of an A/B run, and the setting it differs in.
     twin: Option<(&'a mut Lab, &'a Setting)>,
+    /// A guide riding along (`netarena learn`), if any.
+    coach: Option<&'a mut dyn Coach>,
+}
+
+/// A guide that rides along the lab (`crate::learn`): it sees every key before the lab
+/// does, watches the lab after every frame and every key (and may pause it, resume it
+/// or build it anew), and adds panels and the bottom line's reminder.
+pub(crate) trait Coach {
+    /// A key, before the lab's own: true when the coach took it.
+    fn on_key(&mut self, key: &KeyEvent, lab: &mut Lab) -> bool;
+    /// After time moved or a key acted: `Some(paused)` to pause or resume the clock.
+    fn watch(&mut self, lab: &mut Lab) -> Option<bool>;
+    /// Its panels for a screen `width` columns wide.
+    fn panels(&self, lab: &Lab, width: u16) -> Vec<ui::lab::Panel>;
+    /// The bottom line when nothing is being explained.
+    fn reminder(&self) -> String;
 }
 
 /// Runs the lab in this terminal until `q` or `stop`. Client 1's inputs are recorded
@@ -64,6 +80,31 @@ pub fn run(
     recordings: Vec<Recording>,
     report: Option<&Path>,
     compare: Option<&Setting>,
+) -> anyhow::Result<Outcome> {
+    run_with(config, fps_cap, theme, stop, recordings, report, compare, None)
+}
+
+/// [`run`] with a guide riding along (`netarena learn`), which may build the lab anew.
+pub(crate) fn run_coached(
+    config: &LabConfig,
+    fps_cap: Option<u32>,
+    theme: ui::Theme,
+    stop: &AtomicBool,
+    coach: &mut dyn Coach,
+) -> anyhow::Result<Outcome> {
+    run_with(config, fps_cap, theme, stop, Vec::new(), None, None, Some(coach))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_with(
+    config: &LabConfig,
+    fps_cap: Option<u32>,
+    theme: ui::Theme,
+    stop: &AtomicBool,
+    recordings: Vec<Recording>,
+    report: Option<&Path>,
+    compare: Option<&Setting>,
+    coach: Option<&mut dyn Coach>,
 ) -> anyhow::Result<Outcome> {
     let start = Instant::now();
     let (mut lab, mut twin) = match compare {
@@ -91,6 +132,11 @@ pub fn run(
         theme,
         last: Instant::now(),
         twin: twin.as_mut().map(|(b, s)| (b, *s)),
+        // Reborrowed for as long as the lab is.
+        coach: match coach {
+            Some(c) => Some(c),
+            None => None,
+        },
     };
     let outcome = shell.run(&mut front);
     drop(shell);
@@ -128,11 +174,20 @@ impl Screen for Front<'_> {
     }
 
     fn on_key(&mut self, key: &KeyEvent, now: Instant) -> anyhow::Result<Flow> {
-        Ok(if on_key(self, *key, now) {
-            Flow::Quit
-        } else {
-            Flow::Go
-        })
+        if let Some(coach) = self.coach.as_deref_mut() {
+            let took = coach.on_key(key, self.lab);
+            if let Some(paused) = coach.watch(self.lab) {
+                self.paused = paused;
+            }
+            if took {
+                return Ok(Flow::Go);
+            }
+        }
+        let quit = on_key(self, *key, now);
+        if let Some(paused) = self.coach.as_deref_mut().and_then(|c| c.watch(self.lab)) {
+            self.paused = paused;
+        }
+        Ok(if quit { Flow::Quit } else { Flow::Go })
     }
 
     fn on_resize(&mut self, w: u16, h: u16, _now: Instant) {
@@ -161,6 +216,9 @@ impl Screen for Front<'_> {
             }
         }
         self.last = real;
+        if let Some(paused) = self.coach.as_deref_mut().and_then(|c| c.watch(self.lab)) {
+            self.paused = paused;
+        }
         Ok(Flow::Go)
     }
 
@@ -171,7 +229,10 @@ impl Screen for Front<'_> {
         let message = match &self.message {
             Some((at, text)) if real < *at + MESSAGE_SECS => text.as_str(),
             _ => {
-                reminder = format!(" {}", keys::hints(keys::LAB).join(" · "));
+                reminder = match &self.coach {
+                    Some(coach) => coach.reminder(),
+                    None => format!(" {}", keys::hints(keys::LAB).join(" · ")),
+                };
                 reminder.as_str()
             }
         };
@@ -184,13 +245,17 @@ impl Screen for Front<'_> {
             help: self.help,
             theme: self.theme,
         };
-        let view = match &mut self.twin {
+        let mut view = match &mut self.twin {
             Some((b, setting)) => {
                 b.frame();
                 compare::view(self.lab, b, setting, &controls)
             }
             None => view::build(self.lab, &controls),
         };
+        if let Some(coach) = &self.coach {
+            view.panels
+                .splice(0..0, coach.panels(self.lab, frame.area().width));
+        }
         ui::lab::draw(frame, &view);
     }
 
@@ -318,6 +383,7 @@ mod tests {
             theme: ui::Theme::Auto,
             last: t0,
             twin: None,
+            coach: None,
         };
         let press = |front: &mut Front<'_>, c: char| {
             assert!(!on_key(front, KeyEvent::from(KeyCode::Char(c)), t0));

@@ -95,6 +95,20 @@ pub(crate) enum Lab {
     Quit,
 }
 
+/// What a key of `netarena learn` does (taken before the lab's keys, which it leaves
+/// alone).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Learn {
+    /// Start the step's task, or go on to the next step (or lesson).
+    Next,
+    /// The step before.
+    Back,
+    /// This step again from its start.
+    Repeat,
+    /// On to the next lesson.
+    Skip,
+}
+
 /// What a replay key does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Replay {
@@ -548,6 +562,50 @@ pub(crate) const LAB: &[Row<Lab>] = {
     ]
 };
 
+/// The keys `netarena learn` adds to the lab's (`q` quits there too, keeping progress).
+pub(crate) const LEARN: &[Row<Learn>] = {
+    use KeyCode::{End, Home, PageDown, PageUp};
+    use Learn::*;
+    &[
+        hinted(
+            row(
+                "o PageDown",
+                &[key(Char('o'), Next), key(PageDown, Next)],
+                "lesson: go on (start the task, next step)",
+                Some("go on: start the step's task, or the next step once it is checked"),
+            ),
+            &["o go on"],
+        ),
+        hinted(
+            row(
+                "b PageUp",
+                &[key(Char('b'), Back), key(PageUp, Back)],
+                "lesson: the step before",
+                Some("the step before"),
+            ),
+            &["b back"],
+        ),
+        hinted(
+            row(
+                "e Home",
+                &[key(Char('e'), Repeat), key(Home, Repeat)],
+                "lesson: this step again",
+                Some("this step again, from the same start"),
+            ),
+            &["e again"],
+        ),
+        hinted(
+            row(
+                "End",
+                &[key(End, Skip)],
+                "lesson: skip to the next",
+                Some("skip to the next lesson"),
+            ),
+            &["End skip"],
+        ),
+    ]
+};
+
 /// The replay's keys. The combat line shows the hints that fit, the help key's last.
 pub(crate) const REPLAY: &[Row<Replay>] = {
     use Replay::*;
@@ -715,16 +773,18 @@ pub(crate) enum Context {
     Game,
     Chat,
     Lab,
+    Learn,
     Replay,
     Browser,
 }
 
 #[cfg(test)]
 impl Context {
-    pub(crate) const ALL: [Context; 5] = [
+    pub(crate) const ALL: [Context; 6] = [
         Context::Game,
         Context::Chat,
         Context::Lab,
+        Context::Learn,
         Context::Replay,
         Context::Browser,
     ];
@@ -738,6 +798,7 @@ impl Context {
             Context::Game => pairs(GAME),
             Context::Chat => pairs(CHAT),
             Context::Lab => pairs(LAB),
+            Context::Learn => pairs(LEARN),
             Context::Replay => pairs(REPLAY),
             Context::Browser => pairs(BROWSER),
         }
@@ -749,6 +810,7 @@ impl Context {
             Context::Game => "game",
             Context::Chat => "chat",
             Context::Lab => "lab",
+            Context::Learn => "learn",
             Context::Replay => "replay",
             Context::Browser => "browser",
         }
@@ -811,6 +873,14 @@ pub(crate) fn lab_key(ev: &KeyEvent) -> Option<Lab> {
     let does = find(LAB, ev.code)?;
     let held = matches!(does, Lab::Play(_) | Lab::Fire(_));
     (held || ev.kind != KeyEventKind::Release).then_some(does)
+}
+
+/// What a key does in `netarena learn`, before the lab's keys; releases do nothing.
+pub(crate) fn learn_key(ev: &KeyEvent) -> Option<Learn> {
+    if ev.kind == KeyEventKind::Release || ev.modifiers.contains(KeyModifiers::CONTROL) {
+        return None;
+    }
+    find(LEARN, ev.code)
 }
 
 /// What a key code does in the replay, `help_open` while its help box is open: then

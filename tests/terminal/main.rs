@@ -9,6 +9,7 @@ mod support;
 mod discovery;
 mod feel;
 mod lab_terminal;
+mod learn_terminal;
 mod replay_exact;
 mod replay_terminal;
 mod terminal;

@@ -54,7 +54,7 @@ fn every_context_has_a_marked_table() {
     for c in Context::ALL {
         let (name, doc) = match c {
             Context::Game | Context::Chat | Context::Browser => ("PLAYING", playing),
-            Context::Lab => ("COURSE", course),
+            Context::Lab | Context::Learn => ("COURSE", course),
             Context::Replay => ("REPLAY", replay),
         };
         let marker = format!("<!-- keys:{} -->", c.marker());
@@ -90,6 +90,7 @@ fn no_key_is_bound_twice_on_one_screen() {
         ("game", codes(GAME)),
         ("chat", codes(CHAT)),
         ("lab", codes(LAB)),
+        ("learn", codes(LEARN)),
         ("replay", codes(REPLAY)),
         ("browser", codes(BROWSER)),
     ] {
@@ -97,6 +98,19 @@ fn no_key_is_bound_twice_on_one_screen() {
             assert!(!keys[i + 1..].contains(k), "{what}: {k:?} twice");
         }
     }
+}
+
+/// `learn` takes its keys before the lab's: none of them may hide a lab key.
+#[test]
+fn the_learn_keys_leave_the_lab_keys_alone() {
+    let lab = codes(LAB);
+    for k in codes(LEARN) {
+        assert!(!lab.contains(&k), "{k:?} is a lab key");
+    }
+    assert_eq!(learn_key(&press(KeyCode::Char('o'))), Some(Learn::Next));
+    assert_eq!(learn_key(&release(KeyCode::Char('o'))), None);
+    assert_eq!(learn_key(&press(KeyCode::End)), Some(Learn::Skip));
+    assert_eq!(learn_key(&press(KeyCode::Char('p'))), None);
 }
 
 /// How a help label may write a key.
@@ -133,6 +147,7 @@ fn every_label_names_its_keys() {
     labels_name_their_keys(GAME);
     labels_name_their_keys(CHAT);
     labels_name_their_keys(LAB);
+    labels_name_their_keys(LEARN);
     labels_name_their_keys(REPLAY);
     labels_name_their_keys(BROWSER);
 }

@@ -1,0 +1,304 @@
+//! The course in the lab's terminal front end: the course's keys (`ui::keys::LEARN`),
+//! the lesson's words as a panel under the lanes, measured numbers in bold, and the
+//! learner's progress saved at every step.
+
+use std::time::Instant;
+
+use ratatui::crossterm::event::KeyEvent;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+
+use super::lessons::LESSONS;
+use super::progress::Progress;
+use super::runner::{Phase, Runner};
+use crate::lab::Lab;
+use crate::lab::terminal::Coach;
+use crate::ui::keys::{self, Learn};
+use crate::ui::lab::Panel;
+
+/// The widest the lesson's panel gets: lines longer than this are hard to read.
+const MAX_WIDTH: u16 = 118;
+
+/// A learner taking the course in the terminal.
+pub(crate) struct Course<'p> {
+    runner: Runner,
+    progress: &'p mut Progress,
+    entered: bool,
+    /// A pause or resume the last key asked for.
+    pause: Option<bool>,
+    /// What went wrong building a step's lab, shown in the panel.
+    error: Option<String>,
+}
+
+impl<'p> Course<'p> {
+    pub(crate) fn new(
+        lesson: usize,
+        step: usize,
+        base: Instant,
+        progress: &'p mut Progress,
+    ) -> Course<'p> {
+        Course {
+            runner: Runner::new(lesson, step, base),
+            progress,
+            entered: false,
+            pause: None,
+            error: None,
+        }
+    }
+
+    /// Notes where the learner is, and saves it (a failure to save is shown, not fatal).
+    fn note(&mut self) {
+        let r = &self.runner;
+        let last = r.step + 1 == r.lesson().steps.len();
+        if r.phase == Phase::Complete || (last && r.checked()) {
+            self.progress.completed(r.lesson);
+        }
+        match r.phase {
+            Phase::Complete if r.lesson + 1 < LESSONS.len() => {
+                self.progress.reached(r.lesson + 1, 0);
+            }
+            Phase::Complete => {}
+            _ => self.progress.reached(r.lesson, r.step),
+        }
+        if let Err(e) = self.progress.save() {
+            self.error = Some(format!("{e:#}"));
+        }
+    }
+
+    fn entered(&mut self, result: anyhow::Result<()>) {
+        if let Err(e) = result {
+            self.error = Some(format!("{e:#}"));
+        }
+        self.pause = Some(true);
+        self.note();
+    }
+
+    fn key(&mut self, k: Learn, lab: &mut Lab) {
+        match k {
+            Learn::Next if self.runner.phase == Phase::Complete => self.skip(lab),
+            Learn::Next => match self.runner.go_on(lab) {
+                Ok(run) => {
+                    self.pause = Some(!run);
+                    self.note();
+                }
+                Err(e) => self.error = Some(format!("{e:#}")),
+            },
+            Learn::Back => {
+                let r = self.runner.back(lab);
+                self.entered(r);
+            }
+            Learn::Repeat => {
+                let r = self.runner.enter(lab);
+                self.entered(r);
+            }
+            Learn::Skip => self.skip(lab),
+        }
+    }
+
+    /// On to the next lesson (or, after the last, the first again).
+    fn skip(&mut self, lab: &mut Lab) {
+        let next = (self.runner.lesson + 1) % LESSONS.len();
+        let base = lab.now();
+        self.runner = Runner::new(next, 0, base);
+        let r = self.runner.enter(lab);
+        self.entered(r);
+    }
+
+    /// The panel's title.
+    fn title(&self) -> String {
+        let r = &self.runner;
+        format!(
+            "lesson {}/{}: {} · step {}/{}",
+            r.lesson + 1,
+            LESSONS.len(),
+            r.lesson().title,
+            r.step + 1,
+            r.lesson().steps.len()
+        )
+    }
+}
+
+impl Coach for Course<'_> {
+    fn on_key(&mut self, key: &KeyEvent, lab: &mut Lab) -> bool {
+        let Some(k) = keys::learn_key(key) else {
+            return false;
+        };
+        self.key(k, lab);
+        true
+    }
+
+    fn watch(&mut self, lab: &mut Lab) -> Option<bool> {
+        if !self.entered {
+            self.entered = true;
+            let r = self.runner.enter(lab);
+            self.entered(r);
+        }
+        if self.runner.observe(lab) {
+            self.pause = Some(true);
+            self.note();
+        }
+        self.pause.take()
+    }
+
+    fn panels(&self, _lab: &Lab, width: u16) -> Vec<Panel> {
+        let width = width.min(MAX_WIDTH);
+        let inner = usize::from(width.saturating_sub(2)).max(20);
+        let lines = paragraphs(&self.runner, self.error.as_deref())
+            .iter()
+            .flat_map(|p| wrap(p, inner))
+            .map(|l| styled(&l))
+            .collect();
+        vec![Panel {
+            title: self.title(),
+            lines,
+            width,
+        }]
+    }
+
+    fn reminder(&self) -> String {
+        format!(
+            " {} · q quit · ? lab keys",
+            keys::hints(keys::LEARN).join(" · ")
+        )
+    }
+}
+
+/// The panel's text for where `r` is, unwrapped: each a paragraph.
+pub(crate) fn paragraphs(r: &Runner, error: Option<&str>) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(e) = error {
+        out.push(format!("! {e}"));
+    }
+    match &r.phase {
+        Phase::Reading => {
+            out.extend(r.said.iter().cloned());
+            out.push(if r.current().task.is_some() {
+                "⏸ `o` to let time run and try it.".to_owned()
+            } else {
+                "⏸ `o` to go on.".to_owned()
+            });
+        }
+        Phase::Doing(why) => {
+            out.extend(r.said.iter().cloned());
+            if !why.is_empty() {
+                out.push(format!("▶ {why}"));
+            }
+        }
+        Phase::Checked(lines) => {
+            out.push("✓ checked.".to_owned());
+            out.extend(lines.iter().cloned());
+            let last = r.step + 1 == r.lesson().steps.len();
+            out.push(if last {
+                "⏸ `o` to finish the lesson · `e` this step again".to_owned()
+            } else {
+                "⏸ `o` next step · `e` this step again".to_owned()
+            });
+        }
+        Phase::Complete if r.lesson + 1 < LESSONS.len() => {
+            out.push(
+                "✓ Lesson complete. `o` for the next lesson, `q` to quit (progress is kept)."
+                    .to_owned(),
+            );
+        }
+        Phase::Complete => {
+            out.push("✓ Course complete: every lesson done. `q` to quit.".to_owned());
+        }
+    }
+    out
+}
+
+/// The width of text as drawn: the measurement marks take no room.
+fn drawn_width(s: &str) -> usize {
+    s.chars().filter(|c| !matches!(c, '⟨' | '⟩')).count()
+}
+
+/// `text` in lines of at most `width` columns, broken between words.
+pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        if !line.is_empty() && drawn_width(&line) + 1 + drawn_width(word) > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    lines.push(line);
+    lines
+}
+
+/// A line with its measured numbers bold, their marks dropped.
+pub(crate) fn styled(line: &str) -> Line<'static> {
+    let bold = Style::new().add_modifier(Modifier::BOLD);
+    let mut spans = Vec::new();
+    let mut rest = line;
+    while let Some(open) = rest.find('⟨') {
+        spans.push(Span::raw(rest[..open].to_owned()));
+        let after = &rest[open + '⟨'.len_utf8()..];
+        let close = after.find('⟩').unwrap_or(after.len());
+        spans.push(Span::styled(after[..close].to_owned(), bold));
+        rest = after.get(close + '⟩'.len_utf8()..).unwrap_or("");
+    }
+    spans.push(Span::raw(rest.to_owned()));
+    Line::from(spans)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ratatui::crossterm::event::KeyCode;
+
+    fn press(c: &mut Course<'_>, lab: &mut Lab, code: KeyCode) -> Option<bool> {
+        assert!(
+            c.on_key(&KeyEvent::from(code), lab),
+            "{code:?} is the course's"
+        );
+        c.watch(lab)
+    }
+
+    /// The course's keys through the coach: the first look pauses; `o` goes on, then
+    /// lets time run; `b` goes back; `End` skips to the next lesson; every move is saved
+    /// to the progress file; the lab's own keys are left to the lab.
+    #[test]
+    fn the_keys_walk_the_steps_and_progress_is_saved() {
+        let t0 = Instant::now();
+        let path = std::env::temp_dir().join(format!("netarena-coach-{}.txt", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let mut progress = Progress::load(&path).unwrap();
+        let mut lab = Lab::new(&LESSONS[0].scenario.config(), t0).unwrap();
+        let mut c = Course::new(0, 0, t0, &mut progress);
+        assert_eq!(c.watch(&mut lab), Some(true), "a step starts paused");
+        assert!(c.title().ends_with("step 1/2"), "{}", c.title());
+        let panel = &c.panels(&lab, 160)[0];
+        let bold = panel
+            .lines
+            .iter()
+            .flat_map(|l| &l.spans)
+            .filter(|s| s.style.add_modifier.contains(Modifier::BOLD))
+            .map(|s| s.content.to_string())
+            .collect::<Vec<_>>();
+        assert!(
+            bold.iter().any(|s| s.parse::<f64>().is_ok()),
+            "the measured round trip is drawn bold: {bold:?}"
+        );
+        assert!(!c.on_key(&KeyEvent::from(KeyCode::Char('p')), &mut lab));
+        assert_eq!(press(&mut c, &mut lab, KeyCode::Char('o')), Some(true));
+        assert!(c.title().ends_with("step 2/2"));
+        assert_eq!(
+            press(&mut c, &mut lab, KeyCode::PageDown),
+            Some(false),
+            "runs"
+        );
+        assert!(matches!(c.runner.phase, Phase::Doing(_)));
+        assert_eq!(press(&mut c, &mut lab, KeyCode::Char('b')), Some(true));
+        assert!(c.title().ends_with("step 1/2"));
+        assert_eq!(press(&mut c, &mut lab, KeyCode::End), Some(true));
+        assert!(c.title().starts_with("lesson 2/"), "{}", c.title());
+        drop(c);
+        let kept = std::fs::read_to_string(&path).unwrap();
+        assert!(kept.contains("at 2 1"), "{kept}");
+        let _ = std::fs::remove_file(&path);
+    }
+}

@@ -1,0 +1,1244 @@
+//! The course: one row per lesson, each a scenario and its steps (what a step sets up,
+//! says, asks and checks). Every number a text quotes comes from the lab's run, marked
+//! with [`measured`]; the values a learner is asked to set are in backticks.
+
+use super::watch::{Memo, Watch, me, server_cell, walker};
+use super::{Act, Lesson, Scenario, Step, Task, Verdict, measured, measured_f};
+use crate::client::play::input::Action;
+use crate::lab::Lab;
+use crate::lab::dials::{AUTO, DIALS, Value};
+use crate::net::conditioner::Conditions;
+use crate::sim::world::Buttons;
+
+const R: Buttons = Buttons::RIGHT;
+const L: Buttons = Buttons::LEFT;
+const U: Buttons = Buttons::UP;
+const D: Buttons = Buttons::DOWN;
+const NONE: Buttons = Buttons::empty();
+
+/// A learner walking about for a few seconds from `t` ms: right, down, left, up.
+macro_rules! walk_from {
+    ($t:expr) => {
+        [
+            ($t, Act::Hold(R)),
+            ($t + 500, Act::Hold(D)),
+            ($t + 900, Act::Hold(L)),
+            ($t + 1400, Act::Hold(U)),
+            ($t + 1800, Act::Hold(R)),
+            ($t + 2300, Act::Hold(D)),
+            ($t + 2700, Act::Hold(L)),
+            ($t + 3200, Act::Hold(U)),
+            ($t + 3600, Act::Hold(NONE)),
+        ]
+    };
+}
+
+const WALK: [(u64, Act); 9] = walk_from!(100);
+
+fn nothing(_: &mut Lab) {}
+
+fn ok(_: &Lab) -> Result<(), String> {
+    Ok(())
+}
+
+fn dial_index(name: &str) -> usize {
+    DIALS
+        .iter()
+        .position(|d| d.name == name)
+        .expect("a dial of that name")
+}
+
+/// Client 1's (or the server's) dial `name` now.
+fn dial(lab: &Lab, name: &str) -> Value {
+    lab.dial(dial_index(name), 0).unwrap_or_default()
+}
+
+fn set(lab: &mut Lab, name: &str, v: Value) {
+    lab.set_dial(dial_index(name), 0, v);
+}
+
+/// Client 1's link loses this share of its datagrams each way, on a LAN otherwise.
+fn lossy(lab: &mut Lab, pct: f64) {
+    let mut c = Conditions::profile("lan").unwrap_or_default();
+    c.loss_pct = pct;
+    lab.set_link(0, c.clone(), c);
+}
+
+/// What dial `name` is now, and how to turn it.
+fn now_is(lab: &Lab, name: &str, keys: &str, to: &str) -> String {
+    let d = &DIALS[dial_index(name)];
+    let v = match (name, dial(lab, name)) {
+        ("correction style", v) => ["snap", "smooth", "blend"]
+            .get(v as usize)
+            .map_or_else(|| v.to_string(), |s| (*s).to_owned()),
+        ("input buffer", 0) => "the credit queue".to_owned(),
+        (_, v) => crate::lab::dials::show(d, v),
+    };
+    format!("the {name} is {}: {}", measured(v), turn(name, keys, to))
+}
+
+/// How to turn dial `name` with `keys` to `to`: `k` chooses the next dial, and the
+/// bottom line names the one chosen.
+fn turn(name: &str, keys: &str, to: &str) -> String {
+    format!("`k` until the bottom line says `dial: {name}`, then `{keys}` to `{to}`")
+}
+
+fn rtt(lab: &Lab) -> f64 {
+    lab.figures(0).rtt_ms
+}
+
+fn switches(lab: &Lab) -> crate::client::Switches {
+    lab.session(0).switches()
+}
+
+/// The snapshot period, ms.
+fn period_ms(lab: &Lab) -> f64 {
+    lab.session(0).snapshot_period() * 1000.0
+}
+
+fn interp_ms(lab: &Lab) -> f64 {
+    lab.session(0).interp_delay_secs() * 1000.0
+}
+
+fn glyph(id: crate::sim::world::PlayerId) -> char {
+    crate::ui::player_glyph(id)
+}
+
+/// "column X, row Y" of a position in cells.
+fn cell_text((x, y): (f64, f64)) -> String {
+    format!(
+        "column {}, row {}",
+        measured_f(x.floor(), 0),
+        measured_f(y.floor(), 0)
+    )
+}
+
+/// "column X.x, row Y.y": to tell apart two places in one cell.
+fn fine_cell((x, y): (f64, f64)) -> String {
+    format!("column {}, row {}", measured_f(x, 1), measured_f(y, 1))
+}
+
+fn secs(w: &Watch) -> String {
+    measured_f(w.elapsed().as_secs_f64(), 1)
+}
+
+/// The judge's answer until the learner has walked a little.
+fn walked(w: &Watch) -> Result<(), Verdict> {
+    if w.moved < 2.0 {
+        return Err(Verdict::NotYet(
+            "now walk with `WASD` (the server has hardly moved client 1 yet)".to_owned(),
+        ));
+    }
+    Ok(())
+}
+
+// Lesson 1: latency and the dumb client.
+
+fn l1_look(lab: &Lab) -> Vec<String> {
+    let me = me(lab);
+    let at = server_cell(lab, me).unwrap_or_default();
+    let w = walker(lab).map_or('?', glyph);
+    vec![
+        format!(
+            "Client 1 plays over a `bad` link: its round trip measures {} ms (`rtt` on its pane's bottom line, timed by the server echoing the client's own clock). The left view is the server's: the truth. The right view is what client 1's player sees.",
+            measured_f(rtt(lab), 0)
+        ),
+        format!(
+            "Client 1 is `{}` at {} of the server view, and `@` in its own; the walker `{w}` strolls on its own.",
+            glyph(me),
+            cell_text(at)
+        ),
+    ]
+}
+
+fn l1_ask(_: &Lab) -> Vec<String> {
+    vec![
+        "Make client 1 a dumb client: press `p` (prediction off). Then walk with `WASD` and watch when its `@` moves.".to_owned(),
+    ]
+}
+
+fn l1_wants(lab: &Lab) -> Result<(), String> {
+    if switches(lab).prediction {
+        return Err("client 1 still predicts: press `p`".to_owned());
+    }
+    Ok(())
+}
+
+fn l1_judge(lab: &Lab, w: &Watch, _: &mut Memo) -> Verdict {
+    if let Err(v) = walked(w) {
+        return v;
+    }
+    let (Some(key), Some(moved)) = (w.key_at, w.drawn_moved_at) else {
+        return Verdict::NotYet("press a key of `WASD` and hold it".to_owned());
+    };
+    let delay = moved.saturating_duration_since(key).as_secs_f64() * 1000.0;
+    Verdict::Pass(vec![
+        format!(
+            "Client 1's `@` moved {} ms after your key: a dumb client draws only what the server said, so every step waits for the round trip, which measures {} ms.",
+            measured_f(delay, 0),
+            measured_f(rtt(lab), 0)
+        ),
+        format!(
+            "Up to {} commands were sent and not yet answered (`pend`). Press `p` again to predict: the next lesson.",
+            measured(w.max_pending)
+        ),
+    ])
+}
+
+// Lesson 2: prediction and reconciliation.
+
+fn l2_ask(lab: &Lab) -> Vec<String> {
+    vec![
+        format!(
+            "Walk with `WASD`. Client 1 predicts: it moves its `@` at once with the same rules the server runs, though the server hears of each move about {} ms later.",
+            measured_f(rtt(lab) / 2.0, 0)
+        ),
+        "Compare `sent #` on client 1's status line with `acked: c1 #` under the server view: the moves between them are saved, waiting for the server's word.".to_owned(),
+    ]
+}
+
+fn l2_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
+    if let Err(v) = walked(w) {
+        return v;
+    }
+    memo.keep("pending", f64::from(w.max_pending));
+    Verdict::Pass(vec![
+        format!(
+            "While you walked, up to {} moves were saved and unacknowledged, each under its command number in a ring. Each snapshot acknowledged a number and gave the server's position after it: the client dropped the saved moves up to it and replayed the rest from there.",
+            measured(w.max_pending)
+        ),
+        format!(
+            "{} of {} snapshots needed a correction: the replay landed where the prediction already was.",
+            measured(w.corrections(lab)),
+            measured(w.snapshots(lab))
+        ),
+    ])
+}
+
+fn l2_ghost_ask(_: &Lab) -> Vec<String> {
+    vec![
+        "Press `g` for the ghost: an `o` where the server last had client 1 (a debug switch). Walk again and watch how far it trails your `@`.".to_owned(),
+    ]
+}
+
+fn l2_ghost_wants(lab: &Lab) -> Result<(), String> {
+    if !switches(lab).ghosts.server() {
+        return Err("no ghost yet: press `g`".to_owned());
+    }
+    Ok(())
+}
+
+fn l2_ghost_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
+    if let Err(v) = walked(w) {
+        return v;
+    }
+    let saved = memo
+        .get("pending")
+        .map_or_else(String::new, |p| format!(" ({} saved moves)", measured(p)));
+    Verdict::Pass(vec![format!(
+        "The ghost trailed your `@` by up to {} cells: the walking speed times the round trip of {} ms{saved}. That is how far ahead prediction draws you, and what reconciliation keeps honest.",
+        measured_f(w.max_gap, 1),
+        measured_f(rtt(lab), 0)
+    )])
+}
+
+// Lesson 3: the correction loop.
+
+fn l3_setup(lab: &mut Lab) {
+    lossy(lab, 20.0);
+    set(lab, "redundancy", 1);
+}
+
+fn l3_ask(lab: &Lab) -> Vec<String> {
+    vec![
+        format!(
+            "Client 1's link now loses {}% of its packets, each carrying {} command: the server misses commands, and client 1 is corrected (`corr`).",
+            measured(lab.link(0, crate::lab::Way::Up).loss_pct),
+            measured(dial(lab, "redundancy"))
+        ),
+        "The movement-corrections article's bug was a client that kept correcting while it moved and stopped only when it stood. Walk until `corr` counts up, then let go of the keys for a second.".to_owned(),
+    ]
+}
+
+fn l3_judge(lab: &Lab, w: &Watch, _: &mut Memo) -> Verdict {
+    let corr = w.corrections(lab);
+    if corr == 0 {
+        return Verdict::NotYet("walk with `WASD` until `corr` counts up".to_owned());
+    }
+    let Some((still, at)) = w.still_since else {
+        return Verdict::NotYet(format!(
+            "{} corrections so far: now stand still (let go of the keys)",
+            measured(corr)
+        ));
+    };
+    let stood = w.now.saturating_duration_since(still).as_secs_f64();
+    let after = lab.session(0).stats().corrections - at;
+    if stood < 1.0 {
+        return Verdict::NotYet("keep standing still".to_owned());
+    }
+    let (sent, lost) = w.packets_up(lab);
+    Verdict::Pass(vec![
+        format!(
+            "While you walked, {} of {} input packets were lost and client 1 was corrected {} times, each time replaying the moves after the acknowledged one. Standing still for {} s: {} corrections. No loop.",
+            measured(lost),
+            measured(sent),
+            measured(corr),
+            measured_f(stood, 1),
+            measured(after)
+        ),
+        "Every command has a number: the server applies each once, and the client replays exactly those not yet acknowledged, so one correction never causes the next.".to_owned(),
+    ])
+}
+
+// Lesson 4: redundancy and loss.
+
+fn l4_setup(lab: &mut Lab) {
+    lossy(lab, 20.0);
+}
+
+fn l4_ask(lab: &Lab) -> Vec<String> {
+    vec![format!(
+        "Client 1's link loses {}% of its packets (the red `×` on its lane). Each input packet carries the last {} commands. Turn that down to one: {}. Then walk.",
+        measured(lab.link(0, crate::lab::Way::Up).loss_pct),
+        measured(dial(lab, "redundancy")),
+        turn("redundancy", "[", "1")
+    )]
+}
+
+fn l4_wants(lab: &Lab) -> Result<(), String> {
+    match dial(lab, "redundancy") {
+        1 => Ok(()),
+        r => Err(format!(
+            "redundancy is {}: {}",
+            measured(r),
+            turn("redundancy", "[", "1")
+        )),
+    }
+}
+
+fn l4_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
+    if let Err(v) = walked(w) {
+        return v;
+    }
+    let corr = w.corrections(lab);
+    if corr == 0 {
+        return Verdict::NotYet("keep walking: no command lost yet".to_owned());
+    }
+    let (sent, lost) = w.packets_up(lab);
+    memo.keep("corrections", corr as f64);
+    Verdict::Pass(vec![format!(
+        "{} of {} input packets were lost and took their one command each with them: the server never applied those moves, and client 1 was corrected {} times.",
+        measured(lost),
+        measured(sent),
+        measured(corr)
+    )])
+}
+
+fn l4_again_setup(lab: &mut Lab) {
+    lossy(lab, 20.0);
+    set(lab, "redundancy", 1);
+}
+
+fn l4_again_ask(_: &Lab) -> Vec<String> {
+    vec!["Now turn the redundancy up (`]`) to `8` or more and walk the same way.".to_owned()]
+}
+
+fn l4_again_wants(lab: &Lab) -> Result<(), String> {
+    match dial(lab, "redundancy") {
+        r if r >= 8 => Ok(()),
+        r => Err(format!(
+            "redundancy is {}: {}",
+            measured(r),
+            turn("redundancy", "]", "8")
+        )),
+    }
+}
+
+fn l4_again_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
+    if let Err(v) = walked(w) {
+        return v;
+    }
+    let (sent, lost) = w.packets_up(lab);
+    if lost == 0 {
+        return Verdict::NotYet("keep walking: nothing lost yet".to_owned());
+    }
+    let corr = w.corrections(lab);
+    if corr > 0 {
+        return Verdict::Again(format!(
+            "{} corrections: a run of losses longer than the redundancy covers; walk on",
+            measured(corr)
+        ));
+    }
+    let before = memo.get("corrections").map_or_else(String::new, |c| {
+        format!(" (one command a packet: {} corrections)", measured(c))
+    });
+    Verdict::Pass(vec![format!(
+        "{} of {} packets lost, {} corrections{before}: each packet carried the last {} commands, so the next one to arrive brought the lost ones. Redundant inputs trade a few bytes for loss.",
+        measured(lost),
+        measured(sent),
+        measured(corr),
+        measured(dial(lab, "redundancy"))
+    )])
+}
+
+// Lesson 5: interpolation and the packet period.
+
+fn l5_look(lab: &Lab) -> Vec<String> {
+    let s = lab.session(0);
+    let Some(w) = walker(lab) else {
+        return vec!["The walker has not joined.".to_owned()];
+    };
+    let truth = server_cell(lab, w).unwrap_or_default();
+    let drawn = s.remote_position(w, lab.now()).unwrap_or_default();
+    let cell = f64::from(crate::sim::map::CELL);
+    let drawn = (drawn.0 / cell, drawn.1 / cell);
+    vec![
+        format!(
+            "The walker `{}`: the server has it at {} (left view); client 1 draws it at {} (right view), {} cells behind: where it was {} ms ago, client 1's interpolation delay.",
+            glyph(w),
+            fine_cell(truth),
+            fine_cell(drawn),
+            measured_f((truth.0 - drawn.0).hypot(truth.1 - drawn.1), 1),
+            measured_f(interp_ms(lab), 0)
+        ),
+        format!(
+            "Client 1 draws others between two snapshots it already has. A snapshot comes every {} ms (the packet period), so it stays more than one period behind; {} snapshots are buffered ahead of what it draws now.",
+            measured_f(period_ms(lab), 0),
+            measured(s.buffered_ahead(lab.now()))
+        ),
+    ]
+}
+
+fn l5_off_ask(_: &Lab) -> Vec<String> {
+    vec![format!(
+        "Press `i` to turn client 1's interpolation off, and lower the snapshot rate to `5 Hz` or less ({}). Watch the walker in client 1's view.",
+        turn("snapshot rate", "[", "5 Hz")
+    )]
+}
+
+fn l5_off_wants(lab: &Lab) -> Result<(), String> {
+    if switches(lab).interpolation {
+        return Err("client 1 still interpolates: press `i`".to_owned());
+    }
+    match dial(lab, "snapshot rate") {
+        r if r <= 5 => Ok(()),
+        r => Err(format!(
+            "snapshots come at {} Hz: {}",
+            measured(r),
+            turn("snapshot rate", "[", "5 Hz")
+        )),
+    }
+}
+
+fn l5_off_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
+    let Some(cv) = lab.remote_motion_cv(0) else {
+        return Verdict::NotYet("waiting for the walker to walk straight".to_owned());
+    };
+    if cv < 0.8 {
+        return Verdict::NotYet(format!(
+            "the walker's drawn speed varies by {} of its mean: not jumpy yet",
+            measured_f(cv, 2)
+        ));
+    }
+    memo.keep("cv_off", cv);
+    Verdict::Pass(vec![format!(
+        "The walker jumped: its drawn speed varied by {} of its mean over {} s (`remote_motion_cv`; `0` is even). It stood still for {} ms between snapshots, then jumped to the newest.",
+        measured_f(cv, 2),
+        secs(w),
+        measured_f(period_ms(lab), 0)
+    )])
+}
+
+fn slow_snapshots(lab: &mut Lab) {
+    set(lab, "snapshot rate", 5);
+}
+
+fn l5_short_ask(_: &Lab) -> Vec<String> {
+    vec![format!(
+        "Snapshots come slowly now, and interpolation is back on. Set the interpolation delay to half a period ({}): then there is often no next snapshot to move toward.",
+        turn("interpolation delay", "[", "0.5 x period")
+    )]
+}
+
+fn l5_short_wants(lab: &Lab) -> Result<(), String> {
+    match dial(lab, "interpolation delay") {
+        v if v <= 5 => Ok(()),
+        _ => Err(now_is(lab, "interpolation delay", "[", "0.5 x period")),
+    }
+}
+
+fn l5_short_judge(lab: &Lab, w: &Watch, _: &mut Memo) -> Verdict {
+    let dry = w.underruns(lab);
+    if dry == 0 {
+        return Verdict::NotYet("watching for interpolation to run dry".to_owned());
+    }
+    Verdict::Pass(vec![format!(
+        "Interpolation ran dry {} times in {} s: drawing {} ms behind, it passed the newest snapshot before the next came ({} ms apart), and had one snapshot, not two, to draw from. One full period behind is the least that always has two.",
+        measured(dry),
+        secs(w),
+        measured_f(interp_ms(lab), 0),
+        measured_f(period_ms(lab), 0)
+    )])
+}
+
+fn short_delay(lab: &mut Lab) {
+    slow_snapshots(lab);
+    set(lab, "interpolation delay", 5);
+}
+
+fn l5_long_ask(_: &Lab) -> Vec<String> {
+    vec![format!(
+        "Now raise the interpolation delay to two periods or more ({}).",
+        turn("interpolation delay", "]", "2.0 x period")
+    )]
+}
+
+fn l5_long_wants(lab: &Lab) -> Result<(), String> {
+    match dial(lab, "interpolation delay") {
+        v if v >= 20 => Ok(()),
+        _ => Err(now_is(lab, "interpolation delay", "]", "2.0 x period")),
+    }
+}
+
+fn l5_long_judge(lab: &Lab, w: &Watch, _: &mut Memo) -> Verdict {
+    let dry = w.underruns(lab);
+    if dry > 0 {
+        return Verdict::Again(format!(
+            "ran dry {} times: the delay is still too short",
+            measured(dry)
+        ));
+    }
+    let cv = lab
+        .remote_motion_cv(0)
+        .map_or_else(|| "not measured".to_owned(), |cv| measured_f(cv, 2));
+    Verdict::Pass(vec![format!(
+        "Dry {} times in {} s; the walker's drawn speed varies by {cv}. Two periods behind, a third snapshot is usually on its way: one late or lost still leaves two to draw between (the movement-corrections article keeps three). The price: others are drawn {} ms in the past.",
+        measured(dry),
+        secs(w),
+        measured_f(interp_ms(lab), 0)
+    )])
+}
+
+// Lesson 6: dead reckoning and correction styles.
+
+fn l6_ask(lab: &Lab) -> Vec<String> {
+    vec![format!(
+        "Press `x`: dead reckoning. Client 1 then draws the walker where its last known velocity puts it now, not {} ms in the past. Watch it overshoot when the walker turns.",
+        measured_f(interp_ms(lab), 0)
+    )]
+}
+
+fn extrapolating(lab: &Lab) -> Result<(), String> {
+    if !switches(lab).extrapolation {
+        return Err("client 1 does not extrapolate: press `x`".to_owned());
+    }
+    Ok(())
+}
+
+fn l6_judge(lab: &Lab, w: &Watch, _: &mut Memo) -> Verdict {
+    let s = lab.session(0).stats();
+    let guessed = s.frames_extrapolated - w.stats.frames_extrapolated;
+    let all = guessed + s.frames_interpolated - w.stats.frames_interpolated + s.frames_held
+        - w.stats.frames_held;
+    if guessed == 0 {
+        return Verdict::NotYet("no frame extrapolated yet".to_owned());
+    }
+    Verdict::Pass(vec![format!(
+        "{} of {} frames drew the walker guessed forward; the guess was up to {} cells from where the server had it. Each snapshot corrects the guess: how the drawing gets there is the correction style.",
+        measured(guessed),
+        measured(all),
+        measured_f(w.walker_gap, 1)
+    )])
+}
+
+fn dead_reckoning(lab: &mut Lab) {
+    lab.act(0, Action::ToggleExtrapolation);
+}
+
+fn l6_snap_ask(_: &Lab) -> Vec<String> {
+    vec![format!(
+        "Dead reckoning is on. Set the correction style to snap ({}): a wrong guess jumps onto the snapshot.",
+        turn("correction style", "[", "snap")
+    )]
+}
+
+fn style_wants(lab: &Lab, want: Value, name: &str) -> Result<(), String> {
+    extrapolating(lab)?;
+    if dial(lab, "correction style") != want {
+        return Err(format!(
+            "`k` to the correction style, then turn it to `{name}`"
+        ));
+    }
+    Ok(())
+}
+
+fn l6_snap_judge(_: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
+    memo.keep("jumps", w.walker_jumps as f64);
+    Verdict::Pass(vec![format!(
+        "With snap, the walker's drawing jumped {} times in {} s (half a cell or more at once), each time onto a snapshot that disagreed with the guess, which was off by up to {} cells.",
+        measured(w.walker_jumps),
+        secs(w),
+        measured_f(w.walker_gap, 1)
+    )])
+}
+
+fn snapping(lab: &mut Lab) {
+    dead_reckoning(lab);
+    set(lab, "correction style", 0);
+}
+
+fn l6_blend_ask(_: &Lab) -> Vec<String> {
+    vec!["Now turn the correction style up (`]`) to `blend`.".to_owned()]
+}
+
+fn l6_blend_judge(_: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
+    let snap = memo.get("jumps").map_or_else(
+        || "not measured in this run".to_owned(),
+        |j| format!("{} jumps", measured(j)),
+    );
+    Verdict::Pass(vec![format!(
+        "With blend, the same walker on the same path: {} jumps in {} s (snap: {snap}), off by up to {} cells. Snap moves the position at once; smooth closes the gap but its speed jumps; blend (projective velocity blending) changes neither at once: the second-order correction of the latency article.",
+        measured(w.walker_jumps),
+        secs(w),
+        measured_f(w.walker_gap, 1)
+    )])
+}
+
+// Lesson 7: tick rate, frame rate, update rate.
+
+fn l7_look(lab: &Lab) -> Vec<String> {
+    let secs = lab.elapsed().as_secs_f64().max(0.001);
+    let tick = lab.server().world().tick;
+    let snaps = lab.session(0).stats().snapshots_received as f64;
+    vec![
+        format!(
+            "Three rates. The tick rate: the server ran {} ticks in {} s, {} a second (the top line counts them); each tick is one step of the rules for everyone. It is fixed when the server starts.",
+            measured(tick),
+            measured_f(secs, 1),
+            measured_f(f64::from(tick) / secs, 0)
+        ),
+        format!(
+            "The frame rate (`fps`, top line) is how often this screen is drawn: many frames may fall between two ticks. The update rate is how often snapshots come: client 1 received {} a second.",
+            measured_f(snaps / secs, 0)
+        ),
+    ]
+}
+
+fn l7_snap_ask(_: &Lab) -> Vec<String> {
+    vec![format!(
+        "Set the snapshot rate, the update rate, to ten a second: {}.",
+        turn("snapshot rate", "[", "10 Hz")
+    )]
+}
+
+fn l7_snap_wants(lab: &Lab) -> Result<(), String> {
+    match dial(lab, "snapshot rate") {
+        10 => Ok(()),
+        r => Err(format!(
+            "the snapshot rate is {} Hz: {}",
+            measured(r),
+            turn("snapshot rate", "[ ]", "10 Hz")
+        )),
+    }
+}
+
+fn l7_snap_judge(lab: &Lab, w: &Watch, _: &mut Memo) -> Verdict {
+    let n = w.snapshots(lab);
+    let t = w.ticks(lab);
+    let s = w.elapsed().as_secs_f64();
+    if n == 0 {
+        return Verdict::NotYet("no snapshot yet".to_owned());
+    }
+    Verdict::Pass(vec![format!(
+        "Client 1 received {} snapshots in {} s, {} a second, while the server ran {} ticks: one snapshot every {} ticks. Fewer updates cost less bandwidth and draw others further in the past (interpolation delay now {} ms).",
+        measured(n),
+        measured_f(s, 1),
+        measured_f(n as f64 / s, 1),
+        measured(t),
+        measured_f(f64::from(t) / n as f64, 1),
+        measured_f(interp_ms(lab), 0)
+    )])
+}
+
+fn l7_input_ask(_: &Lab) -> Vec<String> {
+    vec![format!(
+        "Set client 1's input rate to ten packets a second ({}), and walk with `WASD`.",
+        turn("input rate", "[", "10 Hz")
+    )]
+}
+
+fn l7_input_wants(lab: &Lab) -> Result<(), String> {
+    match dial(lab, "input rate") {
+        10 => Ok(()),
+        r => Err(format!(
+            "client 1's input rate is {} Hz: {}",
+            measured(r),
+            turn("input rate", "[", "10 Hz")
+        )),
+    }
+}
+
+fn l7_input_judge(lab: &Lab, w: &Watch, _: &mut Memo) -> Verdict {
+    if let Err(v) = walked(w) {
+        return v;
+    }
+    let (sent, _) = w.packets_up(lab);
+    let cmds = w.commands(lab);
+    if sent == 0 {
+        return Verdict::NotYet("no input packet yet".to_owned());
+    }
+    Verdict::Pass(vec![format!(
+        "Client 1 sent {} input packets in {} s carrying {} commands: still one command a tick, batched about {} to a packet (a key change goes at once). The movement-corrections article batches the same way; the server still applies one command a tick.",
+        measured(sent),
+        secs(w),
+        measured(cmds),
+        measured_f(cmds as f64 / sent as f64, 1)
+    )])
+}
+
+// Lesson 8: the server's input buffer and speed hacks.
+
+fn credit(lab: &mut Lab) {
+    set(lab, "input buffer", 0);
+}
+
+fn l8_ask(_: &Lab) -> Vec<String> {
+    vec![
+        "The server applies client 1's commands as they come (the credit queue). Walk with `WASD` and watch the right end of its lane: the digits are commands applied on each of the last ticks.".to_owned(),
+    ]
+}
+
+fn applied_text(w: &Watch) -> (u64, String) {
+    let [z, o, t] = w.applied;
+    (
+        z + o + t,
+        format!(
+            "{} applied none, {} one, {} two or more",
+            measured(z),
+            measured(o),
+            measured(t)
+        ),
+    )
+}
+
+fn l8_judge(_: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
+    if let Err(v) = walked(w) {
+        return v;
+    }
+    let (n, text) = applied_text(w);
+    memo.keep("one", w.applied[1] as f64 / n.max(1) as f64);
+    Verdict::Pass(vec![format!(
+        "Of {} ticks, {text}: input packets arrive in bunches (jitter), so client 1 moves unevenly on the server, and others see it so.",
+        measured(n)
+    )])
+}
+
+fn l8_buffer_ask(_: &Lab) -> Vec<String> {
+    vec![format!(
+        "Set the input buffer to three ticks or more ({}), and walk again.",
+        turn("input buffer", "]", "3")
+    )]
+}
+
+fn l8_buffer_wants(lab: &Lab) -> Result<(), String> {
+    match dial(lab, "input buffer") {
+        v if (3..AUTO).contains(&v) => Ok(()),
+        _ => Err(now_is(lab, "input buffer", "]", "3")),
+    }
+}
+
+fn l8_buffer_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
+    if let Err(v) = walked(w) {
+        return v;
+    }
+    let (n, text) = applied_text(w);
+    let one = w.applied[1] as f64 / n.max(1) as f64;
+    if one < 0.8 {
+        return Verdict::NotYet(format!("of {} ticks so far, {text}", measured(n)));
+    }
+    let depth = dial(lab, "input buffer");
+    let tick_ms = 1000.0 / f64::from(lab.server().config().tick_rate);
+    let before = memo.get("one").map_or_else(String::new, |b| {
+        format!(" (credit queue: {}%)", measured_f(b * 100.0, 0))
+    });
+    let dropped = lab.server().input_buffer(me(lab)).map_or(0, |f| f.dropped);
+    Verdict::Pass(vec![format!(
+        "Of {} ticks, {text}: {}% with one command{before}. The buffer waits {} ticks, {} ms of latency, to even out arrival. It also stops speed hacks: one command a tick whatever arrives, so a client sending faster than the tick rate gains nothing ({} commands pushed out of a full buffer so far).",
+        measured(n),
+        measured_f(one * 100.0, 0),
+        measured(depth),
+        measured_f(f64::from(depth) * tick_ms, 0),
+        measured(dropped)
+    )])
+}
+
+// Lesson 9: lag compensation and its bound.
+
+fn l9_ask(_: &Lab) -> Vec<String> {
+    vec![
+        "Press `2` for the rail gun, then `space` to fire: anywhere will do, at the walker if you can. Watch the server view.".to_owned(),
+    ]
+}
+
+fn lag_comp_on(lab: &Lab) -> Result<(), String> {
+    if dial(lab, "lag compensation") == 0 {
+        return Err(format!(
+            "lag compensation is off: {}",
+            turn("lag compensation", "]", "on")
+        ));
+    }
+    Ok(())
+}
+
+fn rail_ms(lab: &Lab, ticks: u16) -> f64 {
+    f64::from(ticks) * 1000.0 / f64::from(lab.server().config().tick_rate)
+}
+
+fn l9_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
+    let Some(shot) = w.rails.last() else {
+        return Verdict::NotYet("fire the rail: `2`, then `space`".to_owned());
+    };
+    if shot.rewound_ticks == 0 {
+        return Verdict::Again("that shot was not rewound: fire again".to_owned());
+    }
+    let back = rail_ms(lab, shot.rewound_ticks);
+    memo.keep("rewound", back);
+    let hit = if shot.hit.is_some() {
+        " It hit: the server view shows `▢` where the walker was tested and `◆` where it really was."
+    } else {
+        ""
+    };
+    Verdict::Pass(vec![format!(
+        "The server rewound the others {} ticks, {} ms, before testing your shot: about the round trip ({} ms: the snapshot's way down and the shot's way up) plus the {} ms client 1 draws others behind its newest snapshot. You hit what you saw.{hit}",
+        measured(shot.rewound_ticks),
+        measured_f(back, 0),
+        measured_f(rtt(lab), 0),
+        measured_f(interp_ms(lab), 0)
+    )])
+}
+
+fn rail(lab: &mut Lab) {
+    lab.act(0, Action::SelectWeapon(1));
+}
+
+fn l9_bound_ask(_: &Lab) -> Vec<String> {
+    vec![format!(
+        "Now set the rewind bound to nothing ({}), and fire again.",
+        turn("rewind bound", "[", "0 ms")
+    )]
+}
+
+fn l9_bound_wants(lab: &Lab) -> Result<(), String> {
+    lag_comp_on(lab)?;
+    match dial(lab, "rewind bound") {
+        0 => Ok(()),
+        v => Err(format!(
+            "the rewind bound is {} ms: {}",
+            measured(v),
+            turn("rewind bound", "[", "0 ms")
+        )),
+    }
+}
+
+fn l9_bound_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
+    let Some(shot) = w.rails.last() else {
+        return Verdict::NotYet("fire the rail: `space`".to_owned());
+    };
+    if shot.rewound_ticks > 0 {
+        return Verdict::Again("that shot was still rewound: fire again".to_owned());
+    }
+    let before = memo.get("rewound").map_or_else(String::new, |ms| {
+        format!(" (a step ago it was rewound {} ms)", measured_f(ms, 0))
+    });
+    Verdict::Pass(vec![format!(
+        "Rewound {} ticks{before}: the bound now allows no latency, only the interpolation the server always undoes, and client 1's round trip of {} ms is past it, so the server tested the shot against the present. A target you aimed at had moved on: the shot misses. The bound keeps a laggy player from reaching far into others' past.",
+        measured(shot.rewound_ticks),
+        measured_f(rtt(lab), 0)
+    )])
+}
+
+// Lesson 10: projectiles, server birth and client flight.
+
+fn l10_ask(_: &Lab) -> Vec<String> {
+    vec![
+        "Press `1` for the blaster, then `space` to fire. Watch the bolt in both views.".to_owned(),
+    ]
+}
+
+fn l10_judge(lab: &Lab, w: &Watch, _: &mut Memo) -> Verdict {
+    let Some(fired) = w.fired_at else {
+        return Verdict::NotYet("fire the blaster: `1`, then `space`".to_owned());
+    };
+    let Some(born) = w.born_at else {
+        return Verdict::NotYet("fired: waiting for the server's bolt".to_owned());
+    };
+    let d = born.saturating_duration_since(fired).as_secs_f64() * 1000.0;
+    let me = me(lab);
+    let tick = lab
+        .server()
+        .game()
+        .projectiles()
+        .iter()
+        .rev()
+        .find(|p| p.owner == me)
+        .map_or_else(String::new, |p| format!(", at tick {}", measured(p.born)));
+    Verdict::Pass(vec![format!(
+        "Your bolt flew in client 1's view at once, with a muzzle flash (a tell that hides the wait); the server's bolt was born {} ms later, when the command arrived (half the round trip is {} ms){tick}. Client 1 flies its own bolt on the path the server gives it and drops it at the server's removal tick: server birth, client flight. The server moves bolts in sub-steps so none skips a wall.",
+        measured_f(d, 0),
+        measured_f(rtt(lab) / 2.0, 0)
+    )])
+}
+
+const fn look(setup: fn(&mut Lab), lead_ms: u64, say: fn(&Lab) -> Vec<String>) -> Step {
+    Step {
+        setup,
+        lead_ms,
+        say,
+        task: None,
+        example: &[],
+    }
+}
+
+type Judge = fn(&Lab, &Watch, &mut Memo) -> Verdict;
+
+const fn task(
+    setup: fn(&mut Lab),
+    say: fn(&Lab) -> Vec<String>,
+    wants: fn(&Lab) -> Result<(), String>,
+    window_ms: u64,
+    judge: Judge,
+    example: &'static [(u64, Act)],
+) -> Step {
+    Step {
+        setup,
+        lead_ms: 2000,
+        say,
+        task: Some(Task {
+            wants,
+            window_ms,
+            judge,
+        }),
+        example,
+    }
+}
+
+const P: Act = Act::Do(Action::TogglePrediction);
+const FIRE: Act = Act::Hold(Buttons::FIRE);
+
+/// A learner doing `first` at 100 ms, then walking about from `t` ms.
+const fn then_walk(first: Act, t: u64) -> [(u64, Act); 10] {
+    let w = walk_from!(t);
+    [
+        (100, first),
+        w[0],
+        w[1],
+        w[2],
+        w[3],
+        w[4],
+        w[5],
+        w[6],
+        w[7],
+        w[8],
+    ]
+}
+
+const EX1: [(u64, Act); 10] = then_walk(P, 400);
+const EX2: [(u64, Act); 10] = then_walk(Act::Do(Action::CycleGhosts), 400);
+const EX3: [(u64, Act); 10] = then_walk(Act::Dial("redundancy", 1), 300);
+const EX4: [(u64, Act); 10] = then_walk(Act::Dial("redundancy", 8), 300);
+const EX5: [(u64, Act); 10] = then_walk(Act::Dial("input rate", 10), 300);
+const EX6: [(u64, Act); 10] = then_walk(Act::Dial("input buffer", 3), 300);
+
+/// Every lesson, in the course's order.
+pub(crate) static LESSONS: &[Lesson] = &[
+    Lesson {
+        title: "Latency and the dumb client",
+        articles: &[
+            "improved-latency-handling",
+            "prediction-reconciliation-blog",
+        ],
+        covers: &[
+            "the dumb terminal: a client that waits for the server",
+            "RTT measured from echoed timestamps",
+        ],
+        scenario: Scenario {
+            profile: "bad",
+            seed: 11,
+        },
+        steps: &[
+            look(nothing, 2500, l1_look),
+            task(nothing, l1_ask, l1_wants, 2000, l1_judge, &EX1),
+        ],
+    },
+    Lesson {
+        title: "Prediction and reconciliation",
+        articles: &[
+            "prediction-reconciliation-blog",
+            "fps-prediction-revisited",
+            "improved-latency-handling",
+            "tickrate-lerp-prediction-devdoc",
+        ],
+        covers: &[
+            "saved moves, acks with move id and position, replay of the rest",
+            "sent vs acked moves",
+            "a ring buffer of predicted moves by prediction id",
+            "the ghost: a debug switch showing the server's position",
+        ],
+        scenario: Scenario {
+            profile: "bad",
+            seed: 12,
+        },
+        steps: &[
+            task(nothing, l2_ask, ok, 2000, l2_judge, &WALK),
+            task(
+                nothing,
+                l2_ghost_ask,
+                l2_ghost_wants,
+                2000,
+                l2_ghost_judge,
+                &EX2,
+            ),
+        ],
+    },
+    Lesson {
+        title: "The correction loop",
+        articles: &["player-movement-corrections"],
+        covers: &["the correction-loop bug, and why numbered commands and replay avoid it"],
+        scenario: Scenario {
+            profile: "lan",
+            seed: 13,
+        },
+        steps: &[task(l3_setup, l3_ask, ok, 1500, l3_judge, &WALK)],
+    },
+    Lesson {
+        title: "Redundancy and loss",
+        articles: &["fps-prediction-revisited"],
+        covers: &["redundant inputs: each packet repeats the commands not yet acknowledged"],
+        scenario: Scenario {
+            profile: "lan",
+            seed: 14,
+        },
+        steps: &[
+            task(l4_setup, l4_ask, l4_wants, 2000, l4_judge, &EX3),
+            task(
+                l4_again_setup,
+                l4_again_ask,
+                l4_again_wants,
+                2000,
+                l4_again_judge,
+                &EX4,
+            ),
+        ],
+    },
+    Lesson {
+        title: "Interpolation and the packet period",
+        articles: &[
+            "improved-latency-handling",
+            "player-movement-corrections",
+            "tickrate-lerp-prediction-devdoc",
+        ],
+        covers: &[
+            "interpolation between snapshots; the interpolation period is the packet period",
+            "why at least two snapshots, and why three are buffered",
+            "lerp of cached positions",
+        ],
+        scenario: Scenario {
+            profile: "lan",
+            seed: 15,
+        },
+        steps: &[
+            look(nothing, 3000, l5_look),
+            task(
+                nothing,
+                l5_off_ask,
+                l5_off_wants,
+                3000,
+                l5_off_judge,
+                &[
+                    (100, Act::Do(Action::ToggleInterpolation)),
+                    (200, Act::Dial("snapshot rate", 5)),
+                ],
+            ),
+            task(
+                slow_snapshots,
+                l5_short_ask,
+                l5_short_wants,
+                3000,
+                l5_short_judge,
+                &[(100, Act::Dial("interpolation delay", 5))],
+            ),
+            task(
+                short_delay,
+                l5_long_ask,
+                l5_long_wants,
+                3000,
+                l5_long_judge,
+                &[(100, Act::Dial("interpolation delay", 20))],
+            ),
+        ],
+    },
+    Lesson {
+        title: "Dead reckoning and correction styles",
+        articles: &["improved-latency-handling"],
+        covers: &[
+            "dead reckoning: extrapolating others along their velocity",
+            "three ways to correct: snap, interpolate (smooth), second order (blend)",
+        ],
+        scenario: Scenario {
+            profile: "mobile",
+            seed: 16,
+        },
+        steps: &[
+            task(
+                nothing,
+                l6_ask,
+                extrapolating,
+                3000,
+                l6_judge,
+                &[(100, Act::Do(Action::ToggleExtrapolation))],
+            ),
+            task(
+                dead_reckoning,
+                l6_snap_ask,
+                |lab| style_wants(lab, 0, "snap"),
+                4000,
+                l6_snap_judge,
+                &[(100, Act::Dial("correction style", 0))],
+            ),
+            task(
+                snapping,
+                l6_blend_ask,
+                |lab| style_wants(lab, 2, "blend"),
+                4000,
+                l6_blend_judge,
+                &[(100, Act::Dial("correction style", 2))],
+            ),
+        ],
+    },
+    Lesson {
+        title: "Tick rate, frame rate, update rate",
+        articles: &[
+            "tickrate-lerp-prediction-devdoc",
+            "player-movement-corrections",
+        ],
+        covers: &[
+            "tick rate vs frame rate vs update rate (snapshot rate)",
+            "input batched into packets (command rate), rate limits",
+        ],
+        scenario: Scenario {
+            profile: "lan",
+            seed: 17,
+        },
+        steps: &[
+            look(nothing, 3000, l7_look),
+            task(
+                nothing,
+                l7_snap_ask,
+                l7_snap_wants,
+                3000,
+                l7_snap_judge,
+                &[(100, Act::Dial("snapshot rate", 10))],
+            ),
+            task(
+                nothing,
+                l7_input_ask,
+                l7_input_wants,
+                2000,
+                l7_input_judge,
+                &EX5,
+            ),
+        ],
+    },
+    Lesson {
+        title: "The server's input buffer and speed hacks",
+        articles: &["fps-prediction-revisited"],
+        covers: &[
+            "a per-client jitter buffer on the server",
+            "the same buffer stops speed hacks",
+        ],
+        scenario: Scenario {
+            profile: "wifi",
+            seed: 18,
+        },
+        steps: &[
+            task(credit, l8_ask, ok, 2000, l8_judge, &WALK),
+            task(
+                credit,
+                l8_buffer_ask,
+                l8_buffer_wants,
+                2000,
+                l8_buffer_judge,
+                &EX6,
+            ),
+        ],
+    },
+    Lesson {
+        title: "Lag compensation and its bound",
+        articles: &[
+            "improved-latency-handling",
+            "tickrate-lerp-prediction-devdoc",
+        ],
+        covers: &[
+            "server-side rewind for hitscan weapons",
+            "the bound on how far back the server rewinds",
+        ],
+        scenario: Scenario {
+            profile: "mobile",
+            seed: 19,
+        },
+        steps: &[
+            task(
+                nothing,
+                l9_ask,
+                lag_comp_on,
+                300,
+                l9_judge,
+                &[
+                    (100, Act::Do(Action::SelectWeapon(1))),
+                    (800, FIRE),
+                    (1400, Act::Hold(NONE)),
+                ],
+            ),
+            task(
+                rail,
+                l9_bound_ask,
+                l9_bound_wants,
+                300,
+                l9_bound_judge,
+                &[
+                    (100, Act::Dial("rewind bound", 0)),
+                    (200, FIRE),
+                    (400, Act::Hold(NONE)),
+                ],
+            ),
+        ],
+    },
+    Lesson {
+        title: "Projectiles: server birth, client flight",
+        articles: &[
+            "tickrate-lerp-prediction-devdoc",
+            "improved-latency-handling",
+        ],
+        covers: &[
+            "client-side bullet travel with server birth and removal",
+            "several physics steps per tick (bolt sub-steps)",
+            "tells that hide latency (the muzzle flash)",
+        ],
+        scenario: Scenario {
+            profile: "bad",
+            seed: 20,
+        },
+        steps: &[task(
+            nothing,
+            l10_ask,
+            ok,
+            300,
+            l10_judge,
+            &[
+                (100, Act::Do(Action::SelectWeapon(0))),
+                (200, FIRE),
+                (300, Act::Hold(NONE)),
+            ],
+        )],
+    },
+];

@@ -1,0 +1,300 @@
+//! Every lesson driven headless: a scripted learner who does what each step asks
+//! completes it; one who does something else does not, and the step says why. Every
+//! number in the lessons' words is one the lab measured.
+
+use std::time::{Duration, Instant};
+
+use super::lessons::LESSONS;
+use super::runner::{Phase, Runner, play};
+use super::*;
+use crate::client::play::input::Action;
+use crate::sim::world::Buttons;
+
+/// Longest a scripted learner gets for one step, in virtual ms.
+const STEP_MS: u64 = 12_000;
+
+/// Lesson `n` at its first step, its lab built.
+fn start(n: usize) -> (Runner, Lab) {
+    let t0 = Instant::now();
+    let mut lab = Lab::new(&LESSONS[n].scenario.config(), t0).unwrap();
+    let mut runner = Runner::new(n, 0, t0);
+    runner.enter(&mut lab).unwrap();
+    (runner, lab)
+}
+
+/// Every text the learner reads now: what the step said, and what the check says.
+fn texts(runner: &Runner) -> Vec<String> {
+    let mut out = runner.said.clone();
+    match &runner.phase {
+        Phase::Doing(why) => out.push(why.clone()),
+        Phase::Checked(lines) => out.extend(lines.iter().cloned()),
+        _ => {}
+    }
+    out
+}
+
+/// `text` without its measured numbers and its backticked keys and values.
+fn unquoted(text: &str) -> String {
+    // Its one name with a digit.
+    let text = text
+        .replace("client 1", "client")
+        .replace("Client 1", "Client");
+    let mut out = String::new();
+    let mut skip = None;
+    for c in text.chars() {
+        match (skip, c) {
+            (None, '⟨') => skip = Some('⟩'),
+            (None, '`') => skip = Some('`'),
+            (Some(end), c) if c == end => skip = None,
+            (None, c) => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The panel's rows inside its border at 100x30 with the lesson's two views.
+const ROWS_AT_100X30: usize = 9;
+
+/// What the panel shows now fits a 100x30 terminal's panel, 98 columns by 9 rows.
+fn assert_fits(runner: &Runner) {
+    let lines: Vec<String> = super::coach::paragraphs(runner, None)
+        .iter()
+        .flat_map(|p| super::coach::wrap(p, 98))
+        .collect();
+    assert!(
+        lines.len() <= ROWS_AT_100X30,
+        "lesson {} step {}: {} rows at 100x30: {lines:#?}",
+        runner.lesson + 1,
+        runner.step + 1,
+        lines.len()
+    );
+}
+
+fn assert_no_own_numbers(runner: &Runner) {
+    assert_fits(runner);
+    for t in texts(runner) {
+        assert!(
+            !unquoted(&t).chars().any(|c| c.is_ascii_digit()),
+            "lesson {} step {}: a number the lab did not measure in {t:?}",
+            runner.lesson + 1,
+            runner.step + 1
+        );
+    }
+}
+
+/// Lesson `n` taken by a learner who does what every step asks: each step is checked
+/// within its time, and the lesson ends complete.
+fn completes(n: usize) {
+    let (mut runner, mut lab) = start(n);
+    for s in 0..LESSONS[n].steps.len() {
+        assert_eq!(runner.step, s);
+        assert_no_own_numbers(&runner);
+        let step = runner.current();
+        if step.task.is_none() {
+            assert!(!runner.go_on(&mut lab).unwrap(), "a look step goes on");
+            continue;
+        }
+        assert!(runner.go_on(&mut lab).unwrap(), "the task runs the world");
+        play(&mut runner, &mut lab, step.example, STEP_MS);
+        assert!(
+            runner.checked(),
+            "lesson {} step {}: not checked: {:?}",
+            n + 1,
+            s + 1,
+            runner.phase
+        );
+        assert_no_own_numbers(&runner);
+        let Phase::Checked(lines) = &runner.phase else {
+            unreachable!()
+        };
+        if std::env::var_os("LEARN_SHOW").is_some() {
+            eprintln!(
+                "L{} S{} SAID {:?}\n  CHECKED {:?}",
+                n + 1,
+                s + 1,
+                runner.said,
+                lines
+            );
+        }
+        assert!(
+            lines.iter().any(|l| l.contains('⟨')),
+            "lesson {} step {}: the check quotes no measurement: {lines:?}",
+            n + 1,
+            s + 1
+        );
+        runner.next(&mut lab).unwrap();
+    }
+    assert_eq!(runner.phase, Phase::Complete);
+}
+
+/// Every task step of lesson `n` taken by a learner who does `wrong` instead: none is
+/// checked, and each says why.
+fn refuses(n: usize, wrong: &[(u64, Act)]) {
+    let (mut runner, mut lab) = start(n);
+    for s in 0..LESSONS[n].steps.len() {
+        runner.step = s;
+        runner.enter(&mut lab).unwrap();
+        if runner.current().task.is_none() {
+            continue;
+        }
+        runner.go_on(&mut lab).unwrap();
+        play(&mut runner, &mut lab, wrong, 6000);
+        let Phase::Doing(why) = &runner.phase else {
+            panic!(
+                "lesson {} step {}: checked though the learner did else: {:?}",
+                n + 1,
+                s + 1,
+                runner.phase
+            );
+        };
+        assert!(
+            !why.is_empty(),
+            "lesson {} step {}: no reason",
+            n + 1,
+            s + 1
+        );
+        assert_no_own_numbers(&runner);
+    }
+}
+
+/// A learner who presses a switch no step asks for and stands still.
+const IDLE: &[(u64, Act)] = &[(100, Act::Do(Action::ToggleSmoothing))];
+
+macro_rules! lesson_tests {
+    ($($name:ident $n:literal,)*) => {
+        $(
+            mod $name {
+                #[test]
+                fn completes_when_the_learner_does_as_asked() {
+                    super::completes($n);
+                }
+
+                #[test]
+                fn does_not_when_the_learner_does_something_else() {
+                    super::refuses($n, super::IDLE);
+                }
+            }
+        )*
+    };
+}
+
+lesson_tests! {
+    latency 0,
+    prediction 1,
+    correction_loop 2,
+    redundancy 3,
+    interpolation 4,
+    dead_reckoning 5,
+    rates 6,
+    input_buffer 7,
+    lag_compensation 8,
+    projectiles 9,
+}
+
+const WALKING: [(u64, Act); 6] = [
+    (100, Act::Hold(Buttons::RIGHT)),
+    (600, Act::Hold(Buttons::DOWN)),
+    (1000, Act::Hold(Buttons::LEFT)),
+    (1500, Act::Hold(Buttons::UP)),
+    (1900, Act::Hold(Buttons::RIGHT)),
+    (2400, Act::Hold(Buttons::empty())),
+];
+
+/// A scripted learner: what it does, ms after the step's world starts.
+type Script = Vec<(u64, Act)>;
+
+/// A learner who turns a dial part of the way, or the wrong one, is told what is
+/// missing: walking without the redundancy up; interpolation off at the old snapshot
+/// rate; the rewind bound not low enough.
+#[test]
+fn half_done_is_not_done() {
+    let cases: [(usize, usize, Script, &str); 3] = [
+        (
+            3,
+            1,
+            {
+                let mut s = vec![(50, Act::Dial("redundancy", 4))];
+                s.extend(WALKING);
+                s
+            },
+            "redundancy is",
+        ),
+        (
+            4,
+            1,
+            vec![(100, Act::Do(Action::ToggleInterpolation))],
+            "snapshots come at",
+        ),
+        (
+            8,
+            1,
+            vec![
+                (100, Act::Dial("rewind bound", 100)),
+                (200, Act::Hold(Buttons::FIRE)),
+            ],
+            "rewind bound is",
+        ),
+    ];
+    for (n, s, script, why) in cases {
+        let (mut runner, mut lab) = start(n);
+        runner.step = s;
+        runner.enter(&mut lab).unwrap();
+        runner.go_on(&mut lab).unwrap();
+        play(&mut runner, &mut lab, &script, 5000);
+        match &runner.phase {
+            Phase::Doing(said) => assert!(said.contains(why), "{said}"),
+            other => panic!("lesson {} step {}: {other:?}", n + 1, s + 1),
+        }
+    }
+}
+
+/// A step's words quote the run: the same step on a lab whose link changed says
+/// another round trip.
+#[test]
+fn the_words_change_with_the_run() {
+    let (runner, mut lab) = start(0);
+    let say = runner.current().say;
+    let before = say(&lab);
+    let lan = crate::net::conditioner::Conditions::profile("lan").unwrap();
+    lab.set_link(0, lan.clone(), lan);
+    let later = lab.now() + Duration::from_secs(3);
+    lab.run_until(later);
+    let after = say(&lab);
+    assert_ne!(before[0], after[0]);
+    assert_eq!(unquoted(&before[0]), unquoted(&after[0]));
+}
+
+/// The course covers every technique the issue names, each by some lesson.
+#[test]
+fn the_course_covers_every_technique() {
+    let all: String = LESSONS
+        .iter()
+        .flat_map(|l| l.covers.iter().chain([&l.title]))
+        .map(|c| c.to_lowercase())
+        .collect::<Vec<_>>()
+        .join(" | ");
+    for item in [
+        "dumb",
+        "saved moves",
+        "acks",
+        "replay",
+        "redundan",
+        "interpolation",
+        "three are buffered",
+        "dead reckoning",
+        "snap",
+        "tick rate",
+        "frame rate",
+        "update rate",
+        "jitter buffer",
+        "speed hacks",
+        "rewind",
+        "bound",
+        "server birth",
+        "correction-loop",
+    ] {
+        assert!(all.contains(item), "no lesson covers {item:?}: {all}");
+    }
+    assert!(LESSONS.len() >= 8);
+}

@@ -1,0 +1,263 @@
+//! What a lesson watches while the learner tries something: client 1's and the server's
+//! figures from the moment what was asked was set up, so a judge can say what it caused.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use crate::client::netcode::net_stats::SessionStats;
+use crate::lab::Lab;
+use crate::net::protocol::RailShot;
+use crate::sim::map::CELL;
+use crate::sim::world::{Buttons, PlayerId};
+
+/// Numbers a lesson keeps from one step to a later one (a measure under one setting,
+/// to set beside another's).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Memo(BTreeMap<&'static str, f64>);
+
+impl Memo {
+    pub(crate) fn keep(&mut self, name: &'static str, v: f64) {
+        self.0.insert(name, v);
+    }
+
+    pub(crate) fn get(&self, name: &'static str) -> Option<f64> {
+        self.0.get(name).copied()
+    }
+}
+
+/// A drawing that moves this much more than the truth between two looks jumped.
+const JUMP_CELLS: f64 = 0.5;
+
+/// Client 1 (the learner's) and the server, watched from `since`.
+#[derive(Clone, Debug)]
+pub(crate) struct Watch {
+    pub(crate) since: Instant,
+    pub(crate) now: Instant,
+    /// Client 1's counters when the watch began.
+    pub(crate) stats: SessionStats,
+    pub(crate) tick: u32,
+    /// Its input packets sent and dropped on the way up, when the watch began.
+    pub(crate) up: (u64, u64),
+    pub(crate) max_pending: u32,
+    /// Cells between where client 1 predicts itself and where the server last said.
+    pub(crate) max_gap: f64,
+    /// Cells the server moved client 1's player.
+    pub(crate) moved: f64,
+    last_pos: Option<(i32, i32)>,
+    /// Since when the server has not moved client 1's player, and its corrections then.
+    pub(crate) still_since: Option<(Instant, u64)>,
+    /// When the learner first held a key, and when client 1's own `@` was first drawn
+    /// somewhere else after that.
+    pub(crate) key_at: Option<Instant>,
+    drawn_from: Option<(f64, f64)>,
+    pub(crate) drawn_moved_at: Option<Instant>,
+    /// Client 1's rail shots as the server decided them.
+    pub(crate) rails: Vec<RailShot>,
+    /// Client 1's own shots at the start; when it first predicted a new one, and when
+    /// the server first had a bolt of client 1's in flight.
+    shots_before: usize,
+    pub(crate) fired_at: Option<Instant>,
+    pub(crate) born_at: Option<Instant>,
+    /// Server ticks that applied no command of client 1's, one, two or more.
+    pub(crate) applied: [u64; 3],
+    /// Cells between where client 1 draws the walker and where the server has it.
+    pub(crate) walker_gap: f64,
+    /// Times the walker's drawing jumped: moved half a cell or more unlike the truth
+    /// between two looks.
+    pub(crate) walker_jumps: u64,
+    last_walker: Option<((f64, f64), (f64, f64))>,
+    /// Server ticks watched, for `applied`.
+    seen_tick: u32,
+}
+
+/// Client 1's player id.
+pub(crate) fn me(lab: &Lab) -> PlayerId {
+    lab.session(0).player_id()
+}
+
+/// The walker's id: the server's other player.
+pub(crate) fn walker(lab: &Lab) -> Option<PlayerId> {
+    let me = me(lab);
+    lab.server()
+        .world()
+        .players()
+        .iter()
+        .map(|(id, _)| *id)
+        .find(|id| *id != me)
+}
+
+/// Where the server has player `id`, in cells.
+pub(crate) fn server_cell(lab: &Lab, id: PlayerId) -> Option<(f64, f64)> {
+    let s = lab.server().world().get(id)?;
+    Some((
+        f64::from(s.x) / f64::from(CELL),
+        f64::from(s.y) / f64::from(CELL),
+    ))
+}
+
+/// Where client 1 draws its own player (sub-cell units): its prediction, or with
+/// prediction off what the server last said.
+fn own_drawn(lab: &Lab) -> Option<(f64, f64)> {
+    let s = lab.session(0);
+    if s.switches().prediction {
+        s.predicted_drawn()
+    } else {
+        s.server_state().map(|v| (f64::from(v.x), f64::from(v.y)))
+    }
+}
+
+fn up_counts(lab: &Lab) -> (u64, u64) {
+    let c = &lab.clients[0];
+    let t = c.up.traffic();
+    (t.sent, t.dropped)
+}
+
+impl Watch {
+    pub(crate) fn new(lab: &Lab) -> Watch {
+        let s = lab.session(0);
+        let now = lab.now();
+        Watch {
+            since: now,
+            now,
+            stats: s.stats().clone(),
+            tick: lab.server().world().tick,
+            up: up_counts(lab),
+            max_pending: 0,
+            max_gap: 0.0,
+            moved: 0.0,
+            last_pos: None,
+            still_since: None,
+            key_at: None,
+            drawn_from: own_drawn(lab),
+            drawn_moved_at: None,
+            rails: Vec::new(),
+            shots_before: s.combat().own_shots().len(),
+            fired_at: None,
+            born_at: None,
+            applied: [0; 3],
+            walker_gap: 0.0,
+            walker_jumps: 0,
+            last_walker: None,
+            seen_tick: lab.server().world().tick,
+        }
+    }
+
+    /// How long it has watched.
+    pub(crate) fn elapsed(&self) -> Duration {
+        self.now.saturating_duration_since(self.since)
+    }
+
+    /// Client 1's counters since the watch began.
+    pub(crate) fn corrections(&self, lab: &Lab) -> u64 {
+        lab.session(0).stats().corrections - self.stats.corrections
+    }
+
+    pub(crate) fn underruns(&self, lab: &Lab) -> u64 {
+        lab.session(0).stats().underruns - self.stats.underruns
+    }
+
+    pub(crate) fn snapshots(&self, lab: &Lab) -> u64 {
+        lab.session(0).stats().snapshots_received - self.stats.snapshots_received
+    }
+
+    pub(crate) fn commands(&self, lab: &Lab) -> u64 {
+        lab.session(0).stats().commands_sent - self.stats.commands_sent
+    }
+
+    /// Input packets sent and lost on the way up since the watch began.
+    pub(crate) fn packets_up(&self, lab: &Lab) -> (u64, u64) {
+        let (sent, dropped) = up_counts(lab);
+        (sent - self.up.0, dropped - self.up.1)
+    }
+
+    pub(crate) fn ticks(&self, lab: &Lab) -> u32 {
+        lab.server().world().tick - self.tick
+    }
+
+    /// Looks at the lab now.
+    pub(crate) fn observe(&mut self, lab: &Lab) {
+        let now = lab.now();
+        self.now = now;
+        let s = lab.session(0);
+        let me = me(lab);
+        self.max_pending = self.max_pending.max(s.pending_commands());
+        if let (Some(p), Some(v)) = (s.predicted(), s.server_state()) {
+            let gap = f64::from(p.x - v.x).hypot(f64::from(p.y - v.y)) / f64::from(CELL);
+            self.max_gap = self.max_gap.max(gap);
+        }
+        if let Some(state) = lab.server().world().get(me) {
+            let pos = (state.x, state.y);
+            match self.last_pos.replace(pos) {
+                Some(last) if last != pos => {
+                    let d = f64::from(pos.0 - last.0).hypot(f64::from(pos.1 - last.1));
+                    self.moved += d / f64::from(CELL);
+                    self.still_since = None;
+                }
+                _ => {
+                    if self.still_since.is_none() {
+                        self.still_since = Some((now, s.stats().corrections));
+                    }
+                }
+            }
+        }
+        let held = lab.clients[0].held;
+        if self.key_at.is_none() && held != Buttons::empty() {
+            self.key_at = Some(now);
+            self.drawn_from = own_drawn(lab);
+        }
+        if self.key_at.is_some() && self.drawn_moved_at.is_none() {
+            let drawn = own_drawn(lab);
+            if drawn.is_some() && drawn != self.drawn_from {
+                self.drawn_moved_at = Some(now);
+            }
+        }
+        for r in &lab.rails {
+            let shot = r.shot;
+            if shot.shooter == me
+                && r.at >= self.since
+                && !self.rails.iter().any(|s| s.tick == shot.tick)
+            {
+                self.rails.push(shot);
+            }
+        }
+        if self.fired_at.is_none() && s.combat().own_shots().len() > self.shots_before {
+            self.fired_at = Some(now);
+        }
+        if self.fired_at.is_some()
+            && self.born_at.is_none()
+            && lab
+                .server()
+                .game()
+                .projectiles()
+                .iter()
+                .any(|p| p.owner == me)
+        {
+            self.born_at = Some(now);
+        }
+        let tick = lab.server().world().tick;
+        if tick > self.seen_tick
+            && let Some(f) = lab.server().input_buffer(me)
+        {
+            let new = ((tick - self.seen_tick) as usize).min(f.applied.len());
+            for &n in &f.applied[f.applied.len() - new..] {
+                self.applied[usize::from(n.min(2))] += 1;
+            }
+        }
+        self.seen_tick = tick;
+        if let Some(w) = walker(lab)
+            && let (Some(drawn), Some(truth)) = (s.remote_position(w, now), server_cell(lab, w))
+        {
+            // Drawn in sub-cell units; the truth in cells.
+            let drawn = (drawn.0 / f64::from(CELL), drawn.1 / f64::from(CELL));
+            let gap = (drawn.0 - truth.0).hypot(drawn.1 - truth.1);
+            self.walker_gap = self.walker_gap.max(gap);
+            if let Some((d, t)) = self.last_walker.replace((drawn, truth)) {
+                let unlike =
+                    (drawn.0 - d.0 - (truth.0 - t.0)).hypot(drawn.1 - d.1 - (truth.1 - t.1));
+                if unlike >= JUMP_CELLS {
+                    self.walker_jumps += 1;
+                }
+            }
+        }
+    }
+}
