@@ -219,12 +219,28 @@ impl Projectile {
         map: &Map,
         rules: &CombatRules,
         age: u32,
+        hit: impl FnMut(&Projectile) -> Option<T>,
+    ) -> Leg<T> {
+        self.fly_tick_carried(map, rules, 0, age, hit)
+    }
+
+    /// [`Projectile::fly_tick`] for a bolt that had flown `carry` sub-steps when its
+    /// `age` was counted from 0 again: the server's bolts in flight when the tick rate
+    /// changes go on from the sub-steps they have flown, at the new rate's pace.
+    pub(crate) fn fly_tick_carried<T>(
+        &mut self,
+        map: &Map,
+        rules: &CombatRules,
+        carry: u32,
+        age: u32,
         mut hit: impl FnMut(&Projectile) -> Option<T>,
     ) -> Leg<T> {
-        let (from, to) = (
-            rules.bolt_substeps(age),
-            rules.bolt_substeps(age.saturating_add(1)),
-        );
+        let at = |a: u32| {
+            carry
+                .saturating_add(rules.bolt_substeps(a))
+                .min(BOLT_RANGE_SUBSTEPS)
+        };
+        let (from, to) = (at(age), at(age.saturating_add(1)));
         if from >= BOLT_RANGE_SUBSTEPS {
             return Leg::Spent;
         }

@@ -196,7 +196,10 @@ impl Combat {
                 self.flights.clear();
                 self.own.clear();
             }
-            GameEvent::Kill { .. } | GameEvent::Chat { .. } | GameEvent::MapChunk(_) => {}
+            GameEvent::Kill { .. }
+            | GameEvent::Chat { .. }
+            | GameEvent::MapChunk(_)
+            | GameEvent::TickRate { .. } => {}
         }
         verdict
     }

@@ -90,6 +90,15 @@ impl ClientSession {
                 continue;
             }
             self.next_event += 1;
+            if let &GameEvent::TickRate {
+                tick_rate,
+                snapshot_interval,
+                from_tick,
+                from_seq,
+            } = event
+            {
+                self.change_tick_rate(now, tick_rate, snapshot_interval, from_tick, from_seq);
+            }
             if let GameEvent::MapChunk(chunk) = event
                 && let Err(e) = self.map_chunks.add(now, chunk)
             {
@@ -221,7 +230,7 @@ impl ClientSession {
     /// new snapshot.
     fn observe_timing(&mut self, now: Instant, snap: &Snapshot, dropped: u32, withheld: u32) {
         let local = self.local_secs(now);
-        let server = f64::from(snap.tick) / self.tick_rate;
+        let server = self.timeline.secs(f64::from(snap.tick));
         self.clock.observe(local, server);
         self.recent_loss.observe(dropped);
         self.recent_withheld.observe(withheld);
@@ -305,6 +314,7 @@ impl ClientSession {
             rules: &self.rules,
             me: self.player_id,
             others: &others,
+            earlier: self.earlier_rules.as_ref().map(|(s, r)| (*s, r)),
         };
         let mut disagreement = p.disagreement(snap.ack_seq);
         // Reconciliation off: the prediction was never put where the server had us
