@@ -291,9 +291,11 @@ pub static DIALS: &[Dial] = &[
         get: |lab, _| u32::from(lab.server.config().tick_rate),
         set: |lab, _, v| {
             lab.server.set_tick_rate(clamp_u16(v).clamp(10, 128));
-            // The server's next tick comes when it was due; the ones after at the new
-            // period. The clients learn it from the server, over their links.
+            // The switch is at the last tick: the next comes one new period after it.
+            // The clients learn it from the server, over their links.
+            let last = lab.next_tick - lab.tick;
             lab.tick = Duration::from_secs(1) / u32::from(lab.server.config().tick_rate);
+            lab.next_tick = last + lab.tick;
         },
         explain: tick_rate_explain,
     },

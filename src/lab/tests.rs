@@ -401,10 +401,129 @@ fn dials_turned_at_the_same_ticks_repeat_exactly() {
         (210, dial("extrapolation limit"), 1, 50),
         (220, dial("input buffer"), 0, 2),
         (230, dial("correction style"), 1, 2),
+        // 60 -> 30 Hz at tick 240 (4 s in is then tick 300), then 128 Hz at tick 270.
+        (240, dial("tick rate"), 0, 30),
+        (270, dial("tick rate"), 0, 128),
     ];
     let a = run_with_dials(&changes);
     assert_eq!(a, run_with_dials(&changes));
     assert_ne!(a, run_with_dials(&[]), "the dials changed nothing");
+}
+
+/// The headless lab (two bot clients on `lan` and `wifi`, a bot) with the tick rate
+/// turned 60 -> 30 Hz at 5 s and 30 -> 128 Hz at 10 s, to 15 s: 300 + 150 + 640
+/// ticks, the same report twice, and no correction that is not named.
+#[test]
+fn a_headless_lab_across_tick_rate_changes_repeats_exactly() {
+    let dial = dials::DIALS
+        .iter()
+        .position(|d| d.name == "tick rate")
+        .unwrap();
+    let run = || {
+        let mut c = config(2, 1, 11);
+        c.profiles = vec!["lan".to_owned(), "wifi".to_owned()];
+        let t0 = Instant::now();
+        let mut lab = Lab::new(&c, t0).unwrap();
+        lab.run_until(t0 + Duration::from_secs(5));
+        assert_eq!(lab.server().world().tick, 300);
+        lab.set_dial(dial, 0, 30).unwrap();
+        lab.run_until(t0 + Duration::from_secs(10));
+        assert_eq!(lab.server().world().tick, 300 + 150);
+        lab.set_dial(dial, 0, 128).unwrap();
+        lab.run_until(t0 + Duration::from_secs(15));
+        headless::report(&lab, 11)
+    };
+    let report = run();
+    assert_eq!(report.server.ticks, 300 + 150 + 640);
+    for c in &report.clients {
+        let r = &c.report;
+        eprintln!(
+            "client {} ({}): {} corrections {:?}, {} snapshots",
+            c.client, c.profile, r.stats.corrections, r.stats.corrections_by_cause, r.stats.snapshots_received
+        );
+        assert_eq!(r.stats.corrections_by_cause.get("unknown"), None, "{:?}", r.stats);
+    }
+    let json = |r| serde_json::to_string(&r).unwrap();
+    assert_eq!(json(report), json(run()));
+}
+
+/// Issue 23: the tick rate turned mid-run, as a teacher would (60 -> 30 Hz at 2 s, 30
+/// -> 128 Hz at 4 s), on a walker 60 ms from the server and an observer on `lan`. The
+/// server makes 2 s of ticks at each rate (120 + 60 + 256); the walker keeps its 9
+/// cells a second on the server at every rate; both clients learn the rate over their
+/// links and follow it (rules, snapshot period, command rate: the server's input queue
+/// stays short); and the walker's prediction is corrected once per change, for the
+/// commands made at one rate and applied at the other, named for that cause, and never
+/// for anything else.
+#[test]
+fn the_tick_rate_dial_switches_the_server_and_its_clients_coherently() {
+    use crate::sim::map::CELL;
+    let dial = dials::DIALS
+        .iter()
+        .position(|d| d.name == "tick rate")
+        .unwrap();
+    let t0 = Instant::now();
+    let mut lab = walker_and_observer(t0, (2, 1));
+    let sixty = Conditions {
+        latency_ms: 60,
+        ..Conditions::default()
+    };
+    lab.set_link(0, sixty.clone(), sixty);
+    lab.set_link(1, Conditions::profile("lan").unwrap(), Conditions::profile("lan").unwrap());
+    let walker = lab.session(0).player_id();
+    let walk = |n: usize, _: &ClientSession, _| {
+        Command::moving(if n == 0 { Buttons::RIGHT } else { Buttons::empty() })
+    };
+    let at = |ms: u64| t0 + Duration::from_millis(ms);
+    let mut speeds = Vec::new();
+    let mut measure = |lab: &mut Lab, from: u64, to: u64| {
+        lab.run_with(at(from), walk);
+        let x0 = lab.server().world().get(walker).unwrap().x;
+        lab.run_with(at(to), walk);
+        let x1 = lab.server().world().get(walker).unwrap().x;
+        speeds.push(f64::from(x1 - x0) / f64::from(CELL) / ((to - from) as f64 / 1000.0));
+    };
+    measure(&mut lab, 1000, 2000);
+    assert_eq!(lab.server().world().tick, 120);
+    let text = lab.set_dial(dial, 0, 30).unwrap();
+    assert!(
+        text.contains("tick rate 30 Hz: one tick every 33.3 ms; snapshots asked 20 Hz = one every 1 ticks -> 30 Hz"),
+        "{text}"
+    );
+    measure(&mut lab, 2500, 4000);
+    assert_eq!(lab.server().world().tick, 180);
+    let text = lab.set_dial(dial, 0, 128).unwrap();
+    assert!(text.contains("tick rate 128 Hz: one tick every 7.8 ms"), "{text}");
+    measure(&mut lab, 4500, 6000);
+    assert_eq!(lab.server().world().tick, 120 + 60 + 256);
+    for (rate, speed) in [60, 30, 128].iter().zip(&speeds) {
+        assert!((speed - 9.0).abs() < 0.15, "{speed} cells/s at {rate} Hz");
+    }
+    let interval = lab.server().snapshot_interval();
+    assert_eq!(interval, 6, "20 Hz snapshots at 128 Hz: every 6 ticks");
+    for n in 0..2 {
+        let s = lab.session(n);
+        assert_eq!(s.tick_rate(), 128.0, "client {n} follows the rate");
+        assert!((s.snapshot_period() - 6.0 / 128.0).abs() < 1e-12);
+        let queued = lab.server().input_buffer(s.player_id()).unwrap().queued;
+        assert!(queued <= 3, "client {n}: {queued} commands wait on the server");
+    }
+    let stats = lab.session(0).stats();
+    eprintln!(
+        "walker: {} corrections {:?} (largest {:.3} cells); observer: {} {:?}; speeds {speeds:?}",
+        stats.corrections,
+        stats.corrections_by_cause,
+        stats.max_correction_cells,
+        lab.session(1).stats().corrections,
+        lab.session(1).stats().corrections_by_cause
+    );
+    assert_eq!(stats.corrections, 2, "{:?}", stats.corrections_by_cause);
+    assert_eq!(stats.corrections_by_cause.get("tick_rate"), Some(&2));
+    assert!(
+        stats.last_correction_cause.contains("the server changed its tick rate (30 -> 128 Hz)"),
+        "{}",
+        stats.last_correction_cause
+    );
 }
 
 /// The input-buffer dial changes how the server applies a client's commands from the
