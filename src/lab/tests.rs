@@ -253,7 +253,17 @@ fn keyboard_clients_recorded_in_the_lab_replay_exactly() {
     ];
     let mut step = 7_919_u64;
     let mut i = 0;
+    // The tick rate turned twice on the way (issue 23): the clients learn it over their
+    // links, so their recordings hold it and replay it.
+    let tick_rate = dials::DIALS.iter().position(|d| d.name == "tick rate");
+    let mut turns = vec![(25, 128), (10, 30)];
     while lab.elapsed() < Duration::from_secs(40) {
+        if let Some(&(secs, rate)) = turns.last()
+            && lab.elapsed() >= Duration::from_secs(secs)
+        {
+            lab.set_dial(tick_rate.unwrap(), 0, rate).unwrap();
+            turns.pop();
+        }
         // Frames 0.5 to 23.5 ms apart, as a terminal draws them.
         step = (step * 7_907 + 13) % 23_000 + 500;
         lab.hold(0, keys[i / 37 % 5]);
@@ -274,6 +284,13 @@ fn keyboard_clients_recorded_in_the_lab_replay_exactly() {
         assert_eq!(replay.diverged, 0);
         let mut live = report.clients[n].report.clone();
         assert!(live.stats.commands_sent > 2000, "{live:?}");
+        assert_eq!(lab.session(n).tick_rate(), 128.0);
+        eprintln!(
+            "client {}: {} corrections {:?}",
+            n + 1,
+            live.stats.corrections,
+            live.stats.corrections_by_cause
+        );
         live.ended = replay.report.ended.clone();
         assert_eq!(
             serde_json::to_value(&replay.report).unwrap(),
