@@ -307,14 +307,16 @@ fn tick_rate_explain(lab: &Lab, _: usize) -> String {
     let rate = f64::from(cfg.tick_rate);
     let interval = lab.server.snapshot_interval();
     let sent = rate / f64::from(interval);
+    let every = if interval == 1 {
+        "every tick".to_owned()
+    } else {
+        format!("one every {interval} ticks")
+    };
     let snapshots = if (sent - f64::from(cfg.snapshot_rate)).abs() < 0.05 {
-        format!(
-            "snapshots stay {} Hz = one every {interval} ticks",
-            cfg.snapshot_rate
-        )
+        format!("snapshots stay {} Hz = {every}", cfg.snapshot_rate)
     } else {
         format!(
-            "snapshots asked {} Hz = one every {interval} ticks -> {} Hz ({:.0} ms)",
+            "snapshots asked {} Hz = {every} -> {} Hz ({:.0} ms)",
             cfg.snapshot_rate,
             hz(sent),
             ms(f64::from(interval) / rate)
@@ -323,7 +325,7 @@ fn tick_rate_explain(lab: &Lab, _: usize) -> String {
     let walk = Rulebook::for_tick_rate(cfg.tick_rate).movement.speed;
     let rewind = f64::from(cfg.game.max_rewind_ms) * rate / 1000.0;
     format!(
-        "tick rate {} Hz: one tick every {:.1} ms; {snapshots}; a walker {:.3} cells a tick (still 9 cells/s), a bolt {:.1} sub-steps of 1/8 cell; rewind bound {} ms = {rewind:.0} ticks; clients told by a reliable event",
+        "tick rate {} Hz: one tick every {:.1} ms; {snapshots}; a walker {:.3} cells a tick (9 cells/s), a bolt {:.1} sub-steps of 1/8 cell; rewind bound {} ms = {rewind:.0} ticks; clients told by a reliable event",
         hz(rate),
         ms(1.0 / rate),
         f64::from(walk) / f64::from(CELL),

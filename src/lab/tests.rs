@@ -455,10 +455,20 @@ fn a_headless_lab_across_tick_rate_changes_repeats_exactly() {
     for c in &report.clients {
         let r = &c.report;
         eprintln!(
-            "client {} ({}): {} corrections {:?}, {} snapshots",
-            c.client, c.profile, r.stats.corrections, r.stats.corrections_by_cause, r.stats.snapshots_received
+            "client {} ({}): {} corrections {:?}, {} snapshots, {} lost",
+            c.client,
+            c.profile,
+            r.stats.corrections,
+            r.stats.corrections_by_cause,
+            r.stats.snapshots_received,
+            r.stats.snapshots_lost
         );
-        assert_eq!(r.stats.corrections_by_cause.get("unknown"), None, "{:?}", r.stats);
+        assert_eq!(
+            r.stats.corrections_by_cause.get("unknown"),
+            None,
+            "{:?}",
+            r.stats
+        );
     }
     let json = |r| serde_json::to_string(&r).unwrap();
     assert_eq!(json(report), json(run()));
@@ -486,10 +496,18 @@ fn the_tick_rate_dial_switches_the_server_and_its_clients_coherently() {
         ..Conditions::default()
     };
     lab.set_link(0, sixty.clone(), sixty);
-    lab.set_link(1, Conditions::profile("lan").unwrap(), Conditions::profile("lan").unwrap());
+    lab.set_link(
+        1,
+        Conditions::profile("lan").unwrap(),
+        Conditions::profile("lan").unwrap(),
+    );
     let walker = lab.session(0).player_id();
     let walk = |n: usize, _: &ClientSession, _| {
-        Command::moving(if n == 0 { Buttons::RIGHT } else { Buttons::empty() })
+        Command::moving(if n == 0 {
+            Buttons::RIGHT
+        } else {
+            Buttons::empty()
+        })
     };
     let at = |ms: u64| t0 + Duration::from_millis(ms);
     let mut speeds = Vec::new();
@@ -504,13 +522,18 @@ fn the_tick_rate_dial_switches_the_server_and_its_clients_coherently() {
     assert_eq!(lab.server().world().tick, 120);
     let text = lab.set_dial(dial, 0, 30).unwrap();
     assert!(
-        text.contains("tick rate 30 Hz: one tick every 33.3 ms; snapshots asked 20 Hz = one every 1 ticks -> 30 Hz"),
+        text.contains(
+            "tick rate 30 Hz: one tick every 33.3 ms; snapshots asked 20 Hz = every tick -> 30 Hz"
+        ),
         "{text}"
     );
     measure(&mut lab, 2500, 4000);
     assert_eq!(lab.server().world().tick, 180);
     let text = lab.set_dial(dial, 0, 128).unwrap();
-    assert!(text.contains("tick rate 128 Hz: one tick every 7.8 ms"), "{text}");
+    assert!(
+        text.contains("tick rate 128 Hz: one tick every 7.8 ms"),
+        "{text}"
+    );
     measure(&mut lab, 4500, 6000);
     assert_eq!(lab.server().world().tick, 120 + 60 + 256);
     for (rate, speed) in [60, 30, 128].iter().zip(&speeds) {
@@ -523,7 +546,10 @@ fn the_tick_rate_dial_switches_the_server_and_its_clients_coherently() {
         assert_eq!(s.tick_rate(), 128.0, "client {n} follows the rate");
         assert!((s.snapshot_period() - 6.0 / 128.0).abs() < 1e-12);
         let queued = lab.server().input_buffer(s.player_id()).unwrap().queued;
-        assert!(queued <= 3, "client {n}: {queued} commands wait on the server");
+        assert!(
+            queued <= 3,
+            "client {n}: {queued} commands wait on the server"
+        );
     }
     let stats = lab.session(0).stats();
     eprintln!(
@@ -537,7 +563,9 @@ fn the_tick_rate_dial_switches_the_server_and_its_clients_coherently() {
     assert_eq!(stats.corrections, 2, "{:?}", stats.corrections_by_cause);
     assert_eq!(stats.corrections_by_cause.get("tick_rate"), Some(&2));
     assert!(
-        stats.last_correction_cause.contains("the server changed its tick rate (30 -> 128 Hz)"),
+        stats
+            .last_correction_cause
+            .contains("the server changed its tick rate (30 -> 128 Hz)"),
         "{}",
         stats.last_correction_cause
     );

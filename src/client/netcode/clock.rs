@@ -95,6 +95,13 @@ impl Timeline {
         self.segments.drain(..extra);
     }
 
+    /// Whether the rate changed after tick `after` and by tick `upto`.
+    pub(crate) fn changed_within(&self, after: u32, upto: u32) -> bool {
+        self.segments[1..]
+            .iter()
+            .any(|&(t, ..)| after < t && t <= upto)
+    }
+
     /// The server's time at `tick` (fractional ticks too), in seconds.
     pub(crate) fn secs(&self, tick: f64) -> f64 {
         let (from, at, rate) = self.segment(|&(t, ..)| f64::from(t) <= tick);
@@ -238,9 +245,14 @@ mod tests {
         assert_eq!(t.secs(300.0), 5.0);
         t.change(300, 30.0);
         assert!((t.secs(450.0) - 10.0).abs() < 1e-12);
-        assert!((t.secs(150.0) - 2.5).abs() < 1e-12, "before the change: 60 Hz");
+        assert!(
+            (t.secs(150.0) - 2.5).abs() < 1e-12,
+            "before the change: 60 Hz"
+        );
         assert!((t.tick_at(10.0) - 450.0).abs() < 1e-9);
         assert!((t.tick_at(2.5) - 150.0).abs() < 1e-9);
+        assert!(t.changed_within(299, 300) && t.changed_within(200, 400));
+        assert!(!t.changed_within(300, 400) && !t.changed_within(0, 299));
         t.change(450, 128.0);
         assert!((t.secs(1090.0) - 15.0).abs() < 1e-12);
         assert!((t.tick_at(15.0) - 1090.0).abs() < 1e-9);

@@ -180,7 +180,10 @@ impl ClientSession {
             .collect();
         // Snapshots the server held back for our link's sake were never sent: no loss.
         let withheld = u32::from(snap.withheld);
-        let dropped = newest.map_or(0, |prev| {
+        // Across a tick-rate change the ticks between snapshots were counted at two
+        // intervals: the one snapshot that crosses it counts no loss.
+        let crossed = |prev| self.timeline.changed_within(prev, snap.tick);
+        let dropped = newest.filter(|&prev| !crossed(prev)).map_or(0, |prev| {
             ((snap.tick - prev) / self.snapshot_interval)
                 .saturating_sub(1)
                 .saturating_sub(withheld)
@@ -535,7 +538,10 @@ mod tests {
             from_seq: 5,
         };
         delta.events = vec![(1, change)];
-        assert_eq!(session.on_message(now, ServerMsg::Snapshot(delta), 100), None);
+        assert_eq!(
+            session.on_message(now, ServerMsg::Snapshot(delta), 100),
+            None
+        );
         let stats = session.stats();
         assert_eq!(stats.corrections, 1, "{:?}", stats.corrections_by_cause);
         assert_eq!(stats.corrections_by_cause.get("tick_rate"), Some(&1));
@@ -548,6 +554,8 @@ mod tests {
         );
         assert_eq!(session.tick_rate(), 30.0);
         assert!((session.snapshot_period() - 1.0 / 30.0).abs() < 1e-12);
+        // Ticks 1 to 12 at two intervals: no loss counted by either.
+        assert_eq!(session.stats().snapshots_lost, 0);
         // The timeline: tick 10 was 1/6 s in at 60 Hz; tick 12 is 2/30 s later.
         let secs = session.tick_secs(12.0);
         assert!((secs - (10.0 / 60.0 + 2.0 / 30.0)).abs() < 1e-12, "{secs}");

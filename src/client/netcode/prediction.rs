@@ -237,7 +237,11 @@ impl Prediction {
     /// predicted by the old rate's rules is applied by the new one's), rewriting the
     /// history so the next snapshot compares against it. Returns the correction this
     /// makes to where the player is now, if it moves it at all.
-    pub(crate) fn replay_pending(&mut self, at: &Stepping<'_>, how: Reconcile) -> Option<Correction> {
+    pub(crate) fn replay_pending(
+        &mut self,
+        at: &Stepping<'_>,
+        how: Reconcile,
+    ) -> Option<Correction> {
         let acked = self.ring[(self.acked_seq & MASK) as usize];
         if acked.seq != self.acked_seq || self.latest_seq == self.acked_seq {
             return None;

@@ -15,6 +15,7 @@ use std::time::Instant;
 #[path = "intake.rs"]
 mod intake;
 
+use super::causes::Cause;
 use super::clock::{RecentLoss, ServerClock, Timeline, interp_delay_target};
 use super::combat::Combat;
 pub(crate) use super::interpolation::DrawnFrom;
@@ -22,7 +23,6 @@ use super::interpolation::{BufferedSnapshot, Motion, RemoteError, SnapshotBuffer
 use super::lagometer::Lagometer;
 use super::match_log::MatchLog;
 use super::net_stats::{NetStats, RemoteSeen, SessionStats};
-use super::causes::Cause;
 use super::outage::{self, Resync};
 use super::pacer::{InputPacer, bound_redundancy};
 use super::prediction::{Correction, CorrectionPath, Prediction, Reconcile, Stepping};

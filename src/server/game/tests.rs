@@ -248,7 +248,10 @@ fn a_bolt_in_flight_across_tick_rate_changes_hits_the_same() {
         let (hit, secs) = bolt_across(target, &changes);
         assert_eq!(steady_hit, Some(1), "the steady bolt hits at {}", target.x);
         assert_eq!(hit, steady_hit, "the same hit with the rate changed");
-        assert!((secs - steady).abs() <= 1.0 / 30.0 + 1e-9, "{secs} s, steady {steady} s");
+        assert!(
+            (secs - steady).abs() <= 1.0 / 30.0 + 1e-9,
+            "{secs} s, steady {steady} s"
+        );
     }
     // A near miss, 0.5 cells off the bolt's line, stays a miss.
     let off = at(8, crate::sim::map::CELL / 2);
