@@ -258,3 +258,55 @@ fn a_bolt_in_flight_across_tick_rate_changes_hits_the_same() {
     assert_eq!(bolt_across(off, &[]).0, None);
     assert_eq!(bolt_across(off, &changes).0, None);
 }
+
+/// What the match counts in ticks keeps its time across tick-rate changes: with a 4 s
+/// time limit, 2 s of results and a 2 s respawn, a death 1.5 s in at 60 Hz, the rate
+/// turned to 30 Hz 2 s in and to 128 Hz 1 s into the results: the respawn comes 3.5 s
+/// in, the match ends 4 s in and the next one starts 6 s in. Counted in ticks of the
+/// old rate, each came at another time.
+#[test]
+fn match_timers_keep_their_time_across_tick_rate_changes() {
+    let mut config = MatchConfig::new(long_room());
+    config.time_limit_secs = 4;
+    config.results_secs = 2;
+    let mut game = Match::new(config, 60, 3);
+    let (mut world, mut events) = (World::default(), Vec::new());
+    game.start(0);
+    game.join(0, PlayerState::at_cell(2, 1), 0, &mut world);
+    game.join(1, PlayerState::at_cell(20, 3), 0, &mut world);
+    let (mut rate, mut secs) = (60.0, 0.0);
+    let mut seen = Vec::new();
+    for tick in 0..1000 {
+        if tick == 120 {
+            game.set_tick_rate(30, 1, tick);
+            rate = 30.0;
+        }
+        if rate == 30.0 && game.in_results() && secs >= 5.0 - 1e-9 {
+            game.set_tick_rate(128, 1, tick);
+            rate = 128.0;
+        }
+        if tick == 90 {
+            game.kill(1, tick, &mut events);
+        }
+        events.clear();
+        game.step(tick, &mut world, &mut events);
+        world.tick = tick + 1;
+        secs += 1.0 / rate;
+        for e in &events {
+            match e {
+                GameEvent::Status(s) if s.id == 1 && s.alive => seen.push(("respawn", secs)),
+                GameEvent::MatchEnd { .. } => seen.push(("end", secs)),
+                GameEvent::MatchStart { .. } => seen.push(("start", secs)),
+                _ => {}
+            }
+        }
+        if seen.iter().any(|(w, _)| *w == "start") {
+            break;
+        }
+    }
+    let at = |what: &str| seen.iter().find(|(w, _)| *w == what).map(|(_, s)| *s);
+    let near = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() <= 1.0 / 30.0 + 1e-9);
+    assert!(near(at("respawn"), 3.5), "{seen:?}");
+    assert!(near(at("end"), 4.0), "{seen:?}");
+    assert!(near(at("start"), 6.0), "{seen:?}");
+}
