@@ -159,7 +159,7 @@ impl Server {
     /// snapshot rate in Hz stays as asked, within the new rate (a snapshot every
     /// `tick_rate / snapshot_rate` ticks, rounded down: at 30 Hz, 20 Hz snapshots come
     /// every tick, 30 a second); the match converts what it counts in ticks (see
-    /// [`Match::set_tick_rate`]); and every client is told, with the tick the rate starts
+    /// `Match::set_tick_rate`); and every client is told, with the tick the rate starts
     /// at, as a reliable event: its prediction, command clock and clock sync follow.
     pub fn set_tick_rate(&mut self, tick_rate: u16) {
         let rates = &config::TICK_RATES;
