@@ -479,9 +479,10 @@ fn a_headless_lab_across_tick_rate_changes_repeats_exactly() {
 /// server makes 2 s of ticks at each rate (120 + 60 + 256); the walker keeps its 9
 /// cells a second on the server at every rate; both clients learn the rate over their
 /// links and follow it (rules, snapshot period, command rate: the server's input queue
-/// stays short); and the walker's prediction is corrected once per change, for the
-/// commands made at one rate and applied at the other, named for that cause, and never
-/// for anything else.
+/// stays short); the observer's clock keeps the server's seconds across the changes
+/// (read as `tick / rate` it was off by -2.6 to +2.0 s); and the walker's prediction is
+/// corrected once per change, for the commands made at one rate and applied at the
+/// other, named for that cause, and never for anything else.
 #[test]
 fn the_tick_rate_dial_switches_the_server_and_its_clients_coherently() {
     use crate::sim::map::CELL;
@@ -510,13 +511,25 @@ fn the_tick_rate_dial_switches_the_server_and_its_clients_coherently() {
         })
     };
     let at = |ms: u64| t0 + Duration::from_millis(ms);
-    let mut speeds = Vec::new();
+    let (mut speeds, mut clock) = (Vec::new(), Vec::new());
+    // The walker's speed on the server from `from` to `to`; and every millisecond from
+    // 1 s in, how far the observer's estimate of the server's clock is from the truth
+    // (the lab's time: its server ticks on the lab's clock), in seconds.
     let mut measure = |lab: &mut Lab, from: u64, to: u64| {
-        lab.run_with(at(from), walk);
-        let x0 = lab.server().world().get(walker).unwrap().x;
-        lab.run_with(at(to), walk);
+        let mut x0 = None;
+        while lab.now() < at(to) {
+            lab.run_with(lab.now() + Duration::from_millis(1), walk);
+            if lab.now() >= at(from) {
+                x0.get_or_insert(lab.server().world().get(walker).unwrap().x);
+            }
+            if lab.now() >= at(1000) {
+                let truth = (lab.now() - t0).as_secs_f64();
+                clock.push(lab.session(1).server_secs(lab.now()).unwrap() - truth);
+            }
+        }
         let x1 = lab.server().world().get(walker).unwrap().x;
-        speeds.push(f64::from(x1 - x0) / f64::from(CELL) / ((to - from) as f64 / 1000.0));
+        let cells = f64::from(x1 - x0.unwrap()) / f64::from(CELL);
+        speeds.push(cells / ((to - from) as f64 / 1000.0));
     };
     measure(&mut lab, 1000, 2000);
     assert_eq!(lab.server().world().tick, 120);
@@ -539,6 +552,15 @@ fn the_tick_rate_dial_switches_the_server_and_its_clients_coherently() {
     for (rate, speed) in [60, 30, 128].iter().zip(&speeds) {
         assert!((speed - 9.0).abs() < 0.15, "{speed} cells/s at {rate} Hz");
     }
+    // The observer's clock keeps the server's seconds across both changes: a few
+    // snapshot periods off at most (it still eases from the `bad` link it started on).
+    let (least, most) = clock
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+    assert!(
+        least > -0.1 && most < 0.05,
+        "the clock {least} s to {most} s off"
+    );
     let interval = lab.server().snapshot_interval();
     assert_eq!(interval, 6, "20 Hz snapshots at 128 Hz: every 6 ticks");
     for n in 0..2 {
@@ -553,7 +575,7 @@ fn the_tick_rate_dial_switches_the_server_and_its_clients_coherently() {
     }
     let stats = lab.session(0).stats();
     eprintln!(
-        "walker: {} corrections {:?} (largest {:.3} cells); observer: {} {:?}; speeds {speeds:?}",
+        "walker: {} corrections {:?} (largest {:.3} cells); observer: {} {:?}; speeds {speeds:?}; clock {least:.3} to {most:.3} s off",
         stats.corrections,
         stats.corrections_by_cause,
         stats.max_correction_cells,
