@@ -593,6 +593,62 @@ fn the_tick_rate_dial_switches_the_server_and_its_clients_coherently() {
     );
 }
 
+/// A bolt in flight when the tick rate changes (60 -> 30 Hz 0.1 s into its flight,
+/// then 128 Hz) is drawn by a watching client where the server has it at every tick:
+/// the client's flight, one point a tick, is made again at the new pace from where the
+/// bolt was. Kept as made at 60 Hz it crawled on at half the speed after the change.
+#[test]
+fn a_bolt_in_flight_is_drawn_where_the_server_has_it_across_tick_rate_changes() {
+    use std::collections::BTreeMap;
+    let dial = dials::DIALS
+        .iter()
+        .position(|d| d.name == "tick rate")
+        .unwrap();
+    let t0 = Instant::now();
+    let mut lab = walker_and_observer(t0, (2, 1));
+    let fire = |n: usize, _: &ClientSession, now: Instant| {
+        let shoot = n == 0 && (500..517).contains(&(now - t0).as_millis());
+        Command {
+            buttons: if shoot {
+                Buttons::FIRE
+            } else {
+                Buttons::empty()
+            },
+            weapon: 0,
+            aim: 0,
+        }
+    };
+    // The server's bolt after each tick of its flight, by its age then; and the path
+    // the observer draws it along, as it stands last.
+    let (mut truth, mut born, mut drawn) = (BTreeMap::new(), None, Vec::new());
+    for (until, rate) in [(600, Some(30)), (900, Some(128)), (2500, None)] {
+        while lab.now() < t0 + Duration::from_millis(until) {
+            let next = lab.next_tick;
+            lab.run_with(next, fire);
+            if let Some(p) = lab.server().game().projectiles().first() {
+                // The server counts a bolt's flight from the last change: its birth
+                // is the tick it was first seen on, before any.
+                let born = *born.get_or_insert(p.born);
+                truth.insert(lab.server().world().tick - born, (p.x, p.y));
+            }
+            if let Some(f) = lab.session(1).combat().flights().first() {
+                drawn.clone_from(&f.path);
+            }
+        }
+        if let Some(rate) = rate {
+            lab.set_dial(dial, 0, rate).unwrap();
+        }
+    }
+    assert!(truth.len() > 40, "the bolt flew {} ticks", truth.len());
+    for (&age, &at) in &truth {
+        assert_eq!(
+            drawn.get(age as usize),
+            Some(&at),
+            "{age} ticks into its flight"
+        );
+    }
+}
+
 /// The input-buffer dial changes how the server applies a client's commands from the
 /// next tick (a lan client's pairs become one a tick), and the correction-style dial
 /// reaches the chosen client's session; each explains itself in numbers.

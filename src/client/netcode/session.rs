@@ -366,6 +366,7 @@ impl ClientSession {
             return;
         }
         let old = std::mem::replace(&mut self.rules, Rulebook::for_tick_rate(tick_rate));
+        self.combat.retime(from_tick, &self.rules.combat, &self.map);
         self.tick_rate = f64::from(tick_rate);
         self.timeline.change(from_tick, self.tick_rate);
         self.earlier_rules = Some((from_seq, old));
