@@ -235,7 +235,13 @@ fn maybe<T>(s: &mut Script, f: impl FnOnce(&mut Script) -> T) -> Option<T> {
 
 /// A well-formed game event with any contents.
 fn event(s: &mut Script) -> GameEvent {
-    match s.u8() % 9 {
+    match s.u8() % 10 {
+        9 => GameEvent::TickRate {
+            tick_rate: s.u16(),
+            snapshot_interval: s.u16(),
+            from_tick: s.wild_u32(),
+            from_seq: s.wild_u32(),
+        },
         8 => GameEvent::MapChunk(map_chunk(s)),
         0 => GameEvent::Status(status(s)),
         1 => GameEvent::Shot(Projectile {

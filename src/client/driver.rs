@@ -29,7 +29,9 @@ pub fn command_ticks(
     mut brain: impl FnMut(&ClientSession, Instant) -> Command,
     mut after: impl FnMut(&mut ClientSession, Option<ClientMsg>),
 ) {
-    // The backlog slow-down only changes when a snapshot arrives, never between ticks.
+    // The backlog slow-down only changes when a snapshot arrives, never between ticks;
+    // so does the tick rate.
+    clock.follow_tick_rate(session.tick_rate().round() as u16);
     for _ in 0..clock.take_due(now, session.command_period_scale()) {
         let cmd = brain(session, now);
         let msg = session.command_tick(now, cmd);

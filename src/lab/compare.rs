@@ -35,7 +35,8 @@ use crate::sim::world::Command;
 use crate::ui::keys::{self, Game};
 use crate::ui::lab::{LabView, LaneView, Pane, Panel};
 
-/// The lab's `--tick-rate` bounds (the one setting that is not a dial).
+/// The lab's `--tick-rate` bounds. Lab B takes the tick rate in its configuration, from
+/// its start, so any rate of the flag's is compared, not only the dial's steps.
 const TICK_RATES: std::ops::RangeInclusive<u32> = 10..=128;
 const TICK_RATE_KEY: &str = "tick-rate";
 /// The correction styles in the order of the correction dial's values.
@@ -66,6 +67,9 @@ fn keys() -> Vec<(String, Knob)> {
     let mut all = Vec::new();
     for (d, dial) in DIALS.iter().enumerate() {
         let flag = dial.flag.trim_start_matches("--").to_owned();
+        if flag == TICK_RATE_KEY {
+            continue;
+        }
         let name = dial.name.replace(' ', "-");
         all.push((flag.clone(), Knob::Dial(d)));
         if name != flag {

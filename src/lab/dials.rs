@@ -4,15 +4,23 @@
 //! dial is adding a row. The server's dials act on the server (and on what every
 //! client knows of it); the others on the chosen client's session.
 //!
-//! The tick rate is a flag only: every rule (speeds, timers, the rewind history) is made
-//! for one tick rate when the server starts, and every client predicts with the same
-//! rules, so changing it live would change the game under the players' feet.
+//! The tick rate is a dial too: the server switches at a tick boundary (its rules made
+//! again for the new rate, what it counts in ticks converted to keep its time, bolts in
+//! flight flying on from the sub-steps they have flown) and tells every client by a
+//! reliable event with the tick the rate starts at and the client's first command it
+//! applies by the new rules; the clients' prediction, command clock and clock sync
+//! follow (see `Server::set_tick_rate` and `ClientSession::change_tick_rate`).
+
+use std::time::Duration;
 
 use super::Lab;
 use crate::client::dials::{self as player, hz, ms, next_step};
 pub use crate::client::dials::{AUTO, Value};
 use crate::server::InputBuffer;
 use crate::server::commands::{MAX_BUFFER_TICKS, MAX_CREDIT};
+use crate::sim::combat::{BOLT_CELLS_PER_SEC, BOLT_SUBSTEPS_PER_CELL};
+use crate::sim::map::CELL;
+use crate::sim::step::Rulebook;
 
 /// Whose setting a dial is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -171,7 +179,56 @@ pub static DIALS: &[Dial] = &[
         },
     },
     player_dial!(CORRECTION_STYLE),
+    Dial {
+        name: "tick rate",
+        flag: "--tick-rate",
+        owner: Owner::Server,
+        steps: &[10, 20, 30, 60, 64, 128],
+        get: |lab, _| u32::from(lab.server.config().tick_rate),
+        set: |lab, _, v| {
+            lab.server.set_tick_rate(clamp_u16(v).clamp(10, 128));
+            // The switch is at the last tick: the next comes one new period after it.
+            // The clients learn it from the server, over their links.
+            let last = lab.next_tick - lab.tick;
+            lab.tick = Duration::from_secs(1) / u32::from(lab.server.config().tick_rate);
+            lab.next_tick = last + lab.tick;
+        },
+        explain: tick_rate_explain,
+    },
 ];
+
+/// What the tick rate makes, in derived numbers.
+fn tick_rate_explain(lab: &Lab, _: usize) -> String {
+    let cfg = lab.server.config();
+    let rate = f64::from(cfg.tick_rate);
+    let interval = lab.server.snapshot_interval();
+    let sent = rate / f64::from(interval);
+    let every = if interval == 1 {
+        "every tick".to_owned()
+    } else {
+        format!("one every {interval} ticks")
+    };
+    let snapshots = if (sent - f64::from(cfg.snapshot_rate)).abs() < 0.05 {
+        format!("snapshots stay {} Hz = {every}", cfg.snapshot_rate)
+    } else {
+        format!(
+            "snapshots asked {} Hz = {every} -> {} Hz ({:.0} ms)",
+            cfg.snapshot_rate,
+            hz(sent),
+            ms(f64::from(interval) / rate)
+        )
+    };
+    let walk = Rulebook::for_tick_rate(cfg.tick_rate).movement.speed;
+    let rewind = f64::from(cfg.game.max_rewind_ms) * rate / 1000.0;
+    format!(
+        "tick rate {} Hz: one tick every {:.1} ms; {snapshots}; a walker {:.3} cells a tick (9 cells/s), a bolt {:.1} sub-steps of 1/8 cell; rewind bound {} ms = {rewind:.0} ticks; clients told by a reliable event",
+        hz(rate),
+        ms(1.0 / rate),
+        f64::from(walk) / f64::from(CELL),
+        f64::from(BOLT_CELLS_PER_SEC * BOLT_SUBSTEPS_PER_CELL) / rate,
+        cfg.game.max_rewind_ms,
+    )
+}
 
 /// What lag compensation undoes now, in derived numbers.
 fn rewind_explain(lab: &Lab, _: usize) -> String {
@@ -201,7 +258,7 @@ pub(crate) fn show(dial: &Dial, v: Value) -> String {
         ("--lag-compensation", 0) => "off".to_owned(),
         ("--lag-compensation", _) => "on".to_owned(),
         ("--interp-delay", v) => format!("{:.1} x period", f64::from(v) / 10.0),
-        ("--snapshot-rate" | "--input-rate", v) => format!("{v} Hz"),
+        ("--snapshot-rate" | "--input-rate" | "--tick-rate", v) => format!("{v} Hz"),
         ("--rewind-ms" | "--extrapolation-limit-ms", v) => format!("{v} ms"),
         (_, v) => v.to_string(),
     }

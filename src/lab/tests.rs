@@ -253,7 +253,17 @@ fn keyboard_clients_recorded_in_the_lab_replay_exactly() {
     ];
     let mut step = 7_919_u64;
     let mut i = 0;
+    // The tick rate turned twice on the way (issue 23): the clients learn it over their
+    // links, so their recordings hold it and replay it.
+    let tick_rate = dials::DIALS.iter().position(|d| d.name == "tick rate");
+    let mut turns = vec![(25, 128), (10, 30)];
     while lab.elapsed() < Duration::from_secs(40) {
+        if let Some(&(secs, rate)) = turns.last()
+            && lab.elapsed() >= Duration::from_secs(secs)
+        {
+            lab.set_dial(tick_rate.unwrap(), 0, rate).unwrap();
+            turns.pop();
+        }
         // Frames 0.5 to 23.5 ms apart, as a terminal draws them.
         step = (step * 7_907 + 13) % 23_000 + 500;
         lab.hold(0, keys[i / 37 % 5]);
@@ -274,6 +284,13 @@ fn keyboard_clients_recorded_in_the_lab_replay_exactly() {
         assert_eq!(replay.diverged, 0);
         let mut live = report.clients[n].report.clone();
         assert!(live.stats.commands_sent > 2000, "{live:?}");
+        assert_eq!(lab.session(n).tick_rate(), 128.0);
+        eprintln!(
+            "client {}: {} corrections {:?}",
+            n + 1,
+            live.stats.corrections,
+            live.stats.corrections_by_cause
+        );
         live.ended = replay.report.ended.clone();
         assert_eq!(
             serde_json::to_value(&replay.report).unwrap(),
@@ -401,10 +418,235 @@ fn dials_turned_at_the_same_ticks_repeat_exactly() {
         (210, dial("extrapolation limit"), 1, 50),
         (220, dial("input buffer"), 0, 2),
         (230, dial("correction style"), 1, 2),
+        // 60 -> 30 Hz at tick 240 (4 s in is then tick 300), then 128 Hz at tick 270.
+        (240, dial("tick rate"), 0, 30),
+        (270, dial("tick rate"), 0, 128),
     ];
     let a = run_with_dials(&changes);
     assert_eq!(a, run_with_dials(&changes));
     assert_ne!(a, run_with_dials(&[]), "the dials changed nothing");
+}
+
+/// The headless lab (two bot clients on `lan` and `wifi`, a bot) with the tick rate
+/// turned 60 -> 30 Hz at 5 s and 30 -> 128 Hz at 10 s, to 15 s: 300 + 150 + 640
+/// ticks, the same report twice, and no correction that is not named.
+#[test]
+fn a_headless_lab_across_tick_rate_changes_repeats_exactly() {
+    let dial = dials::DIALS
+        .iter()
+        .position(|d| d.name == "tick rate")
+        .unwrap();
+    let run = || {
+        let mut c = config(2, 1, 11);
+        c.profiles = vec!["lan".to_owned(), "wifi".to_owned()];
+        let t0 = Instant::now();
+        let mut lab = Lab::new(&c, t0).unwrap();
+        lab.run_until(t0 + Duration::from_secs(5));
+        assert_eq!(lab.server().world().tick, 300);
+        lab.set_dial(dial, 0, 30).unwrap();
+        lab.run_until(t0 + Duration::from_secs(10));
+        assert_eq!(lab.server().world().tick, 300 + 150);
+        lab.set_dial(dial, 0, 128).unwrap();
+        lab.run_until(t0 + Duration::from_secs(15));
+        headless::report(&lab, 11)
+    };
+    let report = run();
+    assert_eq!(report.server.ticks, 300 + 150 + 640);
+    for c in &report.clients {
+        let r = &c.report;
+        eprintln!(
+            "client {} ({}): {} corrections {:?}, {} snapshots, {} lost",
+            c.client,
+            c.profile,
+            r.stats.corrections,
+            r.stats.corrections_by_cause,
+            r.stats.snapshots_received,
+            r.stats.snapshots_lost
+        );
+        assert_eq!(
+            r.stats.corrections_by_cause.get("unknown"),
+            None,
+            "{:?}",
+            r.stats
+        );
+    }
+    let json = |r| serde_json::to_string(&r).unwrap();
+    assert_eq!(json(report), json(run()));
+}
+
+/// Issue 23: the tick rate turned mid-run, as a teacher would (60 -> 30 Hz at 2 s, 30
+/// -> 128 Hz at 4 s), on a walker 60 ms from the server and an observer on `lan`. The
+/// server makes 2 s of ticks at each rate (120 + 60 + 256); the walker keeps its 9
+/// cells a second on the server at every rate; both clients learn the rate over their
+/// links and follow it (rules, snapshot period, command rate: the server's input queue
+/// stays short); the observer's clock keeps the server's seconds across the changes
+/// (read as `tick / rate` it was off by -2.6 to +2.0 s); and the walker's prediction is
+/// corrected once per change, for the commands made at one rate and applied at the
+/// other, named for that cause, and never for anything else.
+#[test]
+fn the_tick_rate_dial_switches_the_server_and_its_clients_coherently() {
+    use crate::sim::map::CELL;
+    let dial = dials::DIALS
+        .iter()
+        .position(|d| d.name == "tick rate")
+        .unwrap();
+    let t0 = Instant::now();
+    let mut lab = walker_and_observer(t0, (2, 1));
+    let sixty = Conditions {
+        latency_ms: 60,
+        ..Conditions::default()
+    };
+    lab.set_link(0, sixty.clone(), sixty);
+    lab.set_link(
+        1,
+        Conditions::profile("lan").unwrap(),
+        Conditions::profile("lan").unwrap(),
+    );
+    let walker = lab.session(0).player_id();
+    let walk = |n: usize, _: &ClientSession, _| {
+        Command::moving(if n == 0 {
+            Buttons::RIGHT
+        } else {
+            Buttons::empty()
+        })
+    };
+    let at = |ms: u64| t0 + Duration::from_millis(ms);
+    let (mut speeds, mut clock) = (Vec::new(), Vec::new());
+    // The walker's speed on the server from `from` to `to`; and every millisecond from
+    // 1 s in, how far the observer's estimate of the server's clock is from the truth
+    // (the lab's time: its server ticks on the lab's clock), in seconds.
+    let mut measure = |lab: &mut Lab, from: u64, to: u64| {
+        let mut x0 = None;
+        while lab.now() < at(to) {
+            lab.run_with(lab.now() + Duration::from_millis(1), walk);
+            if lab.now() >= at(from) {
+                x0.get_or_insert(lab.server().world().get(walker).unwrap().x);
+            }
+            if lab.now() >= at(1000) {
+                let truth = (lab.now() - t0).as_secs_f64();
+                clock.push(lab.session(1).server_secs(lab.now()).unwrap() - truth);
+            }
+        }
+        let x1 = lab.server().world().get(walker).unwrap().x;
+        let cells = f64::from(x1 - x0.unwrap()) / f64::from(CELL);
+        speeds.push(cells / ((to - from) as f64 / 1000.0));
+    };
+    measure(&mut lab, 1000, 2000);
+    assert_eq!(lab.server().world().tick, 120);
+    let text = lab.set_dial(dial, 0, 30).unwrap();
+    assert!(
+        text.contains(
+            "tick rate 30 Hz: one tick every 33.3 ms; snapshots asked 20 Hz = every tick -> 30 Hz"
+        ),
+        "{text}"
+    );
+    measure(&mut lab, 2500, 4000);
+    assert_eq!(lab.server().world().tick, 180);
+    let text = lab.set_dial(dial, 0, 128).unwrap();
+    assert!(
+        text.contains("tick rate 128 Hz: one tick every 7.8 ms"),
+        "{text}"
+    );
+    measure(&mut lab, 4500, 6000);
+    assert_eq!(lab.server().world().tick, 120 + 60 + 256);
+    for (rate, speed) in [60, 30, 128].iter().zip(&speeds) {
+        assert!((speed - 9.0).abs() < 0.15, "{speed} cells/s at {rate} Hz");
+    }
+    // The observer's clock keeps the server's seconds across both changes: a few
+    // snapshot periods off at most (it still eases from the `bad` link it started on).
+    let (least, most) = clock
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+    assert!(
+        least > -0.1 && most < 0.05,
+        "the clock {least} s to {most} s off"
+    );
+    let interval = lab.server().snapshot_interval();
+    assert_eq!(interval, 6, "20 Hz snapshots at 128 Hz: every 6 ticks");
+    for n in 0..2 {
+        let s = lab.session(n);
+        assert_eq!(s.tick_rate(), 128.0, "client {n} follows the rate");
+        assert!((s.snapshot_period() - 6.0 / 128.0).abs() < 1e-12);
+        let queued = lab.server().input_buffer(s.player_id()).unwrap().queued;
+        assert!(
+            queued <= 3,
+            "client {n}: {queued} commands wait on the server"
+        );
+    }
+    let stats = lab.session(0).stats();
+    eprintln!(
+        "walker: {} corrections {:?} (largest {:.3} cells); observer: {} {:?}; speeds {speeds:?}; clock {least:.3} to {most:.3} s off",
+        stats.corrections,
+        stats.corrections_by_cause,
+        stats.max_correction_cells,
+        lab.session(1).stats().corrections,
+        lab.session(1).stats().corrections_by_cause
+    );
+    assert_eq!(stats.corrections, 2, "{:?}", stats.corrections_by_cause);
+    assert_eq!(stats.corrections_by_cause.get("tick_rate"), Some(&2));
+    assert!(
+        stats
+            .last_correction_cause
+            .contains("the server changed its tick rate (30 -> 128 Hz)"),
+        "{}",
+        stats.last_correction_cause
+    );
+}
+
+/// A bolt in flight when the tick rate changes (60 -> 30 Hz 0.1 s into its flight,
+/// then 128 Hz) is drawn by a watching client where the server has it at every tick:
+/// the client's flight, one point a tick, is made again at the new pace from where the
+/// bolt was. Kept as made at 60 Hz it crawled on at half the speed after the change.
+#[test]
+fn a_bolt_in_flight_is_drawn_where_the_server_has_it_across_tick_rate_changes() {
+    use std::collections::BTreeMap;
+    let dial = dials::DIALS
+        .iter()
+        .position(|d| d.name == "tick rate")
+        .unwrap();
+    let t0 = Instant::now();
+    let mut lab = walker_and_observer(t0, (2, 1));
+    let fire = |n: usize, _: &ClientSession, now: Instant| {
+        let shoot = n == 0 && (500..517).contains(&(now - t0).as_millis());
+        Command {
+            buttons: if shoot {
+                Buttons::FIRE
+            } else {
+                Buttons::empty()
+            },
+            weapon: 0,
+            aim: 0,
+        }
+    };
+    // The server's bolt after each tick of its flight, by its age then; and the path
+    // the observer draws it along, as it stands last.
+    let (mut truth, mut born, mut drawn) = (BTreeMap::new(), None, Vec::new());
+    for (until, rate) in [(600, Some(30)), (900, Some(128)), (2500, None)] {
+        while lab.now() < t0 + Duration::from_millis(until) {
+            let next = lab.next_tick;
+            lab.run_with(next, fire);
+            if let Some(p) = lab.server().game().projectiles().first() {
+                // The server counts a bolt's flight from the last change: its birth
+                // is the tick it was first seen on, before any.
+                let born = *born.get_or_insert(p.born);
+                truth.insert(lab.server().world().tick - born, (p.x, p.y));
+            }
+            if let Some(f) = lab.session(1).combat().flights().first() {
+                drawn.clone_from(&f.path);
+            }
+        }
+        if let Some(rate) = rate {
+            lab.set_dial(dial, 0, rate).unwrap();
+        }
+    }
+    assert!(truth.len() > 40, "the bolt flew {} ticks", truth.len());
+    for (&age, &at) in &truth {
+        assert_eq!(
+            drawn.get(age as usize),
+            Some(&at),
+            "{age} ticks into its flight"
+        );
+    }
 }
 
 /// The input-buffer dial changes how the server applies a client's commands from the

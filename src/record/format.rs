@@ -24,9 +24,12 @@ use crate::net::protocol::{ServerMsg, Welcome};
 use crate::sim::world::{Buttons, Command};
 
 pub const MAGIC: [u8; 6] = *b"NAREC\0";
-/// 9: a settings record: a dial turned mid-run (the player's dials, the correction
+/// 10: a settings record: a dial turned mid-run (the player's dials, the correction
 /// style, the snapshot interval in force from then on), and a keyframe's app state
 /// holds the dial the game's keys turn, so version 8's keyframes do not decode.
+/// The server messages inside are protocol 9's (the tick-rate event), and a keyframe's
+/// session holds the server's ticks as seconds across rate changes and the rules its
+/// commands before the newest change were applied by.
 /// 8: the server messages inside are protocol version 7's (a snapshot also carries the
 /// server's jitter-buffer depth), and a keyframe's session notes whether its command
 /// clock runs fast.
@@ -46,9 +49,9 @@ pub const MAGIC: [u8; 6] = *b"NAREC\0";
 /// 2: a keyframe record, protocol version 4's messages (version 1 held version 3's). A
 /// change to the server messages' encoding (`PROTOCOL_VERSION`) needs a new version here
 /// too, and [`OLDEST`] raised past the versions it breaks.
-pub const VERSION: u16 = 9;
+pub const VERSION: u16 = 10;
 /// The oldest version this netarena reads.
-pub const OLDEST: u16 = 9;
+pub const OLDEST: u16 = 10;
 pub(crate) const HEADER_LEN: usize = 8;
 /// No payload is longer: the largest is a server datagram plus a few varints.
 pub(crate) const MAX_PAYLOAD: usize = MAX_SERVER_DATAGRAM + 64;

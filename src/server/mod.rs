@@ -141,7 +141,7 @@ impl Server {
 
     /// Live settings (the lab's dials): snapshots a second (within the tick rate),
     /// lag compensation and its rewind bound (within their bounds), from the next
-    /// tick on. The tick rate stays: every rule is made for it.
+    /// tick on. The tick rate is [`Server::set_tick_rate`].
     pub fn retune(&mut self, snapshot_rate: u16, lag_compensation: bool, max_rewind_ms: u32) {
         let rewinds = &config::MAX_REWINDS_MS;
         self.config.snapshot_rate = snapshot_rate.clamp(1, self.config.tick_rate);
@@ -152,6 +152,34 @@ impl Server {
             self.config.snapshot_interval(),
         );
         self.game.retune(lag_compensation, rewind, interval);
+    }
+
+    /// Ticks `tick_rate` times a second (within [`config::TICK_RATES`]) from the next
+    /// tick on (the lab's tick-rate dial; the caller runs the ticks that often). The
+    /// snapshot rate in Hz stays as asked, within the new rate (a snapshot every
+    /// `tick_rate / snapshot_rate` ticks, rounded down: at 30 Hz, 20 Hz snapshots come
+    /// every tick, 30 a second); the match converts what it counts in ticks (see
+    /// `Match::set_tick_rate`); and every client is told, with the tick the rate starts
+    /// at, as a reliable event: its prediction, command clock and clock sync follow.
+    pub fn set_tick_rate(&mut self, tick_rate: u16) {
+        let rates = &config::TICK_RATES;
+        let rate = tick_rate.clamp(*rates.start(), *rates.end());
+        if rate == self.config.tick_rate {
+            return;
+        }
+        self.config.tick_rate = rate;
+        self.config.snapshot_rate = self.config.snapshot_rate.clamp(1, rate);
+        let (tick, interval) = (self.world.tick, self.config.snapshot_interval());
+        self.game.set_tick_rate(rate, interval, tick);
+        for slot in &mut self.slots {
+            let from_seq = slot.queue.last_applied().wrapping_add(1);
+            slot.push_events(&[GameEvent::TickRate {
+                tick_rate: rate,
+                snapshot_interval: u16::try_from(interval).unwrap_or(u16::MAX),
+                from_tick: tick,
+                from_seq,
+            }]);
+        }
     }
 
     /// Server ticks between two snapshots.

@@ -25,7 +25,7 @@ pub(crate) struct Slot {
 
 impl Slot {
     /// Queues events for a remote slot, to be resent until acknowledged.
-    fn push_events(&mut self, events: &[GameEvent]) {
+    pub(super) fn push_events(&mut self, events: &[GameEvent]) {
         if let Controller::Remote(c) = &mut self.controller {
             c.events.push(events);
         }

@@ -219,12 +219,28 @@ impl Projectile {
         map: &Map,
         rules: &CombatRules,
         age: u32,
+        hit: impl FnMut(&Projectile) -> Option<T>,
+    ) -> Leg<T> {
+        self.fly_tick_carried(map, rules, 0, age, hit)
+    }
+
+    /// [`Projectile::fly_tick`] for a bolt that had flown `carry` sub-steps when its
+    /// `age` was counted from 0 again: the server's bolts in flight when the tick rate
+    /// changes go on from the sub-steps they have flown, at the new rate's pace.
+    pub(crate) fn fly_tick_carried<T>(
+        &mut self,
+        map: &Map,
+        rules: &CombatRules,
+        carry: u32,
+        age: u32,
         mut hit: impl FnMut(&Projectile) -> Option<T>,
     ) -> Leg<T> {
-        let (from, to) = (
-            rules.bolt_substeps(age),
-            rules.bolt_substeps(age.saturating_add(1)),
-        );
+        let at = |a: u32| {
+            carry
+                .saturating_add(rules.bolt_substeps(a))
+                .min(BOLT_RANGE_SUBSTEPS)
+        };
+        let (from, to) = (at(age), at(age.saturating_add(1)));
         if from >= BOLT_RANGE_SUBSTEPS {
             return Leg::Spent;
         }
@@ -269,11 +285,22 @@ impl Projectile {
     /// Positions at the end of each tick from birth (index 0 is where it was fired)
     /// while it flies: the tick it meets a wall is not one of them, the tick it flies
     /// its last sub-step is. What a client draws between the birth and removal events.
-    pub fn flight(mut self, map: &Map, rules: &CombatRules) -> Vec<(i32, i32)> {
+    pub fn flight(self, map: &Map, rules: &CombatRules) -> Vec<(i32, i32)> {
+        self.flight_carried(map, rules, 0)
+    }
+
+    /// [`Projectile::flight`] of a bolt that had flown `carry` sub-steps at its `born`
+    /// (see [`Projectile::fly_tick_carried`]).
+    pub(crate) fn flight_carried(
+        mut self,
+        map: &Map,
+        rules: &CombatRules,
+        carry: u32,
+    ) -> Vec<(i32, i32)> {
         let mut path = vec![(self.x, self.y)];
         let mut age = 0;
         loop {
-            match self.fly_tick(map, rules, age, |_| None::<()>) {
+            match self.fly_tick_carried(map, rules, carry, age, |_| None::<()>) {
                 Leg::Flying => path.push((self.x, self.y)),
                 Leg::Spent => {
                     path.push((self.x, self.y));

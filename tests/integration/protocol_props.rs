@@ -161,6 +161,14 @@ fn game_event() -> impl Strategy<Value = GameEvent> {
                 standings,
                 next_map
             }),
+        (any::<u16>(), any::<u16>(), any::<u32>(), any::<u32>()).prop_map(
+            |(tick_rate, snapshot_interval, from_tick, from_seq)| GameEvent::TickRate {
+                tick_rate,
+                snapshot_interval,
+                from_tick,
+                from_seq,
+            }
+        ),
     ]
 }
 

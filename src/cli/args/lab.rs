@@ -65,7 +65,7 @@ pub(crate) struct LabArgs {
     /// with -2 before its extension (lab.narec, lab-2.narec), and so on
     #[arg(long, value_name = "FILE")]
     pub(crate) record: Option<PathBuf>,
-    /// Simulation ticks per second (a flag only: every rule is made for it)
+    /// Simulation ticks per second at the start (the tick-rate dial changes it live)
     #[arg(long, default_value_t = 60, value_parser = bounded(10..=128u16, " per second"))]
     pub(crate) tick_rate: u16,
     /// Snapshots the server sends each client per second (at most the tick rate)

@@ -50,6 +50,13 @@ impl CommandClock {
         CommandClock::new(Duration::from_secs(1) / u32::from(tick_rate.max(1)), first)
     }
 
+    /// One command per server tick at `tick_rate` from the next slot on (the server
+    /// changed its rate): the slot already scheduled stays, the ones after it follow the
+    /// new period.
+    pub(crate) fn follow_tick_rate(&mut self, tick_rate: u16) {
+        self.period = Duration::from_secs(1) / u32::from(tick_rate.max(1));
+    }
+
     /// Notes the buttons held at `now`; a change makes the next command due now, or,
     /// if that command was already brought forward from its slot, as soon as the slot
     /// before it would have been due.

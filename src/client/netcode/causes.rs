@@ -58,6 +58,9 @@ pub(crate) enum Cause {
     /// Reconciliation is off: the prediction kept its own difference from the server,
     /// and the server did what our commands do.
     Drift,
+    /// The server changed its tick rate (from, to Hz): commands made by one rate's
+    /// rules were applied by the other's.
+    TickRate(u16, u16),
     Unknown,
 }
 
@@ -69,6 +72,7 @@ impl Cause {
             Cause::CommandsLost(..) => "commands_lost",
             Cause::ServerDecision(_) => "server_decision",
             Cause::Drift => "drift",
+            Cause::TickRate(..) => "tick_rate",
             Cause::Unknown => "unknown",
         }
     }
@@ -82,6 +86,10 @@ impl fmt::Display for Cause {
             Cause::CommandsLost(n, _) => write!(f, "{n} commands never reached the server"),
             Cause::ServerDecision(what) => write!(f, "server decision ({what})"),
             Cause::Drift => write!(f, "reconciliation off: the prediction's own drift"),
+            Cause::TickRate(from, to) => write!(
+                f,
+                "the server changed its tick rate ({from} -> {to} Hz): commands made at one rate moved at the other"
+            ),
             Cause::Unknown => write!(f, "unknown"),
         }
     }

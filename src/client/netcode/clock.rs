@@ -64,6 +64,68 @@ impl ServerClock {
     }
 }
 
+/// Rate segments kept: the interpolation buffer reaches back less than a second, and
+/// the tick rate changes at a person's pace.
+const SEGMENTS_KEPT: usize = 4;
+
+/// The server's ticks as seconds, across changes of its tick rate: each segment is the
+/// tick it starts at, its time in seconds and its rate. With one rate it is `tick /
+/// rate`, as before any change; a change starts a segment at its tick, so the seconds
+/// run on without a jump and the clock, the interpolation and the render tick stay true
+/// on both sides of it.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Timeline {
+    segments: Vec<(u32, f64, f64)>,
+}
+
+impl Timeline {
+    pub(crate) fn new(tick_rate: f64) -> Timeline {
+        Timeline {
+            segments: vec![(0, 0.0, tick_rate.max(1.0))],
+        }
+    }
+
+    /// The server ticks `tick_rate` times a second from `from_tick` on. A change at or
+    /// before one already known replaces what followed it.
+    pub(crate) fn change(&mut self, from_tick: u32, tick_rate: f64) {
+        let secs = self.secs(f64::from(from_tick));
+        self.segments.retain(|&(t, ..)| t < from_tick);
+        self.segments.push((from_tick, secs, tick_rate.max(1.0)));
+        let extra = self.segments.len().saturating_sub(SEGMENTS_KEPT);
+        self.segments.drain(..extra);
+    }
+
+    /// Whether the rate changed after tick `after` and by tick `upto`.
+    pub(crate) fn changed_within(&self, after: u32, upto: u32) -> bool {
+        self.segments[1..]
+            .iter()
+            .any(|&(t, ..)| after < t && t <= upto)
+    }
+
+    /// The server's time at `tick` (fractional ticks too), in seconds.
+    pub(crate) fn secs(&self, tick: f64) -> f64 {
+        let (from, at, rate) = self.segment(|&(t, ..)| f64::from(t) <= tick);
+        at + (tick - f64::from(from)) / rate
+    }
+
+    /// The server's tick at `secs` (fractional).
+    pub(crate) fn tick_at(&self, secs: f64) -> f64 {
+        let (from, at, rate) = self.segment(|&(_, s, _)| s <= secs);
+        f64::from(from) + (secs - at) * rate
+    }
+
+    /// The newest segment `starts_by` holds for, or the oldest.
+    fn segment(&self, starts_by: impl Fn(&(u32, f64, f64)) -> bool) -> (u32, f64, f64) {
+        let first = self.segments[0];
+        self.segments
+            .iter()
+            .rev()
+            .find(|s| starts_by(s))
+            .copied()
+            .unwrap_or(first)
+    }
+}
+
 /// The chance, per snapshot, of a run of losses the interpolation delay does not bridge.
 const UNBRIDGED: f64 = 0.01;
 /// Weight of each snapshot slot (received or lost) in the recent loss rate: about the
@@ -173,6 +235,27 @@ mod tests {
         c.observe(1.0, 100.0);
         c.observe(1.05, 5.0);
         assert!((c.server_secs(1.05).unwrap() - 5.0).abs() < 1e-9);
+    }
+
+    /// Across a tick-rate change the server's seconds run on without a jump: 300 ticks
+    /// at 60 Hz then 150 at 30 Hz are 10 s, and back.
+    #[test]
+    fn the_timeline_keeps_the_seconds_across_a_rate_change() {
+        let mut t = Timeline::new(60.0);
+        assert_eq!(t.secs(300.0), 5.0);
+        t.change(300, 30.0);
+        assert!((t.secs(450.0) - 10.0).abs() < 1e-12);
+        assert!(
+            (t.secs(150.0) - 2.5).abs() < 1e-12,
+            "before the change: 60 Hz"
+        );
+        assert!((t.tick_at(10.0) - 450.0).abs() < 1e-9);
+        assert!((t.tick_at(2.5) - 150.0).abs() < 1e-9);
+        assert!(t.changed_within(299, 300) && t.changed_within(200, 400));
+        assert!(!t.changed_within(300, 400) && !t.changed_within(0, 299));
+        t.change(450, 128.0);
+        assert!((t.secs(1090.0) - 15.0).abs() < 1e-12);
+        assert!((t.tick_at(15.0) - 1090.0).abs() < 1e-9);
     }
 
     /// The present is the snapshots' stream plus half the round trip (article 2).

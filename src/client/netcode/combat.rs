@@ -85,6 +85,37 @@ pub struct Combat {
 
 impl Combat {
     /// A shot the local player `me` fired by our own prediction of command `seq`.
+    /// The server ticks by `rules` from `from_tick` on: each bolt in flight then flies
+    /// on from where it was, with the sub-steps it has flown, at the new rate's pace, as
+    /// the server's does (its path is one point a tick, so the rest is made again).
+    pub(crate) fn retime(&mut self, from_tick: u32, rules: &CombatRules, map: &Map) {
+        for f in &mut self.flights {
+            let Some(k) = from_tick.checked_sub(f.shot.born) else {
+                continue;
+            };
+            let Some(&(x, y)) = f.path.get(k as usize).filter(|_| k > 0) else {
+                continue;
+            };
+            // Sub-steps flown: a bolt's path is a straight run of equal sub-steps.
+            let (p, (x0, y0)) = (f.shot, f.path[0]);
+            // Checked: a hostile server's bolt may say anything.
+            let flown = if p.vx != 0 {
+                x.checked_sub(x0).and_then(|d| d.checked_div(p.vx))
+            } else {
+                y.checked_sub(y0).and_then(|d| d.checked_div(p.vy))
+            };
+            let rest = Projectile {
+                born: from_tick,
+                x,
+                y,
+                ..p
+            };
+            f.path.truncate(k as usize);
+            let flown = flown.and_then(|f| u32::try_from(f).ok()).unwrap_or(0);
+            f.path.extend(rest.flight_carried(map, rules, flown));
+        }
+    }
+
     pub(crate) fn predict(
         &mut self,
         now: Instant,
@@ -196,7 +227,10 @@ impl Combat {
                 self.flights.clear();
                 self.own.clear();
             }
-            GameEvent::Kill { .. } | GameEvent::Chat { .. } | GameEvent::MapChunk(_) => {}
+            GameEvent::Kill { .. }
+            | GameEvent::Chat { .. }
+            | GameEvent::MapChunk(_)
+            | GameEvent::TickRate { .. } => {}
         }
         verdict
     }

@@ -90,6 +90,15 @@ impl ClientSession {
                 continue;
             }
             self.next_event += 1;
+            if let &GameEvent::TickRate {
+                tick_rate,
+                snapshot_interval,
+                from_tick,
+                from_seq,
+            } = event
+            {
+                self.change_tick_rate(now, tick_rate, snapshot_interval, from_tick, from_seq);
+            }
             if let GameEvent::MapChunk(chunk) = event
                 && let Err(e) = self.map_chunks.add(now, chunk)
             {
@@ -171,7 +180,10 @@ impl ClientSession {
             .collect();
         // Snapshots the server held back for our link's sake were never sent: no loss.
         let withheld = u32::from(snap.withheld);
-        let dropped = newest.map_or(0, |prev| {
+        // Across a tick-rate change the ticks between snapshots were counted at two
+        // intervals: the one snapshot that crosses it counts no loss.
+        let crossed = |prev| self.timeline.changed_within(prev, snap.tick);
+        let dropped = newest.filter(|&prev| !crossed(prev)).map_or(0, |prev| {
             ((snap.tick - prev) / self.snapshot_interval)
                 .saturating_sub(1)
                 .saturating_sub(withheld)
@@ -221,7 +233,7 @@ impl ClientSession {
     /// new snapshot.
     fn observe_timing(&mut self, now: Instant, snap: &Snapshot, dropped: u32, withheld: u32) {
         let local = self.local_secs(now);
-        let server = f64::from(snap.tick) / self.tick_rate;
+        let server = self.timeline.secs(f64::from(snap.tick));
         self.clock.observe(local, server);
         self.recent_loss.observe(dropped);
         self.recent_withheld.observe(withheld);
@@ -305,6 +317,7 @@ impl ClientSession {
             rules: &self.rules,
             me: self.player_id,
             others: &others,
+            earlier: self.earlier_rules.as_ref().map(|(s, r)| (*s, r)),
         };
         let mut disagreement = p.disagreement(snap.ack_seq);
         // Reconciliation off: the prediction was never put where the server had us
@@ -479,6 +492,73 @@ mod tests {
             "the setup disagrees with the prediction"
         );
         assert_eq!(corrections(false), 0);
+    }
+
+    /// Issue 23: the server changed its tick rate (60 -> 30 Hz) after applying our
+    /// command 4; commands 5 and 6 it applied by the 30 Hz rules (twice the step). The
+    /// event says so: the commands not yet acknowledged are stepped again, each by the
+    /// rules the server applies it by, and where that moves us is one correction named
+    /// for the change. The snapshot acknowledging command 6 then agrees: no second
+    /// correction (stepping commands 1-4 by the new rules too made one, unexplained).
+    #[test]
+    fn a_tick_rate_change_is_one_named_correction_and_the_replay_agrees_after() {
+        use crate::sim::step::Rulebook;
+        use crate::sim::world::move_player;
+        let map = Map::builtin("duel").unwrap();
+        let now = Instant::now();
+        let mut session = session_after(0);
+        let walk = Command::moving(Buttons::RIGHT);
+        for _ in 4..=10 {
+            let _ = session.command_tick(now, walk);
+        }
+        assert_eq!(session.latest_seq(), 10);
+        let (x, y) = map.spawns()[0];
+        let mut server = PlayerState::at_cell(x, y);
+        // Commands 4, 5 and 6 (1-3 stood still).
+        for rate in [60, 30, 30] {
+            let rules = Rulebook::for_tick_rate(rate).movement;
+            server = move_player(&map, &rules, server, walk, &[]);
+        }
+        let mut delta = delta::encode(
+            &Snapshot {
+                tick: 12,
+                ack_seq: 6,
+                players: vec![PlayerSnap {
+                    id: 0,
+                    state: server,
+                }],
+                ..Default::default()
+            },
+            None,
+        );
+        let change = GameEvent::TickRate {
+            tick_rate: 30,
+            snapshot_interval: 1,
+            from_tick: 10,
+            from_seq: 5,
+        };
+        delta.events = vec![(1, change)];
+        assert_eq!(
+            session.on_message(now, ServerMsg::Snapshot(delta), 100),
+            None
+        );
+        let stats = session.stats();
+        assert_eq!(stats.corrections, 1, "{:?}", stats.corrections_by_cause);
+        assert_eq!(stats.corrections_by_cause.get("tick_rate"), Some(&1));
+        assert!(
+            stats
+                .last_correction_cause
+                .starts_with("the server changed its tick rate (60 -> 30 Hz)"),
+            "{}",
+            stats.last_correction_cause
+        );
+        assert_eq!(session.tick_rate(), 30.0);
+        assert!((session.snapshot_period() - 1.0 / 30.0).abs() < 1e-12);
+        // Ticks 1 to 12 at two intervals: no loss counted by either.
+        assert_eq!(session.stats().snapshots_lost, 0);
+        // The timeline: tick 10 was 1/6 s in at 60 Hz; tick 12 is 2/30 s later.
+        let secs = session.tick_secs(12.0);
+        assert!((secs - (10.0 / 60.0 + 2.0 / 30.0)).abs() < 1e-12, "{secs}");
     }
 
     /// The clock a snapshot's queue figures set: (command period scale) after each of

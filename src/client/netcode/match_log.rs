@@ -115,7 +115,8 @@ impl MatchLog {
             | GameEvent::Shot(_)
             | GameEvent::ShotEnd { .. }
             | GameEvent::Rail(_)
-            | GameEvent::MapChunk(_) => {}
+            | GameEvent::MapChunk(_)
+            | GameEvent::TickRate { .. } => {}
         }
         None
     }

@@ -34,6 +34,19 @@ pub(crate) struct Stepping<'a> {
     pub(crate) rules: &'a Rulebook,
     pub(crate) me: PlayerId,
     pub(crate) others: &'a [PlayerState],
+    /// After a tick-rate change: the seq from which `rules` hold, and the rules the
+    /// server applied the commands before it by.
+    pub(crate) earlier: Option<(u32, &'a Rulebook)>,
+}
+
+impl Stepping<'_> {
+    /// The rules command `seq` is applied by.
+    fn rules_for(&self, seq: u32) -> &Rulebook {
+        match self.earlier {
+            Some((from, old)) if seq < from => old,
+            _ => self.rules,
+        }
+    }
 }
 
 /// What [`Prediction::reconcile`] does when the server disagrees with the prediction.
@@ -195,7 +208,7 @@ impl Prediction {
             self.acked_seq = self.latest_seq - RING as u32 + 1;
         }
         let (seq, body) = (self.latest_seq, &mut self.body);
-        let shot = step(at.map, at.rules, at.me, body, seq, cmd, at.others);
+        let shot = step(at.map, at.rules_for(seq), at.me, body, seq, cmd, at.others);
         self.ring[(self.latest_seq & MASK) as usize] = Entry {
             seq: self.latest_seq,
             cmd,
@@ -216,6 +229,35 @@ impl Prediction {
         server: Body,
         how: Reconcile,
     ) -> Option<Correction> {
+        self.reconcile_or_replay(at, ack_seq, server, how, false)
+    }
+
+    /// Steps every command not yet acknowledged again from the acknowledged body, by
+    /// the rules `at` gives each seq (the server changed its tick rate: what was
+    /// predicted by the old rate's rules is applied by the new one's), rewriting the
+    /// history so the next snapshot compares against it. Returns the correction this
+    /// makes to where the player is now, if it moves it at all.
+    pub(crate) fn replay_pending(
+        &mut self,
+        at: &Stepping<'_>,
+        how: Reconcile,
+    ) -> Option<Correction> {
+        let acked = self.ring[(self.acked_seq & MASK) as usize];
+        if acked.seq != self.acked_seq || self.latest_seq == self.acked_seq {
+            return None;
+        }
+        let c = self.reconcile_or_replay(at, self.acked_seq, acked.body, how, true)?;
+        (c.predicted != c.corrected).then_some(c)
+    }
+
+    fn reconcile_or_replay(
+        &mut self,
+        at: &Stepping<'_>,
+        ack_seq: u32,
+        server: Body,
+        how: Reconcile,
+        replay: bool,
+    ) -> Option<Correction> {
         let correct = how != Reconcile::MeasureOnly;
         // An older snapshot than one already used (reordering), or an ack of a command
         // we never made (a confused or hostile server): nothing to learn.
@@ -229,7 +271,7 @@ impl Prediction {
         // earlier reads as ready at `ack_seq`: the same for every later command.
         predicted_then.ready_at = predicted_then.ready_at.max(ack_seq);
         predicted_then.protected = server.protected;
-        let agrees = entry.seq == ack_seq && predicted_then == server;
+        let agrees = entry.seq == ack_seq && predicted_then == server && !replay;
         if agrees && entry.body.protected == server.protected {
             return None;
         }
@@ -248,7 +290,7 @@ impl Prediction {
             if seq > ack_seq {
                 let _ = step(
                     at.map,
-                    at.rules,
+                    at.rules_for(seq),
                     at.me,
                     &mut replayed,
                     seq,
@@ -363,6 +405,7 @@ mod tests {
             rules,
             me: 0,
             others: &[],
+            earlier: None,
         }
     }
 

@@ -15,7 +15,8 @@ use std::time::Instant;
 #[path = "intake.rs"]
 mod intake;
 
-use super::clock::{RecentLoss, ServerClock, interp_delay_target};
+use super::causes::Cause;
+use super::clock::{RecentLoss, ServerClock, Timeline, interp_delay_target};
 use super::combat::Combat;
 pub(crate) use super::interpolation::DrawnFrom;
 use super::interpolation::{BufferedSnapshot, Motion, RemoteError, SnapshotBuffer};
@@ -82,6 +83,11 @@ pub struct ClientSession {
     map: Map,
     rules: Rulebook,
     tick_rate: f64,
+    /// The server's ticks as seconds, across its tick-rate changes.
+    timeline: Timeline,
+    /// After a tick-rate change: our first command the server applied by the new rules,
+    /// and the rules it applied the ones before by.
+    earlier_rules: Option<(u32, Rulebook)>,
     /// Ticks between snapshots, as the server said exactly.
     snapshot_interval: u32,
     snapshot_period: f64,
@@ -155,6 +161,8 @@ impl ClientSession {
             map,
             rules: Rulebook::for_tick_rate(welcome.tick_rate),
             tick_rate,
+            timeline: Timeline::new(tick_rate),
+            earlier_rules: None,
             snapshot_interval,
             snapshot_period,
             placed: None,
@@ -336,6 +344,67 @@ impl ClientSession {
         self.tick_rate
     }
 
+    /// The server's time at `tick`, in seconds, across its tick-rate changes: what a
+    /// span of ticks lasted is the difference of two of these.
+    pub(crate) fn tick_secs(&self, tick: f64) -> f64 {
+        self.timeline.secs(tick)
+    }
+
+    /// The server ticks `tick_rate` times a second from `from_tick` on, a snapshot every
+    /// `interval` ticks, and applies our commands from `from_seq` on by the new rate's
+    /// rules (its [`crate::net::protocol::GameEvent::TickRate`]). The rules, the
+    /// command and packet rates, the snapshot period and the clock's seconds follow. The
+    /// commands made at the old rate and not yet applied are stepped again by the rules
+    /// the server applies them by: where that moves the player is a correction, named
+    /// for its cause, not a silent jump.
+    pub(crate) fn change_tick_rate(
+        &mut self,
+        now: Instant,
+        tick_rate: u16,
+        interval: u16,
+        from_tick: u32,
+        from_seq: u32,
+    ) {
+        let tick_rate = tick_rate.max(1);
+        let before = self.tick_rate.round() as u16;
+        if tick_rate == before {
+            return;
+        }
+        let old = std::mem::replace(&mut self.rules, Rulebook::for_tick_rate(tick_rate));
+        self.combat.retime(from_tick, &self.rules.combat, &self.map);
+        self.tick_rate = f64::from(tick_rate);
+        self.timeline.change(from_tick, self.tick_rate);
+        self.earlier_rules = Some((from_seq, old));
+        self.set_snapshot_interval(u32::from(interval));
+        self.pacer.set_rate(tick_rate, self.tuning.input_rate);
+        let (Some(latest), Some(p)) = (&self.latest, &mut self.prediction) else {
+            return;
+        };
+        let others = others_of(&latest.players, self.player_id);
+        let s = self.switches;
+        let how = match (s.reconciliation, s.smoothing) {
+            (true, true) => Reconcile::Smooth,
+            (true, false) => Reconcile::Snap,
+            (false, _) => Reconcile::MeasureOnly,
+        };
+        let at = Stepping {
+            map: &self.map,
+            rules: &self.rules,
+            me: self.player_id,
+            others: &others,
+            earlier: self.earlier_rules.as_ref().map(|(s, r)| (*s, r)),
+        };
+        let correction = p.replay_pending(&at, how);
+        let path = p.take_path();
+        if let (Some(c), true) = (correction, s.prediction) {
+            let at = self.local_secs(now);
+            let cause = Cause::TickRate(before, tick_rate);
+            self.net.correction(at, c.cells, &cause);
+            self.net.correction_path(at, path);
+            self.last_correction = Some((now, c));
+        }
+    }
+
     pub fn player_id(&self) -> PlayerId {
         self.player_id
     }
@@ -445,6 +514,7 @@ impl ClientSession {
                 rules: &self.rules,
                 me: self.player_id,
                 others: &others,
+                earlier: self.earlier_rules.as_ref().map(|(s, r)| (*s, r)),
             };
             let (seq, shot) = p.push(&at, cmd);
             if let Some(shot) = shot {
@@ -511,7 +581,7 @@ impl ClientSession {
         } else {
             self.clock.server_secs(local)? - self.interp_delay
         };
-        Some(secs * self.tick_rate)
+        Some(self.timeline.tick_at(secs))
     }
 
     fn extrapolation_limit_ticks(&self) -> f64 {
@@ -585,6 +655,7 @@ impl ClientSession {
                 rules: &self.rules,
                 me: self.player_id,
                 others: &others,
+                earlier: self.earlier_rules.as_ref().map(|(s, r)| (*s, r)),
             };
             let _ = p.reconcile(&at, latest.ack_seq, server, Reconcile::Snap);
         }

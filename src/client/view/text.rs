@@ -62,7 +62,7 @@ pub(super) fn combat(s: &ClientSession, memory: &Memory, now: Instant) -> Option
         frags: me.frags,
         frag_limit: clock.map_or(0, |c| c.frag_limit),
         time_left_secs: clock.map(|c| {
-            let elapsed = (server_tick - f64::from(c.started_tick)) / s.tick_rate();
+            let elapsed = s.tick_secs(server_tick) - s.tick_secs(f64::from(c.started_tick));
             (f64::from(c.time_limit_secs) - elapsed).max(0.0) as u32
         }),
         hurt: recent(memory.hurt_at),

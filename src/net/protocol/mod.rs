@@ -18,9 +18,9 @@ pub use seal::{Freshness, REPLAY_WINDOW, ReplayWindow, Sealed, SessionKey, TAG_B
 pub use text::{CHAT_RATE, MAX_CHAT_CHARS, MAX_NAME_CHARS, Rate, sanitize_name, sanitize_text};
 
 /// Bumped on any change to the messages below (6: a bolt's `vx`, `vy` are one
-/// sub-step of its flight, not its movement per tick). `Connect` stays variant 0 with `magic` and
-/// `version` first, so every past and future build can tell a mismatch apart from noise.
-pub const PROTOCOL_VERSION: u16 = 7;
+/// sub-step of its flight, not its movement per tick; 9: [`GameEvent::TickRate`]).
+/// `Connect` stays variant 0 with `magic` and `version` first, so every past and future build can tell a mismatch apart from noise.
+pub const PROTOCOL_VERSION: u16 = 9;
 /// "NARE": marks a connect request as netarena's, not a stray datagram.
 pub const MAGIC: u32 = 0x4E41_5245;
 
@@ -261,6 +261,16 @@ pub enum GameEvent {
     },
     /// A part of the next map's text, ahead of the [`GameEvent::MatchStart`] naming it.
     MapChunk(MapChunk),
+    /// The server ticks `tick_rate` times a second from tick `from_tick` on, a snapshot
+    /// every `snapshot_interval` ticks (the lab's tick-rate dial). The receiver's own
+    /// commands from `from_seq` on are applied by the new rate's rules (each client is
+    /// told its own seq), the ones before by the old rate's.
+    TickRate {
+        tick_rate: u16,
+        snapshot_interval: u16,
+        from_tick: u32,
+        from_seq: u32,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -179,6 +179,15 @@ fn unusual_events_round_trip() {
                 ..status
             }),
         ),
+        (
+            10,
+            GameEvent::TickRate {
+                tick_rate: 128,
+                snapshot_interval: 6,
+                from_tick: 70_000,
+                from_seq: u32::MAX,
+            },
+        ),
     ];
     // The client expects a seq a little before the first (it is ahead, across
     // the wrap of u32).

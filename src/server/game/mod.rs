@@ -70,6 +70,9 @@ pub struct Match {
     phase: Phase,
     players: BTreeMap<PlayerId, Player>,
     projectiles: Vec<Projectile>,
+    /// Sub-steps flown by the bolts that were in flight when the tick rate changed, by
+    /// id: their `born` is then the tick of the change (see [`Match::set_tick_rate`]).
+    carried: BTreeMap<u16, u32>,
     /// Alive players' positions after each recent tick, for rewinding.
     history: VecDeque<(u32, Vec<(PlayerId, PlayerState)>)>,
     /// Scratch: the players a command's move is blocked by.
@@ -88,6 +91,7 @@ impl Match {
             phase: Phase::Playing,
             players: BTreeMap::new(),
             projectiles: Vec::new(),
+            carried: BTreeMap::new(),
             history: VecDeque::new(),
             others: Vec::new(),
             config,
@@ -99,6 +103,53 @@ impl Match {
     pub(crate) fn retune(&mut self, lag_compensation: bool, max_rewind_ms: u32, interval: u32) {
         self.config.lag_compensation = lag_compensation;
         self.config.max_rewind_ms = max_rewind_ms;
+        self.interp_window = 2 * interval;
+    }
+
+    /// Plays at `tick_rate` from `tick` on (the lab's tick-rate dial), a snapshot every
+    /// `interval` ticks. The rules are made again for the new rate (speeds in cells per
+    /// second, timers in seconds); what counts in ticks is converted so that it keeps its
+    /// time: the match clock, the results' end, each respawn and spawn protection's
+    /// start. A bolt in flight keeps the sub-steps it has flown and flies on at the new
+    /// rate's pace, so it meets what it would have met. The rewind history keeps its
+    /// ticks (a rewind is to a tick); its length and the rewind bound are in seconds and
+    /// milliseconds, read at the new rate from the next shot on. A weapon's cooldown
+    /// counts commands (see [`crate::sim::step`]): one running at the change ends after
+    /// the commands it was given at the old rate.
+    pub(crate) fn set_tick_rate(&mut self, tick_rate: u16, interval: u32, tick: u32) {
+        let (old, new) = (self.tick_rate, u32::from(tick_rate.max(1)));
+        if old == new {
+            self.interp_window = 2 * interval;
+            return;
+        }
+        // Ticks from now to `t` (either way) at the new rate for the same time, rounded.
+        let scale = |ticks: u32| {
+            ((u64::from(ticks) * u64::from(new) + u64::from(old) / 2) / u64::from(old)) as u32
+        };
+        let ahead = |t: u32| tick.saturating_add(scale(t.saturating_sub(tick)));
+        let behind = |t: u32| tick.saturating_sub(scale(tick.saturating_sub(t)));
+        self.started = behind(self.started);
+        if let Phase::Results { until } = self.phase {
+            self.phase = Phase::Results {
+                until: ahead(until),
+            };
+        }
+        for c in self.players.values_mut() {
+            c.spawned = behind(c.spawned);
+            if !c.alive {
+                c.respawn_at = ahead(c.respawn_at);
+            }
+        }
+        for p in &mut self.projectiles {
+            let flown = self.carried.get(&p.id).copied().unwrap_or(0);
+            let age = tick.saturating_sub(p.born);
+            let done = flown.saturating_add(self.rules.bolt_substeps(age));
+            self.carried.insert(p.id, done);
+            p.born = tick;
+        }
+        self.book = Rulebook::for_tick_rate(tick_rate);
+        self.rules = CombatRules::for_tick_rate(tick_rate);
+        self.tick_rate = new;
         self.interp_window = 2 * interval;
     }
 
@@ -170,6 +221,8 @@ impl Match {
         world.remove(id);
         self.players.remove(&id);
         self.projectiles.retain(|p| p.owner != id);
+        let alive: Vec<u16> = self.projectiles.iter().map(|p| p.id).collect();
+        self.carried.retain(|shot, _| alive.contains(shot));
     }
 
     /// Kills `id` at once, protection or not.
@@ -265,6 +318,7 @@ impl Match {
                 };
                 let p = Projectile::fire(shot.id, id, &from, shot.aim, tick);
                 self.projectiles.retain(|q| q.id != p.id);
+                self.carried.remove(&p.id);
                 self.projectiles.push(p);
                 events.push(GameEvent::Shot(p));
             }
@@ -338,7 +392,8 @@ impl Match {
             // commands left them: the same hits at any tick rate.
             let owner = p.owner;
             let age = tick.saturating_sub(p.born);
-            let leg = p.fly_tick(map, &self.rules, age, |p| {
+            let carry = self.carried.get(&p.id).copied().unwrap_or(0);
+            let leg = p.fly_tick_carried(map, &self.rules, carry, age, |p| {
                 world
                     .players()
                     .iter()
@@ -354,6 +409,7 @@ impl Match {
                 Leg::Wall | Leg::Spent => None,
             };
             let p = self.projectiles.swap_remove(i);
+            self.carried.remove(&p.id);
             // Only a hit is news: a wall or old age ends a bolt where every client's
             // own flight of it ends (the same code, the same numbers).
             if let Some(victim) = hit {
@@ -426,6 +482,7 @@ impl Match {
             next_map: self.config.maps[next].name().to_owned(),
         });
         self.projectiles.clear();
+        self.carried.clear();
         self.phase = Phase::Results {
             until: tick.saturating_add(self.config.results_secs.saturating_mul(self.tick_rate)),
         };

@@ -181,3 +181,132 @@ fn a_bolt_hits_the_same_walker_at_every_tick_rate() {
         );
     }
 }
+
+/// A room 30 cells long, open from wall to wall.
+fn long_room() -> Map {
+    let wall = "#".repeat(32);
+    let row = |s: char| format!("#{s}{}{s}#", ".".repeat(28));
+    let rows = [wall.clone(), row('S'), row('.'), row('S'), wall];
+    Map::parse("long room", &rows.join("\n")).expect("a valid room")
+}
+
+/// A blaster bolt fired east from cell (2, 2) on tick 0 at 60 Hz, a player standing at
+/// `target`, the tick rate changed to `rate` on each `(tick, rate)` of `changes`: whom
+/// it hit, and how long after the shot in seconds (the end of the tick it hit on).
+fn bolt_across(target: PlayerState, changes: &[(u32, u16)]) -> (Option<u8>, f64) {
+    let mut game = Match::new(MatchConfig::new(long_room()), 60, 3);
+    let (mut world, mut events) = (World::default(), Vec::new());
+    game.start(0);
+    game.join(0, PlayerState::at_cell(2, 2), 0, &mut world);
+    game.join(1, target, 0, &mut world);
+    let fire = Command {
+        buttons: Buttons::FIRE,
+        weapon: 0,
+        aim: 0,
+    };
+    let (mut rate, mut secs) = (60.0, 0.0);
+    for tick in 0..200 {
+        if let Some(&(_, r)) = changes.iter().find(|(t, _)| *t == tick) {
+            game.set_tick_rate(r, 1, tick);
+            rate = f64::from(r);
+        }
+        if tick == 0 {
+            game.command(0, 1, fire, 0, 0, &mut world, &mut events);
+        }
+        game.step(tick, &mut world, &mut events);
+        world.tick = tick + 1;
+        secs += 1.0 / rate;
+        if let Some(hit) = events.iter().find_map(|e| match e {
+            GameEvent::ShotEnd { hit, .. } => Some(*hit),
+            _ => None,
+        }) {
+            return (hit, secs);
+        }
+        if tick > 0 && game.projectiles.is_empty() {
+            return (None, secs);
+        }
+    }
+    panic!("the bolt flew for 200 ticks");
+}
+
+/// A bolt in flight when the tick rate changes keeps the sub-steps it has flown and
+/// flies on at the new rate's pace: it hits what it hits at a steady 60 Hz, as soon
+/// (within a tick of the slower rate), and passes what it passes. Counted from its
+/// birth tick at the new rate, a bolt at 60 Hz turned to 30 Hz 0.2 s into its flight
+/// jumped 0.2 s ahead (4.8 cells) unchecked, through the target 6 cells off.
+#[test]
+fn a_bolt_in_flight_across_tick_rate_changes_hits_the_same() {
+    let cell = |c: i32| c * crate::sim::map::CELL + crate::sim::map::CELL / 2;
+    let at = |x: i32, dy: i32| PlayerState {
+        x: cell(x),
+        y: cell(2) + dy,
+        ..PlayerState::default()
+    };
+    let changes = [(12, 30), (15, 128), (40, 10), (42, 60)];
+    for target in [at(8, 0), at(10, 0), at(14, 100), at(20, 0)] {
+        let (steady_hit, steady) = bolt_across(target, &[]);
+        let (hit, secs) = bolt_across(target, &changes);
+        assert_eq!(steady_hit, Some(1), "the steady bolt hits at {}", target.x);
+        assert_eq!(hit, steady_hit, "the same hit with the rate changed");
+        assert!(
+            (secs - steady).abs() <= 1.0 / 30.0 + 1e-9,
+            "{secs} s, steady {steady} s"
+        );
+    }
+    // A near miss, 0.5 cells off the bolt's line, stays a miss.
+    let off = at(8, crate::sim::map::CELL / 2);
+    assert_eq!(bolt_across(off, &[]).0, None);
+    assert_eq!(bolt_across(off, &changes).0, None);
+}
+
+/// What the match counts in ticks keeps its time across tick-rate changes: with a 4 s
+/// time limit, 2 s of results and a 2 s respawn, a death 1.5 s in at 60 Hz, the rate
+/// turned to 30 Hz 2 s in and to 128 Hz 1 s into the results: the respawn comes 3.5 s
+/// in, the match ends 4 s in and the next one starts 6 s in. Counted in ticks of the
+/// old rate, each came at another time.
+#[test]
+fn match_timers_keep_their_time_across_tick_rate_changes() {
+    let mut config = MatchConfig::new(long_room());
+    config.time_limit_secs = 4;
+    config.results_secs = 2;
+    let mut game = Match::new(config, 60, 3);
+    let (mut world, mut events) = (World::default(), Vec::new());
+    game.start(0);
+    game.join(0, PlayerState::at_cell(2, 1), 0, &mut world);
+    game.join(1, PlayerState::at_cell(20, 3), 0, &mut world);
+    let (mut rate, mut secs) = (60.0, 0.0);
+    let mut seen = Vec::new();
+    for tick in 0..1000 {
+        if tick == 120 {
+            game.set_tick_rate(30, 1, tick);
+            rate = 30.0;
+        }
+        if rate == 30.0 && game.in_results() && secs >= 5.0 - 1e-9 {
+            game.set_tick_rate(128, 1, tick);
+            rate = 128.0;
+        }
+        if tick == 90 {
+            game.kill(1, tick, &mut events);
+        }
+        events.clear();
+        game.step(tick, &mut world, &mut events);
+        world.tick = tick + 1;
+        secs += 1.0 / rate;
+        for e in &events {
+            match e {
+                GameEvent::Status(s) if s.id == 1 && s.alive => seen.push(("respawn", secs)),
+                GameEvent::MatchEnd { .. } => seen.push(("end", secs)),
+                GameEvent::MatchStart { .. } => seen.push(("start", secs)),
+                _ => {}
+            }
+        }
+        if seen.iter().any(|(w, _)| *w == "start") {
+            break;
+        }
+    }
+    let at = |what: &str| seen.iter().find(|(w, _)| *w == what).map(|(_, s)| *s);
+    let near = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() <= 1.0 / 30.0 + 1e-9);
+    assert!(near(at("respawn"), 3.5), "{seen:?}");
+    assert!(near(at("end"), 4.0), "{seen:?}");
+    assert!(near(at("start"), 6.0), "{seen:?}");
+}
