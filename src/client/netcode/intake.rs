@@ -158,6 +158,7 @@ impl ClientSession {
             // Late: it was counted lost when a newer one arrived; it still fills a gap
             // in the interpolation buffer.
             self.net.late_snapshot();
+            self.net.lagometer.late(now);
             self.buffer.push(snap.tick, snap.players);
             return;
         }

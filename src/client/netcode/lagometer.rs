@@ -23,6 +23,12 @@ pub(crate) struct Slice {
     pub(crate) snapshots: u16,
     /// Snapshots found missing (by tick gaps) when a later one arrived in this slice.
     pub(crate) dropped: u16,
+    /// Snapshots that arrived in this slice after a newer one (out of order): each was
+    /// counted in a `dropped` when the newer one came, and was not lost after all. Not
+    /// in a keyframe (its layout stays as it was): a replay started from one counts the
+    /// late snapshots from there.
+    #[serde(skip)]
+    pub(crate) late: u16,
     /// Snapshots the server said it held back (the link's rate) before one that
     /// arrived in this slice: Quake 3's yellow bar for suppressed snapshots.
     pub(crate) withheld: u16,
@@ -106,6 +112,12 @@ impl Lagometer {
         slice.withheld = slice.withheld.saturating_add(withheld_before as u16);
         slice.delay_ms = slice.delay_ms.max(delay_ms as f32);
         slice.rtt_ms = rtt_ms as f32;
+    }
+
+    /// A snapshot arrived at `now` after a newer one: late, not lost.
+    pub(crate) fn late(&mut self, now: Instant) {
+        let slice = self.current(now);
+        slice.late = slice.late.saturating_add(1);
     }
 
     /// Whether the server held snapshots back for our link again and again in the last
