@@ -645,4 +645,40 @@ mod rate_tests {
         assert_eq!(col(1), "█", "awaited: the last bar drawn on");
         assert_eq!(col(2), " ", "overdue: a gap");
     }
+
+    /// The overlay and the lab draw one lagometer: the lines are the overlay's cells,
+    /// one column a slice, a late snapshot `!` under its bar (a loss found in the same
+    /// slice wins), and any number of bar rows.
+    #[test]
+    fn the_lagometer_lines_are_the_overlays_cells() {
+        let t = Theme::default();
+        let snap = LagSlice {
+            worst: Some(DrawMode::Extrapolated),
+            snapshots: 1,
+            delay_ms: 250.0,
+            ..LagSlice::default()
+        };
+        let late = LagSlice { late: 1, ..snap };
+        let lost_and_late = LagSlice { dropped: 1, ..late };
+        let slices = [snap, late, lost_and_late];
+        let area = Rect::new(0, 0, 3, BAR_ROWS + 1);
+        let mut buf = Buffer::empty(area);
+        draw_lagometer(&mut buf, area, &slices, t);
+        let lines = lagometer_lines(&slices, BAR_ROWS, t);
+        assert_eq!(lines.len(), usize::from(BAR_ROWS) + 1);
+        for (y, line) in lines.iter().enumerate() {
+            let cells: Vec<&str> = line.spans.iter().map(|s| s.content.as_ref()).collect();
+            let drawn: Vec<&str> = (0..3).map(|x| buf[(x, y as u16)].symbol()).collect();
+            assert_eq!(cells, drawn, "row {y}");
+        }
+        let bottom: Vec<&str> = lines[usize::from(BAR_ROWS)]
+            .spans
+            .iter()
+            .map(|s| s.content.as_ref())
+            .collect();
+        assert_eq!(bottom, ["█", "!", "×"]);
+        let two = lagometer_lines(&slices, 2, t);
+        assert_eq!(two.len(), 3);
+        assert!(two.iter().all(|l| l.spans.len() == 3));
+    }
 }

@@ -214,6 +214,20 @@ mod tests {
         assert_eq!(l.recent(1000).count(), SLICES);
     }
 
+    /// A snapshot that comes after a newer one is late, in the slice it came in.
+    #[test]
+    fn a_late_snapshot_is_counted_where_it_came() {
+        let t0 = Instant::now();
+        let mut l = Lagometer::default();
+        l.snapshot(t0, 40.0, 0, 0, 80.0);
+        l.snapshot(t0 + SLICE, 40.0, 1, 0, 80.0);
+        l.late(t0 + SLICE * 2);
+        let s: Vec<Slice> = l.recent(10).copied().collect();
+        let late: Vec<u16> = s.iter().map(|x| x.late).collect();
+        assert_eq!(late, [0, 0, 1]);
+        assert_eq!(s[2].snapshots, 0, "not an in-order arrival");
+    }
+
     /// One snapshot held back after a spike of lag is not a thin link; the server
     /// holding them back again and again is, until two quiet seconds pass.
     #[test]
