@@ -312,10 +312,7 @@ pub(crate) fn panel(lab: &Lab, t: Theme) -> Panel {
             head.extend([glyph(g, *role), value(format!("{v:<3}"))]);
         }
         head.push(word(" ".into()));
-        for ((g, role, _), v) in snaps
-            .iter()
-            .zip([k.on_time, k.suppressed, k.late, k.lost])
-        {
+        for ((g, role, _), v) in snaps.iter().zip([k.on_time, k.suppressed, k.late, k.lost]) {
             head.extend([glyph(g, *role), value(format!("{v:<3}"))]);
         }
         lines.push(Line::from(head));
@@ -346,7 +343,10 @@ pub(crate) fn panel(lab: &Lab, t: Theme) -> Panel {
         format!("{total} = {}", s.join(if one_line { "+" } else { " + " }))
     };
     for c in &lab.clients {
-        let down = c.bytes.down.per_second(lab.now, lab.start, DownBytes::kinds);
+        let down = c
+            .bytes
+            .down
+            .per_second(lab.now, lab.start, DownBytes::kinds);
         let up = c.bytes.up.per_second(lab.now, lab.start, UpBytes::kinds);
         let down_text = format!("↓ {}", sum(&down[..5], down[5]));
         let up_text = format!("↑ {}", sum(&up[..2], up[2]));

@@ -114,12 +114,19 @@ fn the_lagometers_agree_with_the_links_log() {
         let k = lag_counts(&slices(&lab, n));
         let (on_time, late, lost) = link_truth(&lab.crossings(n, crate::lab::Way::Down));
         eprintln!("client {n}: {k:?}, link: on time {on_time} late {late} lost {lost}");
-        assert_eq!((k.on_time, k.late, k.lost), (on_time, late, lost), "client {n}");
+        assert_eq!(
+            (k.on_time, k.late, k.lost),
+            (on_time, late, lost),
+            "client {n}"
+        );
         seen.late += k.late;
         seen.lost += k.lost;
         seen.on_time += k.on_time;
     }
-    assert!(seen.on_time > 150 && seen.late > 2 && seen.lost > 2, "{seen:?}");
+    assert!(
+        seen.on_time > 150 && seen.late > 2 && seen.lost > 2,
+        "{seen:?}"
+    );
 }
 
 /// Players standing still cost their snapshots about a byte of masks; the same two
