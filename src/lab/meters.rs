@@ -272,12 +272,15 @@ pub(crate) fn slices(lab: &Lab, n: usize) -> Vec<LagSlice> {
 }
 
 /// The meters panel: a legend, each client's lagometer over the last [`COLUMNS`]
-/// slices with its counts, then each client's bytes per second by kind.
+/// slices with its counts, then each client's bytes per second by kind; when that does
+/// not fit (three or four clients at 160x45), a line a client: its counts and its bytes
+/// per second each way.
 pub(crate) fn panel(lab: &Lab, t: Theme) -> Panel {
     let label = t.style(Role::Label);
     let glyph = |g: &'static str, role: Role| Span::styled(g, t.style(role));
-    let word = |w: String| Span::styled(w, label);
+    let word = |w: &str| Span::styled(w.to_owned(), label);
     let value = |v: String| Span::styled(v, t.style(Role::Value));
+    let heading = |h: String| Span::styled(h, t.style(Role::Heading));
     let frames = [
         ("▀", Role::LagInterp, "interpolated"),
         ("▚", Role::LagExtrap, "extrapolated"),
@@ -289,48 +292,26 @@ pub(crate) fn panel(lab: &Lab, t: Theme) -> Panel {
         ("!", Role::Warn, "late"),
         ("×", Role::Bad, "lost"),
     ];
-    let legend = |head: &str, marks: &[(&'static str, Role, &str)]| {
-        let mut spans = vec![word(format!("{head} "))];
+    let legend = |head: &str, marks: &[(&'static str, Role, &str)], tail: &str| {
+        let mut spans = vec![word(head)];
         for &(g, role, name) in marks {
-            spans.extend([glyph(g, role), word(format!("{name} "))]);
+            spans.extend([glyph(g, role), word(name), word(" ")]);
         }
+        spans.push(word(tail));
         Line::from(spans)
     };
-    let mut lines = vec![legend("frames", &frames), legend("snapshots", &snaps)];
-    let n = lab.clients.len();
-    // Two bar rows each for up to two clients; one for more, to fit the rows left.
-    let bar_rows = if n <= 2 { 2 } else { 1 };
-    for (i, c) in lab.clients.iter().enumerate() {
-        let all = slices(lab, i);
-        let shown = &all[all.len().saturating_sub(COLUMNS)..];
-        let k = lag_counts(shown);
-        let mut head = vec![Span::styled(
-            format!("c{} {:<7}", c.number, c.profile),
-            t.style(Role::Heading),
-        )];
+    // A client's counts: `▀48 ▚0  █0   ▆47 ▆0  !0  ×1  `.
+    let counts = |k: &LagCounts| {
+        let mut spans = Vec::new();
         for ((g, role, _), v) in frames.iter().zip([k.interpolated, k.extrapolated, k.held]) {
-            head.extend([glyph(g, *role), value(format!("{v:<3}"))]);
+            spans.extend([glyph(g, *role), value(format!("{v:<3}"))]);
         }
-        head.push(word(" ".into()));
+        spans.push(word(" "));
         for ((g, role, _), v) in snaps.iter().zip([k.on_time, k.suppressed, k.late, k.lost]) {
-            head.extend([glyph(g, *role), value(format!("{v:<3}"))]);
+            spans.extend([glyph(g, *role), value(format!("{v:<3}"))]);
         }
-        lines.push(Line::from(head));
-        lines.extend(lagometer_lines(shown, bar_rows, t));
-    }
-    lines.push(Line::default());
-    let one_line = n > 2;
-    lines.push(Line::styled(
-        if one_line {
-            "B/s ↓=players+proj+events+roster+hdr ↑=cmds+hdr"
-        } else {
-            "B/s ↓ = players + proj + events + roster + hdr"
-        },
-        label,
-    ));
-    if !one_line {
-        lines.push(Line::styled("    ↑ = commands + hdr", label));
-    }
+        spans
+    };
     // Each part rounded to whole bytes, the total their sum: the line adds up.
     let sum = |parts: &[f64], other: f64| {
         let rounded: Vec<u64> = parts.iter().map(|v| v.round() as u64).collect();
@@ -339,28 +320,51 @@ pub(crate) fn panel(lab: &Lab, t: Theme) -> Panel {
         if other > 0 {
             s.push(format!("other {other}"));
         }
-        let total = rounded.iter().sum::<u64>() + other;
-        format!("{total} = {}", s.join(if one_line { "+" } else { " + " }))
+        (rounded.iter().sum::<u64>() + other, s.join(" + "))
     };
-    for c in &lab.clients {
-        let down = c
-            .bytes
-            .down
-            .per_second(lab.now, lab.start, DownBytes::kinds);
-        let up = c.bytes.up.per_second(lab.now, lab.start, UpBytes::kinds);
-        let down_text = format!("↓ {}", sum(&down[..5], down[5]));
-        let up_text = format!("↑ {}", sum(&up[..2], up[2]));
-        let name = Span::styled(format!("c{} ", c.number), t.style(Role::Heading));
-        if one_line {
-            lines.push(Line::from(vec![
-                name,
-                value(format!("{down_text} {up_text}")),
-            ]));
-        } else {
-            lines.push(Line::from(vec![name, value(down_text)]));
-            lines.push(Line::from(vec![value(format!("   {up_text}"))]));
-        }
+    let mut lines = vec![
+        legend("frames ", &frames, ""),
+        legend("snapshots ", &snaps, ""),
+    ];
+    let mut bytes = vec![
+        Line::default(),
+        Line::styled("B/s ↓ = players + proj + events + roster + hdr", label),
+        Line::styled("    ↑ = commands + hdr", label),
+    ];
+    let mut short = Vec::new();
+    for (i, c) in lab.clients.iter().enumerate() {
+        let all = slices(lab, i);
+        let shown = &all[all.len().saturating_sub(COLUMNS)..];
+        let k = lag_counts(shown);
+        let mut head = vec![heading(format!("c{} {:<7}", c.number, c.profile))];
+        head.extend(counts(&k));
+        lines.push(Line::from(head));
+        lines.extend(lagometer_lines(shown, 2, t));
+
+        let b = &c.bytes;
+        let down_kinds = b.down.per_second(lab.now, lab.start, DownBytes::kinds);
+        let (down, down_parts) = sum(&down_kinds[..5], down_kinds[5]);
+        let up_kinds = b.up.per_second(lab.now, lab.start, UpBytes::kinds);
+        let (up, up_parts) = sum(&up_kinds[..2], up_kinds[2]);
+        bytes.push(Line::from(vec![
+            heading(format!("c{} ", c.number)),
+            value(format!("↓ {down} = {down_parts}")),
+        ]));
+        bytes.push(Line::from(value(format!("   ↑ {up} = {up_parts}"))));
+
+        let mut line = vec![heading(format!("c{} ", c.number))];
+        line.extend(counts(&k));
+        line.push(value(format!("↓{down} ↑{up}")));
+        short.push(Line::from(line));
     }
+    lines.extend(bytes);
+    let frames_short = [
+        ("▀", Role::LagInterp, "interp"),
+        ("▚", Role::LagExtrap, "extrap"),
+        ("█", Role::LagHeld, "held"),
+    ];
+    short.push(legend("", &frames_short, " B/s ↓down ↑up"));
+    short.push(legend("", &snaps, ""));
     Panel {
         title: format!(
             "lagometers · last {:.1} s · bytes by kind",
@@ -368,6 +372,7 @@ pub(crate) fn panel(lab: &Lab, t: Theme) -> Panel {
         ),
         lines,
         width: WIDTH,
+        short,
     }
 }
 

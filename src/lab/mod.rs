@@ -42,6 +42,7 @@ use motion::Motion;
 use wire::Lane;
 
 pub use figures::{Crossing, Figures, Way};
+pub use meters::{DownBytes, UpBytes};
 pub use wire::LaneCounts;
 
 /// Clients the lab runs at most (a server view and four client views fill a screen).

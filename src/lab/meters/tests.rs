@@ -161,14 +161,23 @@ fn the_meters_panel_of_a_seeded_lab() {
     let lab = run(&c, 4.0);
     let panel = panel(&lab, crate::ui::Theme::default());
     assert_eq!(panel.width, WIDTH);
-    let text: Vec<String> = panel
-        .lines
-        .iter()
-        .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
-        .collect();
-    for l in &text {
-        assert!(l.chars().count() <= COLUMNS, "too wide: {l}");
-    }
-    let text = format!("{}\n{}", panel.title, text.join("\n"));
+    let text = |lines: &[Line<'static>]| {
+        let text: Vec<String> = lines
+            .iter()
+            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+            .collect();
+        for l in &text {
+            assert!(l.chars().count() <= COLUMNS, "too wide: {l}");
+        }
+        text.join("\n")
+    };
+    // In full, and as the line a client it shows when that does not fit.
+    let text = format!(
+        "{}\n{}\n\nshort:\n{}",
+        panel.title,
+        text(&panel.lines),
+        text(&panel.short)
+    );
+    assert_eq!(panel.short.len(), 2 + 2);
     insta::assert_snapshot!(text);
 }
