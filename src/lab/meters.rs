@@ -243,10 +243,10 @@ pub(crate) struct LagCounts {
 }
 
 /// The counts of `slices`. A snapshot found missing in one slice and come late in a
-/// later one is late, not lost.
+/// later one is late, not lost; so are those it says the server held back.
 pub(crate) fn lag_counts(slices: &[LagSlice]) -> LagCounts {
     let mut c = LagCounts::default();
-    let (mut dropped, mut late) = (0u32, 0u32);
+    let (mut dropped, mut unlost) = (0u32, 0u32);
     for s in slices {
         match s.worst {
             Some(DrawMode::Interpolated) => c.interpolated += 1,
@@ -256,11 +256,11 @@ pub(crate) fn lag_counts(slices: &[LagSlice]) -> LagCounts {
         }
         c.on_time += u32::from(s.snapshots);
         dropped += u32::from(s.dropped);
-        late += u32::from(s.late);
+        c.late += u32::from(s.late);
+        unlost += u32::from(s.unlost);
         c.suppressed += u32::from(s.withheld);
     }
-    c.late = late;
-    c.lost = dropped.saturating_sub(late);
+    c.lost = dropped.saturating_sub(unlost);
     c
 }
 

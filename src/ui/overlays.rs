@@ -30,6 +30,9 @@ pub(crate) struct LagSlice {
     /// Snapshots that arrived in this slice after a newer one: late, not lost (each was
     /// in a slice's `dropped` until it came). Marked `!` under the bar.
     pub(crate) late: u16,
+    /// Snapshots counted in a slice's `dropped` that were not lost after all: the late
+    /// ones, and those the server held back before them.
+    pub(crate) unlost: u16,
     /// Snapshots the server held back for the link's rate before one in this slice: the
     /// bar is yellow (Quake 3's suppressed snapshots).
     pub(crate) withheld: u16,

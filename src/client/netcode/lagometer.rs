@@ -29,6 +29,11 @@ pub(crate) struct Slice {
     /// late snapshots from there.
     #[serde(skip)]
     pub(crate) late: u16,
+    /// Snapshots counted in a `dropped` that were not lost after all: the late ones, and
+    /// the ones the server had held back before them (only a late snapshot says so). Not
+    /// in a keyframe, as `late`.
+    #[serde(skip)]
+    pub(crate) unlost: u16,
     /// Snapshots the server said it held back (the link's rate) before one that
     /// arrived in this slice: Quake 3's yellow bar for suppressed snapshots.
     pub(crate) withheld: u16,
@@ -114,10 +119,15 @@ impl Lagometer {
         slice.rtt_ms = rtt_ms as f32;
     }
 
-    /// A snapshot arrived at `now` after a newer one: late, not lost.
-    pub(crate) fn late(&mut self, now: Instant) {
+    /// A snapshot arrived at `now` after a newer one: late, not lost, and the
+    /// `withheld_before` snapshots it says the server held back before it were not lost
+    /// either.
+    pub(crate) fn late(&mut self, now: Instant, withheld_before: u32) {
         let slice = self.current(now);
         slice.late = slice.late.saturating_add(1);
+        let withheld = withheld_before as u16;
+        slice.withheld = slice.withheld.saturating_add(withheld);
+        slice.unlost = slice.unlost.saturating_add(1).saturating_add(withheld);
     }
 
     /// Whether the server held snapshots back for our link again and again in the last
@@ -221,10 +231,12 @@ mod tests {
         let mut l = Lagometer::default();
         l.snapshot(t0, 40.0, 0, 0, 80.0);
         l.snapshot(t0 + SLICE, 40.0, 1, 0, 80.0);
-        l.late(t0 + SLICE * 2);
+        l.late(t0 + SLICE * 2, 2);
         let s: Vec<Slice> = l.recent(10).copied().collect();
         let late: Vec<u16> = s.iter().map(|x| x.late).collect();
         assert_eq!(late, [0, 0, 1]);
+        // It and the two held back before it were counted missing, and were not lost.
+        assert_eq!((s[2].unlost, s[2].withheld), (3, 2));
         assert_eq!(s[2].snapshots, 0, "not an in-order arrival");
     }
 
