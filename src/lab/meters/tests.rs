@@ -144,7 +144,7 @@ fn players_standing_still_cost_next_to_nothing() {
         let (down, _) = lab.clients[0].bytes.totals();
         let snapshots = lab.clients[0].down.traffic().sent;
         let per = down.players as f64 / snapshots as f64;
-        eprintln!("keyboard {keyboard}: {down:?} over {snapshots} datagrams, {per:.2} B/snapshot");
+        eprintln!("keyboard {keyboard}: {down:?} over {snapshots} datagrams, {per:.2} B each");
         per
     };
     let still = players_per_snapshot(2);
