@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use crate::net::conditioner::{Conditioner, Conditions};
 use crate::net::protocol::{GameEvent, ServerMsg, SnapshotDelta};
-use crate::net::{codec, wire_events, wire_snapshot};
+use crate::net::{codec, wire_snapshot};
 
 /// Bytes of IPv4 + UDP header per datagram, counted in the per-second figures.
 pub const UDP_IPV4_HEADER: f64 = 28.0;
@@ -62,47 +62,23 @@ impl Shares {
         }
     }
 
-    /// Bytes of a snapshot's player fields, projectile events and other events.
+    /// Bytes of a snapshot's player fields, projectile events and other events (as
+    /// `net::wire_snapshot::parts` measures them), counting the new shots, rails and
+    /// kills.
     fn snapshot_parts(&mut self, s: &SnapshotDelta, newest_event: &mut u32) -> (u64, u64, u64) {
-        // As the wire form sends them: empty lists not at all, values without a count.
-        let listed = |n: u64, empty: bool| if empty { 0 } else { n };
-        let players = listed(size(&s.removed), s.removed.is_empty())
-            + listed(size(&s.added), s.added.is_empty())
-            + wire_snapshot::masks_wire_len(&s.masks) as u64
-            + s.values.iter().map(size).sum::<u64>();
-        // The list's length and its first seq.
-        let (mut projectiles, mut events) = (0, listed(3, s.events.is_empty()));
-        for (item, n) in s
-            .events
-            .iter()
-            .zip(wire_events::wire_sizes(&s.events, s.tick))
-        {
-            let n = n as u64;
-            let new = item.0 > *newest_event;
-            *newest_event = (*newest_event).max(item.0);
-            match &item.1 {
-                GameEvent::Shot(_) | GameEvent::ShotEnd { .. } => {
-                    projectiles += n;
-                    self.shots += u64::from(new && matches!(item.1, GameEvent::Shot(_)));
-                }
-                GameEvent::Rail(_) => {
-                    events += n;
-                    self.rails += u64::from(new);
-                }
-                GameEvent::Kill { .. } => {
-                    events += n;
-                    self.kills += u64::from(new);
-                }
-                _ => events += n,
+        for (seq, e) in &s.events {
+            let new = *seq > *newest_event;
+            *newest_event = (*newest_event).max(*seq);
+            match e {
+                GameEvent::Shot(_) => self.shots += u64::from(new),
+                GameEvent::Rail(_) => self.rails += u64::from(new),
+                GameEvent::Kill { .. } => self.kills += u64::from(new),
+                _ => {}
             }
         }
-        (players, projectiles, events)
+        let p = wire_snapshot::parts(s);
+        (p.players as u64, p.projectiles as u64, p.events as u64)
     }
-}
-
-/// Encoded size of one field, in the codec's bincode configuration.
-fn size<T: Serialize>(value: &T) -> u64 {
-    crate::net::codec::encoded_len(value) as u64
 }
 
 /// One client's pair of sockets: `front` faces the client, `back` the server.

@@ -122,6 +122,8 @@ pub(crate) fn stats(t: u32) -> StatsView {
                 }),
                 snapshots: u16::from(k.is_multiple_of(3)),
                 dropped: u16::from(k.is_multiple_of(41)),
+                late: 0,
+                unlost: 0,
                 withheld: 0,
                 delay_ms: (70 + (k * 37) % 60) as f32,
                 rtt_ms: (140 + (k * 13) % 30) as f32,

@@ -562,7 +562,8 @@ pub(crate) fn view<'a>(a: &'a Lab, b: &'a Lab, setting: &Setting, c: &Controls) 
         &format!("netarena lab A/B  left {label_a}  right {label_b}"),
         1,
     );
-    va.panels.push(differences_panel(a, b, n));
+    // Lab A's own panels would show one side only: the differences take their place.
+    va.panels = vec![differences_panel(a, b, n)];
     va
 }
 
@@ -631,6 +632,7 @@ fn differences_panel(a: &Lab, b: &Lab, n: usize) -> Panel {
         title: format!("A/B: client {} figures that differ", n + 1),
         lines,
         width: 58,
+        ..Panel::default()
     }
 }
 

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use serde::Serialize;
 
+use super::meters::{DownBytes, UpBytes};
 use super::view::dilation;
 use super::{Lab, LabConfig, LaneCounts};
 use crate::client::shell::headless::{self, Report};
@@ -54,6 +55,10 @@ pub struct ClientReport {
     /// The coefficient of variation of the drawn speed of the lab's walkers while they
     /// walked straight (None without `--walkers`): 0 is perfectly even.
     pub remote_motion_cv: Option<f64>,
+    /// The bytes its link carried down and up (every datagram sent, lost ones too), by
+    /// kind; each way's kinds add up to its `link_down`/`link_up` bytes.
+    pub bytes_down: DownBytes,
+    pub bytes_up: UpBytes,
     /// The file its session was recorded to, with `--record`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recording: Option<String>,
@@ -141,6 +146,8 @@ pub(crate) fn ended_report(lab: &Lab, seed: u64, ended: &str) -> LabReport {
                 clock: dilation(c.driver.session()),
             },
             remote_motion_cv: lab.remote_motion_cv(n),
+            bytes_down: c.bytes.totals().0,
+            bytes_up: c.bytes.totals().1,
             recording: None,
         })
         .collect();

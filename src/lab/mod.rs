@@ -12,6 +12,7 @@ pub mod dials;
 mod explain;
 mod figures;
 pub mod headless;
+mod meters;
 mod motion;
 pub(crate) mod speed;
 pub mod terminal;
@@ -42,6 +43,7 @@ use motion::Motion;
 use wire::Lane;
 
 pub use figures::{Crossing, Figures, Way};
+pub use meters::{DownBytes, UpBytes};
 pub use wire::LaneCounts;
 
 /// Clients the lab runs at most (a server view and four client views fill a screen).
@@ -170,6 +172,8 @@ pub(crate) struct LabClient {
     pub(crate) rates: RateMeter,
     /// The newest command seq acknowledged by a snapshot its link delivered.
     ack_delivered: u32,
+    /// What its link carried each way, by kind (the meters panel, the report).
+    pub(crate) bytes: meters::LinkBytes,
 }
 
 impl LabClient {
@@ -279,6 +283,7 @@ fn join(server: &mut Server, start: Instant, j: Joining) -> anyhow::Result<LabCl
         log,
         rates: RateMeter::default(),
         ack_delivered: 0,
+        bytes: meters::LinkBytes::default(),
     })
 }
 
@@ -666,6 +671,7 @@ impl Lab {
                 }
             }
             if codec::encode_server(&msg, &mut self.buf).is_ok() {
+                c.bytes.down(now, &msg, self.buf.len());
                 c.down.push(now, to, &self.buf, wire::down_mark(&msg));
             }
         }
@@ -689,14 +695,15 @@ fn commands(
     buf: &mut Vec<u8>,
     script: impl FnMut(&ClientSession, Instant) -> Command,
 ) {
-    let (up, addr) = (&mut c.up, c.addr);
+    let (up, addr, bytes) = (&mut c.up, c.addr, &mut c.bytes);
     // What the link dropped goes to the client's recording once the commands are made.
     let mut dropped = Vec::new();
     let mut send = |msg: ClientMsg| {
-        if codec::encode_in_process(addr, &msg, buf).is_ok()
-            && up.push(now, addr, buf, wire::up_mark(&msg))
-        {
-            dropped.push(msg);
+        if codec::encode_in_process(addr, &msg, buf).is_ok() {
+            bytes.up(now, &msg, buf.len());
+            if up.push(now, addr, buf, wire::up_mark(&msg)) {
+                dropped.push(msg);
+            }
         }
     };
     match &mut c.drive {

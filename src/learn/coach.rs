@@ -152,6 +152,7 @@ impl Coach for Course<'_> {
             title: self.title(),
             lines,
             width,
+            ..Panel::default()
         }]
     }
 

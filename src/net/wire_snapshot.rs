@@ -127,6 +127,42 @@ fn masks_form(masks: &[u8]) -> (u32, Vec<u8>) {
     (head(masks.len(), false), masks.to_vec())
 }
 
+/// Where a snapshot's bytes go on the wire, each part as [`SnapshotDelta`]'s
+/// serializer writes it in the codec's configuration: the players (departed, new, the
+/// masks with the baseline age, the values), blaster projectiles (births and ends) and
+/// the other events. The rest of its datagram is headers: the message's tag, the flags,
+/// tick and ack, the own body, the echo and counts, and the event list's framing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct SnapshotParts {
+    pub(crate) players: usize,
+    pub(crate) projectiles: usize,
+    pub(crate) events: usize,
+}
+
+/// The parts of `d`'s wire form (see [`SnapshotParts`]).
+pub(crate) fn parts(d: &SnapshotDelta) -> SnapshotParts {
+    use super::codec::encoded_len;
+    let listed = |n: usize, empty: bool| if empty { 0 } else { n };
+    // The baseline age rides in the masks head's low bits, or takes a byte after it.
+    let age = usize::from(!(1..=7).contains(&d.baseline_age));
+    let values = if implied_values(&d.masks) == d.values.len() {
+        d.values.iter().map(encoded_len).sum()
+    } else {
+        encoded_len(&d.values)
+    };
+    let players = listed(encoded_len(&d.removed), d.removed.is_empty())
+        + listed(encoded_len(&d.added), d.added.is_empty())
+        + masks_wire_len(&d.masks)
+        + age
+        + values;
+    let (projectiles, events) = wire_events::kind_sizes(&d.events, d.tick);
+    SnapshotParts {
+        players,
+        projectiles,
+        events,
+    }
+}
+
 fn tick16(v: u32) -> [u8; 2] {
     (v as u16).to_le_bytes()
 }
@@ -491,5 +527,80 @@ mod tests {
             };
             assert_eq!(back.me, d.me);
         }
+    }
+
+    /// What the lab meters a snapshot by: players, projectiles and other events as the
+    /// serializer writes them, so the rest of the datagram is exactly its header
+    /// fields (kind, flags, tick, ack, own body, echo) and the event list's framing
+    /// (first seq, length, a seq jump).
+    #[test]
+    fn a_snapshots_parts_leave_exactly_its_headers() {
+        use crate::net::protocol::{GameEvent, PlayerSnap, PlayerStatus};
+        use crate::sim::combat::{Projectile, Weapon};
+        use crate::sim::world::PlayerState;
+        let header = |d: &SnapshotDelta| {
+            let p = parts(d);
+            bytes(d).len() - p.players - p.projectiles - p.events
+        };
+        let mut d = delta(vec![0, 0x30, 0, 0, 0, 0, 0x04]);
+        // The masks and their three one-byte values.
+        assert_eq!(
+            parts(&d),
+            SnapshotParts {
+                players: 3 + 3,
+                ..SnapshotParts::default()
+            }
+        );
+        assert_eq!(header(&d), 1 + 1 + 2 + 2 + 1);
+        // A player gone, one new, an age of its own, values with their count: all
+        // players; the echo is a header.
+        d.removed = vec![4];
+        d.added = vec![PlayerSnap {
+            id: 5,
+            state: PlayerState::default(),
+        }];
+        d.baseline_age = 0;
+        d.values.push(7);
+        d.echo_time_ms = 1234;
+        d.echo_hold_ms = 3;
+        let before = parts(&d);
+        assert_eq!(header(&d), 7 + 2 + 1);
+        let shot = Projectile {
+            id: crate::sim::step::shot_id(2, 40),
+            owner: 2,
+            born: 899,
+            x: 5000,
+            y: 7000,
+            vx: 102,
+            vy: -72,
+        };
+        let status = PlayerStatus {
+            id: 9,
+            health: 75,
+            alive: true,
+            frags: 3,
+            deaths: 4,
+            weapon: Weapon::Rail,
+            protected: false,
+        };
+        d.events = vec![
+            (10, GameEvent::Status(status)),
+            (12, GameEvent::Shot(shot)),
+            (
+                13,
+                GameEvent::ShotEnd {
+                    id: shot.id,
+                    tick: 900,
+                    hit: None,
+                },
+            ),
+        ];
+        let p = parts(&d);
+        assert_eq!(p.players, before.players);
+        assert!(p.projectiles > 0 && p.events > 0, "{p:?}");
+        // The first seq, the list's length and the jump from 10 to 12.
+        assert_eq!(header(&d), 10 + 2 + 1 + 2);
+        let buf = bytes(&d);
+        assert!(codec::decode_server(&buf).is_ok());
     }
 }

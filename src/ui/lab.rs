@@ -54,6 +54,9 @@ pub(crate) struct Panel {
     pub(crate) lines: Vec<Line<'static>>,
     /// Columns it wants, borders included; 0 for an equal share of the row.
     pub(crate) width: u16,
+    /// What it shows instead when its lines do not all fit the rows it gets (empty:
+    /// its lines, cut).
+    pub(crate) short: Vec<Line<'static>>,
 }
 
 /// One client's link: datagrams going up (commands) and down (snapshots), on one time
@@ -261,7 +264,13 @@ fn draw_panels(frame: &mut Frame, area: Rect, panels: &[Panel], t: Theme) {
                 format!(" {} ", panel.title),
                 t.style(Role::Label),
             ));
-        frame.render_widget(Paragraph::new(panel.lines.clone()).block(block), rect);
+        let rows = usize::from(rect.height.saturating_sub(2));
+        let lines = if panel.lines.len() > rows && !panel.short.is_empty() {
+            &panel.short
+        } else {
+            &panel.lines
+        };
+        frame.render_widget(Paragraph::new(lines.clone()).block(block), rect);
     }
 }
 
@@ -508,6 +517,40 @@ mod tests {
         assert_eq!(widths, [60, 50, 50]);
         let short = Rect::new(0, 40, 160, MIN_PANEL_ROWS - 1);
         assert!(panel_rects(short, &panels).is_empty());
+    }
+
+    /// A panel whose lines do not fit the rows it gets shows its short form instead;
+    /// one that fits, its lines.
+    #[test]
+    fn a_panel_too_tall_for_its_rows_shows_its_short_form() {
+        let panel = Panel {
+            title: "meters".into(),
+            lines: (0..10).map(|i| Line::raw(format!("long {i}"))).collect(),
+            width: 20,
+            short: vec![Line::raw("short")],
+        };
+        let drawn = |rows: u16| {
+            let backend = ratatui::backend::TestBackend::new(20, rows);
+            let mut term = ratatui::Terminal::new(backend).unwrap();
+            let panels = std::slice::from_ref(&panel);
+            term.draw(|f| draw_panels(f, f.area(), panels, Theme::default()))
+                .unwrap();
+            let buf = term.backend().buffer().clone();
+            (0..rows)
+                .map(|y| (0..20).map(|x| buf[(x, y)].symbol()).collect::<String>())
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let cramped = drawn(6);
+        assert!(
+            cramped.contains("short") && !cramped.contains("long"),
+            "{cramped}"
+        );
+        let roomy = drawn(12);
+        assert!(
+            roomy.contains("long 9") && !roomy.contains("short"),
+            "{roomy}"
+        );
     }
 
     /// The `?` box lists every lab key of the binding table, words and all, inside a

@@ -15,7 +15,7 @@ pub(crate) mod timeline;
 
 pub(crate) use layout::{full_size, minimum_size};
 
-pub(crate) use overlays::{DialLine, DrawMode, LagSlice, StatsView};
+pub(crate) use overlays::{DialLine, DrawMode, LagSlice, StatsView, lagometer_lines};
 pub(crate) use theme::Role;
 pub use theme::Theme;
 

@@ -27,6 +27,12 @@ pub(crate) struct LagSlice {
     pub(crate) snapshots: u16,
     /// Snapshots found missing when a later one arrived in this slice.
     pub(crate) dropped: u16,
+    /// Snapshots that arrived in this slice after a newer one: late, not lost (each was
+    /// in a slice's `dropped` until it came). Marked `!` under the bar.
+    pub(crate) late: u16,
+    /// Snapshots counted in a slice's `dropped` that were not lost after all: the late
+    /// ones, and those the server held back before them.
+    pub(crate) unlost: u16,
     /// Snapshots the server held back for the link's rate before one in this slice: the
     /// bar is yellow (Quake 3's suppressed snapshots).
     pub(crate) withheld: u16,
@@ -264,7 +270,9 @@ fn stats_lines(s: &StatsView, t: Theme, rows: usize) -> Vec<Line<'static>> {
             Span::styled("│", t.style(Role::LagBar)),
             Span::styled("snapshot delay ", label),
             Span::styled("×", t.style(Role::Bad)),
-            Span::styled("lost", label),
+            Span::styled("lost ", label),
+            Span::styled("!", t.style(Role::Warn)),
+            Span::styled("late", label),
         ]),
     ]);
     let recent = s.recent_corrections.len();
@@ -316,62 +324,94 @@ fn rtt_text(rtt_ms: f64, silent_secs: Option<f64>) -> String {
 /// One column per slice: the top row shows how frames were drawn, the rows below a bar
 /// as tall as the slice's worst snapshot delay (full height = 250 ms), `×` for losses.
 fn draw_lagometer(buf: &mut Buffer, area: Rect, slices: &[LagSlice], t: Theme) {
+    let bar_rows = area.height.saturating_sub(1);
+    for (r, line) in lagometer_lines(slices, bar_rows, t).iter().enumerate() {
+        buf.set_line(area.x, area.y + r as u16, line, area.width);
+    }
+}
+
+/// The lagometer as lines, one column per slice (oldest first): the top line shows how
+/// frames were drawn (`▀` interpolated, `▚` extrapolated, `█` held), the `bar_rows`
+/// lines below a bar as tall as the slice's worst snapshot delay (full height = 250
+/// ms; yellow when the server held snapshots back), `×` at the bottom for a loss found,
+/// `!` for a snapshot that came late, the column red while the link was interrupted.
+/// The stats overlay and the lab's lagometers draw it.
+pub(crate) fn lagometer_lines(slices: &[LagSlice], bar_rows: u16, t: Theme) -> Vec<Line<'static>> {
     const LEVELS: [&str; 8] = ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"];
     const FULL_SCALE_MS: f32 = 250.0;
+    let blank = || (" ", Style::default());
+    // Cells by row: the top row, then the bars from the top down.
+    let mut rows: Vec<Vec<(&'static str, Style)>> =
+        vec![Vec::with_capacity(slices.len()); usize::from(bar_rows) + 1];
     // The delay of the newest snapshot drawn, and whether it was held back for.
     let mut last: Option<(f32, bool)> = None;
-    for (i, slice) in slices.iter().enumerate() {
-        let x = area.x + i as u16;
-        if let (Some(mode), Some(cell)) = (slice.worst, buf.cell_mut(Position::new(x, area.y))) {
+    for slice in slices {
+        let mut column = vec![blank(); usize::from(bar_rows) + 1];
+        if let Some(mode) = slice.worst {
             let (glyph, role) = draw_mode_mark(mode);
-            cell.set_symbol(glyph).set_style(t.style(role));
+            column[0] = (glyph, t.style(role));
         }
-        let bottom = area.y + area.height - 1;
+        // Row `r` of the bars, counted from the bottom (row 0 is the top line's when
+        // there are no bars: nothing is drawn there).
+        let bottom = |r: u16| usize::from(bar_rows.saturating_sub(r));
+        if bar_rows == 0 {
+            rows[0].push(column[0]);
+            continue;
+        }
         if slice.interrupted {
             last = None;
-            for r in 0..BAR_ROWS {
-                if let Some(cell) = buf.cell_mut(Position::new(x, bottom - r)) {
-                    cell.set_symbol("█").set_style(t.style(Role::Bad));
-                }
+            for r in 0..bar_rows {
+                column[bottom(r)] = ("█", t.style(Role::Bad));
             }
-            continue;
-        }
-        if slice.dropped > 0 {
+        } else if slice.dropped > 0 {
             last = Some((slice.delay_ms, slice.withheld > 0));
-            if let Some(cell) = buf.cell_mut(Position::new(x, bottom)) {
-                cell.set_symbol("×").set_style(t.style(Role::Bad));
-            }
-            continue;
-        }
-        let delay_ms = if slice.snapshots > 0 {
-            last = Some((slice.delay_ms, slice.withheld > 0));
-            slice.delay_ms
+            column[bottom(0)] = ("×", t.style(Role::Bad));
         } else {
-            match last.filter(|_| slice.awaited) {
-                Some((delay, _)) => delay,
-                None => {
-                    last = None;
-                    continue;
+            let delay_ms = if slice.snapshots > 0 {
+                last = Some((slice.delay_ms, slice.withheld > 0));
+                Some(slice.delay_ms)
+            } else {
+                match last.filter(|_| slice.awaited) {
+                    Some((delay, _)) => Some(delay),
+                    None => {
+                        last = None;
+                        None
+                    }
+                }
+            };
+            if let Some(delay_ms) = delay_ms {
+                let withheld = last.is_some_and(|(_, w)| w);
+                let bar = if withheld { Role::Warn } else { Role::LagBar };
+                // Eighths of a row, so small differences in delay still show.
+                let eighths = ((delay_ms / FULL_SCALE_MS).min(1.0) * f32::from(bar_rows * 8))
+                    .round()
+                    .max(1.0) as u16;
+                for r in 0..bar_rows {
+                    let fill = eighths.saturating_sub(r * 8).min(8);
+                    if fill == 0 {
+                        break;
+                    }
+                    column[bottom(r)] = (LEVELS[usize::from(fill - 1)], t.style(bar));
                 }
             }
-        };
-        let withheld = last.is_some_and(|(_, w)| w);
-        let bar = if withheld { Role::Warn } else { Role::LagBar };
-        // Eighths of a row, so small differences in delay still show.
-        let eighths = ((delay_ms / FULL_SCALE_MS).min(1.0) * f32::from(BAR_ROWS * 8))
-            .round()
-            .max(1.0) as u16;
-        for r in 0..BAR_ROWS {
-            let fill = eighths.saturating_sub(r * 8).min(8);
-            if fill == 0 {
-                break;
+            if slice.late > 0 {
+                column[bottom(0)] = ("!", t.style(Role::Warn));
             }
-            if let Some(cell) = buf.cell_mut(Position::new(x, bottom - r)) {
-                cell.set_symbol(LEVELS[usize::from(fill - 1)])
-                    .set_style(t.style(bar));
-            }
+        }
+        for (row, cell) in rows.iter_mut().zip(column) {
+            row.push(cell);
         }
     }
+    rows.into_iter()
+        .map(|cells| {
+            Line::from(
+                cells
+                    .into_iter()
+                    .map(|(glyph, style)| Span::styled(glyph, style))
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .collect()
 }
 
 /// A bordered box centred on the arena, cleared; returns the area inside the border.
@@ -663,5 +703,41 @@ mod rate_tests {
         assert_eq!(col(0), "█");
         assert_eq!(col(1), "█", "awaited: the last bar drawn on");
         assert_eq!(col(2), " ", "overdue: a gap");
+    }
+
+    /// The overlay and the lab draw one lagometer: the lines are the overlay's cells,
+    /// one column a slice, a late snapshot `!` under its bar (a loss found in the same
+    /// slice wins), and any number of bar rows.
+    #[test]
+    fn the_lagometer_lines_are_the_overlays_cells() {
+        let t = Theme::default();
+        let snap = LagSlice {
+            worst: Some(DrawMode::Extrapolated),
+            snapshots: 1,
+            delay_ms: 250.0,
+            ..LagSlice::default()
+        };
+        let late = LagSlice { late: 1, ..snap };
+        let lost_and_late = LagSlice { dropped: 1, ..late };
+        let slices = [snap, late, lost_and_late];
+        let area = Rect::new(0, 0, 3, BAR_ROWS + 1);
+        let mut buf = Buffer::empty(area);
+        draw_lagometer(&mut buf, area, &slices, t);
+        let lines = lagometer_lines(&slices, BAR_ROWS, t);
+        assert_eq!(lines.len(), usize::from(BAR_ROWS) + 1);
+        for (y, line) in lines.iter().enumerate() {
+            let cells: Vec<&str> = line.spans.iter().map(|s| s.content.as_ref()).collect();
+            let drawn: Vec<&str> = (0..3).map(|x| buf[(x, y as u16)].symbol()).collect();
+            assert_eq!(cells, drawn, "row {y}");
+        }
+        let bottom: Vec<&str> = lines[usize::from(BAR_ROWS)]
+            .spans
+            .iter()
+            .map(|s| s.content.as_ref())
+            .collect();
+        assert_eq!(bottom, ["█", "!", "×"]);
+        let two = lagometer_lines(&slices, 2, t);
+        assert_eq!(two.len(), 3);
+        assert!(two.iter().all(|l| l.spans.len() == 3));
     }
 }

@@ -1,7 +1,8 @@
 //! The lab in a real terminal (tmux, 160x45): a server view and two client views, each
 //! labelled; client 1 on WASD, client 2 on the arrows; `d` moves client 1's `@` in its
 //! own view at once and in the server view only after client 1's latency; `P` freezes
-//! everything, `.` steps one tick, `P` resumes; `q` gives the terminal back.
+//! everything, `.` steps one tick, `P` resumes; `q` gives the terminal back. Under the
+//! lanes, the meters panel shows every client's lagometer and bytes by kind, live.
 //!
 //! The lab runs in a private tmux server (see `support/tmux.rs`), under a script that
 //! shows its exit status and the terminal's modes after it quits.
@@ -243,5 +244,53 @@ fn an_ab_lab_shows_both_labels_side_by_side_on_one_clock() {
         screen.contains("A: snapshot-rate=20 · client 2"),
         "{screen}"
     );
+    quit_and_check_terminal(&tmux, "q", true);
+}
+
+/// Issue 24: at 160x45 the lab's meters panel sits under the lanes, every client's
+/// lagometer with its counts and its link's bytes by kind, live: the counts and the
+/// bytes fill in as the lab runs.
+#[test]
+fn lab_meters_show_every_clients_lagometer_and_bytes() {
+    let tmux = Tmux::start(
+        "lab-meters",
+        160,
+        45,
+        &game_script("lab --walkers 1 --seed 3"),
+    );
+    // The number after a glyph on a client's counts line: `c1 bad ▀48 ...`.
+    let count = |screen: &str, client: &str, glyph: char| -> Option<u32> {
+        let line = screen.lines().find(|l| l.contains(client))?;
+        let after = line.split(glyph).nth(1)?;
+        after.split_whitespace().next()?.parse().ok()
+    };
+    // Bytes per second down for a client: `c1 ↓ 439 = ...`.
+    let down = |screen: &str, client: &str| -> Option<u32> {
+        let line = screen
+            .lines()
+            .find(|l| l.contains(&format!("{client} ↓")))?;
+        let after = line.split('↓').nth(1)?;
+        after.split_whitespace().next()?.parse().ok()
+    };
+    let screen = tmux.wait_for("both clients' meters, filled in", |s| {
+        let filled = s.contains("lagometers · last 2.4 s")
+            && count(s, "c1 bad", '▀')? > 20
+            && count(s, "c2 lan", '▀')? > 20
+            && down(s, "c1")? > 0
+            && down(s, "c2")? > 0;
+        filled.then(|| s.to_owned())
+    });
+    // Under the lanes, left of nothing else of the lab's: the panel's box.
+    let lines: Vec<&str> = screen.lines().collect();
+    let lanes = lines
+        .iter()
+        .position(|l| l.starts_with("client 2 lan"))
+        .expect("client 2's lane");
+    let panel = lines
+        .iter()
+        .position(|l| l.contains("┌ lagometers"))
+        .expect("the meters panel");
+    assert!(panel > lanes, "under the lanes:\n{screen}");
+    assert!(screen.contains("B/s ↓ = players + proj + events + roster + hdr"));
     quit_and_check_terminal(&tmux, "q", true);
 }

@@ -166,7 +166,11 @@ impl ClientSession {
         if newest.is_some_and(|t| snap.tick < t) {
             // Late: it was counted lost when a newer one arrived; it still fills a gap
             // in the interpolation buffer.
-            self.net.late_snapshot();
+            // The snapshots it says the server held back before it were counted lost
+            // with it (the newer one's count starts after it): they were not lost.
+            let withheld = u32::from(snap.withheld);
+            self.net.late_snapshot(withheld);
+            self.net.lagometer.late(now, withheld);
             self.buffer.push(snap.tick, snap.players);
             return;
         }
@@ -399,6 +403,40 @@ mod tests {
             let _ = session.command_tick(now, Command::default());
         }
         session
+    }
+
+    /// A late snapshot saying the server held one back before it: the held-back one
+    /// was counted lost with it when the newer one came (the newer one's count starts
+    /// after the late one), and was not lost. Both were left counted lost.
+    #[test]
+    fn a_late_snapshot_gives_back_the_ones_held_back_before_it() {
+        let map = Map::builtin("duel").unwrap();
+        let t0 = Instant::now();
+        let mut session = ClientSession::on_duel(0, t0);
+        let (x, y) = map.spawns()[0];
+        // Every 3 ticks: 3 arrives, 6 is held back, 12 overtakes 9, which says so.
+        for (ms, tick, withheld) in [(0, 3, 0), (60, 12, 0), (70, 9, 1)] {
+            let snap = Snapshot {
+                tick,
+                withheld,
+                players: vec![PlayerSnap {
+                    id: 0,
+                    state: PlayerState::at_cell(x, y),
+                }],
+                ..Default::default()
+            };
+            let msg = ServerMsg::Snapshot(delta::encode(&snap, None));
+            let now = t0 + std::time::Duration::from_millis(ms);
+            assert_eq!(session.on_message(now, msg, 100), None);
+        }
+        let stats = session.stats();
+        assert_eq!((stats.snapshots_lost, stats.snapshots_withheld), (0, 1));
+        let slices: Vec<_> = session.lagometer().recent(100).copied().collect();
+        let sum = |f: fn(&crate::client::netcode::lagometer::Slice) -> u16| -> u16 {
+            slices.iter().map(f).sum()
+        };
+        assert_eq!(sum(|s| s.dropped), 2, "6 and 9, when 12 came");
+        assert_eq!((sum(|s| s.late), sum(|s| s.unlost)), (1, 2));
     }
 
     /// Found by the `client_session` fuzz target: a hostile server's first snapshot

@@ -23,6 +23,17 @@ pub(crate) struct Slice {
     pub(crate) snapshots: u16,
     /// Snapshots found missing (by tick gaps) when a later one arrived in this slice.
     pub(crate) dropped: u16,
+    /// Snapshots that arrived in this slice after a newer one (out of order): each was
+    /// counted in a `dropped` when the newer one came, and was not lost after all. Not
+    /// in a keyframe (its layout stays as it was): a replay started from one counts the
+    /// late snapshots from there.
+    #[serde(skip)]
+    pub(crate) late: u16,
+    /// Snapshots counted in a `dropped` that were not lost after all: the late ones, and
+    /// the ones the server had held back before them (only a late snapshot says so). Not
+    /// in a keyframe, as `late`.
+    #[serde(skip)]
+    pub(crate) unlost: u16,
     /// Snapshots the server said it held back (the link's rate) before one that
     /// arrived in this slice: Quake 3's yellow bar for suppressed snapshots.
     pub(crate) withheld: u16,
@@ -106,6 +117,17 @@ impl Lagometer {
         slice.withheld = slice.withheld.saturating_add(withheld_before as u16);
         slice.delay_ms = slice.delay_ms.max(delay_ms as f32);
         slice.rtt_ms = rtt_ms as f32;
+    }
+
+    /// A snapshot arrived at `now` after a newer one: late, not lost, and the
+    /// `withheld_before` snapshots it says the server held back before it were not lost
+    /// either.
+    pub(crate) fn late(&mut self, now: Instant, withheld_before: u32) {
+        let slice = self.current(now);
+        slice.late = slice.late.saturating_add(1);
+        let withheld = withheld_before as u16;
+        slice.withheld = slice.withheld.saturating_add(withheld);
+        slice.unlost = slice.unlost.saturating_add(1).saturating_add(withheld);
     }
 
     /// Whether the server held snapshots back for our link again and again in the last
@@ -200,6 +222,22 @@ mod tests {
             l.frame(t0 + SLICE * i, FrameMode::Interpolated);
         }
         assert_eq!(l.recent(1000).count(), SLICES);
+    }
+
+    /// A snapshot that comes after a newer one is late, in the slice it came in.
+    #[test]
+    fn a_late_snapshot_is_counted_where_it_came() {
+        let t0 = Instant::now();
+        let mut l = Lagometer::default();
+        l.snapshot(t0, 40.0, 0, 0, 80.0);
+        l.snapshot(t0 + SLICE, 40.0, 1, 0, 80.0);
+        l.late(t0 + SLICE * 2, 2);
+        let s: Vec<Slice> = l.recent(10).copied().collect();
+        let late: Vec<u16> = s.iter().map(|x| x.late).collect();
+        assert_eq!(late, [0, 0, 1]);
+        // It and the two held back before it were counted missing, and were not lost.
+        assert_eq!((s[2].unlost, s[2].withheld), (3, 2));
+        assert_eq!(s[2].snapshots, 0, "not an in-order arrival");
     }
 
     /// One snapshot held back after a spike of lag is not a thin link; the server

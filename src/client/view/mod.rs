@@ -186,6 +186,8 @@ fn lag_slice(s: &Slice) -> LagSlice {
         }),
         snapshots: s.snapshots,
         dropped: s.dropped,
+        late: s.late,
+        unlost: s.unlost,
         withheld: s.withheld,
         delay_ms: s.delay_ms,
         rtt_ms: s.rtt_ms,

@@ -415,8 +415,9 @@ pub(crate) fn from_wire(wire: WireEvents, tick: u32) -> Vec<(u32, GameEvent)> {
         .collect()
 }
 
-/// Each event's size on the wire (the list's length prefix and the first seq aside),
-/// for benchmarks that say where the bytes go.
+/// Each event's size on the wire (the list's length prefix and the first seq aside, a
+/// seq jump before it included), for the tests that hold the sizes down.
+#[cfg(test)]
 pub(crate) fn wire_sizes(events: &[(u32, GameEvent)], tick: u32) -> Vec<usize> {
     let first = events.first().map_or(0, |(seq, _)| *seq);
     let mut cursor = cursor(first, tick);
@@ -429,6 +430,27 @@ pub(crate) fn wire_sizes(events: &[(u32, GameEvent)], tick: u32) -> Vec<usize> {
             super::codec::encoded_len(&wire).saturating_sub(1)
         })
         .collect()
+}
+
+/// The bytes of a snapshot's events on the wire by kind, `(projectiles, other)`: each
+/// event's own encoding, blaster shots and their ends as projectiles. The list's first
+/// seq and length and any seq jumps are framing, not counted here.
+pub(crate) fn kind_sizes(events: &[(u32, GameEvent)], tick: u32) -> (usize, usize) {
+    let first = events.first().map_or(0, |(seq, _)| *seq);
+    let mut cursor = cursor(first, tick);
+    let mut wire = Vec::new();
+    let (mut projectiles, mut other) = (0, 0);
+    for (seq, e) in events {
+        wire.clear();
+        cursor.encode(*seq, e, &mut wire);
+        // The event is the last item; a jump before it is framing.
+        let n = wire.last().map_or(0, super::codec::encoded_len);
+        match e {
+            GameEvent::Shot(_) | GameEvent::ShotEnd { .. } => projectiles += n,
+            _ => other += n,
+        }
+    }
+    (projectiles, other)
 }
 
 #[cfg(test)]

@@ -224,5 +224,7 @@ fn statuses_hits_and_kills_are_small() {
         (8, kill),
     ];
     assert_eq!(wire_sizes(&events, 70_000), vec![5, 5, 5, 3]);
+    // The two hits are projectiles; the status and the kill are other events.
+    assert_eq!(kind_sizes(&events, 70_000), (5 + 5, 5 + 3));
     round_trip(&snapshot(events), 5);
 }
