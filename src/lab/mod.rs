@@ -10,7 +10,9 @@
 pub mod dials;
 mod explain;
 mod figures;
+pub(crate) mod follow;
 pub mod headless;
+pub(crate) mod ladder;
 mod motion;
 pub(crate) mod speed;
 pub mod terminal;
@@ -40,7 +42,7 @@ use crate::sim::world::{Buttons, Command, PlayerState};
 use motion::Motion;
 use wire::Lane;
 
-pub use figures::{Crossing, Figures, Way};
+pub use figures::{Carried, Crossing, Figures, Way};
 pub use wire::LaneCounts;
 
 /// Clients the lab runs at most (a server view and four client views fill a screen).
@@ -169,6 +171,8 @@ pub(crate) struct LabClient {
     pub(crate) rates: RateMeter,
     /// The newest command seq acknowledged by a snapshot its link delivered.
     ack_delivered: u32,
+    /// What following one of its commands or snapshots reads (see `follow`).
+    pub(crate) trail: follow::Trail,
 }
 
 impl LabClient {
@@ -278,6 +282,7 @@ fn join(server: &mut Server, start: Instant, j: Joining) -> anyhow::Result<LabCl
         log,
         rates: RateMeter::default(),
         ack_delivered: 0,
+        trail: follow::Trail::default(),
     })
 }
 
@@ -581,7 +586,13 @@ impl Lab {
         }
         let mut ticked = false;
         while now >= self.next_tick {
+            let tick = self.server.world().tick;
             self.server.tick(self.next_tick);
+            for c in &mut self.clients {
+                let id = c.driver.session().player_id();
+                let applied = self.server.applied_seq(id).unwrap_or(0);
+                c.trail.server_ticked(tick, now, applied);
+            }
             self.next_tick += self.tick;
             self.motion.server_ticked(self.server.world());
             ticked = true;
@@ -593,13 +604,21 @@ impl Lab {
                 continue;
             }
             let (driver, log, acked) = (&mut c.driver, &mut c.log, &mut c.ack_delivered);
+            let trail = &mut c.trail;
             c.down.drain(now, |_, bytes| {
                 match (codec::decode_server(bytes), log.as_mut()) {
                     (Ok(msg), log) => {
+                        let mut snapshot = None;
                         if let ServerMsg::Snapshot(s) = &msg {
                             *acked = (*acked).max(s.ack_seq);
+                            let session = driver.session();
+                            let before = session.last_correction().map(|(at, _)| *at);
+                            snapshot = Some((s.tick, session.acked_seq(), before));
                         }
                         driver.receive(now, msg, bytes.len());
+                        if let Some((tick, acked_before, before)) = snapshot {
+                            trail.received(tick, now, driver.session(), acked_before, before);
+                        }
                         if let Some(log) = log {
                             note_ack(log, driver.session());
                         }
@@ -608,7 +627,11 @@ impl Lab {
                     (Err(_), None) => {}
                 }
             });
+            let made = c.driver.session().latest_seq();
             commands(c, now, &mut self.buf, |s, t| script(n, s, t));
+            let keys = matches!(c.drive, Drive::Keys).then_some(c.held);
+            c.trail.made(made, c.driver.session(), now, keys);
+            c.trail.frame(c.driver.session(), now);
             let traffic = c.traffic();
             c.rates.sample(now, traffic, c.driver.session().stats());
         }
@@ -659,7 +682,9 @@ impl Lab {
                 }
             }
             if codec::encode_server(&msg, &mut self.buf).is_ok() {
-                c.down.push(now, to, &self.buf, wire::down_mark(&msg));
+                let carried = Carried::down(&msg);
+                c.down
+                    .push_carrying(now, to, &self.buf, wire::down_mark(&msg), carried);
             }
         }
     }
@@ -687,7 +712,7 @@ fn commands(
     let mut dropped = Vec::new();
     let mut send = |msg: ClientMsg| {
         if codec::encode_in_process(addr, &msg, buf).is_ok()
-            && up.push(now, addr, buf, wire::up_mark(&msg))
+            && up.push_carrying(now, addr, buf, wire::up_mark(&msg), Carried::up(&msg))
         {
             dropped.push(msg);
         }

@@ -16,6 +16,7 @@ use super::dials::{self, DIALS};
 use super::headless::{self, Recording};
 use super::speed::Speed;
 use super::view::{self, Controls};
+use super::follow::Follow;
 use super::{Lab, LabConfig};
 use crate::client::play::input::{Action, Keys};
 use crate::client::shell::interactive::Outcome;
@@ -45,6 +46,9 @@ struct Front<'a> {
     theme: ui::Theme,
     /// The real time the virtual clock was last advanced at.
     last: Instant,
+    /// What `f` follows, and whether `L` put the ladder over the views.
+    follow: Option<Follow>,
+    ladder_over: bool,
 }
 
 /// Runs the lab in this terminal until `q` or `stop`. Client 1's inputs are recorded
@@ -76,6 +80,8 @@ pub fn run(
         message: None,
         theme,
         last: Instant::now(),
+        follow: None,
+        ladder_over: false,
     };
     let outcome = shell.run(&mut front);
     drop(shell);
@@ -149,6 +155,8 @@ impl Screen for Front<'_> {
             message,
             help: self.help,
             theme: self.theme,
+            follow: self.follow,
+            ladder_over: self.ladder_over,
         };
         let view = view::build(self.lab, &controls);
         ui::lab::draw(frame, &view);
@@ -201,6 +209,35 @@ fn on_key(front: &mut Front<'_>, key: KeyEvent, real: Instant) -> bool {
             if let Some(text) = lab.turn_dial(front.dial, front.selected, up) {
                 front.message = Some((real, text));
             }
+            return false;
+        }
+        Some(LabKey::Follow) => {
+            let (n, now) = (front.selected, lab.now());
+            front.follow = match front.follow {
+                Some(Follow::Command { .. }) => Some(Follow::Snapshot {
+                    client: n,
+                    after: now,
+                }),
+                Some(Follow::Snapshot { .. }) => None,
+                None => Some(Follow::Command {
+                    client: n,
+                    seq: lab.session(n).latest_seq() + 1,
+                }),
+            };
+            let text = match front.follow {
+                Some(Follow::Command { seq, .. }) => {
+                    format!(" following client {}'s command #{seq} (f: its next snapshot)", n + 1)
+                }
+                Some(Follow::Snapshot { .. }) => {
+                    format!(" following the next snapshot to client {} (f: stop)", n + 1)
+                }
+                None => " following nothing".to_owned(),
+            };
+            front.message = Some((real, text));
+            return false;
+        }
+        Some(LabKey::Ladder) => {
+            front.ladder_over = !front.ladder_over;
             return false;
         }
         Some(LabKey::Pause) => {
@@ -256,6 +293,8 @@ mod tests {
             message: None,
             theme: ui::Theme::Auto,
             last: t0,
+            follow: None,
+            ladder_over: false,
         };
         let press = |front: &mut Front<'_>, c: char| {
             assert!(!on_key(front, KeyEvent::from(KeyCode::Char(c)), t0));

@@ -25,6 +25,9 @@ pub(crate) struct LabView<'a> {
     pub(crate) lanes: Vec<LaneView>,
     /// Boxes of text drawn left to right in the rows the views and lanes leave.
     pub(crate) panels: Vec<Panel>,
+    /// A panel drawn over the views, when one is toggled there (a small screen has no
+    /// rows under the lanes).
+    pub(crate) overlay: Option<Panel>,
     /// The clock line: speed, paused, virtual time, tick, who the keys act on.
     pub(crate) clock: String,
     pub(crate) paused: bool,
@@ -51,6 +54,9 @@ pub(crate) struct Panel {
     pub(crate) lines: Vec<Line<'static>>,
     /// Columns it wants, borders included; 0 for an equal share of the row.
     pub(crate) width: u16,
+    /// When its lines are more than fit, the last ones show (a log, newest at the
+    /// bottom), not the first.
+    pub(crate) tail: bool,
 }
 
 /// One client's link: datagrams going up (commands) and down (snapshots), on one time
@@ -198,6 +204,16 @@ pub(crate) fn draw(frame: &mut Frame, lab: &LabView) {
         );
     }
     draw_panels(frame, l.panels, &lab.panels, t);
+    if let Some(panel) = &lab.overlay {
+        // Over the views, from under the clock line to the lanes.
+        let top = l.clock.bottom();
+        let w = if panel.width == 0 { area.width } else { panel.width.min(area.width) };
+        let r = Rect::new(area.x, top, w, l.lanes.y.saturating_sub(top));
+        if r.height >= MIN_PANEL_ROWS {
+            frame.render_widget(Clear, r);
+            draw_panels(frame, r, std::slice::from_ref(panel), t);
+        }
+    }
     frame.render_widget(
         Paragraph::new(Span::styled(&lab.message, t.style(Role::Message))),
         l.message,
@@ -243,7 +259,15 @@ fn draw_panels(frame: &mut Frame, area: Rect, panels: &[Panel], t: Theme) {
                 format!(" {} ", panel.title),
                 t.style(Role::Label),
             ));
-        frame.render_widget(Paragraph::new(panel.lines.clone()).block(block), rect);
+        // A log's newest lines, at the bottom, stay in view.
+        let inner = rect.height.saturating_sub(2) as usize;
+        let skip = if panel.tail {
+            panel.lines.len().saturating_sub(inner)
+        } else {
+            0
+        };
+        let lines = panel.lines[skip..].to_vec();
+        frame.render_widget(Paragraph::new(lines).block(block), rect);
     }
 }
 
