@@ -271,3 +271,171 @@ fn life_highlight(life: &follow::CommandLife) -> Highlight {
     }
     hl
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lab::tests::config;
+    use crate::ui::ladder::lines;
+
+    const ROW: Duration = Duration::from_millis(25);
+
+    /// A `bad` lab made worse: a third of the datagrams may overtake, a tenth come
+    /// twice, so a few seconds hold losses, duplicates and reordered pairs.
+    fn worse_lab(t0: Instant, secs: u64) -> Lab {
+        let mut lab = Lab::new(&config(1, 0, 11), t0).unwrap();
+        let c = Conditions {
+            reorder_pct: 30.0,
+            dup_pct: 10.0,
+            ..Conditions::profile("bad").unwrap()
+        };
+        lab.set_link(0, c.clone(), c);
+        lab.run_until(t0 + Duration::from_secs(secs));
+        lab
+    }
+
+    /// Rows from `top` to `at`, negative before it.
+    fn rows_from(top: Instant, at: Instant) -> f64 {
+        let secs = if at >= top {
+            (at - top).as_secs_f64()
+        } else {
+            -(top - at).as_secs_f64()
+        };
+        secs / ROW.as_secs_f64()
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-6
+    }
+
+    /// Issue 24: the ladder's arrows are the links' own log: every datagram of the
+    /// window once, from the row it was sent on to the row it arrived on, a loss
+    /// stopping with `×`, a duplicate's second copy a second arrow, and a datagram that
+    /// overtook another crossing it.
+    #[test]
+    fn the_ladders_arrows_are_the_links_log() {
+        let t0 = Instant::now();
+        let lab = worse_lab(t0, 4);
+        let c = &lab.clients[0];
+        let w = Window {
+            start: t0,
+            end: lab.now(),
+            rows: 80,
+            row: ROW,
+        };
+        let top = lab.now() + Duration::from_millis(1) - ROW * 80;
+        let delay = Duration::from_millis(150);
+        let view = build(
+            c.up.log(),
+            c.down.log(),
+            c.trail.ticks(),
+            (delay, delay),
+            &w,
+            &Highlight::default(),
+        );
+        let (mut lost, mut dups, mut crossed) = (0, 0, 0);
+        for (up, log) in [(true, c.up.log()), (false, c.down.log())] {
+            let arrows: Vec<&Arrow> = view
+                .arrows
+                .iter()
+                .filter(|a| a.up == up && a.end != End::Duplicate)
+                .collect();
+            // Every datagram whose arrow reaches into the window: sent by its end,
+            // arrived (or stopped) after its top.
+            let shown: Vec<&Crossing> = log
+                .iter()
+                .filter(|c| {
+                    let stop = match (c.delivered, c.dropped) {
+                        (Some(at), _) => at,
+                        (None, true) => c.sent + delay / 2,
+                        (None, false) => lab.now(),
+                    };
+                    c.sent <= lab.now() && stop.max(c.duplicate.unwrap_or(stop)) >= top
+                })
+                .collect();
+            assert_eq!(arrows.len(), shown.len(), "up {up}");
+            let sent_inside = log.iter().filter(|c| c.sent >= top).count();
+            assert!(sent_inside >= 30, "{sent_inside}");
+            for (a, c) in arrows.iter().zip(&shown) {
+                assert!(close(a.from, rows_from(top, c.sent)), "{a:?} {c:?}");
+                assert!(a.label.starts_with(&label(c.carried)), "{a:?} {c:?}");
+                match (c.delivered, c.dropped) {
+                    (Some(at), _) => {
+                        assert_eq!(a.end, End::Arrived, "{c:?}");
+                        assert!(close(a.to, rows_from(top, at)), "{a:?} {c:?}");
+                    }
+                    (None, true) => {
+                        assert_eq!(a.end, End::Lost);
+                        lost += 1;
+                    }
+                    (None, false) => assert_eq!(a.end, End::InFlight),
+                }
+            }
+            let copies: Vec<f64> = shown
+                .iter()
+                .filter_map(|c| c.duplicate)
+                .map(|at| rows_from(top, at))
+                .collect();
+            let drawn: Vec<f64> = view
+                .arrows
+                .iter()
+                .filter(|a| a.up == up && a.end == End::Duplicate)
+                .map(|a| a.to)
+                .collect();
+            assert_eq!(drawn.len(), copies.len());
+            assert!(drawn.iter().zip(&copies).all(|(a, b)| close(*a, *b)));
+            dups += copies.len();
+            // Each pair where the later sent arrived first: their arrows cross.
+            for (i, a) in shown.iter().enumerate() {
+                for (j, b) in shown.iter().enumerate().skip(i + 1) {
+                    if let (Some(da), Some(db)) = (a.delivered, b.delivered)
+                        && db < da
+                    {
+                        let (x, y) = (arrows[i], arrows[j]);
+                        assert!(x.from < y.from && x.to > y.to, "{x:?} {y:?}");
+                        assert!(y.label.ends_with(" reord"), "{y:?}");
+                        crossed += 1;
+                    }
+                }
+            }
+        }
+        assert!(lost > 0 && dups > 0 && crossed > 0, "{lost} {dups} {crossed}");
+        // The server's ticks, each on its row: the first tick of each row marked.
+        let ticks: Vec<&Tick> = c.trail.ticks().filter(|t| t.at >= top).collect();
+        for (r, mark) in view.ticks.iter().enumerate() {
+            let first = ticks
+                .iter()
+                .find(|t| rows_from(top, t.at).floor() as usize == r)
+                .map(|t| t.tick);
+            assert_eq!(*mark, first, "row {r}");
+        }
+    }
+
+    /// The ladder's panel for a fixed third of a second of the `bad` lab above.
+    #[test]
+    fn the_ladder_of_a_short_window() {
+        let t0 = Instant::now();
+        let lab = worse_lab(t0, 3);
+        let c = &lab.clients[0];
+        let w = Window {
+            start: t0,
+            end: lab.now(),
+            rows: 14,
+            row: ROW,
+        };
+        let delay = Duration::from_millis(150);
+        let view = build(
+            c.up.log(),
+            c.down.log(),
+            c.trail.ticks(),
+            (delay, delay),
+            &w,
+            &Highlight::default(),
+        );
+        let text: Vec<String> = lines(&view, PANEL_WIDTH - 2, Theme::Auto)
+            .iter()
+            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+            .collect();
+        insta::assert_snapshot!(text.join("\n"));
+    }
+}

@@ -112,8 +112,12 @@ pub(crate) fn lines(v: &LadderView, width: u16, t: Theme) -> Vec<Line<'static>> 
     // The followed arrows last, on top; what is in flight over what arrived.
     let mut order: Vec<&Arrow> = v.arrows.iter().collect();
     order.sort_by_key(|a| (a.followed, a.end == End::InFlight));
+    // Bodies, then heads: where an arrow arrives stays readable under the others.
     for a in &order {
-        draw_arrow(&mut g, a, cx, sx, t);
+        draw_body(&mut g, a, cx, sx, t);
+    }
+    for a in &order {
+        draw_head(&mut g, a, cx, sx, t);
     }
     for a in &order {
         let style = arrow_style(a, t);
@@ -175,16 +179,21 @@ fn arrow_style(a: &Arrow, t: Theme) -> Style {
     }
 }
 
-/// One arrow: a horizontal run when it starts and ends in one row, else one slant
-/// on each row it crosses, where its line is in the middle of that row's time (a
-/// run per row would merge the arrows in flight into solid rows), and its head.
-fn draw_arrow(g: &mut Grid, a: &Arrow, cx: usize, sx: usize, t: Theme) {
+/// Where an arrow starts and ends, in columns.
+fn ends(a: &Arrow, cx: usize, sx: usize) -> (f64, f64) {
     let (start, full) = if a.up {
         (cx as f64 + 1.0, sx as f64 - 1.0)
     } else {
         (sx as f64 - 1.0, cx as f64 + 1.0)
     };
-    let end = start + (full - start) * a.reach.clamp(0.0, 1.0);
+    (start, start + (full - start) * a.reach.clamp(0.0, 1.0))
+}
+
+/// An arrow's line: a horizontal run when it starts and ends in one row, else one
+/// slant on each row it crosses, where its line is in the middle of that row's time
+/// (a run per row would merge the arrows in flight into solid rows).
+fn draw_body(g: &mut Grid, a: &Arrow, cx: usize, sx: usize, t: Theme) {
+    let (start, end) = ends(a, cx, sx);
     let style = arrow_style(a, t);
     let (first, last) = (a.from.floor() as i64, a.to.floor() as i64);
     if first == last {
@@ -200,6 +209,14 @@ fn draw_arrow(g: &mut Grid, a: &Arrow, cx: usize, sx: usize, t: Theme) {
             g.put(r, x_at(mid).round() as usize, slant, style);
         }
     }
+}
+
+/// An arrow's head: `▶` `◀` arrived, `›` `‹` in flight, `×` lost, `»` `«` a
+/// duplicate's second copy.
+fn draw_head(g: &mut Grid, a: &Arrow, cx: usize, sx: usize, t: Theme) {
+    let (_, end) = ends(a, cx, sx);
+    let style = arrow_style(a, t);
+    let last = a.to.floor() as i64;
     let head = end.round() as usize;
     let (c, style) = match (a.end, a.up) {
         (End::Lost, _) => ('×', t.style(Role::Bad).add_modifier(Modifier::BOLD)),
