@@ -396,3 +396,100 @@ pub(crate) fn snapshot_lines(life: &SnapshotLife, start: Instant) -> Vec<String>
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::lab::{Lab, ScriptedClient};
+    use crate::net::conditioner::Conditions;
+    use crate::server::ServerConfig;
+    use crate::sim::map::Map;
+
+    /// Issue 24: following a command gives the tick the server applied it on, the
+    /// first snapshot whose ack covers it, every packet that carried it, and the
+    /// client's taking in of that ack, all as observed apart from the trail.
+    #[test]
+    fn a_followed_commands_life_agrees_with_the_server_and_the_links() {
+        let t0 = Instant::now();
+        // `bad`, losing one datagram in five: redundancy and later acks at work.
+        let bad = Conditions {
+            loss_pct: 20.0,
+            ..Conditions::profile("bad").unwrap()
+        };
+        let client = ScriptedClient {
+            name: "a".into(),
+            up: bad.clone(),
+            down: bad,
+            seeds: (3, 4),
+            first_command: Duration::from_millis(7),
+        };
+        let mut lab =
+            Lab::scripted(ServerConfig::new(Map::builtin("duel").unwrap()), &[client], t0).unwrap();
+        let id = lab.session(0).player_id();
+        // The server's applied seq after each tick, read from the server itself.
+        let mut applied = Vec::new();
+        while lab.elapsed() < Duration::from_secs(4) {
+            let tick = lab.server().world().tick;
+            lab.step_tick();
+            applied.push((tick, lab.server().applied_seq(id).unwrap()));
+        }
+        let c = &lab.clients[0];
+        let (up, down) = (c.up.log(), c.down.log());
+        let (mut lost_packets, mut lost_acks, mut checked) = (0, 0, 0);
+        for seq in 1..150 {
+            let life = command(&c.trail, up, down, seq);
+            let (made, _) = life.made.unwrap();
+            let applied_on = applied.iter().find(|(_, a)| *a >= seq).unwrap().0;
+            let tick = life.applied.unwrap();
+            assert_eq!(tick.tick, applied_on, "#{seq}");
+            assert!(tick.applied >= seq);
+            // Every packet that carried it, in the order sent, none after.
+            let carried: Vec<&Crossing> = up
+                .iter()
+                .filter(|c| match c.carried {
+                    Carried::Input { first, last, .. } => (first..=last).contains(&seq),
+                    _ => false,
+                })
+                .collect();
+            assert_eq!(life.packets.iter().collect::<Vec<_>>(), carried);
+            assert!(life.packets[0].sent >= made);
+            lost_packets += life.packets.iter().filter(|p| p.dropped).count();
+            let arrived = life.arrived.unwrap();
+            assert!(arrived <= tick.at, "#{seq} applied before it arrived");
+            let waited = life.waited.unwrap();
+            let ticks_between = applied
+                .iter()
+                .zip(c.trail.ticks())
+                .filter(|((t, _), at)| at.at >= arrived && *t < applied_on)
+                .count() as u32;
+            assert_eq!(waited, ticks_between);
+            // The ack: the first snapshot sent that covers it, sent once it was applied.
+            let acked = life.acked_in.unwrap();
+            let Carried::Snapshot { ack, tick: snap } = acked.carried else {
+                panic!("{acked:?}")
+            };
+            assert!(ack >= seq && snap > applied_on);
+            assert!(acked.sent >= tick.at);
+            let before = down.iter().take_while(|d| d.sent < acked.sent);
+            assert!(before.into_iter().all(|d| match d.carried {
+                Carried::Snapshot { ack, .. } => ack < seq,
+                _ => true,
+            }));
+            // The client took in an ack of it with the snapshot its scripted log
+            // noted first.
+            let r = life.reconciled.unwrap();
+            let noted = lab.acks(0).iter().find(|(_, a, _)| *a >= seq).unwrap();
+            assert_eq!(r.tick, noted.0, "#{seq}");
+            assert!(r.ack >= seq && r.at >= acked.sent);
+            match acked.delivered {
+                Some(at) => assert!(r.at <= at),
+                None => lost_acks += 1,
+            }
+            checked += 1;
+        }
+        assert_eq!(checked, 149);
+        assert!(lost_packets > 0 && lost_acks > 0, "{lost_packets} {lost_acks}");
+    }
+}
