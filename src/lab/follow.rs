@@ -63,7 +63,13 @@ fn keep<T>(log: &mut VecDeque<T>, item: T) {
 
 impl Trail {
     /// Commands `after + 1..=session.latest_seq()` were made at `now`.
-    pub(crate) fn made(&mut self, after: u32, session: &ClientSession, now: Instant, keys: Option<Buttons>) {
+    pub(crate) fn made(
+        &mut self,
+        after: u32,
+        session: &ClientSession,
+        now: Instant,
+        keys: Option<Buttons>,
+    ) {
         for seq in after + 1..=session.latest_seq() {
             keep(&mut self.made, (seq, now, keys));
         }
@@ -71,7 +77,14 @@ impl Trail {
 
     /// The server ran `tick` at `now`, after which `applied` was its newest command.
     pub(crate) fn server_ticked(&mut self, tick: u32, now: Instant, applied: u32) {
-        keep(&mut self.ticks, Tick { tick, at: now, applied });
+        keep(
+            &mut self.ticks,
+            Tick {
+                tick,
+                at: now,
+                applied,
+            },
+        );
     }
 
     /// The session took in the snapshot of `tick` at `now`; `corrections_before` is
@@ -297,7 +310,11 @@ pub(crate) fn command_lines(life: &CommandLife, start: Instant) -> Vec<String> {
     const LISTED: usize = 4;
     for c in life.packets.iter().take(LISTED) {
         let p = match c.carried {
-            Carried::Input { packet, first, last } => format!("p{packet} #{first}-{last}"),
+            Carried::Input {
+                packet,
+                first,
+                last,
+            } => format!("p{packet} #{first}-{last}"),
             _ => String::new(),
         };
         let fate = match (c.delivered, c.dropped) {
@@ -333,7 +350,10 @@ pub(crate) fn command_lines(life: &CommandLife, start: Instant) -> Vec<String> {
                 Carried::Snapshot { tick, ack } => (tick, ack),
                 _ => (0, 0),
             };
-            out.push(format!("acked    {} in snapshot t{tick} (ack #{ack})", t(c.sent)));
+            out.push(format!(
+                "acked    {} in snapshot t{tick} (ack #{ack})",
+                t(c.sent)
+            ));
             match (c.delivered, c.dropped) {
                 (Some(at), _) => out.push(format!("  it arrived {}", t(at))),
                 (None, true) => out.push("  it was lost ×: a later one acks".into()),
@@ -348,7 +368,11 @@ pub(crate) fn command_lines(life: &CommandLife, start: Instant) -> Vec<String> {
                 Some(cells) => format!("corrected {cells:.2} cells"),
                 None => "no correction".into(),
             };
-            out.push(format!("reconciled {}: replayed {}, {fix}", t(r.at), r.replayed));
+            out.push(format!(
+                "reconciled {}: replayed {}, {fix}",
+                t(r.at),
+                r.replayed
+            ));
             out.push("drawn    in the next frame".into());
         }
         None => out.push("reconciled not yet".into()),
@@ -425,8 +449,12 @@ mod tests {
             seeds: (3, 4),
             first_command: Duration::from_millis(7),
         };
-        let mut lab =
-            Lab::scripted(ServerConfig::new(Map::builtin("duel").unwrap()), &[client], t0).unwrap();
+        let mut lab = Lab::scripted(
+            ServerConfig::new(Map::builtin("duel").unwrap()),
+            &[client],
+            t0,
+        )
+        .unwrap();
         let id = lab.session(0).player_id();
         // The server's applied seq after each tick, read from the server itself.
         let mut applied = Vec::new();
@@ -490,6 +518,9 @@ mod tests {
             checked += 1;
         }
         assert_eq!(checked, 149);
-        assert!(lost_packets > 0 && lost_acks > 0, "{lost_packets} {lost_acks}");
+        assert!(
+            lost_packets > 0 && lost_acks > 0,
+            "{lost_packets} {lost_acks}"
+        );
     }
 }

@@ -55,7 +55,9 @@ impl Window {
 pub(crate) fn row_length(tick: Duration, up: &Conditions, down: &Conditions) -> Duration {
     let way = |c: &Conditions| u64::from(c.latency_ms) + u64::from(c.jitter_ms);
     let trip = Duration::from_millis(way(up) + way(down));
-    let ticks = (trip.as_secs_f64() / 16.0 / tick.as_secs_f64()).ceil().max(1.0);
+    let ticks = (trip.as_secs_f64() / 16.0 / tick.as_secs_f64())
+        .ceil()
+        .max(1.0);
     tick * ticks as u32
 }
 
@@ -82,7 +84,13 @@ pub(crate) fn label(carried: Carried) -> String {
 
 /// The arrows of one way's log that the window shows. `delay` is the way's nominal
 /// delay: where a lost datagram's arrow stops (half way), how far one in flight got.
-fn arrows(log: &VecDeque<Crossing>, up: bool, delay: Duration, w: &Window, hl: &Highlight) -> Vec<Arrow> {
+fn arrows(
+    log: &VecDeque<Crossing>,
+    up: bool,
+    delay: Duration,
+    w: &Window,
+    hl: &Highlight,
+) -> Vec<Arrow> {
     let (top, end) = (w.top(), w.end);
     let delay = delay.max(Duration::from_millis(1));
     let mut out = Vec::new();
@@ -93,13 +101,13 @@ fn arrows(log: &VecDeque<Crossing>, up: bool, delay: Duration, w: &Window, hl: &
         if let Some(d) = c.delivered {
             latest = Some(latest.map_or(d, |l| l.max(d)));
         }
+        let got = end.saturating_duration_since(c.sent).as_secs_f64() / delay.as_secs_f64();
         let (stop, reach, how) = match (c.delivered, c.dropped) {
             (Some(at), _) => (at, 1.0, End::Arrived),
-            (None, true) => (c.sent + delay / 2, 0.5, End::Lost),
-            (None, false) => {
-                let got = end.saturating_duration_since(c.sent).as_secs_f64() / delay.as_secs_f64();
-                (end, got.min(0.95), End::InFlight)
-            }
+            // The conditioner decides a loss as it is sent; the arrow is drawn on its
+            // way for half the delay, then stops with `×`.
+            (None, true) if c.sent + delay / 2 <= end => (c.sent + delay / 2, 0.5, End::Lost),
+            (None, _) => (end, got.min(0.95), End::InFlight),
         };
         // Only what the window shows: sent by its end, still on its way at its top.
         if c.sent > end || stop.max(c.duplicate.unwrap_or(stop)) < top {
@@ -113,9 +121,9 @@ fn arrows(log: &VecDeque<Crossing>, up: bool, delay: Duration, w: &Window, hl: &
         out.push(Arrow {
             up,
             from: w.at(c.sent),
-            to: w.at(stop.min(end)),
-            reach: if stop > end { reach.min(0.95) } else { reach },
-            end: if how == End::Arrived && stop > end { End::InFlight } else { how },
+            to: w.at(stop),
+            reach,
+            end: how,
             label: label.clone(),
             followed,
         });
@@ -347,7 +355,7 @@ mod tests {
                 .filter(|c| {
                     let stop = match (c.delivered, c.dropped) {
                         (Some(at), _) => at,
-                        (None, true) => c.sent + delay / 2,
+                        (None, true) => (c.sent + delay / 2).min(lab.now()),
                         (None, false) => lab.now(),
                     };
                     c.sent <= lab.now() && stop.max(c.duplicate.unwrap_or(stop)) >= top
@@ -364,11 +372,12 @@ mod tests {
                         assert_eq!(a.end, End::Arrived, "{c:?}");
                         assert!(close(a.to, rows_from(top, at)), "{a:?} {c:?}");
                     }
-                    (None, true) => {
+                    (None, true) if c.sent + delay / 2 <= lab.now() => {
                         assert_eq!(a.end, End::Lost);
                         lost += 1;
                     }
-                    (None, false) => assert_eq!(a.end, End::InFlight),
+                    // Lost, but not yet drawn stopping.
+                    (None, _) => assert_eq!(a.end, End::InFlight),
                 }
             }
             let copies: Vec<f64> = shown
@@ -399,7 +408,10 @@ mod tests {
                 }
             }
         }
-        assert!(lost > 0 && dups > 0 && crossed > 0, "{lost} {dups} {crossed}");
+        assert!(
+            lost > 0 && dups > 0 && crossed > 0,
+            "{lost} {dups} {crossed}"
+        );
         // The server's ticks, each on its row: the first tick of each row marked.
         let ticks: Vec<&Tick> = c.trail.ticks().filter(|t| t.at >= top).collect();
         for (r, mark) in view.ticks.iter().enumerate() {

@@ -13,10 +13,10 @@ use ratatui::Frame;
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
 use super::dials::{self, DIALS};
+use super::follow::Follow;
 use super::headless::{self, Recording};
 use super::speed::Speed;
 use super::view::{self, Controls};
-use super::follow::Follow;
 use super::{Lab, LabConfig};
 use crate::client::play::input::{Action, Keys};
 use crate::client::shell::interactive::Outcome;
@@ -226,7 +226,10 @@ fn on_key(front: &mut Front<'_>, key: KeyEvent, real: Instant) -> bool {
             };
             let text = match front.follow {
                 Some(Follow::Command { seq, .. }) => {
-                    format!(" following client {}'s command #{seq} (f: its next snapshot)", n + 1)
+                    format!(
+                        " following client {}'s command #{seq} (f: its next snapshot)",
+                        n + 1
+                    )
                 }
                 Some(Follow::Snapshot { .. }) => {
                     format!(" following the next snapshot to client {} (f: stop)", n + 1)

@@ -44,9 +44,16 @@ pub(crate) fn down_mark(msg: &ServerMsg) -> String {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Carried {
     /// An input packet: its packet seq and the seqs of its first and last command.
-    Input { packet: u32, first: u32, last: u32 },
+    Input {
+        packet: u32,
+        first: u32,
+        last: u32,
+    },
     /// A snapshot: its tick and the newest command seq the server had applied.
-    Snapshot { tick: u32, ack: u32 },
+    Snapshot {
+        tick: u32,
+        ack: u32,
+    },
     Roster,
     #[default]
     Other,

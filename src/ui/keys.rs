@@ -487,16 +487,13 @@ pub(crate) const LAB: &[Row<Lab>] = {
             ),
             &["k [ ] dials"],
         ),
-        hinted(
-            row(
-                "f L",
-                &[key(Char('f'), Follow), key(Char('L'), Ladder)],
-                "follow a command / snapshot, ladder over the views",
-                Some(
-                    "follow the chosen client's next command, then (again) its next snapshot, then nothing: the ladder highlights its arrows and a panel lists its life with times; `L` draws the ladder over the views (for a screen with no rows under the lanes)",
-                ),
+        row(
+            "f L",
+            &[key(Char('f'), Follow), key(Char('L'), Ladder)],
+            "follow a command / snapshot, ladder over the views",
+            Some(
+                "follow the chosen client's next command, then (again) its next snapshot, then nothing: the ladder highlights its arrows and a panel lists its life with times; `L` draws the ladder over the views (for a screen with no rows under the lanes)",
             ),
-            &["f follow"],
         ),
         hinted(
             row(

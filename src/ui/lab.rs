@@ -207,7 +207,11 @@ pub(crate) fn draw(frame: &mut Frame, lab: &LabView) {
     if let Some(panel) = &lab.overlay {
         // Over the views, from under the clock line to the lanes.
         let top = l.clock.bottom();
-        let w = if panel.width == 0 { area.width } else { panel.width.min(area.width) };
+        let w = if panel.width == 0 {
+            area.width
+        } else {
+            panel.width.min(area.width)
+        };
         let r = Rect::new(area.x, top, w, l.lanes.y.saturating_sub(top));
         if r.height >= MIN_PANEL_ROWS {
             frame.render_widget(Clear, r);

@@ -153,7 +153,10 @@ pub(crate) fn lines(v: &LadderView, width: u16, t: Theme) -> Vec<Line<'static>> 
             let mut style = None;
             for (c, s) in row {
                 if style.is_some_and(|st| st != s) {
-                    spans.push(Span::styled(std::mem::take(&mut run), style.unwrap_or_default()));
+                    spans.push(Span::styled(
+                        std::mem::take(&mut run),
+                        style.unwrap_or_default(),
+                    ));
                 }
                 style = Some(s);
                 run.push(c);
@@ -197,7 +200,10 @@ fn draw_body(g: &mut Grid, a: &Arrow, cx: usize, sx: usize, t: Theme) {
     let style = arrow_style(a, t);
     let (first, last) = (a.from.floor() as i64, a.to.floor() as i64);
     if first == last {
-        let (lo, hi) = (start.min(end).round() as usize, start.max(end).round() as usize);
+        let (lo, hi) = (
+            start.min(end).round() as usize,
+            start.max(end).round() as usize,
+        );
         for col in lo..=hi {
             g.put(first, col, '─', style);
         }
@@ -229,7 +235,11 @@ fn draw_head(g: &mut Grid, a: &Arrow, cx: usize, sx: usize, t: Theme) {
     };
     g.put(last, head, c, style);
     if a.end == End::Duplicate {
-        let col = if a.up { head.saturating_sub(4) } else { head + 2 };
+        let col = if a.up {
+            head.saturating_sub(4)
+        } else {
+            head + 2
+        };
         g.text(last, col, "dup", style);
     }
 }
