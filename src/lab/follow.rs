@@ -327,9 +327,9 @@ pub(crate) fn command_lines(life: &CommandLife, start: Instant) -> Vec<String> {
     if let Some(last) = life.packets.last().filter(|_| life.packets.len() > LISTED) {
         let lost = life.packets.iter().filter(|c| c.dropped).count();
         out.push(format!(
-            "  and {} more to {} (redundancy), {lost} of all lost",
+            "  and {} more to {} (redundancy); {lost} lost",
             life.packets.len() - LISTED,
-            t(last.sent)
+            ms(made, last.sent)
         ));
     }
     match life.arrived {
@@ -410,13 +410,29 @@ pub(crate) fn snapshot_lines(life: &SnapshotLife, start: Instant) -> Vec<String>
         out.push(format!("again    {} (a duplicate, ignored)", t(at)));
     }
     match life.receipt {
-        Some(r) if r.buffered => out.push("buffered for interpolation".into()),
-        Some(_) => out.push("dropped  late: older than the buffer keeps".into()),
+        Some(r) => {
+            let fix = match r.correction {
+                Some(cells) => format!("corrected {cells:.2} cells"),
+                None => "no correction".into(),
+            };
+            out.push(format!("its ack  replayed {}, {fix}", r.replayed));
+            if !r.buffered {
+                out.push("dropped  late: older than the buffer keeps".into());
+                return out;
+            }
+            match life.drawn {
+                Some((first, _)) => out.push(format!(
+                    "buffered {}ms before remote players were drawn from it",
+                    first.saturating_duration_since(r.at).as_millis()
+                )),
+                None => out.push("buffered for interpolation".into()),
+            }
+        }
         None => out.push("taken in not yet".into()),
     }
     match life.drawn {
-        Some((a, b)) => out.push(format!("drawn    from {} to {}", t(a), t(b))),
-        None => out.push("drawn    not yet between snapshots".into()),
+        Some((a, b)) => out.push(format!("interpolated from {} to {}", t(a), t(b))),
+        None => out.push("interpolated not yet".into()),
     }
     out
 }
@@ -518,9 +534,32 @@ mod tests {
             checked += 1;
         }
         assert_eq!(checked, 149);
-        assert!(
-            lost_packets > 0 && lost_acks > 0,
-            "{lost_packets} {lost_acks}"
-        );
+
+        // A followed snapshot: the first sent after the moment chosen, taken in when
+        // its link delivered it, drawn from only after that; a lost one, never.
+        let snapshots = || {
+            down.iter()
+                .filter(|d| matches!(d.carried, Carried::Snapshot { .. }))
+                .skip_while(|d| d.sent < t0 + Duration::from_millis(1500))
+        };
+        let arrived = snapshots().find(|d| d.delivered.is_some()).unwrap();
+        let lost = snapshots().find(|d| d.dropped).unwrap();
+        for d in [arrived, lost] {
+            let life = snapshot(&c.trail, down, d.sent - Duration::from_millis(1)).unwrap();
+            assert_eq!(&life.crossing, d);
+            let Carried::Snapshot { tick, .. } = d.carried else {
+                unreachable!()
+            };
+            assert_eq!(life.tick, tick);
+            match d.delivered {
+                Some(at) => {
+                    let r = life.receipt.unwrap();
+                    assert_eq!((r.tick, r.at), (tick, at));
+                    let (from, to) = life.drawn.unwrap();
+                    assert!(at <= from && from <= to, "drawn only once it arrived");
+                }
+                None => assert!(life.receipt.is_none() && life.drawn.is_none()),
+            }
+        }
     }
 }
