@@ -534,6 +534,7 @@ mod tests {
             checked += 1;
         }
         assert_eq!(checked, 149);
+        assert!(lost_packets > 0 && lost_acks > 0, "{lost_packets} {lost_acks}");
 
         // A followed snapshot: the first sent after the moment chosen, taken in when
         // its link delivered it, drawn from only after that; a lost one, never.
