@@ -50,7 +50,7 @@ pub(crate) struct Trail {
     made: VecDeque<(u32, Instant, Option<Buttons>)>,
     ticks: VecDeque<Tick>,
     receipts: VecDeque<Receipt>,
-    /// Snapshot ticks remote players were drawn between: (tick, first, last time).
+    /// Snapshot ticks remote players were drawn between: (tick, first and last frame).
     drawn: VecDeque<(u32, Instant, Instant)>,
 }
 
@@ -119,7 +119,8 @@ impl Trail {
         );
     }
 
-    /// Notes which snapshots the session draws remote players between at `now`.
+    /// Notes which snapshots the session draws remote players between in the frame
+    /// drawn at `now`.
     pub(crate) fn frame(&mut self, session: &ClientSession, now: Instant) {
         if let Some(DrawnFrom::Between { from, to, .. }) = session.drawn_from(now) {
             for tick in [from, to] {
@@ -181,7 +182,7 @@ pub(crate) struct SnapshotLife {
     pub(crate) crossing: Crossing,
     pub(crate) tick: u32,
     pub(crate) receipt: Option<Receipt>,
-    /// The first and last time remote players were drawn between it and a neighbour.
+    /// The first and last frame that drew remote players between it and a neighbour.
     pub(crate) drawn: Option<(Instant, Instant)>,
 }
 
@@ -477,6 +478,7 @@ mod tests {
         while lab.elapsed() < Duration::from_secs(4) {
             let tick = lab.server().world().tick;
             lab.step_tick();
+            lab.frame();
             applied.push((tick, lab.server().applied_seq(id).unwrap()));
         }
         let c = &lab.clients[0];
@@ -534,7 +536,10 @@ mod tests {
             checked += 1;
         }
         assert_eq!(checked, 149);
-        assert!(lost_packets > 0 && lost_acks > 0, "{lost_packets} {lost_acks}");
+        assert!(
+            lost_packets > 0 && lost_acks > 0,
+            "{lost_packets} {lost_acks}"
+        );
 
         // A followed snapshot: the first sent after the moment chosen, taken in when
         // its link delivered it, drawn from only after that; a lost one, never.

@@ -568,11 +568,13 @@ impl Lab {
         }
     }
 
-    /// Advances every client's frame state (smoothing, fading overlays) to now.
+    /// Advances every client's frame state (smoothing, fading overlays) to now, noting
+    /// which snapshots each draws remote players between (for following one).
     pub(crate) fn frame(&mut self) {
         let now = self.now;
         for c in self.clients.iter_mut().filter(|c| now >= c.start) {
             c.driver.frame(now);
+            c.trail.frame(c.driver.session(), now);
         }
     }
 
@@ -598,6 +600,7 @@ impl Lab {
             ticked = true;
         }
         self.send_outbox(now);
+        let shown = self.clients.len();
         for (n, c) in self.clients.iter_mut().chain(&mut self.walkers).enumerate() {
             if now < c.start {
                 // Not started yet: what arrived waits on the link.
@@ -613,7 +616,7 @@ impl Lab {
                             *acked = (*acked).max(s.ack_seq);
                             let session = driver.session();
                             let before = session.last_correction().map(|(at, _)| *at);
-                            snapshot = Some((s.tick, session.acked_seq(), before));
+                            snapshot = (n < shown).then_some((s.tick, session.acked_seq(), before));
                         }
                         driver.receive(now, msg, bytes.len());
                         if let Some((tick, acked_before, before)) = snapshot {
@@ -629,9 +632,11 @@ impl Lab {
             });
             let made = c.driver.session().latest_seq();
             commands(c, now, &mut self.buf, |s, t| script(n, s, t));
-            let keys = matches!(c.drive, Drive::Keys).then_some(c.held);
-            c.trail.made(made, c.driver.session(), now, keys);
-            c.trail.frame(c.driver.session(), now);
+            // Only the clients shown can be followed: the walkers keep no trail.
+            if n < shown {
+                let keys = matches!(c.drive, Drive::Keys).then_some(c.held);
+                c.trail.made(made, c.driver.session(), now, keys);
+            }
             let traffic = c.traffic();
             c.rates.sample(now, traffic, c.driver.session().stats());
         }
