@@ -52,6 +52,8 @@ pub(crate) struct Trail {
     receipts: VecDeque<Receipt>,
     /// Snapshot ticks remote players were drawn between: (tick, first and last frame).
     drawn: VecDeque<(u32, Instant, Instant)>,
+    /// When frames were drawn (the terminal lab's; a headless lab draws none).
+    frames: VecDeque<Instant>,
 }
 
 fn keep<T>(log: &mut VecDeque<T>, item: T) {
@@ -122,6 +124,9 @@ impl Trail {
     /// Notes which snapshots the session draws remote players between in the frame
     /// drawn at `now`.
     pub(crate) fn frame(&mut self, session: &ClientSession, now: Instant) {
+        if self.frames.back() != Some(&now) {
+            keep(&mut self.frames, now);
+        }
         if let Some(DrawnFrom::Between { from, to, .. }) = session.drawn_from(now) {
             for tick in [from, to] {
                 match self.drawn.iter_mut().rev().find(|(t, _, _)| *t == tick) {
@@ -174,6 +179,8 @@ pub(crate) struct CommandLife {
     pub(crate) acked_in: Option<Crossing>,
     /// The client's taking in of the first snapshot whose ack covers it.
     pub(crate) reconciled: Option<Receipt>,
+    /// The first frame drawn after that: the reconciled prediction on screen.
+    pub(crate) drawn: Option<Instant>,
 }
 
 /// The life of one snapshot, as far as it has got.
@@ -220,6 +227,7 @@ pub(crate) fn command(
         .find(|c| matches!(c.carried, Carried::Snapshot { ack, .. } if ack >= seq))
         .copied();
     let reconciled = trail.receipts.iter().find(|r| r.ack >= seq).copied();
+    let drawn = reconciled.and_then(|r| trail.frames.iter().find(|&&f| f >= r.at).copied());
     CommandLife {
         seq,
         made,
@@ -229,6 +237,7 @@ pub(crate) fn command(
         waited,
         acked_in,
         reconciled,
+        drawn,
     }
 }
 
@@ -374,7 +383,10 @@ pub(crate) fn command_lines(life: &CommandLife, start: Instant) -> Vec<String> {
                 t(r.at),
                 r.replayed
             ));
-            out.push("drawn    in the next frame".into());
+            match life.drawn {
+                Some(at) => out.push(format!("drawn    {} in the next frame", t(at))),
+                None => out.push("drawn    not yet (no frame since)".into()),
+            }
         }
         None => out.push("reconciled not yet".into()),
     }
@@ -529,6 +541,9 @@ mod tests {
             let noted = lab.acks(0).iter().find(|(_, a, _)| *a >= seq).unwrap();
             assert_eq!(r.tick, noted.0, "#{seq}");
             assert!(r.ack >= seq && r.at >= acked.sent);
+            // Drawn by the first frame after (the test draws one after each tick).
+            let frame = life.drawn.unwrap();
+            assert!(frame >= r.at && frame <= r.at + lab.tick, "#{seq}");
             match acked.delivered {
                 Some(at) => assert!(r.at <= at),
                 None => lost_acks += 1,
