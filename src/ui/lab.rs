@@ -444,6 +444,9 @@ const LANES_LEGEND: &[&str] = &[
     "dim = arrived, × lost (one per datagram); each way's link",
     "at the right: ±N, jitter over that range (its mean",
     "deviation, the stats' jitter measure, is N/2)",
+    "ladder: time runs down; ╲ ▶ an input packet (#commands),",
+    "╱ ◀ a snapshot (t tick, a ack), × lost, » « dup, reord",
+    "overtook; f follows: ● made, ◆ applied, ✓ reconciled",
 ];
 
 /// The `?` box: the lab's keys from the binding table, then the lanes' legend.
