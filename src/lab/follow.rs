@@ -29,9 +29,10 @@ pub(crate) struct Receipt {
     pub(crate) replayed: u32,
     /// The correction it made, in cells (None: the prediction agreed).
     pub(crate) correction: Option<f64>,
-    /// It went into the interpolation buffer (false: it came too late, older than the
-    /// snapshots kept, and was dropped).
+    /// It went into the interpolation buffer.
     pub(crate) buffered: bool,
+    /// The buffer held a newer snapshot when it came (reordering, or a duplicate).
+    pub(crate) late: bool,
 }
 
 /// One server tick as one client's commands saw it.
@@ -117,6 +118,7 @@ impl Trail {
                 },
                 correction,
                 buffered: session.buffered().any(|b| b.tick == tick),
+                late: session.buffered().any(|b| b.tick > tick),
             },
         );
     }
@@ -430,7 +432,11 @@ pub(crate) fn snapshot_lines(life: &SnapshotLife, start: Instant) -> Vec<String>
             };
             out.push(format!("its ack  replayed {}, {fix}", r.replayed));
             if !r.buffered {
-                out.push("dropped  late: older than the buffer keeps".into());
+                out.push(if r.late {
+                    "dropped  late: the buffer had a newer one".into()
+                } else {
+                    "dropped  not buffered".into()
+                });
                 return out;
             }
             match life.drawn {
