@@ -3,7 +3,7 @@
 //! beside them (what crossed each link, what the server acknowledged).
 
 use super::Lab;
-pub use super::wire::Crossing;
+pub use super::wire::{Carried, Crossing};
 use crate::net::conditioner::Conditions;
 
 /// The figures client `n` shows now, as numbers, each from the very value drawn.

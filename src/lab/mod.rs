@@ -11,8 +11,10 @@ pub mod compare;
 pub mod dials;
 mod explain;
 mod figures;
+pub(crate) mod follow;
 pub mod headless;
 mod meters;
+pub(crate) mod ladder;
 mod motion;
 pub(crate) mod speed;
 pub mod terminal;
@@ -42,7 +44,7 @@ use crate::sim::world::{Buttons, Command, PlayerState};
 use motion::Motion;
 use wire::Lane;
 
-pub use figures::{Crossing, Figures, Way};
+pub use figures::{Carried, Crossing, Figures, Way};
 pub use meters::{DownBytes, UpBytes};
 pub use wire::LaneCounts;
 
@@ -174,6 +176,8 @@ pub(crate) struct LabClient {
     ack_delivered: u32,
     /// What its link carried each way, by kind (the meters panel, the report).
     pub(crate) bytes: meters::LinkBytes,
+    /// What following one of its commands or snapshots reads (see `follow`).
+    pub(crate) trail: follow::Trail,
 }
 
 impl LabClient {
@@ -284,6 +288,7 @@ fn join(server: &mut Server, start: Instant, j: Joining) -> anyhow::Result<LabCl
         rates: RateMeter::default(),
         ack_delivered: 0,
         bytes: meters::LinkBytes::default(),
+        trail: follow::Trail::default(),
     })
 }
 
@@ -569,11 +574,13 @@ impl Lab {
         }
     }
 
-    /// Advances every client's frame state (smoothing, fading overlays) to now.
+    /// Advances every client's frame state (smoothing, fading overlays) to now, noting
+    /// which snapshots each draws remote players between (for following one).
     pub(crate) fn frame(&mut self) {
         let now = self.now;
         for c in self.clients.iter_mut().filter(|c| now >= c.start) {
             c.driver.frame(now);
+            c.trail.frame(c.driver.session(), now);
         }
     }
 
@@ -587,25 +594,40 @@ impl Lab {
         }
         let mut ticked = false;
         while now >= self.next_tick {
+            let tick = self.server.world().tick;
             self.server.tick(self.next_tick);
+            for c in &mut self.clients {
+                let id = c.driver.session().player_id();
+                let applied = self.server.applied_seq(id).unwrap_or(0);
+                c.trail.server_ticked(tick, now, applied);
+            }
             self.next_tick += self.tick;
             self.motion.server_ticked(self.server.world());
             ticked = true;
         }
         self.send_outbox(now);
+        let shown = self.clients.len();
         for (n, c) in self.clients.iter_mut().chain(&mut self.walkers).enumerate() {
             if now < c.start {
                 // Not started yet: what arrived waits on the link.
                 continue;
             }
             let (driver, log, acked) = (&mut c.driver, &mut c.log, &mut c.ack_delivered);
+            let trail = &mut c.trail;
             c.down.drain(now, |_, bytes| {
                 match (codec::decode_server(bytes), log.as_mut()) {
                     (Ok(msg), log) => {
+                        let mut snapshot = None;
                         if let ServerMsg::Snapshot(s) = &msg {
                             *acked = (*acked).max(s.ack_seq);
+                            let session = driver.session();
+                            let before = session.last_correction().map(|(at, _)| *at);
+                            snapshot = (n < shown).then_some((s.tick, session.acked_seq(), before));
                         }
                         driver.receive(now, msg, bytes.len());
+                        if let Some((tick, acked_before, before)) = snapshot {
+                            trail.received(tick, now, driver.session(), acked_before, before);
+                        }
                         if let Some(log) = log {
                             note_ack(log, driver.session());
                         }
@@ -614,7 +636,13 @@ impl Lab {
                     (Err(_), None) => {}
                 }
             });
+            let made = c.driver.session().latest_seq();
             commands(c, now, &mut self.buf, |s, t| script(n, s, t));
+            // Only the clients shown can be followed: the walkers keep no trail.
+            if n < shown {
+                let keys = matches!(c.drive, Drive::Keys).then_some(c.held);
+                c.trail.made(made, c.driver.session(), now, keys);
+            }
             let traffic = c.traffic();
             c.rates.sample(now, traffic, c.driver.session().stats());
         }
@@ -672,7 +700,9 @@ impl Lab {
             }
             if codec::encode_server(&msg, &mut self.buf).is_ok() {
                 c.bytes.down(now, &msg, self.buf.len());
-                c.down.push(now, to, &self.buf, wire::down_mark(&msg));
+                let carried = Carried::down(&msg);
+                c.down
+                    .push_carrying(now, to, &self.buf, wire::down_mark(&msg), carried);
             }
         }
     }
@@ -701,7 +731,7 @@ fn commands(
     let mut send = |msg: ClientMsg| {
         if codec::encode_in_process(addr, &msg, buf).is_ok() {
             bytes.up(now, &msg, buf.len());
-            if up.push(now, addr, buf, wire::up_mark(&msg)) {
+            if up.push_carrying(now, addr, buf, wire::up_mark(&msg), Carried::up(&msg)) {
                 dropped.push(msg);
             }
         }

@@ -16,6 +16,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
 use super::compare::{self, Setting};
 use super::dials::{self, DIALS};
+use super::follow::Follow;
 use super::headless::{self, Recording};
 use super::speed::Speed;
 use super::view::{self, Controls};
@@ -52,6 +53,9 @@ struct Front<'a> {
     twin: Option<(&'a mut Lab, &'a Setting)>,
     /// A guide riding along (`netarena learn`), if any.
     coach: Option<&'a mut dyn Coach>,
+    /// What `f` follows, and whether `L` put the ladder over the views.
+    follow: Option<Follow>,
+    ladder_over: bool,
 }
 
 /// A guide that rides along the lab (`crate::learn`): it sees every key before the lab
@@ -137,6 +141,8 @@ fn run_with(
             Some(c) => Some(c),
             None => None,
         },
+        follow: None,
+        ladder_over: false,
     };
     let outcome = shell.run(&mut front);
     drop(shell);
@@ -244,6 +250,8 @@ impl Screen for Front<'_> {
             message,
             help: self.help,
             theme: self.theme,
+            follow: self.follow,
+            ladder_over: self.ladder_over,
         };
         let mut view = match &mut self.twin {
             Some((b, setting)) => {
@@ -322,6 +330,38 @@ fn on_key(front: &mut Front<'_>, key: KeyEvent, real: Instant) -> bool {
             front.message = Some((real, text));
             return false;
         }
+        Some(LabKey::Follow) => {
+            let (n, now) = (front.selected, lab.now());
+            front.follow = match front.follow {
+                Some(Follow::Command { .. }) => Some(Follow::Snapshot {
+                    client: n,
+                    after: now,
+                }),
+                Some(Follow::Snapshot { .. }) => None,
+                None => Some(Follow::Command {
+                    client: n,
+                    seq: lab.session(n).latest_seq() + 1,
+                }),
+            };
+            let text = match front.follow {
+                Some(Follow::Command { seq, .. }) => {
+                    format!(
+                        " following client {}'s command #{seq} (f: its next snapshot)",
+                        n + 1
+                    )
+                }
+                Some(Follow::Snapshot { .. }) => {
+                    format!(" following the next snapshot to client {} (f: stop)", n + 1)
+                }
+                None => " following nothing".to_owned(),
+            };
+            front.message = Some((real, text));
+            return false;
+        }
+        Some(LabKey::Ladder) => {
+            front.ladder_over = !front.ladder_over;
+            return false;
+        }
         Some(LabKey::Pause) => {
             front.paused = !front.paused;
             return false;
@@ -384,6 +424,8 @@ mod tests {
             last: t0,
             twin: None,
             coach: None,
+            follow: None,
+            ladder_over: false,
         };
         let press = |front: &mut Front<'_>, c: char| {
             assert!(!on_key(front, KeyEvent::from(KeyCode::Char(c)), t0));

@@ -122,6 +122,8 @@ fn a_clients_status_gives_its_newest_seq_to_compare_with_the_servers_ack() {
         message: "",
         help: false,
         theme: crate::ui::Theme::Auto,
+        follow: None,
+        ladder_over: false,
     };
     let v = view::build(&lab, &controls);
     let s = lab.session(0);
@@ -180,6 +182,8 @@ fn screen_buffer(
         message: " client 2: prediction off: its @ now waits one round trip",
         help,
         theme,
+        follow: None,
+        ladder_over: false,
     };
     let view = view::build(&lab, &controls);
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
@@ -1149,5 +1153,7 @@ fn controls() -> view::Controls<'static> {
         message: "",
         help: false,
         theme: crate::ui::Theme::default(),
+        follow: None,
+        ladder_over: false,
     }
 }

@@ -21,6 +21,10 @@ pub(crate) struct Controls<'a> {
     pub(crate) message: &'a str,
     pub(crate) help: bool,
     pub(crate) theme: Theme,
+    /// The command or snapshot followed (`f`), and whether the ladder is drawn over
+    /// the views (`L`).
+    pub(crate) follow: Option<super::follow::Follow>,
+    pub(crate) ladder_over: bool,
 }
 
 fn cells(x: i32, y: i32) -> (f64, f64) {
@@ -67,10 +71,23 @@ pub(crate) fn build<'a>(lab: &'a Lab, c: &Controls) -> LabView<'a> {
         format!("▶ {}x   {:.0} fps", speed_text(c.speed), c.fps)
     };
     let selected = lab.clients.get(c.selected).map_or(0, |cl| cl.number);
+    let mut panels = Vec::new();
+    let mut overlay = None;
+    if let Some(client) = lab.clients.get(c.selected) {
+        let (ladder, follow) = super::ladder::panels(lab, client, c.follow, c.theme);
+        if c.ladder_over {
+            overlay = Some(ladder);
+        } else {
+            panels.push(ladder);
+        }
+        panels.extend(follow);
+    }
+    panels.push(super::meters::panel(lab, c.theme));
     LabView {
         panes,
         lanes,
-        panels: vec![super::meters::panel(lab, c.theme)],
+        panels,
+        overlay,
         clock: format!(
             " netarena lab   {state}   t {:.3} s   server tick {}   keys act on client {selected}   ? help",
             lab.elapsed().as_secs_f64(),

@@ -39,6 +39,53 @@ pub(crate) fn down_mark(msg: &ServerMsg) -> String {
     .into()
 }
 
+/// What a datagram carried, as far as the ladder and follow-a-command tell them apart.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Carried {
+    /// An input packet: its packet seq and the seqs of its first and last command.
+    Input {
+        packet: u32,
+        first: u32,
+        last: u32,
+    },
+    /// A snapshot: its tick and the newest command seq the server had applied.
+    Snapshot {
+        tick: u32,
+        ack: u32,
+    },
+    Roster,
+    #[default]
+    Other,
+}
+
+impl Carried {
+    pub(crate) fn up(msg: &ClientMsg) -> Carried {
+        match msg {
+            ClientMsg::Input(p) => {
+                let count = p.command_count() as u32;
+                Carried::Input {
+                    packet: p.packet_seq,
+                    first: (p.last_seq + 1).saturating_sub(count),
+                    last: p.last_seq,
+                }
+            }
+            _ => Carried::Other,
+        }
+    }
+
+    pub(crate) fn down(msg: &ServerMsg) -> Carried {
+        match msg {
+            ServerMsg::Snapshot(s) => Carried::Snapshot {
+                tick: s.tick,
+                ack: s.ack_seq,
+            },
+            ServerMsg::Roster(_) => Carried::Roster,
+            _ => Carried::Other,
+        }
+    }
+}
+
 /// The time one lane of `up` and `down` spans, the same for both rows: the longest a
 /// datagram of either link's conditions takes (latency, jitter, a bandwidth cap's
 /// queue), and a quarter more, in whole 50 ms, at least [`SPAN_MIN`].
@@ -81,6 +128,10 @@ pub struct Crossing {
     /// and more), `S`/`E` a snapshot, `R` the roster, `?` anything else.
     pub glyph: char,
     pub bytes: usize,
+    /// What it carried (commands, a snapshot's tick and ack).
+    pub carried: Carried,
+    /// When a second copy arrived: the link duplicated it.
+    pub duplicate: Option<Instant>,
     key: u64,
 }
 
@@ -141,12 +192,25 @@ impl Lane {
 
     /// Sends `bytes` to `to` at `now`, drawn as `mark`; true when the conditioner
     /// dropped it.
+    #[cfg(test)]
     pub(crate) fn push(
         &mut self,
         now: Instant,
         to: SocketAddr,
         bytes: &[u8],
         mark: String,
+    ) -> bool {
+        self.push_carrying(now, to, bytes, mark, Carried::Other)
+    }
+
+    /// [`Lane::push`], noting in the log what the datagram `carried`.
+    pub(crate) fn push_carrying(
+        &mut self,
+        now: Instant,
+        to: SocketAddr,
+        bytes: &[u8],
+        mark: String,
+        carried: Carried,
     ) -> bool {
         let (queued, dropped) = (self.cond.queued(), self.cond.stats().dropped);
         self.cond.push(now, to, bytes);
@@ -166,6 +230,8 @@ impl Lane {
                 _ => '+',
             },
             bytes: bytes.len(),
+            carried,
+            duplicate: None,
             key: key(bytes),
         });
         if lost {
@@ -220,6 +286,12 @@ impl Lane {
                 .find(|c| c.key == k && c.delivered.is_none() && !c.dropped)
             {
                 c.delivered = Some(now);
+            } else if let Some(c) = log
+                .iter_mut()
+                .rev()
+                .find(|c| c.key == k && c.delivered.is_some() && c.duplicate.is_none())
+            {
+                c.duplicate = Some(now);
             }
             deliver(to, bytes);
         });

@@ -215,6 +215,13 @@ impl Server {
         Some(slot.queue.figures())
     }
 
+    /// The newest command seq of player `id` the server has applied (None: no such
+    /// player): read after each tick, it says on which tick each command was applied.
+    pub fn applied_seq(&self, id: PlayerId) -> Option<u32> {
+        let slot = self.slots.iter().find(|s| s.id == id)?;
+        Some(slot.queue.last_applied())
+    }
+
     pub fn player_count(&self) -> usize {
         self.slots.len()
     }

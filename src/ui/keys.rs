@@ -86,6 +86,10 @@ pub(crate) enum Lab {
     ChooseDial(bool),
     /// Turn the chosen dial one step up (true) or down.
     Turn(bool),
+    /// Follow the chosen client's next command, then its next snapshot, then nothing.
+    Follow,
+    /// The ladder over the views (when no rows are left for it under the lanes).
+    Ladder,
     Pause,
     /// One server tick while paused.
     Step,
@@ -509,6 +513,14 @@ pub(crate) const LAB: &[Row<Lab>] = {
                 ),
             ),
             &["k [ ] dials"],
+        ),
+        row(
+            "f L",
+            &[key(Char('f'), Follow), key(Char('L'), Ladder)],
+            "follow a command / snapshot, ladder over the views",
+            Some(
+                "follow the chosen client's next command, then (again) its next snapshot, then nothing: the ladder highlights its arrows and a panel lists its life with times; `L` draws the ladder over the views (for a screen with no rows under the lanes)",
+            ),
         ),
         hinted(
             row(

@@ -25,6 +25,9 @@ pub(crate) struct LabView<'a> {
     pub(crate) lanes: Vec<LaneView>,
     /// Boxes of text drawn left to right in the rows the views and lanes leave.
     pub(crate) panels: Vec<Panel>,
+    /// A panel drawn over the views, when one is toggled there (a small screen has no
+    /// rows under the lanes).
+    pub(crate) overlay: Option<Panel>,
     /// The clock line: speed, paused, virtual time, tick, who the keys act on.
     pub(crate) clock: String,
     pub(crate) paused: bool,
@@ -57,6 +60,9 @@ pub(crate) struct Panel {
     /// What it shows instead when its lines do not all fit the rows it gets (empty:
     /// its lines, cut).
     pub(crate) short: Vec<Line<'static>>,
+    /// When its lines are more than fit, the last ones show (a log, newest at the
+    /// bottom), not the first.
+    pub(crate) tail: bool,
 }
 
 /// One client's link: datagrams going up (commands) and down (snapshots), on one time
@@ -219,6 +225,20 @@ pub(crate) fn draw(frame: &mut Frame, lab: &LabView) {
         );
     }
     draw_panels(frame, l.panels, &lab.panels, t);
+    if let Some(panel) = &lab.overlay {
+        // Over the views, from under the clock line to the lanes.
+        let top = l.clock.bottom();
+        let w = if panel.width == 0 {
+            area.width
+        } else {
+            panel.width.min(area.width)
+        };
+        let r = Rect::new(area.x, top, w, l.lanes.y.saturating_sub(top));
+        if r.height >= MIN_PANEL_ROWS {
+            frame.render_widget(Clear, r);
+            draw_panels(frame, r, std::slice::from_ref(panel), t);
+        }
+    }
     frame.render_widget(
         Paragraph::new(Span::styled(&lab.message, t.style(Role::Message))),
         l.message,
@@ -270,7 +290,14 @@ fn draw_panels(frame: &mut Frame, area: Rect, panels: &[Panel], t: Theme) {
         } else {
             &panel.lines
         };
-        frame.render_widget(Paragraph::new(lines.clone()).block(block), rect);
+        // A log's newest lines, at the bottom, stay in view.
+        let skip = if panel.tail {
+            lines.len().saturating_sub(rows)
+        } else {
+            0
+        };
+        let lines = lines[skip..].to_vec();
+        frame.render_widget(Paragraph::new(lines).block(block), rect);
     }
 }
 
@@ -443,6 +470,9 @@ const LANES_LEGEND: &[&str] = &[
     "dim = arrived, × lost (one per datagram); each way's link",
     "at the right: ±N, jitter over that range (its mean",
     "deviation, the stats' jitter measure, is N/2)",
+    "ladder: time runs down; ╲ ▶ an input packet (#commands),",
+    "╱ ◀ a snapshot (t tick, a ack), × lost, » « dup, reord",
+    "overtook; f follows: ● made, ◆ applied, ✓ reconciled",
 ];
 
 /// The `?` box: the lab's keys from the binding table, then the lanes' legend.
@@ -528,6 +558,7 @@ mod tests {
             lines: (0..10).map(|i| Line::raw(format!("long {i}"))).collect(),
             width: 20,
             short: vec![Line::raw("short")],
+            tail: false,
         };
         let drawn = |rows: u16| {
             let backend = ratatui::backend::TestBackend::new(20, rows);

@@ -8,6 +8,7 @@ mod hud;
 pub(crate) mod join_screen;
 pub(crate) mod keys;
 pub(crate) mod lab;
+pub(crate) mod ladder;
 mod layout;
 mod overlays;
 pub(crate) mod theme;

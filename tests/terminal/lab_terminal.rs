@@ -294,3 +294,99 @@ fn lab_meters_show_every_clients_lagometer_and_bytes() {
     assert!(screen.contains("B/s ↓ = players + proj + events + roster + hdr"));
     quit_and_check_terminal(&tmux, "q", true);
 }
+
+/// The ladder's box: the line of its title, and the rows inside it (a panel's borders
+/// are `│`; the ladder's rows start with their time).
+fn ladder_rows(screen: &str) -> Option<(usize, Vec<&str>)> {
+    let lines: Vec<&str> = screen.lines().collect();
+    let title = lines
+        .iter()
+        .position(|l| l.contains("┌ ladder: client 1"))?;
+    let rows = lines[title + 1..]
+        .iter()
+        .take_while(|l| !l.contains('└'))
+        .copied()
+        .collect();
+    Some((title, rows))
+}
+
+/// Whether a ladder row holds an input packet's label (`#412-415`) or a snapshot's
+/// (`t812 a415`).
+fn labels(rows: &[&str]) -> (usize, usize) {
+    let word = |w: &str, p: char| {
+        w.strip_prefix(p).is_some_and(|r| {
+            r.split('-')
+                .all(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+        })
+    };
+    let words = || {
+        rows.iter()
+            .flat_map(|r| r.split(|c: char| c.is_whitespace() || c == '│'))
+    };
+    (
+        words().filter(|w| word(w, '#')).count(),
+        words().filter(|w| word(w, 'a')).count(),
+    )
+}
+
+/// Issue 24: at 160x45 `lab --walkers 1` draws the ladder under the lanes, its arrows
+/// labelled with the commands and acks they carry; `f` follows a command and a panel
+/// lists its life, made to reconciled, with times. At 100x30 there are no rows under
+/// the lanes: `L` draws the ladder over the views and again takes it away.
+#[test]
+#[ignore = "slow tier: .ci/run runs it with --ignored"]
+fn the_ladder_under_the_lanes_follows_a_command_and_toggles_at_100x30() {
+    let tmux = Tmux::start("lab-ladder", 160, 45, &game_script("lab --walkers 1"));
+    let screen = tmux.wait_for("the ladder with labelled arrows", |s| {
+        let (_, rows) = ladder_rows(s)?;
+        let (up, down) = labels(&rows);
+        (rows.len() >= 20 && up >= 5 && down >= 5).then(|| s.to_owned())
+    });
+    let (title, _) = ladder_rows(&screen).unwrap();
+    let lines: Vec<&str> = screen.lines().collect();
+    let lanes = lines
+        .iter()
+        .rposition(|l| l.contains("◀ snap"))
+        .expect("the lanes");
+    assert!(title > lanes, "the ladder is under the lanes:\n{screen}");
+
+    tmux.key("f");
+    let listing = tmux.wait_up_to(
+        Duration::from_secs(15),
+        "a followed command's life",
+        Tmux::screen,
+        |s| {
+            (s.contains("┌ follow client 1 command #")
+                && s.contains("reconciled ")
+                && s.contains("replayed"))
+            .then(|| s.to_owned())
+        },
+    );
+    eprintln!("{listing}");
+    for step in ["made ", "sent ", "arrived ", "applied ", "acked "] {
+        assert!(
+            listing
+                .lines()
+                .any(|l| l.contains(&format!("│{step}")) && l.contains("s ")),
+            "{step}:\n{listing}"
+        );
+    }
+
+    tmux.resize(100, 30);
+    tmux.wait_for("no ladder at 100x30", |s| {
+        (s.contains("client 2 lan") && !s.contains("ladder: client")).then_some(())
+    });
+    tmux.key("L");
+    let over = tmux.wait_for("the ladder over the views", |s| {
+        let (title, rows) = ladder_rows(s)?;
+        let (up, _) = labels(&rows);
+        (title <= 2 && up >= 3).then(|| s.to_owned())
+    });
+    assert!(over.lines().all(|l| l.chars().count() <= 100));
+    assert!(over.contains("client 1 bad"), "the lanes stay:\n{over}");
+    tmux.key("L");
+    tmux.wait_for("the views back", |s| {
+        (!s.contains("ladder: client") && s.contains("┌ client 1")).then_some(())
+    });
+    quit_and_check_terminal(&tmux, "q", false);
+}

@@ -214,6 +214,8 @@ fn the_view_puts_a_left_and_b_right_labelled() {
         message: "",
         help: false,
         theme: crate::ui::Theme::Auto,
+        follow: None,
+        ladder_over: false,
     };
     let v = view(&a, &b, &parse("snapshot-rate=10"), &controls);
     let titles: Vec<&str> = v.panes.iter().map(|p| p.title.as_str()).collect();
@@ -274,6 +276,8 @@ fn a_wide_screen_keeps_a_left_and_b_right() {
         message: "",
         help: false,
         theme: crate::ui::Theme::Auto,
+        follow: None,
+        ladder_over: false,
     };
     let v = view(&a, &b, &parse("interpolation=off"), &controls);
     let mut term = Terminal::new(TestBackend::new(220, 45)).unwrap();
