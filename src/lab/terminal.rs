@@ -14,6 +14,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
 use super::dials::{self, DIALS};
 use super::headless::{self, Recording};
+use super::recording::{Journal, LabStart};
 use super::speed::Speed;
 use super::view::{self, Controls};
 use super::{Lab, LabConfig};
@@ -56,13 +57,18 @@ pub fn run(
     theme: ui::Theme,
     stop: &AtomicBool,
     recordings: Vec<Recording>,
+    whole: Option<Journal>,
     report: Option<&Path>,
 ) -> anyhow::Result<Outcome> {
     let mut lab = Lab::new(config, Instant::now())?;
     let mut shell = Shell::enter(stop, fps_cap)?;
     let size = shell.size()?;
+    let names: Vec<String> = recordings.iter().map(|r| r.name.clone()).collect();
     for (n, r) in recordings.into_iter().enumerate() {
         lab.record(n, r.tap, Some(size))?;
+    }
+    if let Some(journal) = whole {
+        lab.record_lab(journal, &LabStart::of(config, Some(size), names.clone()))?;
     }
     let enhanced = shell.enhanced();
     let mut front = Front {
@@ -80,19 +86,21 @@ pub fn run(
     let outcome = shell.run(&mut front);
     drop(shell);
     let recorded = lab.finish_recordings();
+    let ended = match &outcome {
+        Ok(Outcome::Quit) => "quit".to_owned(),
+        Ok(_) => "stopped by a signal".to_owned(),
+        Err(e) => format!("{e:#}"),
+    };
+    let mut end = headless::ended_report(&lab, config.server.seed, &ended);
+    for (c, name) in end.clients.iter_mut().zip(names) {
+        c.recording = Some(name);
+    }
+    let whole = lab.finish_lab_recording(&ended, &end);
     if let Some(path) = report {
-        let ended = match &outcome {
-            Ok(Outcome::Quit) => "quit".to_owned(),
-            Ok(_) => "stopped by a signal".to_owned(),
-            Err(e) => format!("{e:#}"),
-        };
-        headless::write(
-            path,
-            &headless::ended_report(&lab, config.server.seed, &ended),
-        )?;
+        headless::write(path, &end)?;
     }
     // A recording that stopped is an error, though the lab went on.
-    outcome.and_then(|o| recorded.map(|()| o))
+    outcome.and_then(|o| recorded.and(whole).map(|()| o))
 }
 
 impl Screen for Front<'_> {
