@@ -12,6 +12,7 @@ mod explain;
 mod figures;
 pub mod headless;
 mod motion;
+pub mod playback;
 pub mod recording;
 pub(crate) mod speed;
 pub mod terminal;
@@ -484,7 +485,9 @@ impl Lab {
         }
         recording::final_check(self);
         let json = serde_json::to_string(report)?;
-        self.journal.take().map_or(Ok(()), |mut j| j.end(ended, &json))
+        self.journal
+            .take()
+            .map_or(Ok(()), |mut j| j.end(ended, &json))
     }
 
     /// Every new snapshot scripted client `n` took in: (tick, ack seq, the server's

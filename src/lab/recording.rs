@@ -34,7 +34,6 @@ use crate::client::netcode::tuning::Tuning;
 use crate::client::play::input::Action;
 use crate::net::codec;
 use crate::net::conditioner::Conditions;
-use crate::record::format::{action_code, action_from};
 use crate::server::{InputBuffer, ServerConfig};
 use crate::sim::map::Map;
 use crate::sim::world::Buttons;
@@ -152,8 +151,8 @@ pub enum Input {
     RunTo,
     /// Client `client` (0-based) now holds `buttons`.
     Hold { client: u8, buttons: Buttons },
-    /// A key's action for a client (its recording code, `record::format`'s).
-    Act { client: u8, action: [u8; 2] },
+    /// A key's action for a client.
+    Act { client: u8, action: Action },
     /// Dial `dial` (of `dials::DIALS`) set to `value`, for `client` where it is a
     /// client's.
     Dial { dial: u8, client: u8, value: u32 },
@@ -201,10 +200,16 @@ pub struct Check {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum LabRecord {
     Start(Box<LabStart>),
-    Input { at: u64, input: Input },
+    Input {
+        at: u64,
+        input: Input,
+    },
     Check(Check),
     /// How the lab ended and its report, as JSON.
-    End { ended: String, report: String },
+    End {
+        ended: String,
+        report: String,
+    },
 }
 
 /// What a lab's inputs and checkpoints go to: a file, or (in a replay) memory.
@@ -253,7 +258,7 @@ impl Journal {
             .map_err(|e| e.to_string())
             .and_then(|()| {
                 let mut len = Vec::new();
-                crate::record::format::put_varint(&mut len, buf.len() as u64);
+                put_varint(&mut len, buf.len() as u64);
                 out.write_all(&len)
                     .and_then(|()| out.write_all(&buf))
                     .map_err(|e| e.to_string())
@@ -304,7 +309,9 @@ impl Journal {
             self.failure
                 .get_or_insert(format!("the lab recording stopped: {e}"));
         }
-        self.failure.take().map_or(Ok(()), |f| Err(anyhow::anyhow!(f)))
+        self.failure
+            .take()
+            .map_or(Ok(()), |f| Err(anyhow::anyhow!(f)))
     }
 }
 
@@ -338,12 +345,7 @@ fn checkpoint(lab: &Lab, from: Duration, until: Option<Duration>) -> Check {
         .iter()
         .map(|c| {
             let s = c.driver.session();
-            hash_of(&(
-                s.latest_seq(),
-                s.server_ack_seq(),
-                s.predicted(),
-                s.stats(),
-            ))
+            hash_of(&(s.latest_seq(), s.server_ack_seq(), s.predicted(), s.stats()))
         })
         .collect();
     let since = |at: Instant| at.saturating_duration_since(lab.start);
@@ -409,7 +411,7 @@ pub(crate) fn final_check(lab: &mut Lab) {
 pub(crate) fn act(client: usize, action: Action) -> Input {
     Input::Act {
         client: u8::try_from(client).unwrap_or(u8::MAX),
-        action: action_code(action),
+        action,
     }
 }
 
@@ -429,8 +431,7 @@ pub struct LabFile {
 /// Whether the file at `path` is a lab recording (by its first bytes).
 pub fn is_lab_recording(path: &Path) -> anyhow::Result<bool> {
     let mut head = [0u8; 6];
-    let mut file =
-        File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let mut file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     let mut got = 0;
     while got < head.len() {
         match file.read(&mut head[got..])? {
@@ -446,6 +447,15 @@ pub fn is_lab_recording(path: &Path) -> anyhow::Result<bool> {
 pub fn read(path: &Path) -> anyhow::Result<LabFile> {
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     parse(&bytes).with_context(|| format!("{}", path.display()))
+}
+
+/// A LEB128 varint.
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
 }
 
 fn varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
@@ -584,6 +594,15 @@ impl LabReplay {
         })
     }
 
+    /// Hands client `n`'s inputs to `tap` (before the replay ran), as `Lab::record`.
+    pub(crate) fn tap(
+        &mut self,
+        n: usize,
+        tap: Box<dyn crate::client::tap::Tap>,
+    ) -> anyhow::Result<()> {
+        self.lab.record(n, tap, None)
+    }
+
     pub fn lab(&self) -> &Lab {
         &self.lab
     }
@@ -595,7 +614,10 @@ impl LabReplay {
 
     /// How long the recorded lab ran.
     pub fn duration(&self) -> Duration {
-        self.file.inputs.last().map_or(Duration::ZERO, |(at, _)| *at)
+        self.file
+            .inputs
+            .last()
+            .map_or(Duration::ZERO, |(at, _)| *at)
     }
 
     /// Where the re-run first differed from the recording, if it did.
@@ -653,7 +675,11 @@ impl LabReplay {
     /// Runs to the end; the lab's report as it ended, then.
     pub fn run_to_end(&mut self) -> super::headless::LabReport {
         self.advance_to(Duration::MAX);
-        let ended = self.file.end.as_ref().map_or("time up", |(e, _)| e.as_str());
+        let ended = self
+            .file
+            .end
+            .as_ref()
+            .map_or("time up", |(e, _)| e.as_str());
         let mut report = super::headless::ended_report(&self.lab, self.seed(), ended);
         for (c, name) in report.clients.iter_mut().zip(&self.file.start.client_files) {
             c.recording = Some(name.clone());
@@ -695,9 +721,7 @@ fn apply(lab: &mut Lab, input: &Input) {
         Input::RunTo => {}
         Input::Hold { client, buttons } => lab.hold(usize::from(*client), *buttons),
         Input::Act { client, action } => {
-            if let Some(a) = action_from(action[0], action[1]) {
-                lab.act(usize::from(*client), a);
-            }
+            lab.act(usize::from(*client), *action);
         }
         Input::Dial {
             dial,
@@ -741,7 +765,10 @@ fn difference(recorded: &Check, rerun: &Check) -> Option<String> {
     if let Some(n) = (0..recorded.clients.len().max(rerun.clients.len()))
         .find(|&n| recorded.clients.get(n) != rerun.clients.get(n))
     {
-        return Some(format!("client {}'s session (its counts or prediction)", n + 1));
+        return Some(format!(
+            "client {}'s session (its counts or prediction)",
+            n + 1
+        ));
     }
     let lines = recorded.wire.len().max(rerun.wire.len());
     if let Some(i) = (0..lines).find(|&i| recorded.wire.get(i) != rerun.wire.get(i)) {

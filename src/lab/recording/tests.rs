@@ -13,7 +13,10 @@ use crate::lab::view::{self, Controls};
 use crate::ui;
 
 fn temp(name: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("netarena-labrec-{}-{name}.narec", std::process::id()))
+    std::env::temp_dir().join(format!(
+        "netarena-labrec-{}-{name}.narec",
+        std::process::id()
+    ))
 }
 
 /// Two clients (`bad` then `lan`), one walker, seeded; client 1 on keys.
@@ -71,7 +74,11 @@ fn a_lab_recording_replays_to_the_same_report() {
     let mut replay = LabReplay::load(&path).unwrap();
     let _ = std::fs::remove_file(&path);
     assert!(replay.file.stopped.is_none(), "{:?}", replay.file.stopped);
-    assert!(replay.file.checks.len() >= 6, "{}", replay.file.checks.len());
+    assert!(
+        replay.file.checks.len() >= 6,
+        "{}",
+        replay.file.checks.len()
+    );
     let wire: usize = replay.file.checks.iter().map(|c| c.wire.len()).sum();
     let sent: u64 = live
         .clients
@@ -115,7 +122,10 @@ fn a_changed_input_is_caught_as_a_divergence() {
     let mut replay = LabReplay::new(file).unwrap();
     replay.run_to_end();
     let why = replay.diverged().expect("diverged");
-    assert!(why.starts_with("the re-run differs from the recording at 2.000 s"), "{why}");
+    assert!(
+        why.starts_with("the re-run differs from the recording at 2.000 s"),
+        "{why}"
+    );
 }
 
 fn screen(lab: &Lab) -> ratatui::buffer::Buffer {
@@ -171,7 +181,13 @@ fn buffer_text(b: &ratatui::buffer::Buffer) -> String {
     let w = usize::from(b.area.width);
     b.content()
         .chunks(w)
-        .map(|row| row.iter().map(|c| c.symbol()).collect::<String>().trim_end().to_owned())
+        .map(|row| {
+            row.iter()
+                .map(|c| c.symbol())
+                .collect::<String>()
+                .trim_end()
+                .to_owned()
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }
