@@ -64,16 +64,24 @@ fn lab(args: &ReplayArgs, stop: &AtomicBool, signal: &AtomicUsize) -> anyhow::Re
         eprintln!("warning: {why}");
     }
     let json = serde_json::to_string_pretty(&report)?;
+    // As written, byte for byte (read back as numbers, floats may differ in a last bit).
     if let Some((_, recorded)) = &replay.file.end
-        && serde_json::from_str::<serde_json::Value>(recorded).ok()
-            != serde_json::to_value(&report).ok()
+        && *recorded != serde_json::to_string(&report)?
     {
         eprintln!("warning: the re-run's report differs from the one the lab wrote");
     }
     match &args.report {
         Some(path) => std::fs::write(path, json + "\n")
             .with_context(|| format!("cannot write report {}", path.display()))?,
-        None => println!("{json}"),
+        None => {
+            let written = writeln!(std::io::stdout().lock(), "{json}");
+            // A reader that stopped early (`| head`) is not an error.
+            if let Err(e) = written
+                && e.kind() != std::io::ErrorKind::BrokenPipe
+            {
+                return Err(e.into());
+            }
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

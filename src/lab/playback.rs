@@ -39,7 +39,6 @@ pub(crate) struct Playback {
     pub(crate) replay: LabReplay,
     speed: Speed,
     paused: bool,
-    help: bool,
     theme: ui::Theme,
     last: Instant,
     note: Option<String>,
@@ -52,7 +51,6 @@ impl Playback {
             replay,
             speed: Speed::default(),
             paused: false,
-            help: false,
             theme,
             last: now,
             note,
@@ -110,7 +108,22 @@ impl Playback {
                     self.speed.slower()
                 };
             }
-            Some(Do::Help) => self.help = !self.help,
+            Some(Do::Help) => {
+                // The lab's help box lists the live lab's keys: the replay's go here.
+                self.note = Some(
+                    keys::REPLAY
+                        .iter()
+                        .filter(|r| {
+                            !matches!(
+                                r.keys[0].does,
+                                Do::Correction(_) | Do::WhatIf(_) | Do::AsRecorded
+                            )
+                        })
+                        .map(|r| format!("{} {}", r.label, r.does))
+                        .collect::<Vec<_>>()
+                        .join(" · "),
+                );
+            }
             Some(Do::Correction(_) | Do::WhatIf(_) | Do::AsRecorded) => {
                 self.note = Some(
                     "a lab replay re-runs the lab as recorded: no what-if, no correction jumps"
@@ -139,7 +152,7 @@ impl Playback {
             self.replay.duration().as_secs_f64(),
             keys::hints(keys::REPLAY)
                 .into_iter()
-                .filter(|h| !h.starts_with('c') && !h.starts_with('w'))
+                .filter(|h| !h.contains("what-if") && !h.contains("correction"))
                 .collect::<Vec<_>>()
                 .join(" · ")
         )
@@ -153,7 +166,7 @@ impl Playback {
             paused: self.paused || self.replay.finished(),
             fps,
             message: &message,
-            help: self.help,
+            help: false,
             theme: self.theme,
         };
         ui::lab::draw(frame, &view::build(self.replay.lab(), &controls));

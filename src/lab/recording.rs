@@ -612,12 +612,19 @@ impl LabReplay {
         self.lab.elapsed()
     }
 
-    /// How long the recorded lab ran.
+    /// How long the recorded lab ran: to its last input; for a file cut short, to its
+    /// last checkpoint if that is later (the bots play on the same without inputs).
     pub fn duration(&self) -> Duration {
-        self.file
+        let input = self
+            .file
             .inputs
             .last()
-            .map_or(Duration::ZERO, |(at, _)| *at)
+            .map_or(Duration::ZERO, |(at, _)| *at);
+        let check = match (&self.file.end, self.file.checks.last()) {
+            (None, Some(c)) => Duration::from_nanos(c.at),
+            _ => Duration::ZERO,
+        };
+        input.max(check)
     }
 
     /// Where the re-run first differed from the recording, if it did.
@@ -650,7 +657,13 @@ impl LabReplay {
             }
             self.next += 1;
         }
-        if self.next == self.file.inputs.len() && self.file.end.is_some() {
+        if self.finished() && self.file.end.is_none() {
+            // A file cut short: on to its last checkpoint, in whole milliseconds.
+            let to = t.min(self.duration());
+            let whole = (to.saturating_sub(self.lab.elapsed()).as_millis() as u32) * super::STEP;
+            self.lab.run_until(self.lab.now() + whole);
+        }
+        if self.finished() && self.file.end.is_some() {
             final_check(&mut self.lab);
         }
         self.compare();

@@ -104,6 +104,13 @@ fn a_lab_recording_replays_to_the_same_report() {
         }
     }
     assert_eq!(a, b);
+    let (ended, recorded) = replay.file.end.clone().unwrap();
+    assert_eq!(ended, "time up");
+    assert_eq!(
+        recorded,
+        serde_json::to_string(&again).unwrap(),
+        "as written"
+    );
 }
 
 /// A re-run that does not do what the recording did is caught at the first
@@ -226,4 +233,53 @@ fn a_damaged_lab_recording_is_an_error_not_a_panic() {
     }
     let cut = parse(&bytes[..bytes.len() * 2 / 3]).unwrap();
     assert!(cut.stopped.is_some() && cut.end.is_none());
+}
+
+/// The playback's keys (the replay's rows of the binding table): → seeks a second on,
+/// ← back (the lab started again), `.` a frame on and paused; the bottom line says
+/// where it is and that the checkpoints agree.
+#[test]
+fn playback_keys_seek_and_step() {
+    use crate::lab::playback::Playback;
+    use ratatui::crossterm::event::{KeyCode, KeyEvent};
+    let (path, _) = record("keys");
+    let replay = LabReplay::load(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    let mut p = Playback::new(replay, ui::Theme::Dark, Instant::now());
+    let press = |p: &mut Playback, code| assert!(!p.key(&KeyEvent::from(code)));
+    // Within the millisecond before: the lab steps on the milliseconds of the
+    // recorded clock, which ran to a frame's odd times.
+    let near = |p: &Playback, want: Duration| {
+        let at = p.replay.at();
+        assert!(
+            at <= want && want - at < Duration::from_millis(1),
+            "{at:?} for {want:?}"
+        );
+    };
+    press(&mut p, KeyCode::Right);
+    near(&p, Duration::from_secs(1));
+    let one = p.replay.at();
+    press(&mut p, KeyCode::Right);
+    near(&p, one + Duration::from_secs(1));
+    let two = p.replay.at();
+    press(&mut p, KeyCode::Left);
+    near(&p, two - Duration::from_secs(1));
+    let one = p.replay.at();
+    press(&mut p, KeyCode::Char('.'));
+    near(&p, one + Duration::from_micros(16_667));
+    press(&mut p, KeyCode::Up);
+    press(&mut p, KeyCode::Up);
+    // The recorded clock's last run ended just past 6 s, at a frame.
+    assert_eq!(
+        p.replay.at(),
+        p.replay.duration(),
+        "to the end, not past it"
+    );
+    assert!(p.replay.finished());
+    let status = p.status();
+    assert!(
+        status.starts_with(" lab replay 6.000 / 6.000 s · checkpoints agree"),
+        "{status}"
+    );
+    assert!(p.key(&KeyEvent::from(KeyCode::Char('q'))));
 }
