@@ -231,6 +231,10 @@ fn a_damaged_lab_recording_is_an_error_not_a_panic() {
             }
         }
     }
+    // A client recording's reader names what it is.
+    let e = crate::record::Reader::new(&bytes[..]).err().unwrap();
+    assert_eq!(e, crate::record::ReadError::LabRecording);
+    assert!(e.to_string().starts_with("a whole lab's recording (NALAB)"));
     let cut = parse(&bytes[..bytes.len() * 2 / 3]).unwrap();
     assert!(cut.stopped.is_some() && cut.end.is_none());
 }
