@@ -59,7 +59,7 @@ fn lab(args: &ReplayArgs, stop: &AtomicBool, signal: &AtomicUsize) -> anyhow::Re
     if let Some(e) = &replay.file.stopped {
         eprintln!("{}: {e}; replayed up to there", args.file.display());
     }
-    let report = replay.run_to_end();
+    let report = netarena::lab::headless::replayed(&mut replay);
     if let Some(why) = replay.diverged() {
         eprintln!("warning: {why}");
     }

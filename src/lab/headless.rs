@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use serde::Serialize;
 
-use super::recording::{Journal, LabStart};
+use super::recording::{Journal, LabReplay, LabStart};
 use super::view::dilation;
 use super::{Lab, LabConfig, LaneCounts};
 use crate::client::shell::headless::{self, Report};
@@ -112,6 +112,21 @@ pub fn run_recorded(
         write(path, &report)?;
     }
     recorded.and(whole).map(|()| report)
+}
+
+/// Runs a whole lab's recording to its end: the lab's report as it ended, each client's
+/// own recording named as the live lab named it.
+pub fn replayed(replay: &mut LabReplay) -> LabReport {
+    replay.run_to_end();
+    let mut report = ended_report(replay.lab(), replay.seed(), replay.ended());
+    for (c, name) in report
+        .clients
+        .iter_mut()
+        .zip(&replay.file.start.client_files)
+    {
+        c.recording = Some(name.clone());
+    }
+    report
 }
 
 /// Writes `report` as pretty JSON, a newline at the end.

@@ -347,7 +347,11 @@ fn lab_trace(mut replay: LabReplay) -> anyhow::Result<Events> {
     for w in replay.file.checks.iter().flat_map(|c| &c.wire) {
         let client = u32::from(w.lane / 2);
         if (client as usize) < clients && w.dropped {
-            let way = if w.lane % 2 == 0 { "up" } else { "down" };
+            let way = if w.lane.is_multiple_of(2) {
+                "up"
+            } else {
+                "down"
+            };
             let args = json!({"way": way, "bytes": w.bytes});
             let at = w.sent as f64 / 1e3;
             e.instant(client + 1, "loss", "datagram dropped", at, args);
