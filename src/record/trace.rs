@@ -84,10 +84,15 @@ impl Events {
         }));
     }
 
-    /// The server decisions in `msg`, on the server's track at `at`, each once.
-    fn decisions(&mut self, msg: &ServerMsg, at: impl Fn(u32) -> f64) {
+    /// The server decisions in `msg` (which `track` heard), on the server's track at
+    /// `at`, each once: a client hears each event until it acknowledges it, and every
+    /// client hears the same kill.
+    fn decisions(&mut self, track: &mut ClientTrack, msg: &ServerMsg, at: impl Fn(u32) -> f64) {
         let ServerMsg::Snapshot(s) = msg else { return };
-        for (_, e) in &s.events {
+        for (seq, e) in &s.events {
+            if !track.events_seen.insert(*seq) {
+                continue;
+            }
             let (name, args) = match e {
                 GameEvent::Rail(r) => (
                     "rail shot",
@@ -105,13 +110,25 @@ impl Events {
                     "bolt hit",
                     json!({"shot": id, "victim": victim, "tick": tick}),
                 ),
-                GameEvent::Kill { killer, victim, .. } => (
-                    "kill",
-                    json!({"killer": killer, "victim": victim, "tick": s.tick}),
-                ),
+                GameEvent::Kill { killer, victim, .. } => {
+                    // The nth kill of this victim by this killer, the same for every
+                    // client that hears of it (they hear it in different snapshots).
+                    let nth = track.kills.entry((*killer, *victim)).or_insert(0);
+                    *nth += 1;
+                    (
+                        "kill",
+                        json!({"killer": killer, "victim": victim, "tick": s.tick, "nth": *nth}),
+                    )
+                }
                 _ => continue,
             };
-            let key = format!("{name} {args}");
+            let key = match e {
+                GameEvent::Kill { .. } => {
+                    format!("kill {} {}", args["killer"], args["victim"])
+                        + &format!(" #{}", args["nth"])
+                }
+                _ => format!("{name} {args}"),
+            };
             if self.decisions.insert(key) {
                 let tick = args["tick"].as_u64().unwrap_or(u64::from(s.tick));
                 let tick = u32::try_from(tick).unwrap_or(s.tick);
@@ -136,6 +153,10 @@ pub(crate) struct ClientTrack {
     snapshots: VecDeque<(u32, f64)>,
     corrections: u64,
     lost: u64,
+    /// The event seqs this client heard, and its count of each killer's kills of each
+    /// victim.
+    events_seen: HashSet<u32>,
+    kills: HashMap<(u8, u8), u32>,
     /// Where the "snapshot lost" instants are in the list, newest last.
     lost_events: Vec<usize>,
     next_counter: f64,
@@ -151,6 +172,8 @@ impl ClientTrack {
             snapshots: VecDeque::new(),
             corrections: 0,
             lost: 0,
+            events_seen: HashSet::new(),
+            kills: HashMap::new(),
             lost_events: Vec::new(),
             next_counter: 0.0,
         }
@@ -300,7 +323,7 @@ fn client_trace(path: &Path) -> anyhow::Result<Events> {
         let at = us(r.at());
         if let Some((arrived, msg)) = received {
             track.received(&msg, arrived);
-            e.decisions(&msg, |_| arrived);
+            e.decisions(&mut track, &msg, |_| arrived);
         }
         track.observe(&mut e, at, r.session(), r.instant(), r.bytes());
     }
@@ -375,7 +398,7 @@ fn lab_trace(mut replay: LabReplay) -> anyhow::Result<Events> {
                 let key = (n as u8, arrived.as_nanos() as u64, bytes as u32);
                 let sent = sent_at.get(&key).map_or(us(arrived), |&ns| ns as f64 / 1e3);
                 track.received(&msg, sent);
-                e.decisions(&msg, |tick| f64::from(tick) * tick_us);
+                e.decisions(track, &msg, |tick| f64::from(tick) * tick_us);
             }
             let c = &lab.clients[n];
             let totals = c.totals(0.0);

@@ -121,6 +121,9 @@ fn a_lab_trace_round_trips_the_counts() {
     }
     let decisions = ["rail shot", "bolt hit", "kill"].map(|d| count(list, 0, "i", d));
     assert!(decisions.iter().sum::<usize>() > 0, "{decisions:?}");
+    // Each kill once, though every client heard it, each until it acknowledged it.
+    let deaths: u16 = report.server.standings.iter().map(|s| s.deaths).sum();
+    assert_eq!(decisions[2], usize::from(deaths), "{decisions:?}");
     let bad = &report.clients[0].report.stats;
     let corrections: u64 = report
         .clients
