@@ -549,7 +549,17 @@ pub fn parse(bytes: &[u8]) -> anyhow::Result<LabFile> {
                 last = at;
                 file.inputs.push((at, input));
             }
-            LabRecord::Check(c) => file.checks.push(c),
+            LabRecord::Check(c) => {
+                // One a second: a later one is a damaged time.
+                if Duration::from_nanos(c.at) > latest(&file) {
+                    file.stopped = Some(format!(
+                        "checkpoint {} is more than a second after the one before",
+                        file.checks.len()
+                    ));
+                    break;
+                }
+                file.checks.push(c);
+            }
             LabRecord::End { ended, report } => file.end = Some((ended, report)),
             LabRecord::Start(_) => {
                 file.stopped = Some("a second start record".to_owned());
