@@ -191,7 +191,7 @@ pub struct Check {
     pub world: u64,
     /// Each client's session (its counts, newest seq and ack, predicted state), hashed.
     pub clients: Vec<u64>,
-    /// Every datagram sent since the last checkpoint's wire log up to [`SETTLED`] ago
+    /// Every datagram sent since the last checkpoint's wire log up to 5 s ago
     /// (at the end: every one left).
     pub wire: Vec<WireLine>,
 }
