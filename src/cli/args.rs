@@ -164,15 +164,18 @@ pub(crate) struct LearnArgs {
 pub(crate) struct ReplayArgs {
     /// The recording to replay
     pub(crate) file: PathBuf,
-    /// Re-run without a terminal (with --report: write the report the live session wrote)
+    /// Re-run without a terminal (with --report: write the report the live session wrote;
+    /// a whole lab's recording prints the lab's report without --report)
     #[arg(long)]
     pub(crate) headless: bool,
     /// Headless only: write the re-run's JSON report here
     #[arg(long, value_name = "FILE", requires = "headless")]
     pub(crate) report: Option<PathBuf>,
     /// Write one CSV row per tick (RTT, interpolation delay, pending commands,
-    /// corrections, bytes in and out) to standard output, or to --output
-    #[arg(long, value_name = "FORMAT", value_parser = ["csv"])]
+    /// corrections, bytes in and out), or `trace`: Chrome trace event JSON for Perfetto
+    /// (ui.perfetto.dev) or chrome://tracing (a track per client and the server), to
+    /// standard output, or to --output
+    #[arg(long, value_name = "FORMAT", value_parser = ["csv", "trace"])]
     pub(crate) export: Option<String>,
     /// With --export: the file to write
     #[arg(long, value_name = "FILE", requires = "export")]

@@ -11,6 +11,7 @@ use anyhow::Context;
 use netarena::client::netcode::tuning::Tuning;
 use netarena::lab::compare::{self, Setting};
 use netarena::lab::headless::Recording;
+use netarena::lab::recording::Journal;
 use netarena::lab::{LabConfig, MAX_CLIENTS, headless, terminal};
 use netarena::record::recorder::Recorder;
 use netarena::server::ServerConfig;
@@ -91,9 +92,19 @@ pub(crate) fn run(
         return Ok(ExitCode::SUCCESS);
     }
     let recordings = recordings(args.record.as_deref(), config.profiles.len())?;
+    // The whole lab goes to FILE itself, each client's own recording beside it.
+    let whole = match &args.record {
+        Some(path) => Some(Journal::create(path)?),
+        None => None,
+    };
     if args.headless {
-        let report =
-            headless::run_recorded(&config, args.seconds, args.report.as_deref(), recordings)?;
+        let report = headless::run_recorded(
+            &config,
+            args.seconds,
+            args.report.as_deref(),
+            recordings,
+            whole,
+        )?;
         if args.report.is_none() {
             println!("{}", serde_json::to_string_pretty(&report)?);
         }
@@ -108,10 +119,14 @@ pub(crate) fn run(
         theme,
         stop,
         recordings,
+        whole,
         args.report.as_deref(),
         setting.as_ref(),
     );
-    // The terminal is ours again: say where each client went.
+    // The terminal is ours again: say where the lab and each client went.
+    if let Some(path) = &args.record {
+        println!("the whole lab recorded to {}", path.display());
+    }
     for (n, name) in names.iter().enumerate() {
         println!("client {} recorded to {name}", n + 1);
     }
@@ -137,11 +152,9 @@ fn recordings(path: Option<&Path>, clients: usize) -> anyhow::Result<Vec<Recordi
         .collect()
 }
 
-/// Client 1's recording is `path`; client n's has `-n` before the extension, if any.
+/// Client n's own recording has `-n` before the extension of `path` (the whole lab's),
+/// if any.
 fn client_file(path: &Path, n: usize) -> PathBuf {
-    if n == 1 {
-        return path.to_owned();
-    }
     let stem = path.file_stem().unwrap_or_default().to_string_lossy();
     let name = match path.extension() {
         Some(ext) => format!("{stem}-{n}.{}", ext.to_string_lossy()),
@@ -250,7 +263,7 @@ mod tests {
     #[test]
     fn client_files_get_their_number_before_the_extension() {
         let name = |p: &str, n| client_file(Path::new(p), n).display().to_string();
-        assert_eq!(name("runs/lab.narec", 1), "runs/lab.narec");
+        assert_eq!(name("runs/lab.narec", 1), "runs/lab-1.narec");
         assert_eq!(name("runs/lab.narec", 2), "runs/lab-2.narec");
         assert_eq!(name("lab", 4), "lab-4");
         assert_eq!(name("a.b/lab.x.narec", 3), "a.b/lab.x-3.narec");

@@ -6,9 +6,11 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize};
 
 use anyhow::Context;
+use netarena::lab::{playback, recording};
 use netarena::record::export::export_csv;
 use netarena::record::replay::replay_headless;
 use netarena::record::screen;
+use netarena::record::trace::export_trace;
 
 use super::args::ReplayArgs;
 use super::signals::finish;
@@ -20,6 +22,9 @@ pub(crate) fn run(
 ) -> anyhow::Result<ExitCode> {
     if args.export.is_some() {
         return export(&args);
+    }
+    if recording::is_lab_recording(&args.file)? {
+        return lab(&args, stop, signal);
     }
     if !args.headless {
         return finish(screen::run(&args.file, args.theme.resolve(), stop), signal);
@@ -42,19 +47,71 @@ pub(crate) fn run(
     Ok(ExitCode::SUCCESS)
 }
 
+/// A whole-lab recording: the lab again in this terminal, or headless to its report.
+fn lab(args: &ReplayArgs, stop: &AtomicBool, signal: &AtomicUsize) -> anyhow::Result<ExitCode> {
+    if !args.headless {
+        return finish(
+            playback::run(&args.file, args.theme.resolve(), stop),
+            signal,
+        );
+    }
+    let mut replay = recording::LabReplay::load(&args.file)?;
+    if let Some(e) = &replay.file.stopped {
+        eprintln!("{}: {e}; replayed up to there", args.file.display());
+    }
+    let report = netarena::lab::headless::replayed(&mut replay);
+    if let Some(why) = replay.diverged() {
+        eprintln!("warning: {why}");
+    }
+    let json = serde_json::to_string_pretty(&report)?;
+    // As written, byte for byte (read back as numbers, floats may differ in a last bit).
+    if let Some((_, recorded)) = &replay.file.end
+        && *recorded != serde_json::to_string(&report)?
+    {
+        eprintln!("warning: the re-run's report differs from the one the lab wrote");
+    }
+    match &args.report {
+        Some(path) => std::fs::write(path, json + "\n")
+            .with_context(|| format!("cannot write report {}", path.display()))?,
+        None => {
+            let written = writeln!(std::io::stdout().lock(), "{json}");
+            // A reader that stopped early (`| head`) is not an error.
+            if let Err(e) = written
+                && e.kind() != std::io::ErrorKind::BrokenPipe
+            {
+                return Err(e.into());
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 fn export(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
     match &args.output {
         Some(path) => {
             let file = std::fs::File::create(path)
                 .with_context(|| format!("cannot create {}", path.display()))?;
             let mut out = std::io::BufWriter::new(file);
-            export_csv(&args.file, &mut out)?;
+            write_export(args, &mut out)?;
             out.flush()?;
         }
         None => {
             let mut out = std::io::stdout().lock();
-            export_csv(&args.file, &mut out)?;
+            write_export(args, &mut out)?;
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn write_export(args: &ReplayArgs, out: &mut impl Write) -> anyhow::Result<()> {
+    if args.export.as_deref() == Some("trace") {
+        return export_trace(&args.file, out);
+    }
+    if recording::is_lab_recording(&args.file)? {
+        anyhow::bail!(
+            "{} is a whole lab's recording: --export csv reads one client's (the FILE-N beside it), --export trace reads both",
+            args.file.display()
+        );
+    }
+    export_csv(&args.file, out).map(|_| ())
 }

@@ -273,6 +273,12 @@ impl Lab {
         if dial.owner == Owner::Client && n >= self.clients.len() {
             return None;
         }
+        let input = super::recording::Input::Dial {
+            dial: d as u8,
+            client: n as u8,
+            value,
+        };
+        self.note(input, self.now);
         (dial.set)(self, n, value);
         Some(self.dial_text(d, n))
     }

@@ -9,6 +9,7 @@ use anyhow::Context;
 use serde::Serialize;
 
 use super::meters::{DownBytes, UpBytes};
+use super::recording::{Journal, LabReplay, LabStart};
 use super::view::dilation;
 use super::{Lab, LabConfig, LaneCounts};
 use crate::client::shell::headless::{self, Report};
@@ -82,16 +83,18 @@ pub struct Recording {
 
 /// Runs `config` for `seconds` of virtual time; writes the report to `path` if given.
 pub fn run(config: &LabConfig, seconds: f64, path: Option<&Path>) -> anyhow::Result<LabReport> {
-    run_recorded(config, seconds, path, Vec::new())
+    run_recorded(config, seconds, path, Vec::new(), None)
 }
 
 /// [`run`], client 1's inputs recorded by the first of `recordings`, client 2's by the
-/// second, and so on.
+/// second, and so on; with `whole`, the whole lab recorded there too
+/// (`lab::recording`).
 pub fn run_recorded(
     config: &LabConfig,
     seconds: f64,
     path: Option<&Path>,
     recordings: Vec<Recording>,
+    whole: Option<Journal>,
 ) -> anyhow::Result<LabReport> {
     let start = Instant::now();
     let mut lab = Lab::new(config, start)?;
@@ -100,16 +103,35 @@ pub fn run_recorded(
         lab.record(n, r.tap, None)?;
         names.push(r.name);
     }
+    if let Some(journal) = whole {
+        lab.record_lab(journal, &LabStart::of(config, None, names.clone()))?;
+    }
     lab.run_until(start + Duration::from_secs_f64(seconds.max(0.0)));
     let recorded = lab.finish_recordings();
     let mut report = report(&lab, config.server.seed);
     for (c, name) in report.clients.iter_mut().zip(names) {
         c.recording = Some(name);
     }
+    let whole = lab.finish_lab_recording("time up", &report);
     if let Some(path) = path {
         write(path, &report)?;
     }
-    recorded.map(|()| report)
+    recorded.and(whole).map(|()| report)
+}
+
+/// Runs a whole lab's recording to its end: the lab's report as it ended, each client's
+/// own recording named as the live lab named it.
+pub fn replayed(replay: &mut LabReplay) -> LabReport {
+    replay.run_to_end();
+    let mut report = ended_report(replay.lab(), replay.seed(), replay.ended());
+    for (c, name) in report
+        .clients
+        .iter_mut()
+        .zip(&replay.file.start.client_files)
+    {
+        c.recording = Some(name.clone());
+    }
+    report
 }
 
 /// Writes `report` as pretty JSON, a newline at the end.

@@ -16,6 +16,8 @@ pub mod headless;
 mod meters;
 pub(crate) mod ladder;
 mod motion;
+pub mod playback;
+pub mod recording;
 pub(crate) mod speed;
 pub mod terminal;
 mod view;
@@ -230,6 +232,8 @@ pub struct Lab {
     pub(crate) rails: Vec<SeenRail>,
     /// How evenly each client draws the walkers.
     motion: Motion,
+    /// Where the whole lab is recorded (`lab --record`), or a replay's checkpoints.
+    journal: Option<Box<recording::Journal>>,
 }
 
 fn client_addr(n: usize) -> SocketAddr {
@@ -402,6 +406,7 @@ impl Lab {
             next_tick: start + tick,
             buf: Vec::new(),
             rails: Vec::new(),
+            journal: None,
         }
     }
 
@@ -449,7 +454,51 @@ impl Lab {
         while self.now < until {
             self.now = (self.now + STEP).min(until);
             self.step(&mut script);
+            if self.journal.is_some() {
+                recording::after_step(self);
+            }
         }
+        // Noted after the run, so the checkpoints it made come before it in the file.
+        self.note(recording::Input::RunTo, self.now);
+    }
+
+    /// Notes an input for the whole lab's recording, at `at` (the input hook: every
+    /// input the lab takes passes here; nothing without `--record`).
+    fn note(&mut self, input: recording::Input, at: Instant) {
+        if let Some(j) = &mut self.journal {
+            j.input(at.saturating_duration_since(self.start), input);
+        }
+    }
+
+    /// Records the whole lab to `journal` from its start, which must not have run yet:
+    /// its start (`LabStart`), then every input and a checkpoint each second.
+    pub fn record_lab(
+        &mut self,
+        mut journal: recording::Journal,
+        start: &recording::LabStart,
+    ) -> anyhow::Result<()> {
+        if self.now > self.start {
+            bail!("the lab ran before its recording started");
+        }
+        journal.start(start);
+        self.journal = Some(Box::new(journal));
+        Ok(())
+    }
+
+    /// Ends the whole lab's recording, if any, with how the lab ended and its report.
+    pub(crate) fn finish_lab_recording(
+        &mut self,
+        ended: &str,
+        report: &headless::LabReport,
+    ) -> anyhow::Result<()> {
+        if self.journal.is_none() {
+            return Ok(());
+        }
+        recording::final_check(self);
+        let json = serde_json::to_string(report)?;
+        self.journal
+            .take()
+            .map_or(Ok(()), |mut j| j.end(ended, &json))
     }
 
     /// Every new snapshot scripted client `n` took in: (tick, ack seq, the server's
@@ -479,6 +528,12 @@ impl Lab {
     /// New conditions for client `n`'s link, each way, from now on.
     #[doc(hidden)]
     pub fn set_link(&mut self, n: usize, up: Conditions, down: Conditions) {
+        let input = recording::Input::Link {
+            client: n as u8,
+            up: up.clone(),
+            down: down.clone(),
+        };
+        self.note(input, self.now);
         let c = &mut self.clients[n];
         c.profile = if up == down {
             profile_name(&up)
@@ -528,6 +583,7 @@ impl Lab {
 
     /// A new terminal size, for the recordings.
     pub(crate) fn note_size(&mut self, w: u16, h: u16) {
+        self.note(recording::Input::Size(w, h), self.now);
         for c in &mut self.clients {
             c.driver.note_size(w, h);
         }
@@ -550,6 +606,13 @@ impl Lab {
 
     /// Sets the keys client `n` (0-based) holds; ignored for bot-driven clients.
     pub fn hold(&mut self, n: usize, keys: Buttons) {
+        if self.clients.get(n).is_some_and(|c| c.held != keys) {
+            let input = recording::Input::Hold {
+                client: n as u8,
+                buttons: keys,
+            };
+            self.note(input, self.now);
+        }
         if let Some(c) = self.clients.get_mut(n) {
             c.held = keys;
         }
@@ -559,6 +622,7 @@ impl Lab {
     /// link, both ways. What is left (quit, chat) comes back.
     /// Ignored before the client's session started (its first few milliseconds).
     pub(crate) fn act(&mut self, n: usize, action: Action) -> Option<Effect> {
+        self.note(recording::act(n, action), self.now);
         let c = self.clients.get_mut(n)?;
         if self.now < c.start {
             return None;
@@ -578,6 +642,7 @@ impl Lab {
     /// which snapshots each draws remote players between (for following one).
     pub(crate) fn frame(&mut self) {
         let now = self.now;
+        self.note(recording::Input::Frame, now);
         for c in self.clients.iter_mut().filter(|c| now >= c.start) {
             c.driver.frame(now);
             c.trail.frame(c.driver.session(), now);

@@ -18,6 +18,7 @@ use super::compare::{self, Setting};
 use super::dials::{self, DIALS};
 use super::follow::Follow;
 use super::headless::{self, Recording};
+use super::recording::{Journal, LabStart};
 use super::speed::Speed;
 use super::view::{self, Controls};
 use super::{Lab, LabConfig};
@@ -82,10 +83,11 @@ pub fn run(
     theme: ui::Theme,
     stop: &AtomicBool,
     recordings: Vec<Recording>,
+    whole: Option<Journal>,
     report: Option<&Path>,
     compare: Option<&Setting>,
 ) -> anyhow::Result<Outcome> {
-    run_with(config, fps_cap, theme, stop, recordings, report, compare, None)
+    run_with(config, fps_cap, theme, stop, recordings, whole, report, compare, None)
 }
 
 /// [`run`] with a guide riding along (`netarena learn`), which may build the lab anew.
@@ -96,7 +98,7 @@ pub(crate) fn run_coached(
     stop: &AtomicBool,
     coach: &mut dyn Coach,
 ) -> anyhow::Result<Outcome> {
-    run_with(config, fps_cap, theme, stop, Vec::new(), None, None, Some(coach))
+    run_with(config, fps_cap, theme, stop, Vec::new(), None, None, None, Some(coach))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -106,6 +108,7 @@ fn run_with(
     theme: ui::Theme,
     stop: &AtomicBool,
     recordings: Vec<Recording>,
+    whole: Option<Journal>,
     report: Option<&Path>,
     compare: Option<&Setting>,
     coach: Option<&mut dyn Coach>,
@@ -120,8 +123,12 @@ fn run_with(
     };
     let mut shell = Shell::enter(stop, fps_cap)?;
     let size = shell.size()?;
+    let names: Vec<String> = recordings.iter().map(|r| r.name.clone()).collect();
     for (n, r) in recordings.into_iter().enumerate() {
         lab.record(n, r.tap, Some(size))?;
+    }
+    if let Some(journal) = whole {
+        lab.record_lab(journal, &LabStart::of(config, Some(size), names.clone()))?;
     }
     let enhanced = shell.enhanced();
     let mut front = Front {
@@ -147,12 +154,17 @@ fn run_with(
     let outcome = shell.run(&mut front);
     drop(shell);
     let recorded = lab.finish_recordings();
+    let ended = match &outcome {
+        Ok(Outcome::Quit) => "quit".to_owned(),
+        Ok(_) => "stopped by a signal".to_owned(),
+        Err(e) => format!("{e:#}"),
+    };
+    let mut end = headless::ended_report(&lab, config.server.seed, &ended);
+    for (c, name) in end.clients.iter_mut().zip(names) {
+        c.recording = Some(name);
+    }
+    let whole = lab.finish_lab_recording(&ended, &end);
     if let Some(path) = report {
-        let ended = match &outcome {
-            Ok(Outcome::Quit) => "quit".to_owned(),
-            Ok(_) => "stopped by a signal".to_owned(),
-            Err(e) => format!("{e:#}"),
-        };
         match &twin {
             Some((b, setting)) => {
                 let inputs = compare::Inputs {
@@ -164,14 +176,11 @@ fn run_with(
                     compare::compare_report(&lab, b, setting, config.server.seed, inputs, &ended);
                 compare::write(path, &r)?;
             }
-            None => headless::write(
-                path,
-                &headless::ended_report(&lab, config.server.seed, &ended),
-            )?,
+            None => headless::write(path, &end)?,
         }
     }
     // A recording that stopped is an error, though the lab went on.
-    outcome.and_then(|o| recorded.map(|()| o))
+    outcome.and_then(|o| recorded.and(whole).map(|()| o))
 }
 
 impl Screen for Front<'_> {

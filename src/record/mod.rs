@@ -13,6 +13,7 @@ pub mod recorder;
 pub mod replay;
 pub mod ring;
 pub mod screen;
+pub mod trace;
 pub(crate) mod writer;
 
 pub use format::{Record, Start};

@@ -26,6 +26,11 @@ use crate::sim::world::{Buttons, Command};
 pub enum ReadError {
     #[error("not a netarena recording (no NAREC header)")]
     NotARecording,
+    /// The file is a whole lab's recording (`NALAB`), which `replay` plays itself.
+    #[error(
+        "a whole lab's recording (NALAB), not one client's: `netarena replay FILE` plays it; its clients' own are the FILE-N beside it"
+    )]
+    LabRecording,
     #[error("recording format version {found}, this netarena reads {}", readable())]
     Version { found: u16 },
     /// The file ends inside the record that starts at `offset`: it was cut short.
@@ -59,6 +64,9 @@ impl<R: Read> Reader<R> {
     pub fn new(mut input: R) -> Result<Reader<R>, ReadError> {
         let mut header = [0u8; HEADER_LEN];
         let got = read_full(&mut input, &mut header).map_err(|e| io_error(0, &e))?;
+        if got >= MAGIC.len() && header[..6] == crate::lab::recording::MAGIC {
+            return Err(ReadError::LabRecording);
+        }
         if got < MAGIC.len() || header[..6] != MAGIC {
             return Err(ReadError::NotARecording);
         }

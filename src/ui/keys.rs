@@ -17,8 +17,9 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::sim::world::Buttons;
 
-/// Something a game key asks for besides movement.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Something a game key asks for besides movement. (Serde for a whole lab's
+/// recording, `lab::recording`.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Action {
     Quit,
     /// Esc: closes what is open (overlays), or quits when nothing is.

@@ -132,10 +132,7 @@ fn every_client_of_a_headless_lab_run_replays_to_its_lab_figures() {
     assert_eq!(clients.len(), 3);
     let stem = file.file_stem().unwrap().to_string_lossy().into_owned();
     for (n, client) in clients.iter().enumerate() {
-        let name = match n {
-            0 => file.clone(),
-            _ => file.with_file_name(format!("{stem}-{}.narec", n + 1)),
-        };
+        let name = file.with_file_name(format!("{stem}-{}.narec", n + 1));
         assert_eq!(client["recording"], name.display().to_string(), "{client}");
         // A client that played: commands, snapshots, the bots and the other clients.
         assert!(num(client, "commands_sent") > 500.0, "{client}");
@@ -149,6 +146,9 @@ fn every_client_of_a_headless_lab_run_replays_to_its_lab_figures() {
     let lost = num(&clients[0], "snapshots_lost") + num(&clients[0]["link_up"], "dropped");
     assert!(lost > 0.0, "{}", clients[0]);
     assert!(num(&clients[0], "corrections") > 0.0, "{}", clients[0]);
+    // The whole lab, in `file` itself, replays to the lab's report, every field.
+    assert_eq!(replayed(&file), lab, "the whole lab replayed");
+    let _ = std::fs::remove_file(&file);
 }
 
 /// A UDP port nobody is using right now.
@@ -218,11 +218,12 @@ fn a_game_played_in_a_terminal_replays_to_its_live_report() {
 #[test]
 #[ignore = "slow tier: .ci/run runs it with --ignored"]
 fn both_keyboard_clients_of_the_terminal_lab_replay_to_its_report() {
-    let file = recording("lab-terminal");
-    let second = file.with_file_name(format!(
-        "{}-2.narec",
-        file.file_stem().unwrap().to_string_lossy()
-    ));
+    let whole = recording("lab-terminal");
+    let client = |n: usize| {
+        let stem = whole.file_stem().unwrap().to_string_lossy().into_owned();
+        whole.with_file_name(format!("{stem}-{n}.narec"))
+    };
+    let (file, second) = (client(1), client(2));
     let report = temp_report("lab-terminal");
     let tmux = Tmux::start(
         "replay-exact-lab",
@@ -230,7 +231,7 @@ fn both_keyboard_clients_of_the_terminal_lab_replay_to_its_report() {
         45,
         &game_script(&format!(
             "lab --walkers 1 --seed 3 --record '{}' --report '{}'",
-            file.display(),
+            whole.display(),
             report.display()
         )),
     );
@@ -251,6 +252,8 @@ fn both_keyboard_clients_of_the_terminal_lab_replay_to_its_report() {
         let line = format!("client {n} recorded to {}", f.display());
         assert!(history.contains(&line), "{line:?} not said:\n{history}");
     }
+    let line = format!("the whole lab recorded to {}", whole.display());
+    assert!(history.contains(&line), "{line:?} not said:\n{history}");
 
     let lab = read_json(&report);
     let _ = std::fs::remove_file(&report);
@@ -265,4 +268,8 @@ fn both_keyboard_clients_of_the_terminal_lab_replay_to_its_report() {
         assert_replays_to(f, client, "quit");
         let _ = std::fs::remove_file(f);
     }
+    // The whole lab, keys, switches and frames at the terminal's own times, replays to
+    // the lab's report exactly.
+    assert_eq!(replayed(&whole), lab, "the whole lab replayed");
+    let _ = std::fs::remove_file(&whole);
 }

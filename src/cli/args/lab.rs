@@ -61,8 +61,9 @@ pub(crate) struct LabArgs {
     /// differences
     #[arg(long, value_name = "KEY=VALUE")]
     pub(crate) compare: Option<String>,
-    /// Record every client, for `netarena replay`: client 1 to FILE, client 2 to FILE
-    /// with -2 before its extension (lab.narec, lab-2.narec), and so on
+    /// Record the whole lab to FILE (server, every client, the wire; `netarena replay
+    /// FILE` shows it all again) and each client to FILE with its number before the
+    /// extension (lab.narec: lab-1.narec, lab-2.narec, ...)
     #[arg(long, value_name = "FILE")]
     pub(crate) record: Option<PathBuf>,
     /// Simulation ticks per second at the start (the tick-rate dial changes it live)

@@ -1,0 +1,829 @@
+//! The whole lab recorded (`lab --record FILE`): not one client's inputs but the lab's
+//! start and every input the lab took, at its virtual time, so a replay runs the same
+//! deterministic lab again and shows all of it (server view, every client view, lanes,
+//! panels) through the lab's own front end.
+//!
+//! The lab is deterministic on its one clock, so what is stored is small: the start
+//! (the server's settings and map, the profiles, walkers, dials, terminal size), then
+//! each input as it happened (keys held, a key's action, a dial turned, new link
+//! conditions, a frame drawn, a new terminal size, and how far the clock ran). To say
+//! whether a re-run is the same run, the file also holds, each second of lab time, a
+//! checkpoint: the server's tick, a hash of its world and standings, a hash of each
+//! client session's counts, and the wire log (every datagram each link carried: when
+//! it was sent, when it arrived or that it was dropped, its size), written 5 s after
+//! the second it covers so nothing in it is still in flight. The replay recomputes
+//! each checkpoint and names the first that differs. The end holds the lab's report.
+//!
+//! The file: `NALAB`, a zero byte, the version (u16 little-endian); then records, each
+//! its length as a LEB128 varint and a [`LabRecord`] in the project's bincode form
+//! (`net::codec`'s saved-state bound). docs/GUIDE.md ("Recording the whole lab")
+//! describes it for readers.
+#![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
+
+use std::fs::File;
+use std::io::{BufWriter, Read, Write};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use serde::{Deserialize, Serialize};
+
+use super::{Lab, LabConfig};
+use crate::client::CorrectionStyle;
+use crate::client::netcode::tuning::Tuning;
+use crate::client::play::input::Action;
+use crate::net::codec;
+use crate::net::conditioner::Conditions;
+use crate::server::{InputBuffer, ServerConfig};
+use crate::sim::map::Map;
+use crate::sim::world::Buttons;
+
+/// A lab recording's first six bytes (a single client's recording starts `NAREC`).
+pub const MAGIC: [u8; 6] = *b"NALAB\0";
+/// 1: the first whole-lab recording.
+pub const VERSION: u16 = 1;
+/// How often a checkpoint is taken, in lab time.
+const CHECK_EVERY: Duration = Duration::from_secs(1);
+/// A checkpoint's wire log covers datagrams sent this long before it and earlier: a
+/// link holds none that long, so every one has arrived or been dropped.
+const SETTLED: Duration = Duration::from_secs(5);
+/// No record is longer (the codec's saved-state bound).
+const MAX_RECORD: u64 = 4 << 20;
+
+/// What the lab started with: enough to start the same lab again.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LabStart {
+    pub map_name: String,
+    pub map_text: String,
+    pub seed: u64,
+    pub bots: u16,
+    pub bot_skill: u8,
+    /// `credit`, `adaptive` or a depth in ticks.
+    pub input_buffer: String,
+    pub tick_rate: u16,
+    pub snapshot_rate: u16,
+    pub max_players: u16,
+    pub frag_limit: u16,
+    pub time_limit_secs: u32,
+    pub results_secs: u32,
+    pub lag_compensation: bool,
+    pub max_rewind_ms: u32,
+    pub profiles: Vec<String>,
+    pub walkers: u16,
+    pub keyboard: u8,
+    pub tuning: Tuning,
+    pub correction: CorrectionStyle,
+    /// The terminal's size, for a live lab.
+    pub size: Option<(u16, u16)>,
+    /// Each client's own recording, for the report.
+    pub client_files: Vec<String>,
+}
+
+impl LabStart {
+    pub fn of(config: &LabConfig, size: Option<(u16, u16)>, client_files: Vec<String>) -> Self {
+        let s = &config.server;
+        let map = s.game.maps.first();
+        LabStart {
+            map_name: map.map_or_else(String::new, |m| m.name().to_owned()),
+            map_text: map.map_or_else(String::new, |m| m.text().to_owned()),
+            seed: s.seed,
+            bots: s.bots,
+            bot_skill: s.bot_skill,
+            input_buffer: s.input_buffer.to_string(),
+            tick_rate: s.tick_rate,
+            snapshot_rate: s.snapshot_rate,
+            max_players: s.max_players,
+            frag_limit: s.game.frag_limit,
+            time_limit_secs: s.game.time_limit_secs,
+            results_secs: s.game.results_secs,
+            lag_compensation: s.game.lag_compensation,
+            max_rewind_ms: s.game.max_rewind_ms,
+            profiles: config.profiles.clone(),
+            walkers: config.walkers,
+            keyboard: u8::try_from(config.keyboard).unwrap_or(u8::MAX),
+            tuning: config.tuning,
+            correction: config.correction,
+            size,
+            client_files,
+        }
+    }
+
+    /// The lab's config again; an error for settings this netarena refuses.
+    pub fn config(&self) -> anyhow::Result<LabConfig> {
+        let map = Map::parse(&format!("{}.txt", self.map_name), &self.map_text)
+            .map_err(|e| anyhow::anyhow!("the recorded map: {e}"))?
+            .with_name(&self.map_name);
+        let mut server = ServerConfig::new(map);
+        server.name = "lab".to_owned();
+        server.seed = self.seed;
+        server.bots = self.bots;
+        server.bot_skill = self.bot_skill;
+        server.input_buffer = self
+            .input_buffer
+            .parse::<InputBuffer>()
+            .map_err(anyhow::Error::msg)?;
+        server.tick_rate = self.tick_rate;
+        server.snapshot_rate = self.snapshot_rate;
+        server.max_players = self.max_players;
+        server.game.frag_limit = self.frag_limit;
+        server.game.time_limit_secs = self.time_limit_secs;
+        server.game.results_secs = self.results_secs;
+        server.game.lag_compensation = self.lag_compensation;
+        server.game.max_rewind_ms = self.max_rewind_ms;
+        let config = LabConfig {
+            server,
+            profiles: self.profiles.clone(),
+            walkers: self.walkers,
+            keyboard: usize::from(self.keyboard),
+            tuning: self.tuning,
+            correction: self.correction,
+        };
+        config.validate()?;
+        Ok(config)
+    }
+}
+
+/// One input the lab took. Its time is the lab's clock when it came, except
+/// [`Input::RunTo`]'s, which is the time the clock ran to.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Input {
+    /// The clock ran (`Lab::run_until`) to the record's time.
+    RunTo,
+    /// Client `client` (0-based) now holds `buttons`.
+    Hold { client: u8, buttons: Buttons },
+    /// A key's action for a client.
+    Act { client: u8, action: Action },
+    /// Dial `dial` (of `dials::DIALS`) set to `value`, for `client` where it is a
+    /// client's.
+    Dial { dial: u8, client: u8, value: u32 },
+    /// New conditions for a client's link.
+    Link {
+        client: u8,
+        up: Conditions,
+        down: Conditions,
+    },
+    /// A frame drawn (smoothing and fading overlays advance then).
+    Frame,
+    /// A new terminal size.
+    Size(u16, u16),
+}
+
+/// One datagram a link carried, in a checkpoint's wire log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WireLine {
+    /// Client `lane / 2` (0-based; walkers after the clients), up when even.
+    pub lane: u8,
+    /// Nanoseconds of lab time.
+    pub sent: u64,
+    /// When it arrived (nanoseconds of lab time), if it did (and had, at the end).
+    pub arrived: Option<u64>,
+    pub dropped: bool,
+    pub bytes: u32,
+}
+
+/// The lab as it stood at one time, for a replay to hold itself against.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Check {
+    /// Nanoseconds of lab time.
+    pub at: u64,
+    pub tick: u32,
+    /// The server's world and standings, hashed.
+    pub world: u64,
+    /// Each client's session (its counts, newest seq and ack, predicted state), hashed.
+    pub clients: Vec<u64>,
+    /// Every datagram sent since the last checkpoint's wire log up to 5 s ago
+    /// (at the end: every one left).
+    pub wire: Vec<WireLine>,
+}
+
+/// One record of a lab recording.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum LabRecord {
+    Start(Box<LabStart>),
+    Input {
+        at: u64,
+        input: Input,
+    },
+    Check(Check),
+    /// How the lab ended and its report, as JSON.
+    End {
+        ended: String,
+        report: String,
+    },
+}
+
+/// What a lab's inputs and checkpoints go to: a file, or (in a replay) memory.
+pub struct Journal {
+    out: Option<BufWriter<File>>,
+    /// Checkpoints made, in a replay.
+    pub(crate) made: Vec<Check>,
+    next_check: Duration,
+    /// The wire log so far covers datagrams sent before this.
+    wire_from: Duration,
+    failure: Option<String>,
+}
+
+impl Journal {
+    /// A journal writing to `path`, created now.
+    pub fn create(path: &Path) -> anyhow::Result<Journal> {
+        let file = File::create(path)
+            .with_context(|| format!("cannot create the recording {}", path.display()))?;
+        let mut out = BufWriter::new(file);
+        out.write_all(&MAGIC)?;
+        out.write_all(&VERSION.to_le_bytes())?;
+        Ok(Journal {
+            out: Some(out),
+            ..Journal::in_memory()
+        })
+    }
+
+    /// A replay's journal: checkpoints kept, inputs not noted.
+    pub(crate) fn in_memory() -> Journal {
+        Journal {
+            out: None,
+            made: Vec::new(),
+            next_check: CHECK_EVERY,
+            wire_from: Duration::ZERO,
+            failure: None,
+        }
+    }
+
+    fn write(&mut self, record: &LabRecord) {
+        let Some(out) = &mut self.out else { return };
+        if self.failure.is_some() {
+            return;
+        }
+        let mut buf = Vec::new();
+        let done = codec::encode_state(record, &mut buf)
+            .map_err(|e| e.to_string())
+            .and_then(|()| {
+                let mut len = Vec::new();
+                put_varint(&mut len, buf.len() as u64);
+                out.write_all(&len)
+                    .and_then(|()| out.write_all(&buf))
+                    .map_err(|e| e.to_string())
+            });
+        if let Err(e) = done {
+            self.failure = Some(format!("the lab recording stopped: {e}"));
+        }
+    }
+
+    pub(crate) fn start(&mut self, start: &LabStart) {
+        self.write(&LabRecord::Start(Box::new(start.clone())));
+    }
+
+    /// Notes `input` at `at` of lab time (nothing in a replay).
+    pub(crate) fn input(&mut self, at: Duration, input: Input) {
+        if self.out.is_some() {
+            self.write(&LabRecord::Input {
+                at: nanos(at),
+                input,
+            });
+        }
+    }
+
+    fn check(&mut self, check: Check) {
+        if self.out.is_some() {
+            self.write(&LabRecord::Check(check));
+            // A second of lab time at a time reaches the disk.
+            if let Some(out) = &mut self.out
+                && let Err(e) = out.flush()
+            {
+                self.failure
+                    .get_or_insert(format!("the lab recording stopped: {e}"));
+            }
+        } else {
+            self.made.push(check);
+        }
+    }
+
+    /// Ends the file with the lab's report; an error if writing stopped on the way.
+    pub(crate) fn end(&mut self, ended: &str, report: &str) -> anyhow::Result<()> {
+        self.write(&LabRecord::End {
+            ended: ended.to_owned(),
+            report: report.to_owned(),
+        });
+        if let Some(out) = &mut self.out
+            && let Err(e) = out.flush()
+        {
+            self.failure
+                .get_or_insert(format!("the lab recording stopped: {e}"));
+        }
+        self.failure
+            .take()
+            .map_or(Ok(()), |f| Err(anyhow::anyhow!(f)))
+    }
+}
+
+fn nanos(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// FNV-1a: a hash that is the same on every machine and every build.
+fn fnv(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+fn hash_of<T: Serialize>(value: &T) -> u64 {
+    let mut buf = Vec::new();
+    match codec::encode_state(value, &mut buf) {
+        Ok(()) => fnv(&buf),
+        Err(_) => 0,
+    }
+}
+
+/// The checkpoint of `lab` now, its wire log the datagrams sent from `from` to before
+/// `until` (of lab time).
+fn checkpoint(lab: &Lab, from: Duration, until: Option<Duration>) -> Check {
+    let server = lab.server();
+    let world = server.world();
+    let world_hash = hash_of(&(world.tick, world.players(), server.game().statuses()));
+    let clients = lab
+        .clients
+        .iter()
+        .map(|c| {
+            let s = c.driver.session();
+            hash_of(&(s.latest_seq(), s.server_ack_seq(), s.predicted(), s.stats()))
+        })
+        .collect();
+    let since = |at: Instant| at.saturating_duration_since(lab.start);
+    let mut wire = Vec::new();
+    for (n, c) in lab.clients.iter().chain(&lab.walkers).enumerate() {
+        for (way, lane) in [&c.up, &c.down].into_iter().enumerate() {
+            for x in lane.log() {
+                let sent = since(x.sent);
+                if sent < from || until.is_some_and(|u| sent >= u) {
+                    continue;
+                }
+                wire.push(WireLine {
+                    lane: u8::try_from(n * 2 + way).unwrap_or(u8::MAX),
+                    sent: nanos(sent),
+                    arrived: x.delivered.map(|d| nanos(since(d))),
+                    dropped: x.dropped,
+                    bytes: u32::try_from(x.bytes).unwrap_or(u32::MAX),
+                });
+            }
+        }
+    }
+    Check {
+        at: nanos(lab.elapsed()),
+        tick: world.tick,
+        world: world_hash,
+        clients,
+        wire,
+    }
+}
+
+/// After each millisecond of the lab: a checkpoint each second.
+pub(crate) fn after_step(lab: &mut Lab) {
+    let Some(mut journal) = lab.journal.take() else {
+        return;
+    };
+    while lab.elapsed() >= journal.next_check {
+        let until = journal.next_check.saturating_sub(SETTLED);
+        let check = checkpoint(lab, journal.wire_from, Some(until));
+        journal.wire_from = journal.wire_from.max(until);
+        journal.next_check += CHECK_EVERY;
+        journal.check(check);
+    }
+    lab.journal = Some(journal);
+}
+
+/// The last checkpoint, with every datagram not yet in the wire log.
+pub(crate) fn final_check(lab: &mut Lab) {
+    let Some(mut journal) = lab.journal.take() else {
+        return;
+    };
+    if journal.wire_from == Duration::MAX {
+        // Made already.
+        lab.journal = Some(journal);
+        return;
+    }
+    let check = checkpoint(lab, journal.wire_from, None);
+    journal.wire_from = Duration::MAX;
+    journal.check(check);
+    lab.journal = Some(journal);
+}
+
+/// Encodes `action` for an [`Input::Act`].
+pub(crate) fn act(client: usize, action: Action) -> Input {
+    Input::Act {
+        client: u8::try_from(client).unwrap_or(u8::MAX),
+        action,
+    }
+}
+
+/// A lab recording read whole.
+#[derive(Debug)]
+pub struct LabFile {
+    pub start: LabStart,
+    /// Every input, at its time (lab time).
+    pub inputs: Vec<(Duration, Input)>,
+    pub checks: Vec<Check>,
+    /// How the lab ended and its report (JSON), unless the file stops before.
+    pub end: Option<(String, String)>,
+    /// Why reading stopped early (a damaged or cut file), if it did.
+    pub stopped: Option<String>,
+}
+
+/// Whether the file at `path` is a lab recording (by its first bytes).
+pub fn is_lab_recording(path: &Path) -> anyhow::Result<bool> {
+    let mut head = [0u8; 6];
+    let mut file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let mut got = 0;
+    while got < head.len() {
+        match file.read(&mut head[got..])? {
+            0 => break,
+            n => got += n,
+        }
+    }
+    Ok(got == head.len() && head == MAGIC)
+}
+
+/// Reads the lab recording at `path`. A file cut short or damaged after its start is
+/// read up to there (`stopped` says where); one whose start cannot be read is an error.
+pub fn read(path: &Path) -> anyhow::Result<LabFile> {
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    parse(&bytes).with_context(|| format!("{}", path.display()))
+}
+
+/// A LEB128 varint.
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let b = *bytes.get(*at)?;
+        *at += 1;
+        v |= u64::from(b & 0x7f) << shift;
+        if b & 0x80 == 0 {
+            return Some(v);
+        }
+    }
+    None
+}
+
+/// Reads a lab recording from its bytes.
+pub fn parse(bytes: &[u8]) -> anyhow::Result<LabFile> {
+    if bytes.len() < 8 || bytes[..6] != MAGIC {
+        bail!("not a lab recording (it does not start with NALAB)");
+    }
+    let version = u16::from_le_bytes([bytes[6], bytes[7]]);
+    if version != VERSION {
+        bail!(
+            "a lab recording of version {version}; this netarena reads lab recordings of version {VERSION} only"
+        );
+    }
+    let mut at = 8;
+    let mut records = Vec::new();
+    let mut stopped = None;
+    while at < bytes.len() {
+        let offset = at;
+        let record = varint(bytes, &mut at)
+            .filter(|&len| len <= MAX_RECORD)
+            .and_then(|len| bytes.get(at..at.checked_add(len as usize)?))
+            .ok_or_else(|| "a record cut short or too long".to_owned())
+            .and_then(|body| {
+                at += body.len();
+                codec::decode_state::<LabRecord>(body).map_err(|e| e.to_string())
+            });
+        match record {
+            Ok(r) => records.push(r),
+            Err(e) => {
+                stopped = Some(format!("damaged at byte {offset}: {e}"));
+                break;
+            }
+        }
+    }
+    let mut records = records.into_iter();
+    let start = match records.next() {
+        Some(LabRecord::Start(s)) => *s,
+        _ => bail!(
+            "{}",
+            stopped.unwrap_or_else(|| "the lab recording has no start".to_owned())
+        ),
+    };
+    let mut file = LabFile {
+        start,
+        inputs: Vec::new(),
+        checks: Vec::new(),
+        end: None,
+        stopped,
+    };
+    // A checkpoint comes each second: an input much later than the last one is a
+    // damaged time (which must not have a replay run the lab for days).
+    let latest = |file: &LabFile| {
+        let last_check = file.checks.last().map_or(0, |c| c.at);
+        Duration::from_nanos(last_check) + CHECK_EVERY * 2
+    };
+    let mut last = Duration::ZERO;
+    for r in records {
+        match r {
+            LabRecord::Input { at, input } => {
+                let at = Duration::from_nanos(at);
+                if at < last {
+                    file.stopped = Some(format!(
+                        "input {} goes back in time ({:?} after {:?})",
+                        file.inputs.len(),
+                        at,
+                        last
+                    ));
+                    break;
+                }
+                if at > latest(&file) {
+                    file.stopped = Some(format!(
+                        "input {} at {:.3} s is past the last checkpoint",
+                        file.inputs.len(),
+                        at.as_secs_f64()
+                    ));
+                    break;
+                }
+                last = at;
+                file.inputs.push((at, input));
+            }
+            LabRecord::Check(c) => {
+                // One a second: a later one is a damaged time.
+                if Duration::from_nanos(c.at) > latest(&file) {
+                    file.stopped = Some(format!(
+                        "checkpoint {} is more than a second after the one before",
+                        file.checks.len()
+                    ));
+                    break;
+                }
+                file.checks.push(c);
+            }
+            LabRecord::End { ended, report } => file.end = Some((ended, report)),
+            LabRecord::Start(_) => {
+                file.stopped = Some("a second start record".to_owned());
+                break;
+            }
+        }
+    }
+    Ok(file)
+}
+
+/// A lab recording re-run: the same lab, the same inputs at the same times, each
+/// checkpoint held against the recording's.
+pub struct LabReplay {
+    pub file: LabFile,
+    config: LabConfig,
+    lab: Lab,
+    base: Instant,
+    /// The next input to apply.
+    next: usize,
+    /// Checkpoints compared so far.
+    compared: usize,
+    diverged: Option<String>,
+}
+
+impl LabReplay {
+    pub fn load(path: &Path) -> anyhow::Result<LabReplay> {
+        LabReplay::new(read(path)?)
+    }
+
+    pub fn new(file: LabFile) -> anyhow::Result<LabReplay> {
+        let config = file.start.config()?;
+        let base = Instant::now();
+        let lab = fresh(&config, base)?;
+        Ok(LabReplay {
+            file,
+            config,
+            lab,
+            base,
+            next: 0,
+            compared: 0,
+            diverged: None,
+        })
+    }
+
+    /// Hands client `n`'s inputs to `tap` (before the replay ran), as `Lab::record`.
+    pub(crate) fn tap(
+        &mut self,
+        n: usize,
+        tap: Box<dyn crate::client::tap::Tap>,
+    ) -> anyhow::Result<()> {
+        self.lab.record(n, tap, None)
+    }
+
+    pub fn lab(&self) -> &Lab {
+        &self.lab
+    }
+
+    /// Lab time now.
+    pub fn at(&self) -> Duration {
+        self.lab.elapsed()
+    }
+
+    /// How long the recorded lab ran: to its last input; for a file cut short, to its
+    /// last checkpoint if that is later (the bots play on the same without inputs).
+    pub fn duration(&self) -> Duration {
+        let input = self
+            .file
+            .inputs
+            .last()
+            .map_or(Duration::ZERO, |(at, _)| *at);
+        let check = match (&self.file.end, self.file.checks.last()) {
+            (None, Some(c)) => Duration::from_nanos(c.at),
+            _ => Duration::ZERO,
+        };
+        input.max(check)
+    }
+
+    /// Where the re-run first differed from the recording, if it did.
+    pub fn diverged(&self) -> Option<&str> {
+        self.diverged.as_deref()
+    }
+
+    pub fn seed(&self) -> u64 {
+        self.config.server.seed
+    }
+
+    /// Runs forward to `t` of lab time (not past the recording's end), applying every
+    /// input up to there. A stretch the recorded clock ran in one go is run in whole
+    /// milliseconds, so the lab steps at the same times as when it was recorded.
+    pub fn advance_to(&mut self, t: Duration) {
+        while let Some((at, input)) = self.file.inputs.get(self.next) {
+            let (at, input) = (*at, input.clone());
+            if let Input::RunTo = input {
+                if at > t {
+                    let now = self.lab.elapsed();
+                    let whole = (t.saturating_sub(now).as_millis() as u32) * super::STEP;
+                    self.lab.run_until(self.lab.now() + whole);
+                    break;
+                }
+                self.lab.run_until(self.base + at);
+            } else if at > t {
+                break;
+            } else {
+                apply(&mut self.lab, &input);
+            }
+            self.next += 1;
+        }
+        if self.finished() && self.file.end.is_none() {
+            // A file cut short: on to its last checkpoint, in whole milliseconds.
+            let to = t.min(self.duration());
+            let whole = (to.saturating_sub(self.lab.elapsed()).as_millis() as u32) * super::STEP;
+            self.lab.run_until(self.lab.now() + whole);
+        }
+        if self.finished() && self.file.end.is_some() {
+            final_check(&mut self.lab);
+        }
+        self.compare();
+    }
+
+    /// Seeks to `t`: forward from here, or back by starting the lab again.
+    pub fn seek(&mut self, t: Duration) -> anyhow::Result<()> {
+        if t < self.at() {
+            self.lab = fresh(&self.config, self.base)?;
+            self.next = 0;
+            self.compared = 0;
+        }
+        self.advance_to(t);
+        Ok(())
+    }
+
+    /// Whether every input has been applied.
+    pub fn finished(&self) -> bool {
+        self.next >= self.file.inputs.len()
+    }
+
+    /// Runs to the end (`headless::replayed` gives the report then).
+    pub fn run_to_end(&mut self) {
+        self.advance_to(Duration::MAX);
+    }
+
+    /// How the recorded lab ended ("time up" if the file does not say).
+    pub fn ended(&self) -> &str {
+        self.file
+            .end
+            .as_ref()
+            .map_or("time up", |(e, _)| e.as_str())
+    }
+
+    /// Holds the checkpoints the re-run made against the recording's.
+    fn compare(&mut self) {
+        let Some(journal) = &self.lab.journal else {
+            return;
+        };
+        let made = &journal.made;
+        while self.compared < made.len() && self.compared < self.file.checks.len() {
+            let (ours, theirs) = (&made[self.compared], &self.file.checks[self.compared]);
+            if self.diverged.is_none()
+                && let Some(why) = difference(theirs, ours)
+            {
+                self.diverged = Some(format!(
+                    "the re-run differs from the recording at {:.3} s: {why}",
+                    Duration::from_nanos(theirs.at).as_secs_f64()
+                ));
+            }
+            self.compared += 1;
+        }
+    }
+}
+
+/// A new lab for a replay, keeping its checkpoints.
+fn fresh(config: &LabConfig, base: Instant) -> anyhow::Result<Lab> {
+    let mut lab = Lab::new(config, base)?;
+    lab.journal = Some(Box::new(Journal::in_memory()));
+    Ok(lab)
+}
+
+/// Applies one recorded input to `lab`.
+fn apply(lab: &mut Lab, input: &Input) {
+    match input {
+        Input::RunTo => {}
+        Input::Hold { client, buttons } => lab.hold(usize::from(*client), *buttons),
+        Input::Act { client, action } => {
+            lab.act(usize::from(*client), *action);
+        }
+        Input::Dial {
+            dial,
+            client,
+            value,
+        } => {
+            lab.set_dial(usize::from(*dial), usize::from(*client), *value);
+        }
+        Input::Link { client, up, down } => {
+            if usize::from(*client) < lab.clients.len() {
+                lab.set_link(usize::from(*client), up.clone(), down.clone());
+            }
+        }
+        Input::Frame => lab.frame(),
+        Input::Size(w, h) => lab.note_size(*w, *h),
+    }
+}
+
+/// What first differs between a recorded checkpoint and the re-run's, in words.
+fn difference(recorded: &Check, rerun: &Check) -> Option<String> {
+    let secs = |ns: u64| Duration::from_nanos(ns).as_secs_f64();
+    if recorded.at != rerun.at {
+        return Some(format!(
+            "checkpoint at {:.3} s, re-run's at {:.3} s",
+            secs(recorded.at),
+            secs(rerun.at)
+        ));
+    }
+    if recorded.tick != rerun.tick {
+        return Some(format!(
+            "server tick {} recorded, {} re-run",
+            recorded.tick, rerun.tick
+        ));
+    }
+    if recorded.world != rerun.world {
+        return Some(format!(
+            "the server's world at tick {} (positions or standings)",
+            recorded.tick
+        ));
+    }
+    if let Some(n) = (0..recorded.clients.len().max(rerun.clients.len()))
+        .find(|&n| recorded.clients.get(n) != rerun.clients.get(n))
+    {
+        return Some(format!(
+            "client {}'s session (its counts or prediction)",
+            n + 1
+        ));
+    }
+    let lines = recorded.wire.len().max(rerun.wire.len());
+    if let Some(i) = (0..lines).find(|&i| recorded.wire.get(i) != rerun.wire.get(i)) {
+        let way = |w: &WireLine| {
+            format!(
+                "{} {} datagram sent at {:.3} s ({}, {} bytes)",
+                lane_name(w.lane),
+                if w.lane.is_multiple_of(2) {
+                    "up"
+                } else {
+                    "down"
+                },
+                secs(w.sent),
+                match (w.arrived, w.dropped) {
+                    (_, true) => "dropped".to_owned(),
+                    (Some(a), _) => format!("arrived at {:.3} s", secs(a)),
+                    (None, _) => "in flight".to_owned(),
+                },
+                w.bytes
+            )
+        };
+        let say = |w: Option<&WireLine>| w.map_or_else(|| "none".to_owned(), way);
+        return Some(format!(
+            "the wire log: recorded {}, re-run {}",
+            say(recorded.wire.get(i)),
+            say(rerun.wire.get(i))
+        ));
+    }
+    None
+}
+
+fn lane_name(lane: u8) -> String {
+    format!("link {}", lane / 2 + 1)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,291 @@
+//! A whole lab recorded and replayed: the same report, the same screens, its
+//! checkpoints holding the re-run to the recording.
+
+use std::path::PathBuf;
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+use super::*;
+use crate::lab::dials::DIALS;
+use crate::lab::headless;
+use crate::lab::view::{self, Controls};
+use crate::ui;
+
+fn temp(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!(
+        "netarena-labrec-{}-{name}.narec",
+        std::process::id()
+    ))
+}
+
+/// Two clients (`bad` then `lan`), one walker, seeded; client 1 on keys.
+fn config() -> LabConfig {
+    let mut c = crate::lab::tests::config(2, 0, 7);
+    c.walkers = 1;
+    c.keyboard = 1;
+    c
+}
+
+/// Records `config()` for 6 s of lab time with a key held from 1.5 s to 3 s, a dial
+/// turned at 2.5 s and a switch key at 4 s; the file and the live lab's report.
+fn record(name: &str) -> (PathBuf, headless::LabReport) {
+    let path = temp(name);
+    let config = config();
+    let t0 = Instant::now();
+    let mut lab = Lab::new(&config, t0).unwrap();
+    let journal = Journal::create(&path).unwrap();
+    lab.record_lab(journal, &LabStart::of(&config, Some((160, 45)), Vec::new()))
+        .unwrap();
+    let ms = |n: u64| t0 + Duration::from_millis(n);
+    // Frames at a terminal's odd times, as the live lab runs: not whole milliseconds.
+    let mut at = Duration::ZERO;
+    let (mut turned, mut switched) = (false, false);
+    while at < Duration::from_secs(6) {
+        at += Duration::from_micros(16_667);
+        lab.run_until(t0 + at);
+        lab.frame();
+        if (1500..3000).contains(&at.as_millis()) {
+            lab.hold(0, Buttons::RIGHT.union(Buttons::DOWN));
+        } else {
+            lab.hold(0, Buttons::empty());
+        }
+        if at.as_millis() >= 2500 && !turned {
+            turned = true;
+            let input_rate = DIALS.iter().position(|d| d.flag == "--input-rate").unwrap();
+            lab.set_dial(input_rate, 1, 60);
+        }
+        if at.as_millis() >= 4000 && !switched {
+            switched = true;
+            lab.act(0, Action::ToggleReconciliation);
+        }
+    }
+    lab.run_until(ms(6000));
+    let report = headless::report(&lab, config.server.seed);
+    lab.finish_lab_recording("time up", &report).unwrap();
+    (path, report)
+}
+
+/// Issue 24: a whole-lab recording replays headless to the same report, field by field
+/// (every client), and every checkpoint (server world, sessions, wire log) agrees.
+#[test]
+fn a_lab_recording_replays_to_the_same_report() {
+    let (path, live) = record("report");
+    let mut replay = LabReplay::load(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    assert!(replay.file.stopped.is_none(), "{:?}", replay.file.stopped);
+    assert!(
+        replay.file.checks.len() >= 6,
+        "{}",
+        replay.file.checks.len()
+    );
+    let wire: usize = replay.file.checks.iter().map(|c| c.wire.len()).sum();
+    let sent: u64 = live
+        .clients
+        .iter()
+        .map(|c| c.link_up.sent + c.link_down.sent)
+        .sum();
+    assert!(wire as u64 > sent, "the walker's datagrams are logged too");
+    let again = headless::replayed(&mut replay);
+    assert_eq!(replay.diverged(), None);
+    let (a, b) = (
+        serde_json::to_value(&live).unwrap(),
+        serde_json::to_value(&again).unwrap(),
+    );
+    for (n, (x, y)) in a["clients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(b["clients"].as_array().unwrap())
+        .enumerate()
+    {
+        for (field, value) in x.as_object().unwrap() {
+            assert_eq!(Some(value), y.get(field), "client {}'s {field}", n + 1);
+        }
+    }
+    assert_eq!(a, b);
+    let (ended, recorded) = replay.file.end.clone().unwrap();
+    assert_eq!(ended, "time up");
+    assert_eq!(
+        recorded,
+        serde_json::to_string(&again).unwrap(),
+        "as written"
+    );
+}
+
+/// A re-run that does not do what the recording did is caught at the first
+/// checkpoint after, and said with its time.
+#[test]
+fn a_changed_input_is_caught_as_a_divergence() {
+    let (path, _) = record("diverge");
+    let mut file = read(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    let held = file
+        .inputs
+        .iter()
+        .position(|(_, i)| matches!(i, Input::Hold { buttons, .. } if *buttons != Buttons::empty()))
+        .unwrap();
+    file.inputs.remove(held);
+    let mut replay = LabReplay::new(file).unwrap();
+    replay.run_to_end();
+    let why = replay.diverged().expect("diverged");
+    assert!(
+        why.starts_with("the re-run differs from the recording at 2.000 s"),
+        "{why}"
+    );
+}
+
+fn screen(lab: &Lab) -> ratatui::buffer::Buffer {
+    let mut term = Terminal::new(TestBackend::new(160, 45)).unwrap();
+    let controls = Controls {
+        selected: 0,
+        speed: 1.0,
+        paused: true,
+        fps: 60.0,
+        message: " replay",
+        help: false,
+        theme: ui::Theme::Dark,
+        follow: None,
+        ladder_over: false,
+    };
+    term.draw(|f| ui::lab::draw(f, &view::build(lab, &controls)))
+        .unwrap();
+    term.backend().buffer().clone()
+}
+
+/// Seeking to a time shows the same screen as playing up to it, frame by frame; and
+/// seeking back (which starts the lab again) too.
+#[test]
+fn seek_shows_the_screen_playing_shows() {
+    let (path, _) = record("seek");
+    let file = read(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    let target = Duration::from_millis(3250);
+    let mut played = LabReplay::new(read_again(&file)).unwrap();
+    let mut at = Duration::ZERO;
+    while at < target {
+        at = (at + Duration::from_millis(16)).min(target);
+        played.advance_to(at);
+    }
+    let mut sought = LabReplay::new(read_again(&file)).unwrap();
+    sought.seek(Duration::from_millis(5000)).unwrap();
+    sought.seek(target).unwrap();
+    assert_eq!(played.at(), sought.at());
+    let (a, b) = (screen(played.lab()), screen(sought.lab()));
+    assert_eq!(a, b);
+    insta::assert_snapshot!(format!("{}", buffer_text(&b)));
+}
+
+fn read_again(file: &LabFile) -> LabFile {
+    LabFile {
+        start: file.start.clone(),
+        inputs: file.inputs.clone(),
+        checks: file.checks.clone(),
+        end: file.end.clone(),
+        stopped: None,
+    }
+}
+
+fn buffer_text(b: &ratatui::buffer::Buffer) -> String {
+    let w = usize::from(b.area.width);
+    b.content()
+        .chunks(w)
+        .map(|row| {
+            row.iter()
+                .map(|c| c.symbol())
+                .collect::<String>()
+                .trim_end()
+                .to_owned()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A damaged lab recording is a one-line error or is read up to the damage, never a
+/// panic: every byte flipped in turn, every length cut.
+#[test]
+fn a_damaged_lab_recording_is_an_error_not_a_panic() {
+    let (path, _) = record("damaged");
+    let bytes = std::fs::read(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    let e = parse(&bytes[..5]).unwrap_err().to_string();
+    assert_eq!(e, "not a lab recording (it does not start with NALAB)");
+    let mut other = bytes.clone();
+    other[6] = 99;
+    let e = parse(&other).unwrap_err().to_string();
+    assert!(e.starts_with("a lab recording of version 99;"), "{e}");
+    assert!(!e.contains('\n'));
+    let e = parse(&bytes[..12]).unwrap_err().to_string();
+    assert!(e.starts_with("damaged at byte 8"), "{e}");
+    // A byte changed in the start, in the middle, near the end; each replays to its
+    // end (or stops with a line saying why).
+    for at in [9, 40, bytes.len() / 3, bytes.len() / 2, bytes.len() - 20] {
+        for flip in [0x01u8, 0x80, 0xff] {
+            let mut bad = bytes.clone();
+            bad[at] ^= flip;
+            match parse(&bad) {
+                Err(e) => assert!(!e.to_string().contains('\n'), "{e}"),
+                Ok(file) => {
+                    if let Ok(mut r) = LabReplay::new(file) {
+                        r.run_to_end();
+                    }
+                }
+            }
+        }
+    }
+    // A client recording's reader names what it is.
+    let e = crate::record::Reader::new(&bytes[..]).err().unwrap();
+    assert_eq!(e, crate::record::ReadError::LabRecording);
+    assert!(e.to_string().starts_with("a whole lab's recording (NALAB)"));
+    let cut = parse(&bytes[..bytes.len() * 2 / 3]).unwrap();
+    assert!(cut.stopped.is_some() && cut.end.is_none());
+}
+
+/// The playback's keys (the replay's rows of the binding table): → seeks a second on,
+/// ← back (the lab started again), `.` a frame on and paused; the bottom line says
+/// where it is and that the checkpoints agree.
+#[test]
+fn playback_keys_seek_and_step() {
+    use crate::lab::playback::Playback;
+    use ratatui::crossterm::event::{KeyCode, KeyEvent};
+    let (path, _) = record("keys");
+    let replay = LabReplay::load(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    let mut p = Playback::new(replay, ui::Theme::Dark, Instant::now());
+    let press = |p: &mut Playback, code| assert!(!p.key(&KeyEvent::from(code)));
+    // Within the millisecond before: the lab steps on the milliseconds of the
+    // recorded clock, which ran to a frame's odd times.
+    let near = |p: &Playback, want: Duration| {
+        let at = p.replay.at();
+        assert!(
+            at <= want && want - at < Duration::from_millis(1),
+            "{at:?} for {want:?}"
+        );
+    };
+    press(&mut p, KeyCode::Right);
+    near(&p, Duration::from_secs(1));
+    let one = p.replay.at();
+    press(&mut p, KeyCode::Right);
+    near(&p, one + Duration::from_secs(1));
+    let two = p.replay.at();
+    press(&mut p, KeyCode::Left);
+    near(&p, two - Duration::from_secs(1));
+    let one = p.replay.at();
+    press(&mut p, KeyCode::Char('.'));
+    near(&p, one + Duration::from_micros(16_667));
+    press(&mut p, KeyCode::Up);
+    press(&mut p, KeyCode::Up);
+    // The recorded clock's last run ended just past 6 s, at a frame.
+    assert_eq!(
+        p.replay.at(),
+        p.replay.duration(),
+        "to the end, not past it"
+    );
+    assert!(p.replay.finished());
+    let status = p.status();
+    assert!(
+        status.starts_with(" lab replay 6.000 / 6.000 s · checkpoints agree"),
+        "{status}"
+    );
+    assert!(p.key(&KeyEvent::from(KeyCode::Char('q'))));
+}
