@@ -118,9 +118,11 @@ pub(crate) fn run(
         cap,
         theme,
         stop,
-        recordings,
-        whole,
-        args.report.as_deref(),
+        terminal::Writes {
+            recordings,
+            whole,
+            report: args.report.as_deref(),
+        },
         setting.as_ref(),
     );
     // The terminal is ours again: say where the lab and each client went.

@@ -73,8 +73,19 @@ pub(crate) trait Coach {
     fn reminder(&self) -> String;
 }
 
+/// What a terminal lab writes as it goes and when it ends.
+#[derive(Default)]
+pub struct Writes<'a> {
+    /// Client 1's inputs go to the first, client 2's to the second, and so on.
+    pub recordings: Vec<Recording>,
+    /// The whole lab's recording.
+    pub whole: Option<Journal>,
+    /// Where the lab's report goes at the end.
+    pub report: Option<&'a Path>,
+}
+
 /// Runs the lab in this terminal until `q` or `stop`. Client 1's inputs are recorded
-/// by the first of `recordings`, client 2's by the second, and so on; at the end each
+/// by the first of `writes.recordings`, client 2's by the second, and so on; at the end each
 /// recording is finished and, with `report`, the lab's report is written there. With
 /// `compare`, lab B runs beside it (and the report is the A/B one).
 pub fn run(
@@ -82,12 +93,10 @@ pub fn run(
     fps_cap: Option<u32>,
     theme: ui::Theme,
     stop: &AtomicBool,
-    recordings: Vec<Recording>,
-    whole: Option<Journal>,
-    report: Option<&Path>,
+    writes: Writes,
     compare: Option<&Setting>,
 ) -> anyhow::Result<Outcome> {
-    run_with(config, fps_cap, theme, stop, recordings, whole, report, compare, None)
+    run_with(config, fps_cap, theme, stop, writes, compare, None)
 }
 
 /// [`run`] with a guide riding along (`netarena learn`), which may build the lab anew.
@@ -98,21 +107,31 @@ pub(crate) fn run_coached(
     stop: &AtomicBool,
     coach: &mut dyn Coach,
 ) -> anyhow::Result<Outcome> {
-    run_with(config, fps_cap, theme, stop, Vec::new(), None, None, None, Some(coach))
+    run_with(
+        config,
+        fps_cap,
+        theme,
+        stop,
+        Writes::default(),
+        None,
+        Some(coach),
+    )
 }
 
-#[allow(clippy::too_many_arguments)]
 fn run_with(
     config: &LabConfig,
     fps_cap: Option<u32>,
     theme: ui::Theme,
     stop: &AtomicBool,
-    recordings: Vec<Recording>,
-    whole: Option<Journal>,
-    report: Option<&Path>,
+    writes: Writes,
     compare: Option<&Setting>,
     coach: Option<&mut dyn Coach>,
 ) -> anyhow::Result<Outcome> {
+    let Writes {
+        recordings,
+        whole,
+        report,
+    } = writes;
     let start = Instant::now();
     let (mut lab, mut twin) = match compare {
         Some(setting) => {
