@@ -23,6 +23,10 @@ use crate::net::protocol::{ServerMsg, Welcome};
 use crate::sim::world::{Buttons, Command};
 
 pub const MAGIC: [u8; 6] = *b"NAREC\0";
+/// 9: the server messages inside are protocol version 8's (a snapshot carries the
+/// running total of snapshots held back, an input packet how long its acknowledged
+/// snapshot was held, a rail shot its lag compensation verdict), and a keyframe's
+/// session keeps that total in its newest snapshot.
 /// 8: the server messages inside are protocol version 7's (a snapshot also carries the
 /// server's jitter-buffer depth), and a keyframe's session notes whether its command
 /// clock runs fast.
@@ -42,9 +46,9 @@ pub const MAGIC: [u8; 6] = *b"NAREC\0";
 /// 2: a keyframe record, protocol version 4's messages (version 1 held version 3's). A
 /// change to the server messages' encoding (`PROTOCOL_VERSION`) needs a new version here
 /// too, and [`OLDEST`] raised past the versions it breaks.
-pub const VERSION: u16 = 8;
+pub const VERSION: u16 = 9;
 /// The oldest version this netarena reads.
-pub const OLDEST: u16 = 8;
+pub const OLDEST: u16 = 9;
 pub(crate) const HEADER_LEN: usize = 8;
 /// No payload is longer: the largest is a server datagram plus a few varints.
 pub(crate) const MAX_PAYLOAD: usize = MAX_SERVER_DATAGRAM + 64;

@@ -205,6 +205,7 @@ fn client_msg() -> impl Strategy<Value = ClientMsg> {
                         .map(|(cmd, count)| CommandRun { cmd, count })
                         .collect(),
                     snapshots_lost: last_seq as u8,
+                    ack_hold_ms: (packet_seq % 70_000) as u16,
                 })
             }),
         Just(ClientMsg::Leave),
@@ -333,7 +334,7 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
                     masks,
                     values,
                     events,
-                    withheld: baseline_age / 2,
+                    withheld_total: u32::from(baseline_age) * 1000,
                 })
             },
         );

@@ -170,12 +170,17 @@ impl ClientSession {
             .filter_map(|p| Some((p.id, self.remote_drawn(p.id, now)?)))
             .collect();
         // Snapshots the server held back for our link's sake were never sent: no loss.
-        let withheld = u32::from(snap.withheld);
-        let dropped = newest.map_or(0, |prev| {
-            ((snap.tick - prev) / self.snapshot_interval)
-                .saturating_sub(1)
-                .saturating_sub(withheld)
-        });
+        // Each snapshot carries the running total, so the count between the newest two
+        // is right even when the snapshots between that said so were lost.
+        // (No more than the slots between them: a total that went back is no count.)
+        let total_before = self.latest.as_ref().map_or(0, |s| s.withheld_total);
+        let mut withheld = snap.withheld_total.wrapping_sub(total_before);
+        let mut dropped = 0;
+        if let Some(prev) = newest {
+            let between = ((snap.tick - prev) / self.snapshot_interval).saturating_sub(1);
+            withheld = withheld.min(between);
+            dropped = between - withheld;
+        }
         self.net.new_snapshot(dropped);
         self.net.withheld(withheld);
         if let Some(inputs) = snap.inputs {

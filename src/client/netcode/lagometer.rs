@@ -102,8 +102,9 @@ impl Lagometer {
     ) {
         let slice = self.current(now);
         slice.snapshots += 1;
-        slice.dropped = slice.dropped.saturating_add(dropped_before as u16);
-        slice.withheld = slice.withheld.saturating_add(withheld_before as u16);
+        let short = |n: u32| u16::try_from(n).unwrap_or(u16::MAX);
+        slice.dropped = slice.dropped.saturating_add(short(dropped_before));
+        slice.withheld = slice.withheld.saturating_add(short(withheld_before));
         slice.delay_ms = slice.delay_ms.max(delay_ms as f32);
         slice.rtt_ms = rtt_ms as f32;
     }

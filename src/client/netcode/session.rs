@@ -467,6 +467,10 @@ impl ClientSession {
         input.view_tick = view_tick;
         input.rtt_ms = rtt_ms;
         input.snapshots_lost = self.net.stats.snapshots_lost as u8;
+        let held = now
+            .saturating_duration_since(self.last_snapshot)
+            .as_millis();
+        input.ack_hold_ms = u16::try_from(held).unwrap_or(u16::MAX);
         Some(ClientMsg::Input(input))
     }
 

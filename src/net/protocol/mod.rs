@@ -17,10 +17,10 @@ pub use own_body::OwnBody;
 pub use seal::{Freshness, REPLAY_WINDOW, ReplayWindow, Sealed, SessionKey, TAG_BYTES};
 pub use text::{CHAT_RATE, MAX_CHAT_CHARS, MAX_NAME_CHARS, Rate, sanitize_name, sanitize_text};
 
-/// Bumped on any change to the messages below (6: a bolt's `vx`, `vy` are one
-/// sub-step of its flight, not its movement per tick). `Connect` stays variant 0 with `magic` and
+/// Bumped on any change to the messages below (8: a snapshot carries the running total
+/// of snapshots held back, not the count since the one before). `Connect` stays variant 0 with `magic` and
 /// `version` first, so every past and future build can tell a mismatch apart from noise.
-pub const PROTOCOL_VERSION: u16 = 7;
+pub const PROTOCOL_VERSION: u16 = 8;
 /// "NARE": marks a connect request as netarena's, not a stray datagram.
 pub const MAGIC: u32 = 0x4E41_5245;
 
@@ -214,9 +214,10 @@ pub struct SnapshotDelta {
     /// Game events the client has not acknowledged, oldest first, by seq. On the wire
     /// seqs, projectile ids and ticks are differences (see `super::wire_events`).
     pub events: Vec<(u32, GameEvent)>,
-    /// Snapshots due for this client that the server held back, since the one before
-    /// this: its link carries no more (`server/delivery.rs`). Not loss.
-    pub withheld: u8,
+    /// Snapshots due for this client that the server held back in all, up to this one:
+    /// its link carries no more (`server/delivery.rs`). Not loss. A running total, so
+    /// any later snapshot tells the whole count when one saying it is lost.
+    pub withheld_total: u32,
 }
 
 /// Something that happened in the match, delivered reliably: repeated in every
@@ -316,8 +317,8 @@ pub struct Snapshot {
     pub buffer_depth: u8,
     pub me: OwnBody,
     pub players: Vec<PlayerSnap>,
-    /// Snapshots the server held back just before this one (see [`SnapshotDelta`]).
-    pub withheld: u8,
+    /// Snapshots the server held back in all, up to this one (see [`SnapshotDelta`]).
+    pub withheld_total: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -20,7 +20,7 @@ fn snapshot(events: Vec<(u32, GameEvent)>) -> ServerMsg {
         masks: vec![],
         values: vec![],
         events,
-        withheld: 0,
+        withheld_total: 0,
     })
 }
 
