@@ -269,7 +269,8 @@ pub(crate) fn dilation(s: &ClientSession) -> &'static str {
 
 /// The server's input buffer for a client, as its lane shows it: commands queued over
 /// the depth aimed at (0: the credit queue), commands applied on each of the last four
-/// ticks, late and dropped commands, and the client's command clock: `q2/2 1111 late 0
+/// ticks, late commands (caught up or not), dropped commands (and, when any, those
+/// that never arrived: `lost 3`), and the client's command clock: `q2/2 1111 late 0
 /// drop 0 even`.
 fn buffer_text(lab: &Lab, c: &LabClient) -> String {
     let s = c.driver.session();
@@ -281,11 +282,16 @@ fn buffer_text(lab: &Lab, c: &LabClient) -> String {
         .map(|&n| char::from_digit(u32::from(n.min(9)), 10).unwrap_or('+'))
         .collect();
     format!(
-        "q{}/{} {applied} late {} drop {} {}",
+        "q{}/{} {applied} late {} drop {}{} {}",
         f.queued,
         f.target,
         f.late,
         f.dropped,
+        if f.lost > 0 {
+            format!(" lost {}", f.lost)
+        } else {
+            String::new()
+        },
         dilation(s)
     )
 }

@@ -16,7 +16,7 @@ use netarena::client::netcode::session::ClientSession;
 use netarena::lab::headless;
 use netarena::lab::{Crossing, Figures, Lab, ScriptedClient, Way};
 use netarena::net::conditioner::Conditions;
-use netarena::server::ServerConfig;
+use netarena::server::{InputBuffer, ServerConfig};
 use netarena::sim::map::{CELL, Map};
 use netarena::sim::world::{Buttons, Command, PlayerId, PlayerState};
 
@@ -64,7 +64,12 @@ const SECONDS: u64 = 24;
 
 /// The lab with one scripted client on `profile` and two bots to watch.
 fn lab(profile: &Profile) -> Lab {
+    lab_with(profile, InputBuffer::Credit)
+}
+
+fn lab_with(profile: &Profile, input_buffer: InputBuffer) -> Lab {
     let mut config = ServerConfig::new(Map::builtin("warehouse").unwrap());
+    config.input_buffer = input_buffer;
     config.bots = 2;
     config.seed = 9;
     let client = ScriptedClient {
@@ -468,4 +473,61 @@ fn check_profile(p: &Profile) {
         ),
         "{at}"
     );
+}
+
+/// The adaptive input buffer is as deep as the uplink's jitter needs: one tick more than
+/// the 95th percentile of how much later than the quickest an input packet took (in
+/// ticks), and one for the two commands a packet carries; on a clean LAN 1 or 2. It
+/// was the whole spread of the commands' arrival times, worst case included (10 to 12
+/// ticks on `bad`), and a buffer that ran dry dropped the late commands' burst (15 to
+/// 25 in 20 s on `bad`): now late commands are caught up, one extra a tick.
+#[test]
+fn the_adaptive_input_buffer_is_as_deep_as_the_uplinks_jitter_needs() {
+    for name in ["lan", "bad", "mobile"] {
+        let c = Conditions::profile(name).unwrap();
+        let p = Profile {
+            name,
+            up: c.clone(),
+            down: c,
+        };
+        let mut lab = lab_with(&p, InputBuffer::Adaptive);
+        let start = lab.now();
+        let mut t = start;
+        while t < start + Duration::from_secs(20) {
+            t += Duration::from_millis(1);
+            lab.run_with(t, walk);
+        }
+        let tick_ms = 1000.0 / f64::from(lab.server().config().tick_rate);
+        let f = lab
+            .server()
+            .input_buffer(lab.session(0).player_id())
+            .expect("the client plays");
+        // The last 3 s of input packets (the window the depth is sized from).
+        let mut late: Vec<f64> = delays(
+            &lab.crossings(0, Way::Up),
+            t - Duration::from_secs(3),
+            t,
+            |c| c.glyph != '?',
+        );
+        let quickest = late.iter().copied().fold(f64::MAX, f64::min);
+        late.iter_mut().for_each(|d| *d = (*d - quickest) / tick_ms);
+        late.sort_by(f64::total_cmp);
+        let p95 = late[(late.len() * 95).div_ceil(100) - 1];
+        let needed = p95.ceil() as u32 + 1;
+        let at = format!("{name}: {f:?}, jitter p95 {p95:.1} ticks");
+        eprintln!("{at}");
+        if name == "lan" {
+            assert!((1..=2).contains(&f.target), "{at}");
+        } else {
+            assert!(
+                f.target >= needed.saturating_sub(1) && f.target <= needed + 2,
+                "{at}"
+            );
+        }
+        // Before: 28 on `bad` and 26 on `mobile` (its buffer target 9 and 5); what is
+        // left is a gap of more than 200 ms, past what catching up absorbs.
+        assert!(f.dropped <= 14, "{at}");
+        assert_eq!(f.lost, 0, "redundancy carries every command: {at}");
+        assert!(f.caught_up <= f.late, "{at}");
+    }
 }
