@@ -14,6 +14,7 @@ pub mod headless;
 mod motion;
 pub(crate) mod speed;
 pub mod terminal;
+mod verdicts;
 mod view;
 mod wire;
 
@@ -219,6 +220,7 @@ pub struct Lab {
     next_tick: Instant,
     buf: Vec<u8>,
     pub(crate) rails: Vec<SeenRail>,
+    verdicts: verdicts::Verdicts,
     /// How evenly each client draws the walkers.
     motion: Motion,
 }
@@ -391,6 +393,7 @@ impl Lab {
             next_tick: start + tick,
             buf: Vec::new(),
             rails: Vec::new(),
+            verdicts: verdicts::Verdicts::default(),
         }
     }
 
@@ -633,6 +636,7 @@ impl Lab {
     /// Puts what the server sent on the links down, noting acks and rail shots.
     fn send_outbox(&mut self, now: Instant) {
         let out: Vec<(SocketAddr, ServerMsg)> = self.server.take_outbox().collect();
+        let mut shots = Vec::new();
         for (to, msg) in out {
             let Some(c) = self
                 .clients
@@ -655,12 +659,16 @@ impl Lab {
                             at: now,
                             shot: *shot,
                         });
+                        shots.push(*shot);
                     }
                 }
             }
             if codec::encode_server(&msg, &mut self.buf).is_ok() {
                 c.down.push(now, to, &self.buf, wire::down_mark(&msg));
             }
+        }
+        for shot in &shots {
+            self.note_verdict(shot);
         }
     }
 }

@@ -70,7 +70,7 @@ pub(crate) fn build<'a>(lab: &'a Lab, c: &Controls) -> LabView<'a> {
     LabView {
         panes,
         lanes,
-        panels: Vec::new(),
+        panels: super::verdicts::panel(lab).into_iter().collect(),
         clock: format!(
             " netarena lab   {state}   t {:.3} s   server tick {}   keys act on client {selected}   ? help",
             lab.elapsed().as_secs_f64(),

@@ -30,7 +30,8 @@ use super::tuning::Tuning;
 use crate::client::{CorrectionStyle, Switches};
 use crate::net::map_chunks::MapAssembler;
 use crate::net::protocol::{
-    ClientMsg, InputPacket, MAX_COMMANDS_PER_INPUT, PlayerSnap, RosterEntry, Snapshot, Welcome,
+    ClientMsg, InputPacket, MAX_COMMANDS_PER_INPUT, PlayerSnap, RailShot, RosterEntry, Snapshot,
+    Welcome,
 };
 use crate::net::roster_pages::RosterPages;
 use crate::sim::map::{CELL, Map, MapError};
@@ -402,6 +403,13 @@ impl ClientSession {
 
     pub(in crate::client) fn name_of(&self, id: PlayerId) -> String {
         name_in(&self.roster, id)
+    }
+
+    /// A rail shot's lag compensation verdict in one line, named by this session's
+    /// roster; `saw` is where the target's own client predicted itself at the shot
+    /// (see [`super::combat::verdict_text`]).
+    pub(crate) fn rail_verdict(&self, shot: &RailShot, saw: Option<PlayerState>) -> String {
+        super::combat::verdict_text(shot, self.tick_rate, |id| self.name_of(id), saw)
     }
 
     /// Makes one command from the buttons held and predicts it. Returns the input packet

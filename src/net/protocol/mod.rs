@@ -276,8 +276,26 @@ pub struct PlayerStatus {
     pub protected: bool,
 }
 
-/// A rail shot as the server decided it, with what the lag compensation overlay draws.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// A target a rail shot missed: who, where the server tested it, where it was at the
+/// shot's tick.
+pub type NearMiss = (PlayerId, (i32, i32), (i32, i32));
+
+/// What the server's lag compensation made of a rail shot.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RailVerdict {
+    Hit,
+    /// A miss where the shooter saw the targets (or in the present, compensation off).
+    #[default]
+    Miss,
+    /// A miss because the shooter's view was further back than the server rewinds:
+    /// the targets were tested where they were at the shot's tick.
+    PastBound,
+}
+
+/// A rail shot as the server decided it, with what the lag compensation overlay draws
+/// and its verdict: how far back the shooter's view was against the bound, what was
+/// tested, and for a miss the target nearest the beam.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RailShot {
     /// The shot's id, as `crate::sim::step::shot_id` names it on both sides.
     pub id: u16,
@@ -291,6 +309,15 @@ pub struct RailShot {
     /// The victim where the server tested it (rewound), and where it really was.
     pub tested_at: Option<(i32, i32)>,
     pub present_at: Option<(i32, i32)>,
+    /// Ticks from the world the shooter saw to the shot's tick: the rewind it asked
+    /// for, granted or not (the shooter's latency and interpolation delay).
+    pub wanted_ticks: u16,
+    /// The most the server rewinds, in ticks, when it fired (0: compensation off).
+    pub bound_ticks: u16,
+    /// For a miss, the target nearest the beam: where it was tested, and where it was
+    /// at the shot's tick.
+    pub nearest: Option<NearMiss>,
+    pub verdict: RailVerdict,
 }
 
 /// Input packets received from a client, and the highest `packet_seq` among them: the

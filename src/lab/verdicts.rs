@@ -1,0 +1,71 @@
+//! A lag compensation verdict for every rail shot, for misses too: how far back the
+//! shooter's view was against the server's rewind bound, where the target was tested
+//! and where it really was, where the target's own client drew itself at that moment,
+//! and the verdict (hit; miss; miss because past the bound). The lab knows all of it at
+//! once: the server's shot, and every client's prediction on the one clock. Shown as a
+//! panel under the lanes while there are any.
+
+use std::collections::VecDeque;
+
+use ratatui::text::Line;
+
+use super::Lab;
+use crate::net::protocol::RailShot;
+use crate::ui::lab::Panel;
+
+/// Verdicts kept: the newest shots.
+const KEPT: usize = 4;
+
+/// The newest shots' verdict lines, oldest first.
+#[derive(Default)]
+pub(crate) struct Verdicts {
+    lines: VecDeque<String>,
+}
+
+impl Lab {
+    /// Notes the verdict of a rail shot the server just sent: in words, with where the
+    /// target's own client (if it is one of the lab's) predicted itself right now.
+    pub(crate) fn note_verdict(&mut self, shot: &RailShot) {
+        let target = shot.hit.or(shot.nearest.map(|(id, _, _)| id));
+        let sessions = self
+            .clients
+            .iter()
+            .chain(&self.walkers)
+            .map(|c| c.driver.session());
+        let mut saw = None;
+        let mut namer = None;
+        for s in sessions {
+            if Some(s.player_id()) == target {
+                saw = s.predicted();
+            }
+            if namer.is_none() || s.player_id() == shot.shooter {
+                namer = Some(s);
+            }
+        }
+        let Some(namer) = namer else {
+            return;
+        };
+        let line = namer.rail_verdict(shot, saw);
+        let v = &mut self.verdicts;
+        if v.lines.len() == KEPT {
+            v.lines.pop_front();
+        }
+        v.lines.push_back(line);
+    }
+
+    /// The newest rail shots' verdicts, oldest first, as the lab's panel shows them.
+    #[doc(hidden)]
+    pub fn rail_verdicts(&self) -> Vec<String> {
+        self.verdicts.lines.iter().cloned().collect()
+    }
+}
+
+/// The panel, newest shot first; None before any shot.
+pub(crate) fn panel(lab: &Lab) -> Option<Panel> {
+    let lines = &lab.verdicts.lines;
+    (!lines.is_empty()).then(|| Panel {
+        title: "rail shots: lag compensation".into(),
+        lines: lines.iter().rev().map(|l| Line::raw(l.clone())).collect(),
+        width: 0,
+    })
+}
