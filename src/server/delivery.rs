@@ -473,4 +473,31 @@ mod tests {
         );
         assert!(d.rate < 2000.0, "rate {:.0} B/s after the cut", d.rate);
     }
+
+    // Input packets go at a pace (half of it on a thin link), so a snapshot's
+    // acknowledgement waits on the client for up to a packet's interval: on `bad`,
+    // with its jitter, that wait made the round trip look queued, and the cuts that
+    // followed held back more snapshots still (which halved the client's pace again).
+    #[test]
+    fn the_time_a_client_held_a_snapshot_is_no_queue() {
+        let run = |told: bool| {
+            let mut d = Delivery::default();
+            let start = Instant::now();
+            for i in 0..100u32 {
+                let now = start + PERIOD * i;
+                if i > 0 {
+                    // 100 ms there and back, and the client held every other one 170 ms.
+                    let held = Duration::from_millis(if i % 2 == 0 { 170 } else { 0 });
+                    let said = if told { held } else { Duration::ZERO };
+                    d.acked(now + Duration::from_millis(100) + held, i - 1, None, said);
+                }
+                if d.allow(now, PERIOD) {
+                    d.sent(now, i, 100);
+                }
+            }
+            d.rate
+        };
+        assert_eq!(run(true), MAX_RATE, "no cut");
+        assert!(run(false) < MAX_RATE, "untold, the hold reads as a queue");
+    }
 }
