@@ -69,3 +69,57 @@ pub(crate) fn panel(lab: &Lab) -> Option<Panel> {
         width: 0,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::*;
+    use crate::lab::tests::config;
+    use crate::net::protocol::RailVerdict;
+
+    /// Bots fight two lab clients: every rail shot the server sends gets its line, with
+    /// its verdict, and where its target is one of the lab's clients, where that client
+    /// drew itself; the lab's panel lists them, newest first.
+    #[test]
+    fn every_rail_shot_gets_a_verdict_line_and_the_panel_shows_it() {
+        let t0 = Instant::now();
+        let mut lab = Lab::new(&config(2, 3, 11), t0).unwrap();
+        let clients: Vec<_> = lab
+            .clients
+            .iter()
+            .map(|c| c.driver.session().player_id())
+            .collect();
+        let (mut shots, mut seen_by_target) = (0, 0);
+        let mut newest: Option<RailShot> = None;
+        let mut t = t0;
+        while t < t0 + Duration::from_secs(60) {
+            t += Duration::from_millis(5);
+            lab.run_until(t);
+            let Some(rail) = lab.rails.last().map(|r| r.shot) else {
+                continue;
+            };
+            if newest == Some(rail) {
+                continue;
+            }
+            newest = Some(rail);
+            shots += 1;
+            let line = lab.rail_verdicts().pop().expect("a line for the shot");
+            let word = match rail.verdict {
+                RailVerdict::Hit => "· HIT",
+                RailVerdict::Miss => "· miss",
+                RailVerdict::PastBound => "· miss: past the bound",
+            };
+            assert!(line.ends_with(word), "{line}: {rail:?}");
+            let target = rail.hit.or(rail.nearest.map(|(id, _, _)| id));
+            if target.is_some_and(|id| clients.contains(&id)) {
+                assert!(line.contains("saw itself at"), "{line}");
+                seen_by_target += 1;
+            }
+            let panel = panel(&lab).expect("the panel shows");
+            assert_eq!(panel.lines[0].to_string(), line);
+        }
+        assert!(shots >= 3, "{shots} rail shots");
+        assert!(seen_by_target >= 1, "{seen_by_target} at the lab's clients");
+    }
+}
