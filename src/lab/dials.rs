@@ -11,7 +11,7 @@
 use super::Lab;
 use crate::client::CorrectionStyle;
 use crate::server::InputBuffer;
-use crate::server::commands::{MAX_BUFFER_TICKS, MAX_CREDIT};
+use crate::server::commands::{JITTER_WINDOW, MAX_BUFFER_TICKS, MAX_CREDIT};
 
 /// Whose setting a dial is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -244,7 +244,9 @@ pub static DIALS: &[Dial] = &[
                     f64::from(n) * tick,
                     f64::from(n) * tick
                 ),
-                InputBuffer::Adaptive => "input buffer: adaptive: as deep as the arrival jitter of the last 60 ticks, plus one".to_owned(),
+                InputBuffer::Adaptive => format!(
+                    "input buffer: adaptive: the 95th percentile of arrival lateness over the last {JITTER_WINDOW} ticks, plus one; late commands caught up one extra a tick"
+                ),
             }
         },
     },
