@@ -17,7 +17,7 @@ use super::Lab;
 use crate::client::dials::{self as player, hz, ms, next_step};
 pub use crate::client::dials::{AUTO, Value};
 use crate::server::InputBuffer;
-use crate::server::commands::{MAX_BUFFER_TICKS, MAX_CREDIT};
+use crate::server::commands::{JITTER_WINDOW, MAX_BUFFER_TICKS, MAX_CREDIT};
 use crate::sim::combat::{BOLT_CELLS_PER_SEC, BOLT_SUBSTEPS_PER_CELL};
 use crate::sim::map::CELL;
 use crate::sim::step::Rulebook;
@@ -174,7 +174,9 @@ pub static DIALS: &[Dial] = &[
                     f64::from(n) * tick,
                     f64::from(n) * tick
                 ),
-                InputBuffer::Adaptive => "input buffer: adaptive: as deep as the arrival jitter of the last 60 ticks, plus one".to_owned(),
+                InputBuffer::Adaptive => format!(
+                    "input buffer: adaptive: the 95th percentile of arrival lateness over the last {JITTER_WINDOW} ticks, plus one; late commands caught up one extra a tick"
+                ),
             }
         },
     },

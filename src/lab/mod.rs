@@ -20,6 +20,7 @@ pub mod playback;
 pub mod recording;
 pub(crate) mod speed;
 pub mod terminal;
+mod verdicts;
 mod view;
 mod wire;
 
@@ -230,6 +231,7 @@ pub struct Lab {
     next_tick: Instant,
     buf: Vec<u8>,
     pub(crate) rails: Vec<SeenRail>,
+    verdicts: verdicts::Verdicts,
     /// How evenly each client draws the walkers.
     motion: Motion,
     /// Where the whole lab is recorded (`lab --record`), or a replay's checkpoints.
@@ -407,6 +409,7 @@ impl Lab {
             buf: Vec::new(),
             rails: Vec::new(),
             journal: None,
+            verdicts: verdicts::Verdicts::default(),
         }
     }
 
@@ -738,6 +741,7 @@ impl Lab {
     /// Puts what the server sent on the links down, noting acks and rail shots.
     fn send_outbox(&mut self, now: Instant) {
         let out: Vec<(SocketAddr, ServerMsg)> = self.server.take_outbox().collect();
+        let mut shots = Vec::new();
         for (to, msg) in out {
             let Some(c) = self
                 .clients
@@ -760,6 +764,7 @@ impl Lab {
                             at: now,
                             shot: *shot,
                         });
+                        shots.push(*shot);
                     }
                 }
             }
@@ -769,6 +774,9 @@ impl Lab {
                 c.down
                     .push_carrying(now, to, &self.buf, wire::down_mark(&msg), carried);
             }
+        }
+        for shot in &shots {
+            self.note_verdict(shot);
         }
     }
 }

@@ -83,6 +83,7 @@ pub(crate) fn build<'a>(lab: &'a Lab, c: &Controls) -> LabView<'a> {
         panels.extend(follow);
     }
     panels.push(super::meters::panel(lab, c.theme));
+    panels.extend(super::verdicts::panel(lab));
     LabView {
         panes,
         lanes,
@@ -287,7 +288,8 @@ pub(crate) fn dilation(s: &ClientSession) -> &'static str {
 
 /// The server's input buffer for a client, as its lane shows it: commands queued over
 /// the depth aimed at (0: the credit queue), commands applied on each of the last four
-/// ticks, late and dropped commands, and the client's command clock: `q2/2 1111 late 0
+/// ticks, late commands (caught up or not), dropped commands (and, when any, those
+/// that never arrived: `lost 3`), and the client's command clock: `q2/2 1111 late 0
 /// drop 0 even`.
 fn buffer_text(lab: &Lab, c: &LabClient) -> String {
     let s = c.driver.session();
@@ -299,11 +301,16 @@ fn buffer_text(lab: &Lab, c: &LabClient) -> String {
         .map(|&n| char::from_digit(u32::from(n.min(9)), 10).unwrap_or('+'))
         .collect();
     format!(
-        "q{}/{} {applied} late {} drop {} {}",
+        "q{}/{} {applied} late {} drop {}{} {}",
         f.queued,
         f.target,
         f.late,
         f.dropped,
+        if f.lost > 0 {
+            format!(" lost {}", f.lost)
+        } else {
+            String::new()
+        },
         dilation(s)
     )
 }

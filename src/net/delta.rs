@@ -52,7 +52,7 @@ pub fn encode(snap: &Snapshot, baseline: Option<(u32, &[PlayerSnap])>) -> Snapsh
         masks: Vec::new(),
         values: Vec::new(),
         events: Vec::new(),
-        withheld: snap.withheld,
+        withheld_total: snap.withheld_total,
     };
     let Some((base_tick, base)) =
         baseline.filter(|(t, _)| snap.tick.wrapping_sub(*t).wrapping_sub(1) < 255)
@@ -200,7 +200,7 @@ pub fn decode(
         buffer_depth: delta.buffer_depth,
         me: delta.me,
         players,
-        withheld: delta.withheld,
+        withheld_total: delta.withheld_total,
     })
 }
 
@@ -266,7 +266,7 @@ mod tests {
             queued: 0,
             buffer_depth: 0,
             me: Default::default(),
-            withheld: 0,
+            withheld_total: 0,
             players: world
                 .players()
                 .iter()

@@ -175,7 +175,7 @@ impl Serialize for SnapshotDelta {
             (INPUTS, self.inputs.is_some()),
             (
                 QUEUED,
-                self.queued != 0 || self.withheld != 0 || self.buffer_depth != 0,
+                self.queued != 0 || self.withheld_total != 0 || self.buffer_depth != 0,
             ),
             (REMOVED, !self.removed.is_empty()),
             (ADDED, !self.added.is_empty()),
@@ -205,7 +205,7 @@ impl Serialize for SnapshotDelta {
         }
         if flags & QUEUED != 0 {
             t.serialize_element(&self.queued)?;
-            t.serialize_element(&self.withheld)?;
+            t.serialize_element(&self.withheld_total)?;
             t.serialize_element(&self.buffer_depth)?;
         }
         if flags & REMOVED != 0 {
@@ -283,7 +283,7 @@ impl<'de> Visitor<'de> for DeltaVisitor {
         } else {
             None
         };
-        let (queued, withheld, buffer_depth) = if on(QUEUED) {
+        let (queued, withheld_total, buffer_depth) = if on(QUEUED) {
             (
                 next(&mut seq, "queue")?,
                 next(&mut seq, "withheld")?,
@@ -339,7 +339,7 @@ impl<'de> Visitor<'de> for DeltaVisitor {
             masks,
             values,
             events,
-            withheld,
+            withheld_total,
         })
     }
 }
@@ -413,7 +413,7 @@ mod tests {
             masks,
             values,
             events: vec![],
-            withheld: 0,
+            withheld_total: 0,
         }
     }
 

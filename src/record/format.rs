@@ -30,6 +30,10 @@ pub const MAGIC: [u8; 6] = *b"NAREC\0";
 /// The server messages inside are protocol 9's (the tick-rate event), and a keyframe's
 /// session holds the server's ticks as seconds across rate changes and the rules its
 /// commands before the newest change were applied by.
+/// Its server messages also carry protocol 8's changes (a snapshot carries the running
+/// total of snapshots held back, an input packet how long its acknowledged snapshot was
+/// held, a rail shot its lag compensation verdict), and a keyframe's session keeps that
+/// total in its newest snapshot.
 /// 8: the server messages inside are protocol version 7's (a snapshot also carries the
 /// server's jitter-buffer depth), and a keyframe's session notes whether its command
 /// clock runs fast.

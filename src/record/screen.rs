@@ -32,6 +32,8 @@ use crate::ui::timeline::{
 };
 use crate::ui::{self, Theme};
 
+/// A rail shot's verdict stays on the status line this long.
+const VERDICT_SHOWN: Duration = Duration::from_secs(3);
 /// A message on the status line goes after this long (a key press clears it sooner).
 const MESSAGE_SHOWN: Duration = Duration::from_secs(4);
 /// How often the picture is looked at while playing.
@@ -402,6 +404,18 @@ fn status(player: &Player, v: &Viewer, width: usize) -> String {
                 stats.last_correction_cells, stats.last_correction_cause
             ),
             drop: 5,
+        });
+    }
+    // The newest rail shot's lag compensation verdict, for a few seconds after it.
+    let replayer = player.replayer();
+    let session = replayer.session();
+    let recent = session.combat().rails.iter().rev().find(|(at, shot)| {
+        shot.tick != 0 && replayer.instant().saturating_duration_since(*at) < VERDICT_SHOWN
+    });
+    if let Some((_, shot)) = recent {
+        parts.push(Part {
+            text: format!(" | {}", session.rail_verdict(shot, None)),
+            drop: 6,
         });
     }
     if let Some(s) = player.what_if() {

@@ -4,7 +4,7 @@
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::Server;
 use super::bots::FightBot;
@@ -126,7 +126,8 @@ impl Connection {
             // Only the newest packet's count of lost snapshots is news.
             let newest = input.packet_seq > self.inputs.high;
             let lost = newest.then_some(input.snapshots_lost);
-            self.delivery.acked(now, input.ack_tick, lost);
+            let held = Duration::from_millis(u64::from(input.ack_hold_ms));
+            self.delivery.acked(now, input.ack_tick, lost, held);
         }
         // Only the newest packet's timestamp is echoed.
         if self.inputs.record(input.packet_seq) {

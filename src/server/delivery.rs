@@ -102,9 +102,8 @@ pub(crate) struct Delivery {
     draining: Option<Instant>,
     /// The queueing delay that caused the last cut, while it lasts.
     cut_queue: Option<Duration>,
-    /// Snapshots held back since the last one sent (told to the client), and in all.
-    withheld: u8,
-    withheld_total: u64,
+    /// Snapshots held back in all (every snapshot tells the client this total).
+    withheld_total: u32,
     last_withheld: Option<Instant>,
     /// The client's count of snapshots it found missing, as last heard.
     lost_count: Option<u8>,
@@ -128,7 +127,6 @@ impl Default for Delivery {
             first_sent: None,
             draining: None,
             cut_queue: None,
-            withheld: 0,
             withheld_total: 0,
             last_withheld: None,
             lost_count: None,
@@ -151,8 +149,7 @@ impl Delivery {
         if self.tokens >= 0.0 {
             return true;
         }
-        self.withheld = self.withheld.saturating_add(1);
-        self.withheld_total += 1;
+        self.withheld_total = self.withheld_total.wrapping_add(1);
         self.last_withheld = Some(now);
         false
     }
@@ -192,11 +189,6 @@ impl Delivery {
         ((self.rate * CAP_SECS) as usize).max(MIN_CAP)
     }
 
-    /// Snapshots held back since the last one sent; the count restarts.
-    pub(crate) fn take_withheld(&mut self) -> u8 {
-        std::mem::take(&mut self.withheld)
-    }
-
     /// A snapshot of `tick` and `bytes` went out at `now`.
     pub(crate) fn sent(&mut self, now: Instant, tick: u32, bytes: usize) {
         self.first_sent.get_or_insert(now);
@@ -208,8 +200,15 @@ impl Delivery {
     }
 
     /// The client says `tick` is the newest snapshot it has, and (from its newest
-    /// packet) how many it found missing so far, wrapping.
-    pub(crate) fn acked(&mut self, now: Instant, tick: u32, lost_count: Option<u8>) {
+    /// packet) how many it found missing so far, wrapping; it had `held` that snapshot
+    /// before its packet went (the pace of its input packets, no queue of the link's).
+    pub(crate) fn acked(
+        &mut self,
+        now: Instant,
+        tick: u32,
+        lost_count: Option<u8>,
+        held: Duration,
+    ) {
         if self.newest_acked.is_some_and(|t| tick <= t) {
             return;
         }
@@ -239,7 +238,9 @@ impl Delivery {
         {
             self.delivered.pop_front();
         }
-        self.sample(now, now.saturating_duration_since(sent_at));
+        // A hold longer than the whole round trip is a confused or lying client.
+        let rtt = now.saturating_duration_since(sent_at);
+        self.sample(now, rtt.checked_sub(held).unwrap_or(rtt));
         self.settled
             .push_back((now, settled.len(), lost.min(settled.len())));
         while self
@@ -348,9 +349,8 @@ impl Delivery {
             .is_some_and(|t| now.saturating_duration_since(t) < LIMITED_FOR)
     }
 
-    /// Snapshots held back in all.
-    #[cfg(test)]
-    pub(crate) fn withheld_total(&self) -> u64 {
+    /// Snapshots held back in all, as the client is told (wrapping at `u32::MAX`).
+    pub(crate) fn withheld_total(&self) -> u32 {
         self.withheld_total
     }
 }
@@ -392,7 +392,7 @@ mod tests {
             let now = start + PERIOD * i;
             while arrivals.front().is_some_and(|(t, _)| *t <= now) {
                 let (_, tick) = arrivals.pop_front().unwrap();
-                d.acked(now, tick, None);
+                d.acked(now, tick, None, Duration::ZERO);
             }
             if d.allow(now, PERIOD) {
                 d.sent(now, first + i, bytes);
@@ -459,8 +459,45 @@ mod tests {
             d.sent(start + PERIOD * i, i, 120);
         }
         // Tick 3 arrives 200 ms after the first went; the client found two missing.
-        d.acked(start + Duration::from_millis(200), 1, Some(0));
-        d.acked(start + Duration::from_millis(210), 3, Some(2));
+        d.acked(
+            start + Duration::from_millis(200),
+            1,
+            Some(0),
+            Duration::ZERO,
+        );
+        d.acked(
+            start + Duration::from_millis(210),
+            3,
+            Some(2),
+            Duration::ZERO,
+        );
         assert!(d.rate < 2000.0, "rate {:.0} B/s after the cut", d.rate);
+    }
+
+    // Input packets go at a pace (half of it on a thin link), so a snapshot's
+    // acknowledgement waits on the client for up to a packet's interval: on `bad`,
+    // with its jitter, that wait made the round trip look queued, and the cuts that
+    // followed held back more snapshots still (which halved the client's pace again).
+    #[test]
+    fn the_time_a_client_held_a_snapshot_is_no_queue() {
+        let run = |told: bool| {
+            let mut d = Delivery::default();
+            let start = Instant::now();
+            for i in 0..100u32 {
+                let now = start + PERIOD * i;
+                if i > 0 {
+                    // 100 ms there and back, and the client held every other one 170 ms.
+                    let held = Duration::from_millis(if i % 2 == 0 { 170 } else { 0 });
+                    let said = if told { held } else { Duration::ZERO };
+                    d.acked(now + Duration::from_millis(100) + held, i - 1, None, said);
+                }
+                if d.allow(now, PERIOD) {
+                    d.sent(now, i, 100);
+                }
+            }
+            d.rate
+        };
+        assert_eq!(run(true), MAX_RATE, "no cut");
+        assert!(run(false) < MAX_RATE, "untold, the hold reads as a queue");
     }
 }

@@ -69,17 +69,17 @@ impl Server {
         let turn = |id| shifted(id) / interval;
         let on_turn = |id| shifted(id).is_multiple_of(interval);
         // Of the clients whose turn it is, those whose links take a snapshot now, with
-        // how many were held back before it.
+        // how many were held back in all.
         let period =
             Duration::from_secs_f64(f64::from(interval) / f64::from(self.config.tick_rate.max(1)));
-        let mut allowed: HashMap<PlayerId, u8> = HashMap::new();
+        let mut allowed: HashMap<PlayerId, u32> = HashMap::new();
         for slot in self.slots.iter_mut().filter(|s| on_turn(s.id)) {
             // A client whose join is being sent again at a pace gets that first.
             if let Controller::Remote(c) = &mut slot.controller
                 && c.join_burst.is_empty()
                 && c.delivery.allow(now, period)
             {
-                allowed.insert(slot.id, c.delivery.take_withheld());
+                allowed.insert(slot.id, c.delivery.withheld_total());
             }
         }
         let due = |id| allowed.contains_key(&id);
@@ -120,7 +120,7 @@ impl Server {
             let hold = now.saturating_duration_since(c.echo_received).as_millis();
             let mut msg = body.clone();
             msg.ack_seq = slot.queue.last_applied();
-            msg.withheld = allowed.get(&slot.id).copied().unwrap_or(0);
+            msg.withheld_total = allowed.get(&slot.id).copied().unwrap_or(0);
             // The RTT needs no more than a few samples a second.
             if turn(slot.id).is_multiple_of(ECHO_EVERY) {
                 msg.echo_time_ms = c.echo_time_ms & 0xffff;

@@ -3,11 +3,12 @@
 
 use crate::support;
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use netarena::net::codec;
-use netarena::net::protocol::{ClientMsg, GameEvent, ServerMsg};
+use netarena::net::protocol::{ClientMsg, GameEvent, RailShot, RailVerdict, ServerMsg};
 use netarena::server::game::MatchConfig;
 use netarena::server::{Server, ServerConfig, ServerEvent};
 use netarena::sim::combat::Weapon;
@@ -109,10 +110,24 @@ fn fly_projectiles_as_the_server_does(rate: u16) {
     assert!(compared > 50, "{rate} Hz: {compared} positions compared");
 }
 
+/// A rail shot as the shooter's client got it, the lab's verdict lines, and the target's
+/// state on the server by tick: as each tick began (what a command in it is tested
+/// against in the present) and after it (what the server remembers for rewinding).
+struct RailRun {
+    shot: RailShot,
+    verdicts: Vec<String>,
+    began: HashMap<u32, (i32, i32)>,
+    after: HashMap<u32, (i32, i32)>,
+}
+
 /// Shooter at the west, a target walking down the east: the shooter fires east when
 /// its interpolated view shows the target on its row. The server sees the target
 /// about 200 ms (RTT/2 plus the interpolation delay, ~1.5 cells at 9 cells/s) further on.
 fn rail_at_a_moving_target(compensate: bool, max_rewind_ms: u32) -> Option<u8> {
+    rail_run(compensate, max_rewind_ms).shot.hit
+}
+
+fn rail_run(compensate: bool, max_rewind_ms: u32) -> RailRun {
     let mut config = ServerConfig::new(open_map());
     config.game = MatchConfig {
         lag_compensation: compensate,
@@ -151,6 +166,16 @@ fn rail_at_a_moving_target(compensate: bool, max_rewind_ms: u32) -> Option<u8> {
         s.run_commands(Duration::from_millis(16), |_, _| rail);
     }
     let mut fired = false;
+    let (mut began, mut after) = (HashMap::new(), HashMap::new());
+    let target_at = |s: &Solo| {
+        let (_, p) = *s
+            .server()
+            .world()
+            .players()
+            .iter()
+            .find(|(id, _)| *id == t)?;
+        Some((p.x, p.y))
+    };
     for _ in 0..200 {
         y += 38;
         s.server_mut().teleport(
@@ -162,20 +187,33 @@ fn rail_at_a_moving_target(compensate: bool, max_rewind_ms: u32) -> Option<u8> {
                 vy: 38,
             },
         );
-        s.run_commands(Duration::from_micros(16_667), |c, now| {
-            let seen = c.remote_position(t, now).map(|(_, y)| y);
-            let fire = !fired && seen.is_some_and(|sy| (sy - f64::from(row_y)).abs() < 20.0);
-            fired |= fire;
-            Command {
-                buttons: if fire {
-                    Buttons::FIRE
-                } else {
-                    Buttons::empty()
-                },
-                weapon: Weapon::Rail as u8,
-                aim: 0,
+        // A millisecond at a time, noting the target as each tick begins and ends.
+        for _ in 0..17 {
+            let tick = s.server().world().tick;
+            if let Some(p) = target_at(&s) {
+                began.insert(tick, p);
             }
-        });
+            s.run_commands(Duration::from_millis(1), |c, now| {
+                let seen = c.remote_position(t, now).map(|(_, y)| y);
+                let fire = !fired && seen.is_some_and(|sy| (sy - f64::from(row_y)).abs() < 20.0);
+                fired |= fire;
+                Command {
+                    buttons: if fire {
+                        Buttons::FIRE
+                    } else {
+                        Buttons::empty()
+                    },
+                    weapon: Weapon::Rail as u8,
+                    aim: 0,
+                }
+            });
+            let now_tick = s.server().world().tick;
+            if now_tick > tick
+                && let Some(p) = target_at(&s)
+            {
+                after.insert(now_tick - 1, p);
+            }
+        }
         if fired && !s.client().combat().rails.is_empty() {
             break;
         }
@@ -205,7 +243,12 @@ fn rail_at_a_moving_target(compensate: bool, max_rewind_ms: u32) -> Option<u8> {
     if !compensate {
         assert_eq!(shot.rewound_ticks, 0, "no rewinding without compensation");
     }
-    shot.hit
+    RailRun {
+        shot,
+        verdicts: s.lab.rail_verdicts(),
+        began,
+        after,
+    }
 }
 
 #[test]
@@ -219,6 +262,66 @@ fn lag_compensation_hits_where_the_shooter_saw_the_target() {
         rail_at_a_moving_target(true, 50),
         None,
         "beyond the rewind bound: a miss"
+    );
+}
+
+/// Every rail shot has a verdict, misses too, with the server's own figures: the rewind
+/// the shooter's view asked for against the bound, the target where it was tested (the
+/// server's remembered tick when rewound, the shot's tick when not) and where it was.
+#[test]
+fn a_rail_shot_past_the_rewind_bound_is_a_miss_past_the_bound_and_says_so() {
+    // 60 Hz, snapshots every 3 ticks: the bound is the rewind in ticks plus the two
+    // snapshot periods every client draws others behind.
+    let bound = |ms: u32| (ms * 60 / 1000 + 2 * 3) as u16;
+    let run = rail_run(true, 250);
+    let shot = run.shot;
+    let victim = shot.hit.expect("a compensated hit");
+    assert_eq!(shot.verdict, RailVerdict::Hit, "{shot:?}");
+    assert_eq!(shot.bound_ticks, bound(250), "{shot:?}");
+    assert!(shot.wanted_ticks > 6, "the shooter's latency: {shot:?}");
+    assert_eq!(shot.wanted_ticks, shot.rewound_ticks, "{shot:?}");
+    let rewound = shot.tick - u32::from(shot.rewound_ticks);
+    assert_eq!(shot.tested_at, run.after.get(&rewound).copied(), "{shot:?}");
+    assert_eq!(
+        shot.present_at,
+        run.began.get(&shot.tick).copied(),
+        "{shot:?}"
+    );
+    assert_eq!(shot.nearest, None, "a hit names its victim: {shot:?}");
+    let line = run.verdicts.last().expect("the lab's verdict");
+    let ms = |ticks: u16| (f64::from(ticks) * 1000.0 / 60.0).round();
+    let rewind = format!(
+        "rewind {} ms (bound {})",
+        ms(shot.wanted_ticks),
+        ms(shot.bound_ticks)
+    );
+    assert!(line.contains(&rewind) && line.ends_with("· HIT"), "{line}");
+    assert!(line.starts_with("rail stepper→target: "), "{line}");
+    let _ = victim;
+
+    let run = rail_run(true, 50);
+    let shot = run.shot;
+    assert_eq!(shot.hit, None, "{shot:?}");
+    assert_eq!(shot.verdict, RailVerdict::PastBound, "{shot:?}");
+    assert_eq!(shot.bound_ticks, bound(50), "{shot:?}");
+    assert!(shot.wanted_ticks > shot.bound_ticks, "{shot:?}");
+    assert_eq!(shot.rewound_ticks, 0, "{shot:?}");
+    // Tested in the present: where the target was as the shot's tick began.
+    let (_, tested, present) = shot.nearest.expect("the target nearest the beam");
+    let now = run.began.get(&shot.tick).copied();
+    assert_eq!((Some(tested), Some(present)), (now, now), "{shot:?}");
+    let line = run.verdicts.last().expect("the lab's verdict");
+    assert!(line.ends_with("· miss: past the bound"), "{line}");
+    assert!(line.contains("nearest target at"), "{line}");
+
+    // Compensation off: a plain miss, nothing past any bound.
+    let run = rail_run(false, 250);
+    assert_eq!(run.shot.verdict, RailVerdict::Miss, "{:?}", run.shot);
+    assert_eq!(run.shot.bound_ticks, 0);
+    let line = run.verdicts.last().expect("the lab's verdict");
+    assert!(
+        line.contains("compensation off") && line.ends_with("· miss"),
+        "{line}"
     );
 }
 

@@ -7,8 +7,8 @@ use netarena::net::codec;
 use netarena::net::delta;
 use netarena::net::protocol::{
     ClientMsg, CommandRun, Cookie, GameEvent, InputCounts, InputPacket, MapChunk, MapInfo, OwnBody,
-    PlayerSnap, PlayerStatus, RailShot, RejectReason, RosterEntry, RosterPage, Sealed, ServerInfo,
-    ServerMsg, SessionKey, SnapshotDelta, Welcome,
+    PlayerSnap, PlayerStatus, RailShot, RailVerdict, RejectReason, RosterEntry, RosterPage, Sealed,
+    ServerInfo, ServerMsg, SessionKey, SnapshotDelta, Welcome,
 };
 use netarena::net::widen::Known;
 use netarena::sim::combat::{Projectile, Weapon};
@@ -108,10 +108,27 @@ fn game_event() -> impl Strategy<Value = GameEvent> {
             proptest::option::of(any::<u8>()),
             any::<u16>(),
             proptest::option::of(point),
-            proptest::option::of(point)
+            proptest::option::of(point),
+            (
+                any::<u16>(),
+                any::<u16>(),
+                proptest::option::of((any::<u8>(), point, point)),
+                0u8..3
+            )
         )
             .prop_map(
-                |(id, shooter, tick, from, to, hit, rewound_ticks, tested_at, present_at)| {
+                |(
+                    id,
+                    shooter,
+                    tick,
+                    from,
+                    to,
+                    hit,
+                    rewound_ticks,
+                    tested_at,
+                    present_at,
+                    (wanted_ticks, bound_ticks, nearest, verdict),
+                )| {
                     GameEvent::Rail(RailShot {
                         id,
                         shooter,
@@ -122,6 +139,11 @@ fn game_event() -> impl Strategy<Value = GameEvent> {
                         rewound_ticks,
                         tested_at,
                         present_at,
+                        wanted_ticks,
+                        bound_ticks,
+                        nearest,
+                        verdict: [RailVerdict::Hit, RailVerdict::Miss, RailVerdict::PastBound]
+                            [usize::from(verdict)],
                     })
                 }
             ),
@@ -213,6 +235,7 @@ fn client_msg() -> impl Strategy<Value = ClientMsg> {
                         .map(|(cmd, count)| CommandRun { cmd, count })
                         .collect(),
                     snapshots_lost: last_seq as u8,
+                    ack_hold_ms: (packet_seq % 70_000) as u16,
                 })
             }),
         Just(ClientMsg::Leave),
@@ -341,7 +364,7 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
                     masks,
                     values,
                     events,
-                    withheld: baseline_age / 2,
+                    withheld_total: u32::from(baseline_age) * 1000,
                 })
             },
         );

@@ -91,7 +91,7 @@ fn snapshot(tick: u32, players: Vec<PlayerSnap>) -> ServerMsg {
         buffer_depth: 0,
         me: Default::default(),
         players,
-        withheld: 0,
+        withheld_total: 0,
     };
     ServerMsg::Snapshot(delta::encode(&snap, None))
 }

@@ -6,9 +6,9 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Instant;
 
-use crate::net::protocol::{GameEvent, PlayerStatus, RailShot};
+use crate::net::protocol::{GameEvent, PlayerStatus, RailShot, RailVerdict};
 use crate::sim::combat::{self, CombatRules, Projectile, Weapon};
-use crate::sim::map::Map;
+use crate::sim::map::{CELL, Map};
 use crate::sim::step::Shot;
 use crate::sim::world::{PlayerId, PlayerState};
 
@@ -135,10 +135,7 @@ impl Combat {
                     tick: 0,
                     from: shot.from,
                     to,
-                    hit: None,
-                    rewound_ticks: 0,
-                    tested_at: None,
-                    present_at: None,
+                    ..RailShot::default()
                 };
                 (Vec::new(), Some(beam))
             }
@@ -325,6 +322,71 @@ impl Combat {
     }
 }
 
+/// A rail shot's lag compensation verdict in one line: the rewind the shooter's view
+/// asked for against the server's bound, where the victim (for a miss, the target
+/// nearest the beam) was tested and where it really was, where that player saw itself
+/// (`saw`, when known: its own client's prediction at the shot), and the verdict:
+/// `rail c1→bot2: rewind 150 ms (bound 250) · tested bot2 at (12.5,5.5), really at
+/// (14.0,5.5), bot2 saw itself at (13.5,5.5) · HIT`. Positions in cells.
+pub(crate) fn verdict_text(
+    shot: &RailShot,
+    tick_rate: f64,
+    name: impl Fn(PlayerId) -> String,
+    saw: Option<PlayerState>,
+) -> String {
+    let ms = |ticks: u16| (f64::from(ticks) * 1000.0 / tick_rate.max(1.0)).round();
+    let at = |(x, y): (i32, i32)| {
+        let c = f64::from(CELL);
+        format!("({:.1},{:.1})", f64::from(x) / c, f64::from(y) / c)
+    };
+    let shooter = name(shot.shooter);
+    let (target, tested, present) = match (shot.hit, shot.tested_at, shot.present_at) {
+        (Some(id), Some(t), Some(p)) => (Some(id), Some(t), Some(p)),
+        _ => match shot.nearest {
+            Some((id, t, p)) => (Some(id), Some(t), Some(p)),
+            None => (None, None, None),
+        },
+    };
+    let head = match shot.hit {
+        Some(id) => format!("rail {shooter}→{}", name(id)),
+        None => format!("rail {shooter}"),
+    };
+    let rewind = if shot.bound_ticks == 0 {
+        format!("view {} ms back, compensation off", ms(shot.wanted_ticks))
+    } else if shot.verdict == RailVerdict::PastBound {
+        format!(
+            "view {} ms back, past the bound {}: tested at the shot's tick",
+            ms(shot.wanted_ticks),
+            ms(shot.bound_ticks)
+        )
+    } else {
+        format!(
+            "rewind {} ms (bound {})",
+            ms(shot.wanted_ticks),
+            ms(shot.bound_ticks)
+        )
+    };
+    let mut what = String::new();
+    if let (Some(id), Some(t), Some(p)) = (target, tested, present) {
+        let who = name(id);
+        let kind = if shot.hit.is_some() {
+            "tested"
+        } else {
+            "nearest"
+        };
+        what = format!(" · {kind} {who} at {}, really at {}", at(t), at(p));
+        if let Some(s) = saw {
+            what += &format!(", {who} saw itself at {}", at((s.x, s.y)));
+        }
+    }
+    let verdict = match shot.verdict {
+        RailVerdict::Hit => "HIT",
+        RailVerdict::Miss => "miss",
+        RailVerdict::PastBound => "miss: past the bound",
+    };
+    format!("{head}: {rewind}{what} · {verdict}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -345,5 +407,43 @@ mod tests {
         assert!(combat.flights()[0].path.len() > 1);
         combat.prune(now, Some(100.0));
         assert_eq!(combat.flights().len(), 1, "not over before it began");
+    }
+
+    #[test]
+    fn a_verdict_names_the_rewind_the_positions_and_what_the_victim_saw() {
+        let c = |x: i32| x * CELL;
+        let shot = RailShot {
+            shooter: 1,
+            hit: Some(2),
+            rewound_ticks: 9,
+            tested_at: Some((c(12) + CELL / 2, c(5))),
+            present_at: Some((c(14), c(5))),
+            wanted_ticks: 9,
+            bound_ticks: 12,
+            verdict: RailVerdict::Hit,
+            ..RailShot::default()
+        };
+        let name = |id: PlayerId| format!("c{id}");
+        let saw = PlayerState::at_cell(13, 5);
+        assert_eq!(
+            verdict_text(&shot, 60.0, name, Some(saw)),
+            "rail c1→c2: rewind 150 ms (bound 200) · tested c2 at (12.5,5.0), really at \
+             (14.0,5.0), c2 saw itself at (13.5,5.5) · HIT"
+        );
+        let past = RailShot {
+            hit: None,
+            tested_at: None,
+            present_at: None,
+            rewound_ticks: 0,
+            wanted_ticks: 24,
+            nearest: Some((2, (c(14), c(5)), (c(14), c(5)))),
+            verdict: RailVerdict::PastBound,
+            ..shot
+        };
+        assert_eq!(
+            verdict_text(&past, 60.0, name, None),
+            "rail c1: view 400 ms back, past the bound 200: tested at the shot's tick · \
+             nearest c2 at (14.0,5.0), really at (14.0,5.0) · miss: past the bound"
+        );
     }
 }

@@ -168,9 +168,8 @@ impl ClientSession {
             // in the interpolation buffer.
             // The snapshots it says the server held back before it were counted lost
             // with it (the newer one's count starts after it): they were not lost.
-            let withheld = u32::from(snap.withheld);
-            self.net.late_snapshot(withheld);
-            self.net.lagometer.late(now, withheld);
+            self.net.late_snapshot();
+            self.net.lagometer.late(now);
             self.buffer.push(snap.tick, snap.players);
             return;
         }
@@ -183,15 +182,21 @@ impl ClientSession {
             .filter_map(|p| Some((p.id, self.remote_drawn(p.id, now)?)))
             .collect();
         // Snapshots the server held back for our link's sake were never sent: no loss.
-        let withheld = u32::from(snap.withheld);
+        // Each snapshot carries the running total, so the count between the newest two
+        // is right even when the snapshots between that said so were lost.
+        // (No more than the slots between them: a total that went back is no count.)
         // Across a tick-rate change the ticks between snapshots were counted at two
         // intervals: the one snapshot that crosses it counts no loss.
-        let crossed = |prev| self.timeline.changed_within(prev, snap.tick);
-        let dropped = newest.filter(|&prev| !crossed(prev)).map_or(0, |prev| {
-            ((snap.tick - prev) / self.snapshot_interval)
-                .saturating_sub(1)
-                .saturating_sub(withheld)
-        });
+        let total_before = self.latest.as_ref().map_or(0, |s| s.withheld_total);
+        let mut withheld = snap.withheld_total.wrapping_sub(total_before);
+        let mut dropped = 0;
+        if let Some(prev) = newest {
+            let between = ((snap.tick - prev) / self.snapshot_interval).saturating_sub(1);
+            withheld = withheld.min(between);
+            if !self.timeline.changed_within(prev, snap.tick) {
+                dropped = between - withheld;
+            }
+        }
         self.net.new_snapshot(dropped);
         self.net.withheld(withheld);
         if let Some(inputs) = snap.inputs {
@@ -405,20 +410,20 @@ mod tests {
         session
     }
 
-    /// A late snapshot saying the server held one back before it: the held-back one
-    /// was counted lost with it when the newer one came (the newer one's count starts
-    /// after the late one), and was not lost. Both were left counted lost.
+    /// A late snapshot: it was counted lost when a newer one came, and was not lost.
+    /// The one the server held back before it was never counted lost: the newer one's
+    /// running total of held-back snapshots says so.
     #[test]
-    fn a_late_snapshot_gives_back_the_ones_held_back_before_it() {
+    fn a_late_snapshot_is_given_back_and_the_held_back_one_never_lost() {
         let map = Map::builtin("duel").unwrap();
         let t0 = Instant::now();
         let mut session = ClientSession::on_duel(0, t0);
         let (x, y) = map.spawns()[0];
-        // Every 3 ticks: 3 arrives, 6 is held back, 12 overtakes 9, which says so.
-        for (ms, tick, withheld) in [(0, 3, 0), (60, 12, 0), (70, 9, 1)] {
+        // Every 3 ticks: 3 arrives, 6 is held back, 12 overtakes 9.
+        for (ms, tick, withheld_total) in [(0, 3, 0), (60, 12, 1), (70, 9, 1)] {
             let snap = Snapshot {
                 tick,
-                withheld,
+                withheld_total,
                 players: vec![PlayerSnap {
                     id: 0,
                     state: PlayerState::at_cell(x, y),
@@ -435,8 +440,8 @@ mod tests {
         let sum = |f: fn(&crate::client::netcode::lagometer::Slice) -> u16| -> u16 {
             slices.iter().map(f).sum()
         };
-        assert_eq!(sum(|s| s.dropped), 2, "6 and 9, when 12 came");
-        assert_eq!((sum(|s| s.late), sum(|s| s.unlost)), (1, 2));
+        assert_eq!(sum(|s| s.dropped), 1, "9, when 12 came");
+        assert_eq!((sum(|s| s.late), sum(|s| s.unlost)), (1, 1));
     }
 
     /// Found by the `client_session` fuzz target: a hostile server's first snapshot

@@ -113,21 +113,20 @@ impl Lagometer {
     ) {
         let slice = self.current(now);
         slice.snapshots += 1;
-        slice.dropped = slice.dropped.saturating_add(dropped_before as u16);
-        slice.withheld = slice.withheld.saturating_add(withheld_before as u16);
+        let short = |n: u32| u16::try_from(n).unwrap_or(u16::MAX);
+        slice.dropped = slice.dropped.saturating_add(short(dropped_before));
+        slice.withheld = slice.withheld.saturating_add(short(withheld_before));
         slice.delay_ms = slice.delay_ms.max(delay_ms as f32);
         slice.rtt_ms = rtt_ms as f32;
     }
 
-    /// A snapshot arrived at `now` after a newer one: late, not lost, and the
-    /// `withheld_before` snapshots it says the server held back before it were not lost
-    /// either.
-    pub(crate) fn late(&mut self, now: Instant, withheld_before: u32) {
+    /// A snapshot arrived at `now` after a newer one: late, and not lost after all.
+    /// (The snapshots held back before it were never counted lost: the newer one's
+    /// running total said so.)
+    pub(crate) fn late(&mut self, now: Instant) {
         let slice = self.current(now);
         slice.late = slice.late.saturating_add(1);
-        let withheld = withheld_before as u16;
-        slice.withheld = slice.withheld.saturating_add(withheld);
-        slice.unlost = slice.unlost.saturating_add(1).saturating_add(withheld);
+        slice.unlost = slice.unlost.saturating_add(1);
     }
 
     /// Whether the server held snapshots back for our link again and again in the last
@@ -231,12 +230,12 @@ mod tests {
         let mut l = Lagometer::default();
         l.snapshot(t0, 40.0, 0, 0, 80.0);
         l.snapshot(t0 + SLICE, 40.0, 1, 0, 80.0);
-        l.late(t0 + SLICE * 2, 2);
+        l.late(t0 + SLICE * 2);
         let s: Vec<Slice> = l.recent(10).copied().collect();
         let late: Vec<u16> = s.iter().map(|x| x.late).collect();
         assert_eq!(late, [0, 0, 1]);
-        // It and the two held back before it were counted missing, and were not lost.
-        assert_eq!((s[2].unlost, s[2].withheld), (3, 2));
+        // It was counted missing, and was not lost.
+        assert_eq!((s[2].unlost, s[2].withheld), (1, 0));
         assert_eq!(s[2].snapshots, 0, "not an in-order arrival");
     }
 

@@ -125,13 +125,11 @@ impl NetStats {
         self.stats.full_state_bytes_mean = self.full_state_bytes_sum as f64 / n;
     }
 
-    /// A snapshot arrived after a newer one, saying the server held `withheld` back
-    /// before it: it and they were counted lost, wrongly.
-    pub(crate) fn late_snapshot(&mut self, withheld: u32) {
+    /// A snapshot arrived after a newer one: it was counted lost, wrongly.
+    pub(crate) fn late_snapshot(&mut self) {
         let s = &mut self.stats;
         s.snapshots_received += 1;
-        s.snapshots_lost = s.snapshots_lost.saturating_sub(1 + u64::from(withheld));
-        s.snapshots_withheld += u64::from(withheld);
+        s.snapshots_lost = s.snapshots_lost.saturating_sub(1);
     }
 
     /// The newest snapshot arrived, `dropped` missing before it.
@@ -305,7 +303,7 @@ mod tests {
         let mut n = NetStats::default();
         n.new_snapshot(0);
         n.new_snapshot(1);
-        n.late_snapshot(0);
+        n.late_snapshot();
         assert_eq!(n.stats.snapshots_received, 3);
         assert_eq!(n.stats.snapshots_lost, 0);
         n.rtt(100.0);

@@ -31,7 +31,8 @@ use super::tuning::Tuning;
 use crate::client::{CorrectionStyle, Switches};
 use crate::net::map_chunks::MapAssembler;
 use crate::net::protocol::{
-    ClientMsg, InputPacket, MAX_COMMANDS_PER_INPUT, PlayerSnap, RosterEntry, Snapshot, Welcome,
+    ClientMsg, InputPacket, MAX_COMMANDS_PER_INPUT, PlayerSnap, RailShot, RosterEntry, Snapshot,
+    Welcome,
 };
 use crate::net::roster_pages::RosterPages;
 use crate::sim::map::{CELL, Map, MapError};
@@ -478,6 +479,13 @@ impl ClientSession {
         name_in(&self.roster, id)
     }
 
+    /// A rail shot's lag compensation verdict in one line, named by this session's
+    /// roster; `saw` is where the target's own client predicted itself at the shot
+    /// (see [`super::combat::verdict_text`]).
+    pub(crate) fn rail_verdict(&self, shot: &RailShot, saw: Option<PlayerState>) -> String {
+        super::combat::verdict_text(shot, self.tick_rate, |id| self.name_of(id), saw)
+    }
+
     /// Makes one command from the buttons held and predicts it. Returns the input packet
     /// to send (every unacknowledged command) when one is due: at the input rate, or at
     /// once when the buttons change, so starting and stopping reach the server without
@@ -542,6 +550,10 @@ impl ClientSession {
         input.view_tick = view_tick;
         input.rtt_ms = rtt_ms;
         input.snapshots_lost = self.net.stats.snapshots_lost as u8;
+        let held = now
+            .saturating_duration_since(self.last_snapshot)
+            .as_millis();
+        input.ack_hold_ms = u16::try_from(held).unwrap_or(u16::MAX);
         Some(ClientMsg::Input(input))
     }
 

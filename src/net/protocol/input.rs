@@ -37,6 +37,12 @@ pub struct InputPacket {
     /// Snapshots the client found missing so far, wrapping at 256: a rise tells the
     /// server its link dropped some (`server/delivery.rs`).
     pub snapshots_lost: u8,
+    /// How long the client had held the snapshot of `ack_tick` when it sent this (ms,
+    /// at most `u16::MAX`): the server takes it out of the round trip it judges its
+    /// link's queue by (`server/delivery.rs`), as the snapshot's `echo_hold_ms` is
+    /// taken out of the client's. Input packets go at a pace, slower on a thin link;
+    /// that wait is no queue.
+    pub ack_hold_ms: u16,
 }
 
 impl InputPacket {
@@ -70,6 +76,7 @@ impl InputPacket {
             last_seq,
             runs,
             snapshots_lost: 0,
+            ack_hold_ms: 0,
         }
     }
 
@@ -151,6 +158,7 @@ mod tests {
             last_seq,
             runs,
             snapshots_lost: 0,
+            ack_hold_ms: 0,
         };
         assert_eq!(mk(10, vec![]).validate(), Err(Invalid::CommandCount));
         assert_eq!(mk(10, vec![run(0)]).validate(), Err(Invalid::EmptyRun));

@@ -18,8 +18,10 @@ pub use seal::{Freshness, REPLAY_WINDOW, ReplayWindow, Sealed, SessionKey, TAG_B
 pub use text::{CHAT_RATE, MAX_CHAT_CHARS, MAX_NAME_CHARS, Rate, sanitize_name, sanitize_text};
 
 /// Bumped on any change to the messages below (6: a bolt's `vx`, `vy` are one
-/// sub-step of its flight, not its movement per tick; 9: [`GameEvent::TickRate`]).
-/// `Connect` stays variant 0 with `magic` and `version` first, so every past and future build can tell a mismatch apart from noise.
+/// sub-step of its flight, not its movement per tick; 8: a snapshot carries the running
+/// total of snapshots held back, not the count since the one before, and a rail shot its
+/// verdict; 9: [`GameEvent::TickRate`]). `Connect` stays variant 0 with `magic` and
+/// `version` first, so every past and future build can tell a mismatch apart from noise.
 pub const PROTOCOL_VERSION: u16 = 9;
 /// "NARE": marks a connect request as netarena's, not a stray datagram.
 pub const MAGIC: u32 = 0x4E41_5245;
@@ -214,9 +216,10 @@ pub struct SnapshotDelta {
     /// Game events the client has not acknowledged, oldest first, by seq. On the wire
     /// seqs, projectile ids and ticks are differences (see `super::wire_events`).
     pub events: Vec<(u32, GameEvent)>,
-    /// Snapshots due for this client that the server held back, since the one before
-    /// this: its link carries no more (`server/delivery.rs`). Not loss.
-    pub withheld: u8,
+    /// Snapshots due for this client that the server held back in all, up to this one:
+    /// its link carries no more (`server/delivery.rs`). Not loss. A running total, so
+    /// any later snapshot tells the whole count when one saying it is lost.
+    pub withheld_total: u32,
 }
 
 /// Something that happened in the match, delivered reliably: repeated in every
@@ -285,8 +288,26 @@ pub struct PlayerStatus {
     pub protected: bool,
 }
 
-/// A rail shot as the server decided it, with what the lag compensation overlay draws.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// A target a rail shot missed: who, where the server tested it, where it was at the
+/// shot's tick.
+pub type NearMiss = (PlayerId, (i32, i32), (i32, i32));
+
+/// What the server's lag compensation made of a rail shot.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RailVerdict {
+    Hit,
+    /// A miss where the shooter saw the targets (or in the present, compensation off).
+    #[default]
+    Miss,
+    /// A miss because the shooter's view was further back than the server rewinds:
+    /// the targets were tested where they were at the shot's tick.
+    PastBound,
+}
+
+/// A rail shot as the server decided it, with what the lag compensation overlay draws
+/// and its verdict: how far back the shooter's view was against the bound, what was
+/// tested, and for a miss the target nearest the beam.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RailShot {
     /// The shot's id, as `crate::sim::step::shot_id` names it on both sides.
     pub id: u16,
@@ -300,6 +321,15 @@ pub struct RailShot {
     /// The victim where the server tested it (rewound), and where it really was.
     pub tested_at: Option<(i32, i32)>,
     pub present_at: Option<(i32, i32)>,
+    /// Ticks from the world the shooter saw to the shot's tick: the rewind it asked
+    /// for, granted or not (the shooter's latency and interpolation delay).
+    pub wanted_ticks: u16,
+    /// The most the server rewinds, in ticks, when it fired (0: compensation off).
+    pub bound_ticks: u16,
+    /// For a miss, the target nearest the beam: where it was tested, and where it was
+    /// at the shot's tick.
+    pub nearest: Option<NearMiss>,
+    pub verdict: RailVerdict,
 }
 
 /// Input packets received from a client, and the highest `packet_seq` among them: the
@@ -326,8 +356,8 @@ pub struct Snapshot {
     pub buffer_depth: u8,
     pub me: OwnBody,
     pub players: Vec<PlayerSnap>,
-    /// Snapshots the server held back just before this one (see [`SnapshotDelta`]).
-    pub withheld: u8,
+    /// Snapshots the server held back in all, up to this one (see [`SnapshotDelta`]).
+    pub withheld_total: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -15,7 +15,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::protocol::{GameEvent, PlayerStatus, RailShot};
+use super::protocol::{GameEvent, PlayerStatus, RailShot, RailVerdict};
 use crate::sim::combat::{Projectile, Weapon};
 use crate::sim::world::PlayerId;
 
@@ -159,6 +159,10 @@ pub(crate) struct Rail {
     rewound_ticks: u16,
     tested_at: Option<Near>,
     present_at: Option<Near>,
+    wanted_ticks: u16,
+    bound_ticks: u16,
+    nearest: Option<(PlayerId, Near, Near)>,
+    verdict: RailVerdict,
 }
 
 impl Rail {
@@ -168,6 +172,10 @@ impl Rail {
             return None;
         }
         let opt = |p: Option<(i32, i32)>| p.map(near).map_or(Some(None), |n| n.map(Some));
+        let nearest = match r.nearest {
+            Some((id, tested, present)) => Some((id, near(tested)?, near(present)?)),
+            None => None,
+        };
         Some(Rail {
             low: r.id as u8,
             shooter: r.shooter,
@@ -178,6 +186,10 @@ impl Rail {
             rewound_ticks: r.rewound_ticks,
             tested_at: opt(r.tested_at)?,
             present_at: opt(r.present_at)?,
+            wanted_ticks: r.wanted_ticks,
+            bound_ticks: r.bound_ticks,
+            nearest,
+            verdict: r.verdict,
         })
     }
 
@@ -192,6 +204,12 @@ impl Rail {
             rewound_ticks: self.rewound_ticks,
             tested_at: self.tested_at.map(far),
             present_at: self.present_at.map(far),
+            wanted_ticks: self.wanted_ticks,
+            bound_ticks: self.bound_ticks,
+            nearest: self
+                .nearest
+                .map(|(id, tested, present)| (id, far(tested), far(present))),
+            verdict: self.verdict,
         }
     }
 }

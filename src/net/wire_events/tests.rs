@@ -20,7 +20,7 @@ fn snapshot(events: Vec<(u32, GameEvent)>) -> ServerMsg {
         masks: vec![],
         values: vec![],
         events,
-        withheld: 0,
+        withheld_total: 0,
     })
 }
 
@@ -108,6 +108,10 @@ fn unusual_events_round_trip() {
         rewound_ticks: 9,
         tested_at: Some((1, 2)),
         present_at: None,
+        wanted_ticks: 30,
+        bound_ticks: 21,
+        nearest: Some((2, (5, 6), (7, 8))),
+        verdict: RailVerdict::PastBound,
     };
     let status = PlayerStatus {
         id: 4,

@@ -2,7 +2,7 @@
 //! shot traced against where its shooter saw the targets.
 
 use super::{HISTORY_SECS, Match};
-use crate::net::protocol::{GameEvent, RailShot};
+use crate::net::protocol::{GameEvent, RailShot, RailVerdict};
 use crate::server::interest::IdSet;
 use crate::sim::combat::{self, Weapon};
 use crate::sim::step::Shot;
@@ -55,6 +55,23 @@ impl Match {
         let targets = rewound.as_deref().unwrap_or(&present);
         let (to, hit) = combat::rail(self.map(), shot.from, shot.aim, targets);
         let compensated = rewound.is_some();
+        let on = self.config.lag_compensation;
+        let past_bound = on && view_tick <= tick && rewind > max_rewind;
+        let verdict = match hit {
+            Some(_) => RailVerdict::Hit,
+            None if past_bound => RailVerdict::PastBound,
+            None => RailVerdict::Miss,
+        };
+        // A miss: the target nearest the beam as tested, and where it really was.
+        let nearest = hit
+            .is_none()
+            .then(|| nearest_to(shot.from, to, targets))
+            .flatten();
+        let nearest = nearest.and_then(|(id, tested)| {
+            let (_, now) = present.iter().find(|(p, _)| *p == id)?;
+            Some((id, (tested.x, tested.y), (now.x, now.y)))
+        });
+        let short = |n: u32| u16::try_from(n).unwrap_or(u16::MAX);
         let shot = RailShot {
             id: shot.id,
             shooter,
@@ -67,6 +84,10 @@ impl Match {
             present_at: hit
                 .and_then(|(id, _)| present.iter().find(|(p, _)| *p == id))
                 .map(|(_, s)| (s.x, s.y)),
+            wanted_ticks: short(rewind),
+            bound_ticks: if on { short(max_rewind) } else { 0 },
+            nearest,
+            verdict,
         };
         events.push(GameEvent::Rail(shot));
         if let Some((victim, _)) = hit {
@@ -92,4 +113,24 @@ impl Match {
         );
         self.history.push_back((tick, alive));
     }
+}
+
+/// The target whose centre is nearest the beam from `from` to `to`, and its state.
+fn nearest_to(
+    from: (i32, i32),
+    to: (i32, i32),
+    targets: &[(PlayerId, PlayerState)],
+) -> Option<(PlayerId, PlayerState)> {
+    let (ax, ay) = (f64::from(from.0), f64::from(from.1));
+    let (dx, dy) = (f64::from(to.0) - ax, f64::from(to.1) - ay);
+    let len2 = (dx * dx + dy * dy).max(1.0);
+    let distance = |s: &PlayerState| {
+        let (px, py) = (f64::from(s.x) - ax, f64::from(s.y) - ay);
+        let along = ((px * dx + py * dy) / len2).clamp(0.0, 1.0);
+        (px - along * dx).hypot(py - along * dy)
+    };
+    targets
+        .iter()
+        .min_by(|(_, a), (_, b)| distance(a).total_cmp(&distance(b)))
+        .copied()
 }
