@@ -18,6 +18,15 @@ pub(crate) fn say(line: fmt::Arguments) {
     let _ = out.flush();
 }
 
+/// Prints a report (JSON) on stdout: a reader that stopped early (`| head`) is no
+/// error, any other failure to write is.
+pub(crate) fn print_report(json: &str) -> std::io::Result<()> {
+    match writeln!(std::io::stdout().lock(), "{json}") {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e),
+        _ => Ok(()),
+    }
+}
+
 /// How one server event reads on the console and in the log.
 pub(crate) struct Line<'a>(pub(crate) &'a ServerEvent);
 

@@ -87,7 +87,7 @@ pub(crate) fn run(
     if let (Some(setting), true) = (&setting, args.headless) {
         let report = compare::run(&config, setting, args.seconds, args.report.as_deref())?;
         if args.report.is_none() {
-            println!("{}", serde_json::to_string_pretty(&report)?);
+            super::console::print_report(&serde_json::to_string_pretty(&report)?)?;
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -106,7 +106,7 @@ pub(crate) fn run(
             whole,
         )?;
         if args.report.is_none() {
-            println!("{}", serde_json::to_string_pretty(&report)?);
+            super::console::print_report(&serde_json::to_string_pretty(&report)?)?;
         }
         return Ok(ExitCode::SUCCESS);
     }

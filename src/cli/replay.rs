@@ -73,15 +73,7 @@ fn lab(args: &ReplayArgs, stop: &AtomicBool, signal: &AtomicUsize) -> anyhow::Re
     match &args.report {
         Some(path) => std::fs::write(path, json + "\n")
             .with_context(|| format!("cannot write report {}", path.display()))?,
-        None => {
-            let written = writeln!(std::io::stdout().lock(), "{json}");
-            // A reader that stopped early (`| head`) is not an error.
-            if let Err(e) = written
-                && e.kind() != std::io::ErrorKind::BrokenPipe
-            {
-                return Err(e.into());
-            }
-        }
+        None => super::console::print_report(&json)?,
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -174,3 +174,25 @@ fn an_unknown_compare_key_is_one_line_naming_the_keys() {
     );
     assert!(out.stdout.is_empty());
 }
+
+/// A reader that stops early (`lab --headless | head -1`) is no error: the lab panicked
+/// on the broken pipe ("failed printing to stdout") and exited 101.
+#[test]
+fn a_headless_report_piped_into_a_reader_that_stops_early_is_no_error() {
+    use std::process::Stdio;
+    for extra in [&[][..], &["--compare", "snapshot-rate=10"][..]] {
+        let mut child = Command::new(BIN)
+            .args(["lab", "--headless", "--seconds", "1"])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the lab starts");
+        // The reader goes away before the report is written.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().expect("the lab ends");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{extra:?}: {:?} {stderr}", out.status);
+        assert!(!stderr.contains("panicked"), "{extra:?}: {stderr}");
+    }
+}
