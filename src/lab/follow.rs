@@ -337,9 +337,10 @@ pub(crate) fn command_lines(life: &CommandLife, start: Instant) -> Vec<String> {
         out.push(format!("sent     {} {p} {fate}", t(c.sent)));
     }
     if let Some(last) = life.packets.last().filter(|_| life.packets.len() > LISTED) {
-        let lost = life.packets.iter().filter(|c| c.dropped).count();
+        // Of those more: the listed ones say their own fate.
+        let lost = life.packets[LISTED..].iter().filter(|c| c.dropped).count();
         out.push(format!(
-            "  and {} more to {} (redundancy); {lost} lost",
+            "  and {} more to {} (redundancy); {lost} of them lost",
             life.packets.len() - LISTED,
             ms(made, last.sent)
         ));

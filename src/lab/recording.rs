@@ -16,7 +16,7 @@
 //!
 //! The file: `NALAB`, a zero byte, the version (u16 little-endian); then records, each
 //! its length as a LEB128 varint and a [`LabRecord`] in the project's bincode form
-//! (`net::codec`'s saved-state bound). docs/GUIDE.md ("Recording the whole lab")
+//! (`net::codec`'s saved-state bound). docs/RECORDING.md ("The whole lab (NALAB)")
 //! describes it for readers.
 #![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
 
@@ -33,6 +33,7 @@ use crate::client::CorrectionStyle;
 use crate::client::netcode::tuning::Tuning;
 use crate::client::play::input::Action;
 use crate::net::codec;
+use crate::net::codec::{nanos, put_varint, read_varint};
 use crate::net::conditioner::Conditions;
 use crate::server::{InputBuffer, ServerConfig};
 use crate::sim::map::Map;
@@ -315,10 +316,6 @@ impl Journal {
     }
 }
 
-fn nanos(d: Duration) -> u64 {
-    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
-}
-
 /// FNV-1a: a hash that is the same on every machine and every build.
 fn fnv(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
@@ -449,28 +446,6 @@ pub fn read(path: &Path) -> anyhow::Result<LabFile> {
     parse(&bytes).with_context(|| format!("{}", path.display()))
 }
 
-/// A LEB128 varint.
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-fn varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
-    let mut v = 0u64;
-    for shift in (0..64).step_by(7) {
-        let b = *bytes.get(*at)?;
-        *at += 1;
-        v |= u64::from(b & 0x7f) << shift;
-        if b & 0x80 == 0 {
-            return Some(v);
-        }
-    }
-    None
-}
-
 /// Reads a lab recording from its bytes.
 pub fn parse(bytes: &[u8]) -> anyhow::Result<LabFile> {
     if bytes.len() < 8 || bytes[..6] != MAGIC {
@@ -487,7 +462,7 @@ pub fn parse(bytes: &[u8]) -> anyhow::Result<LabFile> {
     let mut stopped = None;
     while at < bytes.len() {
         let offset = at;
-        let record = varint(bytes, &mut at)
+        let record = read_varint(bytes, &mut at)
             .filter(|&len| len <= MAX_RECORD)
             .and_then(|len| bytes.get(at..at.checked_add(len as usize)?))
             .ok_or_else(|| "a record cut short or too long".to_owned())

@@ -243,6 +243,39 @@ pub(crate) fn decode_state<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Resu
     decode_with(bytes, MAX_KEYFRAME, config::<MAX_KEYFRAME>())
 }
 
+/// A LEB128 varint, as the recording files frame their records and times.
+pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// A LEB128 varint at `*at` in `bytes`, moving `at` past it: None when cut short or
+/// past 64 bits (ten bytes at most, the last holding one bit).
+pub(crate) fn read_varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
+    let mut v = 0u64;
+    for i in 0..10 {
+        let b = *bytes.get(*at)?;
+        *at += 1;
+        let part = u64::from(b & 0x7f);
+        if i == 9 && part > 1 {
+            return None;
+        }
+        v |= part << (7 * i);
+        if b & 0x80 == 0 {
+            return Some(v);
+        }
+    }
+    None
+}
+
+/// A duration in whole nanoseconds, as the recording files write times.
+pub(crate) fn nanos(d: std::time::Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,4 +1,4 @@
-//! The recording format, version 5 (documented in docs/RECORDING.md): an 8-byte header
+//! The recording format, version [`VERSION`] (documented in docs/RECORDING.md): an 8-byte header
 //! (`NAREC`, a zero byte, the version as u16 little-endian), then records. A record is a
 //! kind byte, its payload length as a LEB128 varint (at most `MAX_PAYLOAD`, a keyframe
 //! at most `MAX_KEYFRAME_PAYLOAD`), and the payload. Times are varints: nanoseconds
@@ -182,17 +182,7 @@ impl Record {
     }
 }
 
-pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-pub(crate) fn nanos(d: Duration) -> u64 {
-    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
-}
+pub(crate) use crate::net::codec::{nanos, put_varint};
 
 pub(crate) fn switches_bits(s: Switches) -> [u8; 2] {
     let bits = u8::from(s.prediction)
@@ -274,7 +264,7 @@ pub(crate) fn action_code(a: Action) -> [u8; 2] {
         Action::ToggleLagCompensation => [16, 0],
         // New in version 3: version 2 wrote these two as 255.
         Action::Back => [17, 0],
-        // New in version 9.
+        // New in version 10.
         Action::NextDial => [18, 0],
         Action::PreviousDial => [19, 0],
         Action::DialDown => [20, 0],

@@ -16,7 +16,7 @@ use crate::client::dials::Settings;
 use crate::client::driver::Driver;
 use crate::client::netcode::tuning::Tuning;
 use crate::client::tap::LinkTotals;
-use crate::net::codec;
+use crate::net::codec::{self, read_varint};
 use crate::net::conditioner::Conditions;
 use crate::net::map_chunks::MAX_MAP_BYTES;
 use crate::net::protocol::ServerMsg;
@@ -196,19 +196,16 @@ impl<'a> Payload<'a> {
     }
 
     fn varint(&mut self) -> Result<u64, String> {
-        let mut v = 0u64;
-        for i in 0..10 {
-            let b = self.u8()?;
-            let part = u64::from(b & 0x7f);
-            if i == 9 && part > 1 {
-                return Err("varint overflows 64 bits".into());
+        let mut at = 0;
+        let v = read_varint(self.0, &mut at).ok_or_else(|| {
+            if self.0.len() < 10 && self.0.iter().all(|b| b & 0x80 != 0) {
+                "payload too short".to_owned()
+            } else {
+                "varint overflows 64 bits".to_owned()
             }
-            v |= part << (7 * i);
-            if b & 0x80 == 0 {
-                return Ok(v);
-            }
-        }
-        Err("varint overflows 64 bits".into())
+        })?;
+        self.0 = &self.0[at..];
+        Ok(v)
     }
 
     fn time(&mut self) -> Result<Duration, String> {

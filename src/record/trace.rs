@@ -31,7 +31,7 @@ use crate::client::ClientConfig;
 use crate::client::netcode::session::ClientSession;
 use crate::client::tap::{LinkTotals, LoopKind, Tap, TapEvent};
 use crate::lab::recording::{LabReplay, is_lab_recording};
-use crate::net::protocol::{GameEvent, ServerMsg, Welcome};
+use crate::net::protocol::{GameEvent, RailVerdict, ServerMsg, Welcome};
 
 /// Counters are sampled at most this often per client.
 const COUNTER_EVERY: f64 = 50_000.0;
@@ -99,7 +99,11 @@ impl Events {
                     json!({
                         "shooter": r.shooter, "hit": r.hit, "tick": r.tick,
                         "rewound_ticks": r.rewound_ticks,
-                        "verdict": if r.hit.is_some() { "hit" } else { "miss" },
+                        "verdict": match r.verdict {
+                            RailVerdict::Hit => "hit",
+                            RailVerdict::Miss => "miss",
+                            RailVerdict::PastBound => "miss: past the bound",
+                        },
                     }),
                 ),
                 GameEvent::ShotEnd {
@@ -383,8 +387,8 @@ fn lab_trace(mut replay: LabReplay) -> anyhow::Result<Events> {
             sent_at.insert((w.lane / 2, arrived, w.bytes), w.sent);
         }
     }
-    let tick = replay.lab().server().config().tick_rate.max(1);
-    let tick_us = 1e6 / f64::from(tick);
+    // When each server tick was made, as the lab ran: the tick rate may change mid-run.
+    let mut tick_at: HashMap<u32, f64> = HashMap::new();
     let base = replay.lab().now();
     let end = replay.duration();
     let mut t = Duration::ZERO;
@@ -392,13 +396,18 @@ fn lab_trace(mut replay: LabReplay) -> anyhow::Result<Events> {
         t = (t + Duration::from_millis(1)).min(end);
         replay.advance_to(t);
         let lab = replay.lab();
+        tick_at
+            .entry(lab.server().world().tick)
+            .or_insert_with(|| us(lab.elapsed()));
         for (n, (track, inbox)) in tracks.iter_mut().zip(&inboxes).enumerate() {
             for (at, msg, bytes) in inbox.borrow_mut().drain(..) {
                 let arrived = at.saturating_duration_since(base);
                 let key = (n as u8, arrived.as_nanos() as u64, bytes as u32);
                 let sent = sent_at.get(&key).map_or(us(arrived), |&ns| ns as f64 / 1e3);
                 track.received(&msg, sent);
-                e.decisions(track, &msg, |tick| f64::from(tick) * tick_us);
+                e.decisions(track, &msg, |tick| {
+                    tick_at.get(&tick).copied().unwrap_or_else(|| us(arrived))
+                });
             }
             let c = &lab.clients[n];
             let totals = c.totals(0.0);

@@ -197,7 +197,10 @@ impl CommandQueue {
             return;
         }
         if self.pending.len() >= MAX_QUEUED {
+            // Refused, and counted once: past it, so its copies are duplicates and the
+            // next seq is no gap of lost commands.
             self.refused += 1;
+            self.last_queued = seq;
             return;
         }
         // The first command ever may follow any seq; after it, a gap is lost commands.
@@ -373,6 +376,8 @@ mod tests {
         // ...and no slower: one a tick is applied all along.
         assert!(applied >= 599, "{applied}");
         assert!(q.refused() > 0);
+        // A refused command is counted once: refused, not lost as well.
+        assert_eq!(q.figures().lost, 0);
     }
 
     #[test]

@@ -156,9 +156,10 @@ impl Server {
 
     /// Ticks `tick_rate` times a second (within [`config::TICK_RATES`]) from the next
     /// tick on (the lab's tick-rate dial; the caller runs the ticks that often). The
-    /// snapshot rate in Hz stays as asked, within the new rate (a snapshot every
+    /// snapshot rate in Hz stays as asked where the new rate allows it (a snapshot every
     /// `tick_rate / snapshot_rate` ticks, rounded down: at 30 Hz, 20 Hz snapshots come
-    /// every tick, 30 a second); the match converts what it counts in ticks (see
+    /// every tick, 30 a second); above the new rate it is lowered to it, and stays
+    /// there when the rate rises again (the snapshot-rate dial raises it); the match converts what it counts in ticks (see
     /// `Match::set_tick_rate`); and every client is told, with the tick the rate starts
     /// at, as a reliable event: its prediction, command clock and clock sync follow.
     pub fn set_tick_rate(&mut self, tick_rate: u16) {

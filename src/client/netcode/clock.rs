@@ -95,11 +95,11 @@ impl Timeline {
         self.segments.drain(..extra);
     }
 
-    /// Whether the rate changed after tick `after` and by tick `upto`.
+    /// Whether the rate changed after tick `after` and by tick `upto`. (The first
+    /// segment, from tick 0, is no change: no tick is before it. Once old segments are
+    /// let go, the first kept one is a change like the others.)
     pub(crate) fn changed_within(&self, after: u32, upto: u32) -> bool {
-        self.segments[1..]
-            .iter()
-            .any(|&(t, ..)| after < t && t <= upto)
+        self.segments.iter().any(|&(t, ..)| after < t && t <= upto)
     }
 
     /// The server's time at `tick` (fractional ticks too), in seconds.
@@ -256,6 +256,11 @@ mod tests {
         t.change(450, 128.0);
         assert!((t.secs(1090.0) - 15.0).abs() < 1e-12);
         assert!((t.tick_at(15.0) - 1090.0).abs() < 1e-9);
+        // Past the segments kept, the oldest kept is a change all the same.
+        t.change(2000, 60.0);
+        t.change(3000, 30.0);
+        assert!(t.changed_within(299, 300), "the oldest change kept");
+        assert!(t.changed_within(2999, 3000));
     }
 
     /// The present is the snapshots' stream plus half the round trip (article 2).

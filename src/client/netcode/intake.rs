@@ -187,12 +187,14 @@ impl ClientSession {
         // (No more than the slots between them: a total that went back is no count.)
         // Across a tick-rate change the ticks between snapshots were counted at two
         // intervals: the one snapshot that crosses it counts no loss.
-        let total_before = self.latest.as_ref().map_or(0, |s| s.withheld_total);
-        let mut withheld = snap.withheld_total.wrapping_sub(total_before);
-        let mut dropped = 0;
-        if let Some(prev) = newest {
+        // The first snapshot's total counts what came before this session: none of it.
+        let (mut withheld, mut dropped) = (0, 0);
+        if let (Some(prev), Some(before)) = (newest, self.latest.as_ref()) {
             let between = ((snap.tick - prev) / self.snapshot_interval).saturating_sub(1);
-            withheld = withheld.min(between);
+            withheld = snap
+                .withheld_total
+                .saturating_sub(before.withheld_total)
+                .min(between);
             if !self.timeline.changed_within(prev, snap.tick) {
                 dropped = between - withheld;
             }
@@ -442,6 +444,34 @@ mod tests {
         };
         assert_eq!(sum(|s| s.dropped), 1, "9, when 12 came");
         assert_eq!((sum(|s| s.late), sum(|s| s.unlost)), (1, 1));
+    }
+
+    /// The running total of held-back snapshots counts from the session's first
+    /// snapshot (a server's first total of four billion was four billion held back),
+    /// and a total that went back is no count (it made every gap held back, none lost).
+    #[test]
+    fn a_held_back_total_counts_from_the_first_snapshot_and_never_backwards() {
+        let map = Map::builtin("duel").unwrap();
+        let t0 = Instant::now();
+        let mut session = ClientSession::on_duel(0, t0);
+        let (x, y) = map.spawns()[0];
+        // Every 3 ticks: 3 arrives saying 4e9; 6 and 9 are lost; 12 says 5 (went back).
+        for (ms, tick, withheld_total) in [(0, 3, 4_000_000_000), (60, 12, 5)] {
+            let snap = Snapshot {
+                tick,
+                withheld_total,
+                players: vec![PlayerSnap {
+                    id: 0,
+                    state: PlayerState::at_cell(x, y),
+                }],
+                ..Default::default()
+            };
+            let msg = ServerMsg::Snapshot(delta::encode(&snap, None));
+            let now = t0 + std::time::Duration::from_millis(ms);
+            assert_eq!(session.on_message(now, msg, 100), None);
+        }
+        let stats = session.stats();
+        assert_eq!((stats.snapshots_lost, stats.snapshots_withheld), (2, 0));
     }
 
     /// Found by the `client_session` fuzz target: a hostile server's first snapshot
