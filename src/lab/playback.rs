@@ -156,7 +156,9 @@ impl Playback {
                         .chain(
                             keys::LAB
                                 .iter()
-                                .filter(|r| r.keys.iter().any(|k| lab_key(&k.code.into()).is_some()))
+                                .filter(|r| {
+                                    r.keys.iter().any(|k| lab_key(&k.code.into()).is_some())
+                                })
                                 .map(|r| format!("{} {}", r.label, r.does)),
                         )
                         .collect::<Vec<_>>()

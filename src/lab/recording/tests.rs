@@ -345,7 +345,14 @@ fn a_lab_replay_follows_a_command_as_the_live_lab_did() {
     live_controls.follow = Some(Follow::Command { client: 0, seq });
     let lived = panel_lines(&live, &live_controls, &title);
     assert_eq!(replayed, lived);
-    for step in ["made ", "sent ", "arrived ", "applied ", "acked ", "reconciled "] {
+    for step in [
+        "made ",
+        "sent ",
+        "arrived ",
+        "applied ",
+        "acked ",
+        "reconciled ",
+    ] {
         assert!(
             replayed.iter().any(|l| l.starts_with(step)),
             "{step}: {replayed:#?}"
@@ -362,10 +369,11 @@ fn a_lab_replay_follows_a_command_as_the_live_lab_did() {
     // Tab: client 2's ladder; `L` cycles what is over the views.
     let ladder_of = |p: &Playback| {
         let c = p.controls("", 60.0);
-        view::build(p.replay.lab(), &c)
-            .panels
-            .iter()
-            .find_map(|x| x.title.starts_with("ladder: client").then(|| x.title.clone()))
+        view::build(p.replay.lab(), &c).panels.iter().find_map(|x| {
+            x.title
+                .starts_with("ladder: client")
+                .then(|| x.title.clone())
+        })
     };
     assert!(ladder_of(&p).unwrap().starts_with("ladder: client 1 "));
     p.key(&KeyEvent::from(KeyCode::Tab));
@@ -388,5 +396,8 @@ fn a_lab_replay_follows_a_command_as_the_live_lab_did() {
     // The replay's `?` line names them.
     press(&mut p, '?');
     let status = p.status();
-    assert!(status.contains("Tab choose") && status.contains("f L follow"), "{status}");
+    assert!(
+        status.contains("Tab choose") && status.contains("f L follow"),
+        "{status}"
+    );
 }
