@@ -160,6 +160,37 @@ impl Follow {
             Follow::Command { client, .. } | Follow::Snapshot { client, .. } => client,
         }
     }
+
+    /// What `f` follows after `now` (the live lab's and a lab replay's one cycle):
+    /// client `n`'s next command, then (again) its next snapshot, then nothing.
+    pub(crate) fn next(now: Option<Follow>, lab: &super::Lab, n: usize) -> Option<Follow> {
+        match now {
+            Some(Follow::Command { .. }) => Some(Follow::Snapshot {
+                client: n,
+                after: lab.now(),
+            }),
+            Some(Follow::Snapshot { .. }) => None,
+            None => Some(Follow::Command {
+                client: n,
+                seq: lab.session(n).latest_seq() + 1,
+            }),
+        }
+    }
+
+    /// The bottom line's words for what `f` now follows.
+    pub(crate) fn said(now: Option<Follow>) -> String {
+        match now {
+            Some(Follow::Command { client, seq }) => format!(
+                " following client {}'s command #{seq} (f: its next snapshot)",
+                client + 1
+            ),
+            Some(Follow::Snapshot { client, .. }) => format!(
+                " following the next snapshot to client {} (f: stop)",
+                client + 1
+            ),
+            None => " following nothing".to_owned(),
+        }
+    }
 }
 
 /// The life of one command, as far as it has got.

@@ -1,8 +1,11 @@
 //! A whole-lab recording played back in this terminal (`netarena replay FILE` of a
 //! file `lab --record` wrote): the recorded lab re-run on its inputs and drawn by the
 //! lab's own screen (`view::build`, `ui::lab::draw`), with the replay's keys (the
-//! binding table's replay rows): pause, one frame or tick forward and back, seek, speed.
-//! Seeking back starts the lab again and runs it to the time, faster than real time.
+//! binding table's replay rows): pause, one frame or tick forward and back, seek, speed;
+//! and the live lab's own keys (its rows) for the client chosen (Tab), what is
+//! followed (`f`) and what is drawn over the views (`L`).
+//! Seeking back starts the lab again and runs it to the time, faster than real time;
+//! what is followed stays followed (the same command seq, the same snapshot time).
 #![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
 
 use std::path::Path;
@@ -12,13 +15,14 @@ use std::time::{Duration, Instant};
 use ratatui::Frame;
 use ratatui::crossterm::event::KeyEvent;
 
+use super::follow::Follow;
 use super::recording::LabReplay;
 use super::speed::Speed;
-use super::view::{self, Controls};
+use super::view::{self, Controls, Over};
 use crate::client::shell::interactive::Outcome;
 use crate::client::shell::{Flow, Modal, Screen, Shell};
 use crate::ui;
-use crate::ui::keys::{self, Replay as Do};
+use crate::ui::keys::{self, Lab as LabKey, Replay as Do};
 
 /// The most lab time one frame may advance (after a stall time resumes, it does not
 /// race).
@@ -42,6 +46,16 @@ pub(crate) struct Playback {
     theme: ui::Theme,
     last: Instant,
     note: Option<String>,
+    /// The client Tab chose, what `f` follows, what `L` draws over the views: as the
+    /// live lab's front end has them.
+    selected: usize,
+    follow: Option<Follow>,
+    over: Over,
+}
+
+/// The live lab's keys a lab replay takes too (none of them is a replay key).
+fn lab_key(key: &KeyEvent) -> Option<LabKey> {
+    keys::lab_key(key).filter(|k| matches!(k, LabKey::Choose | LabKey::Follow | LabKey::Ladder))
 }
 
 impl Playback {
@@ -54,6 +68,9 @@ impl Playback {
             theme,
             last: now,
             note,
+            selected: 0,
+            follow: None,
+            over: Over::Nothing,
         }
     }
 
@@ -73,6 +90,21 @@ impl Playback {
     /// One key, as the replay rows of the binding table say. True when it quits.
     pub(crate) fn key(&mut self, key: &KeyEvent) -> bool {
         let at = self.replay.at();
+        if let Some(k) = lab_key(key).filter(|_| keys::replay_code(key.code, false).is_none()) {
+            let lab = self.replay.lab();
+            match k {
+                LabKey::Choose => {
+                    self.selected = (self.selected + 1) % lab.client_count().max(1);
+                    self.note = Some(format!("f and L show client {}", self.selected + 1));
+                }
+                LabKey::Follow => {
+                    self.follow = Follow::next(self.follow, lab, self.selected);
+                    self.note = Some(Follow::said(self.follow).trim_start().to_owned());
+                }
+                _ => self.over = self.over.next(),
+            }
+            return false;
+        }
         // Its help is a line, not a box: Esc always quits.
         match keys::replay_code(key.code, false) {
             Some(Do::Quit) => return true,
@@ -121,6 +153,14 @@ impl Playback {
                             )
                         })
                         .map(|r| format!("{} {}", r.label, r.does))
+                        .chain(
+                            keys::LAB
+                                .iter()
+                                .filter(|r| {
+                                    r.keys.iter().any(|k| lab_key(&k.code.into()).is_some())
+                                })
+                                .map(|r| format!("{} {}", r.label, r.does)),
+                        )
                         .collect::<Vec<_>>()
                         .join(" · "),
                 );
@@ -159,19 +199,24 @@ impl Playback {
         )
     }
 
-    pub(crate) fn draw_lab(&self, frame: &mut Frame, fps: f64) {
-        let message = self.status();
-        let controls = Controls {
-            selected: 0,
+    /// What the lab's screen is drawn with, `message` on its bottom line.
+    pub(crate) fn controls<'a>(&self, message: &'a str, fps: f64) -> Controls<'a> {
+        Controls {
+            selected: self.selected,
             speed: self.speed.factor(),
             paused: self.paused || self.replay.finished(),
             fps,
-            message: &message,
+            message,
             help: false,
             theme: self.theme,
-            follow: None,
-            ladder_over: false,
-        };
+            follow: self.follow,
+            over: self.over,
+        }
+    }
+
+    pub(crate) fn draw_lab(&self, frame: &mut Frame, fps: f64) {
+        let message = self.status();
+        let controls = self.controls(&message, fps);
         ui::lab::draw(frame, &view::build(self.replay.lab(), &controls));
     }
 }

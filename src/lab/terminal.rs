@@ -20,7 +20,7 @@ use super::follow::Follow;
 use super::headless::{self, Recording};
 use super::recording::{Journal, LabStart};
 use super::speed::Speed;
-use super::view::{self, Controls};
+use super::view::{self, Controls, Over};
 use super::{Lab, LabConfig};
 use crate::client::play::input::{Action, Keys};
 use crate::client::shell::interactive::Outcome;
@@ -54,9 +54,9 @@ struct Front<'a> {
     twin: Option<(&'a mut Lab, &'a Setting)>,
     /// A guide riding along (`netarena learn`), if any.
     coach: Option<&'a mut dyn Coach>,
-    /// What `f` follows, and whether `L` put the ladder over the views.
+    /// What `f` follows, and what `L` put over the views.
     follow: Option<Follow>,
-    ladder_over: bool,
+    over: Over,
 }
 
 /// A guide that rides along the lab (`crate::learn`): it sees every key before the lab
@@ -168,7 +168,7 @@ fn run_with(
             None => None,
         },
         follow: None,
-        ladder_over: false,
+        over: Over::Nothing,
     };
     let outcome = shell.run(&mut front);
     drop(shell);
@@ -279,7 +279,7 @@ impl Screen for Front<'_> {
             help: self.help,
             theme: self.theme,
             follow: self.follow,
-            ladder_over: self.ladder_over,
+            over: self.over,
         };
         let mut view = match &mut self.twin {
             Some((b, setting)) => {
@@ -359,35 +359,12 @@ fn on_key(front: &mut Front<'_>, key: KeyEvent, real: Instant) -> bool {
             return false;
         }
         Some(LabKey::Follow) => {
-            let (n, now) = (front.selected, lab.now());
-            front.follow = match front.follow {
-                Some(Follow::Command { .. }) => Some(Follow::Snapshot {
-                    client: n,
-                    after: now,
-                }),
-                Some(Follow::Snapshot { .. }) => None,
-                None => Some(Follow::Command {
-                    client: n,
-                    seq: lab.session(n).latest_seq() + 1,
-                }),
-            };
-            let text = match front.follow {
-                Some(Follow::Command { seq, .. }) => {
-                    format!(
-                        " following client {}'s command #{seq} (f: its next snapshot)",
-                        n + 1
-                    )
-                }
-                Some(Follow::Snapshot { .. }) => {
-                    format!(" following the next snapshot to client {} (f: stop)", n + 1)
-                }
-                None => " following nothing".to_owned(),
-            };
-            front.message = Some((real, text));
+            front.follow = Follow::next(front.follow, lab, front.selected);
+            front.message = Some((real, Follow::said(front.follow)));
             return false;
         }
         Some(LabKey::Ladder) => {
-            front.ladder_over = !front.ladder_over;
+            front.over = front.over.next();
             return false;
         }
         Some(LabKey::Pause) => {
@@ -453,7 +430,7 @@ mod tests {
             twin: None,
             coach: None,
             follow: None,
-            ladder_over: false,
+            over: Over::Nothing,
         };
         let press = |front: &mut Front<'_>, c: char| {
             assert!(!on_key(front, KeyEvent::from(KeyCode::Char(c)), t0));

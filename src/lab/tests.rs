@@ -123,7 +123,7 @@ fn a_clients_status_gives_its_newest_seq_to_compare_with_the_servers_ack() {
         help: false,
         theme: crate::ui::Theme::Auto,
         follow: None,
-        ladder_over: false,
+        over: view::Over::Nothing,
     };
     let v = view::build(&lab, &controls);
     let s = lab.session(0);
@@ -183,7 +183,7 @@ fn screen_buffer(
         help,
         theme,
         follow: None,
-        ladder_over: false,
+        over: view::Over::Nothing,
     };
     let view = view::build(&lab, &controls);
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
@@ -1154,6 +1154,6 @@ fn controls() -> view::Controls<'static> {
         help: false,
         theme: crate::ui::Theme::default(),
         follow: None,
-        ladder_over: false,
+        over: view::Over::Nothing,
     }
 }

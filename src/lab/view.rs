@@ -21,10 +21,31 @@ pub(crate) struct Controls<'a> {
     pub(crate) message: &'a str,
     pub(crate) help: bool,
     pub(crate) theme: Theme,
-    /// The command or snapshot followed (`f`), and whether the ladder is drawn over
-    /// the views (`L`).
+    /// The command or snapshot followed (`f`), and what is drawn over the views (`L`).
     pub(crate) follow: Option<super::follow::Follow>,
-    pub(crate) ladder_over: bool,
+    pub(crate) over: Over,
+}
+
+/// What `L` draws over the views, for a screen with no rows left under the lanes
+/// (100x30): the ladder, then the meters, then nothing. A panel drawn over the views
+/// is not drawn under the lanes too.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Over {
+    #[default]
+    Nothing,
+    Ladder,
+    Meters,
+}
+
+impl Over {
+    /// What the next `L` draws.
+    pub(crate) fn next(self) -> Over {
+        match self {
+            Over::Nothing => Over::Ladder,
+            Over::Ladder => Over::Meters,
+            Over::Meters => Over::Nothing,
+        }
+    }
 }
 
 fn cells(x: i32, y: i32) -> (f64, f64) {
@@ -75,14 +96,19 @@ pub(crate) fn build<'a>(lab: &'a Lab, c: &Controls) -> LabView<'a> {
     let mut overlay = None;
     if let Some(client) = lab.clients.get(c.selected) {
         let (ladder, follow) = super::ladder::panels(lab, client, c.follow, c.theme);
-        if c.ladder_over {
+        if c.over == Over::Ladder {
             overlay = Some(ladder);
         } else {
             panels.push(ladder);
         }
         panels.extend(follow);
     }
-    panels.push(super::meters::panel(lab, c.theme));
+    let meters = super::meters::panel(lab, c.theme);
+    if c.over == Over::Meters {
+        overlay = Some(meters);
+    } else {
+        panels.push(meters);
+    }
     panels.extend(super::verdicts::panel(lab));
     LabView {
         panes,

@@ -89,7 +89,8 @@ pub(crate) enum Lab {
     Turn(bool),
     /// Follow the chosen client's next command, then its next snapshot, then nothing.
     Follow,
-    /// The ladder over the views (when no rows are left for it under the lanes).
+    /// Over the views (when no rows are left under the lanes): the ladder, then the
+    /// meters, then nothing.
     Ladder,
     Pause,
     /// One server tick while paused.
@@ -518,9 +519,9 @@ pub(crate) const LAB: &[Row<Lab>] = {
         row(
             "f L",
             &[key(Char('f'), Follow), key(Char('L'), Ladder)],
-            "follow a command / snapshot, ladder over the views",
+            "follow a command / snapshot; over the views: ladder, meters",
             Some(
-                "follow the chosen client's next command, then (again) its next snapshot, then nothing: the ladder highlights its arrows and a panel lists its life with times; `L` draws the ladder over the views (for a screen with no rows under the lanes)",
+                "follow the chosen client's next command, then (again) its next snapshot, then nothing: the ladder highlights its arrows and a panel lists its life with times; `L` draws the ladder over the views, again the meters, again nothing (for a screen with no rows under the lanes); both work in a lab replay too",
             ),
         ),
         hinted(

@@ -332,7 +332,7 @@ fn labels(rows: &[&str]) -> (usize, usize) {
 /// Issue 24: at 160x45 `lab --walkers 1` draws the ladder under the lanes, its arrows
 /// labelled with the commands and acks they carry; `f` follows a command and a panel
 /// lists its life, made to reconciled, with times. At 100x30 there are no rows under
-/// the lanes: `L` draws the ladder over the views and again takes it away.
+/// the lanes: `L` draws the ladder over the views, again the meters, again nothing.
 #[test]
 #[ignore = "slow tier: .ci/run runs it with --ignored"]
 fn the_ladder_under_the_lanes_follows_a_command_and_toggles_at_100x30() {
@@ -385,8 +385,15 @@ fn the_ladder_under_the_lanes_follows_a_command_and_toggles_at_100x30() {
     assert!(over.lines().all(|l| l.chars().count() <= 100));
     assert!(over.contains("client 1 bad"), "the lanes stay:\n{over}");
     tmux.key("L");
+    let meters = tmux.wait_for("the meters over the views", |s| {
+        (s.contains("┌ lagometers") && !s.contains("ladder: client")).then(|| s.to_owned())
+    });
+    assert!(meters.lines().all(|l| l.chars().count() <= 100));
+    assert!(meters.contains("client 1 bad"), "the lanes stay:\n{meters}");
+    tmux.key("L");
     tmux.wait_for("the views back", |s| {
-        (!s.contains("ladder: client") && s.contains("┌ client 1")).then_some(())
+        (!s.contains("ladder: client") && !s.contains("lagometers") && s.contains("┌ client 1"))
+            .then_some(())
     });
     quit_and_check_terminal(&tmux, "q", false);
 }

@@ -215,7 +215,7 @@ fn the_view_puts_a_left_and_b_right_labelled() {
         help: false,
         theme: crate::ui::Theme::Auto,
         follow: None,
-        ladder_over: false,
+        over: crate::lab::view::Over::Nothing,
     };
     let v = view(&a, &b, &parse("snapshot-rate=10"), &controls);
     let titles: Vec<&str> = v.panes.iter().map(|p| p.title.as_str()).collect();
@@ -277,7 +277,7 @@ fn a_wide_screen_keeps_a_left_and_b_right() {
         help: false,
         theme: crate::ui::Theme::Auto,
         follow: None,
-        ladder_over: false,
+        over: crate::lab::view::Over::Nothing,
     };
     let v = view(&a, &b, &parse("interpolation=off"), &controls);
     let mut term = Terminal::new(TestBackend::new(220, 45)).unwrap();

@@ -30,6 +30,12 @@ fn config() -> LabConfig {
 /// Records `config()` for 6 s of lab time with a key held from 1.5 s to 3 s, a dial
 /// turned at 2.5 s and a switch key at 4 s; the file and the live lab's report.
 fn record(name: &str) -> (PathBuf, headless::LabReport) {
+    let (path, report, _) = record_live(name);
+    (path, report)
+}
+
+/// [`record`], and the live lab as it ended.
+fn record_live(name: &str) -> (PathBuf, headless::LabReport, Lab) {
     let path = temp(name);
     let config = config();
     let t0 = Instant::now();
@@ -63,7 +69,7 @@ fn record(name: &str) -> (PathBuf, headless::LabReport) {
     lab.run_until(ms(6000));
     let report = headless::report(&lab, config.server.seed);
     lab.finish_lab_recording("time up", &report).unwrap();
-    (path, report)
+    (path, report, lab)
 }
 
 /// Issue 24: a whole-lab recording replays headless to the same report, field by field
@@ -146,7 +152,7 @@ fn screen(lab: &Lab) -> ratatui::buffer::Buffer {
         help: false,
         theme: ui::Theme::Dark,
         follow: None,
-        ladder_over: false,
+        over: view::Over::Nothing,
     };
     term.draw(|f| ui::lab::draw(f, &view::build(lab, &controls)))
         .unwrap();
@@ -288,4 +294,110 @@ fn playback_keys_seek_and_step() {
         "{status}"
     );
     assert!(p.key(&KeyEvent::from(KeyCode::Char('q'))));
+}
+
+/// The panel titled `title` of `lab`'s screen drawn with `controls`: its lines.
+fn panel_lines(lab: &Lab, controls: &Controls, title: &str) -> Vec<String> {
+    let view = view::build(lab, controls);
+    let panel = view
+        .panels
+        .iter()
+        .find(|p| p.title == title)
+        .unwrap_or_else(|| panic!("no panel {title}"));
+    panel.lines.iter().map(ToString::to_string).collect()
+}
+
+/// Issue 24: in a lab replay `f` follows a command as the live lab does, and the
+/// listing (every time of its life) is the live lab's; a seek back, which starts the
+/// lab again, keeps following the same command. Tab chooses the client whose ladder
+/// shows; `L` draws the ladder, then the meters, over the views, then nothing.
+#[test]
+fn a_lab_replay_follows_a_command_as_the_live_lab_did() {
+    use crate::lab::follow::Follow;
+    use crate::lab::playback::Playback;
+    use ratatui::crossterm::event::{KeyCode, KeyEvent};
+    let (path, _, live) = record_live("follow");
+    let replay = LabReplay::load(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    let mut p = Playback::new(replay, ui::Theme::Dark, Instant::now());
+    let press = |p: &mut Playback, c: char| assert!(!p.key(&KeyEvent::from(KeyCode::Char(c))));
+    // Paused 1 s in: client 1 holds its keys from 1.5 s, so its next command is one
+    // a person made.
+    p.key(&KeyEvent::from(KeyCode::Char(' ')));
+    p.key(&KeyEvent::from(KeyCode::Right));
+    let seq = p.replay.lab().session(0).latest_seq() + 1;
+    press(&mut p, 'f');
+    assert_eq!(
+        p.controls("", 60.0).follow,
+        Some(Follow::Command { client: 0, seq })
+    );
+    // To the end, back (the lab started again), to the end again.
+    p.key(&KeyEvent::from(KeyCode::Up));
+    p.key(&KeyEvent::from(KeyCode::Left));
+    p.key(&KeyEvent::from(KeyCode::Left));
+    assert!(p.replay.at() < Duration::from_secs(5));
+    p.key(&KeyEvent::from(KeyCode::Up));
+    assert!(p.replay.finished());
+    assert_eq!(p.replay.diverged(), None);
+    let title = format!("follow client 1 command #{seq}");
+    let replayed = panel_lines(p.replay.lab(), &p.controls("", 60.0), &title);
+    let mut live_controls = p.controls("", 60.0);
+    live_controls.follow = Some(Follow::Command { client: 0, seq });
+    let lived = panel_lines(&live, &live_controls, &title);
+    assert_eq!(replayed, lived);
+    for step in [
+        "made ",
+        "sent ",
+        "arrived ",
+        "applied ",
+        "acked ",
+        "reconciled ",
+    ] {
+        assert!(
+            replayed.iter().any(|l| l.starts_with(step)),
+            "{step}: {replayed:#?}"
+        );
+    }
+    // `f` again: the next snapshot; again: nothing.
+    press(&mut p, 'f');
+    assert!(matches!(
+        p.controls("", 60.0).follow,
+        Some(Follow::Snapshot { client: 0, .. })
+    ));
+    press(&mut p, 'f');
+    assert_eq!(p.controls("", 60.0).follow, None);
+    // Tab: client 2's ladder; `L` cycles what is over the views.
+    let ladder_of = |p: &Playback| {
+        let c = p.controls("", 60.0);
+        view::build(p.replay.lab(), &c).panels.iter().find_map(|x| {
+            x.title
+                .starts_with("ladder: client")
+                .then(|| x.title.clone())
+        })
+    };
+    assert!(ladder_of(&p).unwrap().starts_with("ladder: client 1 "));
+    p.key(&KeyEvent::from(KeyCode::Tab));
+    assert!(ladder_of(&p).unwrap().starts_with("ladder: client 2 "));
+    let over = |p: &Playback| {
+        let c = p.controls("", 60.0);
+        view::build(p.replay.lab(), &c)
+            .overlay
+            .map(|o| o.title)
+            .unwrap_or_default()
+    };
+    assert_eq!(over(&p), "");
+    press(&mut p, 'L');
+    assert!(over(&p).starts_with("ladder: client 2 "), "{}", over(&p));
+    assert_eq!(ladder_of(&p), None, "not under the lanes too");
+    press(&mut p, 'L');
+    assert!(over(&p).starts_with("lagometers"), "{}", over(&p));
+    press(&mut p, 'L');
+    assert_eq!(over(&p), "");
+    // The replay's `?` line names them.
+    press(&mut p, '?');
+    let status = p.status();
+    assert!(
+        status.contains("Tab choose") && status.contains("f L follow"),
+        "{status}"
+    );
 }
