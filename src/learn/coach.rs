@@ -12,7 +12,7 @@ use super::lessons::LESSONS;
 use super::progress::Progress;
 use super::runner::{Phase, Runner};
 use crate::lab::Lab;
-use crate::lab::terminal::Coach;
+use crate::lab::terminal::{Coach, Twin};
 use crate::ui::keys::{self, Learn};
 use crate::ui::lab::Panel;
 
@@ -73,10 +73,10 @@ impl<'p> Course<'p> {
         self.note();
     }
 
-    fn key(&mut self, k: Learn, lab: &mut Lab) {
+    fn key(&mut self, k: Learn, lab: &mut Lab, twin: &mut Twin) {
         match k {
-            Learn::Next if self.runner.phase == Phase::Complete => self.skip(lab),
-            Learn::Next => match self.runner.go_on(lab) {
+            Learn::Next if self.runner.phase == Phase::Complete => self.skip(lab, twin),
+            Learn::Next => match self.runner.go_on(lab, twin) {
                 Ok(run) => {
                     self.pause = Some(!run);
                     self.note();
@@ -84,23 +84,23 @@ impl<'p> Course<'p> {
                 Err(e) => self.error = Some(format!("{e:#}")),
             },
             Learn::Back => {
-                let r = self.runner.back(lab);
+                let r = self.runner.back(lab, twin);
                 self.entered(r);
             }
             Learn::Repeat => {
-                let r = self.runner.enter(lab);
+                let r = self.runner.enter(lab, twin);
                 self.entered(r);
             }
-            Learn::Skip => self.skip(lab),
+            Learn::Skip => self.skip(lab, twin),
         }
     }
 
     /// On to the next lesson (or, after the last, the first again).
-    fn skip(&mut self, lab: &mut Lab) {
+    fn skip(&mut self, lab: &mut Lab, twin: &mut Twin) {
         let next = (self.runner.lesson + 1) % LESSONS.len();
         let base = lab.now();
         self.runner = Runner::new(next, 0, base);
-        let r = self.runner.enter(lab);
+        let r = self.runner.enter(lab, twin);
         self.entered(r);
     }
 
@@ -119,21 +119,21 @@ impl<'p> Course<'p> {
 }
 
 impl Coach for Course<'_> {
-    fn on_key(&mut self, key: &KeyEvent, lab: &mut Lab) -> bool {
+    fn on_key(&mut self, key: &KeyEvent, lab: &mut Lab, twin: &mut Twin) -> bool {
         let Some(k) = keys::learn_key(key) else {
             return false;
         };
-        self.key(k, lab);
+        self.key(k, lab, twin);
         true
     }
 
-    fn watch(&mut self, lab: &mut Lab) -> Option<bool> {
+    fn watch(&mut self, lab: &mut Lab, twin: &mut Twin) -> Option<bool> {
         if !self.entered {
             self.entered = true;
-            let r = self.runner.enter(lab);
+            let r = self.runner.enter(lab, twin);
             self.entered(r);
         }
-        if self.runner.observe(lab) {
+        if self.runner.observe(lab, twin) {
             self.pause = Some(true);
             self.note();
         }
@@ -253,10 +253,10 @@ mod tests {
 
     fn press(c: &mut Course<'_>, lab: &mut Lab, code: KeyCode) -> Option<bool> {
         assert!(
-            c.on_key(&KeyEvent::from(code), lab),
+            c.on_key(&KeyEvent::from(code), lab, &mut None),
             "{code:?} is the course's"
         );
-        c.watch(lab)
+        c.watch(lab, &mut None)
     }
 
     /// The course's keys through the coach: the first look pauses; `o` goes on, then
@@ -270,7 +270,7 @@ mod tests {
         let mut progress = Progress::load(&path).unwrap();
         let mut lab = Lab::new(&LESSONS[0].scenario.config(), t0).unwrap();
         let mut c = Course::new(0, 0, t0, &mut progress);
-        assert_eq!(c.watch(&mut lab), Some(true), "a step starts paused");
+        assert_eq!(c.watch(&mut lab, &mut None), Some(true), "a step starts paused");
         assert!(c.title().ends_with("step 1/2"), "{}", c.title());
         let panel = &c.panels(&lab, 160)[0];
         let bold = panel
@@ -284,7 +284,7 @@ mod tests {
             bold.iter().any(|s| s.parse::<f64>().is_ok()),
             "the measured round trip is drawn bold: {bold:?}"
         );
-        assert!(!c.on_key(&KeyEvent::from(KeyCode::Char('p')), &mut lab));
+        assert!(!c.on_key(&KeyEvent::from(KeyCode::Char('p')), &mut lab, &mut None));
         assert_eq!(press(&mut c, &mut lab, KeyCode::Char('o')), Some(true));
         assert!(c.title().ends_with("step 2/2"));
         assert_eq!(
