@@ -567,6 +567,22 @@ pub(crate) fn view<'a>(a: &'a Lab, b: &'a Lab, setting: &Setting, c: &Controls) 
     va
 }
 
+/// [`view`] without the servers' views: A's chosen client's view on the left, B's on
+/// the right. A lesson's A/B step (`netarena learn`) draws this, so its panel keeps the
+/// rows the servers' views would take, at 100x30 too.
+pub(crate) fn clients_view<'a>(
+    a: &'a Lab,
+    b: &'a Lab,
+    setting: &Setting,
+    c: &Controls,
+) -> LabView<'a> {
+    let mut v = view(a, b, setting, c);
+    if v.panes.len() == 4 {
+        v.panes.drain(..2);
+    }
+    v
+}
+
 /// The server's pane, client `n`'s pane and its lane out of one lab's view, titled and
 /// labelled with the side they show.
 fn take<'a>(

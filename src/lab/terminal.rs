@@ -297,7 +297,10 @@ impl Screen for Front<'_> {
         let mut view = match &mut self.twin {
             Some((b, setting)) => {
                 b.frame();
-                compare::view(self.lab, b, setting, &controls)
+                match self.coach {
+                    Some(_) => compare::clients_view(self.lab, b, setting, &controls),
+                    None => compare::view(self.lab, b, setting, &controls),
+                }
             }
             None => view::build(self.lab, &controls),
         };

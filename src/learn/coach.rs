@@ -270,7 +270,11 @@ mod tests {
         let mut progress = Progress::load(&path).unwrap();
         let mut lab = Lab::new(&LESSONS[0].scenario.config(), t0).unwrap();
         let mut c = Course::new(0, 0, t0, &mut progress);
-        assert_eq!(c.watch(&mut lab, &mut None), Some(true), "a step starts paused");
+        assert_eq!(
+            c.watch(&mut lab, &mut None),
+            Some(true),
+            "a step starts paused"
+        );
         assert!(c.title().ends_with("step 1/2"), "{}", c.title());
         let panel = &c.panels(&lab, 160)[0];
         let bold = panel
@@ -300,6 +304,86 @@ mod tests {
         drop(c);
         let kept = std::fs::read_to_string(&path).unwrap();
         assert!(kept.contains("at 2 1"), "{kept}");
+        let _ = std::fs::remove_file(&path);
+    }
+
+    /// The screen as the front end draws it with a coach: the clients' views of the lab
+    /// and lab B side by side (`compare::clients_view`), the coach's panel first.
+    fn screen(c: &Course<'_>, a: &Lab, twin: &Twin, w: u16, h: u16) -> String {
+        use crate::lab::{compare, view};
+        use ratatui::{Terminal, backend::TestBackend};
+        let controls = view::Controls {
+            selected: 0,
+            speed: 1.0,
+            paused: true,
+            fps: 60.0,
+            message: &c.reminder(),
+            help: false,
+            theme: crate::ui::Theme::Mono,
+            follow: None,
+            ladder_over: false,
+        };
+        let (b, setting) = twin.as_ref().expect("lab B");
+        let mut v = compare::clients_view(a, b, setting, &controls);
+        v.panels.splice(0..0, c.panels(a, w));
+        let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+        term.draw(|f| crate::ui::lab::draw(f, &v)).unwrap();
+        let buf = term.backend().buffer();
+        (0..h)
+            .map(|y| (0..w).map(|x| buf[(x, y)].symbol()).collect::<String>())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// Lesson 7's A/B step in the terminal: `o` lets both labs run; once checked, the
+    /// screen has lab A's views on the left (20 Hz), lab B's on the right (10 Hz), and
+    /// the lesson's panel with each lab's measured `remote_motion_cv`, at 160x45 and at
+    /// 100x30. `LEARN_CAPTURE=1` prints the 160x45 screen.
+    #[test]
+    fn the_ab_step_draws_both_labs_and_the_lesson() {
+        let t0 = Instant::now();
+        let path =
+            std::env::temp_dir().join(format!("netarena-coach-ab-{}.txt", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let mut progress = Progress::load(&path).unwrap();
+        let mut lab = Lab::new(&LESSONS[6].scenario.config(), t0).unwrap();
+        let mut twin: Twin = None;
+        let mut c = Course::new(6, 2, t0, &mut progress);
+        assert_eq!(c.watch(&mut lab, &mut twin), Some(true));
+        assert!(twin.is_some(), "the A/B step built lab B");
+        let reading = screen(&c, &lab, &twin, 160, 45);
+        assert!(reading.contains("left A: snapshot-rate=20"), "{reading}");
+        assert!(reading.contains("right B: snapshot-rate=10"), "{reading}");
+        assert!(c.on_key(&KeyEvent::from(KeyCode::Char('o')), &mut lab, &mut twin));
+        assert_eq!(c.watch(&mut lab, &mut twin), Some(false), "both labs run");
+        let example = c.runner.current().example;
+        super::super::runner::play(&mut c.runner, &mut lab, &mut twin, example, 12_000);
+        assert!(
+            matches!(c.runner.phase, Phase::Checked(_)),
+            "{:?}",
+            c.runner.phase
+        );
+        let cv = |l: &Lab| format!("{:.2}", l.remote_motion_cv(0).expect("measured"));
+        let (cv_a, cv_b) = (cv(&lab), cv(&twin.as_ref().unwrap().0));
+        assert_ne!(cv_a, cv_b);
+        for (w, h) in [(160, 45), (100, 30)] {
+            let shot = screen(&c, &lab, &twin, w, h);
+            if std::env::var_os("LEARN_CAPTURE").is_some() {
+                println!("{w}x{h}:\n{shot}");
+            }
+            let wants = [
+                "lesson 7/10",
+                "✓ checked",
+                "A: snapshot-rate=20 · client 1",
+                "B: snapshot-rate=10 · client 1",
+                &cv_a,
+                &cv_b,
+            ];
+            for want in wants {
+                assert!(shot.contains(want), "{w}x{h}: no {want:?}:\n{shot}");
+            }
+        }
+        drop(c);
         let _ = std::fs::remove_file(&path);
     }
 }

@@ -11,9 +11,9 @@ use super::watch::{Memo, Watch};
 use super::{Judge, Lesson, Say, Step, Verdict};
 use crate::lab::Lab;
 use crate::lab::compare::{self, Setting};
-use crate::lab::terminal::Twin;
 #[cfg(test)]
 use crate::lab::dials::DIALS;
+use crate::lab::terminal::Twin;
 
 /// How long a step's lab runs before its setup.
 const SETTLE: Duration = Duration::from_millis(100);

@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 use super::lessons::LESSONS;
 use super::runner::{Phase, Runner, play};
 use super::*;
-use crate::lab::terminal::Twin;
 use crate::client::play::input::Action;
+use crate::lab::terminal::Twin;
 use crate::sim::world::Buttons;
 
 /// Longest a scripted learner gets for one step, in virtual ms.
@@ -94,10 +94,16 @@ fn completes(n: usize) {
         assert_no_own_numbers(&runner);
         let step = runner.current();
         if step.task.is_none() {
-            assert!(!runner.go_on(&mut lab, &mut twin).unwrap(), "a look step goes on");
+            assert!(
+                !runner.go_on(&mut lab, &mut twin).unwrap(),
+                "a look step goes on"
+            );
             continue;
         }
-        assert!(runner.go_on(&mut lab, &mut twin).unwrap(), "the task runs the world");
+        assert!(
+            runner.go_on(&mut lab, &mut twin).unwrap(),
+            "the task runs the world"
+        );
         play(&mut runner, &mut lab, &mut twin, step.example, STEP_MS);
         assert!(
             runner.checked(),
@@ -350,8 +356,14 @@ fn the_ab_step_runs_both_labs_and_quotes_each() {
         panic!("not checked: {:?}", runner.phase)
     };
     let (b, _) = twin.as_ref().unwrap();
-    let (cv_a, cv_b) = (lab.remote_motion_cv(0).unwrap(), b.remote_motion_cv(0).unwrap());
-    assert!(!switches_on(&lab) && !switches_on(b), "`i` reached both labs");
+    let (cv_a, cv_b) = (
+        lab.remote_motion_cv(0).unwrap(),
+        b.remote_motion_cv(0).unwrap(),
+    );
+    assert!(
+        !switches_on(&lab) && !switches_on(b),
+        "`i` reached both labs"
+    );
     let got = figures(&lines[0]);
     // The seconds watched, then A's cv and period, then B's.
     assert_eq!(got[1], format!("{cv_a:.2}"), "{lines:?}");
