@@ -605,6 +605,9 @@ fn take<'a>(
     (server, client, lane)
 }
 
+/// The width of the panel of figures that differ.
+pub(crate) const DIFFERENCES_WIDTH: u16 = 58;
+
 /// The chosen client's figures that differ between the labs so far, as the headless
 /// report names them.
 fn differences_panel(a: &Lab, b: &Lab, n: usize) -> Panel {
@@ -647,7 +650,7 @@ fn differences_panel(a: &Lab, b: &Lab, n: usize) -> Panel {
     Panel {
         title: format!("A/B: client {} figures that differ", n + 1),
         lines,
-        width: 58,
+        width: DIFFERENCES_WIDTH,
         ..Panel::default()
     }
 }

@@ -11,13 +11,15 @@ use ratatui::text::{Line, Span};
 use super::lessons::LESSONS;
 use super::progress::Progress;
 use super::runner::{Phase, Runner};
-use crate::lab::Lab;
 use crate::lab::terminal::{Coach, Twin};
+use crate::lab::{Lab, compare};
 use crate::ui::keys::{self, Learn};
 use crate::ui::lab::Panel;
 
 /// The widest the lesson's panel gets: lines longer than this are hard to read.
 const MAX_WIDTH: u16 = 118;
+/// The narrowest the lesson's panel gets to leave room beside it.
+const MIN_BESIDE: u16 = 90;
 
 /// A learner taking the course in the terminal.
 pub(crate) struct Course<'p> {
@@ -141,7 +143,14 @@ impl Coach for Course<'_> {
     }
 
     fn panels(&self, _lab: &Lab, width: u16) -> Vec<Panel> {
-        let width = width.min(MAX_WIDTH);
+        // An A/B step leaves room beside it for the panel of figures that differ, where
+        // the lesson's text still reads well.
+        let beside = width.saturating_sub(compare::DIFFERENCES_WIDTH);
+        let width = match self.runner.current().compare {
+            Some(_) if beside >= MIN_BESIDE => beside,
+            _ => width,
+        }
+        .min(MAX_WIDTH);
         let inner = usize::from(width.saturating_sub(2)).max(20);
         let lines = paragraphs(&self.runner, self.error.as_deref())
             .iter()
@@ -338,7 +347,7 @@ mod tests {
     /// Lesson 7's A/B step in the terminal: `o` lets both labs run; once checked, the
     /// screen has lab A's views on the left (20 Hz), lab B's on the right (10 Hz), and
     /// the lesson's panel with each lab's measured `remote_motion_cv`, at 160x45 and at
-    /// 100x30. `LEARN_CAPTURE=1` prints the 160x45 screen.
+    /// 100x30; at 160x45 the figures that differ beside it, B's column whole. `LEARN_CAPTURE=1` prints the 160x45 screen.
     #[test]
     fn the_ab_step_draws_both_labs_and_the_lesson() {
         let t0 = Instant::now();
@@ -381,6 +390,17 @@ mod tests {
             ];
             for want in wants {
                 assert!(shot.contains(want), "{w}x{h}: no {want:?}:\n{shot}");
+            }
+            // Beside the lesson where there is room: B's column whole.
+            let differ = shot.lines().find(|l| l.contains("snapshots_received"));
+            assert_eq!(differ.is_some(), w == 160, "{w}x{h}:\n{shot}");
+            if let Some(row) = differ {
+                let (_, figures) = row.split_once("snapshots_received").unwrap();
+                let numbers = figures
+                    .split_whitespace()
+                    .filter(|f| f.parse::<f64>().is_ok())
+                    .count();
+                assert_eq!(numbers, 3, "A, B and B/A: {row}");
             }
         }
         drop(c);
