@@ -567,6 +567,22 @@ pub(crate) fn view<'a>(a: &'a Lab, b: &'a Lab, setting: &Setting, c: &Controls) 
     va
 }
 
+/// [`view`] without the servers' views: A's chosen client's view on the left, B's on
+/// the right. A lesson's A/B step (`netarena learn`) draws this, so its panel keeps the
+/// rows the servers' views would take, at 100x30 too.
+pub(crate) fn clients_view<'a>(
+    a: &'a Lab,
+    b: &'a Lab,
+    setting: &Setting,
+    c: &Controls,
+) -> LabView<'a> {
+    let mut v = view(a, b, setting, c);
+    if v.panes.len() == 4 {
+        v.panes.drain(..2);
+    }
+    v
+}
+
 /// The server's pane, client `n`'s pane and its lane out of one lab's view, titled and
 /// labelled with the side they show.
 fn take<'a>(
@@ -588,6 +604,9 @@ fn take<'a>(
     });
     (server, client, lane)
 }
+
+/// The width of the panel of figures that differ.
+pub(crate) const DIFFERENCES_WIDTH: u16 = 58;
 
 /// The chosen client's figures that differ between the labs so far, as the headless
 /// report names them.
@@ -631,7 +650,7 @@ fn differences_panel(a: &Lab, b: &Lab, n: usize) -> Panel {
     Panel {
         title: format!("A/B: client {} figures that differ", n + 1),
         lines,
-        width: 58,
+        width: DIFFERENCES_WIDTH,
         ..Panel::default()
     }
 }

@@ -21,7 +21,7 @@ pub mod recording;
 pub(crate) mod speed;
 pub mod terminal;
 mod verdicts;
-mod view;
+pub(crate) mod view;
 mod wire;
 
 use std::net::SocketAddr;

@@ -51,7 +51,7 @@ struct Front<'a> {
     /// The real time the virtual clock was last advanced at.
     last: Instant,
     /// Lab B of an A/B run, and the setting it differs in.
-    twin: Option<(&'a mut Lab, &'a Setting)>,
+    twin: Twin,
     /// A guide riding along (`netarena learn`), if any.
     coach: Option<&'a mut dyn Coach>,
     /// What `f` follows, and what `L` put over the views.
@@ -59,14 +59,18 @@ struct Front<'a> {
     over: Over,
 }
 
+/// Lab B of an A/B run beside the front end's lab, and the setting it differs in.
+pub(crate) type Twin = Option<(Lab, Setting)>;
+
 /// A guide that rides along the lab (`crate::learn`): it sees every key before the lab
 /// does, watches the lab after every frame and every key (and may pause it, resume it
-/// or build it anew), and adds panels and the bottom line's reminder.
+/// or build it anew, with or without a lab B beside it), and adds panels and the
+/// bottom line's reminder.
 pub(crate) trait Coach {
     /// A key, before the lab's own: true when the coach took it.
-    fn on_key(&mut self, key: &KeyEvent, lab: &mut Lab) -> bool;
+    fn on_key(&mut self, key: &KeyEvent, lab: &mut Lab, twin: &mut Twin) -> bool;
     /// After time moved or a key acted: `Some(paused)` to pause or resume the clock.
-    fn watch(&mut self, lab: &mut Lab) -> Option<bool>;
+    fn watch(&mut self, lab: &mut Lab, twin: &mut Twin) -> Option<bool>;
     /// Its panels for a screen `width` columns wide.
     fn panels(&self, lab: &Lab, width: u16) -> Vec<ui::lab::Panel>;
     /// The bottom line when nothing is being explained.
@@ -133,10 +137,10 @@ fn run_with(
         report,
     } = writes;
     let start = Instant::now();
-    let (mut lab, mut twin) = match compare {
+    let (mut lab, twin) = match compare {
         Some(setting) => {
             let (a, b) = compare::pair(config, setting, start)?;
-            (a, Some((b, setting)))
+            (a, Some((b, setting.clone())))
         }
         None => (Lab::new(config, start)?, None),
     };
@@ -161,7 +165,7 @@ fn run_with(
         message: None,
         theme,
         last: Instant::now(),
-        twin: twin.as_mut().map(|(b, s)| (b, *s)),
+        twin,
         // Reborrowed for as long as the lab is.
         coach: match coach {
             Some(c) => Some(c),
@@ -171,6 +175,7 @@ fn run_with(
         over: Over::Nothing,
     };
     let outcome = shell.run(&mut front);
+    let Front { twin, .. } = front;
     drop(shell);
     let recorded = lab.finish_recordings();
     let ended = match &outcome {
@@ -209,8 +214,8 @@ impl Screen for Front<'_> {
 
     fn on_key(&mut self, key: &KeyEvent, now: Instant) -> anyhow::Result<Flow> {
         if let Some(coach) = self.coach.as_deref_mut() {
-            let took = coach.on_key(key, self.lab);
-            if let Some(paused) = coach.watch(self.lab) {
+            let took = coach.on_key(key, self.lab, &mut self.twin);
+            if let Some(paused) = coach.watch(self.lab, &mut self.twin) {
                 self.paused = paused;
             }
             if took {
@@ -218,7 +223,11 @@ impl Screen for Front<'_> {
             }
         }
         let quit = on_key(self, *key, now);
-        if let Some(paused) = self.coach.as_deref_mut().and_then(|c| c.watch(self.lab)) {
+        if let Some(paused) = self
+            .coach
+            .as_deref_mut()
+            .and_then(|c| c.watch(self.lab, &mut self.twin))
+        {
             self.paused = paused;
         }
         Ok(if quit { Flow::Quit } else { Flow::Go })
@@ -250,7 +259,11 @@ impl Screen for Front<'_> {
             }
         }
         self.last = real;
-        if let Some(paused) = self.coach.as_deref_mut().and_then(|c| c.watch(self.lab)) {
+        if let Some(paused) = self
+            .coach
+            .as_deref_mut()
+            .and_then(|c| c.watch(self.lab, &mut self.twin))
+        {
             self.paused = paused;
         }
         Ok(Flow::Go)
@@ -284,7 +297,10 @@ impl Screen for Front<'_> {
         let mut view = match &mut self.twin {
             Some((b, setting)) => {
                 b.frame();
-                compare::view(self.lab, b, setting, &controls)
+                match self.coach {
+                    Some(_) => compare::clients_view(self.lab, b, setting, &controls),
+                    None => compare::view(self.lab, b, setting, &controls),
+                }
             }
             None => view::build(self.lab, &controls),
         };

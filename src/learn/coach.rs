@@ -11,13 +11,15 @@ use ratatui::text::{Line, Span};
 use super::lessons::LESSONS;
 use super::progress::Progress;
 use super::runner::{Phase, Runner};
-use crate::lab::Lab;
-use crate::lab::terminal::Coach;
+use crate::lab::terminal::{Coach, Twin};
+use crate::lab::{Lab, compare};
 use crate::ui::keys::{self, Learn};
 use crate::ui::lab::Panel;
 
 /// The widest the lesson's panel gets: lines longer than this are hard to read.
 const MAX_WIDTH: u16 = 118;
+/// The narrowest the lesson's panel gets to leave room beside it.
+const MIN_BESIDE: u16 = 90;
 
 /// A learner taking the course in the terminal.
 pub(crate) struct Course<'p> {
@@ -73,10 +75,10 @@ impl<'p> Course<'p> {
         self.note();
     }
 
-    fn key(&mut self, k: Learn, lab: &mut Lab) {
+    fn key(&mut self, k: Learn, lab: &mut Lab, twin: &mut Twin) {
         match k {
-            Learn::Next if self.runner.phase == Phase::Complete => self.skip(lab),
-            Learn::Next => match self.runner.go_on(lab) {
+            Learn::Next if self.runner.phase == Phase::Complete => self.skip(lab, twin),
+            Learn::Next => match self.runner.go_on(lab, twin) {
                 Ok(run) => {
                     self.pause = Some(!run);
                     self.note();
@@ -84,23 +86,23 @@ impl<'p> Course<'p> {
                 Err(e) => self.error = Some(format!("{e:#}")),
             },
             Learn::Back => {
-                let r = self.runner.back(lab);
+                let r = self.runner.back(lab, twin);
                 self.entered(r);
             }
             Learn::Repeat => {
-                let r = self.runner.enter(lab);
+                let r = self.runner.enter(lab, twin);
                 self.entered(r);
             }
-            Learn::Skip => self.skip(lab),
+            Learn::Skip => self.skip(lab, twin),
         }
     }
 
     /// On to the next lesson (or, after the last, the first again).
-    fn skip(&mut self, lab: &mut Lab) {
+    fn skip(&mut self, lab: &mut Lab, twin: &mut Twin) {
         let next = (self.runner.lesson + 1) % LESSONS.len();
         let base = lab.now();
         self.runner = Runner::new(next, 0, base);
-        let r = self.runner.enter(lab);
+        let r = self.runner.enter(lab, twin);
         self.entered(r);
     }
 
@@ -119,21 +121,21 @@ impl<'p> Course<'p> {
 }
 
 impl Coach for Course<'_> {
-    fn on_key(&mut self, key: &KeyEvent, lab: &mut Lab) -> bool {
+    fn on_key(&mut self, key: &KeyEvent, lab: &mut Lab, twin: &mut Twin) -> bool {
         let Some(k) = keys::learn_key(key) else {
             return false;
         };
-        self.key(k, lab);
+        self.key(k, lab, twin);
         true
     }
 
-    fn watch(&mut self, lab: &mut Lab) -> Option<bool> {
+    fn watch(&mut self, lab: &mut Lab, twin: &mut Twin) -> Option<bool> {
         if !self.entered {
             self.entered = true;
-            let r = self.runner.enter(lab);
+            let r = self.runner.enter(lab, twin);
             self.entered(r);
         }
-        if self.runner.observe(lab) {
+        if self.runner.observe(lab, twin) {
             self.pause = Some(true);
             self.note();
         }
@@ -141,7 +143,14 @@ impl Coach for Course<'_> {
     }
 
     fn panels(&self, _lab: &Lab, width: u16) -> Vec<Panel> {
-        let width = width.min(MAX_WIDTH);
+        // An A/B step leaves room beside it for the panel of figures that differ, where
+        // the lesson's text still reads well.
+        let beside = width.saturating_sub(compare::DIFFERENCES_WIDTH);
+        let width = match self.runner.current().compare {
+            Some(_) if beside >= MIN_BESIDE => beside,
+            _ => width,
+        }
+        .min(MAX_WIDTH);
         let inner = usize::from(width.saturating_sub(2)).max(20);
         let lines = paragraphs(&self.runner, self.error.as_deref())
             .iter()
@@ -253,10 +262,10 @@ mod tests {
 
     fn press(c: &mut Course<'_>, lab: &mut Lab, code: KeyCode) -> Option<bool> {
         assert!(
-            c.on_key(&KeyEvent::from(code), lab),
+            c.on_key(&KeyEvent::from(code), lab, &mut None),
             "{code:?} is the course's"
         );
-        c.watch(lab)
+        c.watch(lab, &mut None)
     }
 
     /// The course's keys through the coach: the first look pauses; `o` goes on, then
@@ -270,7 +279,11 @@ mod tests {
         let mut progress = Progress::load(&path).unwrap();
         let mut lab = Lab::new(&LESSONS[0].scenario.config(), t0).unwrap();
         let mut c = Course::new(0, 0, t0, &mut progress);
-        assert_eq!(c.watch(&mut lab), Some(true), "a step starts paused");
+        assert_eq!(
+            c.watch(&mut lab, &mut None),
+            Some(true),
+            "a step starts paused"
+        );
         assert!(c.title().ends_with("step 1/2"), "{}", c.title());
         let panel = &c.panels(&lab, 160)[0];
         let bold = panel
@@ -284,7 +297,7 @@ mod tests {
             bold.iter().any(|s| s.parse::<f64>().is_ok()),
             "the measured round trip is drawn bold: {bold:?}"
         );
-        assert!(!c.on_key(&KeyEvent::from(KeyCode::Char('p')), &mut lab));
+        assert!(!c.on_key(&KeyEvent::from(KeyCode::Char('p')), &mut lab, &mut None));
         assert_eq!(press(&mut c, &mut lab, KeyCode::Char('o')), Some(true));
         assert!(c.title().ends_with("step 2/2"));
         assert_eq!(
@@ -300,6 +313,97 @@ mod tests {
         drop(c);
         let kept = std::fs::read_to_string(&path).unwrap();
         assert!(kept.contains("at 2 1"), "{kept}");
+        let _ = std::fs::remove_file(&path);
+    }
+
+    /// The screen as the front end draws it with a coach: the clients' views of the lab
+    /// and lab B side by side (`compare::clients_view`), the coach's panel first.
+    fn screen(c: &Course<'_>, a: &Lab, twin: &Twin, w: u16, h: u16) -> String {
+        use crate::lab::{compare, view};
+        use ratatui::{Terminal, backend::TestBackend};
+        let controls = view::Controls {
+            selected: 0,
+            speed: 1.0,
+            paused: true,
+            fps: 60.0,
+            message: &c.reminder(),
+            help: false,
+            theme: crate::ui::Theme::Mono,
+            follow: None,
+            ladder_over: false,
+        };
+        let (b, setting) = twin.as_ref().expect("lab B");
+        let mut v = compare::clients_view(a, b, setting, &controls);
+        v.panels.splice(0..0, c.panels(a, w));
+        let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+        term.draw(|f| crate::ui::lab::draw(f, &v)).unwrap();
+        let buf = term.backend().buffer();
+        (0..h)
+            .map(|y| (0..w).map(|x| buf[(x, y)].symbol()).collect::<String>())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// Lesson 7's A/B step in the terminal: `o` lets both labs run; once checked, the
+    /// screen has lab A's views on the left (20 Hz), lab B's on the right (10 Hz), and
+    /// the lesson's panel with each lab's measured `remote_motion_cv`, at 160x45 and at
+    /// 100x30; at 160x45 the figures that differ beside it, B's column whole. `LEARN_CAPTURE=1` prints the 160x45 screen.
+    #[test]
+    fn the_ab_step_draws_both_labs_and_the_lesson() {
+        let t0 = Instant::now();
+        let path =
+            std::env::temp_dir().join(format!("netarena-coach-ab-{}.txt", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let mut progress = Progress::load(&path).unwrap();
+        let mut lab = Lab::new(&LESSONS[6].scenario.config(), t0).unwrap();
+        let mut twin: Twin = None;
+        let mut c = Course::new(6, 2, t0, &mut progress);
+        assert_eq!(c.watch(&mut lab, &mut twin), Some(true));
+        assert!(twin.is_some(), "the A/B step built lab B");
+        let reading = screen(&c, &lab, &twin, 160, 45);
+        assert!(reading.contains("left A: snapshot-rate=20"), "{reading}");
+        assert!(reading.contains("right B: snapshot-rate=10"), "{reading}");
+        assert!(c.on_key(&KeyEvent::from(KeyCode::Char('o')), &mut lab, &mut twin));
+        assert_eq!(c.watch(&mut lab, &mut twin), Some(false), "both labs run");
+        let example = c.runner.current().example;
+        super::super::runner::play(&mut c.runner, &mut lab, &mut twin, example, 12_000);
+        assert!(
+            matches!(c.runner.phase, Phase::Checked(_)),
+            "{:?}",
+            c.runner.phase
+        );
+        let cv = |l: &Lab| format!("{:.2}", l.remote_motion_cv(0).expect("measured"));
+        let (cv_a, cv_b) = (cv(&lab), cv(&twin.as_ref().unwrap().0));
+        assert_ne!(cv_a, cv_b);
+        for (w, h) in [(160, 45), (100, 30)] {
+            let shot = screen(&c, &lab, &twin, w, h);
+            if std::env::var_os("LEARN_CAPTURE").is_some() {
+                println!("{w}x{h}:\n{shot}");
+            }
+            let wants = [
+                "lesson 7/10",
+                "✓ checked",
+                "A: snapshot-rate=20 · client 1",
+                "B: snapshot-rate=10 · client 1",
+                &cv_a,
+                &cv_b,
+            ];
+            for want in wants {
+                assert!(shot.contains(want), "{w}x{h}: no {want:?}:\n{shot}");
+            }
+            // Beside the lesson where there is room: B's column whole.
+            let differ = shot.lines().find(|l| l.contains("snapshots_received"));
+            assert_eq!(differ.is_some(), w == 160, "{w}x{h}:\n{shot}");
+            if let Some(row) = differ {
+                let (_, figures) = row.split_once("snapshots_received").unwrap();
+                let numbers = figures
+                    .split_whitespace()
+                    .filter(|f| f.parse::<f64>().is_ok())
+                    .count();
+                assert_eq!(numbers, 3, "A, B and B/A: {row}");
+            }
+        }
+        drop(c);
         let _ = std::fs::remove_file(&path);
     }
 }

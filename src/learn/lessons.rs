@@ -3,7 +3,7 @@
 //! with [`measured`]; the values a learner is asked to set are in backticks.
 
 use super::watch::{Memo, Watch, me, server_cell, walker};
-use super::{Act, Lesson, Scenario, Step, Task, Verdict, measured, measured_f};
+use super::{Act, Judge, Lesson, Say, Scenario, Step, Task, Verdict, measured, measured_f};
 use crate::client::play::input::Action;
 use crate::lab::Lab;
 use crate::lab::dials::{AUTO, DIALS, Value};
@@ -696,6 +696,48 @@ fn l7_input_judge(lab: &Lab, w: &Watch, _: &mut Memo) -> Verdict {
     )])
 }
 
+/// Lab B's setting in lesson 7's A/B step.
+const HALF_RATE: &str = "snapshot-rate=10";
+
+fn l7_ab_ask(a: &Lab, b: &Lab) -> Vec<String> {
+    vec![
+        format!(
+            "An A/B run from one seed (`lab --compare {HALF_RATE}`): on the left lab A sends {} snapshots a second, on the right lab B {}; all else is alike. Client 1 draws the walker {} ms in the past on the left, {} ms on the right: interpolation waits for the next snapshot.",
+            measured(dial(a, "snapshot rate")),
+            measured(dial(b, "snapshot rate")),
+            measured_f(interp_ms(a), 0),
+            measured_f(interp_ms(b), 0)
+        ),
+        "Press `i`: your keys act on both labs, so interpolation goes off in both. Watch the walker in the two client views.".to_owned(),
+    ]
+}
+
+fn interpolation_off(lab: &Lab) -> Result<(), String> {
+    if switches(lab).interpolation {
+        return Err("client 1 still interpolates: press `i`".to_owned());
+    }
+    Ok(())
+}
+
+fn l7_ab_judge(a: &Lab, b: &Lab, w: &Watch, _: &mut Memo) -> Verdict {
+    let (Some(cv_a), Some(cv_b)) = (a.remote_motion_cv(0), b.remote_motion_cv(0)) else {
+        return Verdict::NotYet("waiting for the walker to walk straight in both labs".to_owned());
+    };
+    let which = if cv_b > cv_a {
+        "the slower updates drew it the more unevenly"
+    } else {
+        "the slower updates did not draw it more unevenly this time"
+    };
+    Verdict::Pass(vec![format!(
+        "Without interpolation the walker moves only when a snapshot comes, then stands. Over {} s its drawn speed varied by {} of its mean on the left, a snapshot every {} ms, and by {} on the right, every {} ms (`remote_motion_cv`; `0` is even): {which}. The update rate sets how far apart the steps are.",
+        secs(w),
+        measured_f(cv_a, 2),
+        measured_f(period_ms(a), 0),
+        measured_f(cv_b, 2),
+        measured_f(period_ms(b), 0)
+    )])
+}
+
 // Lesson 8: the server's input buffer and speed hacks.
 
 fn credit(lab: &mut Lab) {
@@ -893,30 +935,54 @@ const fn look(setup: fn(&mut Lab), lead_ms: u64, say: fn(&Lab) -> Vec<String>) -
     Step {
         setup,
         lead_ms,
-        say,
+        compare: None,
+        say: Say::One(say),
         task: None,
         example: &[],
     }
 }
-
-type Judge = fn(&Lab, &Watch, &mut Memo) -> Verdict;
 
 const fn task(
     setup: fn(&mut Lab),
     say: fn(&Lab) -> Vec<String>,
     wants: fn(&Lab) -> Result<(), String>,
     window_ms: u64,
-    judge: Judge,
+    judge: fn(&Lab, &Watch, &mut Memo) -> Verdict,
     example: &'static [(u64, Act)],
 ) -> Step {
     Step {
         setup,
         lead_ms: 2000,
-        say,
+        compare: None,
+        say: Say::One(say),
         task: Some(Task {
             wants,
             window_ms,
-            judge,
+            judge: Judge::One(judge),
+        }),
+        example,
+    }
+}
+
+/// An A/B task: lab B differs in `setting`; the learner's change must be made in both,
+/// and the judge sees both.
+const fn ab_task(
+    setting: &'static str,
+    say: fn(&Lab, &Lab) -> Vec<String>,
+    wants: fn(&Lab) -> Result<(), String>,
+    window_ms: u64,
+    judge: fn(&Lab, &Lab, &Watch, &mut Memo) -> Verdict,
+    example: &'static [(u64, Act)],
+) -> Step {
+    Step {
+        setup: nothing,
+        lead_ms: 2000,
+        compare: Some(setting),
+        say: Say::Both(say),
+        task: Some(Task {
+            wants,
+            window_ms,
+            judge: Judge::Both(judge),
         }),
         example,
     }
@@ -1138,6 +1204,14 @@ pub(crate) static LESSONS: &[Lesson] = &[
                 3000,
                 l7_snap_judge,
                 &[(100, Act::Dial("snapshot rate", 10))],
+            ),
+            ab_task(
+                HALF_RATE,
+                l7_ab_ask,
+                interpolation_off,
+                3000,
+                l7_ab_judge,
+                &[(100, Act::Do(Action::ToggleInterpolation))],
             ),
             task(
                 nothing,

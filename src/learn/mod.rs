@@ -87,12 +87,16 @@ pub(crate) struct Lesson {
 }
 
 /// One step: the lab built afresh from the scenario, `setup` applied, run `lead_ms`,
-/// then paused while the learner reads what it `say`s.
+/// then paused while the learner reads what it `say`s. With `compare`, the step is an
+/// A/B run (`lab --compare`): lab A as the scenario says on the left, lab B differing
+/// in that one setting on the right, from one seed, the learner's keys acting on both.
 pub(crate) struct Step {
     pub(crate) setup: fn(&mut Lab),
     pub(crate) lead_ms: u64,
-    /// What it says at the pause, from the lab as it is then.
-    pub(crate) say: fn(&Lab) -> Vec<String>,
+    /// Lab B's setting, as `netarena lab --compare` takes it (`snapshot-rate=10`).
+    pub(crate) compare: Option<&'static str>,
+    /// What it says at the pause, from the lab (or labs) as it is then.
+    pub(crate) say: Say,
     /// What the learner is asked to do; None for a step that only shows.
     pub(crate) task: Option<Task>,
     /// What a learner who does as asked does, ms after the step's world starts running.
@@ -107,7 +111,22 @@ pub(crate) struct Task {
     /// How long the lab runs with it set up before it is judged.
     pub(crate) window_ms: u64,
     /// What it caused, from what was watched over the window.
-    pub(crate) judge: fn(&Lab, &Watch, &mut Memo) -> Verdict,
+    pub(crate) judge: Judge,
+}
+
+/// What a step says: from its lab, or (an A/B step) from labs A and B.
+#[derive(Clone, Copy)]
+pub(crate) enum Say {
+    One(fn(&Lab) -> Vec<String>),
+    Both(fn(&Lab, &Lab) -> Vec<String>),
+}
+
+/// How a task judges: from its lab, or (an A/B step) from labs A and B. The watch is
+/// client 1's in lab A.
+#[derive(Clone, Copy)]
+pub(crate) enum Judge {
+    One(fn(&Lab, &Watch, &mut Memo) -> Verdict),
+    Both(fn(&Lab, &Lab, &Watch, &mut Memo) -> Verdict),
 }
 
 /// A judge's word.

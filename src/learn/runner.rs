@@ -1,5 +1,6 @@
-//! A lesson's steps without a terminal: build each step's lab, pause it, watch what
-//! the learner does, judge it. The terminal's coach and the tests both drive this.
+//! A lesson's steps without a terminal: build each step's lab (and lab B beside it for
+//! an A/B step), pause it, watch what the learner does, judge it. The terminal's coach
+//! and the tests both drive this.
 
 use std::time::{Duration, Instant};
 
@@ -7,10 +8,12 @@ use std::time::{Duration, Instant};
 use super::Act;
 use super::lessons::LESSONS;
 use super::watch::{Memo, Watch};
-use super::{Lesson, Step, Verdict};
+use super::{Judge, Lesson, Say, Step, Verdict};
 use crate::lab::Lab;
+use crate::lab::compare::{self, Setting};
 #[cfg(test)]
 use crate::lab::dials::DIALS;
+use crate::lab::terminal::Twin;
 
 /// How long a step's lab runs before its setup.
 const SETTLE: Duration = Duration::from_millis(100);
@@ -63,17 +66,46 @@ impl Runner {
         &self.lesson().steps[self.step]
     }
 
-    /// Builds the step's lab afresh in `lab`, sets it up, runs its lead, and pauses
-    /// there with its words.
-    pub(crate) fn enter(&mut self, lab: &mut Lab) -> anyhow::Result<()> {
+    /// Builds the step's lab afresh in `lab` (and for an A/B step lab B in `twin`, as
+    /// `lab --compare` does; else `twin` is emptied), sets it up, runs its lead, and
+    /// pauses there with its words.
+    pub(crate) fn enter(&mut self, lab: &mut Lab, twin: &mut Twin) -> anyhow::Result<()> {
         let lesson = self.lesson();
         let step = self.current();
-        *lab = Lab::new(&lesson.scenario.config(), self.base)?;
+        let config = lesson.scenario.config();
+        *twin = None;
+        match step.compare {
+            Some(text) => {
+                let setting = Setting::parse(text).map_err(anyhow::Error::msg)?;
+                let (a, b) = compare::pair(&config, &setting, self.base)?;
+                *lab = a;
+                *twin = Some((b, setting));
+            }
+            None => *lab = Lab::new(&config, self.base)?,
+        }
         // The client's session starts a few ms in; a switch before that is ignored.
-        lab.run_until(self.base + SETTLE);
-        (step.setup)(lab);
-        lab.run_until(self.base + Duration::from_millis(step.lead_ms));
-        self.said = (step.say)(lab);
+        let settled = self.base + SETTLE;
+        let lead = self.base + Duration::from_millis(step.lead_ms);
+        match twin {
+            Some((b, setting)) => {
+                compare::run_until(lab, b, settled);
+                (step.setup)(lab);
+                (step.setup)(b);
+                // After the setup, so lab B differs in its one setting whatever it set.
+                setting.apply(b);
+                compare::run_until(lab, b, lead);
+            }
+            None => {
+                lab.run_until(settled);
+                (step.setup)(lab);
+                lab.run_until(lead);
+            }
+        }
+        self.said = match (step.say, twin) {
+            (Say::One(say), _) => say(lab),
+            (Say::Both(say), Some((b, _))) => say(lab, b),
+            (Say::Both(_), None) => vec!["! this step compares two labs and has no lab B".into()],
+        };
         self.phase = Phase::Reading;
         self.watch = None;
         Ok(())
@@ -81,7 +113,7 @@ impl Runner {
 
     /// "Go on": from the reading pause into the task, or to the next step. True when
     /// the world should run.
-    pub(crate) fn go_on(&mut self, lab: &mut Lab) -> anyhow::Result<bool> {
+    pub(crate) fn go_on(&mut self, lab: &mut Lab, twin: &mut Twin) -> anyhow::Result<bool> {
         match (&self.phase, &self.current().task) {
             (Phase::Reading, Some(_)) => {
                 self.phase = Phase::Doing(String::new());
@@ -90,15 +122,15 @@ impl Runner {
             }
             (Phase::Complete, _) => Ok(false),
             (Phase::Doing(_), _) => Ok(true),
-            _ => self.next(lab).map(|()| false),
+            _ => self.next(lab, twin).map(|()| false),
         }
     }
 
     /// The next step, or the lesson complete after the last.
-    pub(crate) fn next(&mut self, lab: &mut Lab) -> anyhow::Result<()> {
+    pub(crate) fn next(&mut self, lab: &mut Lab, twin: &mut Twin) -> anyhow::Result<()> {
         if self.step + 1 < self.lesson().steps.len() {
             self.step += 1;
-            self.enter(lab)
+            self.enter(lab, twin)
         } else {
             self.phase = Phase::Complete;
             Ok(())
@@ -106,26 +138,34 @@ impl Runner {
     }
 
     /// The step before (or this one again at the first).
-    pub(crate) fn back(&mut self, lab: &mut Lab) -> anyhow::Result<()> {
+    pub(crate) fn back(&mut self, lab: &mut Lab, twin: &mut Twin) -> anyhow::Result<()> {
         self.step = self.step.saturating_sub(1);
-        self.enter(lab)
+        self.enter(lab, twin)
     }
 
-    /// Watches the lab now; true when the step was just checked (the world pauses).
-    pub(crate) fn observe(&mut self, lab: &mut Lab) -> bool {
+    /// Watches the lab (and lab B) now; true when the step was just checked (the world
+    /// pauses). What is asked must be set up in both labs.
+    pub(crate) fn observe(&mut self, lab: &mut Lab, twin: &mut Twin) -> bool {
         let Phase::Doing(_) = self.phase else {
             return false;
         };
         let Some(task) = &self.current().task else {
             return false;
         };
-        if let Err(why) = (task.wants)(lab) {
+        let wanted = (task.wants)(lab).and_then(|()| match twin {
+            Some((b, _)) => (task.wants)(b).map_err(|why| format!("in lab B (right): {why}")),
+            None => Ok(()),
+        });
+        if let Err(why) = wanted {
             self.phase = Phase::Doing(why);
             self.watch = None;
             return false;
         }
         let watch = self.watch.get_or_insert_with(|| {
             lab.restart_motion();
+            if let Some((b, _)) = twin {
+                b.restart_motion();
+            }
             Watch::new(lab)
         });
         watch.observe(lab);
@@ -138,7 +178,14 @@ impl Runner {
             ));
             return false;
         }
-        match (task.judge)(lab, watch, &mut self.memo) {
+        let verdict = match (task.judge, twin) {
+            (Judge::One(judge), _) => judge(lab, watch, &mut self.memo),
+            (Judge::Both(judge), Some((b, _))) => judge(lab, b, watch, &mut self.memo),
+            (Judge::Both(_), None) => {
+                Verdict::NotYet("this step compares two labs and has no lab B".to_owned())
+            }
+        };
+        match verdict {
             Verdict::Pass(lines) => {
                 self.phase = Phase::Checked(lines);
                 true
@@ -163,8 +210,16 @@ impl Runner {
 
 #[cfg(test)]
 /// Does what a learner's action does to client 1 (the keys' paths: `Lab::act`,
-/// `Lab::set_dial`, `Lab::hold`).
-pub(crate) fn act(lab: &mut Lab, a: Act) {
+/// `Lab::set_dial`, `Lab::hold`), in lab B too as the front end's keys do.
+pub(crate) fn act(lab: &mut Lab, twin: &mut Twin, a: Act) {
+    if let Some((b, _)) = twin {
+        act_one(b, a);
+    }
+    act_one(lab, a);
+}
+
+#[cfg(test)]
+fn act_one(lab: &mut Lab, a: Act) {
     match a {
         Act::Do(action) => {
             lab.act(0, action);
@@ -179,10 +234,16 @@ pub(crate) fn act(lab: &mut Lab, a: Act) {
 }
 
 #[cfg(test)]
-/// Runs a step's world for `ms` as a learner who does `script` (ms after the start,
-/// what), observing every 10 ms as the terminal does every frame. Stops early once
-/// checked.
-pub(crate) fn play(runner: &mut Runner, lab: &mut Lab, script: &[(u64, Act)], ms: u64) {
+/// Runs a step's world (both labs of an A/B step, on one clock) for `ms` as a learner
+/// who does `script` (ms after the start, what), observing every 10 ms as the terminal
+/// does every frame. Stops early once checked.
+pub(crate) fn play(
+    runner: &mut Runner,
+    lab: &mut Lab,
+    twin: &mut Twin,
+    script: &[(u64, Act)],
+    ms: u64,
+) {
     let start = lab.now();
     let mut next = 0;
     let mut t = 0;
@@ -191,13 +252,20 @@ pub(crate) fn play(runner: &mut Runner, lab: &mut Lab, script: &[(u64, Act)], ms
             if at > t {
                 break;
             }
-            act(lab, a);
+            act(lab, twin, a);
             next += 1;
         }
         t += 10;
-        lab.run_until(start + Duration::from_millis(t));
+        let until = start + Duration::from_millis(t);
+        match twin {
+            Some((b, _)) => {
+                compare::run_until(lab, b, until);
+                b.frame();
+            }
+            None => lab.run_until(until),
+        }
         lab.frame();
-        if runner.observe(lab) {
+        if runner.observe(lab, twin) {
             return;
         }
     }

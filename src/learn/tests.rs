@@ -8,18 +8,20 @@ use super::lessons::LESSONS;
 use super::runner::{Phase, Runner, play};
 use super::*;
 use crate::client::play::input::Action;
+use crate::lab::terminal::Twin;
 use crate::sim::world::Buttons;
 
 /// Longest a scripted learner gets for one step, in virtual ms.
 const STEP_MS: u64 = 12_000;
 
-/// Lesson `n` at its first step, its lab built.
-fn start(n: usize) -> (Runner, Lab) {
+/// Lesson `n` at its first step, its lab built (and lab B, for an A/B step).
+fn start(n: usize) -> (Runner, Lab, Twin) {
     let t0 = Instant::now();
     let mut lab = Lab::new(&LESSONS[n].scenario.config(), t0).unwrap();
+    let mut twin = None;
     let mut runner = Runner::new(n, 0, t0);
-    runner.enter(&mut lab).unwrap();
-    (runner, lab)
+    runner.enter(&mut lab, &mut twin).unwrap();
+    (runner, lab, twin)
 }
 
 /// Every text the learner reads now: what the step said, and what the check says.
@@ -86,17 +88,23 @@ fn assert_no_own_numbers(runner: &Runner) {
 /// Lesson `n` taken by a learner who does what every step asks: each step is checked
 /// within its time, and the lesson ends complete.
 fn completes(n: usize) {
-    let (mut runner, mut lab) = start(n);
+    let (mut runner, mut lab, mut twin) = start(n);
     for s in 0..LESSONS[n].steps.len() {
         assert_eq!(runner.step, s);
         assert_no_own_numbers(&runner);
         let step = runner.current();
         if step.task.is_none() {
-            assert!(!runner.go_on(&mut lab).unwrap(), "a look step goes on");
+            assert!(
+                !runner.go_on(&mut lab, &mut twin).unwrap(),
+                "a look step goes on"
+            );
             continue;
         }
-        assert!(runner.go_on(&mut lab).unwrap(), "the task runs the world");
-        play(&mut runner, &mut lab, step.example, STEP_MS);
+        assert!(
+            runner.go_on(&mut lab, &mut twin).unwrap(),
+            "the task runs the world"
+        );
+        play(&mut runner, &mut lab, &mut twin, step.example, STEP_MS);
         assert!(
             runner.checked(),
             "lesson {} step {}: not checked: {:?}",
@@ -123,7 +131,7 @@ fn completes(n: usize) {
             n + 1,
             s + 1
         );
-        runner.next(&mut lab).unwrap();
+        runner.next(&mut lab, &mut twin).unwrap();
     }
     assert_eq!(runner.phase, Phase::Complete);
 }
@@ -131,15 +139,15 @@ fn completes(n: usize) {
 /// Every task step of lesson `n` taken by a learner who does `wrong` instead: none is
 /// checked, and each says why.
 fn refuses(n: usize, wrong: &[(u64, Act)]) {
-    let (mut runner, mut lab) = start(n);
+    let (mut runner, mut lab, mut twin) = start(n);
     for s in 0..LESSONS[n].steps.len() {
         runner.step = s;
-        runner.enter(&mut lab).unwrap();
+        runner.enter(&mut lab, &mut twin).unwrap();
         if runner.current().task.is_none() {
             continue;
         }
-        runner.go_on(&mut lab).unwrap();
-        play(&mut runner, &mut lab, wrong, 6000);
+        runner.go_on(&mut lab, &mut twin).unwrap();
+        play(&mut runner, &mut lab, &mut twin, wrong, 6000);
         let Phase::Doing(why) = &runner.phase else {
             panic!(
                 "lesson {} step {}: checked though the learner did else: {:?}",
@@ -237,11 +245,11 @@ fn half_done_is_not_done() {
         ),
     ];
     for (n, s, script, why) in cases {
-        let (mut runner, mut lab) = start(n);
+        let (mut runner, mut lab, mut twin) = start(n);
         runner.step = s;
-        runner.enter(&mut lab).unwrap();
-        runner.go_on(&mut lab).unwrap();
-        play(&mut runner, &mut lab, &script, 5000);
+        runner.enter(&mut lab, &mut twin).unwrap();
+        runner.go_on(&mut lab, &mut twin).unwrap();
+        play(&mut runner, &mut lab, &mut twin, &script, 5000);
         match &runner.phase {
             Phase::Doing(said) => assert!(said.contains(why), "{said}"),
             other => panic!("lesson {} step {}: {other:?}", n + 1, s + 1),
@@ -253,8 +261,10 @@ fn half_done_is_not_done() {
 /// another round trip.
 #[test]
 fn the_words_change_with_the_run() {
-    let (runner, mut lab) = start(0);
-    let say = runner.current().say;
+    let (runner, mut lab, _) = start(0);
+    let Say::One(say) = runner.current().say else {
+        panic!("lesson 1 step 1 is one lab's")
+    };
     let before = say(&lab);
     let lan = crate::net::conditioner::Conditions::profile("lan").unwrap();
     lab.set_link(0, lan.clone(), lan);
@@ -297,4 +307,72 @@ fn the_course_covers_every_technique() {
         assert!(all.contains(item), "no lesson covers {item:?}: {all}");
     }
     assert!(LESSONS.len() >= 8);
+}
+
+/// The measured figures of a text, in order: what `measured` marked.
+fn figures(text: &str) -> Vec<String> {
+    text.split('⟨')
+        .skip(1)
+        .filter_map(|t| t.split_once('⟩').map(|(v, _)| v.to_owned()))
+        .collect()
+}
+
+/// Lesson 7's A/B step runs two labs, lab B at `snapshot-rate=10`: its words quote
+/// each lab's snapshot rate and interpolation delay; a learner who presses `i` is
+/// checked with each lab's measured `remote_motion_cv` and snapshot period, A's and
+/// B's different; one who turns a dial instead is told to press `i`.
+#[test]
+fn the_ab_step_runs_both_labs_and_quotes_each() {
+    let ab = 6;
+    let s = LESSONS[ab]
+        .steps
+        .iter()
+        .position(|s| s.compare.is_some())
+        .expect("lesson 7 has an A/B step");
+    let (mut runner, mut lab, mut twin) = start(ab);
+    runner.step = s;
+    runner.enter(&mut lab, &mut twin).unwrap();
+    let (b, setting) = twin.as_ref().expect("the A/B step builds lab B");
+    assert_eq!(setting.label(), "snapshot-rate=10");
+    assert_eq!(b.now(), lab.now(), "one clock");
+    let said = figures(&runner.said[0]);
+    assert_eq!(said[..2], ["20", "10"], "{:?}", runner.said);
+    assert_ne!(said[2], said[3], "interpolation delays: {:?}", runner.said);
+
+    // Something else: a dial turned in both labs, not `i`.
+    runner.go_on(&mut lab, &mut twin).unwrap();
+    let wrong = [(100, Act::Dial("snapshot rate", 30))];
+    play(&mut runner, &mut lab, &mut twin, &wrong, 5000);
+    match &runner.phase {
+        Phase::Doing(why) => assert!(why.contains("press `i`"), "{why}"),
+        other => panic!("checked though `i` was not pressed: {other:?}"),
+    }
+
+    runner.enter(&mut lab, &mut twin).unwrap();
+    runner.go_on(&mut lab, &mut twin).unwrap();
+    let example = runner.current().example;
+    play(&mut runner, &mut lab, &mut twin, example, STEP_MS);
+    let Phase::Checked(lines) = &runner.phase else {
+        panic!("not checked: {:?}", runner.phase)
+    };
+    let (b, _) = twin.as_ref().unwrap();
+    let (cv_a, cv_b) = (
+        lab.remote_motion_cv(0).unwrap(),
+        b.remote_motion_cv(0).unwrap(),
+    );
+    assert!(
+        !switches_on(&lab) && !switches_on(b),
+        "`i` reached both labs"
+    );
+    let got = figures(&lines[0]);
+    // The seconds watched, then A's cv and period, then B's.
+    assert_eq!(got[1], format!("{cv_a:.2}"), "{lines:?}");
+    assert_eq!(got[3], format!("{cv_b:.2}"), "{lines:?}");
+    assert_ne!(got[1], got[3], "A and B drew the walker alike: {lines:?}");
+    assert_ne!(got[2], got[4], "A and B had one period: {lines:?}");
+    assert_no_own_numbers(&runner);
+}
+
+fn switches_on(lab: &Lab) -> bool {
+    lab.session(0).switches().interpolation
 }
