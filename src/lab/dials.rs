@@ -255,13 +255,22 @@ fn clamp_u16(v: Value) -> u16 {
 
 /// A dial's value as the status line writes it.
 pub(crate) fn show(dial: &Dial, v: Value) -> String {
+    // A player's dial is written as the game writes it: one table.
+    if let Some(own) = crate::client::dials::DIALS
+        .iter()
+        .find(|d| d.flag == dial.flag)
+    {
+        return (own.show)(v);
+    }
     match (dial.flag, v) {
+        ("--input-buffer", 0) => "credit".to_owned(),
+        ("--input-buffer", AUTO) => "adaptive".to_owned(),
+        ("--input-buffer", v) => format!("{v} ticks"),
         (_, AUTO) => "auto".to_owned(),
         ("--lag-compensation", 0) => "off".to_owned(),
         ("--lag-compensation", _) => "on".to_owned(),
-        ("--interp-delay", v) => format!("{:.1} x period", f64::from(v) / 10.0),
-        ("--snapshot-rate" | "--input-rate" | "--tick-rate", v) => format!("{v} Hz"),
-        ("--rewind-ms" | "--extrapolation-limit-ms", v) => format!("{v} ms"),
+        ("--snapshot-rate" | "--tick-rate", v) => format!("{v} Hz"),
+        ("--rewind-ms", v) => format!("{v} ms"),
         (_, v) => v.to_string(),
     }
 }
@@ -327,6 +336,30 @@ mod tests {
         for d in DIALS {
             assert!(d.steps.windows(2).all(|w| w[0] < w[1]), "{}", d.name);
             assert!(d.flag.starts_with("--"), "{}", d.name);
+        }
+    }
+
+    /// The dial chooser said `input buffer = 0` and `correction style = 1`: every
+    /// value is written in words or with its unit, a player's dial as the game writes it.
+    #[test]
+    fn every_value_is_shown_in_words_or_with_its_unit() {
+        let by = |flag: &str| DIALS.iter().find(|d| d.flag == flag).unwrap();
+        assert_eq!(show(by("--input-buffer"), 0), "credit");
+        assert_eq!(show(by("--input-buffer"), 3), "3 ticks");
+        assert_eq!(show(by("--input-buffer"), AUTO), "adaptive");
+        assert_eq!(show(by("--correction"), 1), "smooth");
+        assert_eq!(show(by("--input-rate"), 30), "30/s");
+        assert_eq!(show(by("--tick-rate"), 60), "60 Hz");
+        // The server's dials in words or with a unit (a player's, as the game writes it).
+        for d in DIALS.iter().filter(|d| d.owner == Owner::Server) {
+            for &v in d.steps {
+                let shown = show(d, v);
+                assert!(
+                    shown.contains(|c: char| c.is_alphabetic()),
+                    "{} = {shown}",
+                    d.name
+                );
+            }
         }
     }
 }

@@ -458,7 +458,7 @@ mod tests {
         };
         assert_eq!(
             press(&mut front, 'k'),
-            " dial: input rate = 30 Hz ([ ] turn it)"
+            " dial: input rate = 30/s ([ ] turn it)"
         );
         let up = press(&mut front, ']');
         assert!(up.starts_with(" client 2: input packets 60/s"), "{up}");

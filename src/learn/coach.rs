@@ -330,7 +330,7 @@ mod tests {
             help: false,
             theme: crate::ui::Theme::Mono,
             follow: None,
-            ladder_over: false,
+            over: crate::lab::view::Over::Nothing,
         };
         let (b, setting) = twin.as_ref().expect("lab B");
         let mut v = compare::clients_view(a, b, setting, &controls);

@@ -68,9 +68,6 @@ fn lossy(lab: &mut Lab, pct: f64) {
 fn now_is(lab: &Lab, name: &str, keys: &str, to: &str) -> String {
     let d = &DIALS[dial_index(name)];
     let v = match (name, dial(lab, name)) {
-        ("correction style", v) => ["snap", "smooth", "blend"]
-            .get(v as usize)
-            .map_or_else(|| v.to_string(), |s| (*s).to_owned()),
         ("input buffer", 0) => "the credit queue".to_owned(),
         (_, v) => crate::lab::dials::show(d, v),
     };
@@ -612,7 +609,7 @@ fn l7_look(lab: &Lab) -> Vec<String> {
     let snaps = lab.session(0).stats().snapshots_received as f64;
     vec![
         format!(
-            "Three rates. The tick rate: the server ran {} ticks in {} s, {} a second (the top line counts them); each tick is one step of the rules for everyone. It is fixed when the server starts.",
+            "Three rates. The tick rate: the server ran {} ticks in {} s, {} a second (the top line counts them); each tick is one step of the rules for everyone. The lab's tick-rate dial (`k`) changes it live.",
             measured(tick),
             measured_f(secs, 1),
             measured_f(f64::from(tick) / secs, 0)
@@ -846,12 +843,12 @@ fn l9_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
     let back = rail_ms(lab, shot.rewound_ticks);
     memo.keep("rewound", back);
     let hit = if shot.hit.is_some() {
-        " It hit: the server view shows `▢` where the walker was tested and `◆` where it really was."
+        " It hit what you saw: the server view shows `▢` where the walker was tested and `◆` where it really was."
     } else {
-        ""
+        " It missed: tested where you saw the others, the beam passed them (or stopped at a wall). Aim at the walker and fire again to see a hit."
     };
     Verdict::Pass(vec![format!(
-        "The server rewound the others {} ticks, {} ms, before testing your shot: about the round trip ({} ms: the snapshot's way down and the shot's way up) plus the {} ms client 1 draws others behind its newest snapshot. You hit what you saw.{hit}",
+        "The server rewound the others {} ticks, {} ms, before testing your shot: about the round trip ({} ms: the snapshot's way down and the shot's way up) plus the {} ms client 1 draws others behind its newest snapshot, to within the tick or two a snapshot waits.{hit}",
         measured(shot.rewound_ticks),
         measured_f(back, 0),
         measured_f(rtt(lab), 0),
