@@ -35,9 +35,8 @@ use crate::sim::world::Command;
 use crate::ui::keys::{self, Game};
 use crate::ui::lab::{LabView, LaneView, Pane, Panel};
 
-/// The lab's `--tick-rate` bounds. Lab B takes the tick rate in its configuration, from
-/// its start, so any rate of the flag's is compared, not only the dial's steps.
-const TICK_RATES: std::ops::RangeInclusive<u32> = 10..=128;
+/// The tick rate's key. Lab B takes the tick rate in its configuration, from its start,
+/// so any of the lab's rates (`lab::TICK_RATES`) is compared, not only the dial's steps.
 const TICK_RATE_KEY: &str = "tick-rate";
 /// The correction styles in the order of the correction dial's values.
 const CORRECTIONS: [&str; 3] = ["snap", "smooth", "blend"];
@@ -237,7 +236,13 @@ fn parse_value(knob: Knob, text: &str) -> Result<Value, String> {
             return named(&["off", "server", "trail"]);
         }
         Knob::Switch(_) => return named(&["off", "on"]),
-        Knob::TickRate => return number(*TICK_RATES.start(), *TICK_RATES.end(), " per second"),
+        Knob::TickRate => {
+            return number(
+                Value::from(*super::TICK_RATES.start()),
+                Value::from(*super::TICK_RATES.end()),
+                " per second",
+            );
+        }
         Knob::Dial(d) => &DIALS[d],
     };
     let auto = dial.steps.contains(&dials::AUTO);

@@ -188,7 +188,9 @@ pub static DIALS: &[Dial] = &[
         steps: &[10, 20, 30, 60, 64, 128],
         get: |lab, _| u32::from(lab.server.config().tick_rate),
         set: |lab, _, v| {
-            lab.server.set_tick_rate(clamp_u16(v).clamp(10, 128));
+            let rates = &super::TICK_RATES;
+            lab.server
+                .set_tick_rate(clamp_u16(v).clamp(*rates.start(), *rates.end()));
             // The switch is at the last tick: the next comes one new period after it.
             // The clients learn it from the server, over their links.
             let last = lab.next_tick - lab.tick;

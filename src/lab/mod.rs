@@ -53,6 +53,9 @@ pub use wire::LaneCounts;
 
 /// Clients the lab runs at most (a server view and four client views fill a screen).
 pub const MAX_CLIENTS: usize = 4;
+/// The tick rates the lab runs at (its flag, its dial, an A/B run's lab B): the
+/// server's range up to 128, a rate the lab's clock still steps through exactly.
+pub const TICK_RATES: std::ops::RangeInclusive<u16> = 10..=128;
 /// The lab's clock steps this much at a time: the links deliver to the millisecond.
 const STEP: Duration = Duration::from_millis(1);
 /// How long a rail shot stays drawn in the server view.

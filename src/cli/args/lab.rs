@@ -67,7 +67,7 @@ pub(crate) struct LabArgs {
     #[arg(long, value_name = "FILE")]
     pub(crate) record: Option<PathBuf>,
     /// Simulation ticks per second at the start (the tick-rate dial changes it live)
-    #[arg(long, default_value_t = 60, value_parser = bounded(10..=128u16, " per second"))]
+    #[arg(long, default_value_t = 60, value_parser = bounded(netarena::lab::TICK_RATES, " per second"))]
     pub(crate) tick_rate: u16,
     /// Snapshots the server sends each client per second (at most the tick rate)
     #[arg(long, default_value_t = 20, value_parser = bounded(1..=60u16, " per second"))]
