@@ -312,17 +312,8 @@ impl ClientSession {
             }
             return;
         };
-        // Take a placement's word without smoothing; this is no misprediction.
         let s = self.switches;
-        let how = match (placed, s.reconciliation, s.smoothing) {
-            (true, ..) | (false, true, false) => Reconcile::Snap,
-            (false, true, true) => Reconcile::Smooth,
-            (false, false, _) => Reconcile::MeasureOnly,
-        };
-        // With prediction off the player is drawn where the server says; the prediction
-        // kept underneath (ready for the switch back on) follows the server unseen, and
-        // its disagreements are no corrections anyone saw.
-        let how = if s.prediction { how } else { Reconcile::Snap };
+        let how = Reconcile::for_switches(s, placed);
         let at = Stepping {
             map: &self.map,
             rules: &self.rules,

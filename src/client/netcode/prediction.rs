@@ -63,6 +63,21 @@ pub(crate) enum Reconcile {
     MeasureOnly,
 }
 
+impl Reconcile {
+    /// What the switches make of a snapshot that disagrees; `placed`: the server put the
+    /// player somewhere (a spawn), which is taken without smoothing: no misprediction.
+    /// With prediction off the player is drawn where the server says; the prediction
+    /// kept underneath (ready for the switch back on) follows the server unseen, and its
+    /// disagreements are no corrections anyone saw.
+    pub(crate) fn for_switches(s: crate::client::Switches, placed: bool) -> Reconcile {
+        match (placed || !s.prediction, s.reconciliation, s.smoothing) {
+            (true, ..) | (false, true, false) => Reconcile::Snap,
+            (false, true, true) => Reconcile::Smooth,
+            (false, false, _) => Reconcile::MeasureOnly,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 struct Entry {
     seq: u32,

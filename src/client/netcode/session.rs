@@ -383,11 +383,7 @@ impl ClientSession {
         };
         let others = others_of(&latest.players, self.player_id);
         let s = self.switches;
-        let how = match (s.reconciliation, s.smoothing) {
-            (true, true) => Reconcile::Smooth,
-            (true, false) => Reconcile::Snap,
-            (false, _) => Reconcile::MeasureOnly,
-        };
+        let how = Reconcile::for_switches(s, false);
         let at = Stepping {
             map: &self.map,
             rules: &self.rules,
