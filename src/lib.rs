@@ -66,15 +66,20 @@
 #![warn(unreachable_pub)]
 
 pub mod bench;
-pub mod bounds;
 pub mod client;
 pub mod lab;
 pub mod learn;
-pub mod net;
 pub mod record;
-pub mod server;
-pub mod sim;
 pub mod ui;
+
+// The layers below the terminal are crates of their own (`crates/`), so the compiler
+// keeps them apart: the simulation knows no wire, the wire no server, and none of them
+// a terminal. Re-exported under their old names, so `netarena::sim::map::Map` still
+// names the map.
+pub use netarena_net as net;
+pub use netarena_net::bounds;
+pub use netarena_server as server;
+pub use netarena_sim as sim;
 
 #[cfg(test)]
 mod docs_tests;

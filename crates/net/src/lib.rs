@@ -1,0 +1,17 @@
+//! Everything between the simulation and the socket.
+
+#![warn(unreachable_pub)]
+
+pub mod bounds;
+pub mod codec;
+pub mod conditioner;
+pub mod delta;
+pub(crate) mod fragments;
+pub mod instants;
+pub mod map_chunks;
+pub mod protocol;
+pub mod roster_pages;
+pub mod transport;
+pub mod widen;
+pub(crate) mod wire_events;
+pub mod wire_snapshot;

@@ -1,0 +1,182 @@
+//! One remote client's connection: when it was last heard, the RTT echo, the window of
+//! input packets received (its loss figures), its snapshot baseline and its reliable
+//! events. [`Server::on_input`] feeds it.
+
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use super::Server;
+use super::bots::FightBot;
+use super::delivery::Delivery;
+use super::interest::Interest;
+use super::reliable::EventQueue;
+use netarena_net::protocol::{InputCounts, InputPacket, ReplayWindow, ServerMsg, SessionKey};
+use netarena_sim::world::PlayerId;
+
+/// Who makes a slot's commands: a client over the network, or a server bot.
+#[derive(Clone, Debug)]
+pub(crate) enum Controller {
+    Remote(Box<Connection>),
+    Bot(Box<FightBot>),
+}
+
+/// Input packets remembered as seen, so a late one is counted once.
+const WINDOW: u32 = 64;
+
+#[derive(Clone, Debug)]
+pub(crate) struct Connection {
+    /// Where the session's datagrams come from now: it moves when a fresh, authentic
+    /// datagram of the session comes from elsewhere (a NAT rebinding).
+    pub(crate) addr: SocketAddr,
+    /// The key its messages are sealed with, and the counters already taken.
+    pub(crate) session: SessionKey,
+    pub(crate) replay: ReplayWindow,
+    pub(crate) last_heard: Instant,
+    /// Newest client timestamp seen, and when it arrived, for the RTT echo.
+    pub(crate) echo_time_ms: u32,
+    pub(crate) echo_received: Instant,
+    inputs: InputWindow,
+    /// Newest snapshot the client says it has: the baseline for its next delta.
+    pub(crate) acked_tick: Option<u32>,
+    /// The players each recent snapshot carried, to rebuild that baseline.
+    pub(crate) interest: Box<Interest>,
+    pub events: EventQueue,
+    /// The client's own RTT figure, for the scoreboard.
+    pub(crate) rtt_ms: u16,
+    /// What its link delivers: how many snapshot bytes it may be sent. (It and the
+    /// interest are boxed: a connection is large beside a bot's slot.)
+    pub(crate) delivery: Box<Delivery>,
+    /// The welcome and the map's chunks, sent again at a pace after the client
+    /// repeated its connect (its link lost some): they go as the delivery bucket lets
+    /// them, and no snapshot goes before them.
+    pub(crate) join_burst: VecDeque<ServerMsg>,
+}
+
+/// Input packets received, each counted once, late ones too: reordering is not taken
+/// for loss, nor duplication for recovery.
+#[derive(Clone, Copy, Debug, Default)]
+struct InputWindow {
+    received: u32,
+    high: u32,
+    /// Bit k set: packet `high - k` has been received.
+    seen: u64,
+}
+
+impl InputWindow {
+    /// Records packet `seq`; true if it is the newest so far.
+    fn record(&mut self, seq: u32) -> bool {
+        if seq > self.high {
+            let shift = seq - self.high;
+            self.seen = if shift >= WINDOW {
+                0
+            } else {
+                self.seen << shift
+            };
+            self.seen |= 1;
+            self.high = seq;
+            self.received += 1;
+            true
+        } else {
+            let age = self.high - seq;
+            if age < WINDOW && self.seen & (1 << age) == 0 {
+                self.seen |= 1 << age;
+                self.received += 1;
+            }
+            false
+        }
+    }
+}
+
+impl Connection {
+    pub(crate) fn new(addr: SocketAddr, session: SessionKey, now: Instant) -> Connection {
+        Connection {
+            addr,
+            session,
+            replay: ReplayWindow::default(),
+            last_heard: now,
+            echo_time_ms: 0,
+            echo_received: now,
+            inputs: InputWindow::default(),
+            acked_tick: None,
+            interest: Box::default(),
+            events: EventQueue::default(),
+            rtt_ms: 0,
+            delivery: Box::default(),
+            join_burst: VecDeque::new(),
+        }
+    }
+
+    /// The loss figures a snapshot reports back to the client.
+    pub(crate) fn input_counts(&self) -> InputCounts {
+        InputCounts {
+            received: self.inputs.received,
+            high: self.inputs.high,
+        }
+    }
+
+    /// Takes everything but the commands from an input packet; `server_tick` is the
+    /// newest tick a snapshot can have carried.
+    fn take(&mut self, now: Instant, input: &InputPacket, server_tick: u32) {
+        self.last_heard = now;
+        // Only a tick we have actually sent can be a baseline; anything else is a
+        // confused or lying client, and it gets full snapshots.
+        if input.ack_tick <= server_tick && self.acked_tick.is_none_or(|t| input.ack_tick > t) {
+            self.acked_tick = Some(input.ack_tick);
+            // Only the newest packet's count of lost snapshots is news.
+            let newest = input.packet_seq > self.inputs.high;
+            let lost = newest.then_some(input.snapshots_lost);
+            let held = Duration::from_millis(u64::from(input.ack_hold_ms));
+            self.delivery.acked(now, input.ack_tick, lost, held);
+        }
+        // Only the newest packet's timestamp is echoed.
+        if self.inputs.record(input.packet_seq) {
+            self.echo_time_ms = input.client_time_ms;
+            self.echo_received = now;
+        }
+        self.rtt_ms = input.rtt_ms;
+        self.events.ack(input.event_ack);
+    }
+}
+
+impl Server {
+    /// An authenticated input packet of player `id`.
+    pub(super) fn on_input(&mut self, now: Instant, id: PlayerId, input: InputPacket) {
+        if input.validate().is_err() {
+            self.refusals.invalid += 1;
+            return;
+        }
+        let tick = self.world.tick;
+        let Some(slot) = self.slots.iter_mut().find(|s| s.id == id) else {
+            return;
+        };
+        if let Controller::Remote(c) = &mut slot.controller {
+            c.take(now, &input, tick);
+        }
+        // A view in the future is a lie; one further back than the history is simply
+        // not compensated (the match decides).
+        let view = input.view_tick.min(tick);
+        for (seq, cmd) in input.commands() {
+            slot.queue.offer(seq, cmd.sanitized(), view);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_packet_counts_once_late_or_duplicated() {
+        let mut w = InputWindow::default();
+        assert!(w.record(1));
+        assert!(w.record(3));
+        assert!(!w.record(2), "late");
+        assert!(!w.record(2), "duplicate");
+        assert!(!w.record(3), "duplicate");
+        assert_eq!((w.received, w.high), (3, 3));
+        assert!(w.record(3 + 64));
+        assert!(!w.record(3), "beyond the window: not counted");
+        assert_eq!(w.received, 4);
+    }
+}

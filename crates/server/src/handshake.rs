@@ -1,0 +1,299 @@
+//! Joining and being found: the cookie challenge that proves a client receives at its
+//! address, the welcome, the refusals, and the answers to LAN discovery. Nothing sent to
+//! an address that has not proved itself is larger than what it sent.
+
+use std::net::SocketAddr;
+use std::time::Instant;
+
+use super::Server;
+use super::connection::Connection;
+use super::connection::Controller;
+use super::cookie::{self, CookieError};
+use netarena_net::codec;
+use netarena_net::map_chunks::{self, MapAssembler};
+use netarena_net::protocol::{
+    Cookie, MAX_INFO_NAME_CHARS, RejectReason, ServerInfo, ServerMsg, SessionKey, Welcome,
+    sanitize_name, sanitize_text,
+};
+
+/// Connect requests without a cookie one host may make: a burst, then a steady trickle,
+/// enough for a machine that starts a dozen clients at once. Each gets only a challenge,
+/// smaller than the request.
+pub(super) const CHALLENGE_BURST: f64 = 40.0;
+pub(super) const CHALLENGES_PER_SEC: f64 = 20.0;
+/// Connect requests with a cookie one socket address may make. A real client retries
+/// every 250 ms for 5 s.
+pub(super) const CONNECT_BURST: f64 = 10.0;
+pub(super) const CONNECTS_PER_SEC: f64 = 5.0;
+/// Discovery requests one address may make: a join screen refreshes a few times a second.
+pub(super) const DISCOVER_BURST: f64 = 10.0;
+pub(super) const DISCOVERS_PER_SEC: f64 = 4.0;
+
+impl Server {
+    /// What a LAN discovery request is answered with.
+    pub(super) fn info(&self, nonce: u32) -> ServerInfo {
+        let short = |s: &str| sanitize_text(s, MAX_INFO_NAME_CHARS);
+        ServerInfo {
+            version: self.config.protocol_version,
+            nonce,
+            name: short(&self.config.name),
+            map: short(self.map.name()),
+            players: self.slots.len() as u16,
+            max_players: self.config.max_players,
+        }
+    }
+
+    /// The welcome, and the map in chunks after it, at once: a LAN takes them in a
+    /// moment.
+    fn send_welcome(&mut self, to: SocketAddr, id: u8) {
+        let burst = self.join_burst(id);
+        self.outbox.extend(burst.into_iter().map(|m| (to, m)));
+    }
+
+    /// The welcome and the map's chunks.
+    fn join_burst(&self, id: u8) -> Vec<ServerMsg> {
+        let chunks = map_chunks::split(self.map.text(), map_chunks::WELCOME_CHUNK_BYTES);
+        std::iter::once(self.welcome(id))
+            .chain(chunks.into_iter().map(ServerMsg::MapChunk))
+            .collect()
+    }
+
+    /// The client repeated its connect: part of the welcome or the map was lost, most
+    /// likely to a link that holds less than the burst (a 12 kbit/s link queues about
+    /// one chunk). It all goes again, paced by the client's delivery bucket at a rate
+    /// that halves on each repeat; a repeat while the last round is still going is
+    /// ignored (the client asks every 250 ms whatever arrives).
+    fn resend_welcome(&mut self, id: u8, now: Instant) {
+        let burst = self.join_burst(id);
+        let Some(Controller::Remote(c)) = self
+            .slots
+            .iter_mut()
+            .find(|s| s.id == id)
+            .map(|s| &mut s.controller)
+        else {
+            return;
+        };
+        if c.join_burst.is_empty() {
+            c.delivery.join_repeated(now);
+            c.join_burst.extend(burst);
+        }
+    }
+
+    /// Sends what each client's paced join burst may send now.
+    pub(super) fn send_join_bursts(&mut self, now: Instant) {
+        let mut out = Vec::new();
+        for slot in &mut self.slots {
+            let Controller::Remote(c) = &mut slot.controller else {
+                continue;
+            };
+            while let Some(msg) = c.join_burst.front() {
+                let bytes = codec::encoded_len_server(msg);
+                if !c.delivery.take(now, bytes) {
+                    break;
+                }
+                if let Some(msg) = c.join_burst.pop_front() {
+                    out.push((c.addr, msg));
+                }
+            }
+        }
+        self.outbox.extend(out);
+    }
+
+    fn welcome(&self, id: u8) -> ServerMsg {
+        ServerMsg::Welcome(Welcome {
+            player_id: id,
+            tick_rate: self.config.tick_rate,
+            snapshot_interval: u16::try_from(self.config.snapshot_interval()).unwrap_or(1),
+            server_tick: self.world.tick,
+            server_name: self.config.name.clone(),
+            map_name: self.map.name().to_owned(),
+            map: map_chunks::info(self.map.text(), map_chunks::WELCOME_CHUNK_BYTES),
+            map_text: String::new(),
+        })
+    }
+
+    /// Sends `msg` to an address that has not proved it receives there, only if the
+    /// reply is no larger than the request: no amplification for spoofed sources.
+    pub(super) fn reply_unproven(&mut self, to: SocketAddr, request_len: usize, msg: ServerMsg) {
+        if codec::encoded_len_server(&msg) <= request_len {
+            self.outbox.push((to, msg));
+        } else {
+            self.refusals.invalid += 1;
+        }
+    }
+
+    fn cookie_window(&self, now: Instant) -> u32 {
+        let since = self
+            .epoch
+            .map_or(0, |e| now.saturating_duration_since(e).as_secs());
+        (since / cookie::WINDOW_SECS) as u32
+    }
+
+    /// A connect request that passed the checks on its form: challenge it, or admit it
+    /// if it carries a good cookie.
+    pub(super) fn on_connect(
+        &mut self,
+        now: Instant,
+        from: SocketAddr,
+        name: &str,
+        cookie: Option<Cookie>,
+        session: SessionKey,
+        wire_len: usize,
+    ) {
+        // A repeated connect of a session we have means our welcome was lost: send it
+        // again, but only where the session is (a welcome is larger than a request).
+        if let Some(&id) = self.by_session.get(&session.id) {
+            let here = self
+                .remotes()
+                .any(|(s, c)| s.id == id && c.addr == from && c.session.same_as(&session));
+            if here {
+                self.resend_welcome(id, now);
+            } else {
+                self.refusals.bad_cookie += 1;
+            }
+            return;
+        }
+        let window = self.cookie_window(now);
+        let Some(cookie) = cookie else {
+            let challenge = ServerMsg::Challenge(self.cookies.issue(from, window));
+            self.reply_unproven(from, wire_len, challenge);
+            return;
+        };
+        match self.cookies.redeem(from, cookie, window) {
+            Ok(()) => {}
+            Err(CookieError::Expired) => {
+                // A slow client, most likely: let it try again with a fresh one.
+                let challenge = ServerMsg::Challenge(self.cookies.issue(from, window));
+                self.reply_unproven(from, wire_len, challenge);
+                return;
+            }
+            Err(e) => {
+                tracing::debug!("refused connect from {from}: {e}");
+                self.refusals.bad_cookie += 1;
+                return;
+            }
+        }
+        // A new session from the address of one we have: that client started over (its
+        // program restarted, or it rejoined); the old session is gone with it.
+        if let Some(&old) = self.by_addr.get(&from) {
+            self.remove_player(old, "rejoined");
+        }
+        let controller = Controller::Remote(Box::new(Connection::new(from, session, now)));
+        self.make_room();
+        match self.add_player(sanitize_name(name), controller) {
+            Some(id) => self.send_welcome(from, id),
+            None => self.outbox.push((
+                from,
+                ServerMsg::Reject(RejectReason::Full {
+                    max_players: self.config.max_players,
+                }),
+            )),
+        }
+    }
+
+    /// Joins from `addr` the way a client does (request, challenge, request with the
+    /// cookie), for benchmarks and tests that drive a server without sockets. Messages
+    /// for other addresses stay in the outbox. The session is
+    /// [`codec::in_process_session`]`(addr)`: seal its messages with
+    /// [`codec::encode_in_process`].
+    pub fn join_in_process(
+        &mut self,
+        now: Instant,
+        addr: SocketAddr,
+        name: &str,
+    ) -> Option<Welcome> {
+        let mut buf = Vec::new();
+        let mut cookie = None;
+        let mut welcome = None;
+        let mut map = MapAssembler::default();
+        for _ in 0..2 {
+            let session = codec::in_process_session(addr);
+            codec::connect_request(name, cookie, session, &mut buf).ok()?;
+            self.receive(now, addr, &buf);
+            let mut kept = Vec::new();
+            for (to, msg) in self.outbox.drain(..) {
+                match msg {
+                    ServerMsg::Challenge(c) if to == addr => cookie = Some(c),
+                    ServerMsg::Welcome(w) if to == addr => welcome = Some(w),
+                    ServerMsg::MapChunk(c) if to == addr => map.add(now, &c).ok()?,
+                    other => kept.push((to, other)),
+                }
+            }
+            self.outbox = kept;
+            if let Some(mut w) = welcome.take() {
+                w.map_text = map.take(&w.map)?;
+                return Some(w);
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::ServerConfig;
+    use netarena_sim::map::Map;
+
+    // Each connect the client repeated (every 250 ms while its map was not whole) had
+    // the welcome and every chunk sent again at once: behind a 12 kbit/s link, whose
+    // queue holds about one chunk, a 2.4 KB map never got through.
+    #[test]
+    fn a_repeated_connect_has_the_join_sent_again_at_a_pace_before_any_snapshot() {
+        let mut server = Server::new(ServerConfig::new(Map::builtin("warehouse").unwrap()));
+        let mut now = Instant::now();
+        let addr: SocketAddr = "127.0.0.1:4000".parse().unwrap();
+        server.join_in_process(now, addr, "ann").unwrap();
+        server.outbox.clear();
+        let mut repeat = Vec::new();
+        codec::connect_request("ann", None, codec::in_process_session(addr), &mut repeat).unwrap();
+        server.receive(now, addr, &repeat);
+        assert!(
+            server.outbox.is_empty(),
+            "{} sent at once",
+            server.outbox.len()
+        );
+
+        // Two seconds of ticks, the client repeating every 250 ms while the round goes.
+        let start = now;
+        let mut sent: Vec<(Duration, usize, bool)> = Vec::new();
+        let mut welcomes = 0;
+        for t in 1..=120u32 {
+            now = start + Duration::from_millis(u64::from(t) * 1000 / 60);
+            if t % 15 == 0 && t <= 30 {
+                server.receive(now, addr, &repeat);
+            }
+            server.tick(now);
+            for (_, msg) in server.outbox.drain(..) {
+                welcomes += usize::from(matches!(msg, ServerMsg::Welcome(_)));
+                let snapshot = matches!(msg, ServerMsg::Snapshot(_));
+                if matches!(
+                    msg,
+                    ServerMsg::Welcome(_) | ServerMsg::MapChunk(_) | ServerMsg::Snapshot(_)
+                ) {
+                    sent.push((now - start, codec::encoded_len_server(&msg), snapshot));
+                }
+            }
+        }
+        assert_eq!(welcomes, 1, "a repeat during the round started another");
+        let chunks = map_chunks::split(server.map.text(), map_chunks::WELCOME_CHUNK_BYTES);
+        let burst: Vec<_> = sent.iter().take_while(|(_, _, s)| !s).collect();
+        assert_eq!(
+            burst.len(),
+            1 + chunks.len(),
+            "the join before any snapshot: {sent:?}"
+        );
+        assert!(sent.len() > burst.len(), "snapshots follow");
+        // Never faster than the pace, beyond one datagram's worth.
+        let mut total = 0;
+        for (at, bytes, _) in &burst {
+            total += bytes;
+            assert!(
+                total as f64 <= 4000.0 * at.as_secs_f64() + 1200.0,
+                "{total} B by {at:?}"
+            );
+        }
+    }
+}

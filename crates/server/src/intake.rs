@@ -1,0 +1,274 @@
+//! Datagram intake: every datagram is decoded (bounded) and either handed to the room
+//! that deals with it or counted in [`Refusals`] with the reason it was refused.
+//! Nothing a datagram holds can make this panic.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use super::Server;
+use netarena_net::codec;
+use netarena_net::protocol::{
+    ClientMsg, Freshness, GameEvent, MAGIC, MAX_CHAT_CHARS, MIN_CONNECT_BYTES, MIN_DISCOVER_BYTES,
+    RejectReason, Sealed, ServerMsg, sanitize_text,
+};
+use netarena_sim::world::PlayerId;
+
+/// "Not connected" answers one host may get: a client that lost its server needs one;
+/// its input packets keep coming at 30 a second until it hears it.
+pub(super) const NOT_CONNECTED_BURST: f64 = 4.0;
+pub(super) const NOT_CONNECTED_PER_SEC: f64 = 2.0;
+
+/// How long a departed client's session is remembered: its repeated `Leave`s arrive
+/// within a round trip or two.
+const LEFT_MEMORY: Duration = Duration::from_secs(10);
+/// Departed sessions remembered at most: a bounded table, whatever leaves.
+const LEFT_MAX: usize = 1024;
+
+/// Sessions whose player left within [`LEFT_MEMORY`], bounded by [`LEFT_MAX`].
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RecentlyLeft {
+    at: HashMap<u32, Instant>,
+}
+
+impl RecentlyLeft {
+    fn insert(&mut self, now: Instant, session: u32) {
+        if self.at.len() >= LEFT_MAX {
+            self.at
+                .retain(|_, t| now.saturating_duration_since(*t) < LEFT_MEMORY);
+        }
+        if self.at.len() >= LEFT_MAX
+            && let Some(oldest) = self.at.iter().min_by_key(|(_, t)| **t).map(|(s, _)| *s)
+        {
+            self.at.remove(&oldest);
+        }
+        self.at.insert(session, now);
+    }
+
+    fn contains(&self, now: Instant, session: u32) -> bool {
+        self.at
+            .get(&session)
+            .is_some_and(|t| now.saturating_duration_since(*t) < LEFT_MEMORY)
+    }
+}
+
+/// Counters of what the server refused, for logs and tests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Refusals {
+    /// Datagrams that did not decode.
+    pub malformed: u64,
+    /// Decoded, but with values no honest peer sends.
+    pub invalid: u64,
+    /// Anything but a connect from an address that is not a client.
+    pub unknown_sender: u64,
+    /// Connect requests over the per-address rate.
+    pub rate_limited: u64,
+    /// Forged or replayed cookies.
+    pub bad_cookie: u64,
+    /// Connect requests speaking another protocol version (answered with a reject).
+    pub wrong_version: u64,
+    /// Session messages without a valid proof: bare (not sealed), or sealed with a
+    /// wrong tag. Forgeries, all of them.
+    pub unproven: u64,
+    /// Sealed datagrams whose counter was taken already: a replay, or a duplicate the
+    /// network made (not counted in [`Refusals::total`]: networks duplicate, and a
+    /// replay changes nothing).
+    pub replayed: u64,
+    /// Sealed datagrams of sessions this server does not have (answered with
+    /// "not connected"): a client of a server that restarted, or the copies of a
+    /// leave. Not counted in [`Refusals::total`]: no attack, and none would hide here.
+    pub unknown_session: u64,
+}
+
+impl Refusals {
+    pub fn total(&self) -> u64 {
+        self.malformed
+            + self.invalid
+            + self.unknown_sender
+            + self.rate_limited
+            + self.bad_cookie
+            + self.wrong_version
+            + self.unproven
+    }
+
+    /// What was refused since `earlier`.
+    pub fn since(&self, earlier: &Refusals) -> Refusals {
+        Refusals {
+            malformed: self.malformed - earlier.malformed,
+            invalid: self.invalid - earlier.invalid,
+            unknown_sender: self.unknown_sender - earlier.unknown_sender,
+            rate_limited: self.rate_limited - earlier.rate_limited,
+            bad_cookie: self.bad_cookie - earlier.bad_cookie,
+            wrong_version: self.wrong_version - earlier.wrong_version,
+            unproven: self.unproven - earlier.unproven,
+            replayed: self.replayed - earlier.replayed,
+            unknown_session: self.unknown_session - earlier.unknown_session,
+        }
+    }
+}
+
+impl Server {
+    /// Takes one datagram from `from`: decodes it (bounded), and handles it or counts
+    /// why not.
+    pub fn receive(&mut self, now: Instant, from: SocketAddr, bytes: &[u8]) {
+        self.epoch.get_or_insert(now);
+        match codec::decode_client(bytes) {
+            Ok(msg) => self.handle(now, from, msg, bytes.len()),
+            Err(e) => match codec::peek_connect(bytes) {
+                // Another version's connect may not decode as ours; answer it anyway.
+                Some((MAGIC, version)) if version != self.config.protocol_version => {
+                    if self.challenge_limit.allow(from, now) {
+                        self.reject_version(from, bytes.len());
+                    }
+                }
+                _ => {
+                    tracing::debug!("dropped datagram from {from}: {e}");
+                    self.refusals.malformed += 1;
+                }
+            },
+        }
+    }
+
+    fn reject_version(&mut self, from: SocketAddr, wire_len: usize) {
+        self.refusals.wrong_version += 1;
+        let reject = RejectReason::Version {
+            server: self.config.protocol_version,
+        };
+        self.reply_unproven(from, wire_len, ServerMsg::Reject(reject));
+    }
+
+    fn handle(&mut self, now: Instant, from: SocketAddr, msg: ClientMsg, wire_len: usize) {
+        match msg {
+            ClientMsg::Connect {
+                magic,
+                version,
+                name,
+                cookie,
+                session,
+                padding: _,
+            } => {
+                let limit = match cookie {
+                    None => &mut self.challenge_limit,
+                    Some(_) => &mut self.connect_limit,
+                };
+                if magic != MAGIC {
+                    self.refusals.invalid += 1;
+                } else if !limit.allow(from, now) {
+                    self.refusals.rate_limited += 1;
+                } else if version != self.config.protocol_version {
+                    self.reject_version(from, wire_len);
+                } else if wire_len < MIN_CONNECT_BYTES {
+                    self.refusals.invalid += 1;
+                } else {
+                    self.on_connect(now, from, &name, cookie, session, wire_len);
+                }
+            }
+            ClientMsg::Discover {
+                magic,
+                version: _,
+                nonce,
+                padding: _,
+            } => {
+                // Answered whatever the asker's version: telling it ours is the point.
+                if magic != MAGIC || !self.config.discoverable {
+                    self.refusals.invalid += 1;
+                } else if !self.discover_limit.allow(from, now) {
+                    self.refusals.rate_limited += 1;
+                } else if wire_len < MIN_DISCOVER_BYTES {
+                    self.refusals.invalid += 1;
+                } else {
+                    let info = ServerMsg::Info(self.info(nonce));
+                    self.reply_unproven(from, wire_len, info);
+                }
+            }
+            ClientMsg::Sealed(sealed) => self.on_sealed(now, from, &sealed, wire_len),
+            // Session messages prove themselves, or change nothing.
+            ClientMsg::Input(_) | ClientMsg::Chat(_) | ClientMsg::Leave => {
+                tracing::debug!("refused an unsealed session message from {from}");
+                self.refusals.unproven += 1;
+            }
+        }
+    }
+
+    /// A sealed session message: found by its session id, whatever address it came
+    /// from; its tag checked; its counter taken once. A fresh, authentic datagram from a
+    /// new address moves the session there (a NAT gave the client a new port).
+    fn on_sealed(&mut self, now: Instant, from: SocketAddr, sealed: &Sealed, wire_len: usize) {
+        let Some(&id) = self.by_session.get(&sealed.session) else {
+            if self.left.contains(now, sealed.session) {
+                // A repeat of a goodbye already taken: answered again (one byte).
+                self.reply_unproven(from, wire_len, ServerMsg::Left);
+                return;
+            }
+            self.refusals.unknown_session += 1;
+            if self.not_connected_limit.allow(from, now) {
+                let answer = ServerMsg::NotConnected {
+                    session: sealed.session,
+                    seq: sealed.seq,
+                };
+                self.reply_unproven(from, wire_len, answer);
+            }
+            return;
+        };
+        let Some(conn) = self.connection_mut(id) else {
+            return;
+        };
+        if !conn.session.verify(sealed) {
+            tracing::debug!("refused a forged session message from {from}");
+            self.refusals.unproven += 1;
+            return;
+        }
+        let freshness = conn.replay.check(sealed.seq);
+        if freshness == Freshness::Replayed {
+            self.refusals.replayed += 1;
+            return;
+        }
+        let msg = match codec::open_sealed(sealed) {
+            Ok(msg) => msg,
+            Err(e) => {
+                tracing::debug!("refused a sealed datagram from {from}: {e}");
+                self.refusals.invalid += 1;
+                return;
+            }
+        };
+        conn.replay.take(sealed.seq);
+        if from != conn.addr && freshness == Freshness::Newest {
+            let old = std::mem::replace(&mut conn.addr, from);
+            if self.by_addr.get(&old) == Some(&id) {
+                self.by_addr.remove(&old);
+            }
+            self.by_addr.insert(from, id);
+            self.events.push(super::ServerEvent::Moved {
+                id,
+                from: old,
+                to: from,
+            });
+        }
+        match msg {
+            ClientMsg::Input(input) => self.on_input(now, id, input),
+            ClientMsg::Chat(text) => self.on_chat(now, id, &text),
+            ClientMsg::Leave => {
+                // Answered, so the client stops repeating it; its repeats are answered
+                // again (see above).
+                self.remove_player(id, "left");
+                self.left.insert(now, sealed.session);
+                self.reply_unproven(from, wire_len, ServerMsg::Left);
+            }
+            _ => {}
+        }
+    }
+
+    fn on_chat(&mut self, now: Instant, id: PlayerId, text: &str) {
+        let Some((_, conn)) = self.remotes().find(|(s, _)| s.id == id) else {
+            return;
+        };
+        if !self.chat_limit.allow(conn.addr, now) {
+            self.refusals.rate_limited += 1;
+            return;
+        }
+        let text = sanitize_text(text, MAX_CHAT_CHARS);
+        if !text.is_empty() {
+            self.broadcast(vec![GameEvent::Chat { from: id, text }]);
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! Game events a client must receive in order and without loss: each gets a sequence
+//! number and is resent with every snapshot until the client acknowledges it.
+
+use std::collections::VecDeque;
+
+use netarena_net::codec;
+use netarena_net::protocol::GameEvent;
+use netarena_sim::world::PlayerId;
+
+/// Unacknowledged events carried by one snapshot at most, oldest first (fewer when their
+/// bytes would not fit the datagram).
+const EVENTS_PER_SNAPSHOT: usize = 64;
+/// Events a client may leave unacknowledged. Events must arrive in order and none may
+/// be lost, so a client this far behind cannot catch up: it is dropped instead.
+const MAX_PENDING_EVENTS: usize = 1024;
+/// An event larger than this can never ride in a snapshot, which needs some room of its
+/// own; the server makes none (tests/datagram_budget.rs).
+const MAX_EVENT_BYTES: usize = codec::MAX_SERVER_DATAGRAM - 64;
+
+#[derive(Clone, Debug)]
+pub(crate) struct EventQueue {
+    /// Not yet acknowledged, by seq.
+    pending: VecDeque<(u32, GameEvent)>,
+    next: u32,
+    /// The queue overflowed: its client must go.
+    overflowed: bool,
+}
+
+impl Default for EventQueue {
+    fn default() -> EventQueue {
+        EventQueue {
+            pending: VecDeque::new(),
+            next: 1,
+            overflowed: false,
+        }
+    }
+}
+
+impl EventQueue {
+    pub(crate) fn push(&mut self, events: &[GameEvent]) {
+        for e in events {
+            self.pending.push_back((self.next, e.clone()));
+            self.next += 1;
+        }
+        if self.pending.len() > MAX_PENDING_EVENTS {
+            // Stop queueing; the tick drops this client.
+            self.pending.truncate(MAX_PENDING_EVENTS);
+            self.overflowed = true;
+        }
+    }
+
+    /// Events up to `ack` have arrived: stop resending them.
+    pub(crate) fn ack(&mut self, ack: u32) {
+        let ack = ack.min(self.next.saturating_sub(1));
+        while self.pending.front().is_some_and(|(seq, _)| *seq <= ack) {
+            self.pending.pop_front();
+        }
+    }
+
+    /// What the next snapshot carries: the oldest events whose encoded size fits
+    /// `budget` bytes. The rest waits for the next snapshot, never dropped; no event
+    /// the server makes is larger than a snapshot leaves room for.
+    ///
+    /// An event too large for any datagram (a bug) is taken anyway, alone: its encode
+    /// failure is counted and logged, and it stays queued, rather than stalling the queue
+    /// without a word.
+    ///
+    /// Events keep their order (the client applies them in seq order), so priority
+    /// works by size: when the oldest do not all fit, a bolt of another player than
+    /// `me` whose end is queued too goes as that end (a few bytes, and nothing to fly
+    /// late), so the kills, hits and chat behind it reach the client sooner. The
+    /// client's own bolts stay whole: it checks its predicted shots against them.
+    pub(crate) fn for_snapshot(&self, budget: usize, me: PlayerId) -> Vec<(u32, GameEvent)> {
+        let window = || self.pending.iter().take(EVENTS_PER_SNAPSHOT);
+        let whole: usize = window().map(codec::encoded_len).sum();
+        let compact = |(seq, e): &(u32, GameEvent)| match e {
+            GameEvent::Shot(p) if whole > budget && p.owner != me => window()
+                .skip_while(|(later, _)| later <= seq)
+                .find(|(_, later)| matches!(later, GameEvent::ShotEnd { id, .. } if *id == p.id))
+                .map_or_else(|| (*seq, e.clone()), |(_, end)| (*seq, end.clone())),
+            _ => (*seq, e.clone()),
+        };
+        let mut left = budget;
+        let fitting: Vec<(u32, GameEvent)> = window()
+            .map(compact)
+            .take_while(|e| {
+                let len = codec::encoded_len(e);
+                let fits = len <= left;
+                left = left.saturating_sub(len);
+                fits
+            })
+            .collect();
+        match self.pending.front() {
+            Some(first) if fitting.is_empty() && codec::encoded_len(first) > MAX_EVENT_BYTES => {
+                vec![first.clone()]
+            }
+            _ => fitting,
+        }
+    }
+
+    /// Events not yet acknowledged.
+    pub(crate) fn pending(&self) -> usize {
+        self.pending.len()
+    }
+
+    pub(crate) fn overflowed(&self) -> bool {
+        self.overflowed
+    }
+}
+
+#[cfg(test)]
+impl EventQueue {
+    pub(crate) fn pending_seqs(&self) -> Vec<u32> {
+        self.pending.iter().map(|(seq, _)| *seq).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use netarena_sim::combat::{Projectile, Weapon};
+
+    fn shot(id: u16, owner: PlayerId) -> GameEvent {
+        GameEvent::Shot(Projectile {
+            id,
+            owner,
+            born: 1000,
+            x: 123_456,
+            y: 654_321,
+            vx: 1500,
+            vy: -1500,
+        })
+    }
+
+    fn end(id: u16) -> GameEvent {
+        GameEvent::ShotEnd {
+            id,
+            tick: 1010,
+            hit: Some(3),
+        }
+    }
+
+    const KILL: GameEvent = GameEvent::Kill {
+        killer: 2,
+        victim: 3,
+        weapon: Weapon::Blaster,
+    };
+
+    // Under the byte cap every unacknowledged bolt went whole ahead of the kill behind
+    // it, though each had ended already: the kill waited for snapshots of dead bolts.
+    #[test]
+    fn under_the_cap_ended_bolts_of_others_go_as_their_ends_and_the_kill_fits() {
+        let mut q = EventQueue::default();
+        q.push(&[shot(1, 2), shot(2, 2), end(1), end(2), KILL]);
+        let whole: usize = q.pending.iter().map(codec::encoded_len).sum();
+        let budget = whole - 8;
+        let sent = q.for_snapshot(budget, 5);
+        let seqs: Vec<u32> = sent.iter().map(|(s, _)| *s).collect();
+        assert_eq!(seqs, [1, 2, 3, 4, 5], "in order, the kill included");
+        assert_eq!(sent[0].1, end(1));
+        assert_eq!(sent[1].1, end(2));
+        assert_eq!(sent[4].1, KILL);
+
+        // The client's own bolts stay whole: it checks its predicted shots by them.
+        let mine = q.for_snapshot(budget, 2);
+        assert_eq!(mine[0].1, shot(1, 2));
+
+        // Room for all: nothing changes (a bolt that ended at once is still drawn).
+        let all = q.for_snapshot(whole, 5);
+        assert_eq!(all[0].1, shot(1, 2));
+        assert_eq!(all.len(), 5);
+    }
+}

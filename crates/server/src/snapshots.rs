@@ -1,0 +1,261 @@
+//! Snapshot fan-out: one snapshot of the world per interval for each client,
+//! delta-encoded against the newest one it acknowledged, with its own acks, echo, loss
+//! counts and pending events. Each client gets the players `interest` chose for it.
+//!
+//! Clients take their turns on different ticks, in groups of [`TURN_GROUP`] player ids,
+//! so a crowded server spreads the encoding over every tick instead of doing all of it
+//! on one tick in three: the tick's worst case, not its average, is what a full server
+//! must keep under its period. A small game (ids below the group size) keeps one
+//! snapshot tick for everyone, where clients share encodings.
+//!
+//! A client's link may carry less than its snapshots: `delivery` holds a snapshot back
+//! when the client's bucket is empty (the next one says how many were held back) and
+//! caps the bytes of those that go, its events waiting for the next one.
+
+use std::collections::{HashMap, VecDeque};
+use std::time::{Duration, Instant};
+
+use super::Server;
+use super::connection::Controller;
+use super::interest::IdSet;
+use netarena_net::protocol::{PlayerSnap, ServerMsg, Snapshot, SnapshotDelta};
+use netarena_net::{codec, delta};
+use netarena_sim::world::PlayerId;
+
+/// Snapshots kept as possible baselines for each client: 1.6 s at 20 Hz, longer than
+/// any useful ack.
+const SNAPSHOT_HISTORY: u32 = 32;
+/// Player ids whose snapshots go out on the same ticks.
+pub(super) const TURN_GROUP: u32 = 8;
+/// A baseline older than this is not used: the snapshot goes whole and becomes the
+/// fresh baseline. Behind a thin link acknowledgements come late, and a delta against
+/// a second-old world costs nearly what the whole one does while it keeps the next
+/// deltas tied to an ever older baseline.
+const BASELINE_MAX_AGE: Duration = Duration::from_secs(1);
+/// The client's clock is echoed (for its RTT) in one snapshot in this many.
+const ECHO_EVERY: u32 = 4;
+/// Loss counts go out with one snapshot in this many: enough for a statistic.
+const INPUT_COUNTS_EVERY: u32 = 10;
+
+/// Recent snapshots by tick, shared by every client's delta encoding.
+#[derive(Default)]
+pub(crate) struct History(VecDeque<(u32, Vec<PlayerSnap>)>);
+
+impl History {
+    fn get(&self, tick: u32) -> Option<&[PlayerSnap]> {
+        let at = self.0.binary_search_by_key(&tick, |(t, _)| *t).ok()?;
+        Some(&self.0[at].1)
+    }
+
+    /// Adds the world at `tick`, forgetting what is `keep` ticks older.
+    fn push(&mut self, tick: u32, players: Vec<PlayerSnap>, keep: u32) {
+        while self
+            .0
+            .front()
+            .is_some_and(|(t, _)| t.saturating_add(keep) <= tick)
+        {
+            self.0.pop_front();
+        }
+        self.0.push_back((tick, players));
+    }
+}
+
+impl Server {
+    pub(super) fn send_snapshots(&mut self, now: Instant) {
+        let tick = self.world.tick;
+        let interval = self.config.snapshot_interval();
+        // Each client's ticks are shifted by its group; `turn` counts its snapshots.
+        let shifted = |id| tick + (u32::from(id) / TURN_GROUP) % interval;
+        let turn = |id| shifted(id) / interval;
+        let on_turn = |id| shifted(id).is_multiple_of(interval);
+        // Of the clients whose turn it is, those whose links take a snapshot now, with
+        // how many were held back in all.
+        let period =
+            Duration::from_secs_f64(f64::from(interval) / f64::from(self.config.tick_rate.max(1)));
+        let mut allowed: HashMap<PlayerId, u32> = HashMap::new();
+        for slot in self.slots.iter_mut().filter(|s| on_turn(s.id)) {
+            // A client whose join is being sent again at a pace gets that first.
+            if let Controller::Remote(c) = &mut slot.controller
+                && c.join_burst.is_empty()
+                && c.delivery.allow(now, period)
+            {
+                allowed.insert(slot.id, c.delivery.withheld_total());
+            }
+        }
+        let due = |id| allowed.contains_key(&id);
+        if allowed.is_empty() {
+            return;
+        }
+        let players: Vec<PlayerSnap> = self
+            .world
+            .players()
+            .iter()
+            .map(|&(id, state)| PlayerSnap { id, state })
+            .collect();
+        let sets = self.choose_players(tick, due);
+        // Clients that acknowledged the same baseline and get the same players get the
+        // same body: encode it once.
+        let mut bodies: HashMap<(Option<(u32, IdSet)>, IdSet), SnapshotDelta> = HashMap::new();
+        let mut out = Vec::new();
+        let max_age =
+            (BASELINE_MAX_AGE.as_secs_f64() * f64::from(self.config.tick_rate)).round() as u32;
+        let remotes = self.remotes().filter(|(s, _)| due(s.id));
+        for ((slot, c), set) in remotes.zip(sets) {
+            let fresh = c.acked_tick.filter(|t| tick.saturating_sub(*t) <= max_age);
+            let base = fresh.and_then(|t| {
+                let players = self.history.get(t)?;
+                Some((t, players, *c.interest.sent_at(t)?))
+            });
+            let body = bodies
+                .entry((base.map(|(t, _, s)| (t, s)), set))
+                .or_insert_with(|| {
+                    let base = base.map(|(t, players, s)| (t, s.filter(players)));
+                    let snapshot = Snapshot {
+                        tick,
+                        players: set.filter(&players),
+                        ..Default::default()
+                    };
+                    delta::encode(&snapshot, base.as_ref().map(|(t, p)| (*t, &p[..])))
+                });
+            let hold = now.saturating_duration_since(c.echo_received).as_millis();
+            let mut msg = body.clone();
+            msg.ack_seq = slot.queue.last_applied();
+            msg.withheld_total = allowed.get(&slot.id).copied().unwrap_or(0);
+            // The RTT needs no more than a few samples a second.
+            if turn(slot.id).is_multiple_of(ECHO_EVERY) {
+                msg.echo_time_ms = c.echo_time_ms & 0xffff;
+                msg.echo_hold_ms = u16::try_from(hold).unwrap_or(u16::MAX);
+            }
+            msg.inputs = turn(slot.id)
+                .is_multiple_of(INPUT_COUNTS_EVERY)
+                .then(|| c.input_counts());
+            msg.queued = u8::try_from(slot.queue.len()).unwrap_or(u8::MAX);
+            msg.buffer_depth = u8::try_from(slot.queue.figures().target).unwrap_or(u8::MAX);
+            let mut msg = ServerMsg::Snapshot(msg);
+            // Events fill what the players leave of the datagram, or of the link's
+            // byte cap; the length of their list grows from one byte to at most three.
+            let used = codec::encoded_len(&msg) + 2;
+            let capped = c.delivery.byte_cap().min(codec::MAX_SERVER_DATAGRAM);
+            let budget = capped.saturating_sub(used);
+            if let ServerMsg::Snapshot(m) = &mut msg {
+                m.events = c.events.for_snapshot(budget, slot.id);
+                if m.events.is_empty() {
+                    // The oldest event goes alone when it is larger than the cap leaves:
+                    // a cap may slow the events, never stall them.
+                    let room = codec::MAX_SERVER_DATAGRAM.saturating_sub(used);
+                    m.events = c.events.for_snapshot(room, slot.id);
+                    m.events.truncate(1);
+                }
+                // The own body says whether every pending event came along (the client
+                // judges its predicted shots by it); its bits cost no byte.
+                let all = m.events.len() == c.events.pending();
+                m.me = self.game.own_body(slot.id, m.ack_seq, all);
+            }
+            // A message too large to encode is not sent (`outgoing` counts it).
+            let bytes = codec::encoded_len(&msg).min(codec::MAX_SERVER_DATAGRAM);
+            out.push((slot.id, c.addr, msg, bytes));
+        }
+        for (id, _, _, bytes) in &out {
+            if let Some(Controller::Remote(c)) = self
+                .slots
+                .iter_mut()
+                .find(|s| s.id == *id)
+                .map(|s| &mut s.controller)
+            {
+                c.delivery.sent(now, tick, *bytes);
+            }
+        }
+        self.outbox
+            .extend(out.into_iter().map(|(_, addr, msg, _)| (addr, msg)));
+        self.history
+            .push(tick, players, SNAPSHOT_HISTORY.saturating_mul(interval));
+    }
+
+    /// The players each remote client `due` now gets (see `interest`), in the order of
+    /// [`Server::remotes`].
+    fn choose_players(&mut self, tick: u32, due: impl Fn(PlayerId) -> bool) -> Vec<IdSet> {
+        let world = self.world.players();
+        self.slots
+            .iter_mut()
+            .filter(|s| due(s.id))
+            .filter_map(|s| match &mut s.controller {
+                Controller::Remote(c) => Some(c.interest.choose(tick, s.id, world)),
+                Controller::Bot(_) => None,
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::*;
+    use crate::ServerConfig;
+    use netarena_sim::map::Map;
+
+    /// Ticks `server` `ticks` times; the snapshots its one client got: tick, baseline age.
+    fn run(server: &mut Server, now: &mut Instant, ticks: u32) -> Vec<(u32, u8)> {
+        let mut got = Vec::new();
+        for _ in 0..ticks {
+            *now += Duration::from_secs(1) / u32::from(server.config.tick_rate);
+            server.tick(*now);
+            for (_, msg) in server.outbox.drain(..) {
+                if let ServerMsg::Snapshot(s) = msg {
+                    got.push((s.tick, s.baseline_age));
+                }
+            }
+        }
+        got
+    }
+
+    fn acknowledge(server: &mut Server, tick: u32) {
+        for slot in &mut server.slots {
+            if let Controller::Remote(c) = &mut slot.controller {
+                c.acked_tick = Some(tick);
+            }
+        }
+    }
+
+    /// Ticks `server` until its one client gets a snapshot: its tick and baseline age.
+    fn next_snapshot(server: &mut Server, now: &mut Instant) -> (u32, u8) {
+        loop {
+            if let Some(&s) = run(server, now, 1).first() {
+                return s;
+            }
+        }
+    }
+
+    // Behind a thin link acknowledgements come late, and deltas went against baselines
+    // as old as the history held (1.6 s), each next one tied to the same old world.
+    #[test]
+    fn a_baseline_older_than_a_second_gives_way_to_a_whole_snapshot() {
+        let mut server = Server::new(ServerConfig::new(Map::builtin("duel").unwrap()));
+        let mut now = Instant::now();
+        let addr = "127.0.0.1:4000".parse().unwrap();
+        server.join_in_process(now, addr, "ann").unwrap();
+        let rate = u32::from(server.config.tick_rate);
+        let mut sent = run(&mut server, &mut now, 2 * rate);
+        let interval = server.config.snapshot_interval();
+
+        // A recent acknowledgement (100 ms): the next snapshot is a delta against it.
+        let newest = sent.last().unwrap().0;
+        let recent = newest - rate / 10 + interval;
+        acknowledge(&mut server, recent);
+        let next = next_snapshot(&mut server, &mut now);
+        assert_eq!(next.0 - u32::from(next.1), recent, "{next:?}");
+        sent.push(next);
+
+        // One 1.2 s old at the next snapshot (still in the history): it goes whole.
+        let due = next.0 + interval;
+        let old = sent
+            .iter()
+            .map(|(t, _)| *t)
+            .rfind(|t| due - t >= rate * 6 / 5)
+            .unwrap();
+        acknowledge(&mut server, old);
+        let next = next_snapshot(&mut server, &mut now);
+        assert_eq!(next.0, due);
+        assert_eq!(next.1, 0, "a delta against tick {old} in {next:?}");
+    }
+}

@@ -1,6 +1,0 @@
-//! The deterministic simulation shared by server and client: no I/O, no clocks, no floats.
-
-pub mod combat;
-pub mod map;
-pub mod step;
-pub mod world;
