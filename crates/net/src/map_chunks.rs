@@ -250,8 +250,7 @@ mod tests {
         let mut a = MapAssembler::default();
         a.add(base + Duration::from_millis(5), &chunks[1]).unwrap();
         let mut bytes = Vec::new();
-        crate::instants::with_base(base, || crate::codec::encode_state(&a, &mut bytes))
-            .unwrap();
+        crate::instants::with_base(base, || crate::codec::encode_state(&a, &mut bytes)).unwrap();
         let (partial, complete, taken): Old = crate::codec::decode_state(&bytes).unwrap();
         let (map, started_ns, parts, size) = partial.expect("a map being assembled");
         assert_eq!(map, chunks[1].map);

@@ -31,13 +31,13 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::time::Instant;
 
-use netarena_net::protocol::{CHAT_RATE, GameEvent, ServerMsg};
-use netarena_sim::map::Map;
-use netarena_sim::world::{PlayerId, PlayerState, World};
 use bots::Situation;
 use connection::Controller;
 use cookie::CookieJar;
 use game::Match;
+use netarena_net::protocol::{CHAT_RATE, GameEvent, ServerMsg};
+use netarena_sim::map::Map;
+use netarena_sim::world::{PlayerId, PlayerState, World};
 use rate_limit::RateLimit;
 use roster::Slot;
 

@@ -51,9 +51,9 @@ mod tests {
     use std::time::{Duration, Instant};
 
     use super::*;
-    use netarena_net::protocol::GameEvent;
     use crate::ServerConfig;
     use crate::connection::Controller;
+    use netarena_net::protocol::GameEvent;
     use netarena_sim::map::Map;
 
     fn pending(server: &Server) -> Vec<u32> {

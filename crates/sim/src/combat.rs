@@ -291,12 +291,7 @@ impl Projectile {
 
     /// [`Projectile::flight`] of a bolt that had flown `carry` sub-steps at its `born`
     /// (see [`Projectile::fly_tick_carried`]).
-    pub fn flight_carried(
-        mut self,
-        map: &Map,
-        rules: &CombatRules,
-        carry: u32,
-    ) -> Vec<(i32, i32)> {
+    pub fn flight_carried(mut self, map: &Map, rules: &CombatRules, carry: u32) -> Vec<(i32, i32)> {
         let mut path = vec![(self.x, self.y)];
         let mut age = 0;
         loop {

@@ -2,8 +2,8 @@
 //! shot traced against where its shooter saw the targets.
 
 use super::{HISTORY_SECS, Match};
-use netarena_net::protocol::{GameEvent, RailShot, RailVerdict};
 use crate::interest::IdSet;
+use netarena_net::protocol::{GameEvent, RailShot, RailVerdict};
 use netarena_sim::combat::{self, Weapon};
 use netarena_sim::step::Shot;
 use netarena_sim::world::{PlayerId, PlayerState, World};
