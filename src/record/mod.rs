@@ -5,6 +5,7 @@
 
 pub mod export;
 mod fates;
+pub mod file;
 pub mod format;
 mod keys;
 pub mod player;
