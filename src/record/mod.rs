@@ -3,6 +3,7 @@
 //! (`reader`), and re-run through the same loop ([`replay`]). The format is in
 //! [`format`](mod@format) and docs/RECORDING.md.
 
+pub(crate) mod control;
 pub mod export;
 mod fates;
 pub mod file;
@@ -14,6 +15,7 @@ pub mod recorder;
 pub mod replay;
 pub mod ring;
 pub mod screen;
+pub(crate) mod speed;
 pub mod trace;
 pub(crate) mod writer;
 

@@ -5,6 +5,10 @@ use std::time::{Duration, Instant};
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::KeyCode;
+
+use super::super::control::what_if;
+use crate::client::Switch;
 
 use super::*;
 use crate::client::driver::Driver;
