@@ -19,9 +19,9 @@ use ratatui::crossterm::event::KeyEvent;
 use super::follow::Follow;
 use super::recording::LabReplay;
 use super::view::{self, Controls, Over};
+use crate::client::shell::Shell;
 use crate::client::shell::interactive::Outcome;
-use crate::client::shell::{Flow, Modal, Screen, Shell};
-use crate::record::control::{self, Replayed, Viewer};
+use crate::record::control::{self, Playing, Replayed, Shown, Viewer};
 use crate::ui;
 use crate::ui::keys::{self, Lab as LabKey, Replay as Do};
 
@@ -35,7 +35,7 @@ const FRAME: Duration = Duration::from_micros(16_667);
 pub fn run(path: &Path, theme: ui::Theme, stop: &AtomicBool) -> anyhow::Result<Outcome> {
     let replay = LabReplay::load(path)?;
     let mut shell = Shell::enter(stop, None)?;
-    let mut front = Playback::new(replay, theme, Instant::now());
+    let mut front = Playing(Playback::new(replay, theme, Instant::now()));
     shell.run(&mut front)
 }
 
@@ -122,34 +122,13 @@ impl Playback {
     }
 
     /// One key: the live lab's rows it takes, else the replay's (the one handler). True
-    /// when it quits.
+    /// when it quits. (The shell goes through `Playing`; the tests press keys here.)
+    #[cfg(test)]
     pub(crate) fn key(&mut self, key: &KeyEvent) -> bool {
-        if let Some(k) = lab_key(key).filter(|_| keys::replay_code(key.code, false).is_none()) {
-            let lab = self.replay.lab();
-            let said = match k {
-                LabKey::Choose => {
-                    self.selected = (self.selected + 1) % lab.client_count().max(1);
-                    format!("f and L show client {}", self.selected + 1)
-                }
-                LabKey::Follow => {
-                    self.follow = Follow::next(self.follow, lab, self.selected);
-                    Follow::said(self.follow).trim_start().to_owned()
-                }
-                _ => {
-                    self.over = self.over.next();
-                    return false;
-                }
-            };
-            self.viewer.say(said, Instant::now());
-            return false;
-        }
-        match control::on_key(&mut self.replay, &mut self.viewer, key.code) {
-            Ok(done) => done == Some(Do::Quit),
-            Err(e) => {
-                self.viewer.say(format!("{e:#}"), Instant::now());
-                false
-            }
-        }
+        control::key(self, key).unwrap_or_else(|e| {
+            self.viewer.say(format!("{e:#}"), Instant::now());
+            false
+        })
     }
 
     /// The replay's keys and the live lab's it takes, in a line (`?`).
@@ -225,23 +204,48 @@ impl Playback {
     }
 }
 
-impl Screen for Playback {
-    fn on_key(&mut self, key: &KeyEvent, _now: Instant) -> anyhow::Result<Flow> {
-        Ok(if self.key(key) { Flow::Quit } else { Flow::Go })
+impl Shown for Playback {
+    type Replay = LabReplay;
+
+    fn parts(&mut self) -> (&mut LabReplay, &mut Viewer) {
+        (&mut self.replay, &mut self.viewer)
     }
 
-    fn on_tick(&mut self, real: Instant, _modal: &mut Modal<'_>) -> anyhow::Result<Flow> {
-        control::play(&mut self.replay, &mut self.viewer, real);
-        Ok(Flow::Go)
+    fn viewer(&self) -> &Viewer {
+        &self.viewer
     }
 
-    fn draw(&mut self, frame: &mut Frame, _real: Instant, fps: f64) {
-        // The frames drawn live are inputs of the recording: drawing here changes
-        // nothing in the lab.
+    /// The live lab's rows a lab replay takes (none of them a replay key).
+    fn own_key(&mut self, key: &KeyEvent) -> bool {
+        let Some(k) = lab_key(key).filter(|_| keys::replay_code(key.code, false).is_none()) else {
+            return false;
+        };
+        let lab = self.replay.lab();
+        let said = match k {
+            LabKey::Choose => {
+                self.selected = (self.selected + 1) % lab.client_count().max(1);
+                format!("f and L show client {}", self.selected + 1)
+            }
+            LabKey::Follow => {
+                self.follow = Follow::next(self.follow, lab, self.selected);
+                Follow::said(self.follow).trim_start().to_owned()
+            }
+            _ => {
+                self.over = self.over.next();
+                return true;
+            }
+        };
+        self.viewer.say(said, Instant::now());
+        true
+    }
+
+    /// The frames drawn live are inputs of the recording: drawing here changes nothing
+    /// in the lab.
+    fn draw(&self, frame: &mut Frame, fps: f64) {
         self.draw_lab(frame, fps);
     }
 
-    fn in_motion(&self, _now: Instant) -> bool {
+    fn in_motion(&self) -> bool {
         !self.viewer.paused && !self.replay.finished()
     }
 }

@@ -1,22 +1,27 @@
-//! The one replay's controls, for both kinds of recording: what a replay re-runs
+//! The one replay player, for both kinds of recording: what a replay re-runs
 //! ([`Replayed`]: one client's recording, [`Player`], or a whole lab's, `LabReplay`),
-//! the one clock that plays it ([`Viewer`], [`play`]) and the one key handler
-//! ([`on_key`]) that reads the binding table's replay rows. A kind lacking a key's
-//! feature (a lab replay has no what-if and no correction jumps) says so on the status
-//! line and changes nothing.
+//! the one clock that plays it ([`Viewer`], [`play`]), the one key handler
+//! ([`on_key`]) that reads the binding table's replay rows, and the one screen the
+//! terminal shell runs ([`Playing`]) around what each kind draws ([`Shown`]). A kind
+//! lacking a key's feature (a lab replay has no what-if and no correction jumps) says
+//! so on the status line and changes nothing.
 
 use std::time::{Duration, Instant};
 
-use ratatui::crossterm::event::KeyCode;
+use ratatui::Frame;
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
 use super::keys::{Do, binding_of};
 use super::player::Player;
 use super::speed::Speed;
 use crate::client::Switch;
+use crate::client::shell::{Flow, Modal, Screen};
 use crate::ui::Theme;
 
 /// A message on the status line goes after this long (a key press clears it sooner).
 pub(crate) const MESSAGE_SHOWN: Duration = Duration::from_secs(4);
+/// How often the picture is looked at while playing.
+const PLAY_STEP: Duration = Duration::from_millis(15);
 
 /// What the replay keys act on.
 pub(crate) trait Replayed {
@@ -267,4 +272,75 @@ pub(crate) fn what_if(
     v.say(said?, Instant::now());
     v.anchor = (Instant::now(), replay.at());
     Ok(true)
+}
+
+/// A replay on the screen: what it re-runs, the viewer, and what it draws.
+pub(crate) trait Shown {
+    type Replay: Replayed;
+    /// What it re-runs and the viewer, to change.
+    fn parts(&mut self) -> (&mut Self::Replay, &mut Viewer);
+    fn viewer(&self) -> &Viewer;
+    /// A key of the kind's own, looked at before the replay's: whether it took it.
+    fn own_key(&mut self, _key: &KeyEvent) -> bool {
+        false
+    }
+    fn draw(&self, frame: &mut Frame, fps: f64);
+    /// Whether the picture may change with time alone (the shell then draws often).
+    fn in_motion(&self) -> bool {
+        false
+    }
+}
+
+/// One key: the kind's own, else the replay's. True when it quits.
+pub(crate) fn key(shown: &mut impl Shown, key: &KeyEvent) -> anyhow::Result<bool> {
+    if shown.own_key(key) {
+        return Ok(false);
+    }
+    let (replay, v) = shown.parts();
+    Ok(on_key(replay, v, key.code)? == Some(Do::Quit))
+}
+
+/// The one replay screen, as the shell runs it.
+pub(crate) struct Playing<S>(pub(crate) S);
+
+impl<S: Shown> Screen for Playing<S> {
+    fn on_key(&mut self, k: &KeyEvent, _now: Instant) -> anyhow::Result<Flow> {
+        Ok(if key(&mut self.0, k)? {
+            Flow::Quit
+        } else {
+            Flow::Go
+        })
+    }
+
+    /// A resize, or the resume after Ctrl-Z: go on from where the replay stood, not
+    /// from where the wall clock has moved it.
+    fn on_resize(&mut self, _w: u16, _h: u16, now: Instant) {
+        let (replay, v) = self.0.parts();
+        v.anchor = (now, replay.at());
+    }
+
+    fn on_tick(&mut self, now: Instant, _modal: &mut Modal<'_>) -> anyhow::Result<Flow> {
+        let (replay, v) = self.0.parts();
+        play(replay, v, now);
+        Ok(Flow::Go)
+    }
+
+    fn draw(&mut self, frame: &mut Frame, _now: Instant, fps: f64) {
+        self.0.draw(frame, fps);
+    }
+
+    fn in_motion(&self, _now: Instant) -> bool {
+        self.0.in_motion()
+    }
+
+    /// While playing, the picture is looked at every [`PLAY_STEP`] (a replay draws
+    /// recorded frames; it need not look as often as the game); paused, only a message
+    /// goes (the shell looks at least every 100 ms whatever this says).
+    fn next_due(&self, now: Instant) -> Instant {
+        now + if self.0.viewer().paused {
+            MESSAGE_SHOWN
+        } else {
+            PLAY_STEP
+        }
+    }
 }

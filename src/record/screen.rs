@@ -13,19 +13,18 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use ratatui::Frame;
-use ratatui::crossterm::event::KeyEvent;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
-use super::control::{MESSAGE_SHOWN, Viewer, on_key, play};
-use super::keys::{BINDINGS, Do, hints};
+use super::control::{MESSAGE_SHOWN, Playing, Shown, Viewer};
+use super::keys::{BINDINGS, hints};
 use super::player::Player;
 use crate::client::Switches;
 use crate::client::netcode::session::{ClientSession, DrawnFrom};
+use crate::client::shell::Shell;
 use crate::client::shell::interactive::Outcome;
-use crate::client::shell::{Flow, Modal, Screen, Shell};
 use crate::sim::map::CELL;
 use crate::ui::timeline::{
     AT_SNAPSHOT_LEGEND, CorrectionPaths, LEGEND, PATHS_LEGEND, TIMELINE_ROWS, TimelineView,
@@ -35,63 +34,39 @@ use crate::ui::{self, Theme};
 
 /// A rail shot's verdict stays on the status line this long.
 const VERDICT_SHOWN: Duration = Duration::from_secs(3);
-/// How often the picture is looked at while playing.
-const PLAY_STEP: Duration = Duration::from_millis(15);
 /// A correction's paths stay drawn this long after it (replay time).
 const PATHS_SHOWN: Duration = Duration::from_secs(2);
 
 /// Shows the recording at `path` until `q`, Ctrl-C or a signal.
 pub fn run(path: &Path, theme: Theme, stop: &AtomicBool) -> anyhow::Result<Outcome> {
     let loaded = Instant::now();
-    let mut player = Player::load(path)?;
+    let player = Player::load(path)?;
     let message = format!("loaded in {} ms", loaded.elapsed().as_millis());
     let mut viewer = Viewer::new(&player, Instant::now(), message);
     viewer.theme = theme;
     let mut shell = Shell::enter(stop, None)?;
-    shell.run(&mut Replay {
-        player: &mut player,
-        viewer: &mut viewer,
-    })
+    shell.run(&mut Playing(Replay { player, viewer }))
 }
 
-/// The replay as the shell runs it.
-struct Replay<'a> {
-    player: &'a mut Player,
-    viewer: &'a mut Viewer,
+/// A client's replay as the one replay screen shows it.
+struct Replay {
+    player: Player,
+    viewer: Viewer,
 }
 
-impl Screen for Replay<'_> {
-    fn on_key(&mut self, key: &KeyEvent, _now: Instant) -> anyhow::Result<Flow> {
-        Ok(match on_key(self.player, self.viewer, key.code)? {
-            Some(Do::Quit) => Flow::Quit,
-            _ => Flow::Go,
-        })
+impl Shown for Replay {
+    type Replay = Player;
+
+    fn parts(&mut self) -> (&mut Player, &mut Viewer) {
+        (&mut self.player, &mut self.viewer)
     }
 
-    /// A resize, or the resume after Ctrl-Z: go on from where the replay stood, not
-    /// from where the wall clock has moved it.
-    fn on_resize(&mut self, _w: u16, _h: u16, now: Instant) {
-        self.viewer.anchor = (now, self.player.at());
+    fn viewer(&self) -> &Viewer {
+        &self.viewer
     }
 
-    fn on_tick(&mut self, now: Instant, _modal: &mut Modal<'_>) -> anyhow::Result<Flow> {
-        play(self.player, self.viewer, now);
-        Ok(Flow::Go)
-    }
-
-    fn draw(&mut self, frame: &mut Frame, _now: Instant, _fps: f64) {
-        render(frame, self.player, self.viewer);
-    }
-
-    /// While playing, the picture is looked at every [`PLAY_STEP`] (a replay draws
-    /// recorded frames; it need not look as often as the game); paused, only a message
-    /// goes (the shell looks at least every 100 ms whatever this says).
-    fn next_due(&self, now: Instant) -> Instant {
-        now + if self.viewer.paused {
-            MESSAGE_SHOWN
-        } else {
-            PLAY_STEP
-        }
+    fn draw(&self, frame: &mut Frame, _fps: f64) {
+        render(frame, &self.player, &self.viewer);
     }
 }
 

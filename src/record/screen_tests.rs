@@ -7,7 +7,8 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::KeyCode;
 
-use super::super::control::what_if;
+use super::super::control::{on_key, play, what_if};
+use super::super::keys::Do;
 use crate::client::Switch;
 
 use super::*;
