@@ -21,7 +21,7 @@ use super::recording::LabReplay;
 use super::view::{self, Controls, Over};
 use crate::client::shell::Shell;
 use crate::client::shell::interactive::Outcome;
-use crate::record::control::{self, Playing, Replayed, Shown, Viewer};
+use crate::record::control::{Playing, Replayed, Shown, Viewer};
 use crate::ui;
 use crate::ui::keys::{self, Lab as LabKey, Replay as Do};
 
@@ -125,7 +125,7 @@ impl Playback {
     /// when it quits. (The shell goes through `Playing`; the tests press keys here.)
     #[cfg(test)]
     pub(crate) fn key(&mut self, key: &KeyEvent) -> bool {
-        control::key(self, key).unwrap_or_else(|e| {
+        crate::record::control::key(self, key).unwrap_or_else(|e| {
             self.viewer.say(format!("{e:#}"), Instant::now());
             false
         })

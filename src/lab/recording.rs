@@ -16,7 +16,7 @@
 //!
 //! The file is the one recording format (`record::file`), its records
 //! [`LabRecord`]s under the `NALAB` header; docs/RECORDING.md ("The whole lab (NALAB)")
-//! describes it for readers. The re-run is [`replay`].
+//! describes it for readers. The re-run is [`LabReplay`].
 #![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
 
 use std::fs::File;
