@@ -6,11 +6,11 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize};
 
 use anyhow::Context;
+use netarena::lab::recording::export_trace;
 use netarena::lab::{playback, recording};
 use netarena::record::export::export_csv;
 use netarena::record::replay::replay_headless;
 use netarena::record::screen;
-use netarena::record::trace::export_trace;
 
 use super::args::ReplayArgs;
 use super::signals::finish;

@@ -23,7 +23,7 @@ pub const AUTO: Value = u32::MAX;
 /// What a client runs with that no message from the server says: the player's own
 /// dials, the correction style, and how often snapshots come (the welcome says it; the
 /// lab's snapshot-rate dial changes it live).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Settings {
     pub tuning: Tuning,
     pub correction: CorrectionStyle,

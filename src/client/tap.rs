@@ -11,7 +11,7 @@ use crate::net::protocol::{ServerMsg, Welcome};
 use crate::sim::world::{Buttons, Command};
 
 /// Which shell drives the loop: a replay re-runs it the same way.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum LoopKind {
     /// One frame per command tick, commands from a bot.
     Headless,
@@ -48,7 +48,7 @@ pub enum TapEvent<'a> {
 }
 
 /// The link's own counts at the end, which a re-run cannot recompute.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LinkTotals {
     pub seconds: f64,
     pub bytes_in: u64,

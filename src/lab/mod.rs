@@ -18,7 +18,7 @@ mod meters;
 mod motion;
 pub mod playback;
 pub mod recording;
-pub(crate) mod speed;
+pub(crate) use crate::record::speed;
 pub mod terminal;
 mod verdicts;
 pub(crate) mod view;

@@ -14,18 +14,17 @@
 //! the second it covers so nothing in it is still in flight. The replay recomputes
 //! each checkpoint and names the first that differs. The end holds the lab's report.
 //!
-//! The file: `NALAB`, a zero byte, the version (u16 little-endian); then records, each
-//! its length as a LEB128 varint and a [`LabRecord`] in the project's bincode form
-//! (`net::codec`'s saved-state bound). docs/RECORDING.md ("The whole lab (NALAB)")
-//! describes it for readers.
+//! The file is the one recording format (`record::file`), its records
+//! [`LabRecord`]s under the `NALAB` header; docs/RECORDING.md ("The whole lab (NALAB)")
+//! describes it for readers. The re-run is [`LabReplay`].
 #![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
 
 use std::fs::File;
-use std::io::{BufWriter, Read, Write};
+use std::io::BufWriter;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
 use super::{Lab, LabConfig};
@@ -33,23 +32,26 @@ use crate::client::CorrectionStyle;
 use crate::client::netcode::tuning::Tuning;
 use crate::client::play::input::Action;
 use crate::net::codec;
-use crate::net::codec::{nanos, put_varint, read_varint};
+use crate::net::codec::nanos;
 use crate::net::conditioner::Conditions;
+use crate::record::file::{Entry, FrameWriter, LAB_MAGIC};
 use crate::server::{InputBuffer, ServerConfig};
 use crate::sim::map::Map;
 use crate::sim::world::Buttons;
 
-/// A lab recording's first six bytes (a single client's recording starts `NAREC`).
-pub const MAGIC: [u8; 6] = *b"NALAB\0";
-/// 1: the first whole-lab recording.
-pub const VERSION: u16 = 1;
+mod read;
+mod replay;
+mod trace;
+pub use read::{LabFile, is_lab_recording, parse, read};
+pub use replay::LabReplay;
+pub use trace::export_trace;
 /// How often a checkpoint is taken, in lab time.
 const CHECK_EVERY: Duration = Duration::from_secs(1);
 /// A checkpoint's wire log covers datagrams sent this long before it and earlier: a
 /// link holds none that long, so every one has arrived or been dropped.
 const SETTLED: Duration = Duration::from_secs(5);
 /// No record is longer (the codec's saved-state bound).
-const MAX_RECORD: u64 = 4 << 20;
+const MAX_RECORD: usize = 4 << 20;
 
 /// What the lab started with: enough to start the same lab again.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -213,9 +215,17 @@ pub enum LabRecord {
     },
 }
 
+impl Entry for LabRecord {
+    const MAGIC: [u8; 6] = LAB_MAGIC;
+
+    fn max_payload(kind: u8) -> Option<usize> {
+        (kind < 4).then_some(MAX_RECORD)
+    }
+}
+
 /// What a lab's inputs and checkpoints go to: a file, or (in a replay) memory.
 pub struct Journal {
-    out: Option<BufWriter<File>>,
+    out: Option<FrameWriter<BufWriter<File>, LabRecord>>,
     /// Checkpoints made, in a replay.
     pub(crate) made: Vec<Check>,
     next_check: Duration,
@@ -229,11 +239,8 @@ impl Journal {
     pub fn create(path: &Path) -> anyhow::Result<Journal> {
         let file = File::create(path)
             .with_context(|| format!("cannot create the recording {}", path.display()))?;
-        let mut out = BufWriter::new(file);
-        out.write_all(&MAGIC)?;
-        out.write_all(&VERSION.to_le_bytes())?;
         Ok(Journal {
-            out: Some(out),
+            out: Some(FrameWriter::new(BufWriter::new(file))?),
             ..Journal::in_memory()
         })
     }
@@ -254,17 +261,7 @@ impl Journal {
         if self.failure.is_some() {
             return;
         }
-        let mut buf = Vec::new();
-        let done = codec::encode_state(record, &mut buf)
-            .map_err(|e| e.to_string())
-            .and_then(|()| {
-                let mut len = Vec::new();
-                put_varint(&mut len, buf.len() as u64);
-                out.write_all(&len)
-                    .and_then(|()| out.write_all(&buf))
-                    .map_err(|e| e.to_string())
-            });
-        if let Err(e) = done {
+        if let Err(e) = out.put(record) {
             self.failure = Some(format!("the lab recording stopped: {e}"));
         }
     }
@@ -410,394 +407,6 @@ pub(crate) fn act(client: usize, action: Action) -> Input {
         client: u8::try_from(client).unwrap_or(u8::MAX),
         action,
     }
-}
-
-/// A lab recording read whole.
-#[derive(Debug)]
-pub struct LabFile {
-    pub start: LabStart,
-    /// Every input, at its time (lab time).
-    pub inputs: Vec<(Duration, Input)>,
-    pub checks: Vec<Check>,
-    /// How the lab ended and its report (JSON), unless the file stops before.
-    pub end: Option<(String, String)>,
-    /// Why reading stopped early (a damaged or cut file), if it did.
-    pub stopped: Option<String>,
-}
-
-/// Whether the file at `path` is a lab recording (by its first bytes).
-pub fn is_lab_recording(path: &Path) -> anyhow::Result<bool> {
-    let mut head = [0u8; 6];
-    let mut file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let mut got = 0;
-    while got < head.len() {
-        match file.read(&mut head[got..])? {
-            0 => break,
-            n => got += n,
-        }
-    }
-    Ok(got == head.len() && head == MAGIC)
-}
-
-/// Reads the lab recording at `path`. A file cut short or damaged after its start is
-/// read up to there (`stopped` says where); one whose start cannot be read is an error.
-pub fn read(path: &Path) -> anyhow::Result<LabFile> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    parse(&bytes).with_context(|| format!("{}", path.display()))
-}
-
-/// Reads a lab recording from its bytes.
-pub fn parse(bytes: &[u8]) -> anyhow::Result<LabFile> {
-    if bytes.len() < 8 || bytes[..6] != MAGIC {
-        bail!("not a lab recording (it does not start with NALAB)");
-    }
-    let version = u16::from_le_bytes([bytes[6], bytes[7]]);
-    if version != VERSION {
-        bail!(
-            "a lab recording of version {version}; this netarena reads lab recordings of version {VERSION} only"
-        );
-    }
-    let mut at = 8;
-    let mut records = Vec::new();
-    let mut stopped = None;
-    while at < bytes.len() {
-        let offset = at;
-        let record = read_varint(bytes, &mut at)
-            .filter(|&len| len <= MAX_RECORD)
-            .and_then(|len| bytes.get(at..at.checked_add(len as usize)?))
-            .ok_or_else(|| "a record cut short or too long".to_owned())
-            .and_then(|body| {
-                at += body.len();
-                codec::decode_state::<LabRecord>(body).map_err(|e| e.to_string())
-            });
-        match record {
-            Ok(r) => records.push(r),
-            Err(e) => {
-                stopped = Some(format!("damaged at byte {offset}: {e}"));
-                break;
-            }
-        }
-    }
-    let mut records = records.into_iter();
-    let start = match records.next() {
-        Some(LabRecord::Start(s)) => *s,
-        _ => bail!(
-            "{}",
-            stopped.unwrap_or_else(|| "the lab recording has no start".to_owned())
-        ),
-    };
-    let mut file = LabFile {
-        start,
-        inputs: Vec::new(),
-        checks: Vec::new(),
-        end: None,
-        stopped,
-    };
-    // A checkpoint comes each second: an input much later than the last one is a
-    // damaged time (which must not have a replay run the lab for days).
-    let latest = |file: &LabFile| {
-        let last_check = file.checks.last().map_or(0, |c| c.at);
-        Duration::from_nanos(last_check) + CHECK_EVERY * 2
-    };
-    let mut last = Duration::ZERO;
-    for r in records {
-        match r {
-            LabRecord::Input { at, input } => {
-                let at = Duration::from_nanos(at);
-                if at < last {
-                    file.stopped = Some(format!(
-                        "input {} goes back in time ({:?} after {:?})",
-                        file.inputs.len(),
-                        at,
-                        last
-                    ));
-                    break;
-                }
-                if at > latest(&file) {
-                    file.stopped = Some(format!(
-                        "input {} at {:.3} s is past the last checkpoint",
-                        file.inputs.len(),
-                        at.as_secs_f64()
-                    ));
-                    break;
-                }
-                last = at;
-                file.inputs.push((at, input));
-            }
-            LabRecord::Check(c) => {
-                // One a second: a later one is a damaged time.
-                if Duration::from_nanos(c.at) > latest(&file) {
-                    file.stopped = Some(format!(
-                        "checkpoint {} is more than a second after the one before",
-                        file.checks.len()
-                    ));
-                    break;
-                }
-                file.checks.push(c);
-            }
-            LabRecord::End { ended, report } => file.end = Some((ended, report)),
-            LabRecord::Start(_) => {
-                file.stopped = Some("a second start record".to_owned());
-                break;
-            }
-        }
-    }
-    Ok(file)
-}
-
-/// A lab recording re-run: the same lab, the same inputs at the same times, each
-/// checkpoint held against the recording's.
-pub struct LabReplay {
-    pub file: LabFile,
-    config: LabConfig,
-    lab: Lab,
-    base: Instant,
-    /// The next input to apply.
-    next: usize,
-    /// Checkpoints compared so far.
-    compared: usize,
-    diverged: Option<String>,
-}
-
-impl LabReplay {
-    pub fn load(path: &Path) -> anyhow::Result<LabReplay> {
-        LabReplay::new(read(path)?)
-    }
-
-    pub fn new(file: LabFile) -> anyhow::Result<LabReplay> {
-        let config = file.start.config()?;
-        let base = Instant::now();
-        let lab = fresh(&config, base)?;
-        Ok(LabReplay {
-            file,
-            config,
-            lab,
-            base,
-            next: 0,
-            compared: 0,
-            diverged: None,
-        })
-    }
-
-    /// Hands client `n`'s inputs to `tap` (before the replay ran), as `Lab::record`.
-    pub(crate) fn tap(
-        &mut self,
-        n: usize,
-        tap: Box<dyn crate::client::tap::Tap>,
-    ) -> anyhow::Result<()> {
-        self.lab.record(n, tap, None)
-    }
-
-    pub fn lab(&self) -> &Lab {
-        &self.lab
-    }
-
-    /// Lab time now.
-    pub fn at(&self) -> Duration {
-        self.lab.elapsed()
-    }
-
-    /// How long the recorded lab ran: to its last input; for a file cut short, to its
-    /// last checkpoint if that is later (the bots play on the same without inputs).
-    pub fn duration(&self) -> Duration {
-        let input = self
-            .file
-            .inputs
-            .last()
-            .map_or(Duration::ZERO, |(at, _)| *at);
-        let check = match (&self.file.end, self.file.checks.last()) {
-            (None, Some(c)) => Duration::from_nanos(c.at),
-            _ => Duration::ZERO,
-        };
-        input.max(check)
-    }
-
-    /// Where the re-run first differed from the recording, if it did.
-    pub fn diverged(&self) -> Option<&str> {
-        self.diverged.as_deref()
-    }
-
-    pub fn seed(&self) -> u64 {
-        self.config.server.seed
-    }
-
-    /// Runs forward to `t` of lab time (not past the recording's end), applying every
-    /// input up to there. A stretch the recorded clock ran in one go is run in whole
-    /// milliseconds, so the lab steps at the same times as when it was recorded.
-    pub fn advance_to(&mut self, t: Duration) {
-        while let Some((at, input)) = self.file.inputs.get(self.next) {
-            let (at, input) = (*at, input.clone());
-            if let Input::RunTo = input {
-                if at > t {
-                    let now = self.lab.elapsed();
-                    let whole = (t.saturating_sub(now).as_millis() as u32) * super::STEP;
-                    self.lab.run_until(self.lab.now() + whole);
-                    break;
-                }
-                self.lab.run_until(self.base + at);
-            } else if at > t {
-                break;
-            } else {
-                apply(&mut self.lab, &input);
-            }
-            self.next += 1;
-        }
-        if self.finished() && self.file.end.is_none() {
-            // A file cut short: on to its last checkpoint, in whole milliseconds.
-            let to = t.min(self.duration());
-            let whole = (to.saturating_sub(self.lab.elapsed()).as_millis() as u32) * super::STEP;
-            self.lab.run_until(self.lab.now() + whole);
-        }
-        if self.finished() && self.file.end.is_some() {
-            final_check(&mut self.lab);
-        }
-        self.compare();
-    }
-
-    /// Seeks to `t`: forward from here, or back by starting the lab again.
-    pub fn seek(&mut self, t: Duration) -> anyhow::Result<()> {
-        if t < self.at() {
-            self.lab = fresh(&self.config, self.base)?;
-            self.next = 0;
-            self.compared = 0;
-        }
-        self.advance_to(t);
-        Ok(())
-    }
-
-    /// Whether every input has been applied.
-    pub fn finished(&self) -> bool {
-        self.next >= self.file.inputs.len()
-    }
-
-    /// Runs to the end (`headless::replayed` gives the report then).
-    pub fn run_to_end(&mut self) {
-        self.advance_to(Duration::MAX);
-    }
-
-    /// How the recorded lab ended ("time up" if the file does not say).
-    pub fn ended(&self) -> &str {
-        self.file
-            .end
-            .as_ref()
-            .map_or("time up", |(e, _)| e.as_str())
-    }
-
-    /// Holds the checkpoints the re-run made against the recording's.
-    fn compare(&mut self) {
-        let Some(journal) = &self.lab.journal else {
-            return;
-        };
-        let made = &journal.made;
-        while self.compared < made.len() && self.compared < self.file.checks.len() {
-            let (ours, theirs) = (&made[self.compared], &self.file.checks[self.compared]);
-            if self.diverged.is_none()
-                && let Some(why) = difference(theirs, ours)
-            {
-                self.diverged = Some(format!(
-                    "the re-run differs from the recording at {:.3} s: {why}",
-                    Duration::from_nanos(theirs.at).as_secs_f64()
-                ));
-            }
-            self.compared += 1;
-        }
-    }
-}
-
-/// A new lab for a replay, keeping its checkpoints.
-fn fresh(config: &LabConfig, base: Instant) -> anyhow::Result<Lab> {
-    let mut lab = Lab::new(config, base)?;
-    lab.journal = Some(Box::new(Journal::in_memory()));
-    Ok(lab)
-}
-
-/// Applies one recorded input to `lab`.
-fn apply(lab: &mut Lab, input: &Input) {
-    match input {
-        Input::RunTo => {}
-        Input::Hold { client, buttons } => lab.hold(usize::from(*client), *buttons),
-        Input::Act { client, action } => {
-            lab.act(usize::from(*client), *action);
-        }
-        Input::Dial {
-            dial,
-            client,
-            value,
-        } => {
-            lab.set_dial(usize::from(*dial), usize::from(*client), *value);
-        }
-        Input::Link { client, up, down } => {
-            if usize::from(*client) < lab.clients.len() {
-                lab.set_link(usize::from(*client), up.clone(), down.clone());
-            }
-        }
-        Input::Frame => lab.frame(),
-        Input::Size(w, h) => lab.note_size(*w, *h),
-    }
-}
-
-/// What first differs between a recorded checkpoint and the re-run's, in words.
-fn difference(recorded: &Check, rerun: &Check) -> Option<String> {
-    let secs = |ns: u64| Duration::from_nanos(ns).as_secs_f64();
-    if recorded.at != rerun.at {
-        return Some(format!(
-            "checkpoint at {:.3} s, re-run's at {:.3} s",
-            secs(recorded.at),
-            secs(rerun.at)
-        ));
-    }
-    if recorded.tick != rerun.tick {
-        return Some(format!(
-            "server tick {} recorded, {} re-run",
-            recorded.tick, rerun.tick
-        ));
-    }
-    if recorded.world != rerun.world {
-        return Some(format!(
-            "the server's world at tick {} (positions or standings)",
-            recorded.tick
-        ));
-    }
-    if let Some(n) = (0..recorded.clients.len().max(rerun.clients.len()))
-        .find(|&n| recorded.clients.get(n) != rerun.clients.get(n))
-    {
-        return Some(format!(
-            "client {}'s session (its counts or prediction)",
-            n + 1
-        ));
-    }
-    let lines = recorded.wire.len().max(rerun.wire.len());
-    if let Some(i) = (0..lines).find(|&i| recorded.wire.get(i) != rerun.wire.get(i)) {
-        let way = |w: &WireLine| {
-            format!(
-                "{} {} datagram sent at {:.3} s ({}, {} bytes)",
-                lane_name(w.lane),
-                if w.lane.is_multiple_of(2) {
-                    "up"
-                } else {
-                    "down"
-                },
-                secs(w.sent),
-                match (w.arrived, w.dropped) {
-                    (_, true) => "dropped".to_owned(),
-                    (Some(a), _) => format!("arrived at {:.3} s", secs(a)),
-                    (None, _) => "in flight".to_owned(),
-                },
-                w.bytes
-            )
-        };
-        let say = |w: Option<&WireLine>| w.map_or_else(|| "none".to_owned(), way);
-        return Some(format!(
-            "the wire log: recorded {}, re-run {}",
-            say(recorded.wire.get(i)),
-            say(rerun.wire.get(i))
-        ));
-    }
-    None
-}
-
-fn lane_name(lane: u8) -> String {
-    format!("link {}", lane / 2 + 1)
 }
 
 #[cfg(test)]

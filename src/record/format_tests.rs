@@ -1,12 +1,12 @@
-//! The codes of the enums a record holds: every variant decodes to itself, every code
-//! decodes to one variant at most; a recording holding every action replays to its
-//! end; a recording that cannot be written says so.
+//! The enums a record holds: every variant survives the format and no two share a
+//! code; a recording holding every action replays to its end; a recording that cannot
+//! be written says so; each kind of record has the code its limit is kept by.
 
 use std::time::Duration;
 
+use super::file::Entry;
 use super::format::{
-    action_code, action_from, chat_code, chat_from, every_action, every_chat_key, every_ghost_mode,
-    every_loop_kind, kind_code, kind_from, switches_bits, switches_from,
+    KEYFRAME, Record, START, every_action, every_chat_key, every_ghost_mode, every_loop_kind,
 };
 use super::reader::Reader;
 use super::tests::{Live, replay};
@@ -14,52 +14,95 @@ use super::writer::Writer;
 use crate::client::Switches;
 use crate::client::play::input::Action;
 use crate::client::tap::{LoopKind, TapEvent};
+use crate::net::codec;
 use crate::sim::world::Command;
+
+/// `records` written after a start and read back.
+fn through_the_format(records: &[Record]) -> Vec<Record> {
+    let live = Live::new(0, LoopKind::Headless);
+    let config = crate::client::ClientConfig::new("127.0.0.1:1".parse().unwrap(), "x");
+    let start = super::Start::of(LoopKind::Headless, &live.welcome(), &config);
+    let mut w = Writer::new(Vec::new()).unwrap();
+    w.start(&start).unwrap();
+    for r in records {
+        w.record(r).unwrap();
+    }
+    let bytes = w.into_inner();
+    let mut back: Vec<Record> = Reader::new(&bytes[..])
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(back.remove(0), Record::Start(Box::new(start)));
+    back
+}
 
 #[test]
 fn every_action_decodes_to_itself() {
     let all = every_action();
     // Every variant, and each byte of the two that carry one.
     assert_eq!(all.len(), 22 + 2 * 256);
-    for a in all {
-        let [code, arg] = action_code(a);
-        assert_eq!(action_from(code, arg), Some(a), "{a:?} as {code} {arg}");
-    }
+    let records: Vec<Record> = all.into_iter().map(Record::Action).collect();
+    assert_eq!(through_the_format(&records), records);
 }
 
-/// The other way: a code decodes to one action at most, and that action has that
-/// code, so no two actions share one.
+/// The other way: no two actions are written alike, so none reads back as another.
 #[test]
 fn every_code_decodes_to_the_action_that_has_it() {
-    let mut known = 0;
-    for code in 0..=u8::MAX {
-        for arg in 0..=u8::MAX {
-            if let Some(a) = action_from(code, arg) {
-                assert_eq!(action_code(a), [code, arg], "{a:?}");
-                known += 1;
-            }
+    let mut codes = std::collections::HashMap::new();
+    for a in every_action() {
+        let mut bytes = Vec::new();
+        codec::encode_state(&Record::Action(a), &mut bytes).unwrap();
+        if let Some(other) = codes.insert(bytes.clone(), a) {
+            panic!("{a:?} and {other:?} are both {bytes:?}");
         }
     }
-    assert_eq!(known, every_action().len());
+    assert_eq!(codes.len(), every_action().len());
 }
 
 #[test]
 fn every_chat_key_loop_kind_and_ghost_mode_decodes_to_itself() {
-    for k in every_chat_key() {
-        let (code, c) = chat_code(k);
-        assert_eq!(chat_from(code, c), Some(k), "{k:?}");
-    }
-    for k in every_loop_kind() {
-        assert_eq!(kind_from(kind_code(k)), Some(k));
+    let chat: Vec<Record> = every_chat_key().into_iter().map(Record::Chat).collect();
+    assert_eq!(through_the_format(&chat), chat);
+    for kind in every_loop_kind() {
+        let back: LoopKind = codec::decode_state(&encoded(&kind)).unwrap();
+        assert_eq!(back, kind);
     }
     for ghosts in every_ghost_mode() {
         let s = Switches {
             ghosts,
             ..Switches::default()
         };
-        let [bits, g] = switches_bits(s);
-        assert_eq!(switches_from(bits, g), Some(s));
+        let back: Switches = codec::decode_state(&encoded(&s)).unwrap();
+        assert_eq!(back, s);
     }
+}
+
+fn encoded<T: serde::Serialize>(value: &T) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    codec::encode_state(value, &mut bytes).unwrap();
+    bytes
+}
+
+/// The kinds with limits of their own are the variants they name (a record's kind is
+/// its first byte in the codec's form), and no kind past the last is taken.
+#[test]
+fn each_kind_is_its_variant() {
+    let live = Live::new(0, LoopKind::Headless);
+    let config = crate::client::ClientConfig::new("127.0.0.1:1".parse().unwrap(), "x");
+    let start = super::Start::of(LoopKind::Headless, &live.welcome(), &config);
+    assert_eq!(encoded(&Record::Start(Box::new(start)))[0], START);
+    let keyframe = Record::Keyframe {
+        at: Duration::ZERO,
+        state: vec![1, 2, 3],
+    };
+    assert_eq!(encoded(&keyframe)[0], KEYFRAME);
+    let settings = Record::Settings {
+        at: Duration::ZERO,
+        settings: live.driver.settings(),
+    };
+    let last = encoded(&settings)[0];
+    assert!(Record::max_payload(last).is_some());
+    assert_eq!(Record::max_payload(last + 1), None);
 }
 
 /// Issue 21: Shift+direction (`Face`) and Esc (`Back`) were written as 255, and a

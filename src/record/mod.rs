@@ -3,8 +3,10 @@
 //! (`reader`), and re-run through the same loop ([`replay`]). The format is in
 //! [`format`](mod@format) and docs/RECORDING.md.
 
+pub(crate) mod control;
 pub mod export;
 mod fates;
+pub mod file;
 pub mod format;
 mod keys;
 pub mod player;
@@ -13,6 +15,7 @@ pub mod recorder;
 pub mod replay;
 pub mod ring;
 pub mod screen;
+pub(crate) mod speed;
 pub mod trace;
 pub(crate) mod writer;
 

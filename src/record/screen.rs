@@ -2,8 +2,9 @@
 //! frame by frame, with the timeline strip under them.
 //!
 //! Replay's keys are defined once, in `BINDINGS` (the binding table's, with its rule that
-//! Esc closes the `?` box before it quits): the key handler, the `?` help box
-//! and the hints on the combat line all read that table. Ctrl-C quits too (the shell's,
+//! Esc closes the `?` box before it quits): the key handler (`control::on_key`, the
+//! one a lab's recording is played with too), the `?` help box and the hints on the
+//! combat line all read that table. Ctrl-C quits too (the shell's,
 //! as in every screen).
 #![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
 
@@ -12,19 +13,18 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use ratatui::Frame;
-use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
-use super::keys::{BINDINGS, Do, binding_of, hints};
+use super::control::{MESSAGE_SHOWN, Playing, Shown, Viewer};
+use super::keys::{BINDINGS, hints};
 use super::player::Player;
+use crate::client::Switches;
 use crate::client::netcode::session::{ClientSession, DrawnFrom};
+use crate::client::shell::Shell;
 use crate::client::shell::interactive::Outcome;
-use crate::client::shell::{Flow, Modal, Screen, Shell};
-use crate::client::{Switch, Switches};
-use crate::lab::speed::Speed;
 use crate::sim::map::CELL;
 use crate::ui::timeline::{
     AT_SNAPSHOT_LEGEND, CorrectionPaths, LEGEND, PATHS_LEGEND, TIMELINE_ROWS, TimelineView,
@@ -34,208 +34,40 @@ use crate::ui::{self, Theme};
 
 /// A rail shot's verdict stays on the status line this long.
 const VERDICT_SHOWN: Duration = Duration::from_secs(3);
-/// A message on the status line goes after this long (a key press clears it sooner).
-const MESSAGE_SHOWN: Duration = Duration::from_secs(4);
-/// How often the picture is looked at while playing.
-const PLAY_STEP: Duration = Duration::from_millis(15);
 /// A correction's paths stay drawn this long after it (replay time).
 const PATHS_SHOWN: Duration = Duration::from_secs(2);
-
-/// The viewer's own state besides the player.
-struct Viewer {
-    paused: bool,
-    speed: Speed,
-    /// Wall time and replay time when play last (re)started.
-    anchor: (Instant, Duration),
-    /// A message on the status line, and when it was set.
-    message: String,
-    message_at: Instant,
-    /// The `?` box is open.
-    help: bool,
-    theme: Theme,
-}
-
-impl Viewer {
-    /// Playing from where `player` stands (a clip's keyframe, not time 0) from `now`.
-    fn new(player: &Player, now: Instant, message: String) -> Viewer {
-        Viewer {
-            paused: false,
-            speed: Speed::default(),
-            anchor: (now, player.at()),
-            message,
-            message_at: now,
-            help: false,
-            theme: Theme::default(),
-        }
-    }
-
-    fn say(&mut self, message: String, now: Instant) {
-        self.message = message;
-        self.message_at = now;
-    }
-
-    /// Plays on from the replay time `player` stands at now (after a seek or a re-run).
-    fn restart(&mut self, player: &Player) {
-        self.anchor = (Instant::now(), player.at());
-    }
-
-    fn replay_time(&self, now: Instant) -> Duration {
-        if self.paused {
-            return self.anchor.1;
-        }
-        self.anchor.1
-            + now
-                .duration_since(self.anchor.0)
-                .mul_f64(self.speed.factor())
-    }
-}
 
 /// Shows the recording at `path` until `q`, Ctrl-C or a signal.
 pub fn run(path: &Path, theme: Theme, stop: &AtomicBool) -> anyhow::Result<Outcome> {
     let loaded = Instant::now();
-    let mut player = Player::load(path)?;
+    let player = Player::load(path)?;
     let message = format!("loaded in {} ms", loaded.elapsed().as_millis());
     let mut viewer = Viewer::new(&player, Instant::now(), message);
     viewer.theme = theme;
     let mut shell = Shell::enter(stop, None)?;
-    shell.run(&mut Replay {
-        player: &mut player,
-        viewer: &mut viewer,
-    })
+    shell.run(&mut Playing(Replay { player, viewer }))
 }
 
-/// The replay as the shell runs it.
-struct Replay<'a> {
-    player: &'a mut Player,
-    viewer: &'a mut Viewer,
+/// A client's replay as the one replay screen shows it.
+struct Replay {
+    player: Player,
+    viewer: Viewer,
 }
 
-impl Screen for Replay<'_> {
-    fn on_key(&mut self, key: &KeyEvent, _now: Instant) -> anyhow::Result<Flow> {
-        Ok(match on_key(self.player, self.viewer, key.code)? {
-            Some(Do::Quit) => Flow::Quit,
-            _ => Flow::Go,
-        })
+impl Shown for Replay {
+    type Replay = Player;
+
+    fn parts(&mut self) -> (&mut Player, &mut Viewer) {
+        (&mut self.player, &mut self.viewer)
     }
 
-    /// A resize, or the resume after Ctrl-Z: go on from where the replay stood, not
-    /// from where the wall clock has moved it.
-    fn on_resize(&mut self, _w: u16, _h: u16, now: Instant) {
-        self.viewer.anchor = (now, self.player.at());
+    fn viewer(&self) -> &Viewer {
+        &self.viewer
     }
 
-    fn on_tick(&mut self, now: Instant, _modal: &mut Modal<'_>) -> anyhow::Result<Flow> {
-        play(self.player, self.viewer, now);
-        Ok(Flow::Go)
+    fn draw(&self, frame: &mut Frame, _fps: f64) {
+        render(frame, &self.player, &self.viewer);
     }
-
-    fn draw(&mut self, frame: &mut Frame, _now: Instant, _fps: f64) {
-        render(frame, self.player, self.viewer);
-    }
-
-    /// While playing, the picture is looked at every [`PLAY_STEP`] (a replay draws
-    /// recorded frames; it need not look as often as the game); paused, only a message
-    /// goes (the shell looks at least every 100 ms whatever this says).
-    fn next_due(&self, now: Instant) -> Instant {
-        now + if self.viewer.paused {
-            MESSAGE_SHOWN
-        } else {
-            PLAY_STEP
-        }
-    }
-}
-
-/// Applies the records up to the replay time at `now`; pauses at the end.
-fn play(player: &mut Player, v: &mut Viewer, now: Instant) {
-    if !v.message.is_empty() && now.duration_since(v.message_at) >= MESSAGE_SHOWN {
-        v.message.clear();
-    }
-    if v.paused {
-        return;
-    }
-    let t = v.replay_time(now).min(player.duration());
-    player.advance_to(t);
-    if t >= player.duration() {
-        v.paused = true;
-        v.anchor = (now, t);
-    }
-}
-
-/// Does what `code` is bound to; says what that was (`Quit` is the caller's to do).
-/// The message of the key before goes: what it said was about the state it left.
-fn on_key(player: &mut Player, v: &mut Viewer, code: KeyCode) -> anyhow::Result<Option<Do>> {
-    let Some(act) = binding_of(code, v.help) else {
-        return Ok(None);
-    };
-    let now = Instant::now();
-    v.message.clear();
-    let at = player.at();
-    let secs = |s: i8| Duration::from_secs(u64::from(s.unsigned_abs()));
-    let mut pause = true;
-    match act {
-        Do::Quit => return Ok(Some(Do::Quit)),
-        Do::Help => {
-            v.help = !v.help;
-            return Ok(Some(act));
-        }
-        Do::Pause => {
-            v.paused = !v.paused;
-            v.anchor = (now, at);
-            return Ok(Some(act));
-        }
-        Do::Frame(forward) => player.step_frame(forward),
-        Do::Tick(true) => player.seek(at + player.tick()),
-        Do::Tick(false) => player.seek(at.saturating_sub(player.tick())),
-        Do::Seek(by) => {
-            let t = if by > 0 {
-                at + secs(by)
-            } else {
-                at.saturating_sub(secs(by))
-            };
-            let started = Instant::now();
-            player.seek(t.min(player.duration()));
-            let took = started.elapsed().as_secs_f64() * 1e3;
-            v.say(format!("seek took {took:.1} ms"), now);
-            pause = v.paused;
-        }
-        Do::Speed(faster) => {
-            v.speed = if faster {
-                v.speed.faster()
-            } else {
-                v.speed.slower()
-            };
-            pause = v.paused;
-        }
-        Do::Correction(forward) => {
-            if !player.jump_correction(forward) {
-                // Nothing found: nothing moved, so playback goes on as it was.
-                v.say("no more corrections that way".into(), now);
-                pause = v.paused;
-            }
-        }
-        Do::WhatIf(action) => what_if(player, v, Switch::of(action))?,
-        Do::AsRecorded => what_if(player, v, None)?,
-    }
-    v.paused = pause;
-    v.anchor = (now, player.at());
-    Ok(Some(act))
-}
-
-/// A what-if key: re-runs the recording with `which` switch flipped, by the game's
-/// own rule ([`Switches::toggled`]), or (None) as recorded.
-fn what_if(player: &mut Player, v: &mut Viewer, which: Option<Switch>) -> anyhow::Result<()> {
-    let Some(which) = which else {
-        player.set_what_if(None)?;
-        v.say("switches as recorded".into(), Instant::now());
-        v.restart(player);
-        return Ok(());
-    };
-    let started = Instant::now();
-    player.set_what_if(Some(player.switches().toggled(which)))?;
-    let took = started.elapsed().as_millis();
-    v.say(format!("re-simulated in {took} ms"), Instant::now());
-    v.restart(player);
-    Ok(())
 }
 
 /// The arena and HUD as recorded (the FPS the recorded one at the replay time), and

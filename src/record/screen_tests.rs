@@ -5,6 +5,11 @@ use std::time::{Duration, Instant};
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::KeyCode;
+
+use super::super::control::{on_key, play, what_if};
+use super::super::keys::Do;
+use crate::client::Switch;
 
 use super::*;
 use crate::client::driver::Driver;

@@ -17,28 +17,23 @@
 //! The recording is re-run to make it: the lab's with its own checkpoints, a client's
 //! through the replay.
 
-use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::io::Write;
 use std::path::Path;
-use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 use super::replay::{Replayer, open};
-use crate::client::ClientConfig;
 use crate::client::netcode::session::ClientSession;
-use crate::client::tap::{LinkTotals, LoopKind, Tap, TapEvent};
-use crate::lab::recording::{LabReplay, is_lab_recording};
-use crate::net::protocol::{GameEvent, RailVerdict, ServerMsg, Welcome};
+use crate::net::protocol::{GameEvent, RailVerdict, ServerMsg};
 
 /// Counters are sampled at most this often per client.
 const COUNTER_EVERY: f64 = 50_000.0;
 /// The server's track.
-const SERVER: u32 = 0;
+pub(crate) const SERVER: u32 = 0;
 
-fn us(d: Duration) -> f64 {
+pub(crate) fn us(d: Duration) -> f64 {
     d.as_secs_f64() * 1e6
 }
 
@@ -51,7 +46,7 @@ pub(crate) struct Events {
 }
 
 impl Events {
-    fn name_track(&mut self, pid: u32, name: &str) {
+    pub(crate) fn name_track(&mut self, pid: u32, name: &str) {
         for what in ["process_name", "thread_name"] {
             self.list.push(json!({
                 "ph": "M", "name": what, "pid": pid, "tid": pid, "ts": 0,
@@ -64,21 +59,29 @@ impl Events {
         }));
     }
 
-    fn span(&mut self, pid: u32, cat: &str, name: String, from: f64, to: f64, args: Value) {
+    pub(crate) fn span(
+        &mut self,
+        pid: u32,
+        cat: &str,
+        name: String,
+        from: f64,
+        to: f64,
+        args: Value,
+    ) {
         self.list.push(json!({
             "ph": "X", "cat": cat, "name": name, "pid": pid, "tid": pid,
             "ts": from, "dur": (to - from).max(0.0), "args": args,
         }));
     }
 
-    fn instant(&mut self, pid: u32, cat: &str, name: &str, at: f64, args: Value) {
+    pub(crate) fn instant(&mut self, pid: u32, cat: &str, name: &str, at: f64, args: Value) {
         self.list.push(json!({
             "ph": "i", "s": "t", "cat": cat, "name": name, "pid": pid, "tid": pid,
             "ts": at, "args": args,
         }));
     }
 
-    fn counter(&mut self, pid: u32, name: &str, at: f64, args: Value) {
+    pub(crate) fn counter(&mut self, pid: u32, name: &str, at: f64, args: Value) {
         self.list.push(json!({
             "ph": "C", "name": name, "pid": pid, "tid": pid, "ts": at, "args": args,
         }));
@@ -87,7 +90,12 @@ impl Events {
     /// The server decisions in `msg` (which `track` heard), on the server's track at
     /// `at`, each once: a client hears each event until it acknowledges it, and every
     /// client hears the same kill.
-    fn decisions(&mut self, track: &mut ClientTrack, msg: &ServerMsg, at: impl Fn(u32) -> f64) {
+    pub(crate) fn decisions(
+        &mut self,
+        track: &mut ClientTrack,
+        msg: &ServerMsg,
+        at: impl Fn(u32) -> f64,
+    ) {
         let ServerMsg::Snapshot(s) = msg else { return };
         for (seq, e) in &s.events {
             if !track.events_seen.insert(*seq) {
@@ -167,7 +175,7 @@ pub(crate) struct ClientTrack {
 }
 
 impl ClientTrack {
-    fn new(pid: u32, name: &str, events: &mut Events) -> ClientTrack {
+    pub(crate) fn new(pid: u32, name: &str, events: &mut Events) -> ClientTrack {
         events.name_track(pid, name);
         ClientTrack {
             pid,
@@ -184,14 +192,14 @@ impl ClientTrack {
     }
 
     /// A message arrived: a snapshot opens its span (from `sent` if known).
-    fn received(&mut self, msg: &ServerMsg, sent: f64) {
+    pub(crate) fn received(&mut self, msg: &ServerMsg, sent: f64) {
         if let ServerMsg::Snapshot(s) = msg {
             self.snapshots.push_back((s.tick, sent));
         }
     }
 
     /// What changed in `session` by `at` (`now` on its clock).
-    fn observe(
+    pub(crate) fn observe(
         &mut self,
         e: &mut Events,
         at: f64,
@@ -271,7 +279,7 @@ impl ClientTrack {
     }
 
     /// The end: what is still open ends here, marked so.
-    fn finish(&mut self, e: &mut Events, at: f64) {
+    pub(crate) fn finish(&mut self, e: &mut Events, at: f64) {
         for (seq, made) in std::mem::take(&mut self.commands) {
             let args = json!({"seq": seq, "acked": false});
             e.span(
@@ -297,20 +305,15 @@ impl ClientTrack {
     }
 }
 
-/// Writes the trace of the recording at `path` (a client's or a whole lab's) to `out`.
-pub fn export_trace(path: &Path, out: &mut impl Write) -> anyhow::Result<()> {
-    let events = if is_lab_recording(path)? {
-        lab_trace(LabReplay::load(path)?)?
-    } else {
-        client_trace(path)?
-    };
+/// Writes `events` to `out` as trace event JSON, a line.
+pub(crate) fn write_trace(events: Events, out: &mut impl Write) -> anyhow::Result<()> {
     serde_json::to_writer(&mut *out, &events.into_json())?;
     writeln!(out)?;
     Ok(())
 }
 
 /// A single client's recording, re-run record by record.
-fn client_trace(path: &Path) -> anyhow::Result<Events> {
+pub(crate) fn client_trace(path: &Path) -> anyhow::Result<Events> {
     let (start, mut reader) = open(path)?;
     let first = reader.next_record()?;
     let mut r = Replayer::begin(&start, first.as_ref(), Instant::now(), None)?;
@@ -334,104 +337,3 @@ fn client_trace(path: &Path) -> anyhow::Result<Events> {
     track.finish(&mut e, us(r.at()));
     Ok(e)
 }
-
-/// What a lab client's tap hands the trace: messages as they arrived.
-type Inbox = Rc<RefCell<Vec<(Instant, ServerMsg, usize)>>>;
-
-struct Catch(Inbox);
-
-impl Tap for Catch {
-    fn start(&mut self, _: Instant, _: LoopKind, _: &Welcome, _: &ClientConfig) {}
-    fn event(&mut self, at: Instant, event: TapEvent<'_>) {
-        if let TapEvent::Received { msg, wire_bytes } = event {
-            self.0.borrow_mut().push((at, msg.clone(), wire_bytes));
-        }
-    }
-    fn finish(&mut self, _: LinkTotals) {}
-}
-
-/// A whole lab's recording, re-run a millisecond at a time.
-fn lab_trace(mut replay: LabReplay) -> anyhow::Result<Events> {
-    let mut e = Events::default();
-    e.name_track(SERVER, "server");
-    let clients = replay.lab().client_count();
-    let mut inboxes = Vec::new();
-    let mut tracks = Vec::new();
-    for n in 0..clients {
-        let inbox = Inbox::default();
-        replay.tap(n, Box::new(Catch(inbox.clone())))?;
-        inboxes.push(inbox);
-        let profile = &replay.file.start.profiles[n];
-        tracks.push(ClientTrack::new(
-            n as u32 + 1,
-            &format!("client {} ({profile})", n + 1),
-            &mut e,
-        ));
-    }
-    // The wire log: when each datagram down was sent, by its lane and arrival; the
-    // datagrams each link dropped.
-    let mut sent_at = HashMap::new();
-    for w in replay.file.checks.iter().flat_map(|c| &c.wire) {
-        let client = u32::from(w.lane / 2);
-        if (client as usize) < clients && w.dropped {
-            let way = if w.lane.is_multiple_of(2) {
-                "up"
-            } else {
-                "down"
-            };
-            let args = json!({"way": way, "bytes": w.bytes});
-            let at = w.sent as f64 / 1e3;
-            e.instant(client + 1, "loss", "datagram dropped", at, args);
-        }
-        if let (1, Some(arrived)) = (w.lane % 2, w.arrived) {
-            sent_at.insert((w.lane / 2, arrived, w.bytes), w.sent);
-        }
-    }
-    // When each server tick was made, as the lab ran: the tick rate may change mid-run.
-    let mut tick_at: HashMap<u32, f64> = HashMap::new();
-    let base = replay.lab().now();
-    let end = replay.duration();
-    let mut t = Duration::ZERO;
-    loop {
-        t = (t + Duration::from_millis(1)).min(end);
-        replay.advance_to(t);
-        let lab = replay.lab();
-        tick_at
-            .entry(lab.server().world().tick)
-            .or_insert_with(|| us(lab.elapsed()));
-        for (n, (track, inbox)) in tracks.iter_mut().zip(&inboxes).enumerate() {
-            for (at, msg, bytes) in inbox.borrow_mut().drain(..) {
-                let arrived = at.saturating_duration_since(base);
-                let key = (n as u8, arrived.as_nanos() as u64, bytes as u32);
-                let sent = sent_at.get(&key).map_or(us(arrived), |&ns| ns as f64 / 1e3);
-                track.received(&msg, sent);
-                e.decisions(track, &msg, |tick| {
-                    tick_at.get(&tick).copied().unwrap_or_else(|| us(arrived))
-                });
-            }
-            let c = &lab.clients[n];
-            let totals = c.totals(0.0);
-            track.observe(
-                &mut e,
-                us(lab.elapsed()),
-                c.driver.session(),
-                lab.now(),
-                (totals.bytes_in, totals.bytes_out),
-            );
-        }
-        if t >= end {
-            break;
-        }
-    }
-    let at = us(replay.at());
-    for track in &mut tracks {
-        track.finish(&mut e, at);
-    }
-    if let Some(why) = replay.diverged() {
-        anyhow::bail!("{why}");
-    }
-    Ok(e)
-}
-
-#[cfg(test)]
-mod tests;

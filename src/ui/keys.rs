@@ -52,7 +52,7 @@ pub enum Action {
 }
 
 /// One key into the chat editor.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ChatKey {
     Char(char),
     Backspace,

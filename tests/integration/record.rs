@@ -15,10 +15,12 @@ use proptest::prelude::*;
 use netarena::client::play::input::{Action, ChatKey};
 use netarena::client::tap::{LinkTotals, LoopKind};
 use netarena::client::{CorrectionStyle, Switches};
+use netarena::lab::recording::{LabRecord, parse};
 use netarena::net::conditioner::Conditions;
 use netarena::net::delta;
 use netarena::net::protocol::{Cookie, PlayerSnap, ServerMsg, Snapshot, Welcome};
-use netarena::record::format::{OLDEST, VERSION, every_action, every_chat_key};
+use netarena::record::file::{Entry, FrameReader, readable};
+use netarena::record::format::{VERSION, every_action, every_chat_key};
 use netarena::record::replay::Replayer;
 use netarena::record::{ReadError, Reader, Record, Start, Writer};
 use netarena::sim::map::Map;
@@ -309,23 +311,14 @@ fn a_corrupt_record_names_its_offset() {
 fn a_time_past_a_day_is_refused() {
     let mut bytes = write(&small_recording()[..1]);
     let at = bytes.len();
-    // A frame at 2^56 ns (over two years).
-    bytes.extend_from_slice(&[5, 9, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01]);
+    // A frame (kind 4) at 2^56 ns (over two years): a u64 in the codec's varint form.
+    bytes.extend_from_slice(&[4, 9, 253, 0, 0, 0, 0, 0, 0, 0, 1]);
     let (back, err) = read(&bytes);
     assert_eq!(back.len(), 1);
     assert_eq!(
         err.unwrap().to_string(),
         format!("bad record at byte {at}: time 72057594 s is past the 24-hour limit")
     );
-}
-
-/// The versions this netarena reads, as its refusal says them.
-fn readable() -> String {
-    if OLDEST == VERSION {
-        format!("version {VERSION}")
-    } else {
-        format!("versions {OLDEST} to {VERSION}")
-    }
 }
 
 #[test]
@@ -476,4 +469,119 @@ fn a_corrupt_or_cut_keyframe_is_one_line_naming_its_offset() {
         line.starts_with(&format!("bad record at byte {at}: keyframe: ")),
         "{line}"
     );
+}
+
+/// Every record of `bytes`, a recording of kind `T`, through the one frame reader.
+fn entries<T: Entry>(bytes: &[u8]) -> Vec<T> {
+    let mut reader = FrameReader::<_, T>::new(bytes).unwrap();
+    let mut out = Vec::new();
+    while let Some((_, record)) = reader.next_entry().unwrap() {
+        out.push(record);
+    }
+    out
+}
+
+/// Issue 33: one format for both kinds. `lab --record FILE` writes the whole lab to
+/// FILE and client 1's own recording beside it: the one frame reader reads each to its
+/// end under its own header (the same version), and each kind is refused where the
+/// other is wanted, in one line.
+#[test]
+fn a_lab_and_its_clients_recordings_go_through_the_same_reader() {
+    let file = temp_report("same-reader").with_extension("narec");
+    let out = Process::new(BIN)
+        .args([
+            "lab",
+            "--headless",
+            "--seconds",
+            "3",
+            "--seed",
+            "4",
+            "--record",
+        ])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stem = file.file_stem().unwrap().to_string_lossy().into_owned();
+    let client_file = file.with_file_name(format!("{stem}-1.narec"));
+    let lab_bytes = std::fs::read(&file).unwrap();
+    let client_bytes = std::fs::read(&client_file).unwrap();
+    for f in [
+        &file,
+        &client_file,
+        &file.with_file_name(format!("{stem}-2.narec")),
+    ] {
+        let _ = std::fs::remove_file(f);
+    }
+    let lab: Vec<LabRecord> = entries(&lab_bytes);
+    assert!(
+        matches!(lab.first(), Some(LabRecord::Start(_))),
+        "{:?}",
+        lab.first()
+    );
+    assert!(matches!(lab.last(), Some(LabRecord::End { .. })));
+    assert!(lab.iter().any(|r| matches!(r, LabRecord::Check(_))));
+    let client: Vec<Record> = entries(&client_bytes);
+    assert!(matches!(client.first(), Some(Record::Start(_))));
+    assert!(matches!(client.last(), Some(Record::End(_))));
+    assert!(client.iter().any(|r| matches!(r, Record::Received { .. })));
+    // The same header but for the kind's letters.
+    assert_eq!(&lab_bytes[..2], b"NA");
+    assert_eq!(&client_bytes[..2], b"NA");
+    assert_eq!(lab_bytes[5..8], client_bytes[5..8]);
+    assert_eq!(u16::from_le_bytes([lab_bytes[6], lab_bytes[7]]), VERSION);
+    let e = Reader::new(&lab_bytes[..]).err().unwrap();
+    assert_eq!(e, ReadError::LabRecording);
+    let e = parse(&client_bytes).unwrap_err().to_string();
+    assert_eq!(e, "not a lab recording (it does not start with NALAB)");
+}
+
+/// Issue 33: files of the formats before this one are refused, each in one line
+/// naming its version and the one read: the golden recording as version 10 wrote it
+/// (the last hand-coded client format, kept as `tests/data/golden.v10.narec`), and a
+/// lab recording of version 1 (the lab's first format), by the reader and by `replay`.
+#[test]
+fn an_older_version_is_refused_in_one_line_naming_both() {
+    let old = include_bytes!("../data/golden.v10.narec");
+    let line = Reader::new(&old[..]).err().unwrap().to_string();
+    assert_eq!(
+        line,
+        format!(
+            "recording format version 10, this netarena reads {}",
+            readable()
+        )
+    );
+    let mut lab = b"NALAB\0".to_vec();
+    lab.extend_from_slice(&1u16.to_le_bytes());
+    lab.extend_from_slice(&[9, 0, 1, 2, 3]);
+    let line = parse(&lab).unwrap_err().to_string();
+    assert_eq!(
+        line,
+        format!(
+            "a lab recording of version 1; this netarena reads {}",
+            readable()
+        )
+    );
+    for (name, bytes) in [("old-client", &old[..]), ("old-lab", &lab[..])] {
+        let path = temp_report(name).with_extension("narec");
+        std::fs::write(&path, bytes).unwrap();
+        let out = Process::new(BIN)
+            .args(["replay", "--headless"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let _ = std::fs::remove_file(&path);
+        assert!(!out.status.success(), "{name}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{name}: {stderr}");
+        let found = if name == "old-lab" { 1 } else { 10 };
+        assert!(
+            stderr.contains(&format!("version {found}")) && stderr.contains(&VERSION.to_string()),
+            "{name}: {stderr}"
+        );
+    }
 }

@@ -7,6 +7,7 @@ use super::*;
 use crate::lab::headless::{self, LabReport, Recording};
 use crate::lab::recording::Journal;
 use crate::record::recorder::Recorder;
+use serde_json::Value;
 
 fn temp(name: &str) -> PathBuf {
     std::env::temp_dir().join(format!(
