@@ -566,10 +566,7 @@ mod tests {
         press(&mut d, 'k', t(50));
         let text = press(&mut d, '[', t(60)).unwrap();
         assert_eq!(d.session().tuning().redundancy, 32);
-        assert!(
-            text.starts_with("redundancy 32 commands = 533 ms"),
-            "{text}"
-        );
+        assert!(text.starts_with("redundancy 32 copies = 533 ms"), "{text}");
         press(&mut d, 'k', t(70));
         press(&mut d, ']', t(80));
         assert_eq!(d.session().correction(), CorrectionStyle::Blend);

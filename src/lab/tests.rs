@@ -741,12 +741,15 @@ fn server_dials_reach_the_match_within_bounds() {
     lab.set_dial(dial("snapshot rate"), 0, 120).unwrap();
     assert_eq!(lab.dial(dial("snapshot rate"), 0), Some(60));
     assert_eq!(lab.server().snapshot_interval(), 1);
-    // A client's dial names the client; redundancy below the commands a packet carries
-    // says what is never sent.
+    // A client's dial names the client, and counts copies: each command in two
+    // packets, so a packet carries its new commands and the previous packet's.
     lab.set_dial(dial("input rate"), 0, 15).unwrap();
     let text = lab.set_dial(dial("redundancy"), 0, 2).unwrap();
-    assert!(text.starts_with(" client 1: redundancy 2"), "{text}");
-    assert!(text.contains("2 of every 4 are never sent"), "{text}");
+    assert!(text.starts_with(" client 1: redundancy 2 copies"), "{text}");
+    assert!(
+        text.contains("(8 commands a packet at 4 new); a lost packet is made good"),
+        "{text}"
+    );
     assert_eq!(lab.set_dial(dial("redundancy"), 3, 2), None, "no client 4");
 }
 

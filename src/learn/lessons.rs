@@ -249,7 +249,7 @@ fn l3_setup(lab: &mut Lab) {
 fn l3_ask(lab: &Lab) -> Vec<String> {
     vec![
         format!(
-            "Client 1's link now loses {}% of its packets, each carrying {} command: the server misses commands, and client 1 is corrected (`corr`).",
+            "Client 1's link now loses {}% of its packets, and each command rides in {} packet (redundancy): a lost packet takes its commands with it, the server never applies them, and client 1 is corrected (`corr`).",
             measured(lab.link(0, crate::lab::Way::Up).loss_pct),
             measured(dial(lab, "redundancy"))
         ),
@@ -276,9 +276,10 @@ fn l3_judge(lab: &Lab, w: &Watch, _: &mut Memo) -> Verdict {
     let (sent, lost) = w.packets_up(lab);
     Verdict::Pass(vec![
         format!(
-            "While you walked, {} of {} input packets were lost and client 1 was corrected {} times, each time replaying the moves after the acknowledged one. Standing still for {} s: {} corrections. No loop.",
+            "While you walked, {} of {} input packets were lost, and with them {} commands the server never received (the lane's `lost`); client 1 was corrected {} times, each time replaying the moves after the acknowledged one. Standing still for {} s: {} corrections. No loop.",
             measured(lost),
             measured(sent),
+            measured(w.commands_lost(lab)),
             measured(corr),
             measured_f(stood, 1),
             measured(after)
@@ -295,7 +296,7 @@ fn l4_setup(lab: &mut Lab) {
 
 fn l4_ask(lab: &Lab) -> Vec<String> {
     vec![format!(
-        "Client 1's link loses {}% of its packets (the red `×` on its lane). Each input packet carries the last {} commands. Turn that down to one: {}. Then walk.",
+        "Client 1's link loses {}% of its packets (the red `×` on its lane). Each command rides in {} input packets (redundancy), so a lost packet's commands come in a later one. Turn that down to one copy: {}. Then walk.",
         measured(lab.link(0, crate::lab::Way::Up).loss_pct),
         measured(dial(lab, "redundancy")),
         turn("redundancy", "[", "1")
@@ -324,9 +325,10 @@ fn l4_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
     let (sent, lost) = w.packets_up(lab);
     memo.keep("corrections", corr as f64);
     Verdict::Pass(vec![format!(
-        "{} of {} input packets were lost and took their one command each with them: the server never applied those moves, and client 1 was corrected {} times.",
+        "{} of {} input packets were lost, and with their one copy {} commands the server never received (the lane's `lost`): it never applied those moves, and client 1 was corrected {} times.",
         measured(lost),
         measured(sent),
+        measured(w.commands_lost(lab)),
         measured(corr)
     )])
 }
@@ -367,12 +369,13 @@ fn l4_again_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
         ));
     }
     let before = memo.get("corrections").map_or_else(String::new, |c| {
-        format!(" (one command a packet: {} corrections)", measured(c))
+        format!(" (one copy: {} corrections)", measured(c))
     });
     Verdict::Pass(vec![format!(
-        "{} of {} packets lost, {} corrections{before}: each packet carried the last {} commands, so the next one to arrive brought the lost ones. Redundant inputs trade a few bytes for loss.",
+        "{} of {} packets lost, {} commands never received, {} corrections{before}: each command rode in {} packets, so the next one to arrive brought the lost ones. Redundant inputs trade a few bytes for loss.",
         measured(lost),
         measured(sent),
+        measured(w.commands_lost(lab)),
         measured(corr),
         measured(dial(lab, "redundancy"))
     )])

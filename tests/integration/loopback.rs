@@ -7,6 +7,7 @@ use std::time::Duration;
 use crate::support;
 
 mod outage;
+mod redundancy;
 
 use support::process::{BIN, finish, headless, headless_join, num, start_server, start_server_on};
 

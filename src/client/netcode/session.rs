@@ -506,7 +506,7 @@ impl ClientSession {
         let limit = self.ahead_limit();
         let thin = self.net.lagometer.rate_limited();
         let p = self.prediction.as_mut()?;
-        let number = if self.resync.take_skip() {
+        let due = if self.resync.take_skip() {
             self.net.command_skipped();
             self.pacer.resend_due()
         } else if p.pending() >= limit {
@@ -535,12 +535,13 @@ impl ClientSession {
         let commands: Vec<_> = if p.pending() == 0 {
             p.newest().into_iter().collect()
         } else {
-            p.unacked(usize::from(self.tuning.redundancy)).collect()
+            let window = due.window(self.tuning.redundancy);
+            p.unacked(window.min(MAX_COMMANDS_PER_INPUT)).collect()
         };
         if commands.is_empty() {
             return None;
         }
-        let mut input = InputPacket::pack(client_ms, number, ack_tick, commands);
+        let mut input = InputPacket::pack(client_ms, due.number, ack_tick, commands);
         bound_redundancy(&mut input);
         input.event_ack = event_ack;
         input.view_tick = view_tick;
