@@ -1116,6 +1116,30 @@ fn a_jitter_buffer_draws_a_walker_evenly() {
     assert!(credit.iter().all(|&c| c > 0.25), "{credit:?}");
 }
 
+/// At a snapshot a second and 128 ticks a second, acks came 128 commands apart while
+/// the client let at most 64 wait: the own player stood still 9-10 s of 20 with a key
+/// held (`commands_held`). A working link now holds it back well under a second.
+#[test]
+fn long_snapshot_periods_do_not_freeze_the_own_player() {
+    for seed in [1, 4, 7] {
+        let mut c = config(2, 0, seed);
+        c.walkers = 1;
+        c.server.tick_rate = 128;
+        c.server.snapshot_rate = 1;
+        let report = headless::run(&c, 20.0, None).unwrap();
+        for r in &report.clients {
+            let s = &r.report.stats;
+            let frozen = (s.commands_held + s.commands_skipped) as f64 / 128.0;
+            assert!(
+                frozen < 1.0,
+                "seed {seed}, client {} ({}): frozen {frozen:.2} s of 20",
+                r.client,
+                r.profile
+            );
+        }
+    }
+}
+
 /// Each lane ends in the server's input buffer for its client: queued over depth, the
 /// last ticks' applied counts, late and dropped commands, the client's clock.
 #[test]

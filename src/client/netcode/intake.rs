@@ -11,6 +11,7 @@ use std::time::Instant;
 use super::{ClientSession, SessionEnd, find, name_in, others_of};
 use crate::client::netcode::causes::{Cause, explain};
 use crate::client::netcode::clock::interp_delay_target;
+use crate::client::netcode::outage;
 use crate::client::netcode::prediction::{Prediction, Reconcile, Stepping};
 use crate::net::protocol::{GameEvent, ServerMsg, Snapshot, SnapshotDelta};
 use crate::net::widen::Known;
@@ -232,8 +233,9 @@ impl ClientSession {
             self.hurrying = false;
         }
         self.last_snapshot = now;
+        let above = outage::resync_above(self.tick_rate());
         self.resync
-            .on_snapshot(backlog, snap.ack_seq, self.latest_seq());
+            .on_snapshot(backlog, above, snap.ack_seq, self.latest_seq());
         self.reconcile(now, &snap);
         self.buffer.push(snap.tick, snap.players.clone());
         self.latest = Some(snap);
