@@ -140,13 +140,21 @@ impl Setting {
         })
     }
 
-    /// Lab B's configuration: lab A's, at this tick rate if that is the setting.
+    /// Lab B's configuration: lab A's, at this tick rate if that is the setting (with
+    /// the snapshot rate taken down to it if above, see [`super::fit_snapshot_rate`]).
     pub fn config(&self, a: &LabConfig) -> LabConfig {
+        self.fitted(a).0
+    }
+
+    /// Lab B's configuration, and the line saying its snapshot rate was taken down.
+    pub fn fitted(&self, a: &LabConfig) -> (LabConfig, Option<String>) {
         let mut b = a.clone();
+        let mut note = None;
         if self.knob == Knob::TickRate {
             b.server.tick_rate = u16::try_from(self.value).unwrap_or(u16::MAX);
+            note = super::fit_snapshot_rate(&mut b.server);
         }
-        b
+        (b, note)
     }
 
     /// Sets this on `lab` (every client, where it is a client's): a dial through its

@@ -687,12 +687,20 @@ fn l7_input_judge(lab: &Lab, w: &Watch, _: &mut Memo) -> Verdict {
     if sent == 0 {
         return Verdict::NotYet("no input packet yet".to_owned());
     }
+    let (n, text) = applied_text(w);
+    let buffer = match dial(lab, "input buffer") {
+        0 => "the credit queue applies a packet's commands as they come, so they land together",
+        _ => {
+            "its input buffer holds them and applies one a tick, catching a late one up with a second on a tick"
+        }
+    };
     Verdict::Pass(vec![format!(
-        "Client 1 sent {} input packets in {} s carrying {} commands: still one command a tick, batched about {} to a packet (a key change goes at once). The movement-corrections article batches the same way; the server still applies one command a tick.",
+        "Client 1 sent {} input packets in {} s carrying {} commands: still one command a tick, batched about {} to a packet (a key change goes at once). The movement-corrections article batches the same way. On the server, of {} ticks {text} (the lane's digits): {buffer}.",
         measured(sent),
         secs(w),
         measured(cmds),
-        measured_f(cmds as f64 / sent as f64, 1)
+        measured_f(cmds as f64 / sent as f64, 1),
+        measured(n)
     )])
 }
 
@@ -763,15 +771,19 @@ fn applied_text(w: &Watch) -> (u64, String) {
     )
 }
 
-fn l8_judge(_: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
+fn l8_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
     if let Err(v) = walked(w) {
         return v;
     }
+    let (sent, _) = w.packets_up(lab);
     let (n, text) = applied_text(w);
     memo.keep("one", w.applied[1] as f64 / n.max(1) as f64);
     Verdict::Pass(vec![format!(
-        "Of {} ticks, {text}: input packets arrive in bunches (jitter), so client 1 moves unevenly on the server, and others see it so.",
-        measured(n)
+        "Of {} ticks, {text}: each input packet brings about {} commands at once (batching: {} packets for {} commands), and the credit queue applies them as they come, so on some ticks client 1 takes two steps on the server and on others none, and others see it so. Jitter bunches packets further.",
+        measured(n),
+        measured_f(w.commands(lab) as f64 / sent.max(1) as f64, 1),
+        measured(sent),
+        measured(w.commands(lab))
     )])
 }
 

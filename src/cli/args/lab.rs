@@ -30,10 +30,11 @@ pub(crate) struct LabArgs {
     /// Players that walk about but never shoot (so a teacher can talk undisturbed)
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u16).range(0..=16))]
     pub(crate) walkers: u16,
-    /// How the server applies each client's commands: credit (as they come, catching up
-    /// to 6 a tick), N (a jitter buffer: one a tick once N ticks' worth wait), adaptive
-    /// (a jitter buffer as deep as the measured arrival jitter needs)
-    #[arg(long, default_value = "credit", value_name = "credit|N|adaptive")]
+    /// How the server applies each client's commands: adaptive (a jitter buffer as deep
+    /// as the measured arrival jitter needs: one a tick, so others see you move evenly),
+    /// N (a jitter buffer: one a tick once N ticks' worth wait), credit (as they come,
+    /// catching up to 6 a tick)
+    #[arg(long, default_value = "adaptive", value_name = "credit|N|adaptive")]
     pub(crate) input_buffer: InputBuffer,
     /// Bot skill, 1 (slow and sloppy) to 5 (quick and precise)
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=5))]
