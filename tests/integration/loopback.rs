@@ -8,6 +8,7 @@ use crate::support;
 
 mod outage;
 mod redundancy;
+mod rtt;
 
 use support::process::{BIN, finish, headless, headless_join, num, start_server, start_server_on};
 

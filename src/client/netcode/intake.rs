@@ -171,6 +171,9 @@ impl ClientSession {
             // with it (the newer one's count starts after it): they were not lost.
             self.net.late_snapshot();
             self.net.lagometer.late(now);
+            // Its echo is a round trip like any other: leaving out the overtaken ones
+            // kept the quick ones, and the RTT read low under reordering.
+            self.echo(now, &snap);
             self.buffer.push(snap.tick, snap.players);
             return;
         }
@@ -259,6 +262,19 @@ impl ClientSession {
         };
         self.interp_delay += (target - self.interp_delay) * 0.1;
         self.net.interp_delay(self.interp_delay);
+        self.echo(now, snap);
+        // A snapshot's one-way delay cannot be measured without shared clocks; half the
+        // RTT plus how late it is against the smoothed clock is the honest estimate.
+        let rtt_ms = self.net.stats.rtt_ms;
+        let lateness = self.clock.lateness_secs(local, server);
+        let delay_ms = (rtt_ms / 2.0 + lateness * 1000.0).max(0.0);
+        self.net
+            .lagometer
+            .snapshot(now, delay_ms, dropped, withheld, rtt_ms);
+    }
+
+    /// A round trip from the snapshot's echo of our clock, if it carries one.
+    fn echo(&mut self, now: Instant, snap: &Snapshot) {
         if snap.echo_time_ms != 0 {
             // The echo carries the low 16 bits of our clock: any RTT under 65 s reads
             // true in wrapping arithmetic.
@@ -270,14 +286,6 @@ impl ClientSession {
                 self.net.rtt(f64::from(rtt));
             }
         }
-        // A snapshot's one-way delay cannot be measured without shared clocks; half the
-        // RTT plus how late it is against the smoothed clock is the honest estimate.
-        let rtt_ms = self.net.stats.rtt_ms;
-        let lateness = self.clock.lateness_secs(local, server);
-        let delay_ms = (rtt_ms / 2.0 + lateness * 1000.0).max(0.0);
-        self.net
-            .lagometer
-            .snapshot(now, delay_ms, dropped, withheld, rtt_ms);
     }
 
     /// Checks the prediction against the server's word on the local player, and judges
