@@ -348,6 +348,12 @@ impl Driver {
         self.session.set_switches(switches);
     }
 
+    /// Puts the correction-loop bug back (the lab's A/B runs only, which are never
+    /// recorded: no tap hears it; see `ClientSession::set_correction_loop`).
+    pub(crate) fn set_correction_loop(&mut self, on: bool) {
+        self.session.set_correction_loop(on);
+    }
+
     /// The session, for a test to set it directly (no tap hears it: dials go through
     /// [`Driver::set_settings`]).
     #[cfg(test)]

@@ -35,6 +35,16 @@ macro_rules! walk_from {
 
 const WALK: [(u64, Act); 9] = walk_from!(100);
 
+/// Walking long enough for a loss or two at a few per cent, then standing.
+const LOOP_WALK: [(u64, Act); 17] = {
+    let a = walk_from!(100);
+    let b = walk_from!(3800);
+    [
+        a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], b[0], b[1], b[2], b[3], b[4], b[5], b[6],
+        b[7], b[8],
+    ]
+};
+
 fn nothing(_: &mut Lab) {}
 
 fn ok(_: &Lab) -> Result<(), String> {
@@ -241,15 +251,25 @@ fn l2_ghost_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
 
 // Lesson 3: the correction loop.
 
-fn l3_setup(lab: &mut Lab) {
-    lossy(lab, 20.0);
+/// Lesson 3's link: this loss each way, and enough delay (50 ms each way) that a few
+/// commands are always in flight, which is what the correction loop feeds on.
+fn far_lossy(lab: &mut Lab, pct: f64) {
+    let mut c = Conditions::profile("lan").unwrap_or_default();
+    c.loss_pct = pct;
+    c.latency_ms = 50;
+    lab.set_link(0, c.clone(), c);
     set(lab, "redundancy", 1);
+}
+
+fn l3_setup(lab: &mut Lab) {
+    far_lossy(lab, 5.0);
 }
 
 fn l3_ask(lab: &Lab) -> Vec<String> {
     vec![
         format!(
-            "Client 1's link now loses {}% of its packets, and each command rides in {} packet (redundancy): a lost packet takes its commands with it, the server never applies them, and client 1 is corrected (`corr`).",
+            "Client 1's link now takes {} ms each way and loses {}% of its packets, and each command rides in {} packet (redundancy): a lost packet takes its commands with it, the server never applies them, and client 1 is corrected (`corr`).",
+            measured(lab.link(0, crate::lab::Way::Up).latency_ms),
             measured(lab.link(0, crate::lab::Way::Up).loss_pct),
             measured(dial(lab, "redundancy"))
         ),
@@ -274,6 +294,9 @@ fn l3_judge(lab: &Lab, w: &Watch, _: &mut Memo) -> Verdict {
         return Verdict::NotYet("keep standing still".to_owned());
     }
     let (sent, lost) = w.packets_up(lab);
+    if let Some(looping) = looping(corr, lost) {
+        return Verdict::Again(looping);
+    }
     Verdict::Pass(vec![
         format!(
             "While you walked, {} of {} input packets were lost, and with them {} commands the server never received (the lane's `lost`); client 1 was corrected {} times, each time replaying the moves after the acknowledged one. Standing still for {} s: {} corrections. No loop.",
@@ -286,6 +309,81 @@ fn l3_judge(lab: &Lab, w: &Watch, _: &mut Memo) -> Verdict {
         ),
         "Every command has a number: the server applies each once, and the client replays exactly those not yet acknowledged, so one correction never causes the next.".to_owned(),
     ])
+}
+
+/// The correction loop's mark, or None: more corrections than lost input packets, so
+/// some came with no new loss behind them (each correction of the fixed client needs a
+/// command the server never got; the loop corrects on every snapshot while it moves).
+fn looping(corrections: u64, lost_packets: u64) -> Option<String> {
+    (corrections > lost_packets).then(|| {
+        format!(
+            "{} corrections for {} lost input packets: client 1 was corrected again with no new loss behind it, the correction loop; walk and stand again",
+            measured(corrections),
+            measured(lost_packets)
+        )
+    })
+}
+
+/// Lab B's setting in lesson 3's A/B step: the article's bug put back.
+const LOOP_BUG: &str = "correction-loop=on";
+
+/// Client 1 of the A/B step loses few packets: one loss, then the bug's loop.
+fn l3_rare_loss(lab: &mut Lab) {
+    far_lossy(lab, 3.0);
+}
+
+fn l3_ab_ask(a: &Lab, _: &Lab) -> Vec<String> {
+    vec![
+        format!(
+            "An A/B run (`lab --compare {LOOP_BUG}`): client 1 loses {}% of its input packets in both labs. On the right the article's bug is back: on a correction, client 1 drops the commands in flight instead of replaying them, though the server still applies them.",
+            measured(a.link(0, crate::lab::Way::Up).loss_pct)
+        ),
+        "Walk until `corr` counts up on the right, then let go of the keys for a second."
+            .to_owned(),
+    ]
+}
+
+/// Lab B's corrections and lost input packets since the step began (kept in `memo` at
+/// the first look).
+fn since_start(b: &Lab, memo: &mut Memo) -> (u64, u64) {
+    let corr = b.session(0).stats().corrections;
+    let lost = b.clients[0].up.traffic().dropped;
+    let c0 = memo.get("b corrections").unwrap_or_else(|| {
+        memo.keep("b corrections", corr as f64);
+        corr as f64
+    }) as u64;
+    let l0 = memo.get("b lost").unwrap_or_else(|| {
+        memo.keep("b lost", lost as f64);
+        lost as f64
+    }) as u64;
+    (corr - c0, lost - l0)
+}
+
+fn l3_ab_judge(a: &Lab, b: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
+    let (corr_b, lost_b) = since_start(b, memo);
+    if w.moved < 2.0 || looping(corr_b, lost_b).is_none() {
+        return Verdict::NotYet(
+            "walk with `WASD` until the right-hand client is corrected more often than it loses packets".to_owned(),
+        );
+    }
+    let Some((still, _)) = w.still_since else {
+        return Verdict::NotYet("now stand still (let go of the keys)".to_owned());
+    };
+    if w.now.saturating_duration_since(still).as_secs_f64() < 1.0 {
+        return Verdict::NotYet("keep standing still".to_owned());
+    }
+    let corr_a = w.corrections(a);
+    let (_, lost_a) = w.packets_up(a);
+    if let Some(looping) = looping(corr_a, lost_a) {
+        return Verdict::Again(format!("on the left: {looping}"));
+    }
+    Verdict::Pass(vec![format!(
+        "Left, as netarena does: {} corrections for {} lost input packets, each one a command the server never got. Right, with the bug: {} corrections for {} lost packets: one correction left the prediction without the commands in flight, the server applied them, so the next snapshot disagreed again, until you stood still. The fix: clear what was in flight from the old guess and replay the unacknowledged commands on the server's state.",
+        measured(corr_a),
+        measured(lost_a),
+        measured(corr_b),
+        measured(lost_b)
+    )])
 }
 
 // Lesson 4: redundancy and loss.
@@ -1086,7 +1184,21 @@ pub(crate) static LESSONS: &[Lesson] = &[
             profile: "lan",
             seed: 13,
         },
-        steps: &[task(l3_setup, l3_ask, ok, 1500, l3_judge, &WALK)],
+        steps: &[
+            task(l3_setup, l3_ask, ok, 1500, l3_judge, &WALK),
+            Step {
+                setup: l3_rare_loss,
+                lead_ms: 2000,
+                compare: Some(LOOP_BUG),
+                say: Say::Both(l3_ab_ask),
+                task: Some(Task {
+                    wants: ok,
+                    window_ms: 1500,
+                    judge: Judge::Both(l3_ab_judge),
+                }),
+                example: &LOOP_WALK,
+            },
+        ],
     },
     Lesson {
         title: "Redundancy and loss",

@@ -57,9 +57,10 @@ pub(crate) struct LabArgs {
     pub(crate) report: Option<PathBuf>,
     /// An A/B run: two labs from one seed, the same keys and bots driving both, lab B
     /// with KEY set to VALUE (a dial: snapshot-rate=10, input-buffer=4, interp-delay=3,
-    /// lag-compensation=off...; a switch: prediction=off, interpolation=off...; or
-    /// tick-rate=30). Side by side in the terminal; headless, both reports and their
-    /// differences
+    /// lag-compensation=off...; a switch: prediction=off, interpolation=off...;
+    /// tick-rate=30; or correction-loop=on, the movement-corrections article's bug back
+    /// in lab B's clients). Side by side in the terminal; headless, both reports and
+    /// their differences
     #[arg(long, value_name = "KEY=VALUE")]
     pub(crate) compare: Option<String>,
     /// Record the whole lab to FILE (server, every client, the wire; `netarena replay

@@ -323,7 +323,12 @@ impl ClientSession {
             return;
         };
         let s = self.switches;
-        let how = Reconcile::for_switches(s, placed);
+        let how = match Reconcile::for_switches(s, placed) {
+            Reconcile::Smooth | Reconcile::Snap if self.correction_loop && !placed => {
+                Reconcile::Loop
+            }
+            how => how,
+        };
         let at = Stepping {
             map: &self.map,
             rules: &self.rules,
