@@ -281,10 +281,11 @@ pub(crate) struct MatchArgs {
     /// Most players (humans and bots) at once
     #[arg(long, default_value_t = 16, value_parser = bounded(MAX_PLAYERS, ""))]
     pub(crate) max_players: u16,
-    /// How the server applies each client's commands: credit (as they come, catching up
-    /// to 6 a tick), N (a jitter buffer: one a tick once N ticks' worth wait), adaptive
-    /// (a jitter buffer as deep as the measured arrival jitter needs)
-    #[arg(long, default_value = "credit", value_name = "credit|N|adaptive")]
+    /// How the server applies each client's commands: adaptive (a jitter buffer as deep
+    /// as the measured arrival jitter needs: one a tick, so others see you move evenly),
+    /// N (a jitter buffer: one a tick once N ticks' worth wait), credit (as they come,
+    /// catching up to 6 a tick)
+    #[arg(long, default_value = "adaptive", value_name = "credit|N|adaptive")]
     pub(crate) input_buffer: InputBuffer,
 }
 

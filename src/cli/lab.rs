@@ -73,7 +73,10 @@ pub(crate) fn run(
     stop: &AtomicBool,
     signal: &AtomicUsize,
 ) -> anyhow::Result<ExitCode> {
-    let config = args.config()?;
+    let mut config = args.config()?;
+    if let Some(note) = netarena::lab::fit_snapshot_rate(&mut config.server) {
+        eprintln!("{note}");
+    }
     config.validate()?;
     let setting = args
         .compare
@@ -81,6 +84,9 @@ pub(crate) fn run(
         .map(Setting::parse)
         .transpose()
         .map_err(anyhow::Error::msg)?;
+    if let Some(note) = setting.as_ref().and_then(|s| s.fitted(&config).1) {
+        eprintln!("lab B: {note}");
+    }
     if setting.is_some() && args.record.is_some() {
         anyhow::bail!("--record does not go with --compare: record each lab in a run of its own");
     }

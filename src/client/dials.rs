@@ -12,6 +12,7 @@
 use super::CorrectionStyle;
 use super::netcode::session::ClientSession;
 use super::netcode::tuning::Tuning;
+use crate::net::protocol::MAX_COMMANDS_PER_INPUT;
 use crate::ui::DialLine;
 
 /// A dial's value: a number in the dial's unit; [`AUTO`] where it has an automatic
@@ -127,17 +128,24 @@ pub const REDUNDANCY: Dial = Dial {
     explain: |s| {
         let r = u32::from(s.tuning().redundancy);
         let k = commands_a_packet(s);
-        let span = ms(f64::from(r) / s.tick_rate());
-        if r < k {
-            format!(
-                "redundancy {r}: a packet carries {r} of its {k} new commands; {} of every {k} are never sent while keys stay the same",
-                k - r
-            )
-        } else {
-            format!(
-                "redundancy {r} commands = {span:.0} ms: at {k} new commands a packet, {} lost packets in a row are made good",
-                r / k - 1
-            )
+        // A packet holds at most 64 commands: past that, fewer copies than asked.
+        let copies = r.min(MAX_COMMANDS_PER_INPUT as u32 / k).max(1);
+        let full = if copies < r { ", as many as fit" } else { "" };
+        let span = ms(f64::from(copies * k) / s.tick_rate());
+        match copies {
+            1 => format!(
+                "redundancy {r}: each packet carries its {k} new commands once{full}; a lost packet loses them"
+            ),
+            _ => {
+                let losses = match copies - 1 {
+                    1 => "a lost packet is made good".to_owned(),
+                    n => format!("{n} lost packets in a row are made good"),
+                };
+                format!(
+                    "redundancy {r} copies = {span:.0} ms: each command rides in {copies} packets{full} ({} commands a packet at {k} new); {losses}",
+                    copies * k
+                )
+            }
         }
     },
     show: |v| v.to_string(),

@@ -348,6 +348,12 @@ impl Driver {
         self.session.set_switches(switches);
     }
 
+    /// Puts the correction-loop bug back (the lab's A/B runs only, which are never
+    /// recorded: no tap hears it; see `ClientSession::set_correction_loop`).
+    pub(crate) fn set_correction_loop(&mut self, on: bool) {
+        self.session.set_correction_loop(on);
+    }
+
     /// The session, for a test to set it directly (no tap hears it: dials go through
     /// [`Driver::set_settings`]).
     #[cfg(test)]
@@ -566,10 +572,7 @@ mod tests {
         press(&mut d, 'k', t(50));
         let text = press(&mut d, '[', t(60)).unwrap();
         assert_eq!(d.session().tuning().redundancy, 32);
-        assert!(
-            text.starts_with("redundancy 32 commands = 533 ms"),
-            "{text}"
-        );
+        assert!(text.starts_with("redundancy 32 copies = 533 ms"), "{text}");
         press(&mut d, 'k', t(70));
         press(&mut d, ']', t(80));
         assert_eq!(d.session().correction(), CorrectionStyle::Blend);

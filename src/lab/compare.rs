@@ -4,9 +4,11 @@
 //!
 //! The keys come from the tables that already name every setting: each dial of
 //! [`DIALS`] by its flag (`snapshot-rate`) or its name (`rewind-bound`), each switch by
-//! the name the game's key table gives it (`prediction`, `interpolation`), and the tick
-//! rate, which is a flag only (lab B starts at that rate). A key may be shortened while
-//! it names one setting (`lag-comp`).
+//! the name the game's key table gives it (`prediction`, `interpolation`), the tick
+//! rate (lab B starts at that rate), and `correction-loop`, the movement-corrections
+//! article's bug put back in lab B's clients (`on`; never in the game, and only here,
+//! where nothing is recorded). A key may be shortened while it names one setting
+//! (`lag-comp`).
 //!
 //! Headless, [`run`] writes both reports and the list of their differences; in the
 //! terminal, `view` puts each lab's server view and chosen client's view side by side,
@@ -38,6 +40,8 @@ use crate::ui::lab::{LabView, LaneView, Pane, Panel};
 /// The tick rate's key. Lab B takes the tick rate in its configuration, from its start,
 /// so any of the lab's rates (`lab::TICK_RATES`) is compared, not only the dial's steps.
 const TICK_RATE_KEY: &str = "tick-rate";
+/// The key that puts the correction-loop bug back in lab B's clients.
+const CORRECTION_LOOP_KEY: &str = "correction-loop";
 /// The correction styles in the order of the correction dial's values.
 const CORRECTIONS: [&str; 3] = ["snap", "smooth", "blend"];
 
@@ -49,6 +53,8 @@ enum Knob {
     /// A switch, by the game action that flips it.
     Switch(Action),
     TickRate,
+    /// The correction-loop bug, off (0) or on (1).
+    CorrectionLoop,
 }
 
 /// One setting lab B has and lab A has as configured: `snapshot-rate=10`.
@@ -86,6 +92,7 @@ fn keys() -> Vec<(String, Knob)> {
         }
     }
     all.push((TICK_RATE_KEY.to_owned(), Knob::TickRate));
+    all.push((CORRECTION_LOOP_KEY.to_owned(), Knob::CorrectionLoop));
     all
 }
 
@@ -140,13 +147,21 @@ impl Setting {
         })
     }
 
-    /// Lab B's configuration: lab A's, at this tick rate if that is the setting.
+    /// Lab B's configuration: lab A's, at this tick rate if that is the setting (with
+    /// the snapshot rate taken down to it if above, see [`super::fit_snapshot_rate`]).
     pub fn config(&self, a: &LabConfig) -> LabConfig {
+        self.fitted(a).0
+    }
+
+    /// Lab B's configuration, and the line saying its snapshot rate was taken down.
+    pub fn fitted(&self, a: &LabConfig) -> (LabConfig, Option<String>) {
         let mut b = a.clone();
+        let mut note = None;
         if self.knob == Knob::TickRate {
             b.server.tick_rate = u16::try_from(self.value).unwrap_or(u16::MAX);
+            note = super::fit_snapshot_rate(&mut b.server);
         }
-        b
+        (b, note)
     }
 
     /// Sets this on `lab` (every client, where it is a client's): a dial through its
@@ -174,6 +189,11 @@ impl Setting {
                 }
             }
             Knob::TickRate => {}
+            Knob::CorrectionLoop => {
+                for c in &mut lab.clients {
+                    c.driver.set_correction_loop(self.value != 0);
+                }
+            }
         }
     }
 
@@ -186,6 +206,9 @@ impl Setting {
                 switch_value(c.driver.session().switches(), action)
             }),
             Knob::TickRate => u32::from(lab.server().config().tick_rate),
+            Knob::CorrectionLoop => lab.clients.get(n).map_or(self.value, |c| {
+                Value::from(c.driver.session().correction_loop())
+            }),
         };
         show_value(self.knob, v)
     }
@@ -235,7 +258,7 @@ fn parse_value(knob: Knob, text: &str) -> Result<Value, String> {
         Knob::Switch(a) if Switch::of(a) == Some(Switch::Ghosts) => {
             return named(&["off", "server", "trail"]);
         }
-        Knob::Switch(_) => return named(&["off", "on"]),
+        Knob::Switch(_) | Knob::CorrectionLoop => return named(&["off", "on"]),
         Knob::TickRate => {
             return number(
                 Value::from(*super::TICK_RATES.start()),
@@ -289,7 +312,7 @@ fn show_value(knob: Knob, v: Value) -> String {
         Knob::Switch(a) if Switch::of(a) == Some(Switch::Ghosts) => ["off", "server", "trail"]
             .get(v as usize)
             .map_or_else(|| v.to_string(), |s| (*s).to_owned()),
-        Knob::Switch(_) => (if v == 0 { "off" } else { "on" }).to_owned(),
+        Knob::Switch(_) | Knob::CorrectionLoop => (if v == 0 { "off" } else { "on" }).to_owned(),
         Knob::TickRate => v.to_string(),
         Knob::Dial(d) => match (DIALS[d].flag, v) {
             (_, dials::AUTO) => "auto".to_owned(),

@@ -56,6 +56,20 @@ pub const MAX_CLIENTS: usize = 4;
 /// The tick rates the lab runs at (its flag, its dial, an A/B run's lab B): the
 /// server's range up to 128, a rate the lab's clock still steps through exactly.
 pub const TICK_RATES: std::ops::RangeInclusive<u16> = 10..=128;
+/// A starting snapshot rate above the tick rate taken down to it (a snapshot every
+/// tick, as the tick-rate dial does live), and the line that says so; None when it fits.
+/// `lab --tick-rate 10` refused to start at the default 20 snapshots a second.
+pub fn fit_snapshot_rate(server: &mut ServerConfig) -> Option<String> {
+    if server.snapshot_rate <= server.tick_rate {
+        return None;
+    }
+    let asked = std::mem::replace(&mut server.snapshot_rate, server.tick_rate);
+    Some(format!(
+        "snapshot rate {asked} Hz is above the tick rate: taken down to {} Hz, a snapshot every tick",
+        server.tick_rate
+    ))
+}
+
 /// The lab's clock steps this much at a time: the links deliver to the millisecond.
 const STEP: Duration = Duration::from_millis(1);
 /// How long a rail shot stays drawn in the server view.

@@ -741,12 +741,15 @@ fn server_dials_reach_the_match_within_bounds() {
     lab.set_dial(dial("snapshot rate"), 0, 120).unwrap();
     assert_eq!(lab.dial(dial("snapshot rate"), 0), Some(60));
     assert_eq!(lab.server().snapshot_interval(), 1);
-    // A client's dial names the client; redundancy below the commands a packet carries
-    // says what is never sent.
+    // A client's dial names the client, and counts copies: each command in two
+    // packets, so a packet carries its new commands and the previous packet's.
     lab.set_dial(dial("input rate"), 0, 15).unwrap();
     let text = lab.set_dial(dial("redundancy"), 0, 2).unwrap();
-    assert!(text.starts_with(" client 1: redundancy 2"), "{text}");
-    assert!(text.contains("2 of every 4 are never sent"), "{text}");
+    assert!(text.starts_with(" client 1: redundancy 2 copies"), "{text}");
+    assert!(
+        text.contains("(8 commands a packet at 4 new); a lost packet is made good"),
+        "{text}"
+    );
     assert_eq!(lab.set_dial(dial("redundancy"), 3, 2), None, "no client 4");
 }
 
@@ -1111,6 +1114,30 @@ fn a_jitter_buffer_draws_a_walker_evenly() {
         assert_eq!(figures.dropped, 0, "{buffer}");
     }
     assert!(credit.iter().all(|&c| c > 0.25), "{credit:?}");
+}
+
+/// At a snapshot a second and 128 ticks a second, acks came 128 commands apart while
+/// the client let at most 64 wait: the own player stood still 9-10 s of 20 with a key
+/// held (`commands_held`). A working link now holds it back well under a second.
+#[test]
+fn long_snapshot_periods_do_not_freeze_the_own_player() {
+    for seed in [1, 4, 7] {
+        let mut c = config(2, 0, seed);
+        c.walkers = 1;
+        c.server.tick_rate = 128;
+        c.server.snapshot_rate = 1;
+        let report = headless::run(&c, 20.0, None).unwrap();
+        for r in &report.clients {
+            let s = &r.report.stats;
+            let frozen = (s.commands_held + s.commands_skipped) as f64 / 128.0;
+            assert!(
+                frozen < 1.0,
+                "seed {seed}, client {} ({}): frozen {frozen:.2} s of 20",
+                r.client,
+                r.profile
+            );
+        }
+    }
 }
 
 /// Each lane ends in the server's input buffer for its client: queued over depth, the

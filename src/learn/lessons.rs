@@ -35,6 +35,16 @@ macro_rules! walk_from {
 
 const WALK: [(u64, Act); 9] = walk_from!(100);
 
+/// Walking long enough for a loss or two at a few per cent, then standing.
+const LOOP_WALK: [(u64, Act); 17] = {
+    let a = walk_from!(100);
+    let b = walk_from!(3800);
+    [
+        a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], b[0], b[1], b[2], b[3], b[4], b[5], b[6],
+        b[7], b[8],
+    ]
+};
+
 fn nothing(_: &mut Lab) {}
 
 fn ok(_: &Lab) -> Result<(), String> {
@@ -241,15 +251,25 @@ fn l2_ghost_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
 
 // Lesson 3: the correction loop.
 
-fn l3_setup(lab: &mut Lab) {
-    lossy(lab, 20.0);
+/// Lesson 3's link: this loss each way, and enough delay (50 ms each way) that a few
+/// commands are always in flight, which is what the correction loop feeds on.
+fn far_lossy(lab: &mut Lab, pct: f64) {
+    let mut c = Conditions::profile("lan").unwrap_or_default();
+    c.loss_pct = pct;
+    c.latency_ms = 50;
+    lab.set_link(0, c.clone(), c);
     set(lab, "redundancy", 1);
+}
+
+fn l3_setup(lab: &mut Lab) {
+    far_lossy(lab, 5.0);
 }
 
 fn l3_ask(lab: &Lab) -> Vec<String> {
     vec![
         format!(
-            "Client 1's link now loses {}% of its packets, each carrying {} command: the server misses commands, and client 1 is corrected (`corr`).",
+            "Client 1's link now takes {} ms each way and loses {}% of its packets, and each command rides in {} packet (redundancy): a lost packet takes its commands with it, the server never applies them, and client 1 is corrected (`corr`).",
+            measured(lab.link(0, crate::lab::Way::Up).latency_ms),
             measured(lab.link(0, crate::lab::Way::Up).loss_pct),
             measured(dial(lab, "redundancy"))
         ),
@@ -274,17 +294,96 @@ fn l3_judge(lab: &Lab, w: &Watch, _: &mut Memo) -> Verdict {
         return Verdict::NotYet("keep standing still".to_owned());
     }
     let (sent, lost) = w.packets_up(lab);
+    if let Some(looping) = looping(corr, lost) {
+        return Verdict::Again(looping);
+    }
     Verdict::Pass(vec![
         format!(
-            "While you walked, {} of {} input packets were lost and client 1 was corrected {} times, each time replaying the moves after the acknowledged one. Standing still for {} s: {} corrections. No loop.",
+            "While you walked, {} of {} input packets were lost, and with them {} commands the server never received (the lane's `lost`); client 1 was corrected {} times, each time replaying the moves after the acknowledged one. Standing still for {} s: {} corrections. No loop.",
             measured(lost),
             measured(sent),
+            measured(w.commands_lost(lab)),
             measured(corr),
             measured_f(stood, 1),
             measured(after)
         ),
         "Every command has a number: the server applies each once, and the client replays exactly those not yet acknowledged, so one correction never causes the next.".to_owned(),
     ])
+}
+
+/// The correction loop's mark, or None: more corrections than lost input packets, so
+/// some came with no new loss behind them (each correction of the fixed client needs a
+/// command the server never got; the loop corrects on every snapshot while it moves).
+fn looping(corrections: u64, lost_packets: u64) -> Option<String> {
+    (corrections > lost_packets).then(|| {
+        format!(
+            "{} corrections for {} lost input packets: client 1 was corrected again with no new loss behind it, the correction loop; walk and stand again",
+            measured(corrections),
+            measured(lost_packets)
+        )
+    })
+}
+
+/// Lab B's setting in lesson 3's A/B step: the article's bug put back.
+const LOOP_BUG: &str = "correction-loop=on";
+
+/// Client 1 of the A/B step loses few packets: one loss, then the bug's loop.
+fn l3_rare_loss(lab: &mut Lab) {
+    far_lossy(lab, 3.0);
+}
+
+fn l3_ab_ask(a: &Lab, _: &Lab) -> Vec<String> {
+    vec![
+        format!(
+            "An A/B run (`lab --compare {LOOP_BUG}`): client 1 loses {}% of its input packets in both labs. On the right the article's bug is back: on a correction, client 1 drops the commands in flight instead of replaying them, though the server still applies them.",
+            measured(a.link(0, crate::lab::Way::Up).loss_pct)
+        ),
+        "Walk until `corr` counts up on the right, then let go of the keys for a second."
+            .to_owned(),
+    ]
+}
+
+/// Lab B's corrections and lost input packets since the step began (kept in `memo` at
+/// the first look).
+fn since_start(b: &Lab, memo: &mut Memo) -> (u64, u64) {
+    let corr = b.session(0).stats().corrections;
+    let lost = b.clients[0].up.traffic().dropped;
+    let c0 = memo.get("b corrections").unwrap_or_else(|| {
+        memo.keep("b corrections", corr as f64);
+        corr as f64
+    }) as u64;
+    let l0 = memo.get("b lost").unwrap_or_else(|| {
+        memo.keep("b lost", lost as f64);
+        lost as f64
+    }) as u64;
+    (corr - c0, lost - l0)
+}
+
+fn l3_ab_judge(a: &Lab, b: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
+    let (corr_b, lost_b) = since_start(b, memo);
+    if w.moved < 2.0 || looping(corr_b, lost_b).is_none() {
+        return Verdict::NotYet(
+            "walk with `WASD` until the right-hand client is corrected more often than it loses packets".to_owned(),
+        );
+    }
+    let Some((still, _)) = w.still_since else {
+        return Verdict::NotYet("now stand still (let go of the keys)".to_owned());
+    };
+    if w.now.saturating_duration_since(still).as_secs_f64() < 1.0 {
+        return Verdict::NotYet("keep standing still".to_owned());
+    }
+    let corr_a = w.corrections(a);
+    let (_, lost_a) = w.packets_up(a);
+    if let Some(looping) = looping(corr_a, lost_a) {
+        return Verdict::Again(format!("on the left: {looping}"));
+    }
+    Verdict::Pass(vec![format!(
+        "Left, as netarena does: {} corrections for {} lost input packets, each one a command the server never got. Right, with the bug: {} corrections for {} lost packets: one correction left the prediction without the commands in flight, the server applied them, so the next snapshot disagreed again, until you stood still. The fix: clear what was in flight from the old guess and replay the unacknowledged commands on the server's state.",
+        measured(corr_a),
+        measured(lost_a),
+        measured(corr_b),
+        measured(lost_b)
+    )])
 }
 
 // Lesson 4: redundancy and loss.
@@ -295,7 +394,7 @@ fn l4_setup(lab: &mut Lab) {
 
 fn l4_ask(lab: &Lab) -> Vec<String> {
     vec![format!(
-        "Client 1's link loses {}% of its packets (the red `×` on its lane). Each input packet carries the last {} commands. Turn that down to one: {}. Then walk.",
+        "Client 1's link loses {}% of its packets (the red `×` on its lane). Each command rides in {} input packets (redundancy), so a lost packet's commands come in a later one. Turn that down to one copy: {}. Then walk.",
         measured(lab.link(0, crate::lab::Way::Up).loss_pct),
         measured(dial(lab, "redundancy")),
         turn("redundancy", "[", "1")
@@ -324,9 +423,10 @@ fn l4_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
     let (sent, lost) = w.packets_up(lab);
     memo.keep("corrections", corr as f64);
     Verdict::Pass(vec![format!(
-        "{} of {} input packets were lost and took their one command each with them: the server never applied those moves, and client 1 was corrected {} times.",
+        "{} of {} input packets were lost, and with their one copy {} commands the server never received (the lane's `lost`): it never applied those moves, and client 1 was corrected {} times.",
         measured(lost),
         measured(sent),
+        measured(w.commands_lost(lab)),
         measured(corr)
     )])
 }
@@ -367,12 +467,13 @@ fn l4_again_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
         ));
     }
     let before = memo.get("corrections").map_or_else(String::new, |c| {
-        format!(" (one command a packet: {} corrections)", measured(c))
+        format!(" (one copy: {} corrections)", measured(c))
     });
     Verdict::Pass(vec![format!(
-        "{} of {} packets lost, {} corrections{before}: each packet carried the last {} commands, so the next one to arrive brought the lost ones. Redundant inputs trade a few bytes for loss.",
+        "{} of {} packets lost, {} commands never received, {} corrections{before}: each command rode in {} packets, so the next one to arrive brought the lost ones. Redundant inputs trade a few bytes for loss.",
         measured(lost),
         measured(sent),
+        measured(w.commands_lost(lab)),
         measured(corr),
         measured(dial(lab, "redundancy"))
     )])
@@ -684,12 +785,20 @@ fn l7_input_judge(lab: &Lab, w: &Watch, _: &mut Memo) -> Verdict {
     if sent == 0 {
         return Verdict::NotYet("no input packet yet".to_owned());
     }
+    let (n, text) = applied_text(w);
+    let buffer = match dial(lab, "input buffer") {
+        0 => "the credit queue applies a packet's commands as they come, so they land together",
+        _ => {
+            "its input buffer holds them and applies one a tick, catching a late one up with a second on a tick"
+        }
+    };
     Verdict::Pass(vec![format!(
-        "Client 1 sent {} input packets in {} s carrying {} commands: still one command a tick, batched about {} to a packet (a key change goes at once). The movement-corrections article batches the same way; the server still applies one command a tick.",
+        "Client 1 sent {} input packets in {} s carrying {} commands: still one command a tick, batched about {} to a packet (a key change goes at once). The movement-corrections article batches the same way. On the server, of {} ticks {text} (the lane's digits): {buffer}.",
         measured(sent),
         secs(w),
         measured(cmds),
-        measured_f(cmds as f64 / sent as f64, 1)
+        measured_f(cmds as f64 / sent as f64, 1),
+        measured(n)
     )])
 }
 
@@ -760,15 +869,19 @@ fn applied_text(w: &Watch) -> (u64, String) {
     )
 }
 
-fn l8_judge(_: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
+fn l8_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
     if let Err(v) = walked(w) {
         return v;
     }
+    let (sent, _) = w.packets_up(lab);
     let (n, text) = applied_text(w);
     memo.keep("one", w.applied[1] as f64 / n.max(1) as f64);
     Verdict::Pass(vec![format!(
-        "Of {} ticks, {text}: input packets arrive in bunches (jitter), so client 1 moves unevenly on the server, and others see it so.",
-        measured(n)
+        "Of {} ticks, {text}: each input packet brings about {} commands at once (batching: {} packets for {} commands), and the credit queue applies them as they come, so on some ticks client 1 takes two steps on the server and on others none, and others see it so. Jitter bunches packets further.",
+        measured(n),
+        measured_f(w.commands(lab) as f64 / sent.max(1) as f64, 1),
+        measured(sent),
+        measured(w.commands(lab))
     )])
 }
 
@@ -1071,7 +1184,21 @@ pub(crate) static LESSONS: &[Lesson] = &[
             profile: "lan",
             seed: 13,
         },
-        steps: &[task(l3_setup, l3_ask, ok, 1500, l3_judge, &WALK)],
+        steps: &[
+            task(l3_setup, l3_ask, ok, 1500, l3_judge, &WALK),
+            Step {
+                setup: l3_rare_loss,
+                lead_ms: 2000,
+                compare: Some(LOOP_BUG),
+                say: Say::Both(l3_ab_ask),
+                task: Some(Task {
+                    wants: ok,
+                    window_ms: 1500,
+                    judge: Judge::Both(l3_ab_judge),
+                }),
+                example: &LOOP_WALK,
+            },
+        ],
     },
     Lesson {
         title: "Redundancy and loss",

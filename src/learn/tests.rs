@@ -376,3 +376,45 @@ fn the_ab_step_runs_both_labs_and_quotes_each() {
 fn switches_on(lab: &Lab) -> bool {
     lab.session(0).switches().interpolation
 }
+
+/// Every reason a step gave while `script` played for `ms`, in order.
+fn reasons(
+    runner: &mut Runner,
+    lab: &mut Lab,
+    twin: &mut Twin,
+    script: &[(u64, Act)],
+    ms: u64,
+) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    for from in (0..ms).step_by(10) {
+        let slice: Vec<(u64, Act)> = script
+            .iter()
+            .filter(|(at, _)| (from..from + 10).contains(at))
+            .map(|&(at, a)| (at - from, a))
+            .collect();
+        play(runner, lab, twin, &slice, 10);
+        match &runner.phase {
+            Phase::Doing(why) if seen.last() != Some(why) => seen.push(why.clone()),
+            Phase::Checked(lines) => panic!("checked: {lines:?}"),
+            _ => {}
+        }
+    }
+    seen
+}
+
+/// Lesson 3 asked only for corrections while walking and none standing, which is the
+/// correction-loop bug's very symptom: it passed with the bug in. With the bug put
+/// back (the lab's `correction-loop` switch), its check fails and says why.
+#[test]
+fn lesson_3_fails_with_the_correction_loop_bug_on() {
+    let (mut runner, mut lab, mut twin) = start(2);
+    assert!(runner.go_on(&mut lab, &mut twin).unwrap());
+    lab.clients[0].driver.set_correction_loop(true);
+    let example = LESSONS[2].steps[0].example;
+    let said = reasons(&mut runner, &mut lab, &mut twin, example, STEP_MS);
+    assert!(
+        said.iter().any(|why| why.contains("the correction loop")),
+        "{said:#?}"
+    );
+    assert!(!runner.checked());
+}

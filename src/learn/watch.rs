@@ -38,6 +38,8 @@ pub(crate) struct Watch {
     pub(crate) tick: u32,
     /// Its input packets sent and dropped on the way up, when the watch began.
     pub(crate) up: (u64, u64),
+    /// Client 1's commands the server never received (its lane's `lost`), then.
+    lost_commands: u64,
     pub(crate) max_pending: u32,
     /// Cells between where client 1 predicts itself and where the server last said.
     pub(crate) max_gap: f64,
@@ -112,6 +114,11 @@ fn up_counts(lab: &Lab) -> (u64, u64) {
     (t.sent, t.dropped)
 }
 
+/// Client 1's commands the server has never received: the `lost` of its lane.
+fn lost_commands(lab: &Lab) -> u64 {
+    lab.server().input_buffer(me(lab)).map_or(0, |f| f.lost)
+}
+
 impl Watch {
     pub(crate) fn new(lab: &Lab) -> Watch {
         let s = lab.session(0);
@@ -122,6 +129,7 @@ impl Watch {
             stats: s.stats().clone(),
             tick: lab.server().world().tick,
             up: up_counts(lab),
+            lost_commands: lost_commands(lab),
             max_pending: 0,
             max_gap: 0.0,
             moved: 0.0,
@@ -168,6 +176,12 @@ impl Watch {
     pub(crate) fn packets_up(&self, lab: &Lab) -> (u64, u64) {
         let (sent, dropped) = up_counts(lab);
         (sent - self.up.0, dropped - self.up.1)
+    }
+
+    /// Client 1's commands the server never received since the watch began (the growth
+    /// of its lane's `lost`).
+    pub(crate) fn commands_lost(&self, lab: &Lab) -> u64 {
+        lost_commands(lab).saturating_sub(self.lost_commands)
     }
 
     pub(crate) fn ticks(&self, lab: &Lab) -> u32 {

@@ -279,12 +279,12 @@ fn a_forced_correction_draws_the_predicted_and_the_servers_path() {
 fn a_recorded_dial_turn_is_said_while_it_is_fresh() {
     let five = Duration::from_secs(5);
     let said = dial_change(
-        Some((five, "redundancy 4 commands = 67 ms")),
+        Some((five, "redundancy 4 copies = 133 ms")),
         five + Duration::from_secs(1),
     );
     assert_eq!(
         said.as_deref(),
-        Some("dial turned at 00:05.000 (recorded, replayed): redundancy 4 commands = 67 ms")
+        Some("dial turned at 00:05.000 (recorded, replayed): redundancy 4 copies = 133 ms")
     );
     assert_eq!(dial_change(Some((five, "x")), five + MESSAGE_SHOWN), None);
     assert_eq!(dial_change(None, five), None);

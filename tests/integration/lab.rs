@@ -196,3 +196,53 @@ fn a_headless_report_piped_into_a_reader_that_stops_early_is_no_error() {
         assert!(!stderr.contains("panicked"), "{extra:?}: {stderr}");
     }
 }
+
+/// Issue 32: the credit queue was the default, and it applies a packet's two commands
+/// at once, so a walker's server position advanced in pairs and every other client drew
+/// it at 12 and 6 cells a second in turn (`remote_motion_cv` 0.32 on `lan,lan`). The
+/// adaptive jitter buffer, one command a tick, is the default now.
+#[test]
+fn by_default_others_are_seen_to_move_evenly() {
+    let (_, r) = lab_report(
+        "even",
+        &["--walkers", "1", "--profiles", "lan,lan", "--seconds", "20"],
+    );
+    let clients = r["clients"].as_array().expect("clients");
+    assert_eq!(clients.len(), 2);
+    for c in clients {
+        let cv = c["remote_motion_cv"].as_f64().expect("the walker walked");
+        assert!(cv <= 0.15, "client {}: remote_motion_cv {cv}", c["client"]);
+    }
+}
+
+/// `lab --tick-rate 10` (and `--compare tick-rate=10`) refused to start: "snapshot rate
+/// (20) cannot exceed tick rate (10)". The snapshot rate is taken down with the tick
+/// rate, and a line says so.
+#[test]
+fn a_tick_rate_below_the_snapshot_rate_takes_it_down_and_says_so() {
+    for (args, note) in [
+        (
+            &["--tick-rate", "10"][..],
+            "snapshot rate 20 Hz is above the tick rate: taken down to 10 Hz",
+        ),
+        (
+            &["--compare", "tick-rate=10"][..],
+            "lab B: snapshot rate 20 Hz is above the tick rate: taken down to 10 Hz",
+        ),
+    ] {
+        let out = Command::new(BIN)
+            .args(["lab", "--headless", "--seconds", "2"])
+            .args(args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {err}");
+        assert!(err.contains(note), "{args:?}: {err}");
+    }
+    let (_, r) = lab_report("tick10", &["--tick-rate", "10", "--seconds", "4"]);
+    let snapshots = num(&r["clients"][1], "snapshots_received");
+    assert!(
+        snapshots >= 30.0,
+        "{snapshots} snapshots in 4 s at 10 Hz: {r}"
+    );
+}

@@ -7,6 +7,8 @@ use std::time::Duration;
 use crate::support;
 
 mod outage;
+mod redundancy;
+mod rtt;
 
 use support::process::{BIN, finish, headless, headless_join, num, start_server, start_server_on};
 

@@ -10,6 +10,7 @@ pub mod bottleneck;
 pub mod process;
 pub mod relay;
 pub mod retry;
+pub mod scatter;
 pub mod tmux;
 
 use std::time::{Duration, Instant};

@@ -30,10 +30,11 @@ pub(crate) struct LabArgs {
     /// Players that walk about but never shoot (so a teacher can talk undisturbed)
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u16).range(0..=16))]
     pub(crate) walkers: u16,
-    /// How the server applies each client's commands: credit (as they come, catching up
-    /// to 6 a tick), N (a jitter buffer: one a tick once N ticks' worth wait), adaptive
-    /// (a jitter buffer as deep as the measured arrival jitter needs)
-    #[arg(long, default_value = "credit", value_name = "credit|N|adaptive")]
+    /// How the server applies each client's commands: adaptive (a jitter buffer as deep
+    /// as the measured arrival jitter needs: one a tick, so others see you move evenly),
+    /// N (a jitter buffer: one a tick once N ticks' worth wait), credit (as they come,
+    /// catching up to 6 a tick)
+    #[arg(long, default_value = "adaptive", value_name = "credit|N|adaptive")]
     pub(crate) input_buffer: InputBuffer,
     /// Bot skill, 1 (slow and sloppy) to 5 (quick and precise)
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=5))]
@@ -56,9 +57,10 @@ pub(crate) struct LabArgs {
     pub(crate) report: Option<PathBuf>,
     /// An A/B run: two labs from one seed, the same keys and bots driving both, lab B
     /// with KEY set to VALUE (a dial: snapshot-rate=10, input-buffer=4, interp-delay=3,
-    /// lag-compensation=off...; a switch: prediction=off, interpolation=off...; or
-    /// tick-rate=30). Side by side in the terminal; headless, both reports and their
-    /// differences
+    /// lag-compensation=off...; a switch: prediction=off, interpolation=off...;
+    /// tick-rate=30; or correction-loop=on, the movement-corrections article's bug back
+    /// in lab B's clients). Side by side in the terminal; headless, both reports and
+    /// their differences
     #[arg(long, value_name = "KEY=VALUE")]
     pub(crate) compare: Option<String>,
     /// Record the whole lab to FILE (server, every client, the wire; `netarena replay
@@ -79,8 +81,9 @@ pub(crate) struct LabArgs {
     /// jitter, more under loss) or this many snapshot periods (0.5 to 10)
     #[arg(long, default_value = "auto", value_name = "auto|RATIO", value_parser = interp_delay)]
     pub(crate) interp_delay: InterpDelay,
-    /// The most unacknowledged commands each input packet repeats
-    #[arg(long, default_value_t = 64, value_parser = bounded(REDUNDANCY, " commands"))]
+    /// How many input packets carry each command, 1 to 64 (a packet always carries the
+    /// commands no packet has carried yet)
+    #[arg(long, default_value_t = 64, value_parser = bounded(REDUNDANCY, " copies"))]
     pub(crate) redundancy: u8,
     /// Test rail shots where the shooter saw its targets (on) or where they are now
     #[arg(long, default_value = "on", value_name = "on|off", value_parser = on_off, action = clap::ArgAction::Set)]

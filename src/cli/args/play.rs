@@ -145,8 +145,9 @@ pub(crate) struct ViewArgs {
     /// jitter, more under loss) or this many snapshot periods (0.5 to 10)
     #[arg(long, default_value = "auto", value_name = "auto|RATIO", value_parser = interp_delay)]
     pub(crate) interp_delay: InterpDelay,
-    /// The most unacknowledged commands each input packet repeats (1 to 64)
-    #[arg(long, default_value_t = 64, value_parser = bounded(REDUNDANCY, " commands"))]
+    /// How many input packets carry each command, 1 to 64 (a packet always carries the
+    /// commands no packet has carried yet)
+    #[arg(long, default_value_t = 64, value_parser = bounded(REDUNDANCY, " copies"))]
     pub(crate) redundancy: u8,
     #[command(flatten)]
     pub(crate) theme: ThemeArgs,

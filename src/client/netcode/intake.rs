@@ -11,6 +11,7 @@ use std::time::Instant;
 use super::{ClientSession, SessionEnd, find, name_in, others_of};
 use crate::client::netcode::causes::{Cause, explain};
 use crate::client::netcode::clock::interp_delay_target;
+use crate::client::netcode::outage;
 use crate::client::netcode::prediction::{Prediction, Reconcile, Stepping};
 use crate::net::protocol::{GameEvent, ServerMsg, Snapshot, SnapshotDelta};
 use crate::net::widen::Known;
@@ -170,6 +171,9 @@ impl ClientSession {
             // with it (the newer one's count starts after it): they were not lost.
             self.net.late_snapshot();
             self.net.lagometer.late(now);
+            // Its echo is a round trip like any other: leaving out the overtaken ones
+            // kept the quick ones, and the RTT read low under reordering.
+            self.echo(now, &snap);
             self.buffer.push(snap.tick, snap.players);
             return;
         }
@@ -232,8 +236,9 @@ impl ClientSession {
             self.hurrying = false;
         }
         self.last_snapshot = now;
+        let above = outage::resync_above(self.tick_rate());
         self.resync
-            .on_snapshot(backlog, snap.ack_seq, self.latest_seq());
+            .on_snapshot(backlog, above, snap.ack_seq, self.latest_seq());
         self.reconcile(now, &snap);
         self.buffer.push(snap.tick, snap.players.clone());
         self.latest = Some(snap);
@@ -257,6 +262,19 @@ impl ClientSession {
         };
         self.interp_delay += (target - self.interp_delay) * 0.1;
         self.net.interp_delay(self.interp_delay);
+        self.echo(now, snap);
+        // A snapshot's one-way delay cannot be measured without shared clocks; half the
+        // RTT plus how late it is against the smoothed clock is the honest estimate.
+        let rtt_ms = self.net.stats.rtt_ms;
+        let lateness = self.clock.lateness_secs(local, server);
+        let delay_ms = (rtt_ms / 2.0 + lateness * 1000.0).max(0.0);
+        self.net
+            .lagometer
+            .snapshot(now, delay_ms, dropped, withheld, rtt_ms);
+    }
+
+    /// A round trip from the snapshot's echo of our clock, if it carries one.
+    fn echo(&mut self, now: Instant, snap: &Snapshot) {
         if snap.echo_time_ms != 0 {
             // The echo carries the low 16 bits of our clock: any RTT under 65 s reads
             // true in wrapping arithmetic.
@@ -268,14 +286,6 @@ impl ClientSession {
                 self.net.rtt(f64::from(rtt));
             }
         }
-        // A snapshot's one-way delay cannot be measured without shared clocks; half the
-        // RTT plus how late it is against the smoothed clock is the honest estimate.
-        let rtt_ms = self.net.stats.rtt_ms;
-        let lateness = self.clock.lateness_secs(local, server);
-        let delay_ms = (rtt_ms / 2.0 + lateness * 1000.0).max(0.0);
-        self.net
-            .lagometer
-            .snapshot(now, delay_ms, dropped, withheld, rtt_ms);
     }
 
     /// Checks the prediction against the server's word on the local player, and judges
@@ -313,7 +323,12 @@ impl ClientSession {
             return;
         };
         let s = self.switches;
-        let how = Reconcile::for_switches(s, placed);
+        let how = match Reconcile::for_switches(s, placed) {
+            Reconcile::Smooth | Reconcile::Snap if self.correction_loop && !placed => {
+                Reconcile::Loop
+            }
+            how => how,
+        };
         let at = Stepping {
             map: &self.map,
             rules: &self.rules,

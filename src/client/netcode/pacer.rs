@@ -32,6 +32,28 @@ pub(crate) fn bound_redundancy(input: &mut InputPacket) {
     input.runs.drain(..drop);
 }
 
+/// An input packet that is due.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Due {
+    /// Its number, from 1.
+    pub(crate) number: u32,
+    /// Command slots since the previous packet: the commands no packet has carried yet.
+    pub(crate) fresh: u32,
+    /// Command slots between packets while the buttons stay the same.
+    spacing: u32,
+}
+
+impl Due {
+    /// How many of the newest commands this packet carries so that each command rides
+    /// in `copies` packets: the fresh ones, which no packet has carried (so none is
+    /// left unsent, whatever `copies` is), and those of the `copies - 1` packets before
+    /// it, each at most `spacing` slots apart.
+    pub(crate) fn window(self, copies: u8) -> usize {
+        let older = u32::from(copies.max(1) - 1).saturating_mul(self.spacing);
+        self.fresh.saturating_add(older) as usize
+    }
+}
+
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct InputPacer {
     /// Command ticks per input packet, when the buttons do not change.
@@ -59,36 +81,47 @@ impl InputPacer {
         self.interval = interval(tick_rate, input_rate);
     }
 
-    /// Whether the packet for this tick's command is due; its number if so. On a
-    /// `thin` link packets go at half the rate, changes too.
-    pub(crate) fn due(&mut self, cmd: Command, thin: bool) -> Option<u32> {
+    /// Whether the packet for this tick's command is due, and if so which (see
+    /// [`Due`]). On a `thin` link packets go at half the rate, changes too.
+    pub(crate) fn due(&mut self, cmd: Command, thin: bool) -> Option<Due> {
         self.unsent_ticks += 1;
         let changed = self.last_command != Some(cmd);
         self.last_command = Some(cmd);
-        let interval = if thin {
-            self.interval * 2
-        } else {
-            self.interval
-        };
+        let interval = self.spacing(thin);
         if (!changed || thin) && self.unsent_ticks < interval {
             return None;
         }
-        self.unsent_ticks = 0;
+        Some(self.send(interval))
+    }
+
+    /// Command ticks between packets while the buttons stay the same.
+    fn spacing(&self, thin: bool) -> u32 {
+        if thin {
+            self.interval * 2
+        } else {
+            self.interval
+        }
+    }
+
+    fn send(&mut self, spacing: u32) -> Due {
+        let fresh = std::mem::take(&mut self.unsent_ticks);
         self.packets_sent += 1;
-        Some(self.packets_sent)
+        Due {
+            number: self.packets_sent,
+            fresh,
+            spacing,
+        }
     }
 
     /// Whether a packet is due on a tick that made no command (held or skipped, see
     /// [`super::outage`]): the unacknowledged ones are resent at the input rate, so
     /// the server has them the moment a broken link comes back.
-    pub(crate) fn resend_due(&mut self) -> Option<u32> {
+    pub(crate) fn resend_due(&mut self) -> Option<Due> {
         self.unsent_ticks += 1;
         if self.unsent_ticks < self.interval {
             return None;
         }
-        self.unsent_ticks = 0;
-        self.packets_sent += 1;
-        Some(self.packets_sent)
+        Some(self.send(self.interval))
     }
 
     /// The newest command made.
@@ -108,13 +141,11 @@ mod tests {
         let still = Command::default();
         let sent: Vec<bool> = (0..5).map(|_| p.due(still, false).is_some()).collect();
         assert_eq!(sent, [true, false, true, false, true]);
-        assert_eq!(p.due(Command::moving(Buttons::UP), false), Some(4));
+        let change = p.due(Command::moving(Buttons::UP), false).unwrap();
+        assert_eq!((change.number, change.fresh), (4, 1));
         p.set_rate(60, 1000);
-        assert_eq!(
-            p.due(Command::moving(Buttons::UP), false),
-            Some(5),
-            "at most one per tick"
-        );
+        let next = p.due(Command::moving(Buttons::UP), false).unwrap();
+        assert_eq!((next.number, next.fresh), (5, 1), "at most one per tick");
     }
 
     #[test]

@@ -61,6 +61,12 @@ pub(crate) enum Reconcile {
     /// Keep the prediction and its history as they are and only measure the correction
     /// that would be made (reconciliation off: the player drifts from the server's).
     MeasureOnly,
+    /// The correction-loop bug of the movement-corrections article, for the lab to show
+    /// (`ClientSession::set_correction_loop`): take the server's word and drop the
+    /// commands in flight from the prediction instead of replaying them. The server
+    /// still applies them, so the next snapshot disagrees again while the player moves,
+    /// and only standing still ends the corrections.
+    Loop,
 }
 
 impl Reconcile {
@@ -302,7 +308,8 @@ impl Prediction {
         }
         for seq in ack_seq..=self.latest_seq {
             let e = &mut self.ring[(seq & MASK) as usize];
-            if seq > ack_seq {
+            // The loop bug replays nothing: the commands in flight are as if unmade.
+            if seq > ack_seq && (how != Reconcile::Loop || agrees) {
                 let _ = step(
                     at.map,
                     at.rules_for(seq),

@@ -138,6 +138,11 @@ pub struct ClientSession {
     /// The player's own dials (see [`Tuning`]).
     tuning: Tuning,
     switches: Switches,
+    /// The correction-loop bug back on, for the lab to set beside its fix
+    /// ([`ClientSession::set_correction_loop`]); never on in the game, and not kept in a
+    /// keyframe.
+    #[serde(skip)]
+    correction_loop: bool,
     /// How remote players are brought onto a snapshot that disagrees with where they
     /// were drawn ([`ClientSession::set_correction`]).
     correction: CorrectionStyle,
@@ -191,6 +196,7 @@ impl ClientSession {
             tell: Tell::default(),
             pacer: InputPacer::new(welcome.tick_rate, DEFAULT_INPUT_RATE),
             tuning: Tuning::default(),
+            correction_loop: false,
             switches: switches.normalized(),
             correction: CorrectionStyle::default(),
             remote_errors: Vec::new(),
@@ -308,6 +314,19 @@ impl ClientSession {
 
     /// Sets the player's own dials, from the next command and snapshot on (the
     /// interpolation delay eases to its new target as the automatic one does).
+    /// Puts back (or takes out) the movement-corrections article's correction-loop bug:
+    /// a correction drops the commands in flight from the prediction instead of
+    /// replaying them (see [`Reconcile::Loop`]). Only the lab sets it, off by default,
+    /// so a lesson can show the bug beside its fix.
+    pub(crate) fn set_correction_loop(&mut self, on: bool) {
+        self.correction_loop = on;
+    }
+
+    /// Whether the correction-loop bug is on (see [`Self::set_correction_loop`]).
+    pub(crate) fn correction_loop(&self) -> bool {
+        self.correction_loop
+    }
+
     pub fn set_tuning(&mut self, tuning: Tuning) {
         self.tuning = tuning.bounded();
         self.pacer
@@ -506,7 +525,7 @@ impl ClientSession {
         let limit = self.ahead_limit();
         let thin = self.net.lagometer.rate_limited();
         let p = self.prediction.as_mut()?;
-        let number = if self.resync.take_skip() {
+        let due = if self.resync.take_skip() {
             self.net.command_skipped();
             self.pacer.resend_due()
         } else if p.pending() >= limit {
@@ -535,12 +554,13 @@ impl ClientSession {
         let commands: Vec<_> = if p.pending() == 0 {
             p.newest().into_iter().collect()
         } else {
-            p.unacked(usize::from(self.tuning.redundancy)).collect()
+            let window = due.window(self.tuning.redundancy);
+            p.unacked(window.min(MAX_COMMANDS_PER_INPUT)).collect()
         };
         if commands.is_empty() {
             return None;
         }
-        let mut input = InputPacket::pack(client_ms, number, ack_tick, commands);
+        let mut input = InputPacket::pack(client_ms, due.number, ack_tick, commands);
         bound_redundancy(&mut input);
         input.event_ack = event_ack;
         input.view_tick = view_tick;

@@ -1,6 +1,6 @@
 //! The client's own dials: how many input packets a second, how far behind the server
-//! remote players are drawn, how many unacknowledged commands each input packet
-//! repeats, and how far past the newest snapshot a remote player may be extrapolated.
+//! remote players are drawn, how many input packets carry each command (its copies),
+//! and how far past the newest snapshot a remote player may be extrapolated.
 //! The defaults are what the client always did; `host`/`join` flags set them at the
 //! start, and the dials (`client::dials`: the game's `k` `[` `]`, the lab's) change them
 //! live through `Driver::set_settings`.
@@ -13,8 +13,8 @@ use crate::net::protocol::MAX_COMMANDS_PER_INPUT;
 /// at 60 Hz, which halves the 28-byte UDP/IP headers going up and costs at most one tick
 /// of extra delay for commands that carry no news.
 pub const DEFAULT_INPUT_RATE: u16 = 30;
-/// Commands an input packet may repeat: at least the newest, at most what one packet
-/// holds.
+/// Input packets each command rides in: at least one (every command is sent), at most
+/// 64 (with the default input rate, every unacknowledged command that fits a packet).
 pub const REDUNDANCY: RangeInclusive<u8> = 1..=MAX_COMMANDS_PER_INPUT as u8;
 /// A fixed interpolation delay, in snapshot periods.
 pub const INTERP_RATIOS: RangeInclusive<f64> = 0.5..=10.0;
@@ -28,7 +28,9 @@ pub struct Tuning {
     /// The interpolation delay as this many snapshot periods; None: automatic (sized
     /// from the snapshot period, the jitter and the recent loss).
     pub interp_ratio: Option<f64>,
-    /// The most unacknowledged commands one input packet repeats.
+    /// How many input packets carry each command: a packet carries the commands no
+    /// packet has carried yet and those of the `redundancy - 1` packets before it (all
+    /// unacknowledged, at most 64).
     pub redundancy: u8,
     /// How far past the newest snapshot a remote player may be extrapolated, in ms;
     /// None: the built-in bound (100 ms behind the server, 300 ms with dead reckoning).
@@ -102,8 +104,8 @@ mod tests {
             .collect()
     }
 
-    /// Issue 23's redundancy dial: a packet repeats at most that many unacknowledged
-    /// commands; the input-rate dial spaces the packets.
+    /// Issue 23's redundancy dial, counted in copies (issue 32): each command rides in
+    /// that many packets; the input-rate dial spaces the packets.
     #[test]
     fn redundancy_and_input_rate_shape_the_packets() {
         let every_tick = Tuning {
@@ -122,8 +124,28 @@ mod tests {
             ..Tuning::default()
         };
         // The first command goes at once (it is news); four ticks later the next packet
-        // has five unacknowledged commands and carries the newest two.
-        assert_eq!(commands_a_packet(slow), [1, 2]);
+        // carries its four new commands and the one of the packet before: all five.
+        assert_eq!(commands_a_packet(slow), [1, 5]);
+    }
+
+    /// Redundancy 1 counted commands: a packet carried 1 of its 2 new commands, so half
+    /// were never sent, and a clean link gave 274 corrections in 15 s. One copy is
+    /// every command once.
+    #[test]
+    fn one_copy_still_sends_every_command() {
+        let once = Tuning {
+            redundancy: 1,
+            ..Tuning::default()
+        };
+        // 8 ticks at 60 Hz, a packet every other tick: the first command at once, then
+        // two new ones a packet.
+        let counts = commands_a_packet(once);
+        assert_eq!(counts, [1, 2, 2, 2]);
+        assert_eq!(
+            counts.iter().sum::<usize>(),
+            7,
+            "every command but the newest, unsent yet"
+        );
     }
 
     #[test]
