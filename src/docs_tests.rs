@@ -1,9 +1,9 @@
 //! Docs that name files are checked against the files, so a move or a new file cannot
 //! leave them stale: `docs/MODULES.md` is generated from every `.rs` file's own `//!`
-//! docs (`NETARENA_UPDATE_DOCS=1` writes it again), the paths the architecture, protocol and
-//! contributing docs name exist, and `CONTRIBUTING.md`'s test table has one row for each
-//! file and folder at the top of `tests/`. A failure lists exactly the paths or lines to
-//! change.
+//! docs (`NETARENA_UPDATE_DOCS=1` writes it again), the paths the architecture,
+//! protocol and contributing docs name exist, `CONTRIBUTING.md`'s test table has one
+//! row for each file and folder at the top of `tests/`, and the README and the
+//! architecture stay short. A failure lists exactly the paths or lines to change.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -100,6 +100,25 @@ fn paths_the_docs_name_exist() {
         stale.is_empty(),
         "paths in the docs that do not exist (fix or remove them):{}",
         list(&stale)
+    );
+}
+
+/// The pages a newcomer reads first stay short: the depth goes to the docs that need it.
+const SIZE_LIMITS: [(&str, usize); 2] = [("README.md", 12_000), ("docs/ARCHITECTURE.md", 15_000)];
+
+#[test]
+fn the_readme_and_the_architecture_stay_short() {
+    let over: BTreeSet<String> = SIZE_LIMITS
+        .iter()
+        .filter_map(|&(doc, limit)| {
+            let size = read(doc).len();
+            (size > limit).then(|| format!("{doc}: {size} bytes, at most {limit}"))
+        })
+        .collect();
+    assert!(
+        over.is_empty(),
+        "docs over their size (move the depth to the docs that need it):{}",
+        list(&over)
     );
 }
 
