@@ -1,8 +1,9 @@
 //! Docs that name files are checked against the files, so a move or a new file cannot
-//! leave them stale: `docs/ARCHITECTURE.md`'s module tree names every `.rs` file under
-//! `src/` and no file that does not exist, and `CONTRIBUTING.md`'s test table has one row
-//! for each file and folder at the top of `tests/`. A failure lists exactly the paths to
-//! add or remove.
+//! leave them stale: `docs/MODULES.md` is generated from every `.rs` file's own `//!`
+//! docs (`NETARENA_UPDATE_DOCS=1` writes it again), the paths the architecture,
+//! protocol and contributing docs name exist, `CONTRIBUTING.md`'s test table has one
+//! row for each file and folder at the top of `tests/`, and the README and the
+//! architecture stay short. A failure lists exactly the paths or lines to change.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -15,17 +16,6 @@ fn root() -> PathBuf {
 fn read(relative: &str) -> String {
     fs::read_to_string(root().join(relative))
         .unwrap_or_else(|e| panic!("cannot read {relative}: {e}"))
-}
-
-/// The text from the line `heading` to the next heading of the same or a higher level.
-fn section<'a>(text: &'a str, heading: &str) -> &'a str {
-    let start = text
-        .find(&format!("\n{heading}\n"))
-        .unwrap_or_else(|| panic!("no `{heading}` heading"))
-        + 1;
-    let body = &text[start + heading.len()..];
-    let end = body.find("\n## ").map_or(body.len(), |i| i + 1);
-    &body[..end]
 }
 
 /// Every inline code span (`like this`) outside fenced code blocks.
@@ -75,58 +65,183 @@ fn exists(relative: &str) -> bool {
     root().join(relative.trim_end_matches('/')).exists()
 }
 
-/// Paths the docs give from the repository root.
+/// Paths the docs give from the repository root (a pattern such as `crates/*/src/` or
+/// `fuzz/corpus/<target>/` is not a path).
 const ROOTED: [&str; 6] = ["src/", "crates/", "tests/", "fuzz/", "docs/", ".ci/"];
 
 fn rooted(span: &str) -> bool {
-    ROOTED.iter().any(|prefix| span.starts_with(prefix)) && !span.contains(' ')
-}
-
-/// `client/play/app.rs`, not `.rs` or a sentence.
-fn is_rust_file(span: &str) -> bool {
-    span.strip_suffix(".rs")
-        .is_some_and(|stem| !stem.is_empty() && !stem.ends_with('/') && !stem.contains(' '))
+    ROOTED.iter().any(|prefix| span.starts_with(prefix)) && !span.contains([' ', '*', '<'])
 }
 
 fn list(paths: &BTreeSet<String>) -> String {
     paths.iter().map(|p| format!("\n    {p}")).collect()
 }
 
+/// The docs whose paths from the repository root (`src/...`, `crates/...`) must exist.
+const CHECKED_DOCS: [&str; 4] = [
+    "docs/ARCHITECTURE.md",
+    "docs/PROTOCOL.md",
+    "docs/MODULES.md",
+    "CONTRIBUTING.md",
+];
+
 #[test]
-fn the_architecture_module_tree_names_every_file_in_src() {
-    let doc = read("docs/ARCHITECTURE.md");
-    // In the tree a file is named relative to `src/` (`client/play/app.rs`).
-    let named: BTreeSet<String> = code_spans(section(&doc, "## Module tree"))
-        .into_iter()
-        .filter(|span| is_rust_file(span))
-        .map(|span| {
-            if rooted(&span) {
-                span
-            } else {
-                format!("src/{span}")
-            }
+fn paths_the_docs_name_exist() {
+    let stale: BTreeSet<String> = CHECKED_DOCS
+        .iter()
+        .flat_map(|doc| {
+            code_spans(&read(doc))
+                .into_iter()
+                .filter(|span| rooted(span) && !exists(span))
+                .map(move |span| format!("{doc}: {span}"))
         })
         .collect();
-    let mut files = files_under("src", ".rs");
-    for layer in ["sim", "net", "server"] {
-        files.extend(files_under(&format!("crates/{layer}/src"), ".rs"));
-    }
-    let missing: BTreeSet<String> = files.difference(&named).cloned().collect();
-    let absent: BTreeSet<String> = named.difference(&files).cloned().collect();
-    // Anywhere on the page, a path from the root names something that exists.
-    let stale: BTreeSet<String> = code_spans(&doc)
-        .into_iter()
-        .filter(|span| rooted(span) && !exists(span))
+    assert!(
+        stale.is_empty(),
+        "paths in the docs that do not exist (fix or remove them):{}",
+        list(&stale)
+    );
+}
+
+/// The pages a newcomer reads first stay short: the depth goes to the docs that need it.
+const SIZE_LIMITS: [(&str, usize); 2] = [("README.md", 12_000), ("docs/ARCHITECTURE.md", 15_000)];
+
+#[test]
+fn the_readme_and_the_architecture_stay_short() {
+    let over: BTreeSet<String> = SIZE_LIMITS
+        .iter()
+        .filter_map(|&(doc, limit)| {
+            let size = read(doc).len();
+            (size > limit).then(|| format!("{doc}: {size} bytes, at most {limit}"))
+        })
         .collect();
     assert!(
-        missing.is_empty() && absent.is_empty() && stale.is_empty(),
-        "docs/ARCHITECTURE.md is out of date.\n\
-         Files under src/ that its module tree does not name (add them, relative to src/):{}\n\
-         Files its module tree names that do not exist (remove or rename them):{}\n\
-         Paths elsewhere on the page that do not exist:{}",
-        list(&missing),
-        list(&absent),
-        list(&stale),
+        over.is_empty(),
+        "docs over their size (move the depth to the docs that need it):{}",
+        list(&over)
+    );
+}
+
+/// The generated module list.
+const MODULES: &str = "docs/MODULES.md";
+const UPDATE: &str = "NETARENA_UPDATE_DOCS";
+
+/// The first sentence of a file's own docs: the `//!` lines it begins with, up to the
+/// first blank one, on one line, with rustdoc's link brackets dropped. `None` if the
+/// file does not begin with a `//!` line.
+fn summary(text: &str) -> Option<String> {
+    let words: Vec<&str> = text
+        .lines()
+        .map_while(|line| line.strip_prefix("//!"))
+        .map(str::trim)
+        .take_while(|line| !line.is_empty())
+        .flat_map(str::split_whitespace)
+        .collect();
+    if words.is_empty() {
+        return None;
+    }
+    let paragraph = words.join(" ");
+    let end = paragraph.find(". ").map_or(paragraph.len(), |at| at + 1);
+    Some(unlink(&paragraph[..end]))
+}
+
+/// ``[`Server`]`` and ``[`format`](mod@format)`` as plain code spans.
+fn unlink(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("[`") {
+        out.push_str(&rest[..at]);
+        let span = &rest[at + 1..];
+        let Some(close) = span[1..].find("`]").map(|i| i + 1) else {
+            out.push_str(&rest[at..]);
+            return out;
+        };
+        out.push_str(&span[..=close]);
+        rest = &span[close + 2..];
+        if let Some(target) = rest.strip_prefix('(') {
+            rest = target.find(')').map_or(rest, |i| &target[i + 1..]);
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The source folders: `src/` and each crate's under `crates/`.
+fn source_roots() -> Vec<String> {
+    let mut crates: Vec<String> = fs::read_dir(root().join("crates"))
+        .expect("crates/ lists")
+        .map(|entry| entry.expect("a directory entry").file_name())
+        .map(|name| format!("crates/{}/src", name.to_string_lossy()))
+        .filter(|dir| exists(dir))
+        .collect();
+    crates.sort();
+    crates.push("src".to_string());
+    crates
+}
+
+/// `docs/MODULES.md` as it should read, and the files that have no `//!` line to give.
+fn module_list() -> (String, BTreeSet<String>) {
+    let mut text = String::from(
+        "# Modules\n\n\
+         Every `.rs` file of the workspace, with the first sentence of its own `//!` docs.\n\
+         Generated by `src/docs_tests.rs` (do not edit): `cargo test --lib docs_tests` fails\n\
+         when this list differs from the files, and `NETARENA_UPDATE_DOCS=1 cargo test --lib\n\
+         docs_tests` writes it again. How the parts fit is in [ARCHITECTURE.md](ARCHITECTURE.md).\n",
+    );
+    let mut undocumented = BTreeSet::new();
+    for dir in source_roots() {
+        text.push_str(&format!("\n## {dir}/\n\n"));
+        // A folder's own files first (`lib.rs`, `mod.rs` leading), then each subfolder's.
+        let mut files: Vec<(String, bool, String)> = files_under(&dir, ".rs")
+            .into_iter()
+            .map(|path| {
+                let inner = &path[dir.len() + 1..];
+                let folder = inner.split_once('/').map_or("", |(first, _)| first);
+                let name = inner.rsplit('/').next().unwrap_or(inner);
+                let head = !matches!(name, "lib.rs" | "main.rs" | "mod.rs");
+                (folder.to_string(), head, path)
+            })
+            .collect();
+        files.sort();
+        let mut group = String::new();
+        for (folder, _, path) in files {
+            if folder != group {
+                text.push_str(&format!("\n### {dir}/{folder}/\n\n"));
+                group = folder;
+            }
+            match summary(&read(&path)) {
+                Some(line) => text.push_str(&format!("- `{path}`: {line}\n")),
+                None => {
+                    undocumented.insert(path);
+                }
+            }
+        }
+    }
+    (text, undocumented)
+}
+
+#[test]
+fn the_module_list_is_generated_from_every_files_own_docs() {
+    let (text, undocumented) = module_list();
+    assert!(
+        undocumented.is_empty(),
+        "these files do not begin with a `//!` line saying what they are for (add one):{}",
+        list(&undocumented)
+    );
+    if std::env::var_os(UPDATE).is_some() {
+        fs::write(root().join(MODULES), &text).expect("docs/MODULES.md is writable");
+        return;
+    }
+    let old = fs::read_to_string(root().join(MODULES)).unwrap_or_default();
+    let lines = |t: &str| -> BTreeSet<String> { t.lines().map(str::to_string).collect() };
+    let (new_lines, old_lines) = (lines(&text), lines(&old));
+    assert!(
+        old == text,
+        "{MODULES} is out of date: run `{UPDATE}=1 cargo test --lib docs_tests` and commit it.\n\
+         Lines it lacks:{}\n\
+         Lines it has that it should not:{}",
+        list(&new_lines.difference(&old_lines).cloned().collect()),
+        list(&old_lines.difference(&new_lines).cloned().collect()),
     );
 }
 
@@ -184,8 +299,20 @@ fn the_contributing_test_table_has_a_row_for_every_test_file_and_folder() {
 fn code_spans_skip_fences_and_join_wrapped_lines() {
     let text = "a `src/x.rs` b\n```sh\n`not/this.rs`\n```\nc `one\ntwo` d";
     assert_eq!(code_spans(text), ["src/x.rs", "one two"]);
-    let doc = "# t\n\n## A\nx\n### sub\ny\n## B\nz\n";
-    assert_eq!(section(doc, "## A"), "\nx\n### sub\ny\n");
-    assert!(is_rust_file("client/play/app.rs") && is_rust_file("lib.rs"));
-    assert!(!is_rust_file(".rs") && !is_rust_file("a b.rs") && !is_rust_file("x.rsx"));
+}
+
+#[test]
+fn a_summary_is_the_first_sentence_of_the_leading_docs_without_link_targets() {
+    let file = "//! The [`Server`] state machine, fed\n//! [`format`](mod@format) bytes. More\n\
+                //! text.\n//!\n//! Another paragraph.\nuse x;\n";
+    assert_eq!(
+        summary(file).as_deref(),
+        Some("The `Server` state machine, fed `format` bytes.")
+    );
+    assert_eq!(
+        summary("//! No full stop\n\n//! later").as_deref(),
+        Some("No full stop")
+    );
+    assert_eq!(summary("use x;\n//! too late\n"), None);
+    assert_eq!(summary("//!\n//! after a blank line\n"), None);
 }

@@ -1,3 +1,6 @@
+//! The lab's stepping and frames: seeded runs repeat exactly, dials turned at the same
+//! ticks repeat too, each dial takes effect, and the screen at several sizes.
+
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 

@@ -1,3 +1,6 @@
+//! `insta` frames of the game's screen: arena, HUD, ghosts, roster, overlays, feeds and
+//! beams.
+
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 

@@ -506,7 +506,7 @@ mod tests {
         assert_eq!((d.masks, d.values), (vec![0, 0x10], vec![1]));
     }
 
-    /// The own body's size on the wire, as the docs give it (ARCHITECTURE, `OwnBody`):
+    /// The own body's size on the wire, as the docs give it (docs/PROTOCOL.md, `OwnBody`):
     /// one byte of flags, one more while the weapon cools down (a rail's 1.25 s is 75
     /// commands at 60 Hz), three more from 251 commands on.
     #[test]

@@ -1,3 +1,6 @@
+//! A/B runs: every dial and switch as a key, lab B differing in that one setting and
+//! nothing else, and the two side by side.
+
 use std::time::{Duration, Instant};
 
 use ratatui::Terminal;

@@ -1,3 +1,7 @@
+//! The conditioner's statistics over many datagrams: loss (independent and bursty),
+//! latency, jitter, reordering, duplication, the bandwidth cap and its queue, seeded
+//! repeats.
+
 use super::*;
 
 const N: u64 = 100_000;

@@ -1,3 +1,6 @@
+//! The map format and its errors (each at `file:line:col`), and the built-in maps: they
+//! parse, fit a terminal, and have room and no unreachable floor.
+
 use super::*;
 
 /// A small valid map used as the base for the error cases.

@@ -1,3 +1,6 @@
+//! The app's keys: aim, overlays, the chat editor and its rate, quitting, the network and
+//! dial keys.
+
 use super::*;
 use crate::client::Switches;
 
