@@ -169,9 +169,8 @@ pub fn open_sealed(sealed: &Sealed) -> Result<ClientMsg, CodecError> {
 }
 
 /// The session of a client that lives in the same process as its server (tests, the
-/// lab, benchmarks), fixed by its address: [`Server::join_in_process`] joins with it.
-///
-/// [`Server::join_in_process`]: crate::server::Server::join_in_process
+/// lab, benchmarks), fixed by its address: the server's `Server::join_in_process`
+/// (netarena-server) joins with it.
 pub fn in_process_session(addr: std::net::SocketAddr) -> SessionKey {
     SessionKey::derived(addr.to_string().as_bytes())
 }

@@ -224,7 +224,7 @@ impl Projectile {
         self.fly_tick_carried(map, rules, 0, age, hit)
     }
 
-    /// [`Projectile::fly_tick`] for a bolt that had flown `carry` sub-steps when its
+    /// `Projectile::fly_tick` for a bolt that had flown `carry` sub-steps when its
     /// `age` was counted from 0 again: the server's bolts in flight when the tick rate
     /// changes go on from the sub-steps they have flown, at the new rate's pace.
     pub fn fly_tick_carried<T>(
