@@ -1035,7 +1035,7 @@ fn l10_judge(lab: &Lab, w: &Watch, _: &mut Memo) -> Verdict {
         .find(|p| p.owner == me)
         .map_or_else(String::new, |p| format!(", at tick {}", measured(p.born)));
     Verdict::Pass(vec![format!(
-        "Your bolt flew in client 1's view at once, with a muzzle flash (a tell that hides the wait); the server's bolt was born {} ms later, when the command arrived (half the round trip is {} ms){tick}. Client 1 flies its own bolt on the path the server gives it and drops it at the server's removal tick: server birth, client flight. The server moves bolts in sub-steps so none skips a wall.",
+        "Your bolt flew in client 1's view at once: client 1 predicts its own bolt from the command, as it predicts its moves, and marks the shot with a muzzle flash (a tell; the prediction is what hides the wait, a tell alone is what a game shows for a shot it cannot predict). The server's bolt was born {} ms later, when the command arrived (half the round trip is {} ms){tick}, and the server decides where it ends: client 1 drops its own at the server's removal tick. Other players' bolts are the article's server birth, client flight: born on the server, then flown by each client (the walker here never fires). The server moves bolts in sub-steps so none skips a wall.",
         measured_f(d, 0),
         measured_f(rtt(lab) / 2.0, 0)
     )])
@@ -1203,7 +1203,9 @@ pub(crate) static LESSONS: &[Lesson] = &[
     Lesson {
         title: "Redundancy and loss",
         articles: &["fps-prediction-revisited"],
-        covers: &["redundant inputs: each packet repeats the commands not yet acknowledged"],
+        covers: &[
+            "redundant inputs: each command rides in several packets, the commands not yet acknowledged",
+        ],
         scenario: Scenario {
             profile: "lan",
             seed: 14,
