@@ -32,6 +32,7 @@ pub(crate) struct JoinView<'a> {
     pub(crate) asked: &'a str,
 }
 
+use super::ellipsis::ellipsize;
 use super::{Role, Theme};
 
 // The browser comes before any game and draws in the theme that reads everywhere.
@@ -72,12 +73,16 @@ pub(crate) fn draw_join(frame: &mut Frame, view: &JoinView) {
         ])),
         address,
     );
+    let fit = |text: &str| ellipsize(text, usize::from(help.width));
     frame.render_widget(
-        Paragraph::new(super::keys::hints(super::keys::BROWSER).join("  ")).style(DIM),
+        Paragraph::new(fit(&super::keys::hints(super::keys::BROWSER).join("  "))).style(DIM),
         help,
     );
     if let Some(e) = view.error {
-        frame.render_widget(Paragraph::new(e).style(Theme::Auto.style(Role::Bad)), error);
+        frame.render_widget(
+            Paragraph::new(fit(e)).style(Theme::Auto.style(Role::Bad)),
+            error,
+        );
     }
 }
 
@@ -160,16 +165,6 @@ fn draw_list(frame: &mut Frame, list: ratatui::layout::Rect, view: &JoinView) {
         let mut state = TableState::default().with_selected(Some(view.selected));
         frame.render_stateful_widget(table, list, &mut state);
     }
-}
-
-/// `text` cut to `width` characters, the cut shown by a trailing "…".
-pub(crate) fn ellipsize(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
-        return text.to_owned();
-    }
-    let mut cut: String = text.chars().take(width.saturating_sub(1)).collect();
-    cut.push('…');
-    cut
 }
 
 #[cfg(test)]
