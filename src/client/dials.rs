@@ -76,9 +76,11 @@ pub const INPUT_RATE: Dial = Dial {
     explain: |s| {
         let k = commands_a_packet(s);
         format!(
-            "input packets {}/s while keys stay the same: one every {k} ticks = {:.0} ms, {k} new commands each (a key change goes at once)",
+            "input packets {}/s while keys stay the same: one every {} = {:.0} ms, {} each (a key change goes at once)",
             hz(s.tick_rate() / f64::from(k)),
-            ms(f64::from(k) / s.tick_rate())
+            counted(k, "tick"),
+            ms(f64::from(k) / s.tick_rate()),
+            counted(k, "new command")
         )
     },
     show: |v| format!("{v}/s"),
@@ -130,13 +132,17 @@ pub const REDUNDANCY: Dial = Dial {
         let span = ms(f64::from(r) / s.tick_rate());
         if r < k {
             format!(
-                "redundancy {r}: a packet carries {r} of its {k} new commands; {} of every {k} are never sent while keys stay the same",
+                "redundancy {r}: a packet carries {r} of its {k} new commands; {} of every {k} never sent while keys stay the same",
                 k - r
             )
         } else {
+            let lost = r / k - 1;
             format!(
-                "redundancy {r} commands = {span:.0} ms: at {k} new commands a packet, {} lost packets in a row are made good",
-                r / k - 1
+                "redundancy {} = {span:.0} ms: at {} a packet, {} in a row {} made good",
+                counted(r, "command"),
+                counted(k, "new command"),
+                counted(lost, "lost packet"),
+                if lost == 1 { "is" } else { "are" }
             )
         }
     },
@@ -203,6 +209,15 @@ fn style_of(v: Value) -> CorrectionStyle {
         0 => CorrectionStyle::Snap,
         1 => CorrectionStyle::Smooth,
         _ => CorrectionStyle::Blend,
+    }
+}
+
+/// `n` and `noun`, plural but for one: "1 new command", "2 new commands".
+fn counted(n: u32, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
     }
 }
 
@@ -296,6 +311,28 @@ mod tests {
         assert_eq!(next_step(&steps, 3, false), Some(2));
         assert_eq!(next_step(&steps, 10, true), None);
         assert_eq!(next_step(&steps, 1, false), None);
+    }
+
+    /// Issue 30: at one command a packet the dials said "1 new commands" and "one every
+    /// 1 ticks".
+    #[test]
+    fn one_is_singular_in_the_explanations() {
+        let mut s = ClientSession::on_duel(1, std::time::Instant::now());
+        let mut tuning = s.tuning();
+        tuning.input_rate = 60;
+        tuning.redundancy = 2;
+        s.set_tuning(tuning);
+        let input = (INPUT_RATE.explain)(&s);
+        assert!(
+            input.contains("one every 1 tick = ") && input.contains(", 1 new command each"),
+            "{input}"
+        );
+        let redundancy = (REDUNDANCY.explain)(&s);
+        assert!(
+            redundancy.starts_with("redundancy 2 commands = ")
+                && redundancy.contains("at 1 new command a packet, 1 lost packet in a row is"),
+            "{redundancy}"
+        );
     }
 
     #[test]
