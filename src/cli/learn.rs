@@ -148,8 +148,7 @@ mod tests {
             let stop = AtomicBool::new(false);
             let signal = AtomicUsize::new(0);
             run(args, &stop, &signal)
-                .err()
-                .expect("no step 99")
+                .expect_err("no step 99")
                 .to_string()
         };
         let one = steps

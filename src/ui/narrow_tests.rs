@@ -222,8 +222,11 @@ fn whole_or_marked(what: &str, narrow: &str, wide: &str) {
     );
 }
 
+/// A change made to the plain view.
+type ViewChange = fn(&mut View);
+
 /// Crowded HUD and combat lines, each to be drawn at 80 and 100 columns.
-fn crowded_cases() -> Vec<(&'static str, fn(&mut View))> {
+fn crowded_cases() -> Vec<(&'static str, ViewChange)> {
     vec![
         ("every figure large", |v| {
             v.hud.fps = 12345.0;

@@ -375,10 +375,12 @@ mod tests {
             let now = t0 + Duration::from_millis(ms);
             while sent_at(next_snapshot) + one_way <= now {
                 let tick = next_snapshot;
-                let events = match tick {
-                    t if t == 630 => vec![protected(true)],
-                    t if t == 630 + cap => vec![protected(false)],
-                    _ => vec![],
+                let events = if tick == 630 {
+                    vec![protected(true)]
+                } else if tick == 630 + cap {
+                    vec![protected(false)]
+                } else {
+                    vec![]
                 };
                 let n = events.len() as u32;
                 let ServerMsg::Snapshot(mut d) = snapshot(tick, seq, events) else {
