@@ -132,7 +132,7 @@ pub const REDUNDANCY: Dial = Dial {
         let span = ms(f64::from(r) / s.tick_rate());
         if r < k {
             format!(
-                "redundancy {r}: a packet carries {r} of its {k} new commands; {} of every {k} never sent while keys stay the same",
+                "redundancy {r}: a packet carries {r} of its {k} new commands; {} of every {k} are never sent while keys stay the same",
                 k - r
             )
         } else {
