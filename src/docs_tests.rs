@@ -316,3 +316,89 @@ fn a_summary_is_the_first_sentence_of_the_leading_docs_without_link_targets() {
     assert_eq!(summary("use x;\n//! too late\n"), None);
     assert_eq!(summary("//!\n//! after a blank line\n"), None);
 }
+
+/// The README's sample screen (between `<!-- screen -->` and `<!-- /screen -->`) is
+/// the game's own frame: `host --bots 3`'s match (the arena, three bots, seed 7) played
+/// for six seconds in the lab, the player wandering and firing, its client's view drawn
+/// at 80x24 with ratatui's TestBackend. `NETARENA_UPDATE_DOCS=1` rewrites the block.
+#[test]
+fn the_readme_screen_is_the_game_drawn() {
+    use std::time::{Duration, Instant};
+
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    use crate::lab::{Lab, ScriptedClient};
+    use crate::server::ServerConfig;
+    use crate::sim::map::Map;
+    use crate::sim::world::{Buttons, Command};
+
+    let mut server = ServerConfig::new(Map::builtin("arena").unwrap());
+    server.bots = 3;
+    server.seed = 7;
+    let you = ScriptedClient {
+        name: "you".into(),
+        up: Default::default(),
+        down: Default::default(),
+        seeds: (7, 8),
+        first_command: Duration::from_millis(10),
+    };
+    let start = Instant::now();
+    let mut lab = Lab::scripted(server, &[you], start).unwrap();
+    // Round the map's middle, firing, a direction each 1.5 s.
+    let ways = [Buttons::LEFT, Buttons::UP, Buttons::RIGHT, Buttons::DOWN];
+    lab.run_with(start + Duration::from_secs(6), |_, _, at| {
+        let leg = at.duration_since(start).as_millis() / 1500;
+        Command {
+            buttons: ways[leg as usize % 4].union(Buttons::FIRE),
+            weapon: 1,
+            aim: 0,
+        }
+    });
+    lab.frame();
+    let c = &lab.clients[0];
+    let view = c.driver.view(lab.now(), 60.0, c.rates.rates());
+    let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    terminal.draw(|f| crate::ui::draw(f, &view)).unwrap();
+    let buf = terminal.backend().buffer();
+    let rows: Vec<String> = (0..24)
+        .map(|y| {
+            let row: String = (0..80).map(|x| buf[(x, y)].symbol()).collect();
+            row.trim_end().to_owned()
+        })
+        .collect();
+    // The map takes 23 rows: the last is blank.
+    let drawn: String = rows
+        .iter()
+        .take(
+            rows.iter()
+                .rposition(|r| !r.is_empty())
+                .map_or(0, |i| i + 1),
+        )
+        .map(|r| format!("{r}\n"))
+        .collect();
+
+    let (open, close) = ("<!-- screen -->\n```text\n", "```\n<!-- /screen -->");
+    let readme = read("README.md");
+    let start_at = readme.find(open).expect("README.md has <!-- screen -->") + open.len();
+    let end_at = start_at
+        + readme[start_at..]
+            .find(close)
+            .expect("and <!-- /screen -->");
+    if std::env::var_os("NETARENA_UPDATE_DOCS").is_some() {
+        let mut fresh = readme.clone();
+        fresh.replace_range(start_at..end_at, &drawn);
+        fs::write(root().join("README.md"), fresh).unwrap();
+        return;
+    }
+    assert_eq!(
+        readme[start_at..end_at],
+        drawn,
+        "README.md's screen is not the game's: NETARENA_UPDATE_DOCS=1 cargo test --lib docs_tests"
+    );
+    assert!(
+        readme.len() <= 12_000,
+        "README.md is {} bytes",
+        readme.len()
+    );
+}

@@ -45,35 +45,54 @@ pub(crate) fn path() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "netarena").map(|d| d.config_dir().join("config.toml"))
 }
 
-/// An example file, every line of which is accepted (a test reads it back).
+/// The example `config --example` prints: a template in which every setting is
+/// commented out and shows its default, so the file as printed changes nothing, and a
+/// line with its `#` taken out still sets the default (a test takes every `#` out and
+/// compares each value with clap's default).
 pub(crate) const EXAMPLE: &str = r#"# netarena config file: `netarena config --path` says where it goes.
 # A flag on the command line always wins over this file.
+#
+# Every setting below is commented out and shows its default, so this file changes
+# nothing as it is. To change one, take out its `#` and change the value. A line
+# `flag = value` is `--flag value`; a switch is `flag = true`; a repeatable flag
+# takes a list, as `discovery-port = [7777, 9000]`. `netarena help host` (or join,
+# server, ...) lists every flag and its default.
 
-# Top level: `flag = value` is `--flag value` for every subcommand that has the flag.
-name = "alice"        # --name, for host and join
-fps-cap = 120         # --fps-cap, for host, join and lab
-profile = "wifi"      # --profile: simulated network, for host, join and server
+# Top level: a flag for every subcommand that has it. Your player name (--name, host
+# and join) is your login name unless a line here gives one, as `name = "ann"`.
+# theme = "auto"           # --theme: auto, dark, light or mono
+# input-rate = 30          # --input-rate: input packets a second (host, join)
+# redundancy = 64          # --redundancy: commands each input packet repeats
+# seed = 7                 # --seed: the simulated network's seed
 
-# A section named after a subcommand: flags for that subcommand only; they win over
-# the top level. A switch is `flag = true`; a repeatable flag takes a list.
-[host]
-bots = 3
-bot-skill = 1
-map = "warehouse"
+# A section named after a subcommand holds flags for that subcommand alone; they win
+# over the top level.
+# [host]
+# map = "arena"            # a built-in map (arena, duel, warehouse, catacombs) or a file
+# bots = 0                 # bots that hunt and shoot; `--bots 3` fills the arena
+# bot-skill = 2            # 1 (slow and sloppy) to 5 (quick and precise)
+# frag-limit = 30
+# time-limit = 300         # seconds
+# port = 7777
 
-[join]
-ghosts = "server"
+# [join]
+# ghosts = "off"           # off, server or trail: where the server says players are
+# correction = "smooth"
 
-[list]
-discovery-port = [7777, 7778, 9000]
+# [server]
+# server-name = "netarena"
+# max-players = 16
 
-# The game's keys (host and join): an action = a key, or a list of keys, in place of
-# its default keys. Keys: one character (lower case), or space, tab, esc, enter,
-# backspace, up, down, left, right, f1 to f12. Shift with a direction's key turns;
-# Ctrl-C quits and Ctrl-Z suspends whatever is bound.
-[keys]
-fire = ["space", "f"]
-chat = "y"
+# [list]
+# scope = "lan"            # lan, or loopback (this machine only)
+# wait-ms = 1000
+
+# The game's keys (host and join): `action = "key"`, or a list of keys, in place of
+# the action's default keys; `fire = ["space", "f"]` fires with space or f. Keys: one
+# character (lower case), or space, tab, esc, enter, backspace, up, down, left, right,
+# f1 to f12. Shift with a direction's key turns; Ctrl-C quits and Ctrl-Z suspends
+# whatever is bound. The actions are listed in docs/PLAYING.md ("Config file").
+# [keys]
 "#;
 
 /// The file, read and checked.
@@ -425,13 +444,78 @@ mod tests {
         }
     }
 
+    /// Issue 30: the example held live settings (`name = "alice"`, the Wi-Fi profile,
+    /// the warehouse map, chat on `y`): saved as the config file, it changed the game.
+    /// As printed it sets nothing; with every `#` taken out of its settings, each value is
+    /// clap's default for that flag in every subcommand it reaches, and the keys are the
+    /// defaults.
     #[test]
-    fn the_example_is_accepted() {
-        let cfg = ConfigFile::parse(Path::new("example.toml"), EXAMPLE)
+    fn the_example_is_the_defaults_commented_out() {
+        let as_printed = ConfigFile::parse(Path::new("example.toml"), EXAMPLE)
             .unwrap_or_else(|(line, why)| panic!("example line {line}: {why}"));
-        assert!(cfg.keys != Bindings::default());
-        let h = host(parse_with(EXAMPLE, &["host"]).unwrap());
-        assert_eq!(h.game.map, "warehouse");
-        assert_eq!(h.player.name, "alice");
+        assert!(as_printed.common.is_empty() && as_printed.sections.is_empty());
+        assert_eq!(as_printed.keys, Bindings::default());
+
+        // A commented setting is `# flag = value` or `# [section]`; prose never starts
+        // with a word and ` = `.
+        let setting = |rest: &str| {
+            let flag = rest.split(" = ").next().unwrap_or_default();
+            rest.contains(" = ")
+                && !flag.is_empty()
+                && flag
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        };
+        let section = |rest: &str| rest.starts_with('[') && rest.ends_with(']');
+        let uncommented: String = EXAMPLE
+            .lines()
+            .map(|l| match l.strip_prefix("# ") {
+                Some(rest) if setting(rest) || section(rest) => format!("{rest}\n"),
+                _ => format!("{l}\n"),
+            })
+            .collect();
+        let file = ConfigFile::parse(Path::new("example.toml"), &uncommented)
+            .unwrap_or_else(|(line, why)| panic!("uncommented line {line}: {why}"));
+        assert_eq!(file.keys, Bindings::default());
+        let cli = Cli::command();
+        let mut checked = 0;
+        let mut compare = |sub: &clap::Command, s: &Setting| {
+            let arg = sub
+                .get_arguments()
+                .find(|a| a.get_long() == Some(s.flag.as_str()))
+                .expect("checked by parse");
+            let default: Vec<String> = arg
+                .get_default_values()
+                .iter()
+                .map(|v| v.to_string_lossy().into_owned())
+                .collect();
+            match &s.value {
+                Value::Text(values) => assert_eq!(
+                    values,
+                    &default,
+                    "line {}: `{} {}`",
+                    s.line,
+                    sub.get_name(),
+                    s.flag
+                ),
+                Value::Switch(on) => assert!(!on, "line {}: a switch on", s.line),
+            }
+            checked += 1;
+        };
+        for s in &file.common {
+            for sub in cli.get_subcommands().filter(|sub| has_flag(sub, &s.flag)) {
+                compare(sub, s);
+            }
+        }
+        for (name, settings) in &file.sections {
+            let sub = cli.find_subcommand(name).expect("checked by parse");
+            for s in settings {
+                compare(sub, s);
+            }
+        }
+        assert!(checked >= 20, "{checked} settings compared");
+        let h = host(parse_with(&uncommented, &["host", "--name", "ann"]).unwrap());
+        assert_eq!((h.game.map.as_str(), h.game.bots), ("arena", 0));
+        assert_eq!(h.player.net.conditions().unwrap(), Default::default());
     }
 }

@@ -39,6 +39,9 @@ pub(crate) fn run(
     // it plays under exactly the conditions a remote player would.
     let loopback = SocketAddr::from(([127, 0, 0, 1], args.game.port));
     let mut client = client_config(loopback, &args.player, conditions)?;
+    if args.game.bots == 0 {
+        client.alone = alone_hint(args.game.port, !args.no_discovery);
+    }
 
     let (tx, rx) = mpsc::channel();
     let server_stop = Arc::new(AtomicBool::new(false));
@@ -69,4 +72,29 @@ pub(crate) fn run(
     server_stop.store(true, Ordering::Relaxed);
     let _ = server_thread.join();
     finish(result, signal)
+}
+
+/// What an empty arena says: how to add bots, and the command a friend runs to join
+/// (this machine's LAN address, found by asking the routing table which address a
+/// datagram to the outside would leave from: nothing is sent).
+fn alone_hint(port: u16, discoverable: bool) -> Vec<String> {
+    let lan = std::net::UdpSocket::bind(("0.0.0.0", 0))
+        .and_then(|s| s.connect(("192.0.2.1", 9)).and(s.local_addr()))
+        .ok()
+        .map(|a| a.ip())
+        .filter(|ip| !ip.is_unspecified() && !ip.is_loopback());
+    let port = if port == super::args::DEFAULT_PORT {
+        String::new()
+    } else {
+        format!(":{port}")
+    };
+    let join = match (lan, discoverable) {
+        (Some(ip), _) => format!("friends join with: netarena join {ip}{port}"),
+        (None, true) => "friends join with: netarena join (this game is listed)".to_owned(),
+        (None, false) => format!("friends join with: netarena join THIS-MACHINE{port}"),
+    };
+    vec![
+        "nobody else is here: `netarena host --bots 3` adds bots".to_owned(),
+        join,
+    ]
 }

@@ -76,7 +76,10 @@ pub(crate) fn run(
                 );
             }
             if args.step == 0 || args.step > steps[n - 1] {
-                bail!("lesson {n} has steps 1 to {}", steps[n - 1]);
+                match steps[n - 1] {
+                    1 => bail!("lesson {n} has one step"),
+                    count => bail!("lesson {n} has steps 1 to {count}"),
+                }
             }
             (n - 1, args.step - 1)
         }
@@ -127,6 +130,38 @@ mod tests {
         assert!(text.contains("  2. [done] Prediction"), "{text}");
         assert!(text.contains(&format!("{count:>3}. ")), "{text}");
         assert!(text.contains("from: improved-latency-handling"), "{text}");
+    }
+
+    /// Issue 30: a lesson of one step said "lesson 3 has steps 1 to 1".
+    #[test]
+    fn a_step_past_the_last_names_the_steps() {
+        let steps = learn::step_counts();
+        let progress = std::env::temp_dir().join(format!("netarena-learn-{}", std::process::id()));
+        let said = |lesson: usize| {
+            use clap::Parser;
+            let argv = ["netarena", "learn", &lesson.to_string(), "--step", "99"];
+            let progress = ["--progress", progress.to_str().unwrap()];
+            let cli = super::super::args::Cli::parse_from(argv.iter().chain(&progress));
+            let super::super::args::Subcmd::Learn(args) = cli.command else {
+                unreachable!("learn parses as learn")
+            };
+            let stop = AtomicBool::new(false);
+            let signal = AtomicUsize::new(0);
+            run(args, &stop, &signal)
+                .expect_err("no step 99")
+                .to_string()
+        };
+        let one = steps
+            .iter()
+            .position(|&c| c == 1)
+            .expect("a lesson of one step");
+        assert_eq!(said(one + 1), format!("lesson {} has one step", one + 1));
+        let more = steps.iter().position(|&c| c > 1).expect("a lesson of more");
+        assert_eq!(
+            said(more + 1),
+            format!("lesson {} has steps 1 to {}", more + 1, steps[more])
+        );
+        assert!(!progress.exists());
     }
 
     #[test]

@@ -77,9 +77,11 @@ pub const INPUT_RATE: Dial = Dial {
     explain: |s| {
         let k = commands_a_packet(s);
         format!(
-            "input packets {}/s while keys stay the same: one every {k} ticks = {:.0} ms, {k} new commands each (a key change goes at once)",
+            "input packets {}/s while keys stay the same: one every {} = {:.0} ms, {} each (a key change goes at once)",
             hz(s.tick_rate() / f64::from(k)),
-            ms(f64::from(k) / s.tick_rate())
+            counted(k, "tick"),
+            ms(f64::from(k) / s.tick_rate()),
+            counted(k, "new command")
         )
     },
     show: |v| format!("{v}/s"),
@@ -134,7 +136,8 @@ pub const REDUNDANCY: Dial = Dial {
         let span = ms(f64::from(copies * k) / s.tick_rate());
         match copies {
             1 => format!(
-                "redundancy {r}: each packet carries its {k} new commands once{full}; a lost packet loses them"
+                "redundancy {r}: each packet carries its {} once{full}; a lost packet loses them",
+                counted(k, "new command")
             ),
             _ => {
                 let losses = match copies - 1 {
@@ -142,8 +145,8 @@ pub const REDUNDANCY: Dial = Dial {
                     n => format!("{n} lost packets in a row are made good"),
                 };
                 format!(
-                    "redundancy {r} copies = {span:.0} ms: each command rides in {copies} packets{full} ({} commands a packet at {k} new); {losses}",
-                    copies * k
+                    "redundancy {r} copies = {span:.0} ms: each command rides in {copies} packets{full} ({} a packet at {k} new); {losses}",
+                    counted(copies * k, "command")
                 )
             }
         }
@@ -211,6 +214,15 @@ fn style_of(v: Value) -> CorrectionStyle {
         0 => CorrectionStyle::Snap,
         1 => CorrectionStyle::Smooth,
         _ => CorrectionStyle::Blend,
+    }
+}
+
+/// `n` and `noun`, plural but for one: "1 new command", "2 new commands".
+fn counted(n: u32, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
     }
 }
 
@@ -304,6 +316,32 @@ mod tests {
         assert_eq!(next_step(&steps, 3, false), Some(2));
         assert_eq!(next_step(&steps, 10, true), None);
         assert_eq!(next_step(&steps, 1, false), None);
+    }
+
+    /// Issue 30: at one command a packet the dials said "1 new commands" and "one every
+    /// 1 ticks".
+    #[test]
+    fn one_is_singular_in_the_explanations() {
+        let mut s = ClientSession::on_duel(1, std::time::Instant::now());
+        let mut tuning = s.tuning();
+        tuning.input_rate = 60;
+        tuning.redundancy = 2;
+        s.set_tuning(tuning);
+        let input = (INPUT_RATE.explain)(&s);
+        assert!(
+            input.contains("one every 1 tick = ") && input.contains(", 1 new command each"),
+            "{input}"
+        );
+        let redundancy = (REDUNDANCY.explain)(&s);
+        assert!(
+            redundancy.starts_with("redundancy 2 copies = ")
+                && redundancy.contains("at 1 new); a lost packet is made good"),
+            "{redundancy}"
+        );
+        tuning.redundancy = 1;
+        s.set_tuning(tuning);
+        let once = (REDUNDANCY.explain)(&s);
+        assert!(once.contains("carries its 1 new command once;"), "{once}");
     }
 
     #[test]

@@ -565,7 +565,7 @@ mod tests {
         assert_eq!(d.session().tuning().input_rate, 60);
         assert!(
             text.starts_with(
-                "input packets 60/s while keys stay the same: one every 1 ticks = 17 ms"
+                "input packets 60/s while keys stay the same: one every 1 tick = 17 ms"
             ),
             "{text}"
         );

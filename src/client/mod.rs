@@ -219,6 +219,9 @@ pub struct ClientConfig {
     pub theme: crate::ui::Theme,
     /// Which key does what (the config file's `[keys]` over the defaults).
     pub keys: play::input::Bindings,
+    /// Lines shown (where chat goes) while nobody else is in the game: `host` says how
+    /// to add bots and how friends join.
+    pub alone: Vec<String>,
 }
 
 impl ClientConfig {
@@ -240,6 +243,7 @@ impl ClientConfig {
             debug_panic_after: None,
             theme: crate::ui::Theme::Auto,
             keys: play::input::Bindings::default(),
+            alone: Vec::new(),
         }
     }
 

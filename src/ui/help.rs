@@ -7,6 +7,7 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use super::ellipsis::ellipsize_line;
 use super::keys::{GAME, help_lines};
 use super::overlays::popup;
 use super::{Role, Theme};
@@ -97,5 +98,10 @@ pub(crate) fn draw_help(frame: &mut Frame, arena: Rect, t: Theme) {
             .spans
             .push(Span::styled("  fix: a correction", label));
     }
+    // A box narrower than its lines (a 48-column terminal) cuts them with `…`.
+    let lines: Vec<Line> = lines
+        .into_iter()
+        .map(|l| ellipsize_line(l, usize::from(inner.width)))
+        .collect();
     frame.render_widget(Paragraph::new(lines), inner);
 }

@@ -6,6 +6,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use super::ellipsis::{MARK as ELLIPSIS, ellipsize};
 use super::{CombatHud, Hud, Role, RosterLine, Theme, player_glyph};
 use crate::sim::combat::Weapon;
 
@@ -19,23 +20,71 @@ fn switch(name: &str, on: bool, t: Theme) -> Span<'static> {
 }
 
 /// As many whole groups as fit in `width` columns, in order: a line is never cut
-/// in the middle of a word. A group that does not fit ends the line.
-fn fit(groups: Vec<Vec<Span<'static>>>, width: u16) -> Line<'static> {
+/// in the middle of a word. A group that does not fit ends the line, with `…` to say
+/// that something was left out.
+fn fit(groups: Vec<Vec<Span<'static>>>, width: u16, t: Theme) -> Line<'static> {
     let mut spans = Vec::new();
-    fit_into(&mut spans, groups, usize::from(width));
+    fit_into(
+        &mut spans,
+        groups,
+        usize::from(width),
+        Some(t.style(Role::Label)),
+    );
     Line::from(spans)
 }
 
-/// Appends to `spans` as many whole groups as fit in `room` columns; the width used.
-fn fit_into(spans: &mut Vec<Span<'static>>, groups: Vec<Vec<Span<'static>>>, room: usize) -> usize {
+/// Appends to `spans` as many whole groups as fit in `room` columns, and `…` (after a
+/// blank) when some are left out, in `mark`'s style (None: no mark); the width used.
+fn fit_into(
+    spans: &mut Vec<Span<'static>>,
+    groups: Vec<Vec<Span<'static>>>,
+    room: usize,
+    mark: Option<Style>,
+) -> usize {
+    let Some(mark_style) = mark else {
+        let mut used = 0;
+        for group in groups {
+            let w: usize = group.iter().map(Span::width).sum();
+            if used + w > room {
+                break;
+            }
+            used += w;
+            spans.extend(group);
+        }
+        return used;
+    };
+    let width = |g: &Vec<Span<'static>>| g.iter().map(Span::width).sum::<usize>();
+    if groups.iter().map(width).sum::<usize>() <= room {
+        let used = groups.iter().map(width).sum();
+        spans.extend(groups.into_iter().flatten());
+        return used;
+    }
+    // Room for the mark, and the blank before it when a group ends without one.
+    let mut kept: Vec<Vec<Span<'static>>> = Vec::new();
     let mut used = 0;
     for group in groups {
-        let w: usize = group.iter().map(Span::width).sum();
-        if used + w > room {
+        let w = width(&group);
+        let ends_blank = group.last().is_some_and(|s| s.content.ends_with(' '));
+        let mark_width = if ends_blank { 1 } else { 2 };
+        if used + w + mark_width > room {
             break;
         }
         used += w;
-        spans.extend(group);
+        kept.push(group);
+    }
+    let ends_blank = kept
+        .last()
+        .and_then(|g| g.last())
+        .is_none_or(|s| s.content.ends_with(' '));
+    let mark = if ends_blank {
+        ELLIPSIS.to_owned()
+    } else {
+        format!(" {ELLIPSIS}")
+    };
+    spans.extend(kept.into_iter().flatten());
+    if used + mark.chars().count() <= room {
+        used += mark.chars().count();
+        spans.push(Span::styled(mark, mark_style));
     }
     used
 }
@@ -60,7 +109,7 @@ pub(crate) fn draw_hud(frame: &mut Frame, area: Rect, hud: &Hud, t: Theme) {
             break;
         }
     }
-    frame.render_widget(Paragraph::new(fit(groups, area.width)), area);
+    frame.render_widget(Paragraph::new(fit(groups, area.width, t)), area);
 }
 
 fn hud_groups(hud: &Hud, with_tick: bool, short: bool, t: Theme) -> Vec<Vec<Span<'static>>> {
@@ -122,7 +171,9 @@ pub(crate) fn draw_combat(
     let Some(c) = combat else {
         return;
     };
-    let mut groups = vec![status(c, t)];
+    // What comes first (health, or how we died) has all the room the help hint leaves.
+    let room = usize::from(area.width).saturating_sub(help_room(keys));
+    let mut groups = vec![status(c, t, room)];
     if c.hit {
         groups.push(vec![Span::styled("✕ hit ", t.style(Role::Hit))]);
     }
@@ -154,9 +205,15 @@ pub(crate) fn draw_combat(
     frame.render_widget(Paragraph::new(with_keys(groups, area.width, keys, t)), area);
 }
 
+/// The columns the help hint (the last of `keys`) takes with the bar before it.
+fn help_room(keys: &[&str]) -> usize {
+    keys.last().map_or(0, |help| 2 + help.chars().count())
+}
+
 /// The fighting groups, then the key hints that fit, then the last of `keys` (`? help`):
 /// kept whatever else must give way (it lists every other key), unless the line cannot
-/// hold even that.
+/// hold even that. Fighting groups left out are marked `…`; hints left out are not (the
+/// help lists them, and the mark would cost a hint).
 fn with_keys(
     groups: Vec<Vec<Span<'static>>>,
     width: u16,
@@ -166,30 +223,44 @@ fn with_keys(
     let (help, hints) = keys.split_last().unwrap_or((&"", &[]));
     let help = format!(" {help}");
     // The bar before the hints, and the help hint itself.
-    let reserved = 1 + help.chars().count();
+    let reserved = help_room(keys);
     if usize::from(width) < reserved {
-        return fit(groups, width);
+        return fit(groups, width, t);
     }
     let width = usize::from(width);
     let mut spans = Vec::new();
-    let used = fit_into(&mut spans, groups, width - reserved);
     let label = t.style(Role::Label);
+    let used = fit_into(&mut spans, groups, width - reserved, Some(label));
     spans.push(Span::styled("│", label));
     let hints = hints
         .iter()
         .map(|hint| vec![Span::styled(format!(" {hint} "), label)]);
-    fit_into(&mut spans, hints.collect(), width - used - reserved);
+    fit_into(&mut spans, hints.collect(), width - used - reserved, None);
     spans.push(Span::styled(help, label));
     Line::from(spans)
 }
 
-/// Health (flashing when just hurt), or how we died and when we are back.
-fn status(c: &CombatHud, t: Theme) -> Vec<Span<'static>> {
+/// Health (flashing when just hurt), or how we died and when we are back, in `room`
+/// columns: when how we died does not fit, the notice says only when we are back (at
+/// 48 columns the whole notice was left out).
+fn status(c: &CombatHud, t: Theme, room: usize) -> Vec<Span<'static>> {
     let dead = t.style(Role::Bad).add_modifier(Modifier::BOLD);
     if !c.alive {
         let text = match &c.death {
-            Some((how, secs)) => format!("DEAD: {how}, back in {secs:.1}s "),
+            Some((how, secs)) => {
+                let long = format!("DEAD: {how}, back in {secs:.1}s ");
+                if long.chars().count() <= room {
+                    long
+                } else {
+                    format!("DEAD, back in {secs:.1}s ")
+                }
+            }
             None => "DEAD, respawning… ".to_owned(),
+        };
+        let text = if text.chars().count() <= room {
+            text
+        } else {
+            ellipsize(text.trim_end(), room)
         };
         return vec![Span::styled(text, dead)];
     }
@@ -267,13 +338,7 @@ pub(crate) fn draw_roster(
     frame.render_widget(Paragraph::new(net), right);
     if let Some(text) = explanation {
         // Cut with `…` only when the screen is narrower than the line.
-        let shown: String = if text.chars().count() > room {
-            let cut: String = text.chars().take(room.saturating_sub(1)).collect();
-            format!("{cut}…")
-        } else {
-            text.to_owned()
-        };
-        let line = Span::styled(shown, t.style(Role::Message));
+        let line = Span::styled(ellipsize(text, room), t.style(Role::Message));
         frame.render_widget(Paragraph::new(line), players);
         return;
     }
@@ -286,7 +351,7 @@ pub(crate) fn draw_roster(
         // Whole names only; the last one that fits leaves room for "…" if more follow.
         let more = i + 1 < roster.len();
         if used + width + usize::from(more) > room {
-            spans.push(Span::styled("…", label));
+            spans.push(Span::styled(ELLIPSIS, label));
             break;
         }
         used += width;
@@ -307,7 +372,7 @@ pub(crate) fn draw_roster_list(frame: &mut Frame, area: Rect, roster: &[RosterLi
     let mut lines: Vec<Line> = vec![Line::styled("players", label)];
     for r in roster {
         if lines.len() + 1 == rows && roster.len() + 1 > rows {
-            lines.push(Line::styled("…", label));
+            lines.push(Line::styled(ELLIPSIS, label));
             break;
         }
         let (mut spans, style) = name_style(r, t);

@@ -10,6 +10,8 @@ use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState, 
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct ServerLine {
     pub(crate) name: String,
+    /// Where it answered from, as `join` takes it: two servers of one name differ here.
+    pub(crate) address: String,
     pub(crate) map: String,
     pub(crate) players: u16,
     pub(crate) max_players: u16,
@@ -30,6 +32,7 @@ pub(crate) struct JoinView<'a> {
     pub(crate) asked: &'a str,
 }
 
+use super::ellipsis::ellipsize;
 use super::{Role, Theme};
 
 // The browser comes before any game and draws in the theme that reads everywhere.
@@ -70,12 +73,16 @@ pub(crate) fn draw_join(frame: &mut Frame, view: &JoinView) {
         ])),
         address,
     );
+    let fit = |text: &str| ellipsize(text, usize::from(help.width));
     frame.render_widget(
-        Paragraph::new(super::keys::hints(super::keys::BROWSER).join("  ")).style(DIM),
+        Paragraph::new(fit(&super::keys::hints(super::keys::BROWSER).join("  "))).style(DIM),
         help,
     );
     if let Some(e) = view.error {
-        frame.render_widget(Paragraph::new(e).style(Theme::Auto.style(Role::Bad)), error);
+        frame.render_widget(
+            Paragraph::new(fit(e)).style(Theme::Auto.style(Role::Bad)),
+            error,
+        );
     }
 }
 
@@ -92,7 +99,7 @@ fn draw_list(frame: &mut Frame, list: ratatui::layout::Rect, view: &JoinView) {
             format!(
                 "No servers found on {}. A server on another port: \
                  `netarena join --discovery-port PORT`, or type its address. \
-                 Press r to search again.",
+                 Press F5 to search again.",
                 view.asked
             )
         };
@@ -104,8 +111,18 @@ fn draw_list(frame: &mut Frame, list: ratatui::layout::Rect, view: &JoinView) {
             list,
         );
     } else {
+        // The address column is as wide as the longest address (a name may be cut,
+        // the address that tells two servers of one name apart is not, up to 24).
+        let address_w = view
+            .servers
+            .iter()
+            .map(|s| s.address.chars().count())
+            .max()
+            .unwrap_or(0)
+            .clamp(7, 24);
         // Borders, the highlight mark, the other columns and the gaps between them.
-        let name_w = usize::from(list.width.saturating_sub(2 + 2 + 11 + 7 + 7 + 16 + 4)).max(4);
+        let others = 2 + 2 + address_w + 11 + 7 + 7 + 16 + 5;
+        let name_w = usize::from(list.width).saturating_sub(others).max(4);
         let rows = view.servers.iter().map(|s| {
             let style = if s.compatible { Style::new() } else { DIM };
             let version = if s.compatible {
@@ -118,6 +135,7 @@ fn draw_list(frame: &mut Frame, list: ratatui::layout::Rect, view: &JoinView) {
             };
             Row::new(vec![
                 Cell::from(ellipsize(&s.name, name_w)),
+                Cell::from(ellipsize(&s.address, address_w)),
                 Cell::from(ellipsize(&s.map, 11)),
                 Cell::from(format!("{}/{}", s.players, s.max_players)),
                 Cell::from(if s.ping_ms < 10.0 {
@@ -132,14 +150,15 @@ fn draw_list(frame: &mut Frame, list: ratatui::layout::Rect, view: &JoinView) {
         let table = Table::new(
             rows,
             [
-                Constraint::Min(12),
+                Constraint::Min(4),
+                Constraint::Length(address_w as u16),
                 Constraint::Length(11),
                 Constraint::Length(7),
                 Constraint::Length(7),
                 Constraint::Length(16),
             ],
         )
-        .header(Row::new(["server", "map", "players", "ping", "version"]).style(DIM))
+        .header(Row::new(["server", "address", "map", "players", "ping", "version"]).style(DIM))
         .row_highlight_style(Style::new().add_modifier(Modifier::REVERSED))
         .highlight_symbol("> ")
         .block(block);
@@ -148,12 +167,57 @@ fn draw_list(frame: &mut Frame, list: ratatui::layout::Rect, view: &JoinView) {
     }
 }
 
-/// `text` cut to `width` characters, the cut shown by a trailing "…".
-pub(crate) fn ellipsize(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
-        return text.to_owned();
+#[cfg(test)]
+mod tests {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    use super::*;
+
+    fn screen(width: u16, view: &JoinView) -> Vec<String> {
+        let mut terminal = Terminal::new(TestBackend::new(width, 10)).unwrap();
+        terminal.draw(|f| draw_join(f, view)).unwrap();
+        let buf = terminal.backend().buffer();
+        (0..buf.area.height)
+            .map(|y| (0..width).map(|x| buf[(x, y)].symbol()).collect())
+            .collect()
     }
-    let mut cut: String = text.chars().take(width.saturating_sub(1)).collect();
-    cut.push('…');
-    cut
+
+    /// Issue 30: two servers with the default name looked the same, the browser showed
+    /// no address. Each row shows where its server answered from, whole, at 80 columns
+    /// and wider.
+    #[test]
+    fn each_server_shows_its_address() {
+        let server = |address: &str| ServerLine {
+            name: "netarena".into(),
+            address: address.into(),
+            map: "arena".into(),
+            players: 1,
+            max_players: 16,
+            version: 9,
+            compatible: true,
+            ping_ms: 0.4,
+        };
+        let servers = [server("192.168.100.201:7777"), server("127.0.0.1:7778")];
+        let view = JoinView {
+            servers: &servers,
+            selected: 0,
+            typed: "",
+            searching: false,
+            error: None,
+            asked: "ports 7777-7781 on this machine and the LAN",
+        };
+        for width in [80, 100] {
+            let rows = screen(width, &view);
+            let row = |address: &str| {
+                rows.iter()
+                    .find(|r| r.contains(address))
+                    .unwrap_or_else(|| panic!("{address} at {width}:\n{}", rows.join("\n")))
+                    .clone()
+            };
+            assert!(row("192.168.100.201:7777").contains("netarena"));
+            assert!(row("127.0.0.1:7778").contains("netarena"));
+            assert!(rows[2].contains("address"), "{}", rows[2]);
+        }
+    }
 }

@@ -143,12 +143,13 @@ pub(crate) enum Browser {
     Down,
     /// Join the address typed, else the server chosen.
     Join,
-    /// Search again (while nothing is typed; else the letter is typed).
+    /// Search again.
     Refresh,
-    /// A character of the address being typed.
+    /// A character of the address being typed: every printable key, so a host name
+    /// may begin with any letter.
     Type(char),
     Erase,
-    /// Leave (`q` only while nothing is typed).
+    /// Leave.
     Quit,
 }
 
@@ -751,32 +752,19 @@ pub(crate) const BROWSER: &[Row<Browser>] = {
             &["Enter join"],
         ),
         hinted(
-            row(
-                "r",
-                &[key(Char('r'), Refresh)],
-                "search again (while nothing is typed)",
-                None,
-            ),
-            &["r refresh"],
+            row("F5", &[key(F(5), Refresh)], "search again", None),
+            &["F5 refresh"],
         ),
         hinted(
             row(
                 "Backspace",
                 &[key(KeyCode::Backspace, Erase)],
-                "erase; other keys type an address, HOST[:PORT]",
+                "erase; every letter, digit and sign types an address, HOST[:PORT]",
                 None,
             ),
             &["type HOST[:PORT]"],
         ),
-        hinted(
-            row(
-                "Esc q",
-                &[key(Esc, Quit), key(Char('q'), Quit)],
-                "leave (`q` while nothing is typed)",
-                None,
-            ),
-            &["Esc quit"],
-        ),
+        hinted(row("Esc", &[key(Esc, Quit)], "leave", None), &["Esc quit"]),
     ]
 };
 
@@ -906,17 +894,17 @@ pub(crate) fn replay_code(code: KeyCode, help_open: bool) -> Option<Replay> {
     }
 }
 
-/// What a key does in the server browser, `typing` when an address is being typed (then
-/// letters are typed, not keys). Ctrl-C quits.
-pub(crate) fn browser_key(ev: &KeyEvent, typing: bool) -> Option<Browser> {
+/// What a key does in the server browser: its table's keys (none of them a character),
+/// and every printable character typed into the address, whatever it begins with.
+/// Ctrl-C quits; any other Ctrl key does nothing.
+pub(crate) fn browser_key(ev: &KeyEvent) -> Option<Browser> {
     if ctrl_c(ev) {
         return Some(Browser::Quit);
     }
-    if ev.kind == KeyEventKind::Release {
+    if ev.kind == KeyEventKind::Release || ev.modifiers.contains(KeyModifiers::CONTROL) {
         return None;
     }
     match (find(BROWSER, ev.code), ev.code) {
-        (Some(_), KeyCode::Char(c)) if typing => Some(Browser::Type(c)),
         (Some(does), _) => Some(does),
         (None, KeyCode::Char(c)) if !c.is_control() => Some(Browser::Type(c)),
         (None, _) => None,

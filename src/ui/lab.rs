@@ -11,6 +11,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
+use super::ellipsis::{ellipsize, ellipsize_line};
 use super::{CELL_COLS, Role, Theme, View, arena, keys, overlays};
 
 /// The smallest pane worth drawing: its arena inside, without border and status line.
@@ -50,7 +51,8 @@ pub(crate) struct Pane<'a> {
 }
 
 /// A box in the lab's panel area: a title and lines already styled, as wide as it
-/// asks (the last panel takes what is left). Lines longer or more than fit are cut.
+/// asks (the last panel takes what is left). Lines longer than fit are cut with `…`,
+/// lines more than fit are left out.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Panel {
     pub(crate) title: String,
@@ -205,8 +207,9 @@ pub(crate) fn draw(frame: &mut Frame, lab: &LabView) {
     } else {
         Style::new().add_modifier(Modifier::BOLD)
     };
+    let fit = |text: &str, r: Rect| ellipsize(text, usize::from(r.width));
     frame.render_widget(
-        Paragraph::new(Span::styled(&lab.clock, clock_style)),
+        Paragraph::new(Span::styled(fit(&lab.clock, l.clock), clock_style)),
         l.clock,
     );
     for (pane, rect) in lab.panes.iter().zip(&l.panes) {
@@ -240,7 +243,10 @@ pub(crate) fn draw(frame: &mut Frame, lab: &LabView) {
         }
     }
     frame.render_widget(
-        Paragraph::new(Span::styled(&lab.message, t.style(Role::Message))),
+        Paragraph::new(Span::styled(
+            fit(&lab.message, l.message),
+            t.style(Role::Message),
+        )),
         l.message,
     );
     if lab.help {
@@ -281,7 +287,7 @@ fn draw_panels(frame: &mut Frame, area: Rect, panels: &[Panel], t: Theme) {
             .borders(Borders::ALL)
             .border_style(t.style(Role::Label))
             .title(Span::styled(
-                format!(" {} ", panel.title),
+                title(&panel.title, rect.width),
                 t.style(Role::Label),
             ));
         let rows = usize::from(rect.height.saturating_sub(2));
@@ -296,7 +302,11 @@ fn draw_panels(frame: &mut Frame, area: Rect, panels: &[Panel], t: Theme) {
         } else {
             0
         };
-        let lines = lines[skip..].to_vec();
+        let inner = usize::from(rect.width.saturating_sub(2));
+        let lines: Vec<Line> = lines[skip..]
+            .iter()
+            .map(|l| ellipsize_line(l.clone(), inner))
+            .collect();
         frame.render_widget(Paragraph::new(lines).block(block), rect);
     }
 }
@@ -310,7 +320,7 @@ fn draw_pane(frame: &mut Frame, rect: Rect, pane: &Pane, t: Theme) {
     let block = Block::new()
         .borders(Borders::ALL)
         .border_style(border)
-        .title(Span::styled(format!(" {} ", pane.title), border));
+        .title(Span::styled(title(&pane.title, rect.width), border));
     let inner = block.inner(rect);
     frame.render_widget(block, rect);
     let arena = Rect::new(
@@ -330,7 +340,19 @@ fn draw_pane(frame: &mut Frame, rect: Rect, pane: &Pane, t: Theme) {
         );
     }
     let status = Rect::new(inner.x, arena.bottom(), inner.width, 1);
-    frame.render_widget(Paragraph::new(pane.status.as_str()), status);
+    frame.render_widget(
+        Paragraph::new(ellipsize(&pane.status, usize::from(status.width))),
+        status,
+    );
+}
+
+/// A box's title, a blank each side, cut with `…` to fit between its corners.
+fn title(text: &str, box_width: u16) -> String {
+    let room = usize::from(box_width.saturating_sub(2));
+    ellipsize(
+        &format!(" {} ", ellipsize(text, room.saturating_sub(2))),
+        room,
+    )
 }
 
 /// The arena drawn whole off screen, then the window the camera sees copied into
@@ -643,5 +665,87 @@ mod tests {
             "{}",
             row(1)
         );
+    }
+
+    /// Issue 30: the lab's lines were cut where the screen or the box ended, the key
+    /// reminder at `? hel`. At 80 and 100 columns the clock, the message, every title,
+    /// status and panel line (the dials' too) is whole or ends with `…`.
+    #[test]
+    fn every_lab_line_is_whole_or_marked_at_80_and_100_columns() {
+        let map = crate::ui::tests::small_map();
+        let long = |what: &str| format!("{what}: {}", "many words that go on and on ".repeat(6));
+        let pane = |n: usize| Pane {
+            title: long(&format!("client {n} = B custom link"))
+                .trim_end()
+                .to_owned(),
+            view: crate::ui::tests::plain_view(&map, Vec::new()),
+            focus: None,
+            status: long(&format!("status {n} rtt 152ms sent #123456")),
+            selected: false,
+        };
+        let dials = Panel {
+            title: long("dials of client 1"),
+            lines: vec![Line::from(vec![
+                Span::raw("[interp auto (2 periods + jitter = 112ms)] "),
+                Span::raw(long("input 30/s redund 64")),
+            ])],
+            width: 0,
+            short: Vec::new(),
+            tail: false,
+        };
+        let message = format!(" {}", keys::hints(keys::LAB).join(" · "));
+        let lab = LabView {
+            panes: vec![pane(0), pane(1)],
+            lanes: Vec::new(),
+            panels: vec![dials.clone()],
+            overlay: None,
+            clock: long("1.0x  t 12.3s  tick 738"),
+            paused: false,
+            message: message.clone(),
+            help: false,
+            theme: Theme::default(),
+            columns: None,
+        };
+        let texts: Vec<String> = [
+            lab.clock.clone(),
+            message,
+            format!(" {} ", dials.title),
+            crate::ui::ellipsis::plain(&dials.lines[0]),
+        ]
+        .into_iter()
+        .chain(
+            lab.panes
+                .iter()
+                .flat_map(|p| [format!(" {} ", p.title), p.status.clone()]),
+        )
+        .collect();
+        for (width, height) in [(80, 40), (100, 30)] {
+            let backend = ratatui::backend::TestBackend::new(width, height);
+            let mut term = ratatui::Terminal::new(backend).unwrap();
+            term.draw(|f| draw(f, &lab)).unwrap();
+            let buf = term.backend().buffer();
+            let rows: Vec<String> = (0..height)
+                .map(|y| (0..width).map(|x| buf[(x, y)].symbol()).collect())
+                .collect();
+            let screen = rows.join("\n");
+            for text in &texts {
+                // Where the text begins, to the box's edge or the row's end.
+                let head: String = text.chars().take(12).collect();
+                let shown = rows
+                    .iter()
+                    .find_map(|r| r.find(&head).map(|at| &r[at..]))
+                    .unwrap_or_else(|| panic!("{width}: {head:?} not drawn:\n{screen}"));
+                let shown = shown.split(['│', '┐', '─']).next().unwrap().trim_end();
+                let whole = shown == text.trim_end();
+                let marked = shown
+                    .strip_suffix('…')
+                    .is_some_and(|stem| text.starts_with(stem));
+                assert!(
+                    whole || marked,
+                    "{width}: {shown:?} cut without `…`:\n{screen}"
+                );
+                assert!(marked, "{width}: {text:?} should not fit:\n{screen}");
+            }
+        }
     }
 }

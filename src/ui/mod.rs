@@ -3,6 +3,7 @@
 #![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
 
 mod arena;
+pub(crate) mod ellipsis;
 mod help;
 mod hud;
 pub(crate) mod join_screen;

@@ -196,3 +196,205 @@ fn no_player_is_covered_by_the_feed_or_the_chat_at_80x24() {
         assert!(busy.contains(line.as_str()), "{line:?} not whole:\n{busy}");
     }
 }
+
+/// Every word of `narrow` is a word of `wide` or ends with `…` (cut from one), and a
+/// line that lost the end of the wide one ends with `…`.
+fn whole_or_marked(what: &str, narrow: &str, wide: &str) {
+    // The bar between groups is a word of its own.
+    let (narrow, wide) = (narrow.replace('│', " │ "), wide.replace('│', " │ "));
+    let (narrow, wide) = (narrow.as_str(), wide.as_str());
+    let wide_words: Vec<&str> = wide.split_whitespace().collect();
+    let words: Vec<&str> = narrow.split_whitespace().collect();
+    for w in &words {
+        let whole = wide_words.contains(w) || *w == "…";
+        let cut = w
+            .strip_suffix('…')
+            .is_some_and(|stem| wide_words.iter().any(|x| x.starts_with(stem)));
+        assert!(
+            whole || cut,
+            "{what}: {w:?} cut without `…` in {narrow:?} ({wide:?})"
+        );
+    }
+    let end = wide_words.last().copied().unwrap_or_default();
+    assert!(
+        words.contains(&end) || narrow.trim_end().ends_with('…'),
+        "{what}: the end of {wide:?} is gone without `…`: {narrow:?}"
+    );
+}
+
+/// A change made to the plain view.
+type ViewChange = fn(&mut View);
+
+/// Crowded HUD and combat lines, each to be drawn at 80 and 100 columns.
+fn crowded_cases() -> Vec<(&'static str, ViewChange)> {
+    vec![
+        ("every figure large", |v| {
+            v.hud.fps = 12345.0;
+            v.hud.rtt_ms = 1250.0;
+            v.hud.rtt_stale = true;
+            v.hud.pending = 999;
+            v.hud.corrections = 123_456;
+            v.hud.server_tick = 4_000_000;
+            v.hud.switches.ghost_trail = true;
+            v.hud.switches.lag_compensation = true;
+            v.hud.conditions = "150±40ms 5.0% loss 1% dup 1% reorder 64kbit/s".into();
+            let c = v.combat.as_mut().unwrap();
+            c.hit = true;
+            c.protected_secs = Some(9.9);
+            c.rail_cooldown_secs = Some(1.2);
+            c.frags = 999;
+            c.frag_limit = 999;
+            c.time_left_secs = Some(3599);
+        }),
+        ("dead", |v| {
+            let c = v.combat.as_mut().unwrap();
+            c.alive = false;
+            c.death = Some(("fragged by sixteen-letters with blaster".into(), 1.8));
+        }),
+        ("an explanation", |v| {
+            v.explanation = Some(
+                "prediction off: your own moves now wait a round trip for the server's \
+                 answer before they are drawn"
+                    .into(),
+            );
+        }),
+    ]
+}
+
+/// Issue 30: nothing on the HUD, the combat line or the bottom line is cut without
+/// `…` at 80 and 100 columns: each line is compared with the same view drawn 300
+/// columns wide.
+#[test]
+fn the_hud_lines_are_whole_or_marked_at_80_and_100_columns() {
+    let map = Map::builtin("arena").unwrap();
+    for (what, change) in crowded_cases() {
+        let wide = render_with(&map, 300, 30, vec![], change);
+        let wide: Vec<&str> = wide.lines().collect();
+        for (width, height) in [(80, 24), (100, 30)] {
+            let out = render_with(&map, width, height, vec![], change);
+            let lines: Vec<&str> = out.lines().collect();
+            let combat_at = |ls: &[&str]| {
+                ls.iter()
+                    .position(|l| l.starts_with("HP") || l.starts_with("DEAD"))
+                    .unwrap_or_else(|| panic!("{what}: no combat line:\n{}", ls.join("\n")))
+            };
+            let at = format!("{what} at {width}");
+            // The ghost mode's short form is by design, not a cut.
+            let hud = |ls: &[&str]| {
+                let l = ls.iter().find(|l| l.starts_with("FPS")).unwrap();
+                l.replace("gh+tr", "ghost+trail")
+            };
+            whole_or_marked(&format!("{at}, HUD"), &hud(&lines), &hud(&wide));
+            let (c, cw) = (combat_at(&lines), combat_at(&wide));
+            whole_or_marked(&format!("{at}, combat"), lines[c], wide[cw]);
+            // The players (or the explanation) under it, not the network on the right.
+            let players = |l: &str| l[..l.find("net ").unwrap_or(l.len())].to_owned();
+            whole_or_marked(
+                &format!("{at}, bottom"),
+                &players(lines[c + 1]),
+                &players(wide[cw + 1]),
+            );
+        }
+    }
+}
+
+/// Issue 30: at 48 to 50 columns the death notice was left out whole (it did not fit
+/// beside `? help`): it says at least when we are back.
+#[test]
+fn the_death_notice_stays_at_48_to_50_columns() {
+    let map = Map::builtin("arena").unwrap();
+    for width in 48..=50 {
+        let out = render_with(&map, width, 24, vec![], |v| {
+            let c = v.combat.as_mut().unwrap();
+            c.alive = false;
+            c.death = Some(("fragged by sixteen-letters with blaster".into(), 1.8));
+        });
+        let line = out
+            .lines()
+            .find(|l| l.contains("? help"))
+            .unwrap_or_else(|| panic!("{out}"));
+        assert!(
+            line.starts_with("DEAD") && line.contains("back in 1.8s"),
+            "{width}: {line:?}"
+        );
+    }
+}
+
+/// Issue 30: a stats line longer than the box was cut where the box ended (`rate
+/// limite`): at 80 and 100 columns each line of the box is whole or ends with `…`.
+#[test]
+fn the_stats_lines_are_whole_or_marked_at_80_and_100_columns() {
+    let stats = StatsView {
+        rtt_ms: 1250.0,
+        silent_secs: Some(12.5),
+        jitter_ms: 123.4,
+        snapshots_per_sec: 20.0,
+        rate_limited: true,
+        packets_in: 120.0,
+        bytes_in: 123_456.0,
+        commands_sent: 1_234_567,
+        commands_acked: 1_234_560,
+        pending: 7,
+        corrections: 12_345,
+        corrections_per_min: 123.4,
+        last_correction_cells: 12.25,
+        max_correction_cells: 123.25,
+        fire_mispredictions: 1234,
+        server_decisions: 5678,
+        recent_corrections: vec![
+            "123.4s 1.25 cells: bot-1 stepped into the predicted path at the door".into(),
+        ],
+        interp_delay_ms: 1234.0,
+        frames_extrapolated: 123_456,
+        frames_held: 123_456,
+        underruns: 1234,
+        dials: ["interp", "input", "redund", "extrap"]
+            .iter()
+            .map(|&name| DialLine {
+                name,
+                value: "auto (2 periods + jitter = 112ms)".into(),
+                chosen: name == "input",
+            })
+            .collect(),
+        ..StatsView::default()
+    };
+    let full: Vec<String> = overlays::stats_text(&stats);
+    let map = Map::builtin("arena").unwrap();
+    let mut cut = 0;
+    for (width, height) in [(80, 24), (100, 30)] {
+        let out = render_with(&map, width, height, vec![], |v| {
+            v.stats = Some(stats.clone())
+        });
+        let rows: Vec<Vec<char>> = out.lines().map(|l| l.chars().collect()).collect();
+        let (top, left) = rows
+            .iter()
+            .enumerate()
+            .find_map(|(y, r)| {
+                let s: String = r.iter().collect();
+                s.find("net stats")
+                    .map(|_| (y, r.iter().position(|&c| c == '┌').unwrap()))
+            })
+            .unwrap_or_else(|| panic!("no stats box:\n{out}"));
+        let right = left + rows[top][left..].iter().position(|&c| c == '┐').unwrap();
+        let mut seen = 0;
+        for row in &rows[top + 1..] {
+            let inside: String = row[left + 1..right].iter().collect();
+            let inside = inside.trim_end();
+            if inside.starts_with("lagometer") {
+                break;
+            }
+            seen += 1;
+            let whole = full.iter().any(|l| l.trim_end() == inside);
+            let marked = inside
+                .strip_suffix('…')
+                .is_some_and(|stem| full.iter().any(|l| l.starts_with(stem)));
+            assert!(
+                whole || marked,
+                "{width}: {inside:?} cut without `…`:\n{out}"
+            );
+            cut += usize::from(marked);
+        }
+        assert!(seen >= 8, "{width}: {seen} lines:\n{out}");
+    }
+    assert!(cut >= 2, "no line was long enough to cut");
+}

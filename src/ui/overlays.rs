@@ -8,6 +8,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Sparkline};
 
+use super::ellipsis::{ellipsize, ellipsize_line};
 use super::{Role, ScoreLine, Theme};
 
 /// How the frames of a lagometer slice were drawn: between snapshots, projected past
@@ -123,16 +124,24 @@ pub(crate) fn draw_stats(frame: &mut Frame, arena: Rect, s: &StatsView, t: Theme
     // The lagometer comes before the list of recent corrections: the box is no taller
     // than the arena, and each listed correction once pushed the graph out of it.
     let room = arena.height.saturating_sub(GRAPH_ROWS + 2);
-    let lines = stats_lines(s, t, usize::from(room));
-    let text_rows = lines.len() as u16;
     let width = arena.width.min(62);
+    // A line longer than the box is cut with `…` (at 80 columns "rate limited" read
+    // "rate limite").
+    let lines: Vec<Line> = stats_lines(s, t, usize::from(room))
+        .into_iter()
+        .map(|l| ellipsize_line(l, usize::from(width.saturating_sub(2))))
+        .collect();
+    let text_rows = lines.len() as u16;
     // The text, the lagometer and the borders.
     let height = (text_rows + GRAPH_ROWS + 2).min(arena.height);
     let area = Rect::new(arena.right() - width, arena.y, width, height);
     frame.render_widget(Clear, area);
     let block = Block::default()
         .borders(Borders::ALL)
-        .title(" net stats (n) ")
+        .title(ellipsize(
+            " net stats (n) ",
+            usize::from(width.saturating_sub(2)),
+        ))
         .border_style(t.style(Role::Label));
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -300,6 +309,15 @@ fn stats_lines(s: &StatsView, t: Theme, rows: usize) -> Vec<Line<'static>> {
         .collect()
 }
 
+/// The stats overlay's lines as plain text, whole, for the tests of how they are cut.
+#[cfg(test)]
+pub(crate) fn stats_text(s: &StatsView) -> Vec<String> {
+    stats_lines(s, Theme::default(), usize::MAX)
+        .iter()
+        .map(super::ellipsis::plain)
+        .collect()
+}
+
 /// The player's dials, each one's name and value, the one `[` `]` turn in brackets.
 fn dials_line(dials: &[DialLine], t: Theme) -> Line<'static> {
     let mut spans = Vec::new();
@@ -434,7 +452,7 @@ pub(super) fn popup(
     frame.render_widget(Clear, area);
     let block = Block::default()
         .borders(Borders::ALL)
-        .title(title.to_owned())
+        .title(ellipsize(title, usize::from(width.saturating_sub(2))))
         .border_style(t.style(Role::Label));
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -460,7 +478,10 @@ pub(crate) fn draw_feeds(
     let chat_rows = chat.len().min(3) as u16;
     let mut rows = area.y..area.bottom().saturating_sub(chat_rows).max(area.y);
     let mut feed_end = area.y;
+    // A line wider than the area (a blank each side) is cut with `…`.
+    let fits = |line: &str| ellipsize(line, usize::from(area.width.saturating_sub(2)));
     for line in feed.iter().rev().take(4) {
+        let line = &fits(line);
         let Some(r) = place(area, line, !beside, &mut rows, keep_clear) else {
             break;
         };
@@ -470,6 +491,7 @@ pub(crate) fn draw_feeds(
     let style = t.style(Role::Chat);
     let mut rows = (feed_end..area.bottom()).rev();
     for line in chat.iter().rev().take(3) {
+        let line = &fits(line);
         let Some(r) = place(area, line, false, &mut rows, keep_clear) else {
             break;
         };
@@ -558,6 +580,10 @@ pub(crate) fn draw_scoreboard(
             style,
         ));
     }
+    let text: Vec<Line> = text
+        .into_iter()
+        .map(|l| ellipsize_line(l, usize::from(inner.width)))
+        .collect();
     frame.render_widget(Paragraph::new(text), inner);
 }
 

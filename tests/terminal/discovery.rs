@@ -89,6 +89,15 @@ fn the_join_screen_lists_and_joins_in_a_real_terminal() {
         "{}",
         framed(&s)
     );
+    // Each row shows where its server answered from.
+    for (name, port) in [("screen test", server.port), ("the future", future.port)] {
+        let row = s.lines().find(|l| l.contains(name)).unwrap();
+        assert!(
+            row.contains(&format!("127.0.0.1:{port}")),
+            "{name}'s address:\n{}",
+            framed(&s)
+        );
+    }
     // Pick the incompatible one: refused in place, the screen stays.
     let rows: Vec<&str> = s.lines().collect();
     let future_row = rows.iter().position(|l| l.contains("the future")).unwrap();
@@ -104,6 +113,45 @@ fn the_join_screen_lists_and_joins_in_a_real_terminal() {
     tmux.key(if future_first { "Down" } else { "Up" });
     tmux.key("Enter");
     tmux.wait_for_text("@ tester");
+    quit_and_check_terminal(&tmux, "q", true);
+}
+
+/// Issue 30: in the browser `r` searched again and `q` quit while nothing was typed, so
+/// `raspberrypi.local` became `aspberrypi.local` and `quakebox:7779` quit. Every letter
+/// types; a typed host name (`localhost`, here) joins.
+#[test]
+fn the_browser_takes_any_host_name_typed() {
+    require_tmux();
+    let server = start_server(&["--server-name", "typed to"]);
+    // Ask a port nobody listens on: the list stays empty, the address is typed.
+    let silent = std::net::UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let tmux = Tmux::start(
+        "typed",
+        80,
+        24,
+        &game_script(&format!(
+            "join --scope loopback --discovery-port {silent} --fps-cap 100 --name typist"
+        )),
+    );
+    tmux.wait_for_text("games on your network");
+    for typed in ["raspberrypi.local", "quakebox:7779"] {
+        tmux.type_text(typed);
+        let s = tmux.wait_for_text(&format!("address: {typed}_"));
+        assert!(s.contains("Esc quit"), "{}", framed(&s));
+        for _ in typed.chars() {
+            tmux.key("BSpace");
+        }
+        tmux.wait_for("the address to be erased", |s| {
+            s.lines().any(|l| l.trim_end() == "address:").then_some(())
+        });
+    }
+    tmux.type_text(&format!("localhost:{}", server.port));
+    tmux.key("Enter");
+    tmux.wait_for_text("@ typist");
     quit_and_check_terminal(&tmux, "q", true);
 }
 

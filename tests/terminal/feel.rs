@@ -123,6 +123,44 @@ fn warehouse_plays_in_80x24() {
     assert_eq!(status, 0, "{history}");
 }
 
+/// Issue 30: `host` without `--bots` was an empty arena with nothing to say. Alone,
+/// the player reads how to add bots and the command a friend runs to join; a bot
+/// arriving is company, and the lines go.
+#[test]
+fn an_empty_arena_says_how_to_fill_it() {
+    let silent = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    drop(silent);
+    let tmux = Tmux::start(
+        "feel-alone",
+        80,
+        24,
+        &game_script(&format!("host --port {port} --name tester")),
+    );
+    let s = tmux.wait_for_text("adds bots");
+    assert!(s.contains("`netarena host --bots 3` adds bots"), "{s}");
+    let join = s
+        .lines()
+        .find(|l| l.contains("friends join with: netarena join "))
+        .unwrap_or_else(|| panic!("no join command:\n{s}"));
+    assert!(join.contains(&format!(":{port}")), "{join}");
+    tmux.key("q");
+    tmux.key("q");
+    let (status, history) = wait_for_exit(&tmux);
+    assert_eq!(status, 0, "{history}");
+    // With a bot in the game, nothing of the kind.
+    let tmux = Tmux::start(
+        "feel-company",
+        80,
+        24,
+        &game_script(&format!("host --port {port} --name tester --bots 1")),
+    );
+    let s = tmux.wait_for("the bot in the roster", |s| {
+        (s.contains("@ tester") && s.contains("bot-1")).then(|| s.to_owned())
+    });
+    assert!(!s.contains("adds bots"), "{s}");
+}
+
 /// A headless client whose server shut down wrote no report.
 #[test]
 fn the_headless_report_is_written_when_the_server_goes() {

@@ -39,6 +39,14 @@ pub(crate) struct Overlays {
     pub(crate) lag_compensation: bool,
 }
 
+impl Overlays {
+    /// The player is reading (help or the scoreboard open): the commands say so, and
+    /// spawn protection lasts past its short cap (see `sim::step::protection_holds`).
+    pub(crate) fn reading(&self) -> bool {
+        self.help || self.scoreboard
+    }
+}
+
 /// What an action asks of the world outside the app.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Effect {
@@ -182,10 +190,7 @@ impl App {
         // Telling the server the player is reading keeps its spawn protection past the
         // short cap (see `sim::step::protection_holds`).
         let mut buttons = buttons;
-        buttons.set(
-            Buttons::READING,
-            self.overlays.help || self.overlays.scoreboard,
-        );
+        buttons.set(Buttons::READING, self.overlays.reading());
         Command {
             buttons,
             weapon: self.weapon,

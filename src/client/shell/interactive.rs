@@ -252,6 +252,11 @@ impl Screen for Game<'_> {
         if self.silent.is_some() {
             view.notice.clone_from(&self.silent);
         }
+        // An empty arena says how to fill it, where chat goes (never over a player),
+        // before the chat lines: a chat line keeps its row.
+        if view.roster.len() == 1 && view.roster.iter().all(|r| r.local) {
+            view.chat.splice(0..0, self.config.alone.iter().cloned());
+        }
         ui::draw(frame, &view);
     }
 

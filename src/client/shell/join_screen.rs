@@ -149,7 +149,7 @@ impl Browser {
         resolve: impl Fn(&str) -> anyhow::Result<SocketAddr>,
     ) -> Option<Option<SocketAddr>> {
         let typed = &mut self.typed;
-        match keys::browser_key(key, !typed.is_empty())? {
+        match keys::browser_key(key)? {
             Do::Quit => return Some(None),
             Do::Refresh => {
                 discovery.clear();
@@ -195,11 +195,76 @@ impl Browser {
 fn server_line(f: &Found) -> ServerLine {
     ServerLine {
         name: f.name.clone(),
+        address: f.address.to_string(),
         map: f.map.clone(),
         players: f.players,
         max_players: f.max_players,
         version: f.version,
         compatible: f.compatible,
         ping_ms: f.ping_ms,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+
+    use ratatui::crossterm::event::{KeyCode, KeyModifiers};
+
+    use super::*;
+
+    /// Types `text` into a fresh browser, one key event a character, then Enter: what
+    /// the browser asked to resolve, and its choice.
+    fn type_and_join(text: &str) -> (Vec<String>, Option<Option<SocketAddr>>) {
+        let mut b = Browser::default();
+        let mut d = Discovery::new(Scope::Loopback, &[7777]).unwrap();
+        let asked = RefCell::new(Vec::new());
+        let addr = SocketAddr::from(([192, 168, 1, 20], 7779));
+        let resolve = |t: &str| {
+            asked.borrow_mut().push(t.to_owned());
+            Ok(addr)
+        };
+        for c in text.chars() {
+            let key = KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
+            assert_eq!(b.on_key(&key, &mut d, resolve), None, "{c:?} ended it");
+        }
+        assert_eq!(b.typed, text);
+        let enter = KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE);
+        let chosen = b.on_key(&enter, &mut d, resolve);
+        (asked.into_inner(), chosen)
+    }
+
+    /// Issue 30: a host name beginning with `r` lost its `r` to "refresh", and one
+    /// beginning with `q` quit the browser.
+    #[test]
+    fn any_host_name_can_be_typed_and_joined() {
+        let addr = SocketAddr::from(([192, 168, 1, 20], 7779));
+        for name in [
+            "raspberrypi.local",
+            "quakebox:7779",
+            "R2:7777",
+            "[::1]:7777",
+        ] {
+            let (asked, chosen) = type_and_join(name);
+            assert_eq!(asked, [name]);
+            assert_eq!(chosen, Some(Some(addr)), "{name}");
+        }
+    }
+
+    /// Backspace erases, F5 searches again without touching the address, Esc leaves.
+    #[test]
+    fn the_browsers_own_keys_leave_the_address_alone() {
+        let mut b = Browser::default();
+        let mut d = Discovery::new(Scope::Loopback, &[7777]).unwrap();
+        let resolve = |_: &str| -> anyhow::Result<SocketAddr> { unreachable!() };
+        let key = |code| KeyEvent::new(code, KeyModifiers::NONE);
+        for code in [KeyCode::Char('r'), KeyCode::Char('q'), KeyCode::Char('x')] {
+            assert_eq!(b.on_key(&key(code), &mut d, resolve), None);
+        }
+        assert_eq!(b.on_key(&key(KeyCode::Backspace), &mut d, resolve), None);
+        b.last_probe = Some(Instant::now());
+        assert_eq!(b.on_key(&key(KeyCode::F(5)), &mut d, resolve), None);
+        assert_eq!((b.typed.as_str(), b.last_probe), ("rq", None));
+        assert_eq!(b.on_key(&key(KeyCode::Esc), &mut d, resolve), Some(None));
     }
 }

@@ -171,27 +171,28 @@ impl Memory {
     /// While `id` has spawn protection (the server says so in its status): at most how
     /// many seconds are left at the server now (the snapshot clock plus half the round
     /// trip), counted from when the protection began (it ends sooner when the player
-    /// moves or fires).
+    /// moves or fires). Past the short cap protection lasts only while the player reads
+    /// (`reading`: the local player's help or scoreboard is open; unknown for others),
+    /// up to the long cap. Whether to count to the long cap is decided by `reading`
+    /// alone: a status still saying "protected" after the short cap (it comes half a
+    /// round trip late) made the count jump from 0 to the long cap's rest.
     pub(crate) fn protected_for(
         &self,
         s: &ClientSession,
         id: PlayerId,
         now: Instant,
+        reading: bool,
     ) -> Option<f64> {
         if !s.combat().status(id)?.protected {
             return None;
         }
-        let cap =
-            |reading| f64::from(step::protection_cap(&s.rules().combat, reading)) / s.tick_rate();
-        let short = cap(false);
+        let total = f64::from(step::protection_cap(&s.rules().combat, reading)) / s.tick_rate();
         let (Some(since), Some(server)) = (self.protected_since.get(&id), s.server_secs(now))
         else {
-            return Some(short);
+            return Some(total);
         };
         let present = server + s.stats().rtt_ms / 2000.0;
         let elapsed = present - f64::from(*since) / s.tick_rate();
-        // Still protected past the short cap: the player is reading, up to the long one.
-        let total = if elapsed < short { short } else { cap(true) };
         Some((total - elapsed).clamp(0.0, total))
     }
 
@@ -282,10 +283,13 @@ mod tests {
                 3 => {
                     assert_eq!(m.death, None);
                     let cap = f64::from(s.rules().combat.protect_ticks) / s.tick_rate();
-                    assert_eq!(m.protected_for(&s, ME, now), Some(cap));
-                    assert!(m.protected_for(&s, ME, ms(2000)).is_some_and(|t| t < cap));
+                    assert_eq!(m.protected_for(&s, ME, now, false), Some(cap));
+                    assert!(
+                        m.protected_for(&s, ME, ms(2000), false)
+                            .is_some_and(|t| t < cap)
+                    );
                 }
-                _ => assert_eq!(m.protected_for(&s, ME, now), None, "protection over"),
+                _ => assert_eq!(m.protected_for(&s, ME, now, false), None, "protection over"),
             }
         }
     }
@@ -314,7 +318,7 @@ mod tests {
             let tick = 600 + (secs * 60.0).round() as u32;
             s.on_message(at(secs), snapshot(tick, seq, events), 100);
             m.update(&s, at(secs));
-            m.protected_for(&s, ME, at(secs)).expect("protected")
+            m.protected_for(&s, ME, at(secs), false).expect("protected")
         };
         let near = |shown: f64, want: f64| (shown - want).abs() < 0.06;
         // Joined at tick 600 of a match started at tick 0.
@@ -332,5 +336,85 @@ mod tests {
         assert!(near(shown, 3.0), "{shown}");
         let shown = feed(&mut m, 2.5, 5, vec![]);
         assert!(near(shown, 2.0), "a second into the new match: {shown}");
+    }
+
+    /// Issue 30: on a 300 ms link the shield read `shield 6.9s` as spawn protection
+    /// ended. The estimate of the server's present passes the 3 s cap half a round trip
+    /// before the snapshot saying the protection is over arrives; in between, a player
+    /// still protected past the short cap was taken to be reading, and the count jumped
+    /// to the 10 s cap. Frames every 10 ms, snapshots every 50 ms, each 150 ms late: the
+    /// shield counts down, never up, and ends at most at 3 s.
+    #[test]
+    fn the_shield_never_counts_up_on_a_slow_link() {
+        let t0 = Instant::now();
+        let mut s = ClientSession::on_duel(ME, t0);
+        let mut m = Memory::default();
+        let one_way = Duration::from_millis(150);
+        let protected = |on| {
+            GameEvent::Status(PlayerStatus {
+                id: ME,
+                health: 100,
+                alive: true,
+                frags: 0,
+                deaths: 0,
+                weapon: Weapon::Blaster,
+                protected: on,
+            })
+        };
+        // The server's tick 600 is at t0 + 1 s (sent), its protection from tick 630 to
+        // 630 + the short cap, when a status says it ended.
+        let cap = step::protection_cap(&s.rules().combat, false);
+        let sent_at = |tick: u32| {
+            t0 + Duration::from_secs(1) + Duration::from_millis(u64::from(tick - 600) * 1000 / 60)
+        };
+        let mut seq = 1;
+        let mut shown: Vec<(u64, String)> = Vec::new();
+        let mut next_snapshot = 600;
+        let mut ms = 1150;
+        while next_snapshot <= 630 + cap + 30 {
+            let now = t0 + Duration::from_millis(ms);
+            while sent_at(next_snapshot) + one_way <= now {
+                let tick = next_snapshot;
+                let events = if tick == 630 {
+                    vec![protected(true)]
+                } else if tick == 630 + cap {
+                    vec![protected(false)]
+                } else {
+                    vec![]
+                };
+                let n = events.len() as u32;
+                let ServerMsg::Snapshot(mut d) = snapshot(tick, seq, events) else {
+                    unreachable!()
+                };
+                // The echo of our clock says the round trip took 300 ms.
+                let arrive = sent_at(tick) + one_way;
+                d.echo_time_ms = (arrive - t0 - 2 * one_way).as_millis() as u32;
+                s.on_message(arrive, ServerMsg::Snapshot(d), 100);
+                seq += n;
+                next_snapshot += 3;
+            }
+            m.update(&s, now);
+            if let Some(secs) = m.protected_for(&s, ME, now, false) {
+                shown.push((ms, format!("{secs:.1}")));
+            }
+            ms += 10;
+        }
+        assert!(
+            (s.stats().rtt_ms - 300.0).abs() < 1.0,
+            "{}",
+            s.stats().rtt_ms
+        );
+        assert!(shown.len() > 250, "{} frames shielded", shown.len());
+        let secs = |t: &str| t.parse::<f64>().unwrap();
+        assert!(secs(&shown[0].1) <= 3.0, "{shown:?}");
+        for w in shown.windows(2) {
+            assert!(
+                secs(&w[1].1) <= secs(&w[0].1),
+                "the shield went from {} s to {} s at {} ms",
+                w[0].1,
+                w[1].1,
+                w[1].0
+            );
+        }
     }
 }

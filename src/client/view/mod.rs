@@ -45,7 +45,7 @@ pub(crate) fn build<'a>(
         .statuses
         .keys()
         .copied()
-        .filter(|id| memory.protected_for(s, *id, now).is_some())
+        .filter(|id| memory.protected_for(s, *id, now, false).is_some())
         .collect();
     View {
         map: s.map(),
@@ -53,7 +53,7 @@ pub(crate) fn build<'a>(
         protected,
         sprites,
         beams,
-        combat: text::combat(s, memory, now),
+        combat: text::combat(s, memory, now, overlays.reading()),
         feed: text::feed(s),
         chat: text::chat(s)
             .into_iter()

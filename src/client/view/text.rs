@@ -49,8 +49,14 @@ pub(super) fn chat(s: &ClientSession) -> Vec<String> {
 }
 
 /// The local player's health, weapon, frags and the match clock, and the feedback
-/// `memory` gives (hurt, hit, how we died, the rail's cooldown).
-pub(super) fn combat(s: &ClientSession, memory: &Memory, now: Instant) -> Option<CombatHud> {
+/// `memory` gives (hurt, hit, how we died, the rail's cooldown, the shield: to the long
+/// cap while `reading`).
+pub(super) fn combat(
+    s: &ClientSession,
+    memory: &Memory,
+    now: Instant,
+    reading: bool,
+) -> Option<CombatHud> {
     let me = s.combat().status(s.player_id())?;
     let clock = s.match_log().clock.as_ref();
     let server_tick = f64::from(s.latest_tick().unwrap_or(0));
@@ -75,7 +81,7 @@ pub(super) fn combat(s: &ClientSession, memory: &Memory, now: Instant) -> Option
         rail_cooldown_secs: memory
             .rail_ready_at
             .map(|t| t.saturating_duration_since(now).as_secs_f64()),
-        protected_secs: memory.protected_for(s, s.player_id(), now),
+        protected_secs: memory.protected_for(s, s.player_id(), now, reading),
     })
 }
 
