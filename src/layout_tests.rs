@@ -151,14 +151,15 @@ fn no_two_sibling_modules_import_each_other() {
 }
 
 /// The layers ARCHITECTURE states, checked on the code outside tests: `sim` imports no
-/// other module of the crate, `net` only `sim`, `server` only `net`, `sim` and the leaf
-/// `bounds`, and `ui` only `sim` (the client fills its view types).
+/// other module of the crate, `net` only `sim` and the leaf `platform` (its socket),
+/// `server` only `net`, `sim` and the leaf `bounds`, and `ui` only `sim` (the client
+/// fills its view types).
 #[test]
 fn each_layer_imports_only_the_layers_below() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let layers: [(&str, &[&str]); 4] = [
         ("sim", &[]),
-        ("net", &["sim"]),
+        ("net", &["sim", "platform"]),
         ("server", &["net", "sim", "bounds"]),
         ("ui", &["sim"]),
     ];
@@ -176,4 +177,41 @@ fn each_layer_imports_only_the_layers_below() {
         }
     }
     assert!(wrong.is_empty(), "imports across the layers: {wrong:#?}");
+}
+
+/// The platform seam (issue 30): every OS-specific call is in `src/platform/`, so the
+/// rest builds on every system. No other file names a Unix-only module or crate in its
+/// code outside tests.
+#[test]
+fn os_specific_calls_are_only_in_the_platform_module() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let platform = src.join("platform");
+    let unix_only = [
+        "std::os::unix",
+        "std::os::fd",
+        "nix::",
+        "rustix::",
+        "libc::",
+        "mio::unix",
+    ];
+    let mut files: Vec<PathBuf> = rust_files(&src);
+    files.retain(|f| !f.starts_with(&platform));
+    let mut wrong = Vec::new();
+    for file in &files {
+        let code = non_test_code(file);
+        for name in unix_only {
+            if code.contains(name) {
+                let shown = file.strip_prefix(&src).unwrap_or(file).display();
+                wrong.push(format!("src/{shown} names {name}"));
+            }
+        }
+    }
+    assert!(
+        files.iter().any(|f| f.ends_with("net/transport.rs")),
+        "the walk found the transport"
+    );
+    assert!(
+        wrong.is_empty(),
+        "OS-specific calls outside src/platform: {wrong:#?}"
+    );
 }

@@ -36,7 +36,8 @@
 //! `client::play::input`, `lab::terminal`, `record::screen`), the benchmarks and the relay
 //! (`bench`), and wire and rule details the tests and fuzz targets check (`net::delta`,
 //! `net::map_chunks`, `net::roster_pages`, `net::widen`, `server::game`,
-//! `server::rate_limit`, `client::netcode::combat`). An item nothing outside the crate
+//! `server::rate_limit`, `client::netcode::combat`), and `platform`, where every
+//! OS-specific call is. An item nothing outside the crate
 //! names is `pub(crate)`. The crate warns on `unreachable_pub`, which sees a `pub` item in
 //! a private module but not one in a public module: those were narrowed by searching the
 //! binary, the tests and the fuzz targets for their names, so dead code shows. `cargo doc
@@ -71,6 +72,7 @@ pub mod client;
 pub mod lab;
 pub mod learn;
 pub mod net;
+pub mod platform;
 pub mod record;
 pub mod server;
 pub mod sim;

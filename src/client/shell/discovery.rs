@@ -14,6 +14,7 @@ use serde::Serialize;
 use crate::net::codec;
 // Servers are strangers: their names are kept printable and short.
 use crate::net::protocol::{MAX_INFO_NAME_CHARS, PROTOCOL_VERSION, ServerMsg, sanitize_text};
+use crate::platform::udp::{AfterError, after_recv_error};
 
 /// Ports asked by default: the game's port and the next few, where a second or third
 /// server on one machine would go.
@@ -123,7 +124,14 @@ impl Discovery {
 
     /// Takes in every answer that has arrived, timing each as it is read.
     pub(crate) fn receive(&mut self) {
-        while let Ok((n, from)) = self.socket.recv_from(&mut self.buf) {
+        loop {
+            let (n, from) = match self.socket.recv_from(&mut self.buf) {
+                Ok(got) => got,
+                // A probe of a loopback port nobody listens on comes back on Windows as
+                // WSAECONNRESET on a later read: the answers behind it are still there.
+                Err(e) if after_recv_error(&e) == AfterError::ReadOn => continue,
+                Err(_) => break,
+            };
             let now = Instant::now();
             let Ok(ServerMsg::Info(info)) = codec::decode_server(&self.buf[..n]) else {
                 continue;
