@@ -280,4 +280,47 @@ mod tests {
         let rows: Vec<String> = d.found().iter().map(|f| f.address.to_string()).collect();
         assert_eq!(rows, ["127.0.0.1:7777", "192.168.1.9:7777"]);
     }
+
+    /// A probe of a loopback port nobody listens on comes back as an ICMP error on a
+    /// later read: on Windows always (`WSAECONNRESET`), on Linux with `IP_RECVERR`, which
+    /// the test turns on so the kernel makes the fault. The answer of the server behind
+    /// it is still taken (before, the first error ended the reading).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn an_icmp_error_from_an_empty_port_does_not_hide_the_answers() {
+        use crate::net::protocol::{ClientMsg, ServerInfo};
+        use nix::sys::socket::{setsockopt, sockopt};
+        let closed = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        let closed_port = closed.local_addr().unwrap().port();
+        drop(closed);
+        let server = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        server
+            .set_read_timeout(Some(Duration::from_secs(2)))
+            .unwrap();
+        let port = server.local_addr().unwrap().port();
+        let mut d = Discovery::new(Scope::Loopback, &[port, closed_port]).unwrap();
+        setsockopt(&d.socket, sockopt::Ipv4RecvErr, &true).unwrap();
+        d.probe(Instant::now());
+        let mut buf = [0u8; 2048];
+        let (n, from) = server.recv_from(&mut buf).unwrap();
+        let Ok(ClientMsg::Discover { nonce, .. }) = codec::decode_client(&buf[..n]) else {
+            panic!("not a discovery request: {:?}", &buf[..n]);
+        };
+        let info = ServerInfo {
+            version: PROTOCOL_VERSION,
+            nonce,
+            name: "behind".into(),
+            map: "duel".into(),
+            players: 0,
+            max_players: 16,
+        };
+        let mut out = Vec::new();
+        codec::encode_server(&ServerMsg::Info(info), &mut out).unwrap();
+        server.send_to(&out, from).unwrap();
+        // The ICMP error and the answer are both in before the read.
+        std::thread::sleep(Duration::from_millis(50));
+        d.receive();
+        let names: Vec<&str> = d.found().iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["behind"]);
+    }
 }
