@@ -176,3 +176,41 @@ fn each_layer_imports_only_the_layers_below() {
     }
     assert!(wrong.is_empty(), "imports across the layers: {wrong:#?}");
 }
+
+/// The platform seam (issue 30): every OS-specific call is in the `netarena-platform`
+/// crate (`crates/platform/`), so the rest builds on every system. No file of another
+/// crate names a Unix-only module or crate in its code outside tests.
+#[test]
+fn os_specific_calls_are_only_in_the_platform_crate() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let unix_only = [
+        "std::os::unix",
+        "std::os::fd",
+        "nix::",
+        "rustix::",
+        "libc::",
+        "mio::unix",
+    ];
+    let mut files: Vec<PathBuf> = rust_files(&root.join("src"));
+    for layer in ["sim", "net", "server"] {
+        files.extend(rust_files(&root.join("crates").join(layer).join("src")));
+    }
+    let mut wrong = Vec::new();
+    for file in &files {
+        let code = non_test_code(file);
+        for name in unix_only {
+            if code.contains(name) {
+                let shown = file.strip_prefix(root).unwrap_or(file).display();
+                wrong.push(format!("{shown} names {name}"));
+            }
+        }
+    }
+    assert!(
+        files.iter().any(|f| f.ends_with("net/src/transport.rs")),
+        "the walk found the transport"
+    );
+    assert!(
+        wrong.is_empty(),
+        "OS-specific calls outside crates/platform: {wrong:#?}"
+    );
+}

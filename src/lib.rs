@@ -36,7 +36,8 @@
 //! `client::play::input`, `lab::terminal`, `record::screen`), the benchmarks and the relay
 //! (`bench`), and wire and rule details the tests and fuzz targets check (`net::delta`,
 //! `net::map_chunks`, `net::roster_pages`, `net::widen`, `server::game`,
-//! `server::rate_limit`, `client::netcode::combat`). An item nothing outside the crate
+//! `server::rate_limit`, `client::netcode::combat`), and `platform`, where every
+//! OS-specific call is. An item nothing outside the crate
 //! names is `pub(crate)`. The crate warns on `unreachable_pub`, which sees a `pub` item in
 //! a private module but not one in a public module: those were narrowed by searching the
 //! binary, the tests and the fuzz targets for their names, so dead code shows. `cargo doc
@@ -74,10 +75,12 @@ pub mod ui;
 
 // The layers below the terminal are crates of their own (`crates/`), so the compiler
 // keeps them apart: the simulation knows no wire, the wire no server, and none of them
-// a terminal. Re-exported under their old names, so `netarena::sim::map::Map` still
+// a terminal, and every call that differs between operating systems is in one crate
+// (`platform`). Re-exported under their old names, so `netarena::sim::map::Map` still
 // names the map.
 pub use netarena_net as net;
 pub use netarena_net::bounds;
+pub use netarena_platform as platform;
 pub use netarena_server as server;
 pub use netarena_sim as sim;
 

@@ -5,9 +5,8 @@
 //! way beside the local `@`, or the `@` drawn in another cell. The time to the `@` in
 //! another cell alone is reported too: it adds however long the player takes to cross
 //! into the next cell from where it stood. Both include the kernel's pseudo-terminal
-//! both ways, as a terminal emulator's would, and no relay process.
-
-mod pty;
+//! both ways, as a terminal emulator's would, and no relay process. Unix only (the
+//! pseudo-terminal is `platform::pty`).
 
 use std::io::Write;
 use std::time::{Duration, Instant};
@@ -15,8 +14,8 @@ use std::time::{Duration, Instant};
 use anyhow::bail;
 use serde::Serialize;
 
-use self::pty::{Game, Output};
 use super::percentile_us;
+use crate::platform::pty::{Game, Output};
 
 pub struct LatencyOptions {
     /// The netarena binary to run.

@@ -3,6 +3,7 @@
 //! object whose keys stay stable.
 #![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
 
+#[cfg(unix)]
 pub mod latency;
 pub mod net;
 pub mod relay;

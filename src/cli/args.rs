@@ -222,7 +222,7 @@ pub(crate) enum BenchCommand {
         #[arg(long, default_value_t = 3000)]
         ticks: u32,
     },
-    /// Key-to-screen latency of `host` in a pseudo-terminal, at 0 and 200 ms RTT
+    /// Key-to-screen latency of `host` in a pseudo-terminal, at 0 and 200 ms RTT (Unix only)
     Latency {
         #[arg(long, default_value_t = 100)]
         samples: u32,

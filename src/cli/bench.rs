@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use netarena::bench::{self, latency, net, render, server};
+use netarena::bench::{self, net, render, server};
 
 use super::args::{BenchArgs, BenchCommand};
 
@@ -36,13 +36,7 @@ pub(crate) fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             };
             bench::print("bench server", &server::run(&opts)?, args.json)?;
         }
-        BenchCommand::Latency { samples } => {
-            let opts = latency::LatencyOptions {
-                binary: std::env::current_exe()?,
-                samples: if args.quick { samples.min(5) } else { samples },
-            };
-            bench::print("bench latency", &latency::run(&opts)?, args.json)?;
-        }
+        BenchCommand::Latency { samples } => latency(samples, args.quick, args.json)?,
         BenchCommand::Net {
             players,
             bots,
@@ -65,4 +59,21 @@ pub(crate) fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `bench latency`: the game in a pseudo-terminal of the bench's own.
+#[cfg(unix)]
+fn latency(samples: u32, quick: bool, json: bool) -> anyhow::Result<()> {
+    use netarena::bench::latency;
+    let opts = latency::LatencyOptions {
+        binary: std::env::current_exe()?,
+        samples: if quick { samples.min(5) } else { samples },
+    };
+    bench::print("bench latency", &latency::run(&opts)?, json)
+}
+
+/// `bench latency` where there is no pseudo-terminal to run the game in: one line.
+#[cfg(not(unix))]
+fn latency(_samples: u32, _quick: bool, _json: bool) -> anyhow::Result<()> {
+    anyhow::bail!("bench latency is Unix only: it runs the game in a pseudo-terminal")
 }

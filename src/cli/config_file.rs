@@ -2,7 +2,8 @@
 //! need not be typed every time. A flag on the command line always wins.
 //!
 //! It is TOML at `$NETARENA_CONFIG`, else `config.toml` in the XDG config directory
-//! (`~/.config/netarena/config.toml` on Linux). A top-level `key = value` is the flag
+//! (`~/.config/netarena/config.toml` on Linux and macOS; `%APPDATA%\netarena\config`
+//! on Windows). A top-level `key = value` is the flag
 //! `--key value` for every subcommand that has that flag (so `name` names you in `host`
 //! and `join`, and `theme` sets the colours wherever there is a `--theme`); a section
 //! named after a subcommand (`[host]`, `[join]`, ...) holds flags for it alone and wins
@@ -42,7 +43,24 @@ pub(crate) fn path() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os(ENV).filter(|p| !p.is_empty()) {
         return Some(PathBuf::from(p));
     }
-    directories::ProjectDirs::from("", "", "netarena").map(|d| d.config_dir().join("config.toml"))
+    if cfg!(windows) {
+        // The roaming application data: %APPDATA%\netarena\config\config.toml.
+        return directories::ProjectDirs::from("", "", "netarena")
+            .map(|d| d.config_dir().join("config.toml"));
+    }
+    let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
+    xdg_config_file(std::env::var_os("XDG_CONFIG_HOME"), home)
+}
+
+/// `netarena/config.toml` in the XDG config directory: `$XDG_CONFIG_HOME` when it is an
+/// absolute path (the XDG rule), else `~/.config`. On macOS too, where terminal tools
+/// keep their files there rather than in `~/Library/Application Support`.
+fn xdg_config_file(xdg: Option<std::ffi::OsString>, home: Option<PathBuf>) -> Option<PathBuf> {
+    let base = xdg
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| Some(home?.join(".config")))?;
+    Some(base.join("netarena").join("config.toml"))
 }
 
 /// The example `config --example` prints: a template in which every setting is
@@ -313,6 +331,26 @@ fn parse_with_file(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The config file's place on Linux and macOS alike: `$XDG_CONFIG_HOME` if absolute,
+    /// else `~/.config` (on macOS it was `~/Library/Application Support`, issue 30).
+    /// Unix paths: `/cfg` is not absolute on Windows, which does not use this.
+    #[cfg(unix)]
+    #[test]
+    fn the_config_file_is_in_xdg_config_home_else_dot_config() {
+        let home = || Some(PathBuf::from("/home/ann"));
+        let at = |xdg: Option<&str>, home| xdg_config_file(xdg.map(Into::into), home);
+        assert_eq!(
+            at(Some("/cfg"), home()),
+            Some(PathBuf::from("/cfg/netarena/config.toml"))
+        );
+        let dot_config = Some(PathBuf::from("/home/ann/.config/netarena/config.toml"));
+        assert_eq!(at(None, home()), dot_config);
+        // A relative (or empty) XDG_CONFIG_HOME is ignored, as the XDG rule says.
+        assert_eq!(at(Some("cfg"), home()), dot_config);
+        assert_eq!(at(Some(""), home()), dot_config);
+        assert_eq!(at(None, None), None);
+    }
 
     /// The command line `netarena ARGS` parsed over a config file holding `file`.
     fn parse_with(file: &str, args: &[&str]) -> anyhow::Result<Cli> {

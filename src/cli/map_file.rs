@@ -160,7 +160,9 @@ mod tests {
         }
     }
 
-    // A FIFO given as --map blocked forever in open(), waiting for a writer.
+    // A FIFO given as --map blocked forever in open(), waiting for a writer. Unix only
+    // (mkfifo, /dev/zero).
+    #[cfg(unix)]
     #[test]
     fn load_fifo_is_refused() {
         let path = temp_path("fifo");
@@ -175,6 +177,7 @@ mod tests {
         );
     }
 
+    #[cfg(unix)]
     #[test]
     fn load_device_is_refused() {
         assert_eq!(

@@ -1,5 +1,5 @@
-//! Signals and the watchdog: SIGINT, SIGTERM and SIGHUP ask every loop to stop; a run
-//! ended by one exits with 128 + its number, as shells report it.
+//! Signals and the watchdog: SIGINT, SIGTERM and (on Unix) SIGHUP ask every loop to
+//! stop; a run ended by one exits with 128 + its number, as shells report it.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -21,11 +21,7 @@ pub(crate) struct Signals {
 pub(crate) fn install() -> anyhow::Result<Signals> {
     let stop = Arc::new(AtomicBool::new(false));
     let signal = Arc::new(AtomicUsize::new(0));
-    for sig in [
-        signal_hook::consts::SIGINT,
-        signal_hook::consts::SIGTERM,
-        signal_hook::consts::SIGHUP,
-    ] {
+    for sig in netarena::platform::signals::STOP {
         signal_hook::flag::register_usize(sig, Arc::clone(&signal), sig as usize)
             .and_then(|_| signal_hook::flag::register(sig, Arc::clone(&stop)))
             .context("cannot install signal handlers")?;

@@ -289,59 +289,27 @@ pub(super) fn save_new(dir: &Path, stamp: &str, bytes: &[u8]) -> Result<String, 
     Err(format!("{}: too many saves this second", dir.display()))
 }
 
-/// `t` as the local date and time, `2026-11-24-193012`; where the local offset is
+/// `t` as the local date and time, `2026-11-24-193012`, in the system's time zone (the
+/// time zone database and `TZ` on Unix, the system setting on Windows); where that is
 /// unknown, UTC with a `Z` (`2026-11-24-193012Z`).
 pub(crate) fn local_stamp(t: SystemTime) -> String {
-    let secs = match t.duration_since(UNIX_EPOCH) {
-        Ok(d) => i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
-        Err(e) => -i64::try_from(e.duration().as_secs()).unwrap_or(i64::MAX),
-    };
-    match local_offset(secs) {
-        Some(offset) => civil_stamp(secs + offset, ""),
-        None => civil_stamp(secs, "Z"),
+    match jiff::tz::TimeZone::try_system() {
+        Ok(zone) => stamp_in(t, &zone, ""),
+        Err(_) => stamp_in(t, &jiff::tz::TimeZone::UTC, "Z"),
     }
 }
 
-/// Seconds east of UTC at `secs` since the epoch, by the C library's `localtime_r`
-/// (the time zone database and `TZ`, as `date` uses them).
-#[cfg(unix)]
-fn local_offset(secs: i64) -> Option<i64> {
-    let t = libc::time_t::try_from(secs).ok()?;
-    // SAFETY: `tm` is plain data that zeroed is valid, and localtime_r writes only into
-    // the `tm` it is given (it is the thread-safe localtime). Nothing in this program
-    // changes the environment's TZ while it runs.
-    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
-    let got = unsafe { libc::localtime_r(&t, &mut tm) };
-    // `c_long`: 32 bits on some targets.
-    #[allow(clippy::useless_conversion)]
-    let offset = i64::from(tm.tm_gmtoff);
-    (!got.is_null()).then_some(offset)
-}
-
-#[cfg(not(unix))]
-fn local_offset(_secs: i64) -> Option<i64> {
-    None
-}
-
-/// `secs` since the epoch (already shifted to local time) as `YYYY-MM-DD-HHMMSS`, then
-/// `suffix`.
-pub(super) fn civil_stamp(secs: i64, suffix: &str) -> String {
-    let (days, day_secs) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let (y, m, d) = civil_from_days(days);
-    let (h, min, s) = (day_secs / 3600, day_secs / 60 % 60, day_secs % 60);
-    format!("{y:04}-{m:02}-{d:02}-{h:02}{min:02}{s:02}{suffix}")
-}
-
-/// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
+/// `t` as the date and time in `zone`, `YYYY-MM-DD-HHMMSS`, then `suffix`. A time
+/// outside what jiff represents (years -9999 to 9999) is clamped to its end.
+pub(super) fn stamp_in(t: SystemTime, zone: &jiff::tz::TimeZone, suffix: &str) -> String {
+    let at = jiff::Timestamp::try_from(t).unwrap_or(if t < UNIX_EPOCH {
+        jiff::Timestamp::MIN
+    } else {
+        jiff::Timestamp::MAX
+    });
+    format!(
+        "{}{suffix}",
+        at.to_zoned_datetime(zone.clone())
+            .strftime("%Y-%m-%d-%H%M%S")
+    )
 }

@@ -81,6 +81,10 @@ pub(super) struct Live {
     kind: LoopKind,
     pub(super) full: Rc<RefCell<Writer<Vec<u8>>>>,
     pub(super) ring: Rc<RefCell<Ring>>,
+    #[cfg_attr(
+        not(target_os = "linux"),
+        allow(dead_code, reason = "read by a Linux test")
+    )]
     welcome: Welcome,
 }
 
@@ -132,6 +136,10 @@ impl Live {
     }
 
     /// The welcome the session began with.
+    #[cfg_attr(
+        not(target_os = "linux"),
+        allow(dead_code, reason = "read by a Linux test")
+    )]
     pub(super) fn welcome(&self) -> Welcome {
         self.welcome.clone()
     }
@@ -473,12 +481,24 @@ fn an_f8_clip_replays_headless_to_its_end() {
 /// a second save in the same second does not overwrite the first.
 #[test]
 fn f8_files_are_named_by_date_and_time_and_never_overwritten() {
-    use super::ring::{civil_stamp, local_stamp, save_new};
-    assert_eq!(civil_stamp(0, ""), "1970-01-01-000000");
-    assert_eq!(civil_stamp(1_795_544_934, ""), "2026-11-24-182854");
-    assert_eq!(civil_stamp(951_782_400, "Z"), "2000-02-29-000000Z");
-    assert_eq!(civil_stamp(-1, ""), "1969-12-31-235959");
-    assert_eq!(civil_stamp(4_102_444_799, ""), "2099-12-31-235959");
+    use super::ring::{local_stamp, save_new, stamp_in};
+    use std::time::{Duration, UNIX_EPOCH};
+    let utc = |secs: i64, suffix| {
+        let t = match u64::try_from(secs) {
+            Ok(s) => UNIX_EPOCH + Duration::from_secs(s),
+            Err(_) => UNIX_EPOCH - Duration::from_secs(secs.unsigned_abs()),
+        };
+        stamp_in(t, &jiff::tz::TimeZone::UTC, suffix)
+    };
+    assert_eq!(utc(0, ""), "1970-01-01-000000");
+    assert_eq!(utc(1_795_544_934, ""), "2026-11-24-182854");
+    assert_eq!(utc(951_782_400, "Z"), "2000-02-29-000000Z");
+    assert_eq!(utc(-1, ""), "1969-12-31-235959");
+    assert_eq!(utc(4_102_444_799, ""), "2099-12-31-235959");
+    // A time zone east of UTC: the local date is a day on.
+    let tokyo = jiff::tz::TimeZone::fixed(jiff::tz::offset(9));
+    let t = UNIX_EPOCH + Duration::from_secs(1_795_544_934 + 6 * 3600);
+    assert_eq!(stamp_in(t, &tokyo, ""), "2026-11-25-092854");
     let now = local_stamp(std::time::SystemTime::now());
     let digits = now.trim_end_matches('Z').replace('-', "");
     assert_eq!(digits.len(), 14, "{now}");

@@ -379,7 +379,7 @@ pub(crate) const GAME: &[Row<Game>] = {
         docs_only("Ctrl-C", "quit at once (also while typing a chat line)"),
         docs_only(
             "Ctrl-Z",
-            "suspend, as any terminal program (`fg` comes back)",
+            "suspend, as any terminal program (`fg` comes back; Unix only)",
         ),
         hinted(
             row(

@@ -61,10 +61,10 @@ fn absurd(rng: &mut Pcg32, real: Option<&ServerMsg>) -> ServerMsg {
             }
             3 => {
                 s.masks = (0..rng.random_range(0..2000))
-                    .map(|_| rng.random())
+                    .map(|_| rng.random::<u8>())
                     .collect();
                 s.values = (0..rng.random_range(0..2000))
-                    .map(|_| rng.random())
+                    .map(|_| rng.random::<i32>())
                     .collect();
             }
             4 => {
@@ -108,7 +108,7 @@ fn absurd(rng: &mut Pcg32, real: Option<&ServerMsg>) -> ServerMsg {
             }
             _ => {
                 s.removed = (0..rng.random_range(0..1000))
-                    .map(|_| rng.random())
+                    .map(|_| rng.random::<u8>())
                     .collect()
             }
         }
@@ -135,7 +135,7 @@ fn hostile(rng: &mut Pcg32, real: &[Vec<u8>], buf: &mut Vec<u8>) -> Vec<u8> {
     match (rng.random_range(0..3), sample) {
         (0, _) | (_, None) => {
             let len = rng.random_range(0..1500);
-            (0..len).map(|_| rng.random()).collect()
+            (0..len).map(|_| rng.random::<u8>()).collect()
         }
         (1, Some(d)) => {
             let mut d = d.clone();

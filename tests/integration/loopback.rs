@@ -123,6 +123,38 @@ fn a_bad_map_names_its_line_and_column() {
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
 }
 
+/// A map saved by Windows' Notepad (a byte order mark, CRLF line ends) is served as
+/// written: the mark is no glyph and the `\r`s are no column (issue 30).
+#[test]
+fn a_map_file_with_a_bom_and_crlf_line_ends_is_served() {
+    use std::io::BufRead;
+    let name = format!("netarena-notepad-{}", std::process::id());
+    let path = std::env::temp_dir().join(format!("{name}.txt"));
+    let map =
+        "\u{feff}; saved by Notepad\r\n#######\r\n#S....#\r\n#..#..#\r\n#....S#\r\n#######\r\n";
+    std::fs::write(&path, map).unwrap();
+    let mut server = Command::new(BIN)
+        .env("NETARENA_CONFIG", support::process::NO_CONFIG)
+        .args(["server", "--port", "0", "--map"])
+        .arg(&path)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let _ = server.kill();
+    let out = server.wait_with_output().unwrap();
+    let _ = std::fs::remove_file(&path);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        first.contains(&format!("map {name} (7x5)")),
+        "{first:?} {stderr}"
+    );
+}
+
 #[test]
 #[ignore = "slow tier: .ci/run runs it with --ignored"]
 fn input_redundancy_covers_lag_jitter_and_loss() {
@@ -183,8 +215,13 @@ fn join_at(host_port: &str, name: &str, seconds: &str, extra: &[&str]) -> serde_
 /// The server listens on IPv6 and IPv4, and answers from the address each client wrote
 /// to: `[::1]` and a second loopback address (127.0.0.2) both join. Before, the server
 /// listened on 0.0.0.0 only, and answered 127.0.0.2's client from 127.0.0.1, which it
-/// dropped: both ended in "no answer".
+/// dropped: both ended in "no answer". Needs Linux's `IP_PKTINFO` (the portable socket
+/// lets the system pick the source) and 127.0.0.2 (macOS has 127.0.0.1 alone).
 #[test]
+#[cfg_attr(
+    any(not(target_os = "linux"), feature = "portable-net"),
+    ignore = "needs IP_PKTINFO and 127.0.0.2: Linux without portable-net"
+)]
 fn ipv6_and_a_second_address_of_the_host_can_be_joined() {
     let server = start_server(&[]);
     let port = server.port;

@@ -4,29 +4,22 @@
 //! socket; otherwise they wait in the conditioner until due, and the loop's poll timeout
 //! includes [`Transport::next_due`].
 //!
-//! An IPv6 socket is dual-stack (`IPV6_V6ONLY` off): bound to `[::]` it takes IPv4 too,
-//! whose addresses it shows as plain IPv4 (never `::ffff:a.b.c.d`). Every socket asks
-//! the kernel for the address each datagram was sent to (`IP_PKTINFO`,
-//! `IPV6_RECVPKTINFO`) and answers each peer from the address it last wrote to: a
-//! server on a host with two addresses is answered from the one the client knows, not
-//! from whichever the routing table picks (which the client would drop).
+//! The socket is the platform's ([`netarena_platform::udp`]): an IPv6 socket is dual-stack
+//! (`IPV6_V6ONLY` off), so bound to `[::]` it takes IPv4 too, whose addresses it shows as
+//! plain IPv4 (never `::ffff:a.b.c.d`). Where the platform says which address each
+//! datagram was sent to (Linux), each peer is answered from the address it last wrote
+//! to: a server on a host with two addresses is answered from the one the client knows,
+//! not from whichever the routing table picks (which the client would drop).
 
 use std::collections::HashMap;
-use std::io::{self, IoSlice, IoSliceMut};
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4, SocketAddrV6};
-use std::os::fd::AsRawFd;
+use std::io;
+use std::net::{IpAddr, SocketAddr};
 use std::time::Instant;
 
-use nix::errno::Errno;
-use nix::sys::socket::{
-    self as sock, AddressFamily, ControlMessage, ControlMessageOwned, MsgFlags, SockFlag, SockType,
-    SockaddrIn, SockaddrIn6, SockaddrStorage, sockopt,
-};
-
-use mio::net::UdpSocket;
-use mio::{Interest, Registry, Token};
+use mio::{Registry, Token};
 
 use super::conditioner::{Conditioner, Conditions};
+use netarena_platform::udp::{AfterError, Local, Udp, after_recv_error};
 
 /// Big enough for any UDP payload, so an oversized datagram is seen whole and refused by
 /// size rather than silently truncated into something that might decode.
@@ -46,20 +39,10 @@ pub struct Traffic {
 /// (a flood of spoofed sources then costs at most one table).
 const MAX_LOCAL_ADDRS: usize = 4096;
 
-/// Where a peer's datagrams arrived: the local address and interface to answer from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Local {
-    ip: IpAddr,
-    ifindex: u32,
-}
-
 pub struct Transport {
-    socket: UdpSocket,
-    /// The socket is IPv6 (dual-stack): IPv4 peers are written to as `::ffff:a.b.c.d`.
-    v6: bool,
-    /// The local address each peer last wrote to.
+    socket: Udp,
+    /// The local address each peer last wrote to (where the platform says it).
     local: HashMap<SocketAddr, Local>,
-    cmsg: Vec<u8>,
     outgoing: Conditioner,
     incoming: Conditioner,
     traffic: Traffic,
@@ -76,13 +59,11 @@ impl Transport {
         incoming: Conditions,
         seed: u64,
     ) -> io::Result<Transport> {
-        let mut socket = UdpSocket::from_std(open_socket(addr)?);
-        registry.register(&mut socket, token, Interest::READABLE)?;
+        let mut socket = Udp::bind(addr)?;
+        socket.register(registry, token)?;
         Ok(Transport {
             socket,
-            v6: addr.is_ipv6(),
             local: HashMap::new(),
-            cmsg: nix::cmsg_space!(nix::libc::in6_pktinfo, nix::libc::in_pktinfo),
             outgoing: Conditioner::new(outgoing, seed),
             incoming: Conditioner::new(incoming, seed ^ 0x9E37_79B9_7F4A_7C15),
             traffic: Traffic::default(),
@@ -121,14 +102,7 @@ impl Transport {
         self.traffic.bytes_out += payload.len() as u64;
         if self.outgoing.conditions().is_clean() && self.outgoing.next_due().is_none() {
             let from = self.local.get(&to).copied();
-            send_now(
-                &self.socket,
-                self.v6,
-                &mut self.send_errors,
-                to,
-                from,
-                payload,
-            );
+            send_now(&self.socket, &mut self.send_errors, to, from, payload);
             return false;
         }
         // A push queues the datagram (and maybe a copy) or nothing at all.
@@ -141,10 +115,9 @@ impl Transport {
 
     /// Sends every delayed outgoing datagram that is due.
     pub fn flush(&mut self, now: Instant) {
-        let (socket, v6, errors, local) =
-            (&self.socket, self.v6, &mut self.send_errors, &self.local);
+        let (socket, errors, local) = (&self.socket, &mut self.send_errors, &self.local);
         self.outgoing.drain_due(now, |to, payload| {
-            send_now(socket, v6, errors, to, local.get(&to).copied(), payload);
+            send_now(socket, errors, to, local.get(&to).copied(), payload);
         });
     }
 
@@ -160,7 +133,7 @@ impl Transport {
     /// conditioner, and hands each datagram that is due to `deliver`.
     pub fn receive(&mut self, now: Instant, mut deliver: impl FnMut(SocketAddr, &[u8])) {
         loop {
-            match recv_one(&self.socket, &mut self.recv_buf, &mut self.cmsg) {
+            match self.socket.recv(&mut self.recv_buf) {
                 Ok((len, from, local)) => {
                     if let Some(local) = local.filter(|l| answerable(l.ip))
                         && self.local.get(&from) != Some(&local)
@@ -172,14 +145,16 @@ impl Transport {
                     }
                     self.incoming.push(now, from, &self.recv_buf[..len]);
                 }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                // ICMP errors from earlier sends surface here on some systems; the
-                // datagram they belong to is gone either way.
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    tracing::debug!("recv error: {e}");
-                    break;
-                }
+                Err(e) => match after_recv_error(&e) {
+                    AfterError::Drained => break,
+                    // An ICMP error for an earlier send (Windows' WSAECONNRESET): the
+                    // datagram it belongs to is gone, the ones behind it are not.
+                    AfterError::ReadOn => continue,
+                    AfterError::Failed => {
+                        tracing::debug!("recv error: {e}");
+                        break;
+                    }
+                },
             }
         }
         let traffic = &mut self.traffic;
@@ -191,30 +166,6 @@ impl Transport {
     }
 }
 
-/// A non-blocking UDP socket bound to `addr`: dual-stack if IPv6, and asking for each
-/// datagram's destination address.
-fn open_socket(addr: SocketAddr) -> io::Result<std::net::UdpSocket> {
-    let family = if addr.is_ipv6() {
-        AddressFamily::Inet6
-    } else {
-        AddressFamily::Inet
-    };
-    let flags = SockFlag::SOCK_NONBLOCK | SockFlag::SOCK_CLOEXEC;
-    let fd = sock::socket(family, SockType::Datagram, flags, None)?;
-    match addr {
-        SocketAddr::V6(v6) => {
-            sock::setsockopt(&fd, sockopt::Ipv6V6Only, &false)?;
-            sock::setsockopt(&fd, sockopt::Ipv6RecvPacketInfo, &true)?;
-            sock::bind(fd.as_raw_fd(), &SockaddrIn6::from(v6))?;
-        }
-        SocketAddr::V4(v4) => {
-            sock::setsockopt(&fd, sockopt::Ipv4PacketInfo, &true)?;
-            sock::bind(fd.as_raw_fd(), &SockaddrIn::from(v4))?;
-        }
-    }
-    Ok(std::net::UdpSocket::from(fd))
-}
-
 /// Whether a datagram's destination can be the source of the answer: not a broadcast
 /// or multicast group (discovery requests are broadcast).
 fn answerable(ip: IpAddr) -> bool {
@@ -224,81 +175,11 @@ fn answerable(ip: IpAddr) -> bool {
     }
 }
 
-/// IPv4 as written by a dual-stack socket: `::ffff:a.b.c.d` becomes `a.b.c.d`.
-fn canonical(addr: SocketAddr) -> SocketAddr {
-    match addr {
-        SocketAddr::V6(v6) => match v6.ip().to_ipv4_mapped() {
-            Some(v4) => SocketAddr::from((v4, v6.port())),
-            None => addr,
-        },
-        SocketAddr::V4(_) => addr,
-    }
-}
-
-/// Reads one datagram: its length, sender and the local address it was sent to.
-fn recv_one(
-    socket: &UdpSocket,
-    buf: &mut [u8],
-    cmsg: &mut Vec<u8>,
-) -> io::Result<(usize, SocketAddr, Option<Local>)> {
-    let mut iov = [IoSliceMut::new(buf)];
-    let msg = sock::recvmsg::<SockaddrStorage>(
-        socket.as_raw_fd(),
-        &mut iov,
-        Some(cmsg),
-        MsgFlags::empty(),
-    )
-    .map_err(io::Error::from)?;
-    let from = msg
-        .address
-        .and_then(|a| {
-            a.as_sockaddr_in6()
-                .map(|v6| SocketAddr::V6(SocketAddrV6::from(*v6)))
-                .or_else(|| {
-                    a.as_sockaddr_in()
-                        .map(|v4| SocketAddr::V4(SocketAddrV4::from(*v4)))
-                })
-        })
-        .ok_or_else(|| io::Error::other("datagram without a sender address"))?;
-    let mut local = None;
-    // A truncated control buffer only loses the local address: answer as before.
-    if let Ok(cmsgs) = msg.cmsgs() {
-        for c in cmsgs {
-            match c {
-                ControlMessageOwned::Ipv6PacketInfo(info) => {
-                    let ip = Ipv6Addr::from(info.ipi6_addr.s6_addr);
-                    let ip = ip.to_ipv4_mapped().map_or(IpAddr::V6(ip), IpAddr::V4);
-                    local = Some(Local {
-                        ip,
-                        ifindex: info.ipi6_ifindex,
-                    });
-                }
-                ControlMessageOwned::Ipv4PacketInfo(info) => {
-                    let ip = Ipv4Addr::from(u32::from_be(info.ipi_addr.s_addr));
-                    local = Some(Local {
-                        ip: IpAddr::V4(ip),
-                        ifindex: info.ipi_ifindex as u32,
-                    });
-                }
-                _ => {}
-            }
-        }
-    }
-    Ok((msg.bytes, canonical(from), local))
-}
-
-fn send_now(
-    socket: &UdpSocket,
-    v6: bool,
-    errors: &mut u64,
-    to: SocketAddr,
-    from: Option<Local>,
-    payload: &[u8],
-) {
+fn send_now(socket: &Udp, errors: &mut u64, to: SocketAddr, from: Option<Local>, payload: &[u8]) {
     // The address a datagram was sent to may be no address to send from (a subnet's
     // broadcast, for a discovery request): then the kernel picks, as without it.
-    let sent = send_from(socket, v6, to, from, payload).or_else(|e| match from {
-        Some(_) => send_from(socket, v6, to, None, payload),
+    let sent = socket.send(to, from, payload).or_else(|e| match from {
+        Some(_) => socket.send(to, None, payload),
         None => Err(e),
     });
     if let Err(e) = sent {
@@ -306,65 +187,6 @@ fn send_now(
         *errors += 1;
         tracing::debug!("send to {to} failed: {e}");
     }
-}
-
-/// Sends `payload` to `to`, from the local address `from` when known.
-fn send_from(
-    socket: &UdpSocket,
-    v6: bool,
-    to: SocketAddr,
-    from: Option<Local>,
-    payload: &[u8],
-) -> io::Result<()> {
-    let iov = [IoSlice::new(payload)];
-    let fd = socket.as_raw_fd();
-    let flags = MsgFlags::empty();
-    let to6 = match to {
-        SocketAddr::V4(v4) if v6 => SocketAddrV6::new(v4.ip().to_ipv6_mapped(), v4.port(), 0, 0),
-        SocketAddr::V6(a) => a,
-        SocketAddr::V4(v4) => {
-            let to = SockaddrIn::from(v4);
-            return match from {
-                Some(Local {
-                    ip: IpAddr::V4(ip), ..
-                }) => {
-                    let info = nix::libc::in_pktinfo {
-                        ipi_ifindex: 0,
-                        ipi_spec_dst: nix::libc::in_addr {
-                            s_addr: u32::from(ip).to_be(),
-                        },
-                        ipi_addr: nix::libc::in_addr { s_addr: 0 },
-                    };
-                    let cmsg = [ControlMessage::Ipv4PacketInfo(&info)];
-                    sock::sendmsg(fd, &iov, &cmsg, flags, Some(&to))
-                }
-                _ => sock::sendmsg(fd, &iov, &[], flags, Some(&to)),
-            }
-            .map(drop)
-            .map_err(io::Error::from);
-        }
-    };
-    let to = SockaddrIn6::from(to6);
-    let result = match from {
-        Some(local) => {
-            let (ip, ifindex) = match local.ip {
-                IpAddr::V4(v4) => (v4.to_ipv6_mapped(), 0),
-                // Only a link-local address needs its interface named.
-                IpAddr::V6(ip) if ip.is_unicast_link_local() => (ip, local.ifindex),
-                IpAddr::V6(ip) => (ip, 0),
-            };
-            let info = nix::libc::in6_pktinfo {
-                ipi6_addr: nix::libc::in6_addr {
-                    s6_addr: ip.octets(),
-                },
-                ipi6_ifindex: ifindex,
-            };
-            let cmsg = [ControlMessage::Ipv6PacketInfo(&info)];
-            sock::sendmsg(fd, &iov, &cmsg, flags, Some(&to))
-        }
-        None => sock::sendmsg(fd, &iov, &[], flags, Some(&to)),
-    };
-    result.map(drop).map_err(|e: Errno| io::Error::from(e))
 }
 
 #[cfg(test)]
@@ -411,5 +233,35 @@ mod tests {
             .count();
         assert!((100..300).contains(&said), "{said}");
         assert_eq!(said as u64, half.outgoing.stats().dropped);
+    }
+
+    /// An ICMP port-unreachable for an earlier send comes back as the error of a later
+    /// read: on Windows always (`WSAECONNRESET`), on Linux with `IP_RECVERR`, which the
+    /// test turns on so the kernel makes the fault. The datagram that arrived behind the
+    /// error is delivered in the same receive, as it must be on Windows, where mio does
+    /// not wake a loop that stopped reading before the socket was empty.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn an_icmp_error_on_a_read_does_not_stop_the_reading() {
+        let poll = mio::Poll::new().unwrap();
+        let bind = "127.0.0.1:0".parse().unwrap();
+        let clean = Conditions::default();
+        let mut transport =
+            Transport::bind(bind, poll.registry(), Token(0), clean.clone(), clean, 1).unwrap();
+        transport.socket.report_icmp_errors();
+        let closed = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        let closed_at = closed.local_addr().unwrap();
+        drop(closed);
+        transport.send(Instant::now(), closed_at, b"anyone there?");
+        let peer = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        peer.send_to(b"hello", transport.local_addr().unwrap())
+            .unwrap();
+        // Both the ICMP error and the datagram are in before the read.
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let mut got = Vec::new();
+        transport.receive(Instant::now(), |from, payload| {
+            got.push((from, payload.to_vec()));
+        });
+        assert_eq!(got, [(peer.local_addr().unwrap(), b"hello".to_vec())]);
     }
 }

@@ -14,6 +14,7 @@ use serde::Serialize;
 use crate::net::codec;
 // Servers are strangers: their names are kept printable and short.
 use crate::net::protocol::{MAX_INFO_NAME_CHARS, PROTOCOL_VERSION, ServerMsg, sanitize_text};
+use crate::platform::udp::{AfterError, after_recv_error};
 
 /// Ports asked by default: the game's port and the next few, where a second or third
 /// server on one machine would go.
@@ -123,7 +124,14 @@ impl Discovery {
 
     /// Takes in every answer that has arrived, timing each as it is read.
     pub(crate) fn receive(&mut self) {
-        while let Ok((n, from)) = self.socket.recv_from(&mut self.buf) {
+        loop {
+            let (n, from) = match self.socket.recv_from(&mut self.buf) {
+                Ok(got) => got,
+                // A probe of a loopback port nobody listens on comes back on Windows as
+                // WSAECONNRESET on a later read: the answers behind it are still there.
+                Err(e) if after_recv_error(&e) == AfterError::ReadOn => continue,
+                Err(_) => break,
+            };
             let now = Instant::now();
             let Ok(ServerMsg::Info(info)) = codec::decode_server(&self.buf[..n]) else {
                 continue;
@@ -271,5 +279,48 @@ mod tests {
         d.take(found([192, 168, 1, 5], "home", 0.3));
         let rows: Vec<String> = d.found().iter().map(|f| f.address.to_string()).collect();
         assert_eq!(rows, ["127.0.0.1:7777", "192.168.1.9:7777"]);
+    }
+
+    /// A probe of a loopback port nobody listens on comes back as an ICMP error on a
+    /// later read: on Windows always (`WSAECONNRESET`), on Linux with `IP_RECVERR`, which
+    /// the test turns on so the kernel makes the fault. The answer of the server behind
+    /// it is still taken (before, the first error ended the reading).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn an_icmp_error_from_an_empty_port_does_not_hide_the_answers() {
+        use crate::net::protocol::{ClientMsg, ServerInfo};
+        use nix::sys::socket::{setsockopt, sockopt};
+        let closed = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        let closed_port = closed.local_addr().unwrap().port();
+        drop(closed);
+        let server = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        server
+            .set_read_timeout(Some(Duration::from_secs(2)))
+            .unwrap();
+        let port = server.local_addr().unwrap().port();
+        let mut d = Discovery::new(Scope::Loopback, &[port, closed_port]).unwrap();
+        setsockopt(&d.socket, sockopt::Ipv4RecvErr, &true).unwrap();
+        d.probe(Instant::now());
+        let mut buf = [0u8; 2048];
+        let (n, from) = server.recv_from(&mut buf).unwrap();
+        let Ok(ClientMsg::Discover { nonce, .. }) = codec::decode_client(&buf[..n]) else {
+            panic!("not a discovery request: {:?}", &buf[..n]);
+        };
+        let info = ServerInfo {
+            version: PROTOCOL_VERSION,
+            nonce,
+            name: "behind".into(),
+            map: "duel".into(),
+            players: 0,
+            max_players: 16,
+        };
+        let mut out = Vec::new();
+        codec::encode_server(&ServerMsg::Info(info), &mut out).unwrap();
+        server.send_to(&out, from).unwrap();
+        // The ICMP error and the answer are both in before the read.
+        std::thread::sleep(Duration::from_millis(50));
+        d.receive();
+        let names: Vec<&str> = d.found().iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["behind"]);
     }
 }

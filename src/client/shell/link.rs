@@ -137,20 +137,7 @@ impl Link {
     /// Lets [`Link::wait`] wake when the terminal has input too. False when it cannot
     /// (stdin is not the terminal): the caller must then look at the keys itself.
     pub(crate) fn watch_terminal(&mut self) -> bool {
-        use std::io::IsTerminal;
-        use std::os::fd::AsRawFd;
-        let stdin = std::io::stdin();
-        let fd = stdin.as_raw_fd();
-        stdin.is_terminal()
-            && self
-                .poll
-                .registry()
-                .register(
-                    &mut mio::unix::SourceFd(&fd),
-                    TERMINAL,
-                    mio::Interest::READABLE,
-                )
-                .is_ok()
+        crate::platform::terminal::watch_stdin(self.poll.registry(), TERMINAL)
     }
 
     /// Sleeps until a datagram arrives, a delayed datagram falls due, or `until`.

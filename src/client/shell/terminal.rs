@@ -17,6 +17,7 @@ use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use crate::platform::terminal as platform;
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use ratatui::crossterm::cursor::{Hide, Show};
@@ -160,22 +161,21 @@ pub(crate) fn next_event(tui: &mut Tui, releases: Releases) -> io::Result<Option
 /// Ctrl-Z as any terminal program does it: gives the terminal back, stops the whole
 /// process (every thread: a `host`'s server stops too) with SIGTSTP's default action,
 /// and after `fg` (SIGCONT) takes the terminal again, drops what was typed in between
-/// and clears, so the next draw paints the whole screen.
+/// and clears, so the next draw paints the whole screen. Unix only: elsewhere there is
+/// no job control, and Ctrl-Z writes one line to the log and the game goes on.
 fn suspend(tui: &mut Tui) -> io::Result<()> {
-    #[cfg(unix)]
-    {
-        let enhanced = ENHANCED.load(Ordering::SeqCst);
-        restore();
-        // SIGTSTP has its default action here (nothing installs a handler for it), so
-        // this returns only once the process is continued. Where it is ignored (no job
-        // control), it returns at once and the game goes on.
-        let _ = signal_hook::low_level::raise(signal_hook::consts::SIGTSTP);
-        take_over(Some(enhanced))?;
-        let _ = rustix::termios::tcflush(io::stdin(), rustix::termios::QueueSelector::IFlush);
-        tui.clear()?;
+    if !platform::CAN_SUSPEND {
+        tracing::info!("Ctrl-Z: suspending is Unix only; the game goes on");
+        return Ok(());
     }
-    #[cfg(not(unix))]
-    let _ = tui;
+    let enhanced = ENHANCED.load(Ordering::SeqCst);
+    restore();
+    // Returns only once the process is continued; where SIGTSTP is ignored (no job
+    // control), at once, and the game goes on.
+    platform::stop_until_continued();
+    take_over(Some(enhanced))?;
+    platform::drop_typed_ahead();
+    tui.clear()?;
     Ok(())
 }
 
@@ -198,17 +198,7 @@ pub fn restore() {
 /// tty's end of file (crossterm-rs/crossterm#793), so a hangup that found the game
 /// there used to end it only through the watchdog, with no report and no `Leave`.
 pub(crate) fn hung_up() -> bool {
-    use rustix::event::{PollFd, PollFlags, Timespec, poll};
-    let stdin = std::io::stdin();
-    let mut fds = [PollFd::new(&stdin, PollFlags::IN)];
-    let zero = Timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    poll(&mut fds, Some(&zero)).is_ok()
-        && fds[0]
-            .revents()
-            .intersects(PollFlags::HUP | PollFlags::ERR | PollFlags::NVAL)
+    platform::hung_up()
 }
 
 #[cfg(test)]

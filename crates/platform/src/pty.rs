@@ -3,7 +3,7 @@
 //! (`script(1)` copied every byte through a process of its own, whose scheduling on a
 //! busy machine was most of what the bench measured). The game runs as a child in a new
 //! session with the pseudo-terminal's other end as its controlling terminal, as in a
-//! terminal emulator.
+//! terminal emulator. Unix only: Windows has no pseudo-terminal of this kind.
 
 use std::fs::File;
 use std::io::{ErrorKind, Read, Write};
@@ -19,7 +19,7 @@ use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
 use rustix::termios::{Winsize, tcsetwinsize};
 
 /// What one read of the game's output gave.
-pub(super) enum Output {
+pub enum Output {
     /// Bytes, and when the read returned them.
     Bytes(Vec<u8>, Instant),
     /// Nothing before the deadline.
@@ -30,7 +30,7 @@ pub(super) enum Output {
 
 /// A running game and the master end of its pseudo-terminal. Dropping it asks the game
 /// to quit, then kills it if it has not within 3 s, and always reaps it.
-pub(super) struct Game {
+pub struct Game {
     master: File,
     child: Child,
     gone: bool,
@@ -38,9 +38,12 @@ pub(super) struct Game {
 
 impl Game {
     /// Runs `bin args` in a new pseudo-terminal of `cols` x `rows`.
-    pub(super) fn spawn(bin: &Path, args: &[String], cols: u16, rows: u16) -> anyhow::Result<Game> {
-        let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC)
+    pub fn spawn(bin: &Path, args: &[String], cols: u16, rows: u16) -> anyhow::Result<Game> {
+        let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY)
             .context("cannot open a pseudo-terminal (/dev/ptmx), which the game runs in")?;
+        // Not inherited by the game (macOS's openpt takes no CLOEXEC flag).
+        rustix::io::fcntl_setfd(&master, rustix::io::FdFlags::CLOEXEC)
+            .context("cannot mark the pseudo-terminal close-on-exec")?;
         grantpt(&master).context("grantpt on the pseudo-terminal")?;
         unlockpt(&master).context("unlockpt on the pseudo-terminal")?;
         let size = Winsize {
@@ -85,12 +88,12 @@ impl Game {
     }
 
     /// Where keys (and answers to the game's terminal queries) are written.
-    pub(super) fn input(&mut self) -> &mut File {
+    pub fn input(&mut self) -> &mut File {
         &mut self.master
     }
 
     /// The next output, waiting until `deadline` at most.
-    pub(super) fn read(&mut self, deadline: Instant) -> Output {
+    pub fn read(&mut self, deadline: Instant) -> Output {
         if self.gone {
             return Output::Gone;
         }
@@ -126,17 +129,17 @@ impl Game {
     }
 
     /// Whether a read found the game gone.
-    pub(super) fn gone(&self) -> bool {
+    pub fn gone(&self) -> bool {
         self.gone
     }
 
-    #[cfg(test)]
+    #[cfg(all(test, target_os = "linux"))]
     fn id(&self) -> u32 {
         self.child.id()
     }
 
     /// How the game ended, if it has.
-    pub(super) fn status(&mut self) -> Option<ExitStatus> {
+    pub fn status(&mut self) -> Option<ExitStatus> {
         self.child.try_wait().ok().flatten()
     }
 }
@@ -189,6 +192,7 @@ mod tests {
     #[test]
     fn a_child_that_does_not_quit_is_killed_and_reaped() {
         let mut game = spawn_sh("exec sleep 30");
+        #[cfg(target_os = "linux")]
         let pid = game.id();
         assert!(matches!(
             game.read(Instant::now() + Duration::from_millis(200)),
@@ -198,7 +202,8 @@ mod tests {
         drop(game);
         // Killed: not waited for until the sleep ends.
         assert!(dropped.elapsed() < Duration::from_secs(10));
-        // Reaped too: a zombie would still have its /proc entry.
+        // Reaped too: a zombie would still have its /proc entry (Linux has /proc).
+        #[cfg(target_os = "linux")]
         assert!(
             !Path::new(&format!("/proc/{pid}")).exists(),
             "{pid} still there"
