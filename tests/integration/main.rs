@@ -15,6 +15,7 @@ mod combat;
 mod config;
 mod crowd;
 mod datagram_budget;
+mod escapes;
 mod flood;
 mod hardening;
 mod hostile_server;

@@ -11,6 +11,7 @@ pub mod instants;
 pub mod map_chunks;
 pub mod protocol;
 pub mod roster_pages;
+pub mod safe_text;
 pub mod transport;
 pub mod widen;
 pub(crate) mod wire_events;

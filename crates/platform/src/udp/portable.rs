@@ -45,22 +45,14 @@ impl Udp {
     }
 
     /// Reads one datagram: its length and sender (the local address is not known).
-    pub fn recv(
-        &mut self,
-        buf: &mut [u8],
-    ) -> io::Result<(usize, SocketAddr, Option<Local>)> {
+    pub fn recv(&mut self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr, Option<Local>)> {
         let (len, from) = self.socket.recv_from(buf)?;
         Ok((len, canonical(from), None))
     }
 
     /// Sends `payload` to `to`; the source address is the system's choice (`from` is
     /// never known here).
-    pub fn send(
-        &self,
-        to: SocketAddr,
-        _from: Option<Local>,
-        payload: &[u8],
-    ) -> io::Result<()> {
+    pub fn send(&self, to: SocketAddr, _from: Option<Local>, payload: &[u8]) -> io::Result<()> {
         let to = if self.v6 {
             SocketAddr::V6(as_v6(to))
         } else {
