@@ -161,6 +161,7 @@ impl Coach for Course<'_> {
             title: self.title(),
             lines,
             width,
+            whole: true,
             ..Panel::default()
         }]
     }
@@ -316,8 +317,9 @@ mod tests {
         let _ = std::fs::remove_file(&path);
     }
 
-    /// The screen as the front end draws it with a coach: the clients' views of the lab
-    /// and lab B side by side (`compare::clients_view`), the coach's panel first.
+    /// The screen as the front end draws it with a coach: the lab's views, or on an A/B
+    /// step the clients' views of the lab and lab B side by side
+    /// (`compare::clients_view`); the coach's panel first.
     fn screen(c: &Course<'_>, a: &Lab, twin: &Twin, w: u16, h: u16) -> String {
         use crate::lab::{compare, view};
         use ratatui::{Terminal, backend::TestBackend};
@@ -332,8 +334,10 @@ mod tests {
             follow: None,
             over: crate::lab::view::Over::Nothing,
         };
-        let (b, setting) = twin.as_ref().expect("lab B");
-        let mut v = compare::clients_view(a, b, setting, &controls);
+        let mut v = match twin {
+            Some((b, setting)) => compare::clients_view(a, b, setting, &controls),
+            None => view::build(a, &controls),
+        };
         v.panels.splice(0..0, c.panels(a, w));
         let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
         term.draw(|f| crate::ui::lab::draw(f, &v)).unwrap();
@@ -404,6 +408,57 @@ mod tests {
             }
         }
         drop(c);
+        let _ = std::fs::remove_file(&path);
+    }
+    /// Every step of every lesson, as it opens, at 80x24 and 100x30: each line of the
+    /// panel (the step's text and its prompt, wrapped) is on screen whole, and the
+    /// prompt is the last of them; at 80x12 one line says what size the step needs.
+    #[test]
+    fn every_step_and_its_prompt_are_whole_at_80x24_and_100x30() {
+        let t0 = Instant::now();
+        let path =
+            std::env::temp_dir().join(format!("netarena-coach-sizes-{}.txt", std::process::id()));
+        let mut progress = Progress::load(&path).unwrap();
+        let text = |l: &Line<'_>| {
+            l.spans
+                .iter()
+                .map(|s| s.content.as_ref())
+                .collect::<String>()
+        };
+        for (n, lesson) in LESSONS.iter().enumerate() {
+            for step in 0..lesson.steps.len() {
+                let mut lab = Lab::new(&lesson.scenario.config(), t0).unwrap();
+                let mut twin: Twin = None;
+                let mut c = Course::new(n, step, t0, &mut progress);
+                assert_eq!(c.watch(&mut lab, &mut twin), Some(true));
+                assert!(c.error.is_none(), "{}: {:?}", c.title(), c.error);
+                for (w, h) in [(80, 24), (100, 30)] {
+                    let shot = screen(&c, &lab, &twin, w, h);
+                    let lines = &c.panels(&lab, w)[0].lines;
+                    let prompt = text(lines.last().unwrap());
+                    assert!(prompt.contains("`o`"), "{}: {prompt}", c.title());
+                    for line in lines {
+                        let line = text(line);
+                        assert!(
+                            shot.contains(line.trim_end()),
+                            "{} at {w}x{h}: {line:?} is not whole on screen:\n{shot}",
+                            c.title()
+                        );
+                    }
+                }
+                let small = screen(&c, &lab, &twin, 80, 12);
+                assert!(
+                    small.starts_with("Too small: this step needs 80x"),
+                    "{}: {small}",
+                    c.title()
+                );
+                assert!(
+                    small.lines().nth(1).is_some_and(|l| l.trim().is_empty()),
+                    "one line: {small}"
+                );
+                drop(c);
+            }
+        }
         let _ = std::fs::remove_file(&path);
     }
 }

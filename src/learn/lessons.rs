@@ -85,9 +85,16 @@ fn now_is(lab: &Lab, name: &str, keys: &str, to: &str) -> String {
 }
 
 /// How to turn dial `name` with `keys` to `to`: `k` chooses the next dial, and the
-/// bottom line names the one chosen.
+/// bottom line names the one chosen. The first dial is chosen when the lab opens, so
+/// for it the keys come first (a `k` would go round every dial).
 fn turn(name: &str, keys: &str, to: &str) -> String {
-    format!("`k` until the bottom line says `dial: {name}`, then `{keys}` to `{to}`")
+    if name == DIALS[0].name {
+        format!(
+            "`{keys}` to `{to}`: the {name} is the dial chosen when the lab opens, and after a `k` it is `k` until the bottom line says `dial: {name}` again"
+        )
+    } else {
+        format!("`k` until the bottom line says `dial: {name}`, then `{keys}` to `{to}`")
+    }
 }
 
 fn rtt(lab: &Lab) -> f64 {

@@ -418,3 +418,18 @@ fn lesson_3_fails_with_the_correction_loop_bug_on() {
     );
     assert!(!runner.checked());
 }
+
+/// Lesson 5 asks for the snapshot rate, the dial chosen when the lab opens: the step
+/// says to turn it, not to press `k` first (which chooses the next dial and sends the
+/// learner round all of them).
+#[test]
+fn lesson_5_turns_the_dial_already_chosen() {
+    assert_eq!(crate::lab::dials::DIALS[0].name, "snapshot rate");
+    let (mut runner, mut lab, mut twin) = start(4);
+    runner.step = 1;
+    runner.enter(&mut lab, &mut twin).unwrap();
+    let said = runner.said.join(" ");
+    assert!(said.contains("snapshot rate"), "{said}");
+    assert!(!said.contains("(`k` until"), "{said}");
+    assert!(said.contains("`[` to `5 Hz`"), "{said}");
+}
