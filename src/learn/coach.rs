@@ -461,4 +461,52 @@ mod tests {
         }
         let _ = std::fs::remove_file(&path);
     }
+
+    /// The stats overlay (`n`) on a lesson's duel map is whole at 100x30 and 80x24: its
+    /// rows of traffic, prediction and interpolation, each whole, and the lagometer,
+    /// drawn over what it needs beside and under the 12-row pane, not cut to it.
+    #[test]
+    fn the_stats_overlay_is_whole_on_duel() {
+        use crate::client::play::input::Action;
+        let t0 = Instant::now();
+        let path =
+            std::env::temp_dir().join(format!("netarena-coach-stats-{}.txt", std::process::id()));
+        let mut progress = Progress::load(&path).unwrap();
+        let mut lab = Lab::new(&LESSONS[1].scenario.config(), t0).unwrap();
+        let mut c = Course::new(1, 0, t0, &mut progress);
+        assert_eq!(c.watch(&mut lab, &mut None), Some(true));
+        assert_eq!(lab.server().game().map().name(), "duel");
+        lab.act(0, Action::ToggleStats);
+        for (w, h) in [(100, 30), (80, 24)] {
+            let shot = screen(&c, &lab, &None, w, h);
+            let rows = [
+                "net stats (n)",
+                "RTT ",
+                "loss ",
+                "cmds sent ",
+                "pending ",
+                "corrections ",
+                "shots mispredicted ",
+                "server decisions ",
+                "delay ",
+                "frames extrapolated ",
+                "lagometer ",
+                "RTT≤",
+            ];
+            for row in rows {
+                assert!(shot.contains(row), "{w}x{h}: no {row:?}:\n{shot}");
+            }
+            // Each row whole: its last figure and the box's border after it.
+            let box_row = |needle: &str| {
+                let line = shot.lines().find(|l| l.contains(needle)).unwrap();
+                let after = &line[line.find(needle).unwrap()..];
+                assert!(after.contains('│'), "{w}x{h}: {needle:?} cut: {line}");
+            };
+            for needle in ["max ", "server decisions ", "underruns ", "late"] {
+                box_row(needle);
+            }
+        }
+        drop(c);
+        let _ = std::fs::remove_file(&path);
+    }
 }

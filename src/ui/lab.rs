@@ -263,6 +263,9 @@ pub(crate) fn draw(frame: &mut Frame, lab: &LabView) {
             draw_panels(frame, r, std::slice::from_ref(panel), t);
         }
     }
+    for (pane, rect) in lab.panes.iter().zip(&l.panes) {
+        draw_stats_over(frame, *rect, pane, t);
+    }
     frame.render_widget(
         Paragraph::new(Span::styled(&lab.message, t.style(Role::Message))),
         l.message,
@@ -344,9 +347,6 @@ fn draw_pane(frame: &mut Frame, rect: Rect, pane: &Pane, t: Theme) {
         inner.height.saturating_sub(1),
     );
     draw_camera(frame.buffer_mut(), arena, &pane.view, pane.focus);
-    if let Some(stats) = &pane.view.stats {
-        overlays::draw_stats(frame, arena, stats, t);
-    }
     if let Some(notice) = &pane.view.notice {
         frame.render_widget(
             Paragraph::new(notice.as_str()).wrap(Wrap { trim: true }),
@@ -355,6 +355,27 @@ fn draw_pane(frame: &mut Frame, rect: Rect, pane: &Pane, t: Theme) {
     }
     let status = Rect::new(inner.x, arena.bottom(), inner.width, 1);
     frame.render_widget(Paragraph::new(pane.status.as_str()), status);
+}
+
+/// A pane's stats overlay (`n`), drawn after everything else: a pane (a duel's is 48
+/// columns by 12 rows) is too small for its rows and lagometer, so it goes over the
+/// neighbouring views, lanes and panels, from the pane's arena top to the message line,
+/// over the pane where it fits on screen.
+fn draw_stats_over(frame: &mut Frame, rect: Rect, pane: &Pane, t: Theme) {
+    let Some(stats) = &pane.view.stats else {
+        return;
+    };
+    let arena = Block::new().borders(Borders::ALL).inner(rect);
+    let screen = frame.area();
+    let w = overlays::STATS_WIDTH.min(screen.width);
+    let x = if arena.width >= w {
+        arena.right() - w
+    } else {
+        arena.x.min(screen.right() - w)
+    };
+    let bottom = screen.bottom().saturating_sub(1);
+    let over = Rect::new(x, arena.y, w, bottom.saturating_sub(arena.y));
+    overlays::draw_stats(frame, over, stats, t);
 }
 
 /// The arena drawn whole off screen, then the window the camera sees copied into

@@ -119,13 +119,16 @@ const BAR_ROWS: u16 = 4;
 /// Rows of the lagometer: how frames were drawn, the bars, and the RTT row.
 const GRAPH_ROWS: u16 = BAR_ROWS + 2;
 
+/// The stats overlay's widest, borders included.
+pub(crate) const STATS_WIDTH: u16 = 62;
+
 pub(crate) fn draw_stats(frame: &mut Frame, arena: Rect, s: &StatsView, t: Theme) {
     // The lagometer comes before the list of recent corrections: the box is no taller
     // than the arena, and each listed correction once pushed the graph out of it.
     let room = arena.height.saturating_sub(GRAPH_ROWS + 2);
     let lines = stats_lines(s, t, usize::from(room));
     let text_rows = lines.len() as u16;
-    let width = arena.width.min(62);
+    let width = arena.width.min(STATS_WIDTH);
     // The text, the lagometer and the borders.
     let height = (text_rows + GRAPH_ROWS + 2).min(arena.height);
     let area = Rect::new(arena.right() - width, arena.y, width, height);
