@@ -410,7 +410,9 @@ mod tests {
         drop(c);
         let _ = std::fs::remove_file(&path);
     }
-    /// Every step of every lesson, as it opens, at 80x24 and 100x30: each line of the
+
+    /// Every step of every lesson, as it opens, at 80x24, 80x30, 90x27 (where it was cut
+    /// or missing) and 100x30: each line of the
     /// panel (the step's text and its prompt, wrapped) is on screen whole, and the
     /// prompt is the last of them; at 80x12 one line says what size the step needs.
     #[test]
@@ -432,7 +434,7 @@ mod tests {
                 let mut c = Course::new(n, step, t0, &mut progress);
                 assert_eq!(c.watch(&mut lab, &mut twin), Some(true));
                 assert!(c.error.is_none(), "{}: {:?}", c.title(), c.error);
-                for (w, h) in [(80, 24), (100, 30)] {
+                for (w, h) in [(80, 24), (80, 30), (90, 27), (100, 30)] {
                     let shot = screen(&c, &lab, &twin, w, h);
                     let lines = &c.panels(&lab, w)[0].lines;
                     let prompt = text(lines.last().unwrap());
