@@ -241,7 +241,7 @@ fn rewind_explain(lab: &Lab, _: usize) -> String {
     let bound = cfg.game.max_rewind_ms;
     if cfg.game.lag_compensation {
         format!(
-            "lag compensation on: shots rewound up to {bound} ms of latency + 2 x {period:.0} ms interpolation = {:.0} ms (history keeps 1000 ms)",
+            "lag compensation on: views up to {bound} ms latency + 2 x {period:.0} ms interpolation = {:.0} ms old are rewound; older ones not at all",
             (f64::from(bound) + 2.0 * period).min(1000.0)
         )
     } else {
@@ -332,6 +332,30 @@ impl Lab {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The rewind bound's words say what the server does past it: nothing (it said
+    /// "rewound up to" the bound, as Source's clamp would, while such a shot is rewound
+    /// 0 ticks: `tests/integration/combat.rs`).
+    #[test]
+    fn the_rewind_bound_says_a_shot_past_it_is_not_rewound() {
+        let mut server =
+            crate::server::ServerConfig::new(crate::sim::map::Map::builtin("duel").unwrap());
+        server.game.max_rewind_ms = 0;
+        let config = super::super::LabConfig {
+            server,
+            profiles: vec!["lan".to_owned()],
+            walkers: 0,
+            keyboard: 1,
+            tuning: Default::default(),
+            correction: Default::default(),
+        };
+        let lab = Lab::new(&config, std::time::Instant::now()).unwrap();
+        let bound = DIALS.iter().position(|d| d.name == "rewind bound").unwrap();
+        let said = (DIALS[bound].explain)(&lab, 0);
+        assert!(!said.contains("rewound up to"), "{said}");
+        assert!(said.contains("views up to 0 ms latency"), "{said}");
+        assert!(said.ends_with("older ones not at all"), "{said}");
+    }
 
     #[test]
     fn every_dial_has_distinct_rising_steps_and_a_name() {

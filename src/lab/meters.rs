@@ -373,7 +373,7 @@ pub(crate) fn panel(lab: &Lab, t: Theme) -> Panel {
         lines,
         width: WIDTH,
         short,
-        tail: false,
+        ..Panel::default()
     }
 }
 

@@ -737,7 +737,7 @@ fn server_dials_reach_the_match_within_bounds() {
     lab.set_dial(dial("lag compensation"), 0, 1).unwrap();
     let text = lab.set_dial(dial("rewind bound"), 0, 100).unwrap();
     assert!(
-        text.contains("up to 100 ms of latency + 2 x 50 ms interpolation = 200 ms"),
+        text.contains("up to 100 ms latency + 2 x 50 ms interpolation = 200 ms old are rewound"),
         "{text}"
     );
     // No more snapshots than ticks.

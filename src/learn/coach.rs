@@ -161,6 +161,7 @@ impl Coach for Course<'_> {
             title: self.title(),
             lines,
             width,
+            whole: true,
             ..Panel::default()
         }]
     }
@@ -316,8 +317,9 @@ mod tests {
         let _ = std::fs::remove_file(&path);
     }
 
-    /// The screen as the front end draws it with a coach: the clients' views of the lab
-    /// and lab B side by side (`compare::clients_view`), the coach's panel first.
+    /// The screen as the front end draws it with a coach: the lab's views, or on an A/B
+    /// step the clients' views of the lab and lab B side by side
+    /// (`compare::clients_view`); the coach's panel first.
     fn screen(c: &Course<'_>, a: &Lab, twin: &Twin, w: u16, h: u16) -> String {
         use crate::lab::{compare, view};
         use ratatui::{Terminal, backend::TestBackend};
@@ -332,8 +334,10 @@ mod tests {
             follow: None,
             over: crate::lab::view::Over::Nothing,
         };
-        let (b, setting) = twin.as_ref().expect("lab B");
-        let mut v = compare::clients_view(a, b, setting, &controls);
+        let mut v = match twin {
+            Some((b, setting)) => compare::clients_view(a, b, setting, &controls),
+            None => view::build(a, &controls),
+        };
         v.panels.splice(0..0, c.panels(a, w));
         let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
         term.draw(|f| crate::ui::lab::draw(f, &v)).unwrap();
@@ -401,6 +405,107 @@ mod tests {
                     .filter(|f| f.parse::<f64>().is_ok())
                     .count();
                 assert_eq!(numbers, 3, "A, B and B/A: {row}");
+            }
+        }
+        drop(c);
+        let _ = std::fs::remove_file(&path);
+    }
+
+    /// Every step of every lesson, as it opens, at 80x24, 80x30, 90x27 (where it was cut
+    /// or missing) and 100x30: each line of the
+    /// panel (the step's text and its prompt, wrapped) is on screen whole, and the
+    /// prompt is the last of them; at 80x12 one line says what size the step needs.
+    #[test]
+    fn every_step_and_its_prompt_are_whole_at_80x24_and_100x30() {
+        let t0 = Instant::now();
+        let path =
+            std::env::temp_dir().join(format!("netarena-coach-sizes-{}.txt", std::process::id()));
+        let mut progress = Progress::load(&path).unwrap();
+        let text = |l: &Line<'_>| {
+            l.spans
+                .iter()
+                .map(|s| s.content.as_ref())
+                .collect::<String>()
+        };
+        for (n, lesson) in LESSONS.iter().enumerate() {
+            for step in 0..lesson.steps.len() {
+                let mut lab = Lab::new(&lesson.scenario.config(), t0).unwrap();
+                let mut twin: Twin = None;
+                let mut c = Course::new(n, step, t0, &mut progress);
+                assert_eq!(c.watch(&mut lab, &mut twin), Some(true));
+                assert!(c.error.is_none(), "{}: {:?}", c.title(), c.error);
+                for (w, h) in [(80, 24), (80, 30), (90, 27), (100, 30)] {
+                    let shot = screen(&c, &lab, &twin, w, h);
+                    let lines = &c.panels(&lab, w)[0].lines;
+                    let prompt = text(lines.last().unwrap());
+                    assert!(prompt.contains("`o`"), "{}: {prompt}", c.title());
+                    for line in lines {
+                        let line = text(line);
+                        assert!(
+                            shot.contains(line.trim_end()),
+                            "{} at {w}x{h}: {line:?} is not whole on screen:\n{shot}",
+                            c.title()
+                        );
+                    }
+                }
+                let small = screen(&c, &lab, &twin, 80, 12);
+                assert!(
+                    small.starts_with("Too small: this step needs 80x"),
+                    "{}: {small}",
+                    c.title()
+                );
+                assert!(
+                    small.lines().nth(1).is_some_and(|l| l.trim().is_empty()),
+                    "one line: {small}"
+                );
+                drop(c);
+            }
+        }
+        let _ = std::fs::remove_file(&path);
+    }
+
+    /// The stats overlay (`n`) on a lesson's duel map is whole at 100x30 and 80x24: its
+    /// rows of traffic, prediction and interpolation, each whole, and the lagometer,
+    /// drawn over what it needs beside and under the 12-row pane, not cut to it.
+    #[test]
+    fn the_stats_overlay_is_whole_on_duel() {
+        use crate::client::play::input::Action;
+        let t0 = Instant::now();
+        let path =
+            std::env::temp_dir().join(format!("netarena-coach-stats-{}.txt", std::process::id()));
+        let mut progress = Progress::load(&path).unwrap();
+        let mut lab = Lab::new(&LESSONS[1].scenario.config(), t0).unwrap();
+        let mut c = Course::new(1, 0, t0, &mut progress);
+        assert_eq!(c.watch(&mut lab, &mut None), Some(true));
+        assert_eq!(lab.server().game().map().name(), "duel");
+        lab.act(0, Action::ToggleStats);
+        for (w, h) in [(100, 30), (80, 24)] {
+            let shot = screen(&c, &lab, &None, w, h);
+            let rows = [
+                "net stats (n)",
+                "RTT ",
+                "loss ",
+                "cmds sent ",
+                "pending ",
+                "corrections ",
+                "shots mispredicted ",
+                "server decisions ",
+                "delay ",
+                "frames extrapolated ",
+                "lagometer ",
+                "RTT≤",
+            ];
+            for row in rows {
+                assert!(shot.contains(row), "{w}x{h}: no {row:?}:\n{shot}");
+            }
+            // Each row whole: its last figure and the box's border after it.
+            let box_row = |needle: &str| {
+                let line = shot.lines().find(|l| l.contains(needle)).unwrap();
+                let after = &line[line.find(needle).unwrap()..];
+                assert!(after.contains('│'), "{w}x{h}: {needle:?} cut: {line}");
+            };
+            for needle in ["max ", "server decisions ", "underruns ", "late"] {
+                box_row(needle);
             }
         }
         drop(c);

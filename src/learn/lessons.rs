@@ -85,9 +85,16 @@ fn now_is(lab: &Lab, name: &str, keys: &str, to: &str) -> String {
 }
 
 /// How to turn dial `name` with `keys` to `to`: `k` chooses the next dial, and the
-/// bottom line names the one chosen.
+/// bottom line names the one chosen. The first dial is chosen when the lab opens, so
+/// for it the keys come first (a `k` would go round every dial).
 fn turn(name: &str, keys: &str, to: &str) -> String {
-    format!("`k` until the bottom line says `dial: {name}`, then `{keys}` to `{to}`")
+    if name == DIALS[0].name {
+        format!(
+            "`{keys}` to `{to}`: the {name} is the dial chosen when the lab opens, and after a `k` it is `k` until the bottom line says `dial: {name}` again"
+        )
+    } else {
+        format!("`k` until the bottom line says `dial: {name}`, then `{keys}` to `{to}`")
+    }
 }
 
 fn rtt(lab: &Lab) -> f64 {
@@ -928,7 +935,7 @@ fn l8_buffer_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
 
 fn l9_ask(_: &Lab) -> Vec<String> {
     vec![
-        "Press `2` for the rail gun, then `space` to fire: anywhere will do, at the walker if you can. Watch the server view.".to_owned(),
+        "Press `2` for the rail gun, then hit the walker: when it is in line with you (a row, a column or a diagonal, no wall between), face it (`Shift` and a direction) and press `space`. Watch the server view.".to_owned(),
     ]
 }
 
@@ -953,13 +960,15 @@ fn l9_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
     if shot.rewound_ticks == 0 {
         return Verdict::Again("that shot was not rewound: fire again".to_owned());
     }
+    // A miss shows no tested hitbox against the real position, which is the point.
+    if shot.hit.is_none() {
+        return Verdict::Again(
+            "that shot missed: face the walker (`Shift` and a direction) when it is in line with you, and fire again".to_owned(),
+        );
+    }
     let back = rail_ms(lab, shot.rewound_ticks);
     memo.keep("rewound", back);
-    let hit = if shot.hit.is_some() {
-        " It hit what you saw: the server view shows `▢` where the walker was tested and `◆` where it really was."
-    } else {
-        " It missed: tested where you saw the others, the beam passed them (or stopped at a wall). Aim at the walker and fire again to see a hit."
-    };
+    let hit = " It hit what you saw: the server view shows `▢` where the walker was tested and `◆` where it really was.";
     Verdict::Pass(vec![format!(
         "The server rewound the others {} ticks, {} ms, before testing your shot: about the round trip ({} ms: the snapshot's way down and the shot's way up) plus the {} ms client 1 draws others behind its newest snapshot, to within the tick or two a snapshot waits.{hit}",
         measured(shot.rewound_ticks),
@@ -1003,9 +1012,11 @@ fn l9_bound_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
         format!(" (a step ago it was rewound {} ms)", measured_f(ms, 0))
     });
     Verdict::Pass(vec![format!(
-        "Rewound {} ticks{before}: the bound now allows no latency, only the interpolation the server always undoes, and client 1's round trip of {} ms is past it, so the server tested the shot against the present. A target you aimed at had moved on: the shot misses. The bound keeps a laggy player from reaching far into others' past.",
+        "Rewound {} ticks{before}: the shot's view was {} ms old (client 1's round trip is {} ms), past the bound of {} ms (no latency, only the two snapshot periods it draws others behind). A shot past the bound is not rewound at all, not even by the bound: the server tested it against the present (Source's `sv_maxunlag` rewinds as far as the bound instead). A target you aimed at had moved on: the shot misses. The bound keeps a laggy player from reaching far into others' past.",
         measured(shot.rewound_ticks),
-        measured_f(rtt(lab), 0)
+        measured_f(rail_ms(lab, shot.wanted_ticks), 0),
+        measured_f(rtt(lab), 0),
+        measured_f(rail_ms(lab, shot.bound_ticks), 0)
     )])
 }
 
@@ -1100,6 +1111,17 @@ const fn ab_task(
 
 const P: Act = Act::Do(Action::TogglePrediction);
 const FIRE: Act = Act::Hold(Buttons::FIRE);
+
+/// A learner with the rail who fires when the walker is in line, every 50 ms for 11 s.
+const AIMED: [(u64, Act); 220] = {
+    let mut script = [(100, Act::Do(Action::SelectWeapon(1))); 220];
+    let mut i = 1;
+    while i < script.len() {
+        script[i] = (300 + 50 * i as u64, Act::FireAtWalker);
+        i += 1;
+    }
+    script
+};
 
 /// A learner doing `first` at 100 ms, then walking about from `t` ms.
 const fn then_walk(first: Act, t: u64) -> [(u64, Act); 10] {
@@ -1387,18 +1409,7 @@ pub(crate) static LESSONS: &[Lesson] = &[
             seed: 19,
         },
         steps: &[
-            task(
-                nothing,
-                l9_ask,
-                lag_comp_on,
-                300,
-                l9_judge,
-                &[
-                    (100, Act::Do(Action::SelectWeapon(1))),
-                    (800, FIRE),
-                    (1400, Act::Hold(NONE)),
-                ],
-            ),
+            task(nothing, l9_ask, lag_comp_on, 300, l9_judge, &AIMED),
             task(
                 rail,
                 l9_bound_ask,

@@ -47,6 +47,9 @@ pub(crate) enum Act {
     Dial(&'static str, Value),
     /// Client 1 holds these keys (empty: lets go).
     Hold(Buttons),
+    /// Client 1, when the rail from where it stands reaches the walker where it draws
+    /// it, faces that way and holds fire; else lets go (a learner's aim).
+    FireAtWalker,
 }
 
 /// The lab a lesson runs in: the duel map, one client on the keyboard on this network

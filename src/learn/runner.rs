@@ -230,7 +230,49 @@ fn act_one(lab: &mut Lab, a: Act) {
             }
         }
         Act::Hold(keys) => lab.hold(0, keys),
+        Act::FireAtWalker => match fire_at_walker(lab) {
+            Ok(aim) => {
+                lab.act(0, crate::client::play::input::Action::Face(aim));
+                lab.hold(0, crate::sim::world::Buttons::FIRE);
+            }
+            Err(walk) => lab.hold(0, walk),
+        },
     }
+}
+
+#[cfg(test)]
+/// The aim along which client 1's rail, from where it predicts itself, reaches the
+/// walker where client 1 draws it (what the server tests a compensated shot against);
+/// else the keys that walk towards its row, then along it towards it.
+fn fire_at_walker(lab: &Lab) -> Result<u8, crate::sim::world::Buttons> {
+    use super::watch::walker;
+    use crate::sim::world::Buttons;
+    let players = lab.server().world().players();
+    let state = |id| players.iter().find(|(p, _)| *p == id).map(|(_, s)| *s);
+    let w = walker(lab).ok_or(Buttons::empty())?;
+    // Where client 1 predicts itself: where the server will be when the shot arrives.
+    let (Some(mine), Some(mut seen), Some(drawn)) = (
+        lab.session(0).predicted(),
+        state(w),
+        lab.session(0).remote_position(w, lab.now()),
+    ) else {
+        return Err(Buttons::empty());
+    };
+    (seen.x, seen.y) = (drawn.0.round() as i32, drawn.1.round() as i32);
+    let map = lab.server().game().map();
+    let aim = (0..8u8).find(|&aim| {
+        crate::sim::combat::rail(map, (mine.x, mine.y), aim, &[(w, seen)])
+            .1
+            .is_some()
+    });
+    let (dx, dy) = (seen.x - mine.x, seen.y - mine.y);
+    let half = crate::sim::map::CELL / 2;
+    aim.ok_or(match (dy > half, dy < -half, dx > 0) {
+        (true, _, _) => Buttons::DOWN,
+        (_, true, _) => Buttons::UP,
+        (_, _, true) => Buttons::RIGHT,
+        _ => Buttons::LEFT,
+    })
 }
 
 #[cfg(test)]

@@ -418,3 +418,56 @@ fn lesson_3_fails_with_the_correction_loop_bug_on() {
     );
     assert!(!runner.checked());
 }
+
+/// Lesson 5 asks for the snapshot rate, the dial chosen when the lab opens: the step
+/// says to turn it, not to press `k` first (which chooses the next dial and sends the
+/// learner round all of them).
+#[test]
+fn lesson_5_turns_the_dial_already_chosen() {
+    assert_eq!(crate::lab::dials::DIALS[0].name, "snapshot rate");
+    let (mut runner, mut lab, mut twin) = start(4);
+    runner.step = 1;
+    runner.enter(&mut lab, &mut twin).unwrap();
+    let said = runner.said.join(" ");
+    assert!(said.contains("snapshot rate"), "{said}");
+    assert!(!said.contains("(`k` until"), "{said}");
+    assert!(said.contains("`[` to `5 Hz`"), "{said}");
+}
+
+/// Lesson 9 step 1 passed on a miss, so a learner might never see the tested hitbox
+/// against the real position: a shot fired anywhere (it misses) is not checked and the
+/// step says to aim. Step 2's check says what the server did with a shot past the
+/// bound: not rewound at all (it said the interpolation was still undone, at 0 ticks).
+#[test]
+fn lesson_9_asks_for_a_hit_and_says_a_shot_past_the_bound_is_not_rewound() {
+    let (mut runner, mut lab, mut twin) = start(8);
+    assert!(runner.go_on(&mut lab, &mut twin).unwrap());
+    let anywhere = [
+        (100, Act::Do(Action::SelectWeapon(1))),
+        (800, Act::Hold(Buttons::FIRE)),
+        (1400, Act::Hold(Buttons::empty())),
+    ];
+    play(&mut runner, &mut lab, &mut twin, &anywhere, 4000);
+    let fired = lab.rail_verdicts();
+    assert!(
+        fired.len() == 1 && fired[0].ends_with("· miss"),
+        "one shot, a miss: {fired:?}"
+    );
+    assert!(!runner.checked(), "a miss: {:?}", runner.phase);
+    let (mut runner, mut lab, mut twin) = start(8);
+    for _ in 0..2 {
+        assert!(runner.go_on(&mut lab, &mut twin).unwrap());
+        let example = runner.current().example;
+        play(&mut runner, &mut lab, &mut twin, example, STEP_MS);
+        assert!(runner.checked(), "{:?}", runner.phase);
+        if runner.step == 0 {
+            runner.next(&mut lab, &mut twin).unwrap();
+        }
+    }
+    let said = texts(&runner).join(" ");
+    assert!(said.contains("not rewound at all"), "{said}");
+    assert!(
+        !said.contains("the interpolation the server always undoes"),
+        "{said}"
+    );
+}

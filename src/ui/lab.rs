@@ -65,6 +65,9 @@ pub(crate) struct Panel {
     /// When its lines are more than fit, the last ones show (a log, newest at the
     /// bottom), not the first.
     pub(crate) tail: bool,
+    /// Its lines must all show (a lesson's step and its prompt): the views give up
+    /// rows for them, and a screen too small for both says what size it needs.
+    pub(crate) whole: bool,
 }
 
 /// One client's link: datagrams going up (commands) and down (snapshots), on one time
@@ -117,22 +120,24 @@ pub(crate) fn required_size(panes: u16, lanes: u16) -> (u16, u16) {
 /// the screen is too small for even the smallest grid.
 #[cfg_attr(not(test), allow(dead_code))]
 pub(crate) fn layout(area: Rect, panes: u16, lanes: u16, map: (u16, u16)) -> Option<LabLayout> {
-    layout_in(area, panes, lanes, map, None)
+    layout_in(area, panes, lanes, map, None, 0)
 }
 
-/// [`layout`], in `columns` columns if given.
+/// [`layout`], in `columns` columns if given, with at least `reserve` rows for the
+/// panels.
 fn layout_in(
     area: Rect,
     panes: u16,
     lanes: u16,
     map: (u16, u16),
     columns: Option<u16>,
+    reserve: u16,
 ) -> Option<LabLayout> {
     let want = (map.0 * CELL_COLS, map.1);
     let mut best: Option<(f64, LabLayout)> = None;
     for lane_rows in [2, 1] {
         let band = lanes * lane_rows;
-        let views_h = area.height.checked_sub(band + 2)?;
+        let views_h = area.height.checked_sub(band + 2 + reserve)?;
         for rows in 1..=panes {
             let cols = panes.div_ceil(rows);
             if columns.is_some_and(|c| c != cols) {
@@ -192,12 +197,31 @@ pub(crate) fn draw(frame: &mut Frame, lab: &LabView) {
         .first()
         .map_or((1, 1), |p| (p.view.map.width(), p.view.map.height()));
     let (panes, lanes) = (lab.panes.len() as u16, lab.lanes.len() as u16);
-    let Some(l) = layout_in(area, panes, lanes, map, lab.columns) else {
+    // A panel that must be whole takes its rows, borders included, from the views.
+    let reserve = lab
+        .panels
+        .iter()
+        .filter(|p| p.whole)
+        .map(|p| p.lines.len() as u16 + 2)
+        .max()
+        .unwrap_or(0);
+    let Some(l) = layout_in(area, panes, lanes, map, lab.columns, reserve) else {
         let (w, h) = required_size(panes, lanes);
-        let text = format!(
-            "Terminal too small: the lab needs {w}x{h}, the terminal is {}x{}. Enlarge it or press q.",
-            area.width, area.height
-        );
+        // As wide as the lab needs, the rows a panel's text takes at this width.
+        let text = if reserve > 0 && area.width >= w {
+            format!(
+                "Too small: this step needs {}x{}, the terminal is {}x{}. Enlarge it or press q.",
+                area.width,
+                h + reserve,
+                area.width,
+                area.height
+            )
+        } else {
+            format!(
+                "Terminal too small: the lab needs {w}x{h}, the terminal is {}x{}. Enlarge it or press q.",
+                area.width, area.height
+            )
+        };
         frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
         return;
     };
@@ -241,6 +265,9 @@ pub(crate) fn draw(frame: &mut Frame, lab: &LabView) {
             frame.render_widget(Clear, r);
             draw_panels(frame, r, std::slice::from_ref(panel), t);
         }
+    }
+    for (pane, rect) in lab.panes.iter().zip(&l.panes) {
+        draw_stats_over(frame, *rect, pane, t);
     }
     frame.render_widget(
         Paragraph::new(Span::styled(
@@ -330,9 +357,6 @@ fn draw_pane(frame: &mut Frame, rect: Rect, pane: &Pane, t: Theme) {
         inner.height.saturating_sub(1),
     );
     draw_camera(frame.buffer_mut(), arena, &pane.view, pane.focus);
-    if let Some(stats) = &pane.view.stats {
-        overlays::draw_stats(frame, arena, stats, t);
-    }
     if let Some(notice) = &pane.view.notice {
         frame.render_widget(
             Paragraph::new(notice.as_str()).wrap(Wrap { trim: true }),
@@ -353,6 +377,27 @@ fn title(text: &str, box_width: u16) -> String {
         &format!(" {} ", ellipsize(text, room.saturating_sub(2))),
         room,
     )
+}
+
+/// A pane's stats overlay (`n`), drawn after everything else: a pane (a duel's is 48
+/// columns by 12 rows) is too small for its rows and lagometer, so it goes over the
+/// neighbouring views, lanes and panels, from the pane's arena top to the message line,
+/// over the pane where it fits on screen.
+fn draw_stats_over(frame: &mut Frame, rect: Rect, pane: &Pane, t: Theme) {
+    let Some(stats) = &pane.view.stats else {
+        return;
+    };
+    let arena = Block::new().borders(Borders::ALL).inner(rect);
+    let screen = frame.area();
+    let w = overlays::STATS_WIDTH.min(screen.width);
+    let x = if arena.width >= w {
+        arena.right() - w
+    } else {
+        arena.x.min(screen.right() - w)
+    };
+    let bottom = screen.bottom().saturating_sub(1);
+    let over = Rect::new(x, arena.y, w, bottom.saturating_sub(arena.y));
+    overlays::draw_stats(frame, over, stats, t);
 }
 
 /// The arena drawn whole off screen, then the window the camera sees copied into
@@ -580,7 +625,7 @@ mod tests {
             lines: (0..10).map(|i| Line::raw(format!("long {i}"))).collect(),
             width: 20,
             short: vec![Line::raw("short")],
-            tail: false,
+            ..Panel::default()
         };
         let drawn = |rows: u16| {
             let backend = ratatui::backend::TestBackend::new(20, rows);
@@ -689,9 +734,7 @@ mod tests {
                 Span::raw("[interp auto (2 periods + jitter = 112ms)] "),
                 Span::raw(long("input 30/s redund 64")),
             ])],
-            width: 0,
-            short: Vec::new(),
-            tail: false,
+            ..Panel::default()
         };
         let message = format!(" {}", keys::hints(keys::LAB).join(" · "));
         let lab = LabView {

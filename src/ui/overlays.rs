@@ -120,11 +120,14 @@ const BAR_ROWS: u16 = 4;
 /// Rows of the lagometer: how frames were drawn, the bars, and the RTT row.
 const GRAPH_ROWS: u16 = BAR_ROWS + 2;
 
+/// The stats overlay's widest, borders included.
+pub(crate) const STATS_WIDTH: u16 = 62;
+
 pub(crate) fn draw_stats(frame: &mut Frame, arena: Rect, s: &StatsView, t: Theme) {
     // The lagometer comes before the list of recent corrections: the box is no taller
     // than the arena, and each listed correction once pushed the graph out of it.
     let room = arena.height.saturating_sub(GRAPH_ROWS + 2);
-    let width = arena.width.min(62);
+    let width = arena.width.min(STATS_WIDTH);
     // A line longer than the box is cut with `…` (at 80 columns "rate limited" read
     // "rate limite").
     let lines: Vec<Line> = stats_lines(s, t, usize::from(room))

@@ -108,3 +108,49 @@ fn a_lesson_fits_100x30_under_its_views() {
     quit_and_check_terminal(&tmux, "q", true);
     let _ = std::fs::remove_dir_all(progress.parent().unwrap());
 }
+
+/// Lesson 1 and lesson 7 (a long first step) at 80x24 and 100x30: the step's first
+/// lines of each paragraph and its `o` prompt are on screen whole, the panel's bottom
+/// border under them; at 80x12 one line says what size the step needs. (Every step at
+/// both sizes: `learn::coach`'s `every_step_and_its_prompt_are_whole_at_80x24_and_100x30`.)
+#[test]
+fn lessons_are_whole_at_80x24_and_100x30() {
+    for (w, h) in [(80, 24), (100, 30)] {
+        for (lesson, texts) in [
+            (1, ["Client 1 plays over a `bad` link", "Client 1 is `"]),
+            (7, ["Three rates. The tick rate:", "The frame rate (`fps`"]),
+        ] {
+            let progress = progress_file(&format!("sizes-{w}-{lesson}"));
+            let tmux = Tmux::start(
+                &format!("learn-{w}x{h}-{lesson}"),
+                w,
+                h,
+                &game_script(&format!("learn {lesson} --progress {}", progress.display())),
+            );
+            let screen = tmux.wait_for_text("⏸ `o`");
+            let lines: Vec<&str> = screen.lines().collect();
+            let prompt = lines.iter().position(|l| l.contains("⏸ `o`")).unwrap();
+            assert!(
+                lines[prompt].contains("to go on.") || lines[prompt].contains("try it."),
+                "{w}x{h} lesson {lesson}: the prompt is cut:\n{screen}"
+            );
+            assert!(
+                lines[prompt + 1..].iter().any(|l| l.starts_with('└')),
+                "{w}x{h} lesson {lesson}: the panel's bottom border under the prompt:\n{screen}"
+            );
+            for text in texts {
+                assert!(
+                    screen.contains(text),
+                    "{w}x{h} lesson {lesson}: no {text:?}:\n{screen}"
+                );
+            }
+            if (w, lesson) == (80, 1) {
+                tmux.resize(80, 12);
+                let small = tmux.wait_for_text("Too small: this step needs 80x");
+                assert!(small.contains("the terminal is 80x12"), "{small}");
+            }
+            quit_and_check_terminal(&tmux, "q", true);
+            let _ = std::fs::remove_dir_all(progress.parent().unwrap());
+        }
+    }
+}
