@@ -18,7 +18,7 @@ use netarena::client::validate::DELAYS_MS;
 use netarena::server::InputBuffer;
 use netarena::server::config::{
     BOT_SKILLS, CLIENT_TIMEOUTS_SECS, FRAG_LIMITS, MAX_PLAYERS, MAX_REWINDS_MS, PLAYER_LIMIT,
-    SNAPSHOT_RATES, TICK_RATES, TIME_LIMITS,
+    SNAPSHOT_RATES, TICK_RATES, TIME_LIMITS, defaults,
 };
 
 pub(crate) const DEFAULT_PORT: u16 = 7777;
@@ -265,34 +265,34 @@ pub(crate) struct MatchArgs {
     #[arg(long, default_value_t = 0, value_parser = bounded(0..=PLAYER_LIMIT, ""))]
     pub(crate) bots: u16,
     /// Bot skill, 1 (slow and sloppy) to 5 (quick and precise)
-    #[arg(long, default_value_t = 2, value_parser = bounded(BOT_SKILLS, ""))]
+    #[arg(long, default_value_t = defaults::BOT_SKILL, value_parser = bounded(BOT_SKILLS, ""))]
     pub(crate) bot_skill: u8,
     /// Frags that win a match
-    #[arg(long, default_value_t = 30, value_parser = bounded(FRAG_LIMITS, " frags"))]
+    #[arg(long, default_value_t = defaults::FRAG_LIMIT, value_parser = bounded(FRAG_LIMITS, " frags"))]
     pub(crate) frag_limit: u16,
     /// Match length in seconds
-    #[arg(long, default_value_t = 300, value_parser = bounded(TIME_LIMITS, " seconds"))]
+    #[arg(long, default_value_t = defaults::TIME_LIMIT_SECS, value_parser = bounded(TIME_LIMITS, " seconds"))]
     pub(crate) time_limit: u32,
     /// Test rail shots against the present, not where the shooter saw its target
     #[arg(long)]
     pub(crate) no_lag_comp: bool,
     /// The furthest back (ms) lag compensation rewinds; older views are not compensated
-    #[arg(long, default_value_t = 250, value_parser = bounded(MAX_REWINDS_MS, " ms"))]
+    #[arg(long, default_value_t = defaults::MAX_REWIND_MS, value_parser = bounded(MAX_REWINDS_MS, " ms"))]
     pub(crate) max_rewind_ms: u32,
     /// Simulation ticks per second
-    #[arg(long, default_value_t = 60, value_parser = bounded(TICK_RATES, " per second"))]
+    #[arg(long, default_value_t = defaults::TICK_RATE, value_parser = bounded(TICK_RATES, " per second"))]
     pub(crate) tick_rate: u16,
     /// Snapshots sent to each client per second
-    #[arg(long, default_value_t = 20, value_parser = bounded(SNAPSHOT_RATES, " per second"))]
+    #[arg(long, default_value_t = defaults::SNAPSHOT_RATE, value_parser = bounded(SNAPSHOT_RATES, " per second"))]
     pub(crate) snapshot_rate: u16,
     /// Most players (humans and bots) at once
-    #[arg(long, default_value_t = 16, value_parser = bounded(MAX_PLAYERS, ""))]
+    #[arg(long, default_value_t = defaults::MAX_PLAYERS, value_parser = bounded(MAX_PLAYERS, ""))]
     pub(crate) max_players: u16,
     /// How the server applies each client's commands: adaptive (a jitter buffer as deep
     /// as the measured arrival jitter needs: one a tick, so others see you move evenly),
     /// N (a jitter buffer: one a tick once N ticks' worth wait), credit (as they come,
     /// catching up to 6 a tick)
-    #[arg(long, default_value = "adaptive", value_name = "credit|N|adaptive")]
+    #[arg(long, default_value_t = InputBuffer::default(), value_name = "credit|N|adaptive")]
     pub(crate) input_buffer: InputBuffer,
 }
 
@@ -323,7 +323,7 @@ pub(crate) struct NetArgs {
     #[arg(long, value_name = "KBPS")]
     pub(crate) bandwidth: Option<u32>,
     /// Seed for the simulated network, so a run can be repeated exactly
-    #[arg(long, default_value_t = 7)]
+    #[arg(long, default_value_t = defaults::SEED)]
     pub(crate) seed: u64,
 }
 
@@ -332,7 +332,7 @@ pub(crate) struct ServerArgs {
     #[command(flatten)]
     pub(crate) game: MatchArgs,
     /// Server name shown to players
-    #[arg(long, default_value = "netarena")]
+    #[arg(long, default_value = defaults::NAME)]
     pub(crate) server_name: String,
     /// Do not answer LAN discovery (join by address only)
     #[arg(long)]
@@ -341,7 +341,7 @@ pub(crate) struct ServerArgs {
     #[arg(long, hide = true)]
     pub(crate) debug_protocol_version: Option<u16>,
     /// Seconds of silence after which a client is dropped
-    #[arg(long, default_value_t = 5, value_parser = bounded(CLIENT_TIMEOUTS_SECS, " seconds"))]
+    #[arg(long, default_value_t = defaults::CLIENT_TIMEOUT_SECS, value_parser = bounded(CLIENT_TIMEOUTS_SECS, " seconds"))]
     pub(crate) client_timeout: u64,
     #[command(flatten)]
     pub(crate) net: NetArgs,

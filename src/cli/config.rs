@@ -150,9 +150,9 @@ pub(crate) fn client_config(
     client.switches = view.switches();
     client.fps_cap = view.fps_cap;
     client.theme = view.theme.resolve();
-    client.input_rate = view.input_rate;
-    client.interp_ratio = view.interp_delay.0;
-    client.redundancy = view.redundancy;
+    client.tuning.input_rate = view.input_rate;
+    client.tuning.interp_ratio = view.interp_delay.0;
+    client.tuning.redundancy = view.redundancy;
     client.correction = view.correction.into();
     client.debug_panic_after = view.panic_after(PanicSite::Client);
     client.outgoing = conditions.clone();
@@ -282,7 +282,7 @@ mod dial_tests {
         };
         let addr = "127.0.0.1:7777".parse().unwrap();
         let config = client_config(addr, &args.player, Conditions::default()).unwrap();
-        let t = config.tuning();
+        let t = config.tuning;
         assert_eq!(
             (t.input_rate, t.interp_ratio, t.redundancy),
             (20, Some(2.5), 8)
@@ -295,6 +295,6 @@ mod dial_tests {
             panic!("not join");
         };
         let config = client_config(addr, &args.player, Conditions::default()).unwrap();
-        assert_eq!(config.tuning(), Default::default());
+        assert_eq!(config.tuning, Default::default());
     }
 }

@@ -201,15 +201,9 @@ pub struct ClientConfig {
     /// Give up joining, or declare the server gone, after this much silence.
     pub timeout: Duration,
     pub seed: u64,
-    /// Input packets per second while the buttons stay the same.
-    pub input_rate: u16,
-    /// The interpolation delay in snapshot periods; None: automatic.
-    pub interp_ratio: Option<f64>,
-    /// The most unacknowledged commands one input packet repeats.
-    pub redundancy: u8,
-    /// How far past the newest snapshot others may be extrapolated, in ms; None: the
-    /// built-in bound.
-    pub extrapolation_limit_ms: Option<u32>,
+    /// The player's own dials: input rate, interpolation delay, redundancy,
+    /// extrapolation bound.
+    pub tuning: netcode::tuning::Tuning,
     /// How remote players are brought onto a snapshot that disagrees with where they
     /// were drawn ahead of it.
     pub correction: CorrectionStyle,
@@ -235,25 +229,12 @@ impl ClientConfig {
             fps_cap: None,
             timeout: Duration::from_secs(5),
             seed: 7,
-            input_rate: netcode::session::DEFAULT_INPUT_RATE,
-            interp_ratio: None,
-            redundancy: netcode::tuning::Tuning::default().redundancy,
-            extrapolation_limit_ms: None,
+            tuning: netcode::tuning::Tuning::default(),
             correction: CorrectionStyle::default(),
             debug_panic_after: None,
             theme: crate::ui::Theme::Auto,
             keys: play::input::Bindings::default(),
             alone: Vec::new(),
-        }
-    }
-
-    /// The player's own dials as configured, for the session.
-    pub fn tuning(&self) -> netcode::tuning::Tuning {
-        netcode::tuning::Tuning {
-            input_rate: self.input_rate,
-            interp_ratio: self.interp_ratio,
-            redundancy: self.redundancy,
-            extrapolation_limit_ms: self.extrapolation_limit_ms,
         }
     }
 }

@@ -43,9 +43,9 @@ impl ClientConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
         let chars = self.name.chars().count();
         check("name length", chars, &(0..=MAX_NAME_CHARS))?;
-        check("input rate", self.input_rate, &INPUT_RATES)?;
-        check("redundancy", self.redundancy, &tuning::REDUNDANCY)?;
-        if let Some(r) = self.interp_ratio
+        check("input rate", self.tuning.input_rate, &INPUT_RATES)?;
+        check("redundancy", self.tuning.redundancy, &tuning::REDUNDANCY)?;
+        if let Some(r) = self.tuning.interp_ratio
             && !tuning::INTERP_RATIOS.contains(&r)
         {
             return Err(ConfigError(format!(
@@ -81,9 +81,11 @@ mod tests {
     fn each_bound_is_enforced() {
         type Breaker = fn(&mut ClientConfig);
         let cases: [(&str, Breaker); 8] = [
-            ("input rate", |c| c.input_rate = 0),
-            ("redundancy", |c| c.redundancy = 0),
-            ("interpolation delay", |c| c.interp_ratio = Some(f64::NAN)),
+            ("input rate", |c| c.tuning.input_rate = 0),
+            ("redundancy", |c| c.tuning.redundancy = 0),
+            ("interpolation delay", |c| {
+                c.tuning.interp_ratio = Some(f64::NAN)
+            }),
             ("frame rate", |c| c.fps_cap = Some(0)),
             ("outgoing latency", |c| c.outgoing.latency_ms = 60_001),
             ("incoming jitter", |c| c.incoming.jitter_ms = u32::MAX),

@@ -286,10 +286,7 @@ fn join(server: &mut Server, start: Instant, j: Joining) -> anyhow::Result<LabCl
     config.outgoing = j.up.clone();
     config.incoming = j.down.clone();
     config.seed = j.seed;
-    config.input_rate = j.tuning.input_rate;
-    config.interp_ratio = j.tuning.interp_ratio;
-    config.redundancy = j.tuning.redundancy;
-    config.extrapolation_limit_ms = j.tuning.extrapolation_limit_ms;
+    config.tuning = j.tuning;
     config.correction = j.correction;
     let mut driver = Driver::new(session, app, j.first);
     driver.set_correction(config.correction);

@@ -66,8 +66,6 @@ impl Scenario {
         let map = Map::builtin("duel").expect("the duel map is built in");
         let mut server = ServerConfig::new(map);
         server.seed = self.seed;
-        // As `host`, `server` and `lab` do by default; lesson 8 sets the credit queue.
-        server.input_buffer = crate::server::InputBuffer::Adaptive;
         server.name = "learn".to_owned();
         LabConfig {
             server,

@@ -66,7 +66,7 @@ impl Start {
         Start {
             kind,
             seed: config.seed,
-            tuning: config.tuning(),
+            tuning: config.tuning,
             switches: config.switches,
             correction: config.correction,
             conditions: config.outgoing.clone(),

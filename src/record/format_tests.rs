@@ -213,9 +213,9 @@ fn a_session_on_every_map_can_be_recorded() {
         };
         let mut config = ClientConfig::new("127.0.0.1:1".parse().unwrap(), "x");
         // The player's dials go in the start record too.
-        config.interp_ratio = Some(2.5);
-        config.redundancy = 8;
-        config.extrapolation_limit_ms = Some(50);
+        config.tuning.interp_ratio = Some(2.5);
+        config.tuning.redundancy = 8;
+        config.tuning.extrapolation_limit_ms = Some(50);
         let start = super::Start::of(LoopKind::Interactive, &welcome, &config);
         let mut w = Writer::new(Vec::new()).unwrap();
         w.start(&start).unwrap_or_else(|e| panic!("{name}: {e}"));

@@ -94,6 +94,10 @@ impl Live {
     pub(super) fn new(bots: u16, kind: LoopKind) -> Live {
         let mut config = ServerConfig::new(Map::builtin("arena").unwrap());
         config.bots = bots;
+        // The seed and the queue these tests' figures (and the golden recording) were
+        // taken with.
+        config.seed = 1;
+        config.input_buffer = crate::server::InputBuffer::Credit;
         let tick = Duration::from_secs(1) / u32::from(config.tick_rate);
         let mut server = Server::new(config);
         let start = Instant::now();

@@ -35,6 +35,9 @@ impl Solo {
     pub fn new(map: Map, bots: u16, up: Conditions, down: Conditions) -> Solo {
         let mut config = ServerConfig::new(map);
         config.bots = bots;
+        // The queue these tests' figures were taken with (the default is the adaptive
+        // buffer, whose depth outlasts a lag spike and a loss burst for longer).
+        config.input_buffer = netarena::server::InputBuffer::Credit;
         Solo::with_config(config, up, down)
     }
 

@@ -62,14 +62,18 @@ const COVERED_PCT: usize = 95;
 pub const APPLIED_KEPT: usize = 8;
 
 /// How the server applies a client's commands (`--input-buffer`).
+/// The default is every front end's (`host`, `server`, `lab`, learn, [`ServerConfig::new`]).
+///
+/// [`ServerConfig::new`]: crate::ServerConfig::new
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum InputBuffer {
     /// Up to one command a tick on average, catching up to [`MAX_CREDIT`] at once.
-    #[default]
     Credit,
     /// A jitter buffer of this many ticks (1 to [`MAX_BUFFER_TICKS`]).
     Fixed(u8),
-    /// A jitter buffer as deep as the measured arrival jitter needs.
+    /// A jitter buffer as deep as the measured arrival jitter needs: one command a tick,
+    /// so others see a player move evenly.
+    #[default]
     Adaptive,
 }
 
@@ -349,7 +353,7 @@ mod tests {
 
     #[test]
     fn duplicates_are_dropped_and_order_kept() {
-        let mut q = CommandQueue::default();
+        let mut q = CommandQueue::new(InputBuffer::Credit);
         for seq in [1, 2, 1, 3, 2, 3] {
             q.offer(seq, Command::default(), 0);
         }
@@ -361,7 +365,7 @@ mod tests {
 
     #[test]
     fn no_faster_than_one_per_tick_in_the_long_run() {
-        let mut q = CommandQueue::default();
+        let mut q = CommandQueue::new(InputBuffer::Credit);
         let mut seq = 0;
         let mut applied = 0;
         for _ in 0..600 {
@@ -382,7 +386,7 @@ mod tests {
 
     #[test]
     fn saved_credit_lets_a_late_burst_catch_up() {
-        let mut q = CommandQueue::default();
+        let mut q = CommandQueue::new(InputBuffer::Credit);
         for _ in 0..4 {
             assert!(drain(&mut q).is_empty());
         }
@@ -394,7 +398,7 @@ mod tests {
 
     #[test]
     fn an_absurd_jump_is_refused() {
-        let mut q = CommandQueue::default();
+        let mut q = CommandQueue::new(InputBuffer::Credit);
         q.offer(1, Command::default(), 0);
         q.offer(1_000_000, Command::default(), 0);
         q.offer(2, Command::default(), 0);
@@ -404,7 +408,7 @@ mod tests {
 
     #[test]
     fn gaps_are_skipped() {
-        let mut q = CommandQueue::default();
+        let mut q = CommandQueue::new(InputBuffer::Credit);
         q.offer(1, Command::default(), 0);
         q.offer(5, Command::default(), 0);
         assert_eq!(drain(&mut q), vec![1]);

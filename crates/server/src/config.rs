@@ -39,6 +39,25 @@ pub const CLIENT_TIMEOUTS_SECS: RangeInclusive<u64> = 1..=3600;
 /// Longest server name, in characters: it goes out in every welcome.
 pub const MAX_SERVER_NAME_CHARS: usize = 64;
 
+/// The defaults of a server and its match, one table that every front end reads: the
+/// `host`, `server` and `lab` flags, the learn mode, the config file's template and
+/// [`ServerConfig::new`] (tests included).
+pub mod defaults {
+    pub const TICK_RATE: u16 = 60;
+    pub const SNAPSHOT_RATE: u16 = 20;
+    pub const MAX_PLAYERS: u16 = 16;
+    pub const NAME: &str = "netarena";
+    pub const CLIENT_TIMEOUT_SECS: u64 = 5;
+    /// The bots' and the simulated networks' seed: the same seed, the same run.
+    pub const SEED: u64 = 7;
+    pub const BOT_SKILL: u8 = 2;
+    /// With three bots the leader gets there in about 3 minutes (20 took 2).
+    pub const FRAG_LIMIT: u16 = 30;
+    pub const TIME_LIMIT_SECS: u32 = 300;
+    pub const MAX_REWIND_MS: u32 = 250;
+    pub const RESULTS_SECS: u32 = 5;
+}
+
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
     pub bots: u16,
@@ -67,17 +86,17 @@ impl ServerConfig {
     pub fn new(map: Map) -> ServerConfig {
         ServerConfig {
             bots: 0,
-            tick_rate: 60,
-            snapshot_rate: 20,
-            max_players: 16,
-            name: "netarena".to_owned(),
-            client_timeout: Duration::from_secs(5),
-            seed: 1,
+            tick_rate: defaults::TICK_RATE,
+            snapshot_rate: defaults::SNAPSHOT_RATE,
+            max_players: defaults::MAX_PLAYERS,
+            name: defaults::NAME.to_owned(),
+            client_timeout: Duration::from_secs(defaults::CLIENT_TIMEOUT_SECS),
+            seed: defaults::SEED,
             debug_panic_after: None,
             discoverable: true,
             protocol_version: PROTOCOL_VERSION,
-            bot_skill: 2,
-            input_buffer: InputBuffer::Credit,
+            bot_skill: defaults::BOT_SKILL,
+            input_buffer: InputBuffer::default(),
             game: MatchConfig::new(map),
         }
     }

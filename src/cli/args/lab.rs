@@ -7,9 +7,9 @@ use clap::Args;
 use super::play::CorrectionArg;
 use super::{InterpDelay, ThemeArgs, bounded, interp_delay};
 use netarena::client::netcode::session::DEFAULT_INPUT_RATE;
-use netarena::client::netcode::tuning::{EXTRAPOLATION_LIMITS_MS, REDUNDANCY};
+use netarena::client::netcode::tuning::{EXTRAPOLATION_LIMITS_MS, REDUNDANCY, Tuning};
 use netarena::server::InputBuffer;
-use netarena::server::config::MAX_REWINDS_MS;
+use netarena::server::config::{MAX_REWINDS_MS, defaults};
 
 #[derive(Args)]
 pub(crate) struct LabArgs {
@@ -34,13 +34,13 @@ pub(crate) struct LabArgs {
     /// as the measured arrival jitter needs: one a tick, so others see you move evenly),
     /// N (a jitter buffer: one a tick once N ticks' worth wait), credit (as they come,
     /// catching up to 6 a tick)
-    #[arg(long, default_value = "adaptive", value_name = "credit|N|adaptive")]
+    #[arg(long, default_value_t = InputBuffer::default(), value_name = "credit|N|adaptive")]
     pub(crate) input_buffer: InputBuffer,
     /// Bot skill, 1 (slow and sloppy) to 5 (quick and precise)
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=5))]
+    #[arg(long, default_value_t = defaults::BOT_SKILL, value_parser = clap::value_parser!(u8).range(1..=5))]
     pub(crate) bot_skill: u8,
     /// Seed for bots and simulated networks: the same seed, the same run
-    #[arg(long, default_value_t = 7)]
+    #[arg(long, default_value_t = defaults::SEED)]
     pub(crate) seed: u64,
     /// Cap the frame rate (0: draw as fast as the terminal takes frames)
     #[arg(long, default_value_t = 60, value_name = "N")]
@@ -69,10 +69,10 @@ pub(crate) struct LabArgs {
     #[arg(long, value_name = "FILE")]
     pub(crate) record: Option<PathBuf>,
     /// Simulation ticks per second at the start (the tick-rate dial changes it live)
-    #[arg(long, default_value_t = 60, value_parser = bounded(netarena::lab::TICK_RATES, " per second"))]
+    #[arg(long, default_value_t = defaults::TICK_RATE, value_parser = bounded(netarena::lab::TICK_RATES, " per second"))]
     pub(crate) tick_rate: u16,
     /// Snapshots the server sends each client per second (at most the tick rate)
-    #[arg(long, default_value_t = 20, value_parser = bounded(1..=60u16, " per second"))]
+    #[arg(long, default_value_t = defaults::SNAPSHOT_RATE, value_parser = bounded(1..=60u16, " per second"))]
     pub(crate) snapshot_rate: u16,
     /// Each client's input packets per second while its keys stay the same
     #[arg(long, default_value_t = DEFAULT_INPUT_RATE, value_parser = bounded(1..=128u16, " per second"))]
@@ -83,14 +83,14 @@ pub(crate) struct LabArgs {
     pub(crate) interp_delay: InterpDelay,
     /// How many input packets carry each command, 1 to 64 (a packet always carries the
     /// commands no packet has carried yet)
-    #[arg(long, default_value_t = 64, value_parser = bounded(REDUNDANCY, " copies"))]
+    #[arg(long, default_value_t = Tuning::default().redundancy, value_parser = bounded(REDUNDANCY, " copies"))]
     pub(crate) redundancy: u8,
     /// Test rail shots where the shooter saw its targets (on) or where they are now
     #[arg(long, default_value = "on", value_name = "on|off", value_parser = on_off, action = clap::ArgAction::Set)]
     pub(crate) lag_compensation: bool,
     /// The most shooter latency (ms) lag compensation undoes, on top of the two
     /// snapshot periods of interpolation
-    #[arg(long, default_value_t = 250, value_parser = bounded(MAX_REWINDS_MS, " ms"))]
+    #[arg(long, default_value_t = defaults::MAX_REWIND_MS, value_parser = bounded(MAX_REWINDS_MS, " ms"))]
     pub(crate) rewind_ms: u32,
     /// How far (ms) past the newest snapshot others may be extrapolated before they are
     /// held (default: 100, 300 with dead reckoning)

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use netarena::client::netcode::tuning::REDUNDANCY;
+use netarena::client::netcode::tuning::{REDUNDANCY, Tuning};
 use netarena::client::play::input::Bindings;
 use netarena::client::shell::headless::BotKind;
 use netarena::client::validate::{FPS_CAPS, INPUT_RATES};
@@ -147,7 +147,7 @@ pub(crate) struct ViewArgs {
     pub(crate) interp_delay: InterpDelay,
     /// How many input packets carry each command, 1 to 64 (a packet always carries the
     /// commands no packet has carried yet)
-    #[arg(long, default_value_t = 64, value_parser = bounded(REDUNDANCY, " copies"))]
+    #[arg(long, default_value_t = Tuning::default().redundancy, value_parser = bounded(REDUNDANCY, " copies"))]
     pub(crate) redundancy: u8,
     #[command(flatten)]
     pub(crate) theme: ThemeArgs,

@@ -313,7 +313,7 @@ impl ClientSession {
     /// Takes the config's settings: the player's dials and the correction style (the
     /// switches come with [`ClientSession::new`]).
     pub(crate) fn apply(&mut self, config: &crate::client::ClientConfig) {
-        self.set_tuning(config.tuning());
+        self.set_tuning(config.tuning);
         self.set_correction(config.correction);
     }
 

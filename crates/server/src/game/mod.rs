@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, VecDeque};
 
 use super::bots::Score;
+use crate::config::defaults;
 use netarena_net::map_chunks::{self, EVENT_CHUNK_BYTES};
 use netarena_net::protocol::{GameEvent, OwnBody, PlayerStatus};
 use netarena_sim::combat::{CombatRules, Leg, Projectile, Weapon};
@@ -43,12 +44,11 @@ impl MatchConfig {
     pub fn new(map: Map) -> MatchConfig {
         MatchConfig {
             maps: vec![map],
-            // With three bots the leader gets there in about 3 minutes (20 took 2).
-            frag_limit: 30,
-            time_limit_secs: 300,
+            frag_limit: defaults::FRAG_LIMIT,
+            time_limit_secs: defaults::TIME_LIMIT_SECS,
             lag_compensation: true,
-            max_rewind_ms: 250,
-            results_secs: 5,
+            max_rewind_ms: defaults::MAX_REWIND_MS,
+            results_secs: defaults::RESULTS_SECS,
         }
     }
 }
