@@ -8,7 +8,7 @@
 
 use std::time::Instant;
 
-use super::{ClientSession, SessionEnd, find, name_in, others_of};
+use super::{ClientSession, SessionEnd, find, name_in, name_ref, others_of};
 use crate::client::netcode::causes::{Cause, explain};
 use crate::client::netcode::clock::interp_delay_target;
 use crate::client::netcode::outage;
@@ -213,7 +213,7 @@ impl ClientSession {
             let roster = &self.roster;
             self.net
                 .remote_motion(&prev.players, &snap.players, self.player_id, |id| {
-                    name_in(roster, id)
+                    name_ref(roster, id)
                 });
         }
         // A jitter buffer on the server holds `buffer_depth` of ours by design: only

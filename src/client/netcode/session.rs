@@ -10,6 +10,7 @@
 //! the time it happened; it owns no socket and reads no clock, so tests can step it
 //! against a [`crate::server::Server`] with any latency they like.
 
+use std::borrow::Cow;
 use std::time::Instant;
 
 #[path = "intake.rs"]
@@ -809,10 +810,15 @@ pub(in crate::client) fn others_of(players: &[PlayerSnap], me: PlayerId) -> Vec<
 }
 
 pub(in crate::client) fn name_in(roster: &[RosterEntry], id: PlayerId) -> String {
+    name_ref(roster, id).into_owned()
+}
+
+/// [`name_in`], borrowed from the roster where it has the name.
+pub(in crate::client) fn name_ref(roster: &[RosterEntry], id: PlayerId) -> Cow<'_, str> {
     roster
         .iter()
         .find(|r| r.id == id)
-        .map_or_else(|| format!("#{id}"), |r| r.name.clone())
+        .map_or_else(|| Cow::Owned(format!("#{id}")), |r| Cow::Borrowed(&r.name))
 }
 
 #[cfg(test)]
