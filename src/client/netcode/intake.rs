@@ -179,12 +179,13 @@ impl ClientSession {
         }
         // Where each remote player was drawn just before this snapshot: what it is
         // corrected from.
-        let before: Vec<_> = snap
-            .players
-            .iter()
-            .filter(|p| p.id != self.player_id)
-            .filter_map(|p| Some((p.id, self.remote_drawn(p.id, now)?)))
-            .collect();
+        let mut before = Vec::with_capacity(snap.players.len());
+        before.extend(
+            snap.players
+                .iter()
+                .filter(|p| p.id != self.player_id)
+                .filter_map(|p| Some((p.id, self.remote_drawn(p.id, now)?))),
+        );
         // Snapshots the server held back for our link's sake were never sent: no loss.
         // Each snapshot carries the running total, so the count between the newest two
         // is right even when the snapshots between that said so were lost.
