@@ -179,12 +179,13 @@ impl ClientSession {
         }
         // Where each remote player was drawn just before this snapshot: what it is
         // corrected from.
+        let at = self.sampling(now);
         let mut before = Vec::with_capacity(snap.players.len());
         before.extend(
             snap.players
                 .iter()
                 .filter(|p| p.id != self.player_id)
-                .filter_map(|p| Some((p.id, self.remote_drawn(p.id, now)?))),
+                .filter_map(|p| Some((p.id, self.remote_drawn_at(p.id, &at)?))),
         );
         // Snapshots the server held back for our link's sake were never sent: no loss.
         // Each snapshot carries the running total, so the count between the newest two

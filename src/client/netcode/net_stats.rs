@@ -274,7 +274,12 @@ impl NetStats {
         name_of: impl Fn(PlayerId) -> Cow<'r, str>,
     ) {
         for p in players.iter().filter(|p| p.id != me) {
-            let Some(before) = prev.iter().find(|b| b.id == p.id).map(|b| b.state) else {
+            // Snapshots list their players by id.
+            let Some(before) = prev
+                .binary_search_by_key(&p.id, |b| b.id)
+                .ok()
+                .map(|at| prev[at].state)
+            else {
                 continue;
             };
             let moved = f64::from(p.state.x - before.x).hypot(f64::from(p.state.y - before.y));
