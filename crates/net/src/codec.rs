@@ -70,10 +70,21 @@ pub fn encoded_len_server(msg: &ServerMsg) -> usize {
 /// The encoded size of any part of a message, for byte budgets and statistics (no
 /// size limit: it measures what would not fit, too).
 pub fn encoded_len<T: Serialize>(value: &T) -> usize {
-    let mut sink = ByteCounter::default();
+    /// Counts in place: no shared count to allocate, as [`ByteCounter`] has.
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut sink = Count(0);
     match bincode::serde::encode_into_std_write(value, &mut sink, bincode::config::standard()) {
         Ok(n) => n,
-        Err(_) => sink.bytes() as usize,
+        Err(_) => sink.0,
     }
 }
 

@@ -125,6 +125,54 @@ pub struct BufferFigures {
     pub lost: u64,
 }
 
+/// Each recent new command's arrival tick and how far that is from its seq
+/// (`ticks - seq`), and how late it was against the earliest of the
+/// [`REFERENCE_WINDOW`] before it, in ticks; beside them, how many were how late, so
+/// a percentile of the lateness is a walk over [`MAX_BUFFER_TICKS`] counts on every
+/// tick rather than a selection over the window's arrivals.
+#[derive(Clone, Debug, Default)]
+struct Arrivals {
+    list: VecDeque<(u32, i64, u32)>,
+    /// Arrivals by lateness; the last slot counts every lateness that makes the
+    /// deepest buffer, [`MAX_BUFFER_TICKS`] - 1 ticks or more.
+    counts: [u32; MAX_BUFFER_TICKS as usize],
+}
+
+impl Arrivals {
+    fn slot(lateness: u32) -> usize {
+        (lateness as usize).min(MAX_BUFFER_TICKS as usize - 1)
+    }
+
+    fn push(&mut self, tick: u32, offset: i64, lateness: u32) {
+        self.list.push_back((tick, offset, lateness));
+        self.counts[Self::slot(lateness)] += 1;
+    }
+
+    /// Forgets the arrivals before tick `since`.
+    fn drop_before(&mut self, since: u32) {
+        while let Some(&(t, _, lateness)) = self.list.front()
+            && t < since
+        {
+            self.list.pop_front();
+            self.counts[Self::slot(lateness)] -= 1;
+        }
+    }
+
+    /// The lateness that `pct`% of the arrivals are at or under (the smallest such),
+    /// up to the last slot's; None before any arrive.
+    fn lateness_at(&self, pct: usize) -> Option<u32> {
+        let at = (self.list.len() * pct).div_ceil(100).checked_sub(1)?;
+        let mut seen = 0;
+        for (lateness, &n) in self.counts.iter().enumerate() {
+            seen += n as usize;
+            if seen > at {
+                return u32::try_from(lateness).ok();
+            }
+        }
+        None
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub(crate) struct CommandQueue {
     mode: InputBuffer,
@@ -138,10 +186,8 @@ pub(crate) struct CommandQueue {
     ticks: u32,
     /// A jitter buffer applies only once filled to its depth, and again after running dry.
     primed: bool,
-    /// Each recent new command's arrival tick and how far that is from its seq
-    /// (`ticks - seq`), and how late it was against the earliest of the
-    /// [`REFERENCE_WINDOW`] before it, in ticks.
-    arrivals: VecDeque<(u32, i64, u32)>,
+    /// The recent new commands' arrivals (see [`Arrivals`]).
+    arrivals: Arrivals,
     target: u32,
     /// When the adaptive depth last grew shallower.
     shrunk_at: u32,
@@ -183,7 +229,7 @@ impl CommandQueue {
         self.arrivals = if mode == InputBuffer::Adaptive {
             arrivals
         } else {
-            VecDeque::new()
+            Arrivals::default()
         };
     }
 
@@ -220,13 +266,14 @@ impl CommandQueue {
         let since = self.ticks.saturating_sub(REFERENCE_WINDOW);
         let earliest = self
             .arrivals
+            .list
             .iter()
             .rev()
             .take_while(|&&(t, _, _)| t >= since)
             .map(|&(_, d, _)| d)
             .fold(offset, i64::min);
         let lateness = u32::try_from(offset - earliest).unwrap_or(u32::MAX);
-        self.arrivals.push_back((self.ticks, offset, lateness));
+        self.arrivals.push(self.ticks, offset, lateness);
         if self.pending.len() > (self.target + MAX_CREDIT + self.owed) as usize
             && let Some((seq, _, _)) = self.pending.pop_front()
         {
@@ -262,9 +309,7 @@ impl CommandQueue {
     /// the client has stopped, and the buffer fills to its depth again.
     fn buffered(&mut self) -> usize {
         let since = self.ticks.saturating_sub(JITTER_WINDOW);
-        while self.arrivals.front().is_some_and(|&(t, _, _)| t < since) {
-            self.arrivals.pop_front();
-        }
+        self.arrivals.drop_before(since);
         if self.mode == InputBuffer::Adaptive
             && let Some(needed) = self.depth_needed()
         {
@@ -302,12 +347,7 @@ impl CommandQueue {
     /// The depth that covers [`COVERED_PCT`]% of recent arrivals: one tick more than
     /// their lateness at that percentile (None before any arrive).
     fn depth_needed(&self) -> Option<u32> {
-        let mut late: Vec<u32> = self.arrivals.iter().map(|&(_, _, l)| l).collect();
-        if late.is_empty() {
-            return None;
-        }
-        let at = (late.len() * COVERED_PCT).div_ceil(100).saturating_sub(1);
-        let (_, &mut p, _) = late.select_nth_unstable(at);
+        let p = self.arrivals.lateness_at(COVERED_PCT)?;
         Some(p.saturating_add(1).min(u32::from(MAX_BUFFER_TICKS)))
     }
 
@@ -349,6 +389,34 @@ mod tests {
 
     fn drain(q: &mut CommandQueue) -> Vec<u32> {
         q.take_for_tick().map(|(s, _, _)| s).collect()
+    }
+
+    /// The counts' percentile is the one a sort of the window's lateness gives (past
+    /// the deepest buffer's, which makes the same depth), as arrivals come and go.
+    #[test]
+    fn the_lateness_percentile_is_the_sorted_windows() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_pcg::Pcg32::seed_from_u64(3);
+        let mut a = Arrivals::default();
+        for tick in 0..2000u32 {
+            for _ in 0..rng.random_range(0..3) {
+                let lateness = if rng.random_bool(0.1) {
+                    rng.random_range(0..100)
+                } else {
+                    rng.random_range(0..6)
+                };
+                a.push(tick, 0, lateness);
+            }
+            a.drop_before(tick.saturating_sub(JITTER_WINDOW));
+            let mut late: Vec<u32> = a.list.iter().map(|&(_, _, l)| l).collect();
+            late.sort_unstable();
+            let pct = rng.random_range(1..=100);
+            let want = (late.len() * pct)
+                .div_ceil(100)
+                .checked_sub(1)
+                .map(|at| late[at].min(u32::from(MAX_BUFFER_TICKS) - 1));
+            assert_eq!(a.lateness_at(pct), want, "tick {tick}, {pct}%");
+        }
     }
 
     #[test]

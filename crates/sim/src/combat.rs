@@ -352,11 +352,31 @@ pub fn line_up(
     let (target_id, t) = target;
     let far = me.dist2(&t) > i64::from(6 * CELL) * i64::from(6 * CELL);
     let weapon = if far { Weapon::Rail } else { Weapon::Blaster };
-    let aim = (0..8u8).find(|&aim| match weapon {
-        Weapon::Rail => rail(map, (me.x, me.y), aim, &[(target_id, t)]).1.is_some(),
-        Weapon::Blaster => Projectile::fire(0, 0, me, aim, 0).reaches(map, rules, &t),
+    let aim = (0..8u8).find(|&aim| {
+        may_touch(me, &t, aim)
+            && match weapon {
+                Weapon::Rail => rail(map, (me.x, me.y), aim, &[(target_id, t)]).1.is_some(),
+                Weapon::Blaster => Projectile::fire(0, 0, me, aim, 0).reaches(map, rules, &t),
+            }
     });
     (weapon, aim)
+}
+
+/// Whether anything fired from `me` along `aim` could touch `target` at all, walls
+/// aside: whether some point of the ray from `me` (bolts and rails step along it, the
+/// diagonals with equal parts) comes within [`HALF`] of `target` on both axes. Every
+/// aim for which this is false misses, so [`line_up`] traces only the others.
+fn may_touch(me: &PlayerState, target: &PlayerState, aim: u8) -> bool {
+    let (ax, ay) = aim_vector(aim);
+    let half = i64::from(HALF);
+    let (rx, ry) = (i64::from(target.x - me.x), i64::from(target.y - me.y));
+    // How far ahead the target is along each of the aim's parts.
+    let (u, v) = (rx * i64::from(ax), ry * i64::from(ay));
+    match (ax, ay) {
+        (0, _) => rx.abs() < half && v + half > 0,
+        (_, 0) => ry.abs() < half && u + half > 0,
+        _ => (u - v).abs() < 2 * half && u.min(v) + half > 0,
+    }
 }
 
 #[cfg(test)]
@@ -387,6 +407,37 @@ mod tests {
             vy: i32::MIN,
         };
         assert_eq!(p.flight(&map(), &rules), vec![(p.x, p.y)]);
+    }
+
+    /// `line_up` skips the aims `may_touch` rules out: none of them ever reaches the
+    /// target, by rail or by bolt, from any of a grid of positions around it, while
+    /// every aim that does reach is kept.
+    #[test]
+    fn may_touch_rules_out_only_aims_that_miss() {
+        let (map, rules) = (map(), CombatRules::for_tick_rate(60));
+        let target = PlayerState::at_cell(5, 2);
+        let (mut reached, mut ruled_out) = (0, 0);
+        for x in (CELL..11 * CELL).step_by((CELL / 5) as usize) {
+            for y in (CELL..4 * CELL).step_by((CELL / 5) as usize) {
+                let me = PlayerState {
+                    x,
+                    y,
+                    ..PlayerState::default()
+                };
+                for aim in 0..8 {
+                    let by_rail = rail(&map, (x, y), aim, &[(1, target)]).1.is_some();
+                    let by_bolt =
+                        Projectile::fire(0, 0, &me, aim, 0).reaches(&map, &rules, &target);
+                    if may_touch(&me, &target, aim) {
+                        reached += usize::from(by_rail || by_bolt);
+                    } else {
+                        ruled_out += 1;
+                        assert!(!by_rail && !by_bolt, "({x}, {y}) aim {aim}");
+                    }
+                }
+            }
+        }
+        assert!(reached > 100 && ruled_out > 1000, "{reached} {ruled_out}");
     }
 
     #[test]

@@ -8,7 +8,7 @@
 
 use std::time::Instant;
 
-use super::{ClientSession, SessionEnd, find, name_in, others_of};
+use super::{ClientSession, SessionEnd, find, name_in, name_ref, others_of};
 use crate::client::netcode::causes::{Cause, explain};
 use crate::client::netcode::clock::interp_delay_target;
 use crate::client::netcode::outage;
@@ -179,12 +179,14 @@ impl ClientSession {
         }
         // Where each remote player was drawn just before this snapshot: what it is
         // corrected from.
-        let before: Vec<_> = snap
-            .players
-            .iter()
-            .filter(|p| p.id != self.player_id)
-            .filter_map(|p| Some((p.id, self.remote_drawn(p.id, now)?)))
-            .collect();
+        let at = self.sampling(now);
+        let mut before = Vec::with_capacity(snap.players.len());
+        before.extend(
+            snap.players
+                .iter()
+                .filter(|p| p.id != self.player_id)
+                .filter_map(|p| Some((p.id, self.remote_drawn_at(p.id, &at)?))),
+        );
         // Snapshots the server held back for our link's sake were never sent: no loss.
         // Each snapshot carries the running total, so the count between the newest two
         // is right even when the snapshots between that said so were lost.
@@ -213,7 +215,7 @@ impl ClientSession {
             let roster = &self.roster;
             self.net
                 .remote_motion(&prev.players, &snap.players, self.player_id, |id| {
-                    name_in(roster, id)
+                    name_ref(roster, id)
                 });
         }
         // A jitter buffer on the server holds `buffer_depth` of ours by design: only

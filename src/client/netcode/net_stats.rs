@@ -2,6 +2,7 @@
 //! frames were drawn, corrections, and the lagometer's record. The session reports what
 //! happened; this keeps the running counts and means.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Instant;
 
@@ -265,15 +266,20 @@ impl NetStats {
     }
 
     /// Adds each remote player's motion since the previous snapshot to its distance.
-    pub(crate) fn remote_motion(
+    pub(crate) fn remote_motion<'r>(
         &mut self,
         prev: &[PlayerSnap],
         players: &[PlayerSnap],
         me: PlayerId,
-        name_of: impl Fn(PlayerId) -> String,
+        name_of: impl Fn(PlayerId) -> Cow<'r, str>,
     ) {
         for p in players.iter().filter(|p| p.id != me) {
-            let Some(before) = prev.iter().find(|b| b.id == p.id).map(|b| b.state) else {
+            // Snapshots list their players by id.
+            let Some(before) = prev
+                .binary_search_by_key(&p.id, |b| b.id)
+                .ok()
+                .map(|at| prev[at].state)
+            else {
                 continue;
             };
             let moved = f64::from(p.state.x - before.x).hypot(f64::from(p.state.y - before.y));
@@ -282,11 +288,14 @@ impl NetStats {
             match self.remotes.iter_mut().find(|r| r.id == p.id) {
                 Some(r) => {
                     r.distance_cells += cells;
-                    r.name = name;
+                    // Copied only when the roster renamed it.
+                    if r.name != name {
+                        r.name = name.into_owned();
+                    }
                 }
                 None => self.remotes.push(RemoteSeen {
                     id: p.id,
-                    name,
+                    name: name.into_owned(),
                     distance_cells: cells,
                 }),
             }

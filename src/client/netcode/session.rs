@@ -10,6 +10,7 @@
 //! the time it happened; it owns no socket and reads no clock, so tests can step it
 //! against a [`crate::server::Server`] with any latency they like.
 
+use std::borrow::Cow;
 use std::time::Instant;
 
 #[path = "intake.rs"]
@@ -706,15 +707,19 @@ impl ClientSession {
     /// Where and how fast remote player `id` is drawn moving now, when it is drawn from
     /// the buffer (interpolation or dead reckoning on).
     fn remote_drawn(&self, id: PlayerId, now: Instant) -> Option<Motion> {
-        let m = self.remote_sampled(id, now)?;
+        self.remote_drawn_at(id, &self.sampling(now))
+    }
+
+    /// [`ClientSession::remote_drawn`] at the instant `at` was worked out for.
+    fn remote_drawn_at(&self, id: PlayerId, at: &Sampling) -> Option<Motion> {
+        let m = self.remote_sampled_at(id, at)?;
         let Some(e) = self.remote_errors.iter().find(|e| e.id == id) else {
             return Some(m);
         };
-        let secs = self.local_secs(now);
-        let at = |s| e.offset(self.correction, s, self.tick_rate);
-        let (ox, oy) = at(secs);
+        let offset = |s| e.offset(self.correction, s, self.tick_rate);
+        let (ox, oy) = offset(at.secs);
         // The offset's own rate of change, over a millisecond, per tick.
-        let (nx, ny) = at(secs + 0.001);
+        let (nx, ny) = offset(at.secs + 0.001);
         let per_tick = 1.0 / (0.001 * self.tick_rate);
         Some(Motion {
             pos: (m.pos.0 + ox, m.pos.1 + oy),
@@ -726,16 +731,30 @@ impl ClientSession {
         })
     }
 
+    /// What drawing remote players at `now` needs, worked out once for all of them.
+    fn sampling(&self, now: Instant) -> Sampling {
+        Sampling {
+            render_tick: self
+                .switches
+                .remotes_sampled()
+                .then(|| self.render_tick(now))
+                .flatten(),
+            secs: self.local_secs(now),
+            limit: self.extrapolation_limit_ticks(),
+        }
+    }
+
     /// After a new snapshot: each remote player drawn at `before` (where it was drawn
     /// just before the snapshot came) now samples elsewhere; the difference becomes the
     /// error that fades as the correction style says. A big one (a respawn, a teleport)
     /// is taken at once whatever the style, as is one too small to see.
     fn correct_remotes(&mut self, now: Instant, before: &[(PlayerId, Motion)]) {
-        let secs = self.local_secs(now);
+        let at = self.sampling(now);
+        let secs = at.secs;
         let big = f64::from(MAX_BLENDED_CELLS * CELL);
         for &(id, drawn) in before {
             self.remote_errors.retain(|e| e.id != id);
-            let Some(new) = self.remote_sampled(id, now) else {
+            let Some(new) = self.remote_sampled_at(id, &at) else {
                 continue;
             };
             let pos = (drawn.pos.0 - new.pos.0, drawn.pos.1 - new.pos.1);
@@ -757,13 +776,9 @@ impl ClientSession {
         }
     }
 
-    /// Where the buffer alone puts remote player `id` now (no correction's error).
-    fn remote_sampled(&self, id: PlayerId, now: Instant) -> Option<Motion> {
-        if !self.switches.remotes_sampled() {
-            return None;
-        }
-        let t = self.render_tick(now)?;
-        self.buffer.motion(id, t, self.extrapolation_limit_ticks())
+    /// Where the buffer alone puts remote player `id` at `at` (no correction's error).
+    fn remote_sampled_at(&self, id: PlayerId, at: &Sampling) -> Option<Motion> {
+        self.buffer.motion(id, at.render_tick?, at.limit)
     }
 
     /// Which snapshots remote players are drawn from at `now` (None before any).
@@ -796,23 +811,36 @@ impl ClientSession {
     }
 }
 
+/// One instant's render tick (None when remote players are not drawn from the buffer,
+/// or before the clock is known), session seconds and extrapolation limit: what every
+/// remote player drawn at that instant shares.
+struct Sampling {
+    render_tick: Option<f64>,
+    secs: f64,
+    limit: f64,
+}
+
 pub(in crate::client) fn find(players: &[PlayerSnap], id: PlayerId) -> Option<PlayerState> {
     players.iter().find(|p| p.id == id).map(|p| p.state)
 }
 
 pub(in crate::client) fn others_of(players: &[PlayerSnap], me: PlayerId) -> Vec<PlayerState> {
-    players
-        .iter()
-        .filter(|p| p.id != me)
-        .map(|p| p.state)
-        .collect()
+    // Sized at once: a filtered collect grows (and copies) twice for a dozen players.
+    let mut others = Vec::with_capacity(players.len());
+    others.extend(players.iter().filter(|p| p.id != me).map(|p| p.state));
+    others
 }
 
 pub(in crate::client) fn name_in(roster: &[RosterEntry], id: PlayerId) -> String {
-    roster
-        .iter()
-        .find(|r| r.id == id)
-        .map_or_else(|| format!("#{id}"), |r| r.name.clone())
+    name_ref(roster, id).into_owned()
+}
+
+/// [`name_in`], borrowed from the roster where it has the name.
+pub(in crate::client) fn name_ref(roster: &[RosterEntry], id: PlayerId) -> Cow<'_, str> {
+    roster.iter().find(|r| r.id == id).map_or_else(
+        || Cow::Owned(format!("#{id}")),
+        |r| Cow::Borrowed(r.name.as_str()),
+    )
 }
 
 #[cfg(test)]
