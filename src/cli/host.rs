@@ -39,6 +39,8 @@ pub(crate) fn run(
     // it plays under exactly the conditions a remote player would.
     let loopback = SocketAddr::from(([127, 0, 0, 1], args.game.port));
     let mut client = client_config(loopback, &args.player, conditions)?;
+    // The host's client knows its own server's key.
+    client.pin = netarena::client::known_servers::ServerPin::Key(config.key.public());
 
     let (tx, rx) = mpsc::channel();
     let server_stop = Arc::new(AtomicBool::new(false));

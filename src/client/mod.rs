@@ -15,6 +15,7 @@ pub mod dials;
 pub mod driver;
 pub(crate) mod explain;
 mod keyframe;
+pub mod known_servers;
 pub mod netcode;
 pub mod play;
 pub mod shell;
@@ -219,6 +220,8 @@ pub struct ClientConfig {
     pub theme: crate::ui::Theme,
     /// Which key does what (the config file's `[keys]` over the defaults).
     pub keys: play::input::Bindings,
+    /// Which server keys the join accepts (`join` pins them in the known-servers file).
+    pub pin: known_servers::ServerPin,
 }
 
 impl ClientConfig {
@@ -240,6 +243,7 @@ impl ClientConfig {
             debug_panic_after: None,
             theme: crate::ui::Theme::Auto,
             keys: play::input::Bindings::default(),
+            pin: known_servers::ServerPin::Any,
         }
     }
 

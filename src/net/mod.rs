@@ -8,6 +8,7 @@ pub(crate) mod instants;
 pub mod map_chunks;
 pub mod protocol;
 pub mod roster_pages;
+pub mod secure;
 pub(crate) mod transport;
 pub mod widen;
 pub(crate) mod wire_events;
