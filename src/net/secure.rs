@@ -160,6 +160,8 @@ pub enum HandshakeError {
 pub struct ClientHandshake {
     state: HandshakeState,
     hello: [u8; HELLO_BYTES],
+    /// Hand the session's keys out for a key log (tests only, see [`Accepted::keys`]).
+    log_keys: bool,
 }
 
 impl std::fmt::Debug for ClientHandshake {
@@ -176,6 +178,9 @@ pub struct Accepted {
     pub id: u8,
     /// The server's static key, to compare with the pinned one.
     pub server_key: [u8; 32],
+    /// The session's two keys (client to server, server to client), only when the
+    /// handshake was asked to log them ([`ClientHandshake::log_keys`]).
+    pub keys: Option<([u8; 32], [u8; 32])>,
 }
 
 impl ClientHandshake {
@@ -191,7 +196,18 @@ impl ClientHandshake {
             .write_message(&[], &mut hello)
             .expect("`-> e` is 32 bytes");
         debug_assert_eq!(n, HELLO_BYTES);
-        ClientHandshake { state, hello }
+        ClientHandshake {
+            state,
+            hello,
+            log_keys: false,
+        }
+    }
+
+    /// Asks for the session's keys in [`Accepted::keys`]: for a key log that lets a
+    /// test's relay read the traffic (`NETARENA_KEYLOG`, as `SSLKEYLOGFILE` does for
+    /// TLS), never otherwise.
+    pub fn log_keys(&mut self) {
+        self.log_keys = true;
     }
 
     pub fn hello(&self) -> [u8; HELLO_BYTES] {
@@ -212,11 +228,13 @@ impl ClientHandshake {
                 .get_remote_static()
                 .ok_or(HandshakeError::NoSession)?,
         );
+        let keys = self.log_keys.then(|| self.state.dangerously_get_raw_split());
         let replaced = std::mem::replace(&mut self.state, ClientHandshake::new().state);
         Ok(Accepted {
             session: Session::new(replaced.into_stateless_transport_mode()?),
             id,
             server_key,
+            keys,
         })
     }
 }
@@ -280,6 +298,20 @@ pub enum OpenError {
 }
 
 impl Session {
+    /// Both ends of a session from its logged keys ([`Accepted::keys`]): the client's
+    /// (to open what the server sent) and the server's (to open what the client sent).
+    /// For a test's relay reading a key log.
+    pub fn from_logged_keys(up: &[u8; 32], down: &[u8; 32]) -> (Session, Session) {
+        let key = ServerKey::generate();
+        let mut client = ClientHandshake::new();
+        let (answer, mut server) = accept(&key, &client.hello(), 0).expect("a fresh handshake");
+        let mut client = client.finish(&answer).expect("a fresh handshake").session;
+        for end in [&mut client, &mut server] {
+            end.transport.rekey_manually(Some(up), Some(down));
+        }
+        (client, server)
+    }
+
     fn new(transport: StatelessTransportState) -> Session {
         Session {
             transport,
@@ -550,6 +582,30 @@ mod tests {
         forged[40] ^= 1;
         assert!(client.finish(&forged).is_err());
         assert_eq!(client.finish(&answer).unwrap().server_key, key.public());
+    }
+
+    #[test]
+    fn logged_keys_open_both_ways() {
+        let key = ServerKey::generate();
+        let mut hs = ClientHandshake::new();
+        let (answer, mut server) = accept(&key, &hs.hello(), 2).unwrap();
+        assert_eq!(hs.finish(&answer.clone()).unwrap().keys, None, "not asked");
+        let mut hs = ClientHandshake::new();
+        hs.log_keys();
+        let (answer, mut server2) = accept(&key, &hs.hello(), 2).unwrap();
+        let done = hs.finish(&answer).unwrap();
+        let (up, down) = done.keys.unwrap();
+        let (mut as_client, mut as_server) = Session::from_logged_keys(&up, &down);
+        let mut client = done.session;
+        let (mut sealed, mut plain) = (Vec::new(), Vec::new());
+        client.seal_client(2, b"up", &mut sealed);
+        assert!(as_server.open_client(&sealed, &mut plain).is_ok());
+        assert_eq!(plain, b"up");
+        server2.seal_server(b"down", &mut sealed);
+        assert!(as_client.open_server(&sealed, &mut plain).is_ok());
+        assert_eq!(plain, b"down");
+        server.seal_server(b"other", &mut sealed);
+        assert!(as_client.open_server(&sealed, &mut plain).is_err());
     }
 
     #[test]

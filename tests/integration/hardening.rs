@@ -11,7 +11,9 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg32;
 
 use netarena::net::codec;
-use netarena::net::protocol::{ClientMsg, InputPacket, ServerMsg, SessionKey};
+use netarena::net::protocol::{ClientMsg, InputPacket, ServerMsg};
+use netarena::net::secure::{self, ClientHandshake, ServerKey};
+use support::Keyring;
 use netarena::server::{Server, ServerConfig};
 use netarena::sim::map::Map;
 use netarena::sim::world::{Buttons, Command as Cmd};
@@ -23,8 +25,9 @@ struct Peer {
     socket: UdpSocket,
     server: SocketAddr,
     buf: Vec<u8>,
-    session: SessionKey,
-    seq: u32,
+    /// Its end of the handshake and session, by its own address.
+    keys: Keyring,
+    me: SocketAddr,
 }
 
 impl Peer {
@@ -34,11 +37,11 @@ impl Peer {
             .set_read_timeout(Some(Duration::from_millis(500)))
             .unwrap();
         Peer {
+            me: socket.local_addr().unwrap(),
             socket,
             server: SocketAddr::from(([127, 0, 0, 1], port)),
             buf: vec![0; 65536],
-            session: SessionKey::random(),
-            seq: 0,
+            keys: Keyring::default(),
         }
     }
 
@@ -48,7 +51,7 @@ impl Peer {
 
     fn recv(&mut self) -> Option<ServerMsg> {
         let (n, _) = self.socket.recv_from(&mut self.buf).ok()?;
-        codec::decode_server(&self.buf[..n]).ok()
+        self.keys.open(self.me, &self.buf[..n]).ok()
     }
 
     /// The full handshake; true once welcomed.
@@ -56,7 +59,7 @@ impl Peer {
         let mut req = Vec::new();
         let mut cookie = None;
         for _ in 0..6 {
-            codec::connect_request(name, cookie, self.session, &mut req).unwrap();
+            codec::connect_request(name, cookie, self.keys.hello(self.me), &mut req).unwrap();
             self.send(&req);
             while let Some(msg) = self.recv() {
                 match msg {
@@ -74,9 +77,8 @@ impl Peer {
 
     /// Sends a session message sealed with this peer's session.
     fn send_sealed(&mut self, msg: &ClientMsg) {
-        self.seq += 1;
         let mut buf = Vec::new();
-        codec::encode_sealed(msg, &self.session, self.seq, &mut buf).unwrap();
+        self.keys.seal(self.me, msg, &mut buf);
         self.send(&buf);
     }
 
@@ -102,13 +104,17 @@ fn flood_once() -> Result<(), String> {
     // Valid packets of every kind, to mutate.
     let mut samples: Vec<Vec<u8>> = Vec::new();
     let mut buf = Vec::new();
-    let session = SessionKey::random();
-    codec::connect_request("mallory", None, session, &mut buf).unwrap();
+    // Sealed datagrams of a session with another server: the right shape, another key.
+    let mut handshake = ClientHandshake::new();
+    codec::connect_request("mallory", None, handshake.hello(), &mut buf).unwrap();
     samples.push(buf.clone());
+    let (answer, _) = secure::accept(&ServerKey::generate(), &handshake.hello(), 1).unwrap();
+    let mut session = handshake.finish(&answer).unwrap().session;
     let input = InputPacket::pack(5, 1, 3, (1..=20).map(|s| (s, Cmd::moving(Buttons::RIGHT))));
-    codec::encode_sealed(&ClientMsg::Input(input), &session, 1, &mut buf).unwrap();
+    let scratch = &mut Vec::new();
+    codec::seal_client(&ClientMsg::Input(input), &mut session, 1, &mut buf, scratch).unwrap();
     samples.push(buf.clone());
-    codec::encode_sealed(&ClientMsg::Leave, &session, 2, &mut buf).unwrap();
+    codec::seal_client(&ClientMsg::Leave, &mut session, 1, &mut buf, scratch).unwrap();
     samples.push(buf.clone());
 
     let peer = Peer::new(server.port);
@@ -209,7 +215,7 @@ fn a_speed_hacking_client_gains_nothing() {
             seqs[k] += per_tick;
             let input =
                 InputPacket::pack(1, seqs[k], 0, (first..=seqs[k]).map(|s| (s, pattern(s))));
-            codec::encode_in_process(addr, &ClientMsg::Input(input), &mut buf).unwrap();
+            server.encode_in_process(addr, &ClientMsg::Input(input), &mut buf).unwrap();
             server.receive(now, addr, &buf);
         }
         let before = ids.map(|id| server.world().get(id).unwrap());
@@ -366,7 +372,7 @@ fn unproven_addresses_get_a_small_challenge_and_no_slot() {
     let now = Instant::now();
     let spoofed: SocketAddr = "10.1.2.3:4444".parse().unwrap();
     let mut request = Vec::new();
-    codec::connect_request("spoof", None, SessionKey::random(), &mut request).unwrap();
+    codec::connect_request("spoof", None, [1; 32], &mut request).unwrap();
     server.receive(now, spoofed, &request);
     let out: Vec<_> = server.take_outbox().collect();
     assert_eq!(out.len(), 1);
@@ -384,13 +390,13 @@ fn unproven_addresses_get_a_small_challenge_and_no_slot() {
     assert_eq!(server.player_count(), 0, "no slot for an unproven address");
 
     // The cookie is bound to its address, and good once.
-    codec::connect_request("spoof", Some(cookie), SessionKey::random(), &mut request).unwrap();
+    codec::connect_request("spoof", Some(cookie), [1; 32], &mut request).unwrap();
     server.receive(now, "10.1.2.4:4444".parse().unwrap(), &request);
     assert_eq!(server.take_outbox().count(), 0);
     assert_eq!(server.player_count(), 0);
     server.receive(now, spoofed, &request);
     assert_eq!(server.player_count(), 1, "the real owner joins");
-    server.receive(now, spoofed, &[0xFF; 3]);
+    server.receive(now, spoofed, &[0x7F; 3]);
     server.receive(now, "10.9.9.9:1".parse().unwrap(), &request);
     assert_eq!(server.player_count(), 1);
     assert!(server.refusals().malformed >= 1 && server.refusals().bad_cookie >= 1);
@@ -404,7 +410,7 @@ fn unproven_addresses_get_a_small_challenge_and_no_slot() {
             version: netarena::net::protocol::PROTOCOL_VERSION,
             name: String::new(),
             cookie: None,
-            session: SessionKey::random(),
+            hello: [2; 32],
             padding: Vec::new(),
         },
         &mut small,
@@ -485,16 +491,16 @@ fn forged_and_replayed_session_messages_change_nothing() {
     // One genuine input (standing still), which the attacker captures.
     let mut genuine = Vec::new();
     let still = InputPacket::pack(1, 1, 0, [(1, Cmd::default())]);
-    codec::encode_in_process(victim, &ClientMsg::Input(still), &mut genuine).unwrap();
+    server.encode_in_process(victim, &ClientMsg::Input(still), &mut genuine).unwrap();
     server.receive(now, victim, &genuine);
     run(&mut server, &mut now, 10);
     let _ = chats_to(&mut server, watcher);
     let before = server.world().get(id).unwrap();
 
-    let guessed = SessionKey {
-        id: codec::in_process_session(victim).id,
-        key: [7; 16],
-    };
+    // The victim's session id (its player id) under keys of the attacker's own.
+    let mut hs = ClientHandshake::new();
+    let (answer, _) = secure::accept(&ServerKey::generate(), &hs.hello(), id).unwrap();
+    let mut guessed = hs.finish(&answer).unwrap().session;
     let left = InputPacket::pack(1, 2, 0, (2..=60).map(|s| (s, Cmd::moving(Buttons::LEFT))));
     let forgeries = [
         ClientMsg::Leave,
@@ -503,10 +509,10 @@ fn forged_and_replayed_session_messages_change_nothing() {
     ];
     let mut buf = Vec::new();
     server.receive(now, victim, &[0x02]);
-    for (k, msg) in forgeries.iter().enumerate() {
+    for msg in &forgeries {
         codec::encode_client(msg, &mut buf).unwrap();
         server.receive(now, victim, &buf);
-        codec::encode_sealed(msg, &guessed, 100 + k as u32, &mut buf).unwrap();
+        codec::seal_client(msg, &mut guessed, id, &mut buf, &mut Vec::new()).unwrap();
         server.receive(now, victim, &buf);
     }
     run(&mut server, &mut now, 30);
@@ -634,20 +640,19 @@ fn nothing_sent_to_an_unknown_address_is_larger_than_what_it_sent() {
         .unwrap();
     let mut requests: Vec<(&str, Vec<u8>)> = Vec::new();
     let mut buf = Vec::new();
-    codec::connect_request("x", None, SessionKey::random(), &mut buf).unwrap();
+    codec::connect_request("x", None, [3; 32], &mut buf).unwrap();
     requests.push(("connect", buf.clone()));
     codec::discover_request(7, &mut buf).unwrap();
     requests.push(("discover", buf.clone()));
     let mut other_version = buf.clone();
-    codec::connect_request("x", None, SessionKey::random(), &mut other_version).unwrap();
+    codec::connect_request("x", None, [3; 32], &mut other_version).unwrap();
     other_version[6] = 9; // the version: variant, magic (0xFC and 4 bytes), version
     requests.push(("another version", other_version));
-    for (k, msg) in [ClientMsg::Leave, ClientMsg::Chat(String::new())]
-        .iter()
-        .enumerate()
-    {
-        let stranger = SessionKey::random();
-        codec::encode_sealed(msg, &stranger, k as u32 + 1, &mut buf).unwrap();
+    let mut handshake = ClientHandshake::new();
+    let (answer, _) = secure::accept(&ServerKey::generate(), &handshake.hello(), 9).unwrap();
+    let mut stranger = handshake.finish(&answer).unwrap().session;
+    for msg in [ClientMsg::Leave, ClientMsg::Chat(String::new())] {
+        codec::seal_client(&msg, &mut stranger, 9, &mut buf, &mut Vec::new()).unwrap();
         requests.push(("sealed, unknown session", buf.clone()));
     }
     for garbage in [vec![0x02], vec![0x01, 0], vec![0xFF; 40]] {

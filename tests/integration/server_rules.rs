@@ -86,7 +86,7 @@ fn a_human_joining_a_server_full_of_bots_replaces_a_bot() {
 
     // The human leaves: the bot comes back.
     let mut buf = Vec::new();
-    netarena::net::codec::encode_in_process(host, &ClientMsg::Leave, &mut buf).unwrap();
+    server.encode_in_process(host, &ClientMsg::Leave, &mut buf).unwrap();
     server.receive(now, host, &buf);
     assert_eq!(server.player_count(), 16);
     let events = event_lines(&mut server);
@@ -164,7 +164,7 @@ fn spawn_protection_lasts_until_the_first_move_or_shot_with_a_cap() {
         .into_iter()
         .enumerate()
     {
-        netarena::net::codec::encode_in_process(who, &input(seq as u32 + 1, cmd), &mut buf)
+        server.encode_in_process(who, &input(seq as u32 + 1, cmd), &mut buf)
             .unwrap();
         server.receive(now, who, &buf);
     }
@@ -366,7 +366,7 @@ fn reading_newcomer(seed: u64, secs: u32, check_secs: f64) -> (Option<f64>, bool
     let reading = Command::moving(Buttons::READING);
     let (mut buf, mut protected_then) = (Vec::new(), false);
     for t in 1..=secs * 60 {
-        netarena::net::codec::encode_in_process(addr, &input(t, reading), &mut buf).unwrap();
+        server.encode_in_process(addr, &input(t, reading), &mut buf).unwrap();
         server.receive(now, addr, &buf);
         now += Duration::from_secs(1) / 60;
         server.tick(now);
@@ -490,7 +490,7 @@ fn a_leave_is_answered_and_its_repeats_are_no_strangers() {
     server.take_outbox().for_each(drop);
     for _ in 0..3 {
         let mut leave = Vec::new();
-        netarena::net::codec::encode_in_process(addr, &ClientMsg::Leave, &mut leave).unwrap();
+        server.encode_in_process(addr, &ClientMsg::Leave, &mut leave).unwrap();
         server.receive(now, addr, &leave);
     }
     let left = |server: &mut Server| {
@@ -507,10 +507,10 @@ fn a_leave_is_answered_and_its_repeats_are_no_strangers() {
     // long after.
     let other: SocketAddr = "10.0.0.10:4000".parse().unwrap();
     let mut leave = Vec::new();
-    netarena::net::codec::encode_in_process(other, &ClientMsg::Leave, &mut leave).unwrap();
+    server.encode_in_process(other, &ClientMsg::Leave, &mut leave).unwrap();
     server.receive(now, other, &leave);
     let mut late = Vec::new();
-    netarena::net::codec::encode_in_process(addr, &ClientMsg::Leave, &mut late).unwrap();
+    server.encode_in_process(addr, &ClientMsg::Leave, &mut late).unwrap();
     server.receive(now + Duration::from_secs(11), addr, &late);
     assert_eq!(server.refusals().unknown_session, 2);
     assert_eq!(left(&mut server), 0);

@@ -2,7 +2,9 @@
 //! server, which can black the link out (both ways) on command. It also watches what
 //! passes, the way a packet capture would: the newest command seq each input packet
 //! carries going up, and each snapshot's acknowledged seq and server queue coming down,
-//! so a test can measure the commands in flight without asking the client.
+//! so a test can measure the commands in flight without asking the client. Sessions are
+//! sealed: it reads them with the keys the clients append to the test-only key log
+//! ([`super::process::KEY_LOG`]), as a packet capture reads TLS with `SSLKEYLOGFILE`.
 
 use std::collections::HashMap;
 use std::net::{SocketAddr, UdpSocket};
@@ -13,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use netarena::net::codec;
 use netarena::net::protocol::{ClientMsg, ServerMsg};
+use netarena::net::secure::{Session, parse_key};
 
 /// What the relay saw of one datagram it forwarded (or dropped).
 #[derive(Clone, Copy, Debug)]
@@ -158,30 +161,80 @@ impl Drop for FaultRelay {
     }
 }
 
-fn seen_up(bytes: &[u8]) -> Option<Seen> {
-    // Session messages travel sealed: the relay reads what they carry (it cannot check
-    // the tag, and need not).
-    let msg = match codec::decode_client(bytes) {
-        Ok(ClientMsg::Sealed(sealed)) => codec::open_sealed(&sealed),
-        other => other,
-    };
-    match msg {
-        Ok(ClientMsg::Input(p)) => Some(Seen::Input {
-            last_seq: p.last_seq,
-        }),
-        Ok(ClientMsg::Leave) => Some(Seen::Leave),
-        _ => None,
-    }
+/// The sessions of the key log, both ends of each, and how many lines were read.
+#[derive(Default)]
+struct KeyLog {
+    sessions: Vec<(Session, Session)>,
+    lines: usize,
 }
 
-fn seen_down(bytes: &[u8]) -> Option<Seen> {
-    match codec::decode_server(bytes) {
-        Ok(ServerMsg::Snapshot(s)) => Some(Seen::Snapshot {
-            ack16: s.ack_seq as u16,
-            queued: s.queued,
-        }),
-        Ok(ServerMsg::Left) => Some(Seen::Left),
-        _ => None,
+impl KeyLog {
+    /// Reads the lines added since the last call.
+    fn refresh(&mut self) {
+        let text = std::fs::read_to_string(super::process::key_log()).unwrap_or_default();
+        for line in text.lines().skip(self.lines) {
+            let mut keys = line.split_whitespace().filter_map(parse_key);
+            if let (Some(up), Some(down)) = (keys.next(), keys.next()) {
+                self.sessions.push(Session::from_logged_keys(&up, &down));
+            }
+            self.lines += 1;
+        }
+    }
+
+    /// The message in a sealed client datagram, by whichever logged session opens it.
+    fn up(&mut self, bytes: &[u8]) -> Option<ClientMsg> {
+        let scratch = &mut Vec::new();
+        for round in 0..2 {
+            if round == 1 {
+                self.refresh();
+            }
+            for (_, server_end) in &mut self.sessions {
+                if let Ok((msg, _)) = codec::open_client(server_end, bytes, scratch) {
+                    return Some(msg);
+                }
+            }
+        }
+        None
+    }
+
+    /// The message in a server datagram, sealed or not.
+    fn down(&mut self, bytes: &[u8]) -> Option<ServerMsg> {
+        let scratch = &mut Vec::new();
+        if !codec::is_sealed(bytes) {
+            return codec::decode_server(bytes).ok();
+        }
+        for round in 0..2 {
+            if round == 1 {
+                self.refresh();
+            }
+            for (client_end, _) in &mut self.sessions {
+                if let Ok(msg) = codec::open_server(Some(client_end), bytes, scratch) {
+                    return Some(msg);
+                }
+            }
+        }
+        None
+    }
+
+    fn seen_up(&mut self, bytes: &[u8]) -> Option<Seen> {
+        match self.up(bytes) {
+            Some(ClientMsg::Input(p)) => Some(Seen::Input {
+                last_seq: p.last_seq,
+            }),
+            Some(ClientMsg::Leave) => Some(Seen::Leave),
+            _ => None,
+        }
+    }
+
+    fn seen_down(&mut self, bytes: &[u8]) -> Option<Seen> {
+        match self.down(bytes) {
+            Some(ServerMsg::Snapshot(s)) => Some(Seen::Snapshot {
+                ack16: s.ack_seq as u16,
+                queued: s.queued,
+            }),
+            Some(ServerMsg::Left) => Some(Seen::Left),
+            _ => None,
+        }
     }
 }
 
@@ -190,6 +243,7 @@ fn seen_down(bytes: &[u8]) -> Option<Seen> {
 fn forward(front: UdpSocket, server: SocketAddr, shared: &Mutex<Shared>, stop: &AtomicBool) {
     let mut backs: HashMap<SocketAddr, UdpSocket> = HashMap::new();
     let mut buf = vec![0u8; 65_536];
+    let mut keys = KeyLog::default();
     while !stop.load(Ordering::Relaxed) {
         let mut idle = true;
         while let Ok((n, from)) = front.recv_from(&mut buf) {
@@ -203,7 +257,7 @@ fn forward(front: UdpSocket, server: SocketAddr, shared: &Mutex<Shared>, stop: &
             let mut sh = shared.lock().unwrap();
             sh.first.get_or_insert(now);
             let mut up = sh.blackout_until.is_none_or(|t| now >= t);
-            let seen = seen_up(&buf[..n]);
+            let seen = keys.seen_up(&buf[..n]);
             if up && matches!(seen, Some(Seen::Leave)) && sh.drop_leaves > 0 {
                 sh.drop_leaves -= 1;
                 up = false;
@@ -223,7 +277,7 @@ fn forward(front: UdpSocket, server: SocketAddr, shared: &Mutex<Shared>, stop: &
                 let now = Instant::now();
                 let mut sh = shared.lock().unwrap();
                 let up = sh.blackout_until.is_none_or(|t| now >= t);
-                if let Some(seen) = seen_down(&buf[..n]) {
+                if let Some(seen) = keys.seen_down(&buf[..n]) {
                     sh.log.push((now, seen, up));
                 }
                 if up {

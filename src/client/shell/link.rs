@@ -50,10 +50,31 @@ pub(crate) struct Link {
     session: Option<(u8, Session)>,
     /// Which server keys are accepted, and why the last one was not.
     pin: ServerPin,
+    /// Where the session keys are appended (`NETARENA_KEYLOG`): tests only, so that a
+    /// relay standing in for the network can read what passes.
+    key_log: Option<std::path::PathBuf>,
     refused_key: Option<String>,
     scratch: Vec<u8>,
     /// The server answered one of our sealed datagrams with "not connected".
     forgotten: bool,
+}
+
+/// The environment variable naming a file the session keys are appended to, one
+/// session a line (the two keys in hex), for a test's relay: see `net::secure`.
+pub(crate) const KEY_LOG: &str = "NETARENA_KEYLOG";
+
+/// Appends a session's keys to the key log.
+fn log_keys(path: &std::path::Path, up: &[u8; 32], down: &[u8; 32]) {
+    use std::io::Write;
+    let line = format!("{} {}\n", secure::hex(up), secure::hex(down));
+    let written = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .and_then(|mut f| f.write_all(line.as_bytes()));
+    if let Err(e) = written {
+        tracing::warn!("cannot write the key log {}: {e}", path.display());
+    }
 }
 
 /// How far back a "not connected" may name one of our counters and still be believed:
@@ -95,9 +116,14 @@ impl Link {
             handshake: ClientHandshake::new(),
             session: None,
             pin: config.pin.clone(),
+            key_log: std::env::var_os(KEY_LOG).map(Into::into),
             refused_key: None,
             scratch: Vec::new(),
             forgotten: false,
+        })
+        .map(|mut link| {
+            link.new_session();
+            link
         })
     }
 
@@ -111,6 +137,9 @@ impl Link {
     /// Starts a new handshake (a new ephemeral key), for joining again.
     pub(crate) fn new_session(&mut self) {
         self.handshake = ClientHandshake::new();
+        if self.key_log.is_some() {
+            self.handshake.log_keys();
+        }
         self.session = None;
         self.forgotten = false;
     }
@@ -192,6 +221,7 @@ impl Link {
         let (session, handshake, forgotten) =
             (&mut self.session, &mut self.handshake, &mut self.forgotten);
         let (pin, refused_key, scratch) = (&self.pin, &mut self.refused_key, &mut self.scratch);
+        let key_log = self.key_log.as_deref();
         let (strangers, last_stranger) = (&mut self.strangers, &mut self.last_stranger);
         self.transport.receive(now, |from, bytes| {
             if from != server {
@@ -216,7 +246,12 @@ impl Link {
                 Ok(ServerMsg::Accept(answer)) if session.is_none() => {
                     match handshake.finish(&answer) {
                         Ok(done) => match pin.check(server, &done.server_key) {
-                            Ok(()) => *session = Some((done.id, done.session)),
+                            Ok(()) => {
+                                if let (Some(path), Some((up, down))) = (key_log, done.keys) {
+                                    log_keys(path, &up, &down);
+                                }
+                                *session = Some((done.id, done.session));
+                            }
                             Err(line) => *refused_key = Some(line),
                         },
                         Err(e) => {
