@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::protocol::{
     ClientMsg, Cookie, Freshness, HELLO_BYTES, MAGIC, MIN_CONNECT_BYTES, MIN_DISCOVER_BYTES,
-    PROTOCOL_VERSION, ServerMsg,
+    PROTOCOL_VERSION, ServerInfo, ServerMsg,
 };
 use super::secure::{CLIENT_SEAL_BYTES, OpenError, SERVER_SEAL_BYTES, Session};
 
@@ -274,6 +274,30 @@ pub fn open_server(
     }
 }
 
+/// A discovery answer, from this version or an older one (before version 10 it did not
+/// carry the key: its fingerprint is then zeros), so the browser can list every server
+/// and mark the others incompatible.
+pub fn decode_info(bytes: &[u8]) -> Option<ServerInfo> {
+    if let Ok(ServerMsg::Info(info)) = decode_server(bytes) {
+        return Some(info);
+    }
+    type Older = (u32, u16, u32, String, String, u16, u16);
+    let (variant, version, nonce, name, map, players, max_players) =
+        decode_with::<Older, SERVER_DECODE_LIMIT>(bytes, MAX_SERVER_DATAGRAM, config()).ok()?;
+    (variant == INFO_VARIANT).then_some(ServerInfo {
+        version,
+        nonce,
+        name,
+        map,
+        players,
+        max_players,
+        key: [0; 8],
+    })
+}
+
+/// `ServerMsg::Info`'s variant index.
+const INFO_VARIANT: u32 = 6;
+
 /// A discovery request, padded so a server may answer it.
 pub fn discover_request(nonce: u32, buf: &mut Vec<u8>) -> Result<(), CodecError> {
     let mut msg = ClientMsg::Discover {
@@ -416,6 +440,26 @@ mod tests {
                 .and_then(|_| Ok(open_server(Some(&mut client), &sealed, &mut scratch))),
             Ok(Err(_))
         ));
+    }
+
+    #[test]
+    fn an_older_servers_discovery_answer_still_reads() {
+        let info = ServerInfo {
+            version: 9,
+            nonce: 4,
+            name: "old".into(),
+            map: "duel".into(),
+            players: 1,
+            max_players: 8,
+            key: [0; 8],
+        };
+        let mut buf = Vec::new();
+        encode_server(&ServerMsg::Info(info.clone()), &mut buf).unwrap();
+        assert_eq!(decode_info(&buf), Some(info.clone()));
+        // Version 9's layout: the same without the key.
+        buf.truncate(buf.len() - 8);
+        assert_eq!(decode_info(&buf), Some(info));
+        assert_eq!(decode_info(&[6, 1]), None);
     }
 
     #[test]

@@ -16,6 +16,8 @@ pub(crate) struct ServerLine {
     pub(crate) version: u16,
     pub(crate) compatible: bool,
     pub(crate) ping_ms: f64,
+    /// The fingerprint of the server's key.
+    pub(crate) key: String,
 }
 
 /// Everything the server browser shows.
@@ -105,7 +107,8 @@ fn draw_list(frame: &mut Frame, list: ratatui::layout::Rect, view: &JoinView) {
         );
     } else {
         // Borders, the highlight mark, the other columns and the gaps between them.
-        let name_w = usize::from(list.width.saturating_sub(2 + 2 + 11 + 7 + 7 + 16 + 4)).max(4);
+        let name_w =
+            usize::from(list.width.saturating_sub(2 + 2 + 11 + 7 + 7 + 9 + 16 + 5)).max(4);
         let rows = view.servers.iter().map(|s| {
             let style = if s.compatible { Style::new() } else { DIM };
             let version = if s.compatible {
@@ -125,6 +128,8 @@ fn draw_list(frame: &mut Frame, list: ratatui::layout::Rect, view: &JoinView) {
                 } else {
                     format!("{:.0} ms", s.ping_ms)
                 }),
+                // The key's first two groups: enough to tell servers apart at a glance.
+                Cell::from(s.key.chars().take(9).collect::<String>()),
                 Cell::from(Line::from(version)),
             ])
             .style(style)
@@ -136,10 +141,11 @@ fn draw_list(frame: &mut Frame, list: ratatui::layout::Rect, view: &JoinView) {
                 Constraint::Length(11),
                 Constraint::Length(7),
                 Constraint::Length(7),
+                Constraint::Length(9),
                 Constraint::Length(16),
             ],
         )
-        .header(Row::new(["server", "map", "players", "ping", "version"]).style(DIM))
+        .header(Row::new(["server", "map", "players", "ping", "key", "version"]).style(DIM))
         .row_highlight_style(Style::new().add_modifier(Modifier::REVERSED))
         .highlight_symbol("> ")
         .block(block);

@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use crate::net::codec;
 // Servers are strangers: their names are kept printable and short.
-use crate::net::protocol::{MAX_INFO_NAME_CHARS, PROTOCOL_VERSION, ServerMsg, sanitize_text};
+use crate::net::protocol::{MAX_INFO_NAME_CHARS, PROTOCOL_VERSION, sanitize_text};
 
 /// Ports asked by default: the game's port and the next few, where a second or third
 /// server on one machine would go.
@@ -68,6 +68,9 @@ pub struct Found {
     pub version: u16,
     pub compatible: bool,
     pub ping_ms: f64,
+    /// The server key's fingerprint as the server says it (`net::secure`); joining
+    /// checks the whole key.
+    pub key: String,
 }
 
 pub(crate) struct Discovery {
@@ -125,7 +128,7 @@ impl Discovery {
     pub(crate) fn receive(&mut self) {
         while let Ok((n, from)) = self.socket.recv_from(&mut self.buf) {
             let now = Instant::now();
-            let Ok(ServerMsg::Info(info)) = codec::decode_server(&self.buf[..n]) else {
+            let Some(info) = codec::decode_info(&self.buf[..n]) else {
                 continue;
             };
             let Some(sent) = self.sent.get(&info.nonce) else {
@@ -140,6 +143,7 @@ impl Discovery {
                 version: info.version,
                 compatible: info.version == PROTOCOL_VERSION,
                 ping_ms: now.saturating_duration_since(*sent).as_secs_f64() * 1000.0,
+                key: crate::net::secure::short_fingerprint(&info.key),
             };
             self.take(found);
         }
@@ -240,6 +244,7 @@ mod tests {
             version: PROTOCOL_VERSION,
             compatible: true,
             ping_ms,
+            key: "3f9a-1c07-88e2-05bd".into(),
         }
     }
 
