@@ -66,7 +66,10 @@ fn check_file(path: &Path, addr: SocketAddr, key: &[u8; 32]) -> Result<(), Strin
         })
         .collect();
     let hint = addr.to_string();
-    if let Some(at) = parsed.iter().position(|p| p.is_some_and(|(k, _)| &k == key)) {
+    if let Some(at) = parsed
+        .iter()
+        .position(|p| p.is_some_and(|(k, _)| &k == key))
+    {
         // Known: the address is a hint, kept up to date.
         if parsed[at].is_some_and(|(_, a)| a != hint) {
             lines[at] = format!("{} {hint}", hex(key));

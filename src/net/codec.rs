@@ -74,7 +74,12 @@ fn encode_with<T: Serialize, const N: usize>(
 /// The size of a server message on the wire (sealed, if it is a session's), for byte
 /// budgets and statistics.
 pub fn encoded_len_server(msg: &ServerMsg) -> usize {
-    encoded_len(msg) + if is_session_server_msg(msg) { SERVER_SEAL_BYTES } else { 0 }
+    encoded_len(msg)
+        + if is_session_server_msg(msg) {
+            SERVER_SEAL_BYTES
+        } else {
+            0
+        }
 }
 
 /// The encoded size of any part of a message, for byte budgets and statistics (no
@@ -422,7 +427,10 @@ mod tests {
             assert_eq!(sealed.len(), bare.len() + 19, "{msg:?}");
             assert_eq!(sealed_client_len(&msg), sealed.len());
             assert_eq!(sealed_session(&sealed), Some(3));
-            assert_eq!(open_client(&mut server, &sealed, &mut scratch).unwrap().0, msg);
+            assert_eq!(
+                open_client(&mut server, &sealed, &mut scratch).unwrap().0,
+                msg
+            );
             assert!(decode_client(&sealed).is_err(), "no plain message");
         }
         let bye = ServerMsg::Bye("stopping".into());
@@ -430,7 +438,10 @@ mod tests {
         seal_server(&bye, Some(&mut server), &mut sealed, &mut scratch).unwrap();
         assert_eq!(sealed.len(), bare.len() + 18);
         assert_eq!(encoded_len_server(&bye), sealed.len());
-        assert_eq!(open_server(Some(&mut client), &sealed, &mut scratch).unwrap(), bye);
+        assert_eq!(
+            open_server(Some(&mut client), &sealed, &mut scratch).unwrap(),
+            bye
+        );
         assert!(matches!(
             open_server(Some(&mut client), &bare, &mut scratch),
             Err(CodecError::Unsealed)

@@ -192,9 +192,7 @@ impl ClientHandshake {
             .and_then(|b| b.build_initiator())
             .expect("an NX initiator needs nothing but the pattern");
         let mut message = [0; 2 * HELLO_BYTES];
-        let n = state
-            .write_message(&[], &mut message)
-            .expect("`-> e` fits");
+        let n = state.write_message(&[], &mut message).expect("`-> e` fits");
         let mut hello = [0; HELLO_BYTES];
         hello.copy_from_slice(&message[..n.min(HELLO_BYTES)]);
         ClientHandshake {
@@ -229,7 +227,9 @@ impl ClientHandshake {
                 .get_remote_static()
                 .ok_or(HandshakeError::NoSession)?,
         );
-        let keys = self.log_keys.then(|| self.state.dangerously_get_raw_split());
+        let keys = self
+            .log_keys
+            .then(|| self.state.dangerously_get_raw_split());
         let replaced = std::mem::replace(&mut self.state, ClientHandshake::new().state);
         Ok(Accepted {
             session: Session::new(replaced.into_stateless_transport_mode()?),
@@ -248,11 +248,7 @@ impl Default for ClientHandshake {
 
 /// The server's side: reads a client's hello and answers it with session id `id`.
 /// Returns the answer (`<- e, ee, s, es` and the id, 97 bytes) and the session.
-pub fn accept(
-    key: &ServerKey,
-    hello: &[u8],
-    id: u8,
-) -> Result<(Vec<u8>, Session), HandshakeError> {
+pub fn accept(key: &ServerKey, hello: &[u8], id: u8) -> Result<(Vec<u8>, Session), HandshakeError> {
     let prologue = prologue();
     let mut state = snow::Builder::new(params())
         .prologue(&prologue)?
@@ -546,7 +542,10 @@ mod tests {
             stranger.open_client(&sealed, &mut plain),
             Err(OpenError::Forged)
         );
-        assert_eq!(server.open_client(&sealed[..10], &mut plain), Err(OpenError::Short));
+        assert_eq!(
+            server.open_client(&sealed[..10], &mut plain),
+            Err(OpenError::Short)
+        );
         assert!(server.open_client(&sealed, &mut plain).is_ok());
         // The server's own datagrams do not open as the client's, nor the reverse.
         server.seal_server(b"snapshot", &mut sealed);

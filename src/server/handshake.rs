@@ -201,7 +201,10 @@ impl Server {
             }
         };
         let connection = Connection::new(from, session, hello, accept.clone(), now);
-        match self.add_player(sanitize_name(name), Controller::Remote(Box::new(connection))) {
+        match self.add_player(
+            sanitize_name(name),
+            Controller::Remote(Box::new(connection)),
+        ) {
             Some(id) => {
                 self.outbox.push((from, ServerMsg::Accept(accept)));
                 self.send_welcome(from, id);

@@ -124,11 +124,7 @@ impl Server {
             self.departed.insert(c.addr, c.session);
         }
         self.game.leave(id, &mut self.world);
-        self.events.push(ServerEvent::Left {
-            id,
-            name,
-            reason,
-        });
+        self.events.push(ServerEvent::Left { id, name, reason });
         self.roster_dirty = true;
         if remote {
             // A human's seat goes back to the bot it may have replaced.

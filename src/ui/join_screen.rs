@@ -107,8 +107,7 @@ fn draw_list(frame: &mut Frame, list: ratatui::layout::Rect, view: &JoinView) {
         );
     } else {
         // Borders, the highlight mark, the other columns and the gaps between them.
-        let name_w =
-            usize::from(list.width.saturating_sub(2 + 2 + 11 + 7 + 7 + 9 + 16 + 5)).max(4);
+        let name_w = usize::from(list.width.saturating_sub(2 + 2 + 11 + 7 + 7 + 9 + 16 + 5)).max(4);
         let rows = view.servers.iter().map(|s| {
             let style = if s.compatible { Style::new() } else { DIM };
             let version = if s.compatible {

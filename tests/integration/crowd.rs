@@ -191,8 +191,7 @@ fn join_all(
         let mut cookie = None;
         let mut id = None;
         for _ in 0..2 {
-            codec::connect_request(&name, cookie, keys.hello(addr), &mut buf)
-                .unwrap();
+            codec::connect_request(&name, cookie, keys.hello(addr), &mut buf).unwrap();
             server.receive(now, addr, &buf);
             for (to, msg) in drain(server, keys, largest) {
                 match msg {

@@ -126,8 +126,7 @@ fn every_datagram_fits_with_the_largest_map_and_64_players() {
         // Connect, answer the challenge, then connect once more (a lost welcome): each
         // time the welcome and its chunks go out through the encoder.
         for _ in 0..3 {
-            codec::connect_request(&name, cookie, keys.hello(addr), &mut buf)
-                .unwrap();
+            codec::connect_request(&name, cookie, keys.hello(addr), &mut buf).unwrap();
             server.receive(now, addr, &buf);
             for (to, msg) in budget.drain(&mut server, &mut keys) {
                 if let (true, ServerMsg::Challenge(c)) = (to == addr, msg) {
@@ -190,7 +189,13 @@ fn every_datagram_fits_with_the_largest_map_and_64_players() {
                 let mut input =
                     InputPacket::pack(t, c.seq, c.ack_tick, [(c.seq, Command::default())]);
                 input.event_ack = c.event_ack;
-                send(&mut server, &mut keys, now, c.addr, &ClientMsg::Input(input));
+                send(
+                    &mut server,
+                    &mut keys,
+                    now,
+                    c.addr,
+                    &ClientMsg::Input(input),
+                );
             }
         }
     }

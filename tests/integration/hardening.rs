@@ -13,10 +13,10 @@ use rand_pcg::Pcg32;
 use netarena::net::codec;
 use netarena::net::protocol::{ClientMsg, InputPacket, ServerMsg};
 use netarena::net::secure::{self, ClientHandshake, ServerKey};
-use support::Keyring;
 use netarena::server::{Server, ServerConfig};
 use netarena::sim::map::Map;
 use netarena::sim::world::{Buttons, Command as Cmd};
+use support::Keyring;
 use support::process::{finish, headless, headless_join, num, start_server};
 use support::retry::{in_time, retry};
 
@@ -215,7 +215,9 @@ fn a_speed_hacking_client_gains_nothing() {
             seqs[k] += per_tick;
             let input =
                 InputPacket::pack(1, seqs[k], 0, (first..=seqs[k]).map(|s| (s, pattern(s))));
-            server.encode_in_process(addr, &ClientMsg::Input(input), &mut buf).unwrap();
+            server
+                .encode_in_process(addr, &ClientMsg::Input(input), &mut buf)
+                .unwrap();
             server.receive(now, addr, &buf);
         }
         let before = ids.map(|id| server.world().get(id).unwrap());
@@ -491,7 +493,9 @@ fn forged_and_replayed_session_messages_change_nothing() {
     // One genuine input (standing still), which the attacker captures.
     let mut genuine = Vec::new();
     let still = InputPacket::pack(1, 1, 0, [(1, Cmd::default())]);
-    server.encode_in_process(victim, &ClientMsg::Input(still), &mut genuine).unwrap();
+    server
+        .encode_in_process(victim, &ClientMsg::Input(still), &mut genuine)
+        .unwrap();
     server.receive(now, victim, &genuine);
     run(&mut server, &mut now, 10);
     let _ = chats_to(&mut server, watcher);
@@ -689,10 +693,7 @@ fn nothing_sent_to_an_unknown_address_is_larger_than_what_it_sent() {
 fn forged_byes_from_the_servers_address_to_every_port_change_nothing() {
     let probe = SocketAddr::from(([127, 0, 0, 1], 9));
     if let Err(e) = spoof(probe, probe, b"") {
-        assert!(
-            std::env::var("CI").is_err(),
-            "no raw socket under CI ({e})"
-        );
+        assert!(std::env::var("CI").is_err(), "no raw socket under CI ({e})");
         eprintln!("no raw socket ({e}): nothing spoofed");
         return;
     }
@@ -726,7 +727,10 @@ fn forged_byes_from_the_servers_address_to_every_port_change_nothing() {
     }
     let r = finish(victim, report);
     assert_eq!(r["ended"], "time up", "{r}");
-    assert!(num(&r, "malformed_in") >= 40.0, "the forgeries arrived: {r}");
+    assert!(
+        num(&r, "malformed_in") >= 40.0,
+        "the forgeries arrived: {r}"
+    );
 }
 
 /// Issue 31, item 7: the session key crossed the wire in the connect request, so anyone
@@ -804,4 +808,40 @@ fn a_captured_connect_request_lets_no_listener_chat_as_the_player() {
     server.tick(later + tick * 2);
     server.tick(later + tick * 3);
     assert_eq!(chats_to(&mut server, watcher), vec!["hello".to_owned()]);
+}
+
+/// The first join pins the server's key; a server at that address with another key (a
+/// new state directory, a stranger in its place) is refused with one line saying how
+/// to accept it, and a restarted server with its key kept is joined as before.
+#[test]
+#[ignore = "slow tier: .ci/run runs it with --ignored"]
+fn a_changed_server_key_is_refused_in_one_line_saying_how_to_accept_it() {
+    let server = start_server(&[]);
+    let port = server.port;
+    let (client, report) = headless(port, "pinner", "1", &[]);
+    assert_eq!(finish(client, report)["ended"], "time up");
+    drop(server);
+    // The same key (the shared state directory) on the same port: joined.
+    let server = support::process::start_server_on(port, &[]);
+    let (client, report) = headless(port, "again", "1", &[]);
+    assert_eq!(finish(client, report)["ended"], "time up");
+    drop(server);
+    let elsewhere = std::env::temp_dir().join(format!("netarena-other-{}", std::process::id()));
+    let _server = support::process::start_server_with(port, &[], Some(&elsewhere));
+    let out = headless_join(port, "1")
+        .args(["--bot", "wander"])
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&elsewhere);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "joined a server with another key: {err}"
+    );
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains("presents key")).collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(
+        lines[0].contains("known_servers") && lines[0].contains("delete that line"),
+        "{err}"
+    );
 }

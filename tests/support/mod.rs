@@ -117,7 +117,8 @@ pub fn lag(latency_ms: u32, jitter_ms: u32, loss_pct: f64) -> Conditions {
 /// [`Server::join_in_process`]): each address's handshake, then its session.
 #[derive(Default)]
 pub struct Keyring {
-    handshakes: std::collections::HashMap<std::net::SocketAddr, netarena::net::secure::ClientHandshake>,
+    handshakes:
+        std::collections::HashMap<std::net::SocketAddr, netarena::net::secure::ClientHandshake>,
     sessions: std::collections::HashMap<std::net::SocketAddr, (u8, netarena::net::secure::Session)>,
 }
 

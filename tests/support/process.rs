@@ -17,10 +17,12 @@ pub fn key_log() -> PathBuf {
 }
 
 /// Where the processes started here keep their state and config (the server's key,
-/// the known servers): one directory for the whole test binary, so that every server
-/// it starts has the same key and the developer's own files are never touched.
+/// the known servers): one directory for every test run, so that every server started
+/// here has the same key (a client that pinned it at a port, here or in a tmux test
+/// with the developer's own config, finds it again) and the developer's own state is
+/// never touched.
 pub fn isolated(cmd: &mut Command) -> &mut Command {
-    let home = std::env::temp_dir().join(format!("netarena-home-{}", std::process::id()));
+    let home = std::env::temp_dir().join("netarena-test-home");
     cmd.env("NETARENA_CONFIG", NO_CONFIG)
         .env("XDG_CONFIG_HOME", home.join("config"))
         .env("XDG_STATE_HOME", home.join("state"))
@@ -48,7 +50,22 @@ pub fn start_server(extra: &[&str]) -> ServerProcess {
 
 /// A server process on `port` (0: any free one).
 pub fn start_server_on(port: u16, extra: &[&str]) -> ServerProcess {
-    let mut child = isolated(&mut Command::new(BIN))
+    start_server_with(port, extra, None)
+}
+
+/// A server process on `port` keeping its state (its key) in `state` rather than in
+/// the test binary's shared state directory: another server, to its clients.
+pub fn start_server_with(
+    port: u16,
+    extra: &[&str],
+    state: Option<&std::path::Path>,
+) -> ServerProcess {
+    let mut cmd = Command::new(BIN);
+    isolated(&mut cmd);
+    if let Some(dir) = state {
+        cmd.env("XDG_STATE_HOME", dir);
+    }
+    let mut child = cmd
         .args(["server", "--port", &port.to_string()])
         .args(extra)
         .stdout(Stdio::piped())

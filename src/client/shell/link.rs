@@ -403,8 +403,7 @@ mod tests {
         let mut buf = [0u8; 2048];
         loop {
             let (n, client) = server.recv_from(&mut buf).unwrap();
-            if let Ok(ClientMsg::Connect { cookie, hello, .. }) = codec::decode_client(&buf[..n])
-            {
+            if let Ok(ClientMsg::Connect { cookie, hello, .. }) = codec::decode_client(&buf[..n]) {
                 return (client, cookie, hello);
             }
         }

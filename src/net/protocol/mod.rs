@@ -11,9 +11,9 @@ use crate::sim::world::{PlayerId, PlayerState};
 mod input;
 mod own_body;
 mod text;
+pub use super::secure::{Freshness, HELLO_BYTES, REPLAY_WINDOW, ReplayWindow};
 pub use input::{CommandRun, InputPacket, Invalid, MAX_COMMANDS_PER_INPUT};
 pub use own_body::OwnBody;
-pub use super::secure::{Freshness, HELLO_BYTES, REPLAY_WINDOW, ReplayWindow};
 pub use text::{CHAT_RATE, MAX_CHAT_CHARS, MAX_NAME_CHARS, Rate, sanitize_name, sanitize_text};
 
 /// Bumped on any change to the messages below (6: a bolt's `vx`, `vy` are one
@@ -86,7 +86,10 @@ pub enum ServerMsg {
     /// server does not have (it restarted, or dropped the client). It echoes the
     /// datagram's session id and the low 16 bits of its counter, and it is smaller than
     /// any sealed datagram.
-    NotConnected { session: u8, seq: [u8; 2] },
+    NotConnected {
+        session: u8,
+        seq: [u8; 2],
+    },
     /// The answer to a `Leave`: the client is gone and may stop repeating it.
     Left,
     /// The server's half of the handshake (`<- e, ee, s, es` and the session id, see
