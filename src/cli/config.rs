@@ -161,6 +161,9 @@ pub(crate) fn client_config(
     client.seed = net.seed;
     client.keys = view.keys.clone();
     client.pin = netarena::client::known_servers::ServerPin::default_file();
+    client.key_log = std::env::var_os("NETARENA_KEYLOG")
+        .filter(|p| !p.is_empty())
+        .map(Into::into);
     client.validate()?;
     Ok(client)
 }

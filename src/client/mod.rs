@@ -222,6 +222,10 @@ pub struct ClientConfig {
     pub keys: play::input::Bindings,
     /// Which server keys the join accepts (`join` pins them in the known-servers file).
     pub pin: known_servers::ServerPin,
+    /// A file the session keys are appended to, one session a line (the two keys in
+    /// hex), for a relay that reads the traffic ([`crate::net::codec::KeyLog`]): the
+    /// tests' and the benchmark's, from `NETARENA_KEYLOG`. Never otherwise.
+    pub key_log: Option<std::path::PathBuf>,
 }
 
 impl ClientConfig {
@@ -244,6 +248,7 @@ impl ClientConfig {
             theme: crate::ui::Theme::Auto,
             keys: play::input::Bindings::default(),
             pin: known_servers::ServerPin::Any,
+            key_log: None,
         }
     }
 

@@ -15,7 +15,6 @@ use std::time::{Duration, Instant};
 
 use netarena::net::codec;
 use netarena::net::protocol::{ClientMsg, ServerMsg};
-use netarena::net::secure::{Session, parse_key};
 
 /// What the relay saw of one datagram it forwarded (or dropped).
 #[derive(Clone, Copy, Debug)]
@@ -161,63 +160,12 @@ impl Drop for FaultRelay {
     }
 }
 
-/// The sessions of the key log, both ends of each, and how many lines were read.
-#[derive(Default)]
-struct KeyLog {
-    sessions: Vec<(Session, Session)>,
-    lines: usize,
-}
+/// What the relay makes of each datagram, through the key log.
+struct Reader(codec::KeyLog);
 
-impl KeyLog {
-    /// Reads the lines added since the last call.
-    fn refresh(&mut self) {
-        let text = std::fs::read_to_string(super::process::key_log()).unwrap_or_default();
-        for line in text.lines().skip(self.lines) {
-            let mut keys = line.split_whitespace().filter_map(parse_key);
-            if let (Some(up), Some(down)) = (keys.next(), keys.next()) {
-                self.sessions.push(Session::from_logged_keys(&up, &down));
-            }
-            self.lines += 1;
-        }
-    }
-
-    /// The message in a sealed client datagram, by whichever logged session opens it.
-    fn up(&mut self, bytes: &[u8]) -> Option<ClientMsg> {
-        let scratch = &mut Vec::new();
-        for round in 0..2 {
-            if round == 1 {
-                self.refresh();
-            }
-            for (_, server_end) in &mut self.sessions {
-                if let Ok((msg, _)) = codec::open_client(server_end, bytes, scratch) {
-                    return Some(msg);
-                }
-            }
-        }
-        None
-    }
-
-    /// The message in a server datagram, sealed or not.
-    fn down(&mut self, bytes: &[u8]) -> Option<ServerMsg> {
-        let scratch = &mut Vec::new();
-        if !codec::is_sealed(bytes) {
-            return codec::decode_server(bytes).ok();
-        }
-        for round in 0..2 {
-            if round == 1 {
-                self.refresh();
-            }
-            for (client_end, _) in &mut self.sessions {
-                if let Ok(msg) = codec::open_server(Some(client_end), bytes, scratch) {
-                    return Some(msg);
-                }
-            }
-        }
-        None
-    }
-
+impl Reader {
     fn seen_up(&mut self, bytes: &[u8]) -> Option<Seen> {
-        match self.up(bytes) {
+        match self.0.client_msg(bytes) {
             Some(ClientMsg::Input(p)) => Some(Seen::Input {
                 last_seq: p.last_seq,
             }),
@@ -227,7 +175,7 @@ impl KeyLog {
     }
 
     fn seen_down(&mut self, bytes: &[u8]) -> Option<Seen> {
-        match self.down(bytes) {
+        match self.0.server_msg(bytes) {
             Some(ServerMsg::Snapshot(s)) => Some(Seen::Snapshot {
                 ack16: s.ack_seq as u16,
                 queued: s.queued,
@@ -243,7 +191,7 @@ impl KeyLog {
 fn forward(front: UdpSocket, server: SocketAddr, shared: &Mutex<Shared>, stop: &AtomicBool) {
     let mut backs: HashMap<SocketAddr, UdpSocket> = HashMap::new();
     let mut buf = vec![0u8; 65_536];
-    let mut keys = KeyLog::default();
+    let mut keys = Reader(codec::KeyLog::new(super::process::key_log()));
     while !stop.load(Ordering::Relaxed) {
         let mut idle = true;
         while let Ok((n, from)) = front.recv_from(&mut buf) {

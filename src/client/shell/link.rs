@@ -59,10 +59,6 @@ pub(crate) struct Link {
     forgotten: bool,
 }
 
-/// The environment variable naming a file the session keys are appended to, one
-/// session a line (the two keys in hex), for a test's relay: see `net::secure`.
-pub(crate) const KEY_LOG: &str = "NETARENA_KEYLOG";
-
 /// Appends a session's keys to the key log.
 fn log_keys(path: &std::path::Path, up: &[u8; 32], down: &[u8; 32]) {
     use std::io::Write;
@@ -116,7 +112,7 @@ impl Link {
             handshake: ClientHandshake::new(),
             session: None,
             pin: config.pin.clone(),
-            key_log: std::env::var_os(KEY_LOG).map(Into::into),
+            key_log: config.key_log.clone(),
             refused_key: None,
             scratch: Vec::new(),
             forgotten: false,
