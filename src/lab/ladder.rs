@@ -324,7 +324,7 @@ mod tests {
     #[test]
     fn the_ladders_arrows_are_the_links_log() {
         let t0 = Instant::now();
-        let lab = worse_lab(t0, 4);
+        let lab = worse_lab(t0, 7);
         let c = &lab.clients[0];
         let w = Window {
             start: t0,
