@@ -390,18 +390,21 @@ impl Session {
             return Err(OpenError::Short);
         }
         let counter = widen(self.replay.high, low, bits);
-        let freshness = self.replay.check(counter);
-        if freshness == Freshness::Replayed {
-            return Err(OpenError::Replayed);
-        }
         plain.clear();
         plain.resize(sealed.len() - TAG_BYTES, 0);
+        // Opened first, so a forgery is told apart from a replay (an operator is shown
+        // forgeries; replays are what networks make too).
         match self
             .transport
             .read_message(u64::from(counter), sealed, plain)
         {
             Ok(n) => {
                 plain.truncate(n);
+                let freshness = self.replay.check(counter);
+                if freshness == Freshness::Replayed {
+                    plain.clear();
+                    return Err(OpenError::Replayed);
+                }
                 self.replay.take(counter);
                 Ok((counter, freshness))
             }
