@@ -70,7 +70,7 @@ fn record() -> Traffic {
             aim: (i / 11 % 8) as u8,
         };
         if let Some(msg) = session.command_tick(now, cmd) {
-            if codec::encode_in_process(me, &msg, &mut buf).is_ok() {
+            if server.encode_in_process(me, &msg, &mut buf).is_ok() {
                 server.receive(now, me, &buf);
             }
         }

@@ -18,6 +18,8 @@ pub(crate) struct ServerLine {
     pub(crate) version: u16,
     pub(crate) compatible: bool,
     pub(crate) ping_ms: f64,
+    /// The fingerprint of the server's key.
+    pub(crate) key: String,
 }
 
 /// Everything the server browser shows.
@@ -121,7 +123,7 @@ fn draw_list(frame: &mut Frame, list: ratatui::layout::Rect, view: &JoinView) {
             .unwrap_or(0)
             .clamp(7, 24);
         // Borders, the highlight mark, the other columns and the gaps between them.
-        let others = 2 + 2 + address_w + 11 + 7 + 7 + 16 + 5;
+        let others = 2 + 2 + address_w + 11 + 7 + 7 + 9 + 16 + 6;
         let name_w = usize::from(list.width).saturating_sub(others).max(4);
         let rows = view.servers.iter().map(|s| {
             let style = if s.compatible { Style::new() } else { DIM };
@@ -143,6 +145,8 @@ fn draw_list(frame: &mut Frame, list: ratatui::layout::Rect, view: &JoinView) {
                 } else {
                     format!("{:.0} ms", s.ping_ms)
                 }),
+                // The key's first two groups: enough to tell servers apart at a glance.
+                Cell::from(s.key.chars().take(9).collect::<String>()),
                 Cell::from(Line::from(version)),
             ])
             .style(style)
@@ -155,10 +159,16 @@ fn draw_list(frame: &mut Frame, list: ratatui::layout::Rect, view: &JoinView) {
                 Constraint::Length(11),
                 Constraint::Length(7),
                 Constraint::Length(7),
+                Constraint::Length(9),
                 Constraint::Length(16),
             ],
         )
-        .header(Row::new(["server", "address", "map", "players", "ping", "version"]).style(DIM))
+        .header(
+            Row::new([
+                "server", "address", "map", "players", "ping", "key", "version",
+            ])
+            .style(DIM),
+        )
         .row_highlight_style(Style::new().add_modifier(Modifier::REVERSED))
         .highlight_symbol("> ")
         .block(block);
@@ -197,6 +207,7 @@ mod tests {
             version: 9,
             compatible: true,
             ping_ms: 0.4,
+            key: "3f9a-1c07-88e2-05bd".into(),
         };
         let servers = [server("192.168.100.201:7777"), server("127.0.0.1:7778")];
         let view = JoinView {

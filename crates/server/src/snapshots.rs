@@ -134,7 +134,8 @@ impl Server {
             let mut msg = ServerMsg::Snapshot(msg);
             // Events fill what the players leave of the datagram, or of the link's
             // byte cap; the length of their list grows from one byte to at most three.
-            let used = codec::encoded_len(&msg) + 2;
+            // (Wire bytes: the seal included.)
+            let used = codec::encoded_len_server(&msg) + 2;
             let capped = c.delivery.byte_cap().min(codec::MAX_SERVER_DATAGRAM);
             let budget = capped.saturating_sub(used);
             if let ServerMsg::Snapshot(m) = &mut msg {
@@ -152,7 +153,7 @@ impl Server {
                 m.me = self.game.own_body(slot.id, m.ack_seq, all);
             }
             // A message too large to encode is not sent (`outgoing` counts it).
-            let bytes = codec::encoded_len(&msg).min(codec::MAX_SERVER_DATAGRAM);
+            let bytes = codec::encoded_len_server(&msg).min(codec::MAX_SERVER_DATAGRAM);
             out.push((slot.id, c.addr, msg, bytes));
         }
         for (id, _, _, bytes) in &out {
