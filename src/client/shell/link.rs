@@ -324,11 +324,10 @@ impl Link {
                     }
                 }
                 ServerMsg::Reject(reason) => rejection = Some(reason),
-                ServerMsg::Challenge(c) => {
-                    if !challenges.contains(&c) && Some(c) != cookie {
-                        challenges.push(c);
-                    }
+                ServerMsg::Challenge(c) if !challenges.contains(&c) && Some(c) != cookie => {
+                    challenges.push(c);
                 }
+                ServerMsg::Challenge(_) => {}
                 // What follows the welcome (the roster, a snapshot) is the session's:
                 // keep it for the first pump.
                 other if welcome.is_some() => early.push_back((other, len)),
