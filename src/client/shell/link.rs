@@ -89,7 +89,10 @@ const NOT_CONNECTED_BACK: u32 = 1024;
 impl Link {
     pub(crate) fn open(config: &ClientConfig) -> anyhow::Result<Link> {
         let poll = Poll::new().context("cannot create poll")?;
-        let bind: SocketAddr = if config.server.is_ipv4() {
+        // An IPv4 address written as IPv6 (`[::ffff:a.b.c.d]`) is that IPv4 address: an
+        // IPv4 server answers from it, and anything else is a stranger.
+        let server = SocketAddr::new(config.server.ip().to_canonical(), config.server.port());
+        let bind: SocketAddr = if server.is_ipv4() {
             (Ipv4Addr::UNSPECIFIED, 0).into()
         } else {
             (Ipv6Addr::UNSPECIFIED, 0).into()
@@ -107,7 +110,7 @@ impl Link {
             poll,
             events: Events::with_capacity(16),
             transport,
-            server: config.server,
+            server,
             buf: Vec::with_capacity(codec::MAX_CLIENT_DATAGRAM),
             malformed: 0,
             strangers: 0,
