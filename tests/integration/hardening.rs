@@ -969,3 +969,54 @@ fn forged_and_corrupted_join_answers_do_not_hold_the_join() {
         "joined only after {joined_in:?}"
     );
 }
+
+/// Issue 31: an older client is told the protocol version in one line. A version 9
+/// connect request (the layout before the handshake: a session id and key in clear
+/// where the hello is now), written by hand as that build wrote it, is sent to a real
+/// server: the answer is no larger than the request and is, in the layout every
+/// version shares (`Reject` variant 1, `Version` variant 1), a refusal naming the
+/// server's version; the line a client prints for it names both. (The version 9 build
+/// itself, run by hand against this server, printed `refused to let us join: protocol
+/// version mismatch: server speaks v10, this client v9`.)
+#[test]
+fn an_older_client_is_told_the_servers_version_in_one_line() {
+    use netarena::net::protocol::{MAGIC, PROTOCOL_VERSION, RejectReason};
+    let server = start_server(&[]);
+    let mut peer = Peer::new(server.port);
+    // Version 9's `ClientMsg::Connect`: variant 0, magic, version, name, no cookie, the
+    // session (a fixed 4-byte id, a 16-byte key), padding to 64 bytes.
+    type V9Connect = (
+        u32,
+        u32,
+        u16,
+        String,
+        Option<()>,
+        [u8; 4],
+        [u8; 16],
+        Vec<u8>,
+    );
+    let mut request = Vec::new();
+    let mut msg: V9Connect = (0, MAGIC, 9, "old".into(), None, [1; 4], [2; 16], vec![]);
+    codec::encode_state(&msg, &mut request).unwrap();
+    msg.7 = vec![0; 64 - request.len()];
+    codec::encode_state(&msg, &mut request).unwrap();
+    assert_eq!(request.len(), 64);
+    peer.send(&request);
+    let (n, _) = peer.socket.recv_from(&mut peer.buf).expect("an answer");
+    assert!(n <= request.len(), "{n} bytes for {}", request.len());
+    let answer = codec::decode_server(&peer.buf[..n]).unwrap();
+    assert_eq!(
+        answer,
+        ServerMsg::Reject(RejectReason::Version {
+            server: PROTOCOL_VERSION
+        })
+    );
+    let ServerMsg::Reject(reason) = answer else {
+        unreachable!("checked above")
+    };
+    let line = reason.to_string();
+    assert!(
+        !line.contains('\n') && line.contains(&format!("server speaks v{PROTOCOL_VERSION}")),
+        "{line}"
+    );
+}
