@@ -421,7 +421,9 @@ fn a_client_plays_through_the_relay_subcommand_which_counts_at_exit() {
     use std::process::Stdio;
 
     let server = start_server(&[]);
-    let mut relay = Command::new(BIN)
+    // Isolated: it reads the key log the client writes, so it can count sealed traffic
+    // by kind.
+    let mut relay = support::process::isolated(&mut Command::new(BIN))
         .args(["relay", "--listen", "127.0.0.1:0", "--server"])
         .arg(format!("127.0.0.1:{}", server.port))
         .args(["--lag", "20", "--json"])
