@@ -82,8 +82,12 @@ impl Peer {
         self.send(&buf);
     }
 
+    /// Leaves (if joined), and forgets the session: the next join is a new one.
     fn leave(&mut self) {
-        self.send_sealed(&ClientMsg::Leave);
+        if self.keys.joined(self.me) {
+            self.send_sealed(&ClientMsg::Leave);
+        }
+        self.keys.forget(self.me);
     }
 }
 

@@ -151,6 +151,17 @@ impl Keyring {
         Ok(msg)
     }
 
+    /// Whether `addr` has a session.
+    pub fn joined(&self, addr: std::net::SocketAddr) -> bool {
+        self.sessions.contains_key(&addr)
+    }
+
+    /// Forgets `addr`'s handshake and session: its next join starts a new one.
+    pub fn forget(&mut self, addr: std::net::SocketAddr) {
+        self.handshakes.remove(&addr);
+        self.sessions.remove(&addr);
+    }
+
     /// Seals a session message of the client at `from` into `buf`.
     pub fn seal(
         &mut self,
