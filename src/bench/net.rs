@@ -75,6 +75,7 @@ pub fn run(opts: &NetBenchOptions) -> anyhow::Result<NetResult> {
     config.max_players = opts.players.max(1) + opts.bots;
     let stop = AtomicBool::new(false);
     let relay_stop = AtomicBool::new(false);
+    let key_log = std::env::temp_dir().join(format!("netarena-bench-keys-{}", std::process::id()));
     let (tx, rx) = mpsc::channel();
     std::thread::scope(|scope| {
         let server = scope.spawn(|| {
@@ -89,7 +90,9 @@ pub fn run(opts: &NetBenchOptions) -> anyhow::Result<NetResult> {
             let addr = rx
                 .recv_timeout(Duration::from_secs(5))
                 .map_err(|_| anyhow!("the bench server did not start"))?;
-            let relay = Relay::new(addr, usize::from(opts.players))?;
+            // The clients log their session keys for the relay to read what passes.
+            let _ = std::fs::remove_file(&key_log);
+            let relay = Relay::new(addr, usize::from(opts.players), key_log.clone())?;
             let fronts = (0..usize::from(opts.players))
                 .map(|i| relay.front_addr(i))
                 .collect::<Result<Vec<_>, _>>()?;
@@ -102,6 +105,7 @@ pub fn run(opts: &NetBenchOptions) -> anyhow::Result<NetResult> {
                     c.outgoing = opts.conditions.clone();
                     c.incoming = opts.conditions.clone();
                     c.seed = i + 1;
+                    c.key_log = Some(key_log.clone());
                     let stop = &stop;
                     scope
                         .spawn(move || headless::run(&c, BotKind::Wander, opts.seconds, None, stop))
@@ -124,6 +128,7 @@ pub fn run(opts: &NetBenchOptions) -> anyhow::Result<NetResult> {
             .join()
             .map_err(|_| anyhow!("the bench server panicked"))?;
         served.context("bench server failed")?;
+        let _ = std::fs::remove_file(&key_log);
         let (reports, shares) = result?;
         Ok(summarise(opts, &reports, &shares))
     })

@@ -2,7 +2,10 @@
 //! forwards every datagram untouched and sorts the downstream bytes by what they carry,
 //! the way a packet capture would, so the shares need no hook inside the server or the
 //! client. [`LanRelay`] is `netarena relay`: any clients, any server, the project's
-//! conditioner on each client's path each way, the same counts.
+//! conditioner on each client's path each way, the same counts. Sessions are sealed:
+//! the relays read them through a key log ([`codec::KeyLog`]) that their clients write
+//! (the benchmark's always; `netarena relay`'s when `NETARENA_KEYLOG` names one), and
+//! count what they cannot read as "other".
 
 use std::collections::HashMap;
 use std::io::ErrorKind;
@@ -45,19 +48,19 @@ impl Shares {
 
     /// Counts one datagram the server sent; `newest_event` is the client's highest event
     /// seq seen so far, so resent events are counted as bytes but not as new events.
-    fn count(&mut self, bytes: &[u8], newest_event: &mut u32) {
+    fn count(&mut self, keys: &mut codec::KeyLog, bytes: &[u8], newest_event: &mut u32) {
         self.datagrams += 1;
         self.headers += UDP_IPV4_HEADER as u64;
         let len = bytes.len() as u64;
-        match codec::decode_server(bytes) {
-            Ok(ServerMsg::Snapshot(s)) => {
+        match keys.server_msg(bytes) {
+            Some(ServerMsg::Snapshot(s)) => {
                 let (players, projectiles, events) = self.snapshot_parts(&s, newest_event);
                 self.players += players;
                 self.projectiles += projectiles;
                 self.events += events;
                 self.headers += len.saturating_sub(players + projectiles + events);
             }
-            Ok(ServerMsg::Roster(_)) => self.roster += len,
+            Some(ServerMsg::Roster(_)) => self.roster += len,
             _ => self.other += len,
         }
     }
@@ -93,11 +96,16 @@ pub(crate) struct Relay {
     poll: Poll,
     pairs: Vec<Pair>,
     server: SocketAddr,
+    keys: codec::KeyLog,
 }
 
 impl Relay {
     /// A relay for `clients` clients of the server at `server`, on loopback.
-    pub(crate) fn new(server: SocketAddr, clients: usize) -> std::io::Result<Relay> {
+    pub(crate) fn new(
+        server: SocketAddr,
+        clients: usize,
+        key_log: std::path::PathBuf,
+    ) -> std::io::Result<Relay> {
         let poll = Poll::new()?;
         let any = SocketAddr::from(([127, 0, 0, 1], 0));
         let mut pairs = Vec::with_capacity(clients);
@@ -119,6 +127,7 @@ impl Relay {
             poll,
             pairs,
             server,
+            keys: codec::KeyLog::new(key_log),
         })
     }
 
@@ -153,7 +162,7 @@ impl Relay {
                     }
                 } else {
                     while let Ok((n, _)) = pair.back.recv_from(&mut buf) {
-                        shares.count(&buf[..n], &mut pair.newest_event);
+                        shares.count(&mut self.keys, &buf[..n], &mut pair.newest_event);
                         if let Some(client) = pair.client {
                             let _ = pair.front.send_to(&buf[..n], client);
                         }
@@ -217,6 +226,7 @@ pub struct LanRelay {
     clients: Vec<LanClient>,
     by_addr: HashMap<SocketAddr, usize>,
     totals: LanTotals,
+    keys: codec::KeyLog,
 }
 
 impl LanRelay {
@@ -225,6 +235,7 @@ impl LanRelay {
         server: SocketAddr,
         conditions: Conditions,
         seed: u64,
+        key_log: Option<std::path::PathBuf>,
     ) -> std::io::Result<LanRelay> {
         let poll = Poll::new()?;
         let mut socket = UdpSocket::bind(listen)?;
@@ -239,6 +250,7 @@ impl LanRelay {
             clients: Vec::new(),
             by_addr: HashMap::new(),
             totals: LanTotals::default(),
+            keys: codec::KeyLog::new(key_log.unwrap_or_default()),
         })
     }
 
@@ -369,6 +381,7 @@ impl LanRelay {
     /// Sends what each conditioner lets through by now.
     fn deliver(&mut self, now: Instant) {
         let (listen, server, totals) = (&self.listen, self.server, &mut self.totals);
+        let keys = &mut self.keys;
         for c in &mut self.clients {
             let upstream = &c.upstream;
             c.up.drain_due(now, |_, bytes| {
@@ -378,7 +391,7 @@ impl LanRelay {
             let newest = &mut c.newest_event;
             c.down.drain_due(now, |to, bytes| {
                 totals.down_delivered += 1;
-                totals.shares.count(bytes, newest);
+                totals.shares.count(keys, bytes, newest);
                 let _ = listen.send_to(bytes, to);
             });
         }

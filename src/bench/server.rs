@@ -89,6 +89,7 @@ pub fn run(opts: &ServerOptions) -> anyhow::Result<ServerResult> {
 
     let mut times = Vec::with_capacity(opts.ticks as usize);
     let mut wire = Vec::with_capacity(codec::MAX_SERVER_DATAGRAM);
+    let mut scratch = Vec::with_capacity(codec::MAX_SERVER_DATAGRAM);
     let (mut snapshot_bytes, mut snapshots) = (0u64, 0u64);
     let mut packets: Vec<(SocketAddr, Vec<u8>)> = Vec::new();
     for tick in 0..opts.ticks {
@@ -96,7 +97,7 @@ pub fn run(opts: &ServerOptions) -> anyhow::Result<ServerResult> {
         // The clients' side, untimed: one command each, a packet every other tick.
         client_packets(
             &mut clients,
-            &server,
+            &mut server,
             &ids,
             tick,
             opts.bots > 0,
@@ -109,8 +110,10 @@ pub fn run(opts: &ServerOptions) -> anyhow::Result<ServerResult> {
         }
         server.tick(now);
         let mut acks = Vec::new();
-        for (to, msg) in server.take_outbox() {
-            codec::encode_server(&msg, &mut wire)?;
+        let out: Vec<_> = server.take_outbox().collect();
+        for (to, msg) in out {
+            // Sealed, as the wire takes it.
+            server.encode_for(to, &msg, &mut wire, &mut scratch)?;
             if let ServerMsg::Snapshot(s) = &msg {
                 snapshot_bytes += wire.len() as u64;
                 snapshots += 1;
@@ -144,7 +147,7 @@ pub fn run(opts: &ServerOptions) -> anyhow::Result<ServerResult> {
 /// whose turn it is (every other tick), into `packets`.
 fn client_packets(
     clients: &mut [FakeClient],
-    server: &Server,
+    server: &mut Server,
     ids: &HashMap<SocketAddr, u8>,
     tick: u32,
     fighting: bool,
@@ -176,7 +179,7 @@ fn client_packets(
         input.event_ack = c.acked_event;
         input.view_tick = c.acked_tick;
         let mut bytes = Vec::new();
-        codec::encode_in_process(c.addr, &ClientMsg::Input(input), &mut bytes)?;
+        server.encode_in_process(c.addr, &ClientMsg::Input(input), &mut bytes)?;
         packets.push((c.addr, bytes));
     }
     Ok(())

@@ -135,6 +135,7 @@ pub(crate) fn server_config(
     config.input_buffer = game.input_buffer;
     config.name = name.to_owned();
     config.seed = seed;
+    config.key = super::server_key::load_or_create()?;
     Ok(config)
 }
 
@@ -159,6 +160,10 @@ pub(crate) fn client_config(
     client.incoming = conditions;
     client.seed = net.seed;
     client.keys = view.keys.clone();
+    client.pin = netarena::client::known_servers::ServerPin::default_file();
+    client.key_log = std::env::var_os("NETARENA_KEYLOG")
+        .filter(|p| !p.is_empty())
+        .map(Into::into);
     client.validate()?;
     Ok(client)
 }

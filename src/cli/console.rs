@@ -113,13 +113,14 @@ fn banner(addr: SocketAddr, c: &ServerConfig) -> String {
         )
     };
     format!(
-        "netarena server \"{}\" listening on {addr} (UDP), map {} ({}x{}), {} Hz ticks, {snapshots}, max {} players",
+        "netarena server \"{}\" listening on {addr} (UDP), map {} ({}x{}), {} Hz ticks, {snapshots}, max {} players, key {}",
         safe(&c.name),
         safe(map.name()),
         map.width(),
         map.height(),
         c.tick_rate,
-        c.max_players
+        c.max_players,
+        netarena::net::secure::fingerprint(&c.key.public())
     )
 }
 

@@ -42,6 +42,8 @@ pub(crate) fn run(
     if args.game.bots == 0 {
         client.alone = alone_hint(args.game.port, !args.no_discovery);
     }
+    // The host's client knows its own server's key.
+    client.pin = netarena::client::known_servers::ServerPin::Key(config.key.public());
 
     let (tx, rx) = mpsc::channel();
     let server_stop = Arc::new(AtomicBool::new(false));

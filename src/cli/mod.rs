@@ -20,6 +20,7 @@ mod player_name;
 mod relay;
 mod replay;
 mod server;
+mod server_key;
 mod signals;
 
 use std::process::ExitCode;

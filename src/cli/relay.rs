@@ -24,8 +24,15 @@ pub(crate) fn run(args: RelayArgs, stop: &AtomicBool) -> anyhow::Result<ExitCode
     let listen = resolve("--listen", &args.listen)?;
     let server = resolve("--server", &args.server)?;
     let conditions = args.net.conditions()?;
-    let relay = LanRelay::bind(listen, server, conditions.clone(), args.net.seed)
-        .with_context(|| format!("cannot listen on {listen}"))?;
+    let key_log = std::env::var_os("NETARENA_KEYLOG").filter(|p| !p.is_empty());
+    let relay = LanRelay::bind(
+        listen,
+        server,
+        conditions.clone(),
+        args.net.seed,
+        key_log.map(Into::into),
+    )
+    .with_context(|| format!("cannot listen on {listen}"))?;
     say(format_args!(
         "relaying {} -> {server} ({conditions}, each way)",
         relay.local_addr()?

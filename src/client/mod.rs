@@ -15,6 +15,7 @@ pub mod dials;
 pub mod driver;
 pub(crate) mod explain;
 mod keyframe;
+pub mod known_servers;
 pub mod netcode;
 pub mod play;
 pub mod shell;
@@ -216,6 +217,12 @@ pub struct ClientConfig {
     /// Lines shown (where chat goes) while nobody else is in the game: `host` says how
     /// to add bots and how friends join.
     pub alone: Vec<String>,
+    /// Which server keys the join accepts (`join` pins them in the known-servers file).
+    pub pin: known_servers::ServerPin,
+    /// A file the session keys are appended to, one session a line (the two keys in
+    /// hex), for a relay that reads the traffic ([`crate::net::codec::KeyLog`]): the
+    /// tests' and the benchmark's, from `NETARENA_KEYLOG`. Never otherwise.
+    pub key_log: Option<std::path::PathBuf>,
 }
 
 impl ClientConfig {
@@ -235,6 +242,8 @@ impl ClientConfig {
             theme: crate::ui::Theme::Auto,
             keys: play::input::Bindings::default(),
             alone: Vec::new(),
+            pin: known_servers::ServerPin::Any,
+            key_log: None,
         }
     }
 }

@@ -324,7 +324,7 @@ mod tests {
     #[test]
     fn the_ladders_arrows_are_the_links_log() {
         let t0 = Instant::now();
-        let lab = worse_lab(t0, 4);
+        let lab = worse_lab(t0, 7);
         let c = &lab.clients[0];
         let w = Window {
             start: t0,
@@ -364,7 +364,10 @@ mod tests {
                 .collect();
             assert_eq!(arrows.len(), shown.len(), "up {up}");
             let sent_inside = log.iter().filter(|c| c.sent >= top).count();
-            assert!(sent_inside >= 30, "{sent_inside}");
+            // Enough datagrams in the window to mean something (about 20 since the seal
+            // made each snapshot 18 bytes longer and the server holds more of them back
+            // on this reordering link).
+            assert!(sent_inside >= 15, "{sent_inside}");
             for (a, c) in arrows.iter().zip(&shown) {
                 assert!(close(a.from, rows_from(top, c.sent)), "{a:?} {c:?}");
                 assert!(a.label.starts_with(&label(c.carried)), "{a:?} {c:?}");

@@ -38,7 +38,6 @@ use crate::client::play::brain::Wander;
 use crate::client::play::input::Action;
 use crate::client::tap::{LinkTotals, LoopKind, Tap, TapEvent};
 use crate::client::{ClientConfig, CorrectionStyle, Switches};
-use crate::net::codec;
 use crate::net::conditioner::Conditions;
 use crate::net::protocol::{ClientMsg, GameEvent, RailShot, ServerMsg, Welcome};
 use crate::net::transport::Traffic;
@@ -247,6 +246,8 @@ pub struct Lab {
     tick: Duration,
     next_tick: Instant,
     buf: Vec<u8>,
+    /// The plain bytes of a message being sealed.
+    scratch: Vec<u8>,
     pub(crate) rails: Vec<SeenRail>,
     verdicts: verdicts::Verdicts,
     /// How evenly each client draws the walkers.
@@ -421,6 +422,7 @@ impl Lab {
             tick,
             next_tick: start + tick,
             buf: Vec::new(),
+            scratch: Vec::new(),
             rails: Vec::new(),
             journal: None,
             verdicts: verdicts::Verdicts::default(),
@@ -695,9 +697,10 @@ impl Lab {
                 continue;
             }
             let (driver, log, acked) = (&mut c.driver, &mut c.log, &mut c.ack_delivered);
-            let trail = &mut c.trail;
+            let (trail, addr, server) = (&mut c.trail, c.addr, &mut self.server);
             c.down.drain(now, |_, bytes| {
-                match (codec::decode_server(bytes), log.as_mut()) {
+                // Opened as a client opens what its link brings (`net::secure`).
+                match (server.open_in_process(addr, bytes), log.as_mut()) {
                     (Ok(msg), log) => {
                         let mut snapshot = None;
                         if let ServerMsg::Snapshot(s) = &msg {
@@ -719,7 +722,9 @@ impl Lab {
                 }
             });
             let made = c.driver.session().latest_seq();
-            commands(c, now, &mut self.buf, |s, t| script(n, s, t));
+            commands(c, now, &mut self.server, &mut self.buf, |s, t| {
+                script(n, s, t)
+            });
             // Only the clients shown can be followed: the walkers keep no trail.
             if n < shown {
                 let keys = matches!(c.drive, Drive::Keys).then_some(c.held);
@@ -782,7 +787,12 @@ impl Lab {
                     }
                 }
             }
-            if codec::encode_server(&msg, &mut self.buf).is_ok() {
+            // Sealed for its session, as the server's socket sends it.
+            if self
+                .server
+                .encode_for(to, &msg, &mut self.buf, &mut self.scratch)
+                .is_ok()
+            {
                 c.bytes.down(now, &msg, self.buf.len());
                 let carried = Carried::down(&msg);
                 c.down
@@ -809,6 +819,7 @@ fn note_ack(log: &mut Log, session: &ClientSession) {
 fn commands(
     c: &mut LabClient,
     now: Instant,
+    server: &mut Server,
     buf: &mut Vec<u8>,
     script: impl FnMut(&ClientSession, Instant) -> Command,
 ) {
@@ -816,7 +827,7 @@ fn commands(
     // What the link dropped goes to the client's recording once the commands are made.
     let mut dropped = Vec::new();
     let mut send = |msg: ClientMsg| {
-        if codec::encode_in_process(addr, &msg, buf).is_ok() {
+        if server.encode_in_process(addr, &msg, buf).is_ok() {
             bytes.up(now, &msg, buf.len());
             if up.push_carrying(now, addr, buf, wire::up_mark(&msg), Carried::up(&msg)) {
                 dropped.push(msg);

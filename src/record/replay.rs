@@ -295,12 +295,7 @@ fn note_input(sent: &mut Vec<(u32, u32, u32)>, msg: &ClientMsg) {
 /// The bytes `msg` took on the wire: sealed, as the link sends it (a seal's size does
 /// not depend on the session or the counter).
 fn encoded_len(msg: &ClientMsg) -> u64 {
-    let mut buf = Vec::new();
-    let any = crate::net::protocol::SessionKey {
-        id: 0,
-        key: [0; 16],
-    };
-    codec::encode_sealed(msg, &any, 1, &mut buf).map_or(0, |()| buf.len() as u64)
+    codec::sealed_client_len(msg) as u64
 }
 
 /// A recording re-run without a terminal.

@@ -164,12 +164,14 @@ impl Live {
                 self.next_tick += self.tick;
             }
             for (to, msg) in self.server.take_outbox().collect::<Vec<_>>() {
-                codec::encode_server(&msg, &mut buf).unwrap();
+                self.server
+                    .encode_for(to, &msg, &mut buf, &mut Vec::new())
+                    .unwrap();
                 self.down.push(now, to, &buf);
             }
-            let driver = &mut self.driver;
+            let (driver, server) = (&mut self.driver, &mut self.server);
             self.down.drain_due(now, |_, bytes| {
-                let msg = codec::decode_server(bytes).unwrap();
+                let msg = server.open_in_process(addr, bytes).unwrap();
                 driver.receive(now, msg, bytes.len());
             });
             let (brain, up) = (&mut self.brain, &mut self.up);
@@ -178,7 +180,7 @@ impl Live {
                     let me = self.driver.session().predicted();
                     let keys = me.map(|me| brain.next(&me).buttons).unwrap_or_default();
                     self.driver.play(now, keys, |msg| {
-                        codec::encode_in_process(addr, &msg, &mut buf).unwrap();
+                        server.encode_in_process(addr, &msg, &mut buf).unwrap();
                         up.push(now, addr, &buf);
                     });
                     self.driver.frame(now);
@@ -190,7 +192,7 @@ impl Live {
                 |s, _| s.predicted().map(|me| brain.next(&me)).unwrap_or_default(),
                 |session, msg| {
                     if let Some(msg) = msg {
-                        codec::encode_in_process(addr, &msg, &mut buf).unwrap();
+                        server.encode_in_process(addr, &msg, &mut buf).unwrap();
                         up.push(now, addr, &buf);
                     }
                     session.frame(now);

@@ -150,8 +150,9 @@ fn bench_net_quick_with_fighting_bots() {
     assert!(v["share_headers"].as_f64().unwrap() > 0.0, "{v}");
     // Snapshots are deltas against what the client acknowledged: a merge once dropped
     // the line that keeps the acknowledged tick, and every snapshot went whole (1.0).
+    // (Both sides of the ratio carry the seal's 18 bytes: about 1.9 in a quick run.)
     assert!(
-        f(&v, "compression_ratio") > 2.0,
+        f(&v, "compression_ratio") > 1.5,
         "snapshots are not delta-compressed: {v}"
     );
 }

@@ -408,7 +408,9 @@ fn names_and_chat_reach_others_without_control_characters() {
     server.join_in_process(now, alice, "alice").unwrap();
     let mut buf = Vec::new();
     let evil = "hi \u{1b}[2J\u{1b}]0;owned\u{7} \u{9b}31m\r\nbye\u{0}";
-    codec::encode_in_process(mallory, &ClientMsg::Chat(evil.into()), &mut buf).unwrap();
+    server
+        .encode_in_process(mallory, &ClientMsg::Chat(evil.into()), &mut buf)
+        .unwrap();
     server.receive(now, mallory, &buf);
     let mut chat = None;
     let mut names = Vec::new();

@@ -17,6 +17,8 @@ use netarena::server::{PLAYER_LIMIT, Server, ServerConfig};
 use netarena::sim::map::{CELL, MAX_HEIGHT, MAX_WIDTH, Map};
 use netarena::sim::world::{Buttons, Command, PlayerId, PlayerState};
 
+use crate::support::Keyring;
+
 const PEOPLE: usize = 64;
 const BOTS: usize = 64;
 /// Most players in one snapshot (`server::interest`).
@@ -146,7 +148,11 @@ impl Client {
 }
 
 /// Everything the server has to send, encoded and checked: (to, message) decoded.
-fn drain(server: &mut Server, largest: &mut usize) -> Vec<(SocketAddr, ServerMsg)> {
+fn drain(
+    server: &mut Server,
+    keys: &mut Keyring,
+    largest: &mut usize,
+) -> Vec<(SocketAddr, ServerMsg)> {
     let mut buf = Vec::new();
     let mut sent = Vec::new();
     server.send_outbox(&mut buf, |to, bytes| sent.push((to, bytes.to_vec())));
@@ -159,19 +165,24 @@ fn drain(server: &mut Server, largest: &mut usize) -> Vec<(SocketAddr, ServerMsg
                 bytes.len()
             );
             *largest = (*largest).max(bytes.len());
-            (to, codec::decode_server(&bytes).expect("decodes"))
+            (to, keys.open(to, &bytes).expect("decodes"))
         })
         .collect()
 }
 
-fn send(server: &mut Server, now: Instant, from: SocketAddr, msg: &ClientMsg) {
+fn send(server: &mut Server, keys: &mut Keyring, now: Instant, from: SocketAddr, msg: &ClientMsg) {
     let mut buf = Vec::new();
-    codec::encode_in_process(from, msg, &mut buf).unwrap();
+    keys.seal(from, msg, &mut buf);
     server.receive(now, from, &buf);
 }
 
 /// The people join through the handshake; the welcome names each one's player.
-fn join_all(server: &mut Server, now: Instant, largest: &mut usize) -> Vec<Client> {
+fn join_all(
+    server: &mut Server,
+    keys: &mut Keyring,
+    now: Instant,
+    largest: &mut usize,
+) -> Vec<Client> {
     let name = "\u{1D54F}".repeat(16); // 16 characters of 4 bytes each
     let mut clients = Vec::new();
     for i in 0..PEOPLE {
@@ -180,10 +191,9 @@ fn join_all(server: &mut Server, now: Instant, largest: &mut usize) -> Vec<Clien
         let mut cookie = None;
         let mut id = None;
         for _ in 0..2 {
-            codec::connect_request(&name, cookie, codec::in_process_session(addr), &mut buf)
-                .unwrap();
+            codec::connect_request(&name, cookie, keys.hello(addr), &mut buf).unwrap();
             server.receive(now, addr, &buf);
-            for (to, msg) in drain(server, largest) {
+            for (to, msg) in drain(server, keys, largest) {
                 match msg {
                     ServerMsg::Challenge(c) if to == addr => cookie = Some(c),
                     ServerMsg::Welcome(w) if to == addr => id = Some(w.player_id),
@@ -217,7 +227,8 @@ fn a_server_holds_64_people_and_64_bots_and_every_datagram_fits() {
     let mut server = Server::new(config);
     let mut largest = 0;
     let mut now = Instant::now();
-    let mut clients = join_all(&mut server, now, &mut largest);
+    let mut keys = Keyring::default();
+    let mut clients = join_all(&mut server, &mut keys, now, &mut largest);
     assert_eq!(
         server.player_count(),
         PEOPLE + BOTS,
@@ -237,7 +248,7 @@ fn a_server_holds_64_people_and_64_bots_and_every_datagram_fits() {
         now += tick;
         server.tick(now);
         let mut rosters_now = 0;
-        for (to, msg) in drain(&mut server, &mut largest) {
+        for (to, msg) in drain(&mut server, &mut keys, &mut largest) {
             let Some(&i) = by_addr.get(&to) else { continue };
             let c = &mut clients[i];
             match msg {
@@ -260,7 +271,7 @@ fn a_server_holds_64_people_and_64_bots_and_every_datagram_fits() {
         for (i, c) in clients.iter_mut().enumerate() {
             if (t as usize + i).is_multiple_of(2) {
                 let msg = c.input(t, i);
-                send(&mut server, now, c.addr, &msg);
+                send(&mut server, &mut keys, now, c.addr, &msg);
             }
         }
     }

@@ -15,6 +15,8 @@ use netarena::server::{Server, ServerConfig};
 use netarena::sim::map::{MAX_HEIGHT, MAX_NAME_CHARS, MAX_WIDTH, Map};
 use netarena::sim::world::Command;
 
+use crate::support::Keyring;
+
 const PLAYERS: usize = 64;
 
 /// A full-size map with 64 spawns; `shift` makes a different one.
@@ -53,7 +55,7 @@ struct Budget {
 
 impl Budget {
     /// Encodes and checks everything the server has to send: (to, message) decoded.
-    fn drain(&mut self, server: &mut Server) -> Vec<(SocketAddr, ServerMsg)> {
+    fn drain(&mut self, server: &mut Server, keys: &mut Keyring) -> Vec<(SocketAddr, ServerMsg)> {
         let mut out = Vec::new();
         let mut buf = Vec::new();
         let mut sent = Vec::new();
@@ -65,7 +67,7 @@ impl Budget {
                 "{} bytes to {to}",
                 bytes.len()
             );
-            let msg = codec::decode_server(&bytes).expect("decodes");
+            let msg = keys.open(to, &bytes).expect("decodes");
             let kind = match &msg {
                 ServerMsg::Welcome(_) => "welcome",
                 ServerMsg::Snapshot(_) => "snapshot",
@@ -94,9 +96,9 @@ struct Client {
     chunks: MapAssembler,
 }
 
-fn send(server: &mut Server, now: Instant, from: SocketAddr, msg: &ClientMsg) {
+fn send(server: &mut Server, keys: &mut Keyring, now: Instant, from: SocketAddr, msg: &ClientMsg) {
     let mut buf = Vec::new();
-    codec::encode_in_process(from, msg, &mut buf).unwrap();
+    keys.seal(from, msg, &mut buf);
     server.receive(now, from, &buf);
 }
 
@@ -115,6 +117,7 @@ fn every_datagram_fits_with_the_largest_map_and_64_players() {
     };
     let mut now = Instant::now();
     let name = "\u{1D54F}".repeat(16); // 16 characters of 4 bytes each
+    let mut keys = Keyring::default();
     let mut clients: Vec<Client> = Vec::new();
     for i in 0..PLAYERS {
         let addr = SocketAddr::from(([10, 0, 0, 1 + i as u8], 5000));
@@ -123,10 +126,9 @@ fn every_datagram_fits_with_the_largest_map_and_64_players() {
         // Connect, answer the challenge, then connect once more (a lost welcome): each
         // time the welcome and its chunks go out through the encoder.
         for _ in 0..3 {
-            codec::connect_request(&name, cookie, codec::in_process_session(addr), &mut buf)
-                .unwrap();
+            codec::connect_request(&name, cookie, keys.hello(addr), &mut buf).unwrap();
             server.receive(now, addr, &buf);
-            for (to, msg) in budget.drain(&mut server) {
+            for (to, msg) in budget.drain(&mut server, &mut keys) {
                 if let (true, ServerMsg::Challenge(c)) = (to == addr, msg) {
                     cookie = Some(c);
                 }
@@ -150,7 +152,7 @@ fn every_datagram_fits_with_the_largest_map_and_64_players() {
     for t in 0..60 * 15 {
         now += tick;
         server.tick(now);
-        for (to, msg) in budget.drain(&mut server) {
+        for (to, msg) in budget.drain(&mut server, &mut keys) {
             let Some(c) = clients.iter_mut().find(|c| c.addr == to) else {
                 continue;
             };
@@ -187,7 +189,13 @@ fn every_datagram_fits_with_the_largest_map_and_64_players() {
                 let mut input =
                     InputPacket::pack(t, c.seq, c.ack_tick, [(c.seq, Command::default())]);
                 input.event_ack = c.event_ack;
-                send(&mut server, now, c.addr, &ClientMsg::Input(input));
+                send(
+                    &mut server,
+                    &mut keys,
+                    now,
+                    c.addr,
+                    &ClientMsg::Input(input),
+                );
             }
         }
     }

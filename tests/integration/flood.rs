@@ -57,13 +57,7 @@ fn many_addresses_once() -> Result<(), String> {
     let server = start_server(&[]);
     let to = SocketAddr::from(([127, 0, 0, 1], server.port));
     let mut request = Vec::new();
-    codec::connect_request(
-        "mallory",
-        None,
-        netarena::net::protocol::SessionKey::random(),
-        &mut request,
-    )
-    .unwrap();
+    codec::connect_request("mallory", None, [5; 32], &mut request).unwrap();
 
     // An address that spends its whole burst and is then limited.
     let limited = UdpSocket::bind("127.0.0.2:0").unwrap();

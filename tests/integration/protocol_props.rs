@@ -7,8 +7,8 @@ use netarena::net::codec;
 use netarena::net::delta;
 use netarena::net::protocol::{
     ClientMsg, CommandRun, Cookie, GameEvent, InputCounts, InputPacket, MapChunk, MapInfo, OwnBody,
-    PlayerSnap, PlayerStatus, RailShot, RailVerdict, RejectReason, RosterEntry, RosterPage, Sealed,
-    ServerInfo, ServerMsg, SessionKey, SnapshotDelta, Welcome,
+    PlayerSnap, PlayerStatus, RailShot, RailVerdict, RejectReason, RosterEntry, RosterPage,
+    ServerInfo, ServerMsg, SnapshotDelta, Welcome,
 };
 use netarena::net::widen::Known;
 use netarena::sim::combat::{Projectile, Weapon};
@@ -201,16 +201,16 @@ fn client_msg() -> impl Strategy<Value = ClientMsg> {
             any::<u16>(),
             "\\PC{0,20}",
             proptest::option::of(cookie()),
-            (any::<u32>(), any::<[u8; 16]>()),
+            any::<[u8; 32]>(),
             proptest::collection::vec(any::<u8>(), 0..64)
         )
-            .prop_map(|(magic, version, name, cookie, (id, key), padding)| {
+            .prop_map(|(magic, version, name, cookie, hello, padding)| {
                 ClientMsg::Connect {
                     magic,
                     version,
                     name,
                     cookie,
-                    session: SessionKey { id, key },
+                    hello,
                     padding,
                 }
             }),
@@ -252,18 +252,6 @@ fn client_msg() -> impl Strategy<Value = ClientMsg> {
                 padding
             }),
         "\\PC{0,100}".prop_map(ClientMsg::Chat),
-        (
-            any::<u32>(),
-            any::<u32>(),
-            proptest::collection::vec(any::<u8>(), 0..100),
-            any::<[u8; 8]>()
-        )
-            .prop_map(|(session, seq, body, tag)| ClientMsg::Sealed(Sealed {
-                session,
-                seq,
-                body,
-                tag
-            })),
     ]
 }
 
@@ -392,8 +380,9 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
             }
         ),
         map_chunk().prop_map(ServerMsg::MapChunk),
-        (any::<u32>(), any::<u32>())
+        (any::<u8>(), any::<[u8; 2]>())
             .prop_map(|(session, seq)| ServerMsg::NotConnected { session, seq }),
+        proptest::collection::vec(any::<u8>(), 0..120).prop_map(ServerMsg::Accept),
         "\\PC{0,40}".prop_map(ServerMsg::Bye),
         Just(ServerMsg::Left),
         cookie().prop_map(ServerMsg::Challenge),
@@ -403,9 +392,9 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
             "\\PC{0,24}",
             "[a-z]{0,24}",
             any::<u16>(),
-            any::<u16>()
+            (any::<u16>(), any::<[u8; 8]>())
         )
-            .prop_map(|(version, nonce, name, map, players, max_players)| {
+            .prop_map(|(version, nonce, name, map, players, (max_players, key))| {
                 ServerMsg::Info(ServerInfo {
                     version,
                     nonce,
@@ -413,6 +402,7 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
                     map,
                     players,
                     max_players,
+                    key,
                 })
             }),
     ]

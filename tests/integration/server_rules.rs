@@ -86,7 +86,9 @@ fn a_human_joining_a_server_full_of_bots_replaces_a_bot() {
 
     // The human leaves: the bot comes back.
     let mut buf = Vec::new();
-    netarena::net::codec::encode_in_process(host, &ClientMsg::Leave, &mut buf).unwrap();
+    server
+        .encode_in_process(host, &ClientMsg::Leave, &mut buf)
+        .unwrap();
     server.receive(now, host, &buf);
     assert_eq!(server.player_count(), 16);
     let events = event_lines(&mut server);
@@ -164,7 +166,8 @@ fn spawn_protection_lasts_until_the_first_move_or_shot_with_a_cap() {
         .into_iter()
         .enumerate()
     {
-        netarena::net::codec::encode_in_process(who, &input(seq as u32 + 1, cmd), &mut buf)
+        server
+            .encode_in_process(who, &input(seq as u32 + 1, cmd), &mut buf)
             .unwrap();
         server.receive(now, who, &buf);
     }
@@ -366,7 +369,9 @@ fn reading_newcomer(seed: u64, secs: u32, check_secs: f64) -> (Option<f64>, bool
     let reading = Command::moving(Buttons::READING);
     let (mut buf, mut protected_then) = (Vec::new(), false);
     for t in 1..=secs * 60 {
-        netarena::net::codec::encode_in_process(addr, &input(t, reading), &mut buf).unwrap();
+        server
+            .encode_in_process(addr, &input(t, reading), &mut buf)
+            .unwrap();
         server.receive(now, addr, &buf);
         now += Duration::from_secs(1) / 60;
         server.tick(now);
@@ -490,7 +495,9 @@ fn a_leave_is_answered_and_its_repeats_are_no_strangers() {
     server.take_outbox().for_each(drop);
     for _ in 0..3 {
         let mut leave = Vec::new();
-        netarena::net::codec::encode_in_process(addr, &ClientMsg::Leave, &mut leave).unwrap();
+        server
+            .encode_in_process(addr, &ClientMsg::Leave, &mut leave)
+            .unwrap();
         server.receive(now, addr, &leave);
     }
     let left = |server: &mut Server| {
@@ -507,10 +514,18 @@ fn a_leave_is_answered_and_its_repeats_are_no_strangers() {
     // long after.
     let other: SocketAddr = "10.0.0.10:4000".parse().unwrap();
     let mut leave = Vec::new();
-    netarena::net::codec::encode_in_process(other, &ClientMsg::Leave, &mut leave).unwrap();
+    let mut hs = netarena::net::secure::ClientHandshake::new();
+    let key = netarena::net::secure::ServerKey::generate();
+    let (answer, _) = netarena::net::secure::accept(&key, &hs.hello(), 5).unwrap();
+    let mut stranger = hs.finish(&answer).unwrap().session;
+    let scratch = &mut Vec::new();
+    netarena::net::codec::seal_client(&ClientMsg::Leave, &mut stranger, 5, &mut leave, scratch)
+        .unwrap();
     server.receive(now, other, &leave);
     let mut late = Vec::new();
-    netarena::net::codec::encode_in_process(addr, &ClientMsg::Leave, &mut late).unwrap();
+    server
+        .encode_in_process(addr, &ClientMsg::Leave, &mut late)
+        .unwrap();
     server.receive(now + Duration::from_secs(11), addr, &late);
     assert_eq!(server.refusals().unknown_session, 2);
     assert_eq!(left(&mut server), 0);

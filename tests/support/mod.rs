@@ -115,3 +115,65 @@ pub fn lag(latency_ms: u32, jitter_ms: u32, loss_pct: f64) -> Conditions {
         ..Conditions::default()
     }
 }
+
+/// The client ends of sessions with an in-process server, for tests that join through
+/// the handshake and the server's encoder themselves (not with
+/// [`Server::join_in_process`]): each address's handshake, then its session.
+#[derive(Default)]
+pub struct Keyring {
+    handshakes:
+        std::collections::HashMap<std::net::SocketAddr, netarena::net::secure::ClientHandshake>,
+    sessions: std::collections::HashMap<std::net::SocketAddr, (u8, netarena::net::secure::Session)>,
+}
+
+impl Keyring {
+    /// The hello `addr` puts in its connect requests (the same for one join).
+    pub fn hello(&mut self, addr: std::net::SocketAddr) -> [u8; 32] {
+        self.handshakes.entry(addr).or_default().hello()
+    }
+
+    /// Decodes a datagram the server sent to `to` as that client does: the handshake's
+    /// answer finishes its handshake; a session's message must open under its key.
+    pub fn open(
+        &mut self,
+        to: std::net::SocketAddr,
+        bytes: &[u8],
+    ) -> Result<netarena::net::protocol::ServerMsg, netarena::net::codec::CodecError> {
+        use netarena::net::protocol::ServerMsg;
+        let session = self.sessions.get_mut(&to).map(|(_, s)| s);
+        let msg = netarena::net::codec::open_server(session, bytes, &mut Vec::new())?;
+        if let ServerMsg::Accept(answer) = &msg
+            && !self.sessions.contains_key(&to)
+            && let Some(done) = self
+                .handshakes
+                .get_mut(&to)
+                .and_then(|h| h.finish(answer).ok())
+        {
+            self.sessions.insert(to, (done.id, done.session));
+        }
+        Ok(msg)
+    }
+
+    /// Whether `addr` has a session.
+    pub fn joined(&self, addr: std::net::SocketAddr) -> bool {
+        self.sessions.contains_key(&addr)
+    }
+
+    /// Forgets `addr`'s handshake and session: its next join starts a new one.
+    pub fn forget(&mut self, addr: std::net::SocketAddr) {
+        self.handshakes.remove(&addr);
+        self.sessions.remove(&addr);
+    }
+
+    /// Seals a session message of the client at `from` into `buf`.
+    pub fn seal(
+        &mut self,
+        from: std::net::SocketAddr,
+        msg: &netarena::net::protocol::ClientMsg,
+        buf: &mut Vec<u8>,
+    ) {
+        let (id, session) = self.sessions.get_mut(&from).expect("a joined session");
+        netarena::net::codec::seal_client(msg, session, *id, buf, &mut Vec::new())
+            .expect("a session message");
+    }
+}

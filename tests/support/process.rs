@@ -8,6 +8,27 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_netarena");
 /// A config file that does not exist: the developer's own must not change the tests.
 pub const NO_CONFIG: &str = "/nonexistent/netarena-test/config.toml";
 
+/// The key log the clients started here append their session keys to (see
+/// `tests/support/relay.rs`): one file for the whole test binary.
+pub const KEY_LOG: &str = "NETARENA_KEYLOG";
+
+pub fn key_log() -> PathBuf {
+    std::env::temp_dir().join(format!("netarena-keylog-{}", std::process::id()))
+}
+
+/// Where the processes started here keep their state and config (the server's key,
+/// the known servers): one directory for every test run, so that every server started
+/// here has the same key (a client that pinned it at a port, here or in a tmux test
+/// with the developer's own config, finds it again) and the developer's own state is
+/// never touched.
+pub fn isolated(cmd: &mut Command) -> &mut Command {
+    let home = std::env::temp_dir().join("netarena-test-home");
+    cmd.env("NETARENA_CONFIG", NO_CONFIG)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env(KEY_LOG, key_log())
+}
+
 /// A server process, killed when dropped.
 pub struct ServerProcess {
     pub child: Child,
@@ -29,8 +50,22 @@ pub fn start_server(extra: &[&str]) -> ServerProcess {
 
 /// A server process on `port` (0: any free one).
 pub fn start_server_on(port: u16, extra: &[&str]) -> ServerProcess {
-    let mut child = Command::new(BIN)
-        .env("NETARENA_CONFIG", NO_CONFIG)
+    start_server_with(port, extra, None)
+}
+
+/// A server process on `port` keeping its state (its key) in `state` rather than in
+/// the test binary's shared state directory: another server, to its clients.
+pub fn start_server_with(
+    port: u16,
+    extra: &[&str],
+    state: Option<&std::path::Path>,
+) -> ServerProcess {
+    let mut cmd = Command::new(BIN);
+    isolated(&mut cmd);
+    if let Some(dir) = state {
+        cmd.env("XDG_STATE_HOME", dir);
+    }
+    let mut child = cmd
         .args(["server", "--port", &port.to_string()])
         .args(extra)
         .stdout(Stdio::piped())
@@ -68,7 +103,7 @@ pub fn temp_report(name: &str) -> PathBuf {
 /// `netarena join 127.0.0.1:PORT --headless --seconds SECONDS`, to add to and run.
 pub fn headless_join(port: u16, seconds: &str) -> Command {
     let mut cmd = Command::new(BIN);
-    cmd.env("NETARENA_CONFIG", NO_CONFIG);
+    isolated(&mut cmd);
     cmd.args([
         "join",
         &format!("127.0.0.1:{port}"),

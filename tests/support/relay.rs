@@ -2,7 +2,9 @@
 //! server, which can black the link out (both ways) on command. It also watches what
 //! passes, the way a packet capture would: the newest command seq each input packet
 //! carries going up, and each snapshot's acknowledged seq and server queue coming down,
-//! so a test can measure the commands in flight without asking the client.
+//! so a test can measure the commands in flight without asking the client. Sessions are
+//! sealed: it reads them with the keys the clients append to the test-only key log
+//! ([`super::process::KEY_LOG`]), as a packet capture reads TLS with `SSLKEYLOGFILE`.
 
 use std::collections::HashMap;
 use std::net::{SocketAddr, UdpSocket};
@@ -158,30 +160,29 @@ impl Drop for FaultRelay {
     }
 }
 
-fn seen_up(bytes: &[u8]) -> Option<Seen> {
-    // Session messages travel sealed: the relay reads what they carry (it cannot check
-    // the tag, and need not).
-    let msg = match codec::decode_client(bytes) {
-        Ok(ClientMsg::Sealed(sealed)) => codec::open_sealed(&sealed),
-        other => other,
-    };
-    match msg {
-        Ok(ClientMsg::Input(p)) => Some(Seen::Input {
-            last_seq: p.last_seq,
-        }),
-        Ok(ClientMsg::Leave) => Some(Seen::Leave),
-        _ => None,
-    }
-}
+/// What the relay makes of each datagram, through the key log.
+struct Reader(codec::KeyLog);
 
-fn seen_down(bytes: &[u8]) -> Option<Seen> {
-    match codec::decode_server(bytes) {
-        Ok(ServerMsg::Snapshot(s)) => Some(Seen::Snapshot {
-            ack16: s.ack_seq as u16,
-            queued: s.queued,
-        }),
-        Ok(ServerMsg::Left) => Some(Seen::Left),
-        _ => None,
+impl Reader {
+    fn seen_up(&mut self, bytes: &[u8]) -> Option<Seen> {
+        match self.0.client_msg(bytes) {
+            Some(ClientMsg::Input(p)) => Some(Seen::Input {
+                last_seq: p.last_seq,
+            }),
+            Some(ClientMsg::Leave) => Some(Seen::Leave),
+            _ => None,
+        }
+    }
+
+    fn seen_down(&mut self, bytes: &[u8]) -> Option<Seen> {
+        match self.0.server_msg(bytes) {
+            Some(ServerMsg::Snapshot(s)) => Some(Seen::Snapshot {
+                ack16: s.ack_seq as u16,
+                queued: s.queued,
+            }),
+            Some(ServerMsg::Left) => Some(Seen::Left),
+            _ => None,
+        }
     }
 }
 
@@ -190,6 +191,7 @@ fn seen_down(bytes: &[u8]) -> Option<Seen> {
 fn forward(front: UdpSocket, server: SocketAddr, shared: &Mutex<Shared>, stop: &AtomicBool) {
     let mut backs: HashMap<SocketAddr, UdpSocket> = HashMap::new();
     let mut buf = vec![0u8; 65_536];
+    let mut keys = Reader(codec::KeyLog::new(super::process::key_log()));
     while !stop.load(Ordering::Relaxed) {
         let mut idle = true;
         while let Ok((n, from)) = front.recv_from(&mut buf) {
@@ -203,7 +205,7 @@ fn forward(front: UdpSocket, server: SocketAddr, shared: &Mutex<Shared>, stop: &
             let mut sh = shared.lock().unwrap();
             sh.first.get_or_insert(now);
             let mut up = sh.blackout_until.is_none_or(|t| now >= t);
-            let seen = seen_up(&buf[..n]);
+            let seen = keys.seen_up(&buf[..n]);
             if up && matches!(seen, Some(Seen::Leave)) && sh.drop_leaves > 0 {
                 sh.drop_leaves -= 1;
                 up = false;
@@ -223,7 +225,7 @@ fn forward(front: UdpSocket, server: SocketAddr, shared: &Mutex<Shared>, stop: &
                 let now = Instant::now();
                 let mut sh = shared.lock().unwrap();
                 let up = sh.blackout_until.is_none_or(|t| now >= t);
-                if let Some(seen) = seen_down(&buf[..n]) {
+                if let Some(seen) = keys.seen_down(&buf[..n]) {
                     sh.log.push((now, seen, up));
                 }
                 if up {

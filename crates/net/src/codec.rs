@@ -6,9 +6,10 @@ use bincode::config::{Configuration, Limit, LittleEndian, Varint};
 use serde::Serialize;
 
 use super::protocol::{
-    ClientMsg, Cookie, MAGIC, MIN_CONNECT_BYTES, MIN_DISCOVER_BYTES, PROTOCOL_VERSION, Sealed,
-    ServerMsg, SessionKey,
+    ClientMsg, Cookie, Freshness, HELLO_BYTES, MAGIC, MIN_CONNECT_BYTES, MIN_DISCOVER_BYTES,
+    PROTOCOL_VERSION, ServerInfo, ServerMsg,
 };
+use super::secure::{CLIENT_SEAL_BYTES, OpenError, SERVER_SEAL_BYTES, Session};
 
 /// Largest client datagram we accept: connect requests and input packets are small.
 pub const MAX_CLIENT_DATAGRAM: usize = 1200;
@@ -16,6 +17,8 @@ pub const MAX_CLIENT_DATAGRAM: usize = 1200;
 /// (one lost fragment loses the datagram; some networks drop fragments outright). The
 /// map travels in chunks, and events and rosters fill datagrams up to this budget.
 pub const MAX_SERVER_DATAGRAM: usize = 1200;
+/// Largest server message before sealing: what fits [`MAX_SERVER_DATAGRAM`] sealed.
+pub const MAX_SERVER_MESSAGE: usize = MAX_SERVER_DATAGRAM - SERVER_SEAL_BYTES;
 /// What decoding one server datagram may allocate: more than its bytes, since a one-byte
 /// varint can become a four-byte integer in memory (64 players' states are ~1.3 KB).
 const SERVER_DECODE_LIMIT: usize = 16 * 1024;
@@ -38,6 +41,10 @@ pub enum CodecError {
     Encode(#[from] bincode::error::EncodeError),
     #[error("a sealed datagram holds something other than a session message")]
     NotSessional,
+    #[error("a session message that is not sealed")]
+    Unsealed,
+    #[error("{0}")]
+    Open(#[from] OpenError),
 }
 
 /// Encodes into `buf` (cleared first), reusing its allocation.
@@ -45,6 +52,8 @@ pub fn encode_client(msg: &ClientMsg, buf: &mut Vec<u8>) -> Result<(), CodecErro
     encode_with(msg, buf, config::<MAX_CLIENT_DATAGRAM>())
 }
 
+/// Encodes a server message as it is before sealing (a session's messages may then take
+/// at most [`MAX_SERVER_MESSAGE`] bytes).
 pub fn encode_server(msg: &ServerMsg, buf: &mut Vec<u8>) -> Result<(), CodecError> {
     encode_with(msg, buf, config::<MAX_SERVER_DATAGRAM>())
 }
@@ -62,9 +71,15 @@ fn encode_with<T: Serialize, const N: usize>(
     Ok(())
 }
 
-/// The encoded size of a server message, for statistics.
+/// The size of a server message on the wire (sealed, if it is a session's), for byte
+/// budgets and statistics.
 pub fn encoded_len_server(msg: &ServerMsg) -> usize {
     encoded_len(msg)
+        + if is_session_server_msg(msg) {
+            SERVER_SEAL_BYTES
+        } else {
+            0
+        }
 }
 
 /// The encoded size of any part of a message, for byte budgets and statistics (no
@@ -125,7 +140,7 @@ pub fn peek_connect(bytes: &[u8]) -> Option<(u32, u16)> {
 pub fn connect_request(
     name: &str,
     cookie: Option<Cookie>,
-    session: SessionKey,
+    hello: [u8; HELLO_BYTES],
     buf: &mut Vec<u8>,
 ) -> Result<(), CodecError> {
     let mut msg = ClientMsg::Connect {
@@ -133,7 +148,7 @@ pub fn connect_request(
         version: PROTOCOL_VERSION,
         name: name.to_owned(),
         cookie,
-        session,
+        hello,
         padding: Vec::new(),
     };
     encode_client(&msg, buf)?;
@@ -152,51 +167,249 @@ pub fn is_session_msg(msg: &ClientMsg) -> bool {
     )
 }
 
-/// Encodes a session message sealed with `session` and counter `seq` (see
-/// [`Sealed`]); any other message as it is.
-pub fn encode_sealed(
-    msg: &ClientMsg,
-    session: &SessionKey,
-    seq: u32,
-    buf: &mut Vec<u8>,
-) -> Result<(), CodecError> {
-    encode_client(msg, buf)?;
-    if !is_session_msg(msg) {
-        return Ok(());
-    }
-    let sealed = ClientMsg::Sealed(session.seal(seq, std::mem::take(buf)));
-    encode_client(&sealed, buf)
+/// Whether a server message belongs to a session, so travels only sealed: everything
+/// but the answers to strangers (challenge, refusal, discovery, "not connected",
+/// "left") and the handshake's own answer.
+pub fn is_session_server_msg(msg: &ServerMsg) -> bool {
+    matches!(
+        msg,
+        ServerMsg::Welcome(_)
+            | ServerMsg::Snapshot(_)
+            | ServerMsg::Roster(_)
+            | ServerMsg::Bye(_)
+            | ServerMsg::MapChunk(_)
+    )
 }
 
-/// The message inside a sealed datagram whose tag has been checked: an input packet, a
-/// chat line or a leave, and nothing else.
-pub fn open_sealed(sealed: &Sealed) -> Result<ClientMsg, CodecError> {
-    let msg = decode_client(&sealed.body)?;
+/// Whether a datagram is sealed: its first byte has the top bit set, which no plain
+/// message's first byte (its variant) has.
+pub fn is_sealed(bytes: &[u8]) -> bool {
+    bytes.first().is_some_and(|b| b & 0x80 != 0)
+}
+
+/// The session id a sealed client datagram names.
+pub fn sealed_session(bytes: &[u8]) -> Option<u8> {
+    bytes.first().filter(|b| *b & 0x80 != 0).map(|b| b & 0x7f)
+}
+
+/// The low 16 bits of a sealed client datagram's counter, as "not connected" echoes.
+pub fn sealed_counter(bytes: &[u8]) -> [u8; 2] {
+    match bytes {
+        [_, lo, hi, ..] => [*lo, *hi],
+        _ => [0; 2],
+    }
+}
+
+/// Seals a session message (input, chat, leave) of session `id` into `buf`; returns
+/// its counter. `scratch` holds the plain bytes.
+pub fn seal_client(
+    msg: &ClientMsg,
+    session: &mut Session,
+    id: u8,
+    buf: &mut Vec<u8>,
+    scratch: &mut Vec<u8>,
+) -> Result<u32, CodecError> {
+    if !is_session_msg(msg) {
+        return Err(CodecError::NotSessional);
+    }
+    encode_with(
+        msg,
+        scratch,
+        config::<{ MAX_CLIENT_DATAGRAM - CLIENT_SEAL_BYTES }>(),
+    )?;
+    Ok(session.seal_client(id, scratch, buf))
+}
+
+/// The size of a session message on the wire, sealed.
+pub fn sealed_client_len(msg: &ClientMsg) -> usize {
+    encoded_len(msg) + CLIENT_SEAL_BYTES
+}
+
+/// Opens a sealed client datagram of `session`: an input packet, a chat line or a
+/// leave, and nothing else; with whether its counter is the newest so far.
+pub fn open_client(
+    session: &mut Session,
+    bytes: &[u8],
+    scratch: &mut Vec<u8>,
+) -> Result<(ClientMsg, Freshness), CodecError> {
+    if bytes.len() > MAX_CLIENT_DATAGRAM {
+        return Err(CodecError::TooLarge(bytes.len()));
+    }
+    let (_, freshness) = session.open_client(bytes, scratch)?;
+    let msg = decode_client(scratch)?;
     if is_session_msg(&msg) {
+        Ok((msg, freshness))
+    } else {
+        Err(CodecError::NotSessional)
+    }
+}
+
+/// Encodes a server message for the wire: a session's sealed with `session`, any other
+/// as it is.
+pub fn seal_server(
+    msg: &ServerMsg,
+    session: Option<&mut Session>,
+    buf: &mut Vec<u8>,
+    scratch: &mut Vec<u8>,
+) -> Result<(), CodecError> {
+    if !is_session_server_msg(msg) {
+        return encode_server(msg, buf);
+    }
+    let session = session.ok_or(CodecError::Unsealed)?;
+    encode_with(msg, scratch, config::<MAX_SERVER_MESSAGE>())?;
+    session.seal_server(scratch, buf);
+    Ok(())
+}
+
+/// Decodes a server datagram as a client with `session` (None before the handshake)
+/// takes it: a sealed one must open under the session's key and hold a session's
+/// message; a plain one must not be a session's.
+pub fn open_server(
+    session: Option<&mut Session>,
+    bytes: &[u8],
+    scratch: &mut Vec<u8>,
+) -> Result<ServerMsg, CodecError> {
+    if !is_sealed(bytes) {
+        let msg = decode_server(bytes)?;
+        return if is_session_server_msg(&msg) {
+            Err(CodecError::Unsealed)
+        } else {
+            Ok(msg)
+        };
+    }
+    if bytes.len() > MAX_SERVER_DATAGRAM {
+        return Err(CodecError::TooLarge(bytes.len()));
+    }
+    let session = session.ok_or(CodecError::Open(OpenError::Forged))?;
+    session.open_server(bytes, scratch)?;
+    let msg = decode_server(scratch)?;
+    if is_session_server_msg(&msg) {
         Ok(msg)
     } else {
         Err(CodecError::NotSessional)
     }
 }
 
-/// The session of a client that lives in the same process as its server (tests, the
-/// lab, benchmarks), fixed by its address: the server's `Server::join_in_process`
-/// (netarena-server) joins with it.
-pub fn in_process_session(addr: std::net::SocketAddr) -> SessionKey {
-    SessionKey::derived(addr.to_string().as_bytes())
+/// A reader of a key log (`NETARENA_KEYLOG`, see `net::secure`): the sessions its
+/// lines name, with both ends each, so a relay that stands for the network (the tests'
+/// fault relay, the benchmark's counting relay, `netarena relay`) can read sealed
+/// traffic as a packet capture reads TLS with `SSLKEYLOGFILE`.
+pub struct KeyLog {
+    path: std::path::PathBuf,
+    sessions: Vec<(Session, Session)>,
+    lines: usize,
+    scratch: Vec<u8>,
 }
 
-/// Encodes `msg` as the in-process client at `addr` sends it: sealed with
-/// [`in_process_session`] and a counter shared by the whole process, so it only grows.
-pub fn encode_in_process(
-    addr: std::net::SocketAddr,
-    msg: &ClientMsg,
-    buf: &mut Vec<u8>,
-) -> Result<(), CodecError> {
-    static SEQ: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
-    let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    encode_sealed(msg, &in_process_session(addr), seq, buf)
+impl KeyLog {
+    pub fn new(path: std::path::PathBuf) -> KeyLog {
+        KeyLog {
+            path,
+            sessions: Vec::new(),
+            lines: 0,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Reads the lines added since the last call (each: the two keys in hex).
+    fn refresh(&mut self) {
+        let text = std::fs::read_to_string(&self.path).unwrap_or_default();
+        for line in text.lines().skip(self.lines) {
+            let mut keys = line.split_whitespace().filter_map(super::secure::parse_key);
+            if let (Some(up), Some(down)) = (keys.next(), keys.next()) {
+                self.sessions.push(Session::from_logged_keys(&up, &down));
+            }
+            self.lines += 1;
+        }
+    }
+
+    /// The message a client datagram carries: a plain one as it is, a sealed one by
+    /// whichever logged session opens it.
+    pub fn client_msg(&mut self, bytes: &[u8]) -> Option<ClientMsg> {
+        if !is_sealed(bytes) {
+            return decode_client(bytes).ok();
+        }
+        for round in 0..2 {
+            if round == 1 {
+                self.refresh();
+            }
+            for (_, server_end) in &mut self.sessions {
+                if let Ok((msg, _)) = open_client(server_end, bytes, &mut self.scratch) {
+                    return Some(msg);
+                }
+            }
+        }
+        None
+    }
+
+    /// The message a server datagram carries, sealed or not.
+    pub fn server_msg(&mut self, bytes: &[u8]) -> Option<ServerMsg> {
+        if !is_sealed(bytes) {
+            return decode_server(bytes).ok();
+        }
+        for round in 0..2 {
+            if round == 1 {
+                self.refresh();
+            }
+            for (client_end, _) in &mut self.sessions {
+                if let Ok(msg) = open_server(Some(client_end), bytes, &mut self.scratch) {
+                    return Some(msg);
+                }
+            }
+        }
+        None
+    }
 }
+
+impl KeyLog {
+    /// Seals `msg` as the server's datagram after `seen` (a sealed server datagram of a
+    /// logged session, just read): what a test's relay standing for a hostile server,
+    /// which holds the session's keys, sends in the real server's place. The relay must
+    /// not forward the real server's datagram of that counter. None when no logged
+    /// session opens `seen`.
+    pub fn seal_server_after(
+        &mut self,
+        seen: &[u8],
+        msg: &ServerMsg,
+        out: &mut Vec<u8>,
+    ) -> Option<()> {
+        self.refresh();
+        let mut scratch = Vec::new();
+        let (counter, server_end) =
+            self.sessions
+                .iter_mut()
+                .find_map(|(client_end, server_end)| {
+                    let (counter, _) = client_end.open_server(seen, &mut scratch).ok()?;
+                    Some((counter, server_end))
+                })?;
+        server_end.send_from(counter.checked_add(1)?);
+        seal_server(msg, Some(server_end), out, &mut scratch).ok()
+    }
+}
+
+/// A discovery answer, from this version or an older one (before version 10 it did not
+/// carry the key: its fingerprint is then zeros), so the browser can list every server
+/// and mark the others incompatible.
+pub fn decode_info(bytes: &[u8]) -> Option<ServerInfo> {
+    if let Ok(ServerMsg::Info(info)) = decode_server(bytes) {
+        return Some(info);
+    }
+    type Older = (u32, u16, u32, String, String, u16, u16);
+    let (variant, version, nonce, name, map, players, max_players) =
+        decode_with::<Older, SERVER_DECODE_LIMIT>(bytes, MAX_SERVER_DATAGRAM, config()).ok()?;
+    (variant == INFO_VARIANT).then_some(ServerInfo {
+        version,
+        nonce,
+        name,
+        map,
+        players,
+        max_players,
+        key: [0; 8],
+    })
+}
+
+/// `ServerMsg::Info`'s variant index.
+const INFO_VARIANT: u32 = 6;
 
 /// A discovery request, padded so a server may answer it.
 pub fn discover_request(nonce: u32, buf: &mut Vec<u8>) -> Result<(), CodecError> {
@@ -293,7 +506,7 @@ mod tests {
     #[test]
     fn connect_requests_are_padded_and_peekable() {
         let mut buf = Vec::new();
-        connect_request("ann", None, SessionKey::random(), &mut buf).unwrap();
+        connect_request("ann", None, [7; HELLO_BYTES], &mut buf).unwrap();
         assert!(buf.len() >= MIN_CONNECT_BYTES && buf.len() < MIN_CONNECT_BYTES + 4);
         assert!(matches!(
             decode_client(&buf).unwrap(),
@@ -306,29 +519,64 @@ mod tests {
         assert_eq!(peek_connect(&[2, 0, 0]), None);
     }
 
-    /// A seal costs 18 bytes whatever the message: variant, session id and counter
-    /// (four bytes each, fixed), the body's length and the 8-byte tag.
+    /// A seal costs 19 bytes up and 18 down whatever the message, and a session's
+    /// messages pass only sealed, under their own session.
     #[test]
-    fn a_seal_costs_eighteen_bytes() {
-        let session = SessionKey::random();
+    fn seals_cost_nineteen_bytes_up_and_eighteen_down() {
+        use crate::secure::{ClientHandshake, ServerKey, accept};
+        let key = ServerKey::generate();
+        let mut hs = ClientHandshake::new();
+        let (answer, mut server) = accept(&key, &hs.hello(), 3).unwrap();
+        let mut client = hs.finish(&answer).unwrap().session;
+        let (mut bare, mut sealed, mut scratch) = (Vec::new(), Vec::new(), Vec::new());
         for msg in [ClientMsg::Leave, ClientMsg::Chat("hello".into())] {
-            let (mut bare, mut sealed) = (Vec::new(), Vec::new());
             encode_client(&msg, &mut bare).unwrap();
-            encode_sealed(&msg, &session, u32::MAX, &mut sealed).unwrap();
-            assert_eq!(sealed.len(), bare.len() + 18, "{msg:?}");
-            let ClientMsg::Sealed(s) = decode_client(&sealed).unwrap() else {
-                panic!("not sealed");
-            };
-            assert!(session.verify(&s));
-            assert_eq!(open_sealed(&s).unwrap(), msg);
+            seal_client(&msg, &mut client, 3, &mut sealed, &mut scratch).unwrap();
+            assert_eq!(sealed.len(), bare.len() + 19, "{msg:?}");
+            assert_eq!(sealed_client_len(&msg), sealed.len());
+            assert_eq!(sealed_session(&sealed), Some(3));
+            assert_eq!(
+                open_client(&mut server, &sealed, &mut scratch).unwrap().0,
+                msg
+            );
+            assert!(decode_client(&sealed).is_err(), "no plain message");
         }
-        // A sealed datagram never holds another sealed one, or a connect.
-        let mut inner = Vec::new();
-        connect_request("ann", None, session, &mut inner).unwrap();
+        let bye = ServerMsg::Bye("stopping".into());
+        encode_server(&bye, &mut bare).unwrap();
+        seal_server(&bye, Some(&mut server), &mut sealed, &mut scratch).unwrap();
+        assert_eq!(sealed.len(), bare.len() + 18);
+        assert_eq!(encoded_len_server(&bye), sealed.len());
+        assert_eq!(
+            open_server(Some(&mut client), &sealed, &mut scratch).unwrap(),
+            bye
+        );
         assert!(matches!(
-            open_sealed(&session.seal(1, inner)),
-            Err(CodecError::NotSessional)
+            open_server(Some(&mut client), &bare, &mut scratch),
+            Err(CodecError::Unsealed)
         ));
+        // A client's own datagram does not open as the server's.
+        seal_client(&ClientMsg::Leave, &mut client, 3, &mut sealed, &mut scratch).unwrap();
+        assert!(open_server(Some(&mut client), &sealed, &mut scratch).is_err());
+    }
+
+    #[test]
+    fn an_older_servers_discovery_answer_still_reads() {
+        let info = ServerInfo {
+            version: 9,
+            nonce: 4,
+            name: "old".into(),
+            map: "duel".into(),
+            players: 1,
+            max_players: 8,
+            key: [0; 8],
+        };
+        let mut buf = Vec::new();
+        encode_server(&ServerMsg::Info(info.clone()), &mut buf).unwrap();
+        assert_eq!(decode_info(&buf), Some(info.clone()));
+        // Version 9's layout: the same without the key.
+        buf.truncate(buf.len() - 8);
+        assert_eq!(decode_info(&buf), Some(info));
+        assert_eq!(decode_info(&[6, 1]), None);
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub mod map_chunks;
 pub mod protocol;
 pub mod roster_pages;
 pub mod safe_text;
+pub mod secure;
 pub mod transport;
 pub mod widen;
 pub(crate) mod wire_events;

@@ -12,7 +12,7 @@ use super::protocol::{RosterEntry, RosterPage};
 use super::safe_text;
 
 /// Bytes of entries one page may carry, leaving room for the page's own fields.
-pub const PAGE_BUDGET: usize = codec::MAX_SERVER_DATAGRAM - 16;
+pub const PAGE_BUDGET: usize = codec::MAX_SERVER_MESSAGE - 16;
 
 /// Splits `entries` into pages of at most [`PAGE_BUDGET`] bytes each (at least one page).
 pub fn split(serial: u16, entries: &[RosterEntry]) -> Vec<RosterPage> {

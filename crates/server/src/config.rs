@@ -8,6 +8,7 @@ use super::commands::{InputBuffer, MAX_BUFFER_TICKS};
 use super::game::MatchConfig;
 use netarena_net::bounds::{ConfigError, check};
 use netarena_net::protocol::PROTOCOL_VERSION;
+use netarena_net::secure::ServerKey;
 use netarena_sim::map::Map;
 
 /// Most players one server holds: 64 people and 64 bots. A snapshot carries at most 64
@@ -80,6 +81,9 @@ pub struct ServerConfig {
     pub input_buffer: InputBuffer,
     /// Maps, limits and lag compensation.
     pub game: MatchConfig,
+    /// The server's long-lived key (`net::secure`): a fresh one here; the `server`
+    /// and `host` commands keep theirs in the state directory.
+    pub key: ServerKey,
 }
 
 impl ServerConfig {
@@ -98,6 +102,7 @@ impl ServerConfig {
             bot_skill: defaults::BOT_SKILL,
             input_buffer: InputBuffer::default(),
             game: MatchConfig::new(map),
+            key: ServerKey::generate(),
         }
     }
 

@@ -11,11 +11,12 @@ use super::bots::FightBot;
 use super::delivery::Delivery;
 use super::interest::Interest;
 use super::reliable::EventQueue;
-use netarena_net::protocol::{InputCounts, InputPacket, ReplayWindow, ServerMsg, SessionKey};
+use netarena_net::protocol::{HELLO_BYTES, InputCounts, InputPacket, ServerMsg};
+use netarena_net::secure::Session;
 use netarena_sim::world::PlayerId;
 
 /// Who makes a slot's commands: a client over the network, or a server bot.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub(crate) enum Controller {
     Remote(Box<Connection>),
     Bot(Box<FightBot>),
@@ -24,14 +25,18 @@ pub(crate) enum Controller {
 /// Input packets remembered as seen, so a late one is counted once.
 const WINDOW: u32 = 64;
 
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub(crate) struct Connection {
     /// Where the session's datagrams come from now: it moves when a fresh, authentic
     /// datagram of the session comes from elsewhere (a NAT rebinding).
     pub(crate) addr: SocketAddr,
-    /// The key its messages are sealed with, and the counters already taken.
-    pub(crate) session: SessionKey,
-    pub(crate) replay: ReplayWindow,
+    /// The session's keys and counters (`net::secure`): every datagram both ways is
+    /// sealed with them.
+    pub(crate) session: Session,
+    /// The client's hello and the server's answer to it: a repeat of that connect
+    /// request (the answer was lost) gets the same answer again.
+    pub(crate) hello: [u8; HELLO_BYTES],
+    pub(crate) accept: Vec<u8>,
     pub(crate) last_heard: Instant,
     /// Newest client timestamp seen, and when it arrived, for the RTT echo.
     pub(crate) echo_time_ms: u32,
@@ -91,11 +96,18 @@ impl InputWindow {
 }
 
 impl Connection {
-    pub(crate) fn new(addr: SocketAddr, session: SessionKey, now: Instant) -> Connection {
+    pub(crate) fn new(
+        addr: SocketAddr,
+        session: Session,
+        hello: [u8; HELLO_BYTES],
+        accept: Vec<u8>,
+        now: Instant,
+    ) -> Connection {
         Connection {
             addr,
             session,
-            replay: ReplayWindow::default(),
+            hello,
+            accept,
             last_heard: now,
             echo_time_ms: 0,
             echo_received: now,

@@ -12,9 +12,11 @@ use super::cookie::{self, CookieError};
 use netarena_net::codec;
 use netarena_net::map_chunks::{self, MapAssembler};
 use netarena_net::protocol::{
-    Cookie, MAX_INFO_NAME_CHARS, RejectReason, ServerInfo, ServerMsg, SessionKey, Welcome,
-    sanitize_name, sanitize_text,
+    ClientMsg, Cookie, HELLO_BYTES, MAX_INFO_NAME_CHARS, RejectReason, ServerInfo, ServerMsg,
+    Welcome, sanitize_name, sanitize_text,
 };
+use netarena_net::secure::{self, ClientHandshake};
+use netarena_sim::world::PlayerId;
 
 /// Connect requests without a cookie one host may make: a burst, then a steady trickle,
 /// enough for a machine that starts a dozen clients at once. Each gets only a challenge,
@@ -40,6 +42,7 @@ impl Server {
             map: short(self.map.name()),
             players: self.slots.len() as u16,
             max_players: self.config.max_players,
+            key: secure::first8(&self.config.key.public()),
         }
     }
 
@@ -130,23 +133,26 @@ impl Server {
     }
 
     /// A connect request that passed the checks on its form: challenge it, or admit it
-    /// if it carries a good cookie.
+    /// if it carries a good cookie, answering its hello (`net::secure::accept`).
     pub(super) fn on_connect(
         &mut self,
         now: Instant,
         from: SocketAddr,
         name: &str,
         cookie: Option<Cookie>,
-        session: SessionKey,
+        hello: [u8; HELLO_BYTES],
         wire_len: usize,
     ) {
-        // A repeated connect of a session we have means our welcome was lost: send it
-        // again, but only where the session is (a welcome is larger than a request).
-        if let Some(&id) = self.by_session.get(&session.id) {
-            let here = self
-                .remotes()
-                .any(|(s, c)| s.id == id && c.addr == from && c.session.same_as(&session));
+        // A repeated connect of a session we have means our answer or welcome was lost:
+        // send them again, but only where the session is (they are larger than a
+        // request). The answer is the same one: only the hello's sender can read it.
+        let known = self
+            .remotes()
+            .find(|(_, c)| c.hello == hello)
+            .map(|(s, c)| (s.id, c.addr == from, c.accept.clone()));
+        if let Some((id, here, accept)) = known {
             if here {
+                self.outbox.push((from, ServerMsg::Accept(accept)));
                 self.resend_welcome(id, now);
             } else {
                 self.refusals.bad_cookie += 1;
@@ -178,24 +184,41 @@ impl Server {
         if let Some(&old) = self.by_addr.get(&from) {
             self.remove_player(old, "rejoined");
         }
-        let controller = Controller::Remote(Box::new(Connection::new(from, session, now)));
         self.make_room();
-        match self.add_player(sanitize_name(name), controller) {
-            Some(id) => self.send_welcome(from, id),
-            None => self.outbox.push((
-                from,
-                ServerMsg::Reject(RejectReason::Full {
-                    max_players: self.config.max_players,
-                }),
-            )),
+        let full = ServerMsg::Reject(RejectReason::Full {
+            max_players: self.config.max_players,
+        });
+        let Some(id) = self.free_id().filter(|_| !self.is_full()) else {
+            self.outbox.push((from, full));
+            return;
+        };
+        let (accept, session) = match secure::accept(&self.config.key, &hello, id) {
+            Ok(done) => done,
+            Err(e) => {
+                tracing::debug!("refused connect from {from}: {e}");
+                self.refusals.invalid += 1;
+                return;
+            }
+        };
+        let connection = Connection::new(from, session, hello, accept.clone(), now);
+        match self.add_player(
+            sanitize_name(name),
+            Controller::Remote(Box::new(connection)),
+        ) {
+            Some(id) => {
+                self.outbox.push((from, ServerMsg::Accept(accept)));
+                self.send_welcome(from, id);
+            }
+            None => self.outbox.push((from, full)),
         }
     }
 
     /// Joins from `addr` the way a client does (request, challenge, request with the
-    /// cookie), for benchmarks and tests that drive a server without sockets. Messages
-    /// for other addresses stay in the outbox. The session is
-    /// [`codec::in_process_session`]`(addr)`: seal its messages with
-    /// [`codec::encode_in_process`].
+    /// cookie and the hello, the server's answer), for benchmarks and tests that drive a
+    /// server without sockets. Messages for other addresses stay in the outbox. The
+    /// client's end of the session is kept here: seal its messages with
+    /// [`Server::encode_in_process`] and open what the server sends it with
+    /// [`Server::open_in_process`].
     pub fn join_in_process(
         &mut self,
         now: Instant,
@@ -205,27 +228,57 @@ impl Server {
         let mut buf = Vec::new();
         let mut cookie = None;
         let mut welcome = None;
+        let mut accepted = None;
         let mut map = MapAssembler::default();
+        let mut handshake = ClientHandshake::new();
         for _ in 0..2 {
-            let session = codec::in_process_session(addr);
-            codec::connect_request(name, cookie, session, &mut buf).ok()?;
+            codec::connect_request(name, cookie, handshake.hello(), &mut buf).ok()?;
             self.receive(now, addr, &buf);
             let mut kept = Vec::new();
             for (to, msg) in self.outbox.drain(..) {
                 match msg {
                     ServerMsg::Challenge(c) if to == addr => cookie = Some(c),
+                    ServerMsg::Accept(a) if to == addr => accepted = handshake.finish(&a).ok(),
                     ServerMsg::Welcome(w) if to == addr => welcome = Some(w),
                     ServerMsg::MapChunk(c) if to == addr => map.add(now, &c).ok()?,
                     other => kept.push((to, other)),
                 }
             }
             self.outbox = kept;
-            if let Some(mut w) = welcome.take() {
+            if let (Some(mut w), Some(done)) = (welcome.take(), accepted.take()) {
                 w.map_text = map.take(&w.map)?;
+                self.in_process
+                    .insert(addr, (done.id as PlayerId, done.session));
                 return Some(w);
             }
         }
         None
+    }
+
+    /// Seals `msg` (input, chat or leave) into `buf` as the client joined from `addr`
+    /// with [`Server::join_in_process`] sends it.
+    pub fn encode_in_process(
+        &mut self,
+        addr: SocketAddr,
+        msg: &ClientMsg,
+        buf: &mut Vec<u8>,
+    ) -> Result<(), codec::CodecError> {
+        let (id, session) = self
+            .in_process
+            .get_mut(&addr)
+            .ok_or(codec::CodecError::Unsealed)?;
+        codec::seal_client(msg, session, *id, buf, &mut Vec::new()).map(|_| ())
+    }
+
+    /// Opens a datagram the server sent to `addr` as the client joined from there
+    /// with [`Server::join_in_process`] does.
+    pub fn open_in_process(
+        &mut self,
+        addr: SocketAddr,
+        bytes: &[u8],
+    ) -> Result<ServerMsg, codec::CodecError> {
+        let session = self.in_process.get_mut(&addr).map(|(_, s)| s);
+        codec::open_server(session, bytes, &mut Vec::new())
     }
 }
 
@@ -247,14 +300,16 @@ mod tests {
         let addr: SocketAddr = "127.0.0.1:4000".parse().unwrap();
         server.join_in_process(now, addr, "ann").unwrap();
         server.outbox.clear();
+        let hello = server.remotes().next().unwrap().1.hello;
         let mut repeat = Vec::new();
-        codec::connect_request("ann", None, codec::in_process_session(addr), &mut repeat).unwrap();
+        codec::connect_request("ann", None, hello, &mut repeat).unwrap();
         server.receive(now, addr, &repeat);
         assert!(
-            server.outbox.is_empty(),
-            "{} sent at once",
-            server.outbox.len()
+            matches!(&server.outbox[..], [(_, ServerMsg::Accept(_))]),
+            "only the handshake's answer at once: {:?}",
+            server.outbox
         );
+        server.outbox.clear();
 
         // Two seconds of ticks, the client repeating every 250 ms while the round goes.
         let start = now;

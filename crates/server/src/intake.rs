@@ -7,11 +7,12 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use super::Server;
-use netarena_net::codec;
+use netarena_net::codec::{self, CodecError};
 use netarena_net::protocol::{
     ClientMsg, Freshness, GameEvent, MAGIC, MAX_CHAT_CHARS, MIN_CONNECT_BYTES, MIN_DISCOVER_BYTES,
-    RejectReason, Sealed, ServerMsg, sanitize_text,
+    RejectReason, ServerMsg, sanitize_text,
 };
+use netarena_net::secure::OpenError;
 use netarena_sim::world::PlayerId;
 
 /// "Not connected" answers one host may get: a client that lost its server needs one;
@@ -25,14 +26,15 @@ const LEFT_MEMORY: Duration = Duration::from_secs(10);
 /// Departed sessions remembered at most: a bounded table, whatever leaves.
 const LEFT_MAX: usize = 1024;
 
-/// Sessions whose player left within [`LEFT_MEMORY`], bounded by [`LEFT_MAX`].
+/// Sessions whose player left within [`LEFT_MEMORY`] (their address and id), bounded
+/// by [`LEFT_MAX`].
 #[derive(Clone, Debug, Default)]
 pub(crate) struct RecentlyLeft {
-    at: HashMap<u32, Instant>,
+    at: HashMap<(SocketAddr, PlayerId), Instant>,
 }
 
 impl RecentlyLeft {
-    fn insert(&mut self, now: Instant, session: u32) {
+    fn insert(&mut self, now: Instant, session: (SocketAddr, PlayerId)) {
         if self.at.len() >= LEFT_MAX {
             self.at
                 .retain(|_, t| now.saturating_duration_since(*t) < LEFT_MEMORY);
@@ -45,7 +47,7 @@ impl RecentlyLeft {
         self.at.insert(session, now);
     }
 
-    fn contains(&self, now: Instant, session: u32) -> bool {
+    fn contains(&self, now: Instant, session: (SocketAddr, PlayerId)) -> bool {
         self.at
             .get(&session)
             .is_some_and(|t| now.saturating_duration_since(*t) < LEFT_MEMORY)
@@ -67,8 +69,8 @@ pub struct Refusals {
     pub bad_cookie: u64,
     /// Connect requests speaking another protocol version (answered with a reject).
     pub wrong_version: u64,
-    /// Session messages without a valid proof: bare (not sealed), or sealed with a
-    /// wrong tag. Forgeries, all of them.
+    /// Session messages without a valid proof: bare (not sealed), or sealed datagrams
+    /// that do not open under their session's key. Forgeries, all of them.
     pub unproven: u64,
     /// Sealed datagrams whose counter was taken already: a replay, or a duplicate the
     /// network made (not counted in [`Refusals::total`]: networks duplicate, and a
@@ -112,6 +114,10 @@ impl Server {
     /// why not.
     pub fn receive(&mut self, now: Instant, from: SocketAddr, bytes: &[u8]) {
         self.epoch.get_or_insert(now);
+        if codec::is_sealed(bytes) {
+            self.on_sealed(now, from, bytes);
+            return;
+        }
         match codec::decode_client(bytes) {
             Ok(msg) => self.handle(now, from, msg, bytes.len()),
             Err(e) => match codec::peek_connect(bytes) {
@@ -144,7 +150,7 @@ impl Server {
                 version,
                 name,
                 cookie,
-                session,
+                hello,
                 padding: _,
             } => {
                 let limit = match cookie {
@@ -160,7 +166,7 @@ impl Server {
                 } else if wire_len < MIN_CONNECT_BYTES {
                     self.refusals.invalid += 1;
                 } else {
-                    self.on_connect(now, from, &name, cookie, session, wire_len);
+                    self.on_connect(now, from, &name, cookie, hello, wire_len);
                 }
             }
             ClientMsg::Discover {
@@ -181,7 +187,6 @@ impl Server {
                     self.reply_unproven(from, wire_len, info);
                 }
             }
-            ClientMsg::Sealed(sealed) => self.on_sealed(now, from, &sealed, wire_len),
             // Session messages prove themselves, or change nothing.
             ClientMsg::Input(_) | ClientMsg::Chat(_) | ClientMsg::Leave => {
                 tracing::debug!("refused an unsealed session message from {from}");
@@ -190,48 +195,43 @@ impl Server {
         }
     }
 
-    /// A sealed session message: found by its session id, whatever address it came
-    /// from; its tag checked; its counter taken once. A fresh, authentic datagram from a
-    /// new address moves the session there (a NAT gave the client a new port).
-    fn on_sealed(&mut self, now: Instant, from: SocketAddr, sealed: &Sealed, wire_len: usize) {
-        let Some(&id) = self.by_session.get(&sealed.session) else {
-            if self.left.contains(now, sealed.session) {
-                // A repeat of a goodbye already taken: answered again (one byte).
-                self.reply_unproven(from, wire_len, ServerMsg::Left);
+    /// A sealed session message: found by its session id (the player's), whatever
+    /// address it came from; opened with the session's key; its counter taken once. A
+    /// fresh, authentic datagram from a new address moves the session there (a NAT gave
+    /// the client a new port).
+    fn on_sealed(&mut self, now: Instant, from: SocketAddr, bytes: &[u8]) {
+        let wire_len = bytes.len();
+        let Some(id) = codec::sealed_session(bytes) else {
+            return;
+        };
+        let mut plain = Vec::with_capacity(bytes.len());
+        let Some(conn) = self.connection_mut(id) else {
+            self.no_such_session(now, from, id, bytes);
+            return;
+        };
+        let (msg, freshness) = match codec::open_client(&mut conn.session, bytes, &mut plain) {
+            Ok(opened) => opened,
+            Err(CodecError::Open(OpenError::Replayed)) => {
+                self.refusals.replayed += 1;
                 return;
             }
-            self.refusals.unknown_session += 1;
-            if self.not_connected_limit.allow(from, now) {
-                let answer = ServerMsg::NotConnected {
-                    session: sealed.session,
-                    seq: sealed.seq,
-                };
-                self.reply_unproven(from, wire_len, answer);
+            Err(CodecError::Open(_)) => {
+                let elsewhere = from != conn.addr;
+                tracing::debug!("refused a forged session message from {from}");
+                self.refusals.unproven += 1;
+                // From elsewhere it may be a client of a session this id had before a
+                // restart: tell it, as for an id nobody has.
+                if elsewhere {
+                    self.no_such_session(now, from, id, bytes);
+                }
+                return;
             }
-            return;
-        };
-        let Some(conn) = self.connection_mut(id) else {
-            return;
-        };
-        if !conn.session.verify(sealed) {
-            tracing::debug!("refused a forged session message from {from}");
-            self.refusals.unproven += 1;
-            return;
-        }
-        let freshness = conn.replay.check(sealed.seq);
-        if freshness == Freshness::Replayed {
-            self.refusals.replayed += 1;
-            return;
-        }
-        let msg = match codec::open_sealed(sealed) {
-            Ok(msg) => msg,
             Err(e) => {
                 tracing::debug!("refused a sealed datagram from {from}: {e}");
                 self.refusals.invalid += 1;
                 return;
             }
         };
-        conn.replay.take(sealed.seq);
         if from != conn.addr && freshness == Freshness::Newest {
             let old = std::mem::replace(&mut conn.addr, from);
             if self.by_addr.get(&old) == Some(&id) {
@@ -249,12 +249,30 @@ impl Server {
             ClientMsg::Chat(text) => self.on_chat(now, id, &text),
             ClientMsg::Leave => {
                 // Answered, so the client stops repeating it; its repeats are answered
-                // again (see above).
+                // again (see below).
                 self.remove_player(id, "left");
-                self.left.insert(now, sealed.session);
+                self.left.insert(now, (from, id));
                 self.reply_unproven(from, wire_len, ServerMsg::Left);
             }
             _ => {}
+        }
+    }
+
+    /// A sealed datagram of a session this server does not have: a repeat of a
+    /// goodbye already taken is answered again; anything else with "not connected"
+    /// (rate-limited, and smaller than the datagram).
+    fn no_such_session(&mut self, now: Instant, from: SocketAddr, id: PlayerId, bytes: &[u8]) {
+        if self.left.contains(now, (from, id)) {
+            self.reply_unproven(from, bytes.len(), ServerMsg::Left);
+            return;
+        }
+        self.refusals.unknown_session += 1;
+        if self.not_connected_limit.allow(from, now) {
+            let answer = ServerMsg::NotConnected {
+                session: id,
+                seq: codec::sealed_counter(bytes),
+            };
+            self.reply_unproven(from, bytes.len(), answer);
         }
     }
 

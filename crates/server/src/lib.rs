@@ -54,9 +54,16 @@ pub struct Server {
     config: ServerConfig,
     world: World,
     slots: Vec<Slot>,
-    /// Players by the address their session is at now, and by session id.
+    /// Players by the address their session is at now. A sealed datagram names its
+    /// session by the player's id.
     by_addr: HashMap<SocketAddr, PlayerId>,
-    by_session: HashMap<u32, PlayerId>,
+    /// The sessions of players removed since the last tick, by address: their
+    /// goodbyes in the outbox still go sealed.
+    departed: HashMap<SocketAddr, netarena_net::secure::Session>,
+    /// The client end of each session joined with [`Server::join_in_process`], by
+    /// its address: tests, the lab and benchmarks seal and open with it as a client
+    /// does (`handshake.rs`).
+    in_process: HashMap<SocketAddr, (PlayerId, netarena_net::secure::Session)>,
     /// Sessions whose player left a moment ago: their repeated `Leave`s are answered
     /// again, not taken for a stranger's.
     left: intake::RecentlyLeft,
@@ -89,7 +96,8 @@ impl Server {
             world: World::default(),
             slots: Vec::new(),
             by_addr: HashMap::new(),
-            by_session: HashMap::new(),
+            departed: HashMap::new(),
+            in_process: HashMap::new(),
             left: intake::RecentlyLeft::default(),
             outbox: Vec::new(),
             events: Vec::new(),
@@ -252,6 +260,8 @@ impl Server {
     /// Advances the world by one tick at time `now`.
     pub fn tick(&mut self, now: Instant) {
         self.epoch.get_or_insert(now);
+        // The outbox went out after the last tick, goodbyes and all.
+        self.departed.clear();
         self.drop_silent_clients(now);
         self.report_refusals(now);
         let tick = self.world.tick;

@@ -1,11 +1,13 @@
-//! Turning the outbox into datagrams. An encode failure is counted and logged; the
-//! reliable events a failed snapshot carried stay queued (only an acknowledgement
-//! removes them), so the next snapshot carries them again.
+//! Turning the outbox into datagrams: a session's messages sealed with its keys
+//! (`net::secure`), the answers to strangers as they are. An encode failure is counted
+//! and logged; the reliable events a failed snapshot carried stay queued (only an
+//! acknowledgement removes them), so the next snapshot carries them again.
 
 use std::net::SocketAddr;
 
 use super::Server;
-use netarena_net::codec;
+use super::connection::Controller;
+use netarena_net::codec::{self, CodecError};
 use netarena_net::protocol::ServerMsg;
 
 /// What went wrong on the way out, for logs and tests.
@@ -21,8 +23,9 @@ impl Server {
     /// Encodes every message in the outbox and hands each datagram to `send`.
     pub fn send_outbox(&mut self, buf: &mut Vec<u8>, mut send: impl FnMut(SocketAddr, &[u8])) {
         let outbox = std::mem::take(&mut self.outbox);
+        let mut scratch = Vec::new();
         for (addr, msg) in outbox {
-            match codec::encode_server(&msg, buf) {
+            match self.encode_for(addr, &msg, buf, &mut scratch) {
                 Ok(()) => send(addr, buf),
                 Err(e) => {
                     self.send_failures.encode += 1;
@@ -41,6 +44,27 @@ impl Server {
         }
     }
 
+    /// Encodes `msg` for `to` as [`Server::send_outbox`] does: a session's message
+    /// sealed with the session at that address (or the one that just left from it), any
+    /// other as it is. For a caller that takes the outbox itself (the lab).
+    pub fn encode_for(
+        &mut self,
+        to: SocketAddr,
+        msg: &ServerMsg,
+        buf: &mut Vec<u8>,
+        scratch: &mut Vec<u8>,
+    ) -> Result<(), CodecError> {
+        let id = self.by_addr.get(&to).copied();
+        let session = match id.and_then(|id| self.slots.iter_mut().find(|s| s.id == id)) {
+            Some(slot) => match &mut slot.controller {
+                Controller::Remote(c) => Some(&mut c.session),
+                Controller::Bot(_) => None,
+            },
+            None => self.departed.get_mut(&to),
+        };
+        codec::seal_server(msg, session, buf, scratch)
+    }
+
     pub fn send_failures(&self) -> SendFailures {
         self.send_failures
     }
@@ -52,7 +76,6 @@ mod tests {
 
     use super::*;
     use crate::ServerConfig;
-    use crate::connection::Controller;
     use netarena_net::protocol::GameEvent;
     use netarena_sim::map::Map;
 

@@ -15,7 +15,7 @@ const EVENTS_PER_SNAPSHOT: usize = 64;
 const MAX_PENDING_EVENTS: usize = 1024;
 /// An event larger than this can never ride in a snapshot, which needs some room of its
 /// own; the server makes none (tests/datagram_budget.rs).
-const MAX_EVENT_BYTES: usize = codec::MAX_SERVER_DATAGRAM - 64;
+const MAX_EVENT_BYTES: usize = codec::MAX_SERVER_MESSAGE - 64;
 
 #[derive(Clone, Debug)]
 pub(crate) struct EventQueue {

@@ -153,7 +153,7 @@ mod tests {
             server.tick(now);
             reports.extend(refused(&mut server).into_iter().map(|r| (now - start, r)));
             if now < start + Duration::from_secs(90) {
-                server.receive(now, stranger, &[0xFF; 7]);
+                server.receive(now, stranger, &[0x7F; 7]);
             }
             now += tick;
         }

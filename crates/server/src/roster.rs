@@ -13,7 +13,7 @@ use netarena_net::protocol::{GameEvent, MAX_NAME_CHARS, RosterEntry, ServerMsg};
 use netarena_net::roster_pages;
 use netarena_sim::world::PlayerId;
 
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub(crate) struct Slot {
     pub(crate) id: PlayerId,
     pub(crate) name: String,
@@ -65,11 +65,11 @@ impl Server {
         if self.is_full() {
             return None;
         }
-        let id = (0..=u8::MAX).find(|id| self.slots.iter().all(|s| s.id != *id))?;
+        let id = self.free_id()?;
         let name = self.unique_name(name);
-        let (from, session) = match &controller {
-            Controller::Remote(c) => (Some(c.addr), Some(c.session.id)),
-            Controller::Bot(_) => (None, None),
+        let from = match &controller {
+            Controller::Remote(c) => Some(c.addr),
+            Controller::Bot(_) => None,
         };
         // Bots' commands are made on the tick that applies them: nothing to buffer.
         let queue = match &controller {
@@ -98,9 +98,6 @@ impl Server {
         );
         if let Some(addr) = from {
             self.by_addr.insert(addr, id);
-            if let Some(session) = session {
-                self.by_session.insert(session, id);
-            }
             // Bring the newcomer up to date: the match, and everyone's standing.
             let mut intro = vec![self.game.start_event(false)];
             intro.extend(self.game.statuses().into_iter().map(GameEvent::Status));
@@ -114,28 +111,34 @@ impl Server {
         let Some(at) = self.slots.iter().position(|s| s.id == id) else {
             return;
         };
-        let slot = self.slots.remove(at);
-        if let Controller::Remote(c) = &slot.controller {
+        let Slot {
+            name, controller, ..
+        } = self.slots.remove(at);
+        let remote = matches!(controller, Controller::Remote(_));
+        if let Controller::Remote(c) = controller {
             // Another session may have moved to this address since (a NAT reuses ports).
             if self.by_addr.get(&c.addr) == Some(&id) {
                 self.by_addr.remove(&c.addr);
             }
-            self.by_session.remove(&c.session.id);
+            // Its keys stay until the outbox is sent: its goodbye goes sealed.
+            self.departed.insert(c.addr, c.session);
         }
         self.game.leave(id, &mut self.world);
-        self.events.push(ServerEvent::Left {
-            id,
-            name: slot.name,
-            reason,
-        });
+        self.events.push(ServerEvent::Left { id, name, reason });
         self.roster_dirty = true;
-        if matches!(slot.controller, Controller::Remote(_)) {
+        if remote {
             // A human's seat goes back to the bot it may have replaced.
             self.fill_bots();
         }
     }
 
-    fn is_full(&self) -> bool {
+    /// The id the next player gets: the lowest free one, so below 128 (a sealed
+    /// datagram names its session with seven bits).
+    pub(super) fn free_id(&self) -> Option<PlayerId> {
+        (0..=u8::MAX).find(|id| self.slots.iter().all(|s| s.id != *id))
+    }
+
+    pub(super) fn is_full(&self) -> bool {
         self.slots.len() >= usize::from(self.config.max_players.min(PLAYER_LIMIT))
     }
 

@@ -134,7 +134,8 @@ impl Server {
             let mut msg = ServerMsg::Snapshot(msg);
             // Events fill what the players leave of the datagram, or of the link's
             // byte cap; the length of their list grows from one byte to at most three.
-            let used = codec::encoded_len(&msg) + 2;
+            // (Wire bytes: the seal included.)
+            let used = codec::encoded_len_server(&msg) + 2;
             let capped = c.delivery.byte_cap().min(codec::MAX_SERVER_DATAGRAM);
             let budget = capped.saturating_sub(used);
             if let ServerMsg::Snapshot(m) = &mut msg {
@@ -159,10 +160,10 @@ impl Server {
                 _ => false,
             };
             let bytes = if measured {
-                debug_assert_eq!(used - 2, codec::encoded_len(&msg));
+                debug_assert_eq!(used - 2, codec::encoded_len_server(&msg));
                 used - 2
             } else {
-                codec::encoded_len(&msg)
+                codec::encoded_len_server(&msg)
             }
             .min(codec::MAX_SERVER_DATAGRAM);
             out.push((slot.id, c.addr, msg, bytes));

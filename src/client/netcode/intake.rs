@@ -61,6 +61,7 @@ impl ClientSession {
             | ServerMsg::MapChunk(_)
             // The link's business (see `Link::server_forgot_us`), and a goodbye's answer.
             | ServerMsg::NotConnected { .. }
+            | ServerMsg::Accept(_)
             | ServerMsg::Left => {}
         }
         None

@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use crate::net::codec;
 // Servers are strangers: their names are kept printable and short.
-use crate::net::protocol::{MAX_INFO_NAME_CHARS, PROTOCOL_VERSION, ServerMsg, sanitize_text};
+use crate::net::protocol::{MAX_INFO_NAME_CHARS, PROTOCOL_VERSION, sanitize_text};
 use crate::platform::udp::{AfterError, after_recv_error};
 
 /// Ports asked by default: the game's port and the next few, where a second or third
@@ -69,6 +69,9 @@ pub struct Found {
     pub version: u16,
     pub compatible: bool,
     pub ping_ms: f64,
+    /// The server key's fingerprint as the server says it (`net::secure`); joining
+    /// checks the whole key.
+    pub key: String,
 }
 
 pub(crate) struct Discovery {
@@ -133,7 +136,7 @@ impl Discovery {
                 Err(_) => break,
             };
             let now = Instant::now();
-            let Ok(ServerMsg::Info(info)) = codec::decode_server(&self.buf[..n]) else {
+            let Some(info) = codec::decode_info(&self.buf[..n]) else {
                 continue;
             };
             let Some(sent) = self.sent.get(&info.nonce) else {
@@ -148,6 +151,7 @@ impl Discovery {
                 version: info.version,
                 compatible: info.version == PROTOCOL_VERSION,
                 ping_ms: now.saturating_duration_since(*sent).as_secs_f64() * 1000.0,
+                key: crate::net::secure::short_fingerprint(&info.key),
             };
             self.take(found);
         }
@@ -248,6 +252,7 @@ mod tests {
             version: PROTOCOL_VERSION,
             compatible: true,
             ping_ms,
+            key: "3f9a-1c07-88e2-05bd".into(),
         }
     }
 
@@ -313,9 +318,10 @@ mod tests {
             map: "duel".into(),
             players: 0,
             max_players: 16,
+            key: [7; 8],
         };
         let mut out = Vec::new();
-        codec::encode_server(&ServerMsg::Info(info), &mut out).unwrap();
+        codec::encode_server(&crate::net::protocol::ServerMsg::Info(info), &mut out).unwrap();
         server.send_to(&out, from).unwrap();
         // The ICMP error and the answer are both in before the read.
         std::thread::sleep(Duration::from_millis(50));

@@ -202,6 +202,7 @@ fn server_line(f: &Found) -> ServerLine {
         version: f.version,
         compatible: f.compatible,
         ping_ms: f.ping_ms,
+        key: f.key.clone(),
     }
 }
 

@@ -8,11 +8,13 @@ use anyhow::{Context, bail};
 use mio::{Events, Poll, Token};
 
 use crate::client::ClientConfig;
+use crate::client::known_servers::ServerPin;
 use crate::client::tap::LinkTotals;
 use crate::net::codec;
 use crate::net::conditioner::Conditions;
 use crate::net::map_chunks::MapAssembler;
-use crate::net::protocol::{ClientMsg, ServerMsg, SessionKey, Welcome};
+use crate::net::protocol::{ClientMsg, Cookie, RejectReason, ServerMsg, Welcome};
+use crate::net::secure::{self, ClientHandshake, Session};
 use crate::net::transport::{Traffic, Transport};
 
 const SOCKET: Token = Token(0);
@@ -21,6 +23,19 @@ const TERMINAL: Token = Token(1);
 const CONNECT_RETRY: Duration = Duration::from_millis(250);
 /// The longest the connect loop sleeps before asking its caller whether to go on.
 const CONNECT_CHECK: Duration = Duration::from_millis(50);
+/// Connect requests sent with one cookie and left unanswered before the cookie is
+/// dropped and a fresh challenge asked for: a forged or corrupted challenge costs half
+/// a second, not the whole timeout.
+const COOKIE_TRIES: u32 = 2;
+/// Challenges answered at once in one retry period: each new cookie is tried as it
+/// comes (a forged one beside the real one costs a request, not a retry), but a flood
+/// of forged ones does not make the client flood the server.
+const PROMPT_ANSWERS: u32 = 2;
+/// How long a refusal must stand, with requests still going out and no answer that
+/// opens coming back, before the join gives up (and at least three round trips of the
+/// challenge): a refusal carries no proof (an older client must be able to read it),
+/// so one forged by a stranger is outlived by the real server's answer.
+const REFUSAL_STANDS: Duration = Duration::from_millis(600);
 
 pub(crate) struct Link {
     poll: Poll,
@@ -38,11 +53,33 @@ pub(crate) struct Link {
     /// The simulated delay of the join handshake (two round trips: the challenge, then
     /// the welcome), at the worst of the jitter, for saying why a connect timed out.
     handshake_lag_ms: u32,
-    /// The session our messages are sealed with, and the counter of the next one.
-    session: SessionKey,
-    next_seq: u32,
+    /// The handshake of this join (its hello goes in every connect request), then the
+    /// session it made: our id and the keys everything is sealed with both ways.
+    handshake: ClientHandshake,
+    session: Option<(u8, Session)>,
+    /// Which server keys are accepted, and why the last one was not.
+    pin: ServerPin,
+    /// Where the session keys are appended (`NETARENA_KEYLOG`): tests only, so that a
+    /// relay standing in for the network can read what passes.
+    key_log: Option<std::path::PathBuf>,
+    refused_key: Option<String>,
+    scratch: Vec<u8>,
     /// The server answered one of our sealed datagrams with "not connected".
     forgotten: bool,
+}
+
+/// Appends a session's keys to the key log.
+fn log_keys(path: &std::path::Path, up: &[u8; 32], down: &[u8; 32]) {
+    use std::io::Write;
+    let line = format!("{} {}\n", secure::hex(up), secure::hex(down));
+    let written = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .and_then(|mut f| f.write_all(line.as_bytes()));
+    if let Err(e) = written {
+        tracing::warn!("cannot write the key log {}: {e}", path.display());
+    }
 }
 
 /// How far back a "not connected" may name one of our counters and still be believed:
@@ -52,7 +89,10 @@ const NOT_CONNECTED_BACK: u32 = 1024;
 impl Link {
     pub(crate) fn open(config: &ClientConfig) -> anyhow::Result<Link> {
         let poll = Poll::new().context("cannot create poll")?;
-        let bind: SocketAddr = if config.server.is_ipv4() {
+        // An IPv4 address written as IPv6 (`[::ffff:a.b.c.d]`) is that IPv4 address: an
+        // IPv4 server answers from it, and anything else is a stranger.
+        let server = SocketAddr::new(config.server.ip().to_canonical(), config.server.port());
+        let bind: SocketAddr = if server.is_ipv4() {
             (Ipv4Addr::UNSPECIFIED, 0).into()
         } else {
             (Ipv6Addr::UNSPECIFIED, 0).into()
@@ -70,7 +110,7 @@ impl Link {
             poll,
             events: Events::with_capacity(16),
             transport,
-            server: config.server,
+            server,
             buf: Vec::with_capacity(codec::MAX_CLIENT_DATAGRAM),
             malformed: 0,
             strangers: 0,
@@ -81,23 +121,34 @@ impl Link {
                     + config.outgoing.jitter_ms
                     + config.incoming.latency_ms
                     + config.incoming.jitter_ms),
-            session: SessionKey::random(),
-            next_seq: 1,
+            handshake: ClientHandshake::new(),
+            session: None,
+            pin: config.pin.clone(),
+            key_log: config.key_log.clone(),
+            refused_key: None,
+            scratch: Vec::new(),
             forgotten: false,
+        })
+        .map(|mut link| {
+            link.new_session();
+            link
         })
     }
 
     /// The server answered our session's traffic with "not connected": it restarted, or
     /// dropped us. Only an answer that echoes our session id and a counter we used
-    /// recently counts, so a spoofer who never saw our traffic cannot make one.
+    /// recently counts, so a spoofer who never saw our traffic must guess them.
     pub(crate) fn server_forgot_us(&self) -> bool {
         self.forgotten
     }
 
-    /// Starts a new session (a new key, counters from 1), for joining again.
+    /// Starts a new handshake (a new ephemeral key), for joining again.
     pub(crate) fn new_session(&mut self) {
-        self.session = SessionKey::random();
-        self.next_seq = 1;
+        self.handshake = ClientHandshake::new();
+        if self.key_log.is_some() {
+            self.handshake.log_keys();
+        }
+        self.session = None;
         self.forgotten = false;
     }
 
@@ -121,12 +172,12 @@ impl Link {
     /// Sends `msg`; true when the simulated link dropped it (see [`Transport::send_judged`]).
     /// Session messages (input, chat, leave) go sealed with the session's key.
     pub(crate) fn send(&mut self, now: Instant, msg: &ClientMsg) -> bool {
-        let seq = self.next_seq;
-        if codec::is_session_msg(msg) {
-            self.next_seq = self.next_seq.wrapping_add(1).max(1);
-        }
-        match codec::encode_sealed(msg, &self.session, seq, &mut self.buf) {
-            Ok(()) => self.transport.send_judged(now, self.server, &self.buf),
+        let Some((id, session)) = &mut self.session else {
+            tracing::error!("no session to send {msg:?} in");
+            return false;
+        };
+        match codec::seal_client(msg, session, *id, &mut self.buf, &mut self.scratch) {
+            Ok(_) => self.transport.send_judged(now, self.server, &self.buf),
             Err(e) => {
                 tracing::error!("cannot encode {msg:?}: {e}");
                 false
@@ -152,7 +203,9 @@ impl Link {
     }
 
     /// Sends delayed datagrams that are due and hands every server message that has
-    /// arrived to `deliver`. Anything not from the server, or not decodable, is dropped.
+    /// arrived to `deliver`. Anything not from the server, not decodable, or a
+    /// session's message that does not open under the session's key, is dropped. The
+    /// handshake's answer is taken here, so what follows it in the same read opens.
     pub(crate) fn pump(&mut self, now: Instant, mut deliver: impl FnMut(ServerMsg, usize)) {
         for (msg, len) in self.early.drain(..) {
             deliver(msg, len);
@@ -160,7 +213,10 @@ impl Link {
         self.transport.flush(now);
         let server = self.server;
         let malformed = &mut self.malformed;
-        let (session, next_seq, forgotten) = (self.session.id, self.next_seq, &mut self.forgotten);
+        let (session, handshake, forgotten) =
+            (&mut self.session, &mut self.handshake, &mut self.forgotten);
+        let (pin, refused_key, scratch) = (&self.pin, &mut self.refused_key, &mut self.scratch);
+        let key_log = self.key_log.as_deref();
         let (strangers, last_stranger) = (&mut self.strangers, &mut self.last_stranger);
         self.transport.receive(now, |from, bytes| {
             if from != server {
@@ -168,15 +224,38 @@ impl Link {
                 *last_stranger = Some(from);
                 return;
             }
-            match codec::decode_server(bytes) {
+            let keys = session.as_mut().map(|(_, s)| s);
+            match codec::open_server(keys, bytes, scratch) {
                 Ok(ServerMsg::NotConnected { session: s, seq }) => {
-                    let ours =
-                        s == session && seq < next_seq && next_seq - seq <= NOT_CONNECTED_BACK;
+                    let ours = session.as_ref().is_some_and(|(id, keys)| {
+                        let next = keys.next_counter();
+                        let low = u32::from(u16::from_le_bytes(seq));
+                        let sent = secure::widen(next.saturating_sub(2), low, 16);
+                        s == *id && sent < next && next - sent <= NOT_CONNECTED_BACK
+                    });
                     if ours && !*forgotten {
                         tracing::info!("the server at {server} does not know our session");
                         *forgotten = true;
                     }
                 }
+                Ok(ServerMsg::Accept(answer)) if session.is_none() => {
+                    match handshake.finish(&answer) {
+                        Ok(done) => match pin.check(server, &done.server_key) {
+                            Ok(()) => {
+                                if let (Some(path), Some((up, down))) = (key_log, done.keys) {
+                                    log_keys(path, &up, &down);
+                                }
+                                *session = Some((done.id, done.session));
+                            }
+                            Err(line) => *refused_key = Some(line),
+                        },
+                        Err(e) => {
+                            *malformed += 1;
+                            tracing::debug!("dropped a handshake answer: {e}");
+                        }
+                    }
+                }
+                Ok(ServerMsg::Accept(_)) => {}
                 Ok(msg) => deliver(msg, bytes.len()),
                 Err(e) => {
                     *malformed += 1;
@@ -198,7 +277,13 @@ impl Link {
         let start = Instant::now();
         let deadline = start + timeout;
         let mut cookie = None;
+        let mut cookie_tries = 0;
+        let mut prompt_answers = 0;
         let mut next_try = start;
+        // A refusal heard, and since when nothing of the handshake came back.
+        let mut refused: Option<(RejectReason, Instant)> = None;
+        // From the first request to the first challenge: the handshake's round trip.
+        let mut challenge_rtt: Option<Duration> = None;
         // The map follows the welcome in chunks; until all are in, retrying the connect
         // request has the server send the welcome and the chunks again.
         let mut welcome: Option<Welcome> = None;
@@ -213,31 +298,67 @@ impl Link {
                 return Err(self.no_answer(timeout));
             }
             if now >= next_try {
-                match codec::connect_request(name, cookie, self.session, &mut self.buf) {
-                    Ok(()) => self.transport.send(now, self.server, &self.buf),
-                    Err(e) => bail!("cannot encode a connect request: {e}"),
+                if cookie.is_some() && self.session.is_none() {
+                    // A cookie the server does not answer is forged or spoiled: ask for
+                    // a fresh challenge.
+                    if cookie_tries >= COOKIE_TRIES {
+                        cookie = None;
+                        cookie_tries = 0;
+                    } else {
+                        cookie_tries += 1;
+                    }
                 }
+                self.send_connect(now, name, cookie)?;
                 next_try = now + CONNECT_RETRY;
+                prompt_answers = 0;
             }
-            let mut refused = None;
+            let had_session = self.session.is_some();
+            let mut progress = false;
+            let mut challenges: Vec<Cookie> = Vec::new();
+            let mut rejection = None;
             self.pump(now, |msg, len| match msg {
-                ServerMsg::Welcome(w) => welcome = Some(w),
+                ServerMsg::Welcome(w) => {
+                    welcome = Some(w);
+                    progress = true;
+                }
                 ServerMsg::MapChunk(c) => {
                     if let Err(e) = map.add(now, &c) {
                         tracing::warn!("the server sent an unusable map chunk: {e}");
                     }
                 }
-                ServerMsg::Reject(reason) => refused = Some(reason),
-                ServerMsg::Challenge(c) => {
-                    cookie = Some(c);
-                    // Answer the challenge at once rather than at the next retry.
-                    next_try = now;
+                ServerMsg::Reject(reason) => rejection = Some(reason),
+                ServerMsg::Challenge(c) if !challenges.contains(&c) && Some(c) != cookie => {
+                    challenges.push(c);
                 }
+                ServerMsg::Challenge(_) => {}
                 // What follows the welcome (the roster, a snapshot) is the session's:
                 // keep it for the first pump.
                 other if welcome.is_some() => early.push_back((other, len)),
                 _ => {}
             });
+            // Answer each new challenge at once rather than at the next retry: the real
+            // one is answered even when a forged one came in the same read.
+            if !challenges.is_empty() {
+                challenge_rtt.get_or_insert(now - start);
+            }
+            for c in challenges {
+                if prompt_answers < PROMPT_ANSWERS {
+                    prompt_answers += 1;
+                    self.send_connect(now, name, Some(c))?;
+                }
+                cookie = Some(c);
+                cookie_tries = 1;
+            }
+            // The server's answer opened (only the server's key makes one that does):
+            // after that a refusal cannot be the server's. A challenge is no such proof.
+            progress |= self.session.is_some() && !had_session;
+            if progress {
+                refused = None;
+            } else if let Some(reason) = rejection
+                && self.session.is_none()
+            {
+                refused.get_or_insert((reason, now));
+            }
             if let Some(w) = &mut welcome
                 && let Some(text) = map.take(&w.map)
             {
@@ -245,11 +366,35 @@ impl Link {
                 self.early = early;
                 return Ok(welcome.take());
             }
-            match refused {
-                Some(reason) => bail!("{} refused to let us join: {reason}", self.server),
-                None if next_try <= now => {}
-                None => self.wait(next_try.min(deadline).min(now + CONNECT_CHECK))?,
+            if let Some(line) = self.refused_key.take() {
+                bail!("{line}");
             }
+            let stands = REFUSAL_STANDS.max(challenge_rtt.unwrap_or_default() * 3);
+            if let Some((reason, since)) = &refused
+                && now >= *since + stands
+            {
+                bail!("{} refused to let us join: {reason}", self.server);
+            }
+            if next_try > now {
+                self.wait(next_try.min(deadline).min(now + CONNECT_CHECK))?;
+            }
+        }
+    }
+
+    /// Sends a connect request with our hello and `cookie`.
+    fn send_connect(
+        &mut self,
+        now: Instant,
+        name: &str,
+        cookie: Option<Cookie>,
+    ) -> anyhow::Result<()> {
+        let hello = self.handshake.hello();
+        match codec::connect_request(name, cookie, hello, &mut self.buf) {
+            Ok(()) => {
+                self.transport.send(now, self.server, &self.buf);
+                Ok(())
+            }
+            Err(e) => bail!("cannot encode a connect request: {e}"),
         }
     }
 
@@ -296,6 +441,29 @@ mod tests {
 
     use super::*;
     use crate::net::protocol::RosterEntry;
+    use crate::net::secure::{ServerKey, accept};
+
+    /// Waits for a connect request on `server`: its sender, cookie and hello.
+    fn connect_request(server: &UdpSocket) -> (SocketAddr, Option<Cookie>, [u8; 32]) {
+        let mut buf = [0u8; 2048];
+        loop {
+            let (n, client) = server.recv_from(&mut buf).unwrap();
+            if let Ok(ClientMsg::Connect { cookie, hello, .. }) = codec::decode_client(&buf[..n]) {
+                return (client, cookie, hello);
+            }
+        }
+    }
+
+    /// Answers the next connect request's hello as session `id`: the client's address
+    /// and the server's end of the session.
+    fn answer_hello(server: &UdpSocket, key: &ServerKey, id: u8) -> (SocketAddr, Session) {
+        let (client, _, hello) = connect_request(server);
+        let (answer, session) = accept(key, &hello, id).unwrap();
+        let mut out = Vec::new();
+        codec::encode_server(&ServerMsg::Accept(answer), &mut out).unwrap();
+        server.send_to(&out, client).unwrap();
+        (client, session)
+    }
 
     /// With 100 ms of simulated lag the welcome and the roster right behind it came out
     /// of the conditioner in one read, and the roster was thrown away with the rest.
@@ -305,8 +473,7 @@ mod tests {
         let mut config = ClientConfig::new(server.local_addr().unwrap(), "ann");
         config.incoming.latency_ms = 100;
         let answer = std::thread::spawn(move || {
-            let mut buf = [0u8; 2048];
-            let (_, client) = server.recv_from(&mut buf).unwrap();
+            let (client, mut session) = answer_hello(&server, &ServerKey::generate(), 3);
             let map = crate::sim::map::Map::builtin("duel").unwrap();
             let welcome = ServerMsg::Welcome(crate::client::netcode::session::duel_welcome(3));
             let roster = crate::net::roster_pages::split(
@@ -326,9 +493,9 @@ mod tests {
                         .map(ServerMsg::MapChunk),
                 )
                 .chain(roster.into_iter().map(ServerMsg::Roster));
-            let mut out = Vec::new();
+            let (mut out, mut scratch) = (Vec::new(), Vec::new());
             for msg in msgs {
-                codec::encode_server(&msg, &mut out).unwrap();
+                codec::seal_server(&msg, Some(&mut session), &mut out, &mut scratch).unwrap();
                 server.send_to(&out, client).unwrap();
             }
         });
@@ -353,50 +520,170 @@ mod tests {
         );
     }
 
-    /// Only a "not connected" that echoes our session id and a counter we sent lately
-    /// makes the link give up its session; session messages leave sealed.
-    #[test]
-    fn only_a_not_connected_naming_our_session_and_counter_counts() {
-        let server = UdpSocket::bind("127.0.0.1:0").unwrap();
+    fn settle(link: &mut Link) -> Vec<ServerMsg> {
+        let mut got = Vec::new();
+        let deadline = Instant::now() + Duration::from_millis(200);
+        while Instant::now() < deadline {
+            link.pump(Instant::now(), |msg, _| got.push(msg));
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        got
+    }
+
+    /// A joined link whose server is `server`, with the server's end of the session.
+    fn joined(server: &UdpSocket) -> (Link, SocketAddr, Session) {
         server
             .set_read_timeout(Some(Duration::from_secs(2)))
             .unwrap();
         let config = ClientConfig::new(server.local_addr().unwrap(), "ann");
         let mut link = Link::open(&config).unwrap();
+        let now = Instant::now();
+        let hello = link.handshake.hello();
+        let mut buf = Vec::new();
+        codec::connect_request("ann", None, hello, &mut buf).unwrap();
+        link.transport.send(now, link.server, &buf);
+        let (client, session) = answer_hello(server, &ServerKey::generate(), 4);
+        settle(&mut link);
+        assert!(link.session.is_some(), "the handshake finished");
+        (link, client, session)
+    }
+
+    /// Only a "not connected" that echoes our session id and a counter we sent lately
+    /// makes the link give up its session; session messages leave sealed.
+    #[test]
+    fn only_a_not_connected_naming_our_session_and_counter_counts() {
+        let server = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let (mut link, client, mut keys) = joined(&server);
         link.send(Instant::now(), &ClientMsg::Leave);
         let mut buf = [0u8; 2048];
-        let (n, client) = server.recv_from(&mut buf).unwrap();
-        let Ok(ClientMsg::Sealed(sealed)) = codec::decode_client(&buf[..n]) else {
-            panic!("not sealed: {:?}", &buf[..n]);
-        };
-        assert!(link.session.verify(&sealed));
-        assert_eq!(codec::open_sealed(&sealed).unwrap(), ClientMsg::Leave);
+        let (n, _) = server.recv_from(&mut buf).unwrap();
+        let sealed = buf[..n].to_vec();
+        assert_eq!(codec::sealed_session(&sealed), Some(4));
+        let (msg, _) = codec::open_client(&mut keys, &sealed, &mut Vec::new()).unwrap();
+        assert_eq!(msg, ClientMsg::Leave);
+        let seq = codec::sealed_counter(&sealed);
         let answer = |session, seq| {
             let mut out = Vec::new();
             codec::encode_server(&ServerMsg::NotConnected { session, seq }, &mut out).unwrap();
             assert!(out.len() < n, "smaller than the sealed datagram");
             server.send_to(&out, client).unwrap();
         };
-        let settle = |link: &mut Link| {
-            let deadline = Instant::now() + Duration::from_millis(200);
-            while Instant::now() < deadline {
-                link.pump(Instant::now(), |_, _| {});
-                std::thread::sleep(Duration::from_millis(5));
-            }
-        };
-        answer(sealed.session ^ 1, sealed.seq);
-        answer(sealed.session, sealed.seq + 1);
+        answer(5, seq);
+        answer(4, [seq[0].wrapping_add(1), seq[1]]);
         settle(&mut link);
         assert!(
             !link.server_forgot_us(),
             "another session, or a counter never sent"
         );
-        answer(sealed.session, sealed.seq);
+        answer(4, seq);
         settle(&mut link);
         assert!(link.server_forgot_us());
         link.new_session();
         assert!(!link.server_forgot_us());
-        assert_ne!(link.session.id, sealed.session);
+        assert!(link.session.is_none());
+    }
+
+    /// A goodbye from the server's own address that is not sealed with the session's
+    /// key, or sealed but played back, changes nothing; the real one arrives.
+    #[test]
+    fn a_goodbye_counts_only_sealed_and_fresh() {
+        let server = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let (mut link, client, mut keys) = joined(&server);
+        let bye = ServerMsg::Bye("forged".into());
+        let mut out = Vec::new();
+        codec::encode_server(&bye, &mut out).unwrap();
+        server.send_to(&out, client).unwrap();
+        let (_, mut stranger, _) = {
+            let key = ServerKey::generate();
+            let mut hs = ClientHandshake::new();
+            let (answer, s) = accept(&key, &hs.hello(), 4).unwrap();
+            (hs.finish(&answer).unwrap(), s, key)
+        };
+        codec::seal_server(&bye, Some(&mut stranger), &mut out, &mut Vec::new()).unwrap();
+        server.send_to(&out, client).unwrap();
+        assert_eq!(settle(&mut link), vec![], "neither bare nor another key");
+        let real = ServerMsg::Bye("stopping".into());
+        codec::seal_server(&real, Some(&mut keys), &mut out, &mut Vec::new()).unwrap();
+        server.send_to(&out, client).unwrap();
+        server.send_to(&out, client).unwrap();
+        assert_eq!(settle(&mut link), vec![real], "once, not twice");
+        assert_eq!(link.malformed(), 3);
+    }
+
+    /// A forged challenge (its cookie the server refuses, so it never answers) used to
+    /// hold the join until its timeout: the link now asks for a fresh one.
+    #[test]
+    fn a_forged_challenge_costs_a_retry_not_the_timeout() {
+        let server = UdpSocket::bind("127.0.0.1:0").unwrap();
+        server
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .unwrap();
+        let config = ClientConfig::new(server.local_addr().unwrap(), "ann");
+        let real = Cookie {
+            window: 1,
+            nonce: 2,
+            mac: 3,
+        };
+        let fake = std::thread::spawn(move || {
+            let key = ServerKey::generate();
+            let mut forged_sent = false;
+            loop {
+                let (client, cookie, hello) = connect_request(&server);
+                let mut out = Vec::new();
+                let answer = match cookie {
+                    // The first challenge is a forger's, winning the race.
+                    None if !forged_sent => {
+                        forged_sent = true;
+                        ServerMsg::Challenge(Cookie { mac: 99, ..real })
+                    }
+                    None => ServerMsg::Challenge(real),
+                    Some(c) if c == real => {
+                        let (answer, mut session) = accept(&key, &hello, 1).unwrap();
+                        codec::encode_server(&ServerMsg::Accept(answer), &mut out).unwrap();
+                        server.send_to(&out, client).unwrap();
+                        let w = crate::client::netcode::session::duel_welcome(1);
+                        let map = crate::sim::map::Map::builtin("duel").unwrap();
+                        let msgs = std::iter::once(ServerMsg::Welcome(w)).chain(
+                            crate::net::map_chunks::split(map.text(), 1024)
+                                .into_iter()
+                                .map(ServerMsg::MapChunk),
+                        );
+                        for msg in msgs {
+                            codec::seal_server(&msg, Some(&mut session), &mut out, &mut Vec::new())
+                                .unwrap();
+                            server.send_to(&out, client).unwrap();
+                        }
+                        return;
+                    }
+                    // A forged cookie gets no answer, as from a real server.
+                    Some(_) => continue,
+                };
+                codec::encode_server(&answer, &mut out).unwrap();
+                server.send_to(&out, client).unwrap();
+            }
+        });
+        let mut link = Link::open(&config).unwrap();
+        let welcome = link.connect("ann", Duration::from_secs(3), || Ok(false));
+        fake.join().unwrap();
+        assert_eq!(welcome.unwrap().unwrap().player_id, 1);
+    }
+
+    /// A server whose key is not the pinned one is refused with one line.
+    #[test]
+    fn a_changed_key_is_refused_in_one_line() {
+        let server = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let mut config = ClientConfig::new(server.local_addr().unwrap(), "ann");
+        config.pin = ServerPin::Key([7; 32]);
+        let fake = std::thread::spawn(move || {
+            answer_hello(&server, &ServerKey::generate(), 1);
+        });
+        let mut link = Link::open(&config).unwrap();
+        let err = link
+            .connect("ann", Duration::from_secs(3), || Ok(false))
+            .unwrap_err()
+            .to_string();
+        fake.join().unwrap();
+        assert!(err.contains("presents key") && !err.contains('\n'), "{err}");
     }
 
     #[test]

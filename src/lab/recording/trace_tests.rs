@@ -21,7 +21,7 @@ fn temp(name: &str) -> PathBuf {
 fn recorded(name: &str) -> (PathBuf, Vec<PathBuf>, LabReport) {
     let mut server =
         crate::server::ServerConfig::new(crate::sim::map::Map::builtin("duel").unwrap());
-    server.seed = 3;
+    server.seed = 5;
     server.bots = 2;
     let config = crate::lab::LabConfig {
         server,

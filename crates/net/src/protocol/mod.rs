@@ -10,19 +10,20 @@ use netarena_sim::world::{PlayerId, PlayerState};
 
 mod input;
 mod own_body;
-mod seal;
 mod text;
+pub use super::secure::{Freshness, HELLO_BYTES, REPLAY_WINDOW, ReplayWindow};
 pub use input::{CommandRun, InputPacket, Invalid, MAX_COMMANDS_PER_INPUT};
 pub use own_body::OwnBody;
-pub use seal::{Freshness, REPLAY_WINDOW, ReplayWindow, Sealed, SessionKey, TAG_BYTES};
 pub use text::{CHAT_RATE, MAX_CHAT_CHARS, MAX_NAME_CHARS, Rate, sanitize_name, sanitize_text};
 
 /// Bumped on any change to the messages below (6: a bolt's `vx`, `vy` are one
 /// sub-step of its flight, not its movement per tick; 8: a snapshot carries the running
 /// total of snapshots held back, not the count since the one before, and a rail shot its
-/// verdict; 9: [`GameEvent::TickRate`]). `Connect` stays variant 0 with `magic` and
-/// `version` first, so every past and future build can tell a mismatch apart from noise.
-pub const PROTOCOL_VERSION: u16 = 9;
+/// verdict; 9: [`GameEvent::TickRate`]; 10: the Noise handshake and sealing of
+/// `net::secure`). `Connect` stays variant 0 with `magic` and `version` first, and
+/// `Reject` variant 1, so every past and future build can tell a mismatch apart from
+/// noise and say it in one line.
+pub const PROTOCOL_VERSION: u16 = 10;
 /// "NARE": marks a connect request as netarena's, not a stray datagram.
 pub const MAGIC: u32 = 0x4E41_5245;
 
@@ -38,13 +39,14 @@ pub enum ClientMsg {
         name: String,
         /// The server's challenge, echoed; None on the first request.
         cookie: Option<Cookie>,
-        /// The session this client will seal its messages with (see [`Sealed`]).
-        session: SessionKey,
+        /// The first message of the Noise handshake (`-> e`, see `net::secure`): the
+        /// same in every repeat of one join.
+        hello: [u8; HELLO_BYTES],
         /// Zeros up to [`MIN_CONNECT_BYTES`].
         padding: Vec<u8>,
     },
-    /// Input, chat and leave arrive only inside [`ClientMsg::Sealed`]; bare, they are
-    /// refused.
+    /// Input, chat and leave travel only sealed with the session's key (see
+    /// `net::secure`); bare, they are refused.
     Input(InputPacket),
     Leave,
     /// "Who is there?", broadcast on the LAN. Padded to [`MIN_DISCOVER_BYTES`] so the
@@ -58,8 +60,6 @@ pub enum ClientMsg {
     },
     /// A chat line; the server cleans, bounds and rate-limits it.
     Chat(String),
-    /// A session message (input, chat or leave) with its proof: see [`Sealed`].
-    Sealed(Sealed),
 }
 
 /// Smallest discovery request a server answers.
@@ -84,17 +84,17 @@ pub enum ServerMsg {
     MapChunk(MapChunk),
     /// "I know no such session": the answer to a sealed datagram of a session this
     /// server does not have (it restarted, or dropped the client). It echoes the
-    /// datagram's session id and counter, so only who saw that datagram can make one,
-    /// and it is smaller than any sealed datagram.
+    /// datagram's session id and the low 16 bits of its counter, and it is smaller than
+    /// any sealed datagram.
     NotConnected {
-        #[serde(with = "seal::fixed_u32")]
-        session: u32,
-        #[serde(with = "seal::fixed_u32")]
-        seq: u32,
+        session: u8,
+        seq: [u8; 2],
     },
-    /// The answer to a `Leave`: the client is gone and may stop repeating it. One byte,
-    /// as the `Leave` is, so answering a repeated one amplifies nothing.
+    /// The answer to a `Leave`: the client is gone and may stop repeating it.
     Left,
+    /// The server's half of the handshake (`<- e, ee, s, es` and the session id, see
+    /// `net::secure`), to a connect request that echoed a good cookie.
+    Accept(Vec<u8>),
 }
 
 /// Which map a welcome or a match start means, and how it travels: `chunks` numbered
@@ -134,6 +134,10 @@ pub struct ServerInfo {
     pub map: String,
     pub players: u16,
     pub max_players: u16,
+    /// The first eight bytes of the server's static key, for the browser to show
+    /// (`net::secure::short_fingerprint`). Nothing checks it: the handshake proves the
+    /// whole key.
+    pub key: [u8; 8],
 }
 
 /// A server's stateless proof-of-address token: see `server::cookie`.
