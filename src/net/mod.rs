@@ -10,5 +10,6 @@ pub mod protocol;
 pub mod roster_pages;
 pub(crate) mod transport;
 pub mod widen;
+pub mod wire_bytes;
 pub(crate) mod wire_events;
 pub(crate) mod wire_snapshot;

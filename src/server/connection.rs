@@ -102,7 +102,7 @@ impl Connection {
             interest: Box::default(),
             events: EventQueue::default(),
             rtt_ms: 0,
-            delivery: Box::default(),
+            delivery: Box::new(Delivery::new(addr.ip())),
             join_burst: VecDeque::new(),
         }
     }
