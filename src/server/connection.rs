@@ -135,7 +135,7 @@ impl Connection {
             self.echo_received = now;
         }
         self.rtt_ms = input.rtt_ms;
-        self.events.ack(input.event_ack);
+        self.events.ack(now, input.event_ack);
     }
 }
 

@@ -96,6 +96,8 @@ const SENT_KEPT: usize = 64;
 /// that fewer snapshots a second fit the rate (ten of them, at this share).
 const CAP_SECS: f64 = 0.1;
 const MIN_CAP: usize = 120;
+/// For how long after a cut the rate counts as still coming down.
+const CUTTING_FOR: Duration = Duration::from_secs(5);
 /// For how long after a snapshot was held back the client counts as rate limited.
 const LIMITED_FOR: Duration = Duration::from_secs(2);
 
@@ -415,6 +417,15 @@ impl Delivery {
     fn delivered_since_start(&self, now: Instant) -> Option<f64> {
         let secs = (now - self.first_sent?).as_secs_f64();
         (secs > 0.0 && self.delivered_total > 0).then(|| self.delivered_total as f64 / secs)
+    }
+
+    /// Whether the rate is still coming down: a cut within [`CUTTING_FOR`], or the
+    /// first cut's queue still draining.
+    pub(crate) fn cutting(&self, now: Instant) -> bool {
+        self.draining.is_some_and(|until| now < until)
+            || self
+                .last_cut
+                .is_some_and(|t| now.saturating_duration_since(t) < CUTTING_FOR)
     }
 
     /// Whether the bucket held a snapshot back lately.
