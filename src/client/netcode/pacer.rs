@@ -19,15 +19,21 @@ use crate::net::codec;
 use crate::net::protocol::InputPacket;
 use crate::sim::world::Command;
 
-/// The uplink's rate before anything is known, and the most it grows back to, wire
-/// bytes a second: a packet every tick at 60 Hz, of 130 bytes.
+/// The most the uplink's rate grows to, wire bytes a second: a packet every tick at
+/// 60 Hz, of 130 bytes...
 const UPLINK_MAX: f64 = 8_000.0;
+/// ...and its rate before anything is known: 25 packets a second of 100 bytes, which a
+/// 12 kbit/s uplink's queue takes for a second or two before the first counts come.
+const UPLINK_START: f64 = 2_500.0;
 /// The least it comes down to: a few packets a second on a hopeless link.
 const UPLINK_MIN: f64 = 300.0;
 /// A cut sets the rate to this share of what arrived since the last counts.
 const UPLINK_CUT: f64 = 0.8;
-/// Growth at each report while the round trip is near its floor.
-const UPLINK_GROW: f64 = 1.1;
+/// The counts are judged over at least this long (they come with every snapshot on a
+/// paced link: one or two packets apart, too few to tell a rate by).
+const JUDGED_OVER: f64 = 0.5;
+/// Growth at each judgement while the round trip is near its floor.
+const UPLINK_GROW: f64 = 1.05;
 /// Share of our packets missing since the last counts that, with a queue standing,
 /// says the uplink's queue overflowed (random loss alone cuts nothing).
 const UPLINK_LOSS: f64 = 0.1;
@@ -71,7 +77,7 @@ pub(crate) struct Uplink {
     ticks: u64,
     /// Wire bytes of an input packet, smoothed.
     packet_bytes: f64,
-    /// The counts last heard: at which tick, received, highest number.
+    /// The counts last judged: at which tick, received, highest number.
     last_counts: Option<(u64, u32, u32)>,
     /// The shortest round trip in this window and in the one before (ms), and the
     /// tick this window began.
@@ -82,7 +88,7 @@ pub(crate) struct Uplink {
 impl Uplink {
     fn new(tick_rate: u16) -> Uplink {
         Uplink {
-            rate: UPLINK_MAX,
+            rate: UPLINK_START,
             tokens: 0.0,
             tick_secs: 1.0 / f64::from(tick_rate.max(1)),
             ticks: 0,
@@ -126,14 +132,17 @@ impl Uplink {
             .flatten()
             .fold(rtt_ms, |a, b| a.min(*b));
         let queue = rtt_ms - floor;
-        let Some((at, was_received, was_high)) =
-            self.last_counts.replace((self.ticks, received, high))
-        else {
+        let Some((at, was_received, was_high)) = self.last_counts else {
+            self.last_counts = Some((self.ticks, received, high));
             return;
         };
-        let sent = high.saturating_sub(was_high);
         let secs = (self.ticks - at) as f64 * self.tick_secs;
-        if sent == 0 || secs <= 0.0 {
+        if secs < JUDGED_OVER {
+            return;
+        }
+        self.last_counts = Some((self.ticks, received, high));
+        let sent = high.saturating_sub(was_high);
+        if sent == 0 {
             return;
         }
         let arrived = received.saturating_sub(was_received).min(sent);
