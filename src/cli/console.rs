@@ -7,6 +7,7 @@ use std::net::SocketAddr;
 use std::sync::mpsc;
 
 use netarena::client::shell::discovery::DEFAULT_PORTS;
+use netarena::net::safe_text::safe;
 use netarena::server::event_loop::Observer;
 use netarena::server::{REFUSALS_EVERY, Server, ServerConfig, ServerEvent};
 
@@ -27,23 +28,28 @@ pub(crate) fn print_report(json: &str) -> std::io::Result<()> {
     }
 }
 
-/// How one server event reads on the console and in the log.
+/// How one server event reads on the console and in the log. Every name in it, from a
+/// player or a map file, passes [`safe`].
 pub(crate) struct Line<'a>(pub(crate) &'a ServerEvent);
 
 impl Display for Line<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
-            ServerEvent::Joined { id, name, from } => match from {
-                Some(addr) => write!(f, "join  #{id} {name} from {addr}"),
-                None => write!(f, "join  #{id} {name} (bot)"),
+            ServerEvent::Joined { id, name, from } => match (safe(name), from) {
+                (name, Some(addr)) => write!(f, "join  #{id} {name} from {addr}"),
+                (name, None) => write!(f, "join  #{id} {name} (bot)"),
             },
-            ServerEvent::Left { id, name, reason } => write!(f, "leave #{id} {name} ({reason})"),
+            ServerEvent::Left { id, name, reason } => {
+                let (name, reason) = (safe(name), safe(reason));
+                write!(f, "leave #{id} {name} ({reason})")
+            }
             ServerEvent::Moved { id, from, to } => write!(f, "move  #{id} from {from} to {to}"),
             ServerEvent::Frag {
                 killer,
                 victim,
                 weapon,
             } => {
+                let (killer, victim) = (safe(killer), safe(victim));
                 if killer == victim {
                     write!(f, "frag  {victim} fragged themselves ({})", weapon.name())
                 } else {
@@ -56,16 +62,16 @@ impl Display for Line<'_> {
                 lines,
                 next_map,
             } => {
-                write!(f, "match over on {map}:")?;
+                write!(f, "match over on {}:", safe(map))?;
                 for (i, p) in lines.iter().enumerate() {
-                    let (name, frags, deaths) = (&p.name, p.frags, p.deaths);
+                    let (name, frags, deaths) = (safe(&p.name), p.frags, p.deaths);
                     write!(
                         f,
                         "\n  {}. {name:<16} {frags:>3} frags {deaths:>3} deaths",
                         i + 1
                     )?;
                 }
-                write!(f, "\nnext map: {next_map}")
+                write!(f, "\nnext map: {}", safe(next_map))
             }
             ServerEvent::Refused(r) => {
                 let counts = [
@@ -108,8 +114,8 @@ fn banner(addr: SocketAddr, c: &ServerConfig) -> String {
     };
     format!(
         "netarena server \"{}\" listening on {addr} (UDP), map {} ({}x{}), {} Hz ticks, {snapshots}, max {} players",
-        c.name,
-        map.name(),
+        safe(&c.name),
+        safe(map.name()),
         map.width(),
         map.height(),
         c.tick_rate,

@@ -8,6 +8,7 @@ pub(crate) mod instants;
 pub mod map_chunks;
 pub mod protocol;
 pub mod roster_pages;
+pub mod safe_text;
 pub(crate) mod transport;
 pub mod widen;
 pub mod wire_bytes;

@@ -4,9 +4,12 @@
 //! `super::fragments`).
 #![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
 
+use std::borrow::Cow;
+
 use super::codec;
 use super::fragments::{self, Bounds, Piece, Reassembler};
 use super::protocol::{RosterEntry, RosterPage};
+use super::safe_text;
 
 /// Bytes of entries one page may carry, leaving room for the page's own fields.
 pub const PAGE_BUDGET: usize = codec::MAX_SERVER_DATAGRAM - 16;
@@ -57,7 +60,14 @@ impl RosterPages {
             part: page.entries,
         };
         let whole = self.pages.add((), BOUNDS, piece).ok()??;
-        Some(whole.concat())
+        let mut roster = whole.concat();
+        // Names are drawn: made safe here, whatever the server let through.
+        for entry in &mut roster {
+            if let Cow::Owned(safe) = safe_text::safe(&entry.name) {
+                entry.name = safe;
+            }
+        }
+        Some(roster)
     }
 }
 

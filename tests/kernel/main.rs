@@ -13,6 +13,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod escapes;
 mod netns;
 mod thin;
 

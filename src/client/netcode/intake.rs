@@ -112,7 +112,7 @@ impl ClientSession {
             if let Some(change) = self.match_log.on_event(now, event, &self.map) {
                 let text = self.map_chunks.take(&change.map).unwrap_or_default();
                 match Map::parse("server map", &text) {
-                    Ok(map) => self.map = map.with_name(&change.name),
+                    Ok(map) => self.map = map.with_name(&crate::net::safe_text::safe(&change.name)),
                     Err(e) => return Some(SessionEnd::UnusableMap(e.to_string())),
                 }
             }

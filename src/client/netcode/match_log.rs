@@ -78,7 +78,10 @@ impl MatchLog {
                     weapon: *weapon,
                 },
             )),
-            GameEvent::Chat { from, text } => self.chat.push_back((now, *from, text.clone())),
+            GameEvent::Chat { from, text } => {
+                let text = crate::net::safe_text::safe(text).into_owned();
+                self.chat.push_back((now, *from, text));
+            }
             GameEvent::MatchStart {
                 map_name,
                 map: new_map,

@@ -35,7 +35,7 @@ use crate::net::protocol::{
     Welcome,
 };
 use crate::net::roster_pages::RosterPages;
-use crate::net::{codec, wire_bytes};
+use crate::net::{codec, safe_text, wire_bytes};
 use crate::sim::map::{CELL, Map, MapError};
 use crate::sim::step::Rulebook;
 use crate::sim::world::{Command, PlayerId, PlayerState};
@@ -69,10 +69,13 @@ pub enum SessionEnd {
 impl std::fmt::Display for SessionEnd {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            // Printed after the terminal is restored: nothing in it may act on it.
             SessionEnd::ServerSaidBye(reason) => {
+                let reason = safe_text::safe(reason);
                 write!(f, "the server closed the connection: {reason}")
             }
             SessionEnd::UnusableMap(e) => {
+                let e = safe_text::safe(e);
                 write!(f, "the server changed to a map this client cannot use: {e}")
             }
         }
@@ -154,7 +157,8 @@ pub struct ClientSession {
 
 impl ClientSession {
     pub fn new(welcome: Welcome, now: Instant, switches: Switches) -> Result<Self, MapError> {
-        let map = Map::parse("server map", &welcome.map_text)?.with_name(&welcome.map_name);
+        let map = Map::parse("server map", &welcome.map_text)?
+            .with_name(&safe_text::safe(&welcome.map_name));
         let tick_rate = f64::from(welcome.tick_rate.max(1));
         let snapshot_interval = u32::from(welcome.snapshot_interval.max(1));
         let snapshot_period = f64::from(snapshot_interval) / tick_rate;
@@ -168,7 +172,7 @@ impl ClientSession {
             snapshot_interval,
             snapshot_period,
             placed: None,
-            server_name: welcome.server_name,
+            server_name: safe_text::safe(&welcome.server_name).into_owned(),
             start: now,
             prediction: None,
             buffer: SnapshotBuffer::default(),

@@ -27,13 +27,13 @@ pub const MAX_NAME_CHARS: usize = 16;
 /// Longest chat line, in characters, after cleaning.
 pub const MAX_CHAT_CHARS: usize = 120;
 
-/// Keeps printable characters only and bounds the length, so nobody can put escape
-/// sequences (ESC, CSI, OSC, BEL and every other C0/C1 control) into another player's
-/// terminal or stretch the screen.
+/// Makes `raw` safe ([`crate::net::safe_text::safe`]: no control character, escape
+/// sequence or bidirectional override) and bounds its length, so nobody can put
+/// anything a terminal would act on into another player's terminal or stretch the
+/// screen.
 pub fn sanitize_text(raw: &str, max_chars: usize) -> String {
-    let text: String = raw
+    let text: String = crate::net::safe_text::safe(raw)
         .chars()
-        .filter(|c| !c.is_control())
         .take(max_chars)
         .collect();
     text.trim().to_owned()
