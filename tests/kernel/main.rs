@@ -14,6 +14,7 @@
 mod support;
 
 mod escapes;
+mod join_flood;
 mod netns;
 mod thin;
 
