@@ -22,9 +22,9 @@ use crate::sim::world::Command;
 /// The most the uplink's rate grows to, wire bytes a second: a packet every tick at
 /// 60 Hz, of 130 bytes...
 const UPLINK_MAX: f64 = 8_000.0;
-/// ...and its rate before anything is known: 25 packets a second of 100 bytes, which a
-/// 12 kbit/s uplink's queue takes for a second or two before the first counts come.
-const UPLINK_START: f64 = 2_500.0;
+/// ...and its rate before anything is known: the most, so a link that never queues
+/// (a LAN, the lab's clean links) never meets the budget.
+const UPLINK_START: f64 = UPLINK_MAX;
 /// The least it comes down to: a few packets a second on a hopeless link.
 const UPLINK_MIN: f64 = 300.0;
 /// A cut sets the rate to this share of what arrived since the last counts.
@@ -65,8 +65,10 @@ pub(crate) fn bound_redundancy(input: &mut InputPacket) {
     input.runs.drain(..drop);
 }
 
-/// The uplink's byte budget, in time counted by command ticks.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+/// The uplink's byte budget, in time counted by command ticks. Not saved in a
+/// recording's keyframes (their format is unchanged): a restored session starts it
+/// afresh, at 60 Hz until the tick rate is set.
+#[derive(Clone, Debug)]
 pub(crate) struct Uplink {
     /// Wire bytes a second allowed, and what the budget holds now (below zero: owed).
     rate: f64,
@@ -83,6 +85,12 @@ pub(crate) struct Uplink {
     /// tick this window began.
     floor_ms: [Option<f64>; 2],
     floor_since: u64,
+}
+
+impl Default for Uplink {
+    fn default() -> Uplink {
+        Uplink::new(60)
+    }
 }
 
 impl Uplink {
@@ -165,7 +173,9 @@ pub(crate) struct InputPacer {
     packets_sent: u32,
     last_command: Option<Command>,
     /// A change was made while the uplink's budget had no room: it goes when there is.
+    #[serde(skip)]
     change_waiting: bool,
+    #[serde(skip)]
     uplink: Uplink,
 }
 

@@ -69,7 +69,7 @@ mod tests {
 
     #[test]
     fn names_lose_control_characters() {
-        assert_eq!(sanitize_name("\u{1b}[31mred\u{7}"), "[31mred");
+        assert_eq!(sanitize_name("\u{1b}[31mred\u{7}"), "red");
         assert_eq!(sanitize_name("   "), "player");
         assert_eq!(
             sanitize_name(&"x".repeat(50)).chars().count(),
