@@ -15,7 +15,8 @@
 //! growing (over three windows in a row) or standing while the bucket is what paces
 //! the client (the rate crept up past the link); and when the client's count of
 //! missing snapshots (each input packet carries it) says more than a fifth went
-//! missing in the last second while a queue stands: a drop-tail queue overflowed.
+//! missing in the last second while a queue stands (and grows, or the bucket paces
+//! the client): a drop-tail queue overflowed.
 //! Loss with no queue is the path's (a radio, a lossy hop), not congestion: sending
 //! less would not reduce it, so it cuts nothing. A round trip that jumped and stays
 //! flat while nothing is held back is a slower path (a route change, more simulated
@@ -294,7 +295,8 @@ impl Delivery {
             .fold((0, 0), |(a, m), (_, n, l)| (a + n, m + l));
         // A lossy radio loses a few in a hundred, or many, with no queue; a full
         // drop-tail queue loses a large share and stands long.
-        if lost > 0 && missing as f64 > LOSS_LIMIT * all as f64 && queue > EMPTY_QUEUE {
+        let queued = queue > EMPTY_QUEUE && (self.queue_growing_now() || self.limited(now));
+        if lost > 0 && missing as f64 > LOSS_LIMIT * all as f64 && queued {
             self.cut(now, LOSS_CUT);
         }
     }
@@ -382,6 +384,14 @@ impl Delivery {
         queue
     }
 
+    /// Whether the last three windows' queueing delay grew (see [`Self::queue_growing`]).
+    fn queue_growing_now(&self) -> bool {
+        match self.queue_windows {
+            [Some(a), Some(b), Some(c)] => b > a + GROWTH && c > b + GROWTH,
+            _ => false,
+        }
+    }
+
     /// Records a queueing delay; whether the delay grew over the last three windows.
     fn queue_growing(&mut self, now: Instant, queue: Duration) -> bool {
         let mut start = *self.queue_window_start.get_or_insert(now);
@@ -398,10 +408,7 @@ impl Delivery {
         self.queue_window_start = Some(start);
         let newest = &mut self.queue_windows[2];
         *newest = Some(newest.map_or(queue, |q| q.min(queue)));
-        match self.queue_windows {
-            [Some(a), Some(b), Some(c)] => b > a + GROWTH && c > b + GROWTH,
-            _ => false,
-        }
+        self.queue_growing_now()
     }
 
     /// Bytes a second acknowledged over the last second or so.
@@ -550,6 +557,8 @@ mod tests {
         for i in 0..4u32 {
             d.sent(start + PERIOD * i, i, 120);
         }
+        // The bucket already paces this client: loss behind a queue is congestion.
+        d.last_withheld = Some(start);
         // Tick 1 is back in 150 ms, tick 3 behind a queue in 250 ms; the client
         // found two missing.
         d.acked(
