@@ -116,7 +116,7 @@ impl Connection {
             interest: Box::default(),
             events: EventQueue::default(),
             rtt_ms: 0,
-            delivery: Box::default(),
+            delivery: Box::new(Delivery::new(addr.ip())),
             join_burst: VecDeque::new(),
         }
     }
@@ -151,7 +151,7 @@ impl Connection {
             self.echo_received = now;
         }
         self.rtt_ms = input.rtt_ms;
-        self.events.ack(input.event_ack);
+        self.events.ack(now, input.event_ack);
     }
 }
 

@@ -126,9 +126,12 @@ impl Server {
                 msg.echo_time_ms = c.echo_time_ms & 0xffff;
                 msg.echo_hold_ms = u16::try_from(hold).unwrap_or(u16::MAX);
             }
-            msg.inputs = turn(slot.id)
-                .is_multiple_of(INPUT_COUNTS_EVERY)
-                .then(|| c.input_counts());
+            // A client whose link the server paces gets them in every snapshot: its
+            // uplink's pace follows them (`client/netcode/pacer.rs`), and snapshots are
+            // few.
+            msg.inputs = (turn(slot.id).is_multiple_of(INPUT_COUNTS_EVERY)
+                || c.delivery.limited(now))
+            .then(|| c.input_counts());
             msg.queued = u8::try_from(slot.queue.len()).unwrap_or(u8::MAX);
             msg.buffer_depth = u8::try_from(slot.queue.figures().target).unwrap_or(u8::MAX);
             let mut msg = ServerMsg::Snapshot(msg);

@@ -208,6 +208,8 @@ impl ClientSession {
         self.net.withheld(withheld);
         if let Some(inputs) = snap.inputs {
             self.net.inputs_seen(inputs.received, inputs.high);
+            self.pacer
+                .counts(inputs.received, inputs.high, self.net.stats.rtt_ms);
         }
         self.observe_timing(now, &snap, dropped, withheld);
         if let Some(prev) = &self.latest {
