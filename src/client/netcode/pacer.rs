@@ -37,6 +37,9 @@ const UPLINK_GROW: f64 = 1.05;
 /// Share of our packets missing since the last counts that, with a queue standing,
 /// says the uplink's queue overflowed (random loss alone cuts nothing).
 const UPLINK_LOSS: f64 = 0.1;
+/// Share of our packets missing that says the uplink is overfilled whatever the round
+/// trip: a queue full from the start hides behind the floor it set.
+const UPLINK_SWAMPED: f64 = 0.5;
 /// The round trip above its floor (ms) that counts as a queue standing, and the one
 /// that, without loss, says a queue is filling.
 const QUEUE_MS: f64 = 100.0;
@@ -107,6 +110,9 @@ pub(crate) struct Uplink {
     /// tick this window began.
     floor_ms: [Option<f64>; 2],
     floor_since: u64,
+    /// The downlink's one-way delay as the snapshots show it (arrival less the
+    /// server's tick time, ms): its least in this window and the one before.
+    down_floor: [Option<f64>; 2],
 }
 
 impl Default for Uplink {
@@ -126,6 +132,7 @@ impl Uplink {
             last_counts: None,
             floor_ms: [None; 2],
             floor_since: 0,
+            down_floor: [None; 2],
         }
     }
 
@@ -149,19 +156,30 @@ impl Uplink {
     }
 
     /// The server received `received` of our packets up to number `high`; the round
-    /// trip is `rtt_ms`.
-    fn counts(&mut self, received: u32, high: u32, rtt_ms: f64) {
+    /// trip is `rtt_ms`; the snapshot that said so came `down_ms` after its tick by our
+    /// clock (a constant offset aside: only its rise above its least counts, the
+    /// downlink's queue, which the round trip includes and fewer input packets would
+    /// not shorten).
+    fn counts(&mut self, received: u32, high: u32, rtt_ms: f64, down_ms: f64) {
         if (self.ticks - self.floor_since) as f64 * self.tick_secs > FLOOR_SECS {
             self.floor_ms = [None, self.floor_ms[0]];
+            self.down_floor = [None, self.down_floor[0]];
             self.floor_since = self.ticks;
         }
+        self.down_floor[0] = Some(self.down_floor[0].map_or(down_ms, |f| f.min(down_ms)));
+        let down_least = self
+            .down_floor
+            .iter()
+            .flatten()
+            .fold(down_ms, |a, b| a.min(*b));
+        let down_queue = down_ms - down_least;
         self.floor_ms[0] = Some(self.floor_ms[0].map_or(rtt_ms, |f| f.min(rtt_ms)));
         let floor = self
             .floor_ms
             .iter()
             .flatten()
             .fold(rtt_ms, |a, b| a.min(*b));
-        let queue = rtt_ms - floor;
+        let queue = (rtt_ms - floor - down_queue).max(0.0);
         let Some((at, was_received, was_high)) = self.last_counts else {
             self.last_counts = Some((self.ticks, received, high));
             return;
@@ -178,7 +196,7 @@ impl Uplink {
         let arrived = received.saturating_sub(was_received).min(sent);
         let lost = 1.0 - f64::from(arrived) / f64::from(sent);
         let carried = f64::from(arrived) * self.packet_bytes / secs;
-        if (lost > UPLINK_LOSS && queue > QUEUE_MS) || queue > FILLING_MS {
+        if (lost > UPLINK_LOSS && queue > QUEUE_MS) || queue > FILLING_MS || lost > UPLINK_SWAMPED {
             self.rate = (carried * UPLINK_CUT).clamp(UPLINK_MIN, self.rate);
             self.tokens = self.tokens.min(0.0);
         } else if queue < QUEUE_MS / 2.0 {
@@ -269,9 +287,10 @@ impl InputPacer {
         self.uplink.sent(wire);
     }
 
-    /// The server's counts of our packets (see [`Uplink`]), with the round trip.
-    pub(crate) fn counts(&mut self, received: u32, high: u32, rtt_ms: f64) {
-        self.uplink.counts(received, high, rtt_ms);
+    /// The server's counts of our packets (see [`Uplink`]), with the round trip and
+    /// the snapshot's delay after its tick.
+    pub(crate) fn counts(&mut self, received: u32, high: u32, rtt_ms: f64, down_ms: f64) {
+        self.uplink.counts(received, high, rtt_ms, down_ms);
     }
 }
 
@@ -325,7 +344,7 @@ mod tests {
             }
             // Counts every 100 ms, the round trip 100 ms plus the queue's wait.
             if tick % 6 == 0 {
-                p.counts(received, high, 100.0 + 1000.0 * backlog / LINK);
+                p.counts(received, high, 100.0 + 1000.0 * backlog / LINK, 50.0);
             }
         }
         let per_sec = offered_late as f64 / 10.0;
