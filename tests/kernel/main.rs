@@ -15,6 +15,7 @@ mod support;
 
 mod join_flood;
 mod netns;
+mod small_mtu;
 mod thin;
 
 use std::io::{BufRead, BufReader};

@@ -134,6 +134,22 @@ impl Pair {
     }
 }
 
+impl Pair {
+    /// Packets `side`'s `tbf` dropped: too large for its burst, or over its queue.
+    pub fn tbf_dropped(&self, side: Side) -> u64 {
+        let stats = self.qdisc_stats(side);
+        let tbf = stats
+            .split("qdisc tbf")
+            .nth(1)
+            .unwrap_or_else(|| panic!("no tbf: {stats}"));
+        tbf.split("dropped ")
+            .nth(1)
+            .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no drop count: {stats}"))
+    }
+}
+
 impl Drop for Pair {
     fn drop(&mut self) {
         for ns in [&self.server_ns, &self.client_ns] {

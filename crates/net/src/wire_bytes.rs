@@ -15,6 +15,15 @@ pub const IPV6_UDP: usize = 48;
 /// counts on an Ethernet or veth device; no preamble, no frame check sequence.
 pub const ETHERNET: usize = 14;
 
+/// The least MTU every IPv4 path must carry (RFC 791): routers with a small MTU and a
+/// lost "fragmentation needed" make a larger datagram vanish.
+pub const IPV4_MIN_MTU: usize = 576;
+/// IPv6's least MTU (RFC 8200).
+pub const IPV6_MIN_MTU: usize = 1280;
+/// The most UDP payload a path of IPv4's least MTU carries: 548 bytes. Every datagram
+/// of the join fits it.
+pub const IPV4_MIN_PAYLOAD: usize = IPV4_MIN_MTU - IPV4_UDP;
+
 /// IP and UDP header bytes per datagram to or from `ip` (an IPv4-mapped IPv6 address
 /// travels as IPv4).
 pub fn ip_udp_header(ip: IpAddr) -> usize {
