@@ -27,8 +27,8 @@ use netarena::client::netcode::session::ClientSession;
 use netarena::client::{GhostMode, Switches};
 use netarena::net::codec;
 use netarena::net::protocol::{
-    GameEvent, MapChunk, MapInfo, PlayerStatus, RailShot, RosterEntry, RosterPage, ServerMsg,
-    SnapshotDelta, Welcome,
+    GameEvent, MapChunk, MapInfo, PlayerStatus, RailShot, RailVerdict, RosterEntry, RosterPage,
+    ServerMsg, SnapshotDelta, Welcome,
 };
 use netarena::server::{Server, ServerConfig};
 use netarena::sim::combat::{Projectile, Weapon};
@@ -69,10 +69,10 @@ fn record() -> Traffic {
             weapon: (i / 90 % 2) as u8,
             aim: (i / 11 % 8) as u8,
         };
-        if let Some(msg) = session.command_tick(now, cmd) {
-            if server.encode_in_process(me, &msg, &mut buf).is_ok() {
-                server.receive(now, me, &buf);
-            }
+        if let Some(msg) = session.command_tick(now, cmd)
+            && server.encode_in_process(me, &msg, &mut buf).is_ok()
+        {
+            server.receive(now, me, &buf);
         }
         server.tick(now);
         let out: Vec<_> = server.take_outbox().collect();
@@ -268,6 +268,14 @@ fn event(s: &mut Script) -> GameEvent {
             rewound_ticks: s.u16(),
             tested_at: maybe(s, point),
             present_at: maybe(s, point),
+            wanted_ticks: s.u16(),
+            bound_ticks: s.u16(),
+            nearest: maybe(s, |s| (s.u8(), point(s), point(s))),
+            verdict: match s.u8() % 3 {
+                0 => RailVerdict::Hit,
+                1 => RailVerdict::Miss,
+                _ => RailVerdict::PastBound,
+            },
         }),
         4 => GameEvent::Kill {
             killer: s.u8(),
@@ -382,7 +390,9 @@ fn read_out(session: &ClientSession, now: Instant) {
     }
 }
 
-/// Takes in one datagram the way the client's loop does. False when the session ended.
+/// Takes in one datagram the way the client's loop does once it has opened it: a hostile
+/// server holds the session's keys, so whatever it seals opens (`decode_datagram` fuzzes
+/// the opening). False when the session ended.
 fn receive(session: &mut ClientSession, now: Instant, bytes: &[u8]) -> bool {
     match codec::decode_server(bytes) {
         Ok(msg) => session.on_message(now, msg, bytes.len()).is_none(),

@@ -1,6 +1,7 @@
 //! Any datagram, as the server and as a client would take it: decoding, the version
-//! peek, snapshot delta decoding and widening, and the server's whole receive path must
-//! never panic.
+//! peek, opening as a sealed datagram of a live session and as the handshake's answer,
+//! snapshot delta decoding and widening, and the server's whole receive path must never
+//! panic.
 
 #![no_main]
 
@@ -12,6 +13,7 @@ use libfuzzer_sys::fuzz_target;
 use netarena::net::codec;
 use netarena::net::delta;
 use netarena::net::protocol::{PlayerSnap, ServerMsg};
+use netarena::net::secure::{self, ClientHandshake, ServerKey, Session};
 use netarena::net::widen::Known;
 use netarena::server::{Server, ServerConfig};
 use netarena::sim::map::Map;
@@ -29,7 +31,31 @@ fn baseline() -> &'static [PlayerSnap] {
     })
 }
 
+fn server_key() -> &'static ServerKey {
+    static KEY: OnceLock<ServerKey> = OnceLock::new();
+    KEY.get_or_init(ServerKey::generate)
+}
+
+/// Both ends of a fresh session: the client's and the server's.
+fn session() -> (Session, Session) {
+    let mut client = ClientHandshake::new();
+    let (answer, server) = secure::accept(server_key(), &client.hello(), 1).expect("handshake");
+    (client.finish(&answer).expect("handshake").session, server)
+}
+
 fuzz_target!(|data: &[u8]| {
+    // What the client's link does with a datagram from the server's address: open it
+    // with the session (or before it has one), or read it as the handshake's answer;
+    // and the server's end, as a session's datagram and as a client's hello.
+    let (mut client_end, mut server_end) = session();
+    let mut scratch = Vec::new();
+    let _ = codec::open_server(Some(&mut client_end), data, &mut scratch);
+    let _ = codec::open_server(None, data, &mut scratch);
+    let _ = codec::open_client(&mut server_end, data, &mut scratch);
+    let _ = codec::peek_connect(data);
+    let _ = codec::decode_info(data);
+    let _ = ClientHandshake::new().finish(data);
+    let _ = secure::accept(server_key(), data, 1);
     // Client side: what a server (or anyone) might send us.
     if let Ok(ServerMsg::Snapshot(mut d)) = codec::decode_server(data) {
         let _ = delta::decode(&d, Some(baseline()));

@@ -1,8 +1,9 @@
-//! `netarena bench`: reproducible numbers for the frame rate, the server tick and the
-//! bandwidth. Each benchmark returns a flat result that prints as a table or as one JSON
-//! object whose keys stay stable.
+//! `netarena bench`: reproducible numbers for the frame rate, the server tick, the
+//! bandwidth and the headless lab's speed. Each benchmark returns a flat result that
+//! prints as a table or as one JSON object whose keys stay stable.
 #![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
 
+pub mod lab;
 #[cfg(unix)]
 pub mod latency;
 pub mod net;

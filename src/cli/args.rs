@@ -227,6 +227,13 @@ pub(crate) enum BenchCommand {
         #[arg(long, default_value_t = 100)]
         samples: u32,
     },
+    /// The headless lab's speed as a multiple of real time: defaults, extremes,
+    /// with the whole-lab recording off and on
+    Lab {
+        /// Virtual seconds each run lasts
+        #[arg(long, default_value_t = 60.0)]
+        seconds: f64,
+    },
     /// A real server and N headless clients over loopback UDP
     Net {
         #[arg(long, default_value_t = 16, value_parser = bounded(0..=PLAYER_LIMIT, ""))]

@@ -1,8 +1,9 @@
-//! `netarena bench`: frame rendering, the server tick, or bandwidth over loopback.
+//! `netarena bench`: frame rendering, the server tick, bandwidth over loopback, or the
+//! headless lab's speed.
 
 use std::process::ExitCode;
 
-use netarena::bench::{self, net, render, server};
+use netarena::bench::{self, lab, net, render, server};
 
 use super::args::{BenchArgs, BenchCommand};
 
@@ -37,6 +38,16 @@ pub(crate) fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             bench::print("bench server", &server::run(&opts)?, args.json)?;
         }
         BenchCommand::Latency { samples } => latency(samples, args.quick, args.json)?,
+        BenchCommand::Lab { seconds } => {
+            let opts = lab::LabBenchOptions {
+                seconds: if args.quick {
+                    seconds.min(1.0)
+                } else {
+                    seconds.max(0.1)
+                },
+            };
+            bench::print("bench lab", &lab::run(&opts)?, args.json)?;
+        }
         BenchCommand::Net {
             players,
             bots,

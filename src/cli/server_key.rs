@@ -2,7 +2,6 @@
 //! restarted server is the same server to the clients that pinned it.
 
 use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::PathBuf;
 
 use anyhow::{Context, anyhow};
@@ -35,12 +34,7 @@ pub(crate) fn load_or_create() -> anyhow::Result<ServerKey> {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
             let aside = dir.join(format!("server_key.{}", std::process::id()));
-            let mut file = std::fs::OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .mode(0o600)
-                .open(&aside)
+            let mut file = netarena::platform::fs::create_private(&aside)
                 .with_context(|| format!("cannot create {}", aside.display()))?;
             file.write_all(key.to_file_text().as_bytes())
                 .with_context(|| format!("cannot write {}", aside.display()))?;

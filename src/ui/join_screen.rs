@@ -122,13 +122,18 @@ fn draw_list(frame: &mut Frame, list: ratatui::layout::Rect, view: &JoinView) {
             .max()
             .unwrap_or(0)
             .clamp(7, 24);
+        // The last column is the key's fingerprint for a server that can be joined (the
+        // whole of it where the list is wide, else its first two groups, enough to tell
+        // servers apart at a glance), and the version it speaks for one that cannot.
+        let key_w: usize = if list.width >= 100 { 19 } else { 16 };
         // Borders, the highlight mark, the other columns and the gaps between them.
-        let others = 2 + 2 + address_w + 11 + 7 + 7 + 9 + 16 + 6;
+        let others = 2 + 2 + address_w + 11 + 7 + 7 + key_w + 5;
         let name_w = usize::from(list.width).saturating_sub(others).max(4);
         let rows = view.servers.iter().map(|s| {
             let style = if s.compatible { Style::new() } else { DIM };
-            let version = if s.compatible {
-                Span::styled("ok", Theme::Auto.style(Role::Good))
+            let key = if s.compatible {
+                let groups = if key_w >= 19 { 4 } else { 2 };
+                Span::raw(s.key.split('-').take(groups).collect::<Vec<_>>().join("-"))
             } else {
                 Span::styled(
                     format!("v{} incompatible", s.version),
@@ -145,9 +150,7 @@ fn draw_list(frame: &mut Frame, list: ratatui::layout::Rect, view: &JoinView) {
                 } else {
                     format!("{:.0} ms", s.ping_ms)
                 }),
-                // The key's first two groups: enough to tell servers apart at a glance.
-                Cell::from(s.key.chars().take(9).collect::<String>()),
-                Cell::from(Line::from(version)),
+                Cell::from(Line::from(key)),
             ])
             .style(style)
         });
@@ -159,16 +162,10 @@ fn draw_list(frame: &mut Frame, list: ratatui::layout::Rect, view: &JoinView) {
                 Constraint::Length(11),
                 Constraint::Length(7),
                 Constraint::Length(7),
-                Constraint::Length(9),
-                Constraint::Length(16),
+                Constraint::Length(key_w as u16),
             ],
         )
-        .header(
-            Row::new([
-                "server", "address", "map", "players", "ping", "key", "version",
-            ])
-            .style(DIM),
-        )
+        .header(Row::new(["server", "address", "map", "players", "ping", "key"]).style(DIM))
         .row_highlight_style(Style::new().add_modifier(Modifier::REVERSED))
         .highlight_symbol("> ")
         .block(block);
@@ -194,8 +191,9 @@ mod tests {
     }
 
     /// Issue 30: two servers with the default name looked the same, the browser showed
-    /// no address. Each row shows where its server answered from, whole, at 80 columns
-    /// and wider.
+    /// no address. Each row shows where its server answered from, whole, and its key's
+    /// fingerprint (two groups at 80 columns, all four at 100), or for a server of
+    /// another version that it cannot be joined.
     #[test]
     fn each_server_shows_its_address() {
         let server = |address: &str| ServerLine {
@@ -209,7 +207,15 @@ mod tests {
             ping_ms: 0.4,
             key: "3f9a-1c07-88e2-05bd".into(),
         };
-        let servers = [server("192.168.100.201:7777"), server("127.0.0.1:7778")];
+        let mut future = server("192.168.100.202:7777");
+        future.name = "future".into();
+        future.version = 99;
+        future.compatible = false;
+        let servers = [
+            server("192.168.100.201:7777"),
+            server("127.0.0.1:7778"),
+            future,
+        ];
         let view = JoinView {
             servers: &servers,
             selected: 0,
@@ -226,8 +232,16 @@ mod tests {
                     .unwrap_or_else(|| panic!("{address} at {width}:\n{}", rows.join("\n")))
                     .clone()
             };
-            assert!(row("192.168.100.201:7777").contains("netarena"));
-            assert!(row("127.0.0.1:7778").contains("netarena"));
+            let key = if width >= 100 {
+                "3f9a-1c07-88e2-05bd"
+            } else {
+                "3f9a-1c07"
+            };
+            for address in ["192.168.100.201:7777", "127.0.0.1:7778"] {
+                let row = row(address);
+                assert!(row.contains("netarena") && row.contains(key), "{row}");
+            }
+            assert!(row("192.168.100.202:7777").contains("v99 incompatible"));
             assert!(rows[2].contains("address"), "{}", rows[2]);
         }
     }

@@ -192,3 +192,24 @@ fn bench_latency_quick() {
         "{v}"
     );
 }
+
+/// `bench lab` runs each case recorded and not, and reports every speed as a positive
+/// multiple of real time (its size is not checked: CI machines are noisy).
+#[test]
+fn bench_lab_quick() {
+    let v = bench(&["lab"]);
+    let keys = [
+        "defaults_x",
+        "defaults_recorded_x",
+        "crowd_x",
+        "crowd_recorded_x",
+        "extremes_x",
+        "extremes_recorded_x",
+    ];
+    assert_numbers(&v, &keys);
+    for key in keys {
+        assert!(f(&v, key) > 0.0, "{key}: {v}");
+    }
+    assert_eq!(f(&v, "seconds"), 1.0, "--quick runs a virtual second: {v}");
+    assert_eq!(v.as_object().map(|o| o.len()), Some(keys.len() + 1), "{v}");
+}

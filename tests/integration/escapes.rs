@@ -1,6 +1,7 @@
 //! What comes from the network reaches no terminal raw: a `Bye` whose reason is full of
-//! escape sequences, injected by a relay standing for the server, ends the real client
-//! with one line and none of them; a map whose file name holds them reaches the server
+//! escape sequences, sealed by a relay standing for a hostile server (it holds the
+//! session's keys, from the test-only key log), ends the real client with one line and
+//! none of them; a map whose file name holds them reaches the server
 //! console without them.
 
 use std::net::{SocketAddr, UdpSocket};
@@ -10,7 +11,7 @@ use std::time::{Duration, Instant};
 use netarena::net::codec;
 use netarena::net::protocol::ServerMsg;
 
-use crate::support::process::{BIN, NO_CONFIG, start_server};
+use crate::support::process::{BIN, NO_CONFIG, isolated, key_log, start_server};
 
 /// A window title, a cleared screen, the alternate screen on, the cursor hidden, a
 /// bell, and the C1 forms of CSI and OSC.
@@ -34,15 +35,17 @@ fn a_bye_full_of_escape_sequences_prints_none_of_them() {
     front.set_nonblocking(true).unwrap();
     back.set_nonblocking(true).unwrap();
     let port = front.local_addr().unwrap().port();
-    let client = Command::new(BIN)
-        .env("NETARENA_CONFIG", NO_CONFIG)
+    let client = isolated(&mut Command::new(BIN))
         .args(["join", &format!("127.0.0.1:{port}"), "--headless"])
         .args(["--seconds", "10"])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .expect("client starts");
-    // Forward both ways; once the client has had a second of play, the Bye.
+    // Forward both ways; once the client has had a second of play, the Bye, sealed as
+    // the server's next datagram (a bare one is dropped: `hardening.rs` forges those),
+    // and nothing more from the server.
+    let mut keys = codec::KeyLog::new(key_log());
     let mut buf = vec![0u8; 65_536];
     let (mut from_client, mut down, mut sent) = (None, 0, false);
     let start = Instant::now();
@@ -52,18 +55,19 @@ fn a_bye_full_of_escape_sequences_prints_none_of_them() {
             let _ = back.send_to(&buf[..n], to);
         }
         while let Ok((n, _)) = back.recv_from(&mut buf) {
-            if let Some(c) = from_client {
-                let _ = front.send_to(&buf[..n], c);
-                down += 1;
-            }
-        }
-        if down > 20
-            && let Some(c) = from_client
-        {
+            let Some(c) = from_client else { continue };
             let mut bye = Vec::new();
-            codec::encode_server(&ServerMsg::Bye(EVIL.to_owned()), &mut bye).unwrap();
-            front.send_to(&bye, c).unwrap();
-            sent = true;
+            let evil = ServerMsg::Bye(EVIL.to_owned());
+            if down > 20
+                && codec::is_sealed(&buf[..n])
+                && keys.seal_server_after(&buf[..n], &evil, &mut bye).is_some()
+            {
+                front.send_to(&bye, c).unwrap();
+                sent = true;
+                break;
+            }
+            let _ = front.send_to(&buf[..n], c);
+            down += 1;
         }
         std::thread::sleep(Duration::from_millis(2));
     }

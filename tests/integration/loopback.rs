@@ -246,6 +246,27 @@ fn ipv6_and_a_second_address_of_the_host_can_be_joined() {
     );
 }
 
+/// Issue 31, item 8: `[::ffff:127.0.0.1]:PORT` (an IPv4 address written as IPv6)
+/// did not join a server listening on IPv4: the answers came from `127.0.0.1`, which
+/// the client took for a stranger ("no answer ... but 20 datagrams came from
+/// 127.0.0.1"). The client now joins the IPv4 address itself.
+#[test]
+fn an_ipv4_mapped_ipv6_address_joins_the_ipv4_server() {
+    let server = start_server(&[]);
+    let r = join_at(
+        &format!("[::ffff:127.0.0.1]:{}", server.port),
+        "mapped",
+        "1",
+        &[],
+    );
+    assert_eq!(r["ended"], "time up", "{r}");
+    assert!(num(&r, "snapshots_received") > 5.0, "{r}");
+    let joined = server
+        .wait_for_line("join", Duration::from_secs(1))
+        .expect("a join line");
+    assert!(joined.contains("mapped from 127.0.0.1:"), "{joined}");
+}
+
 /// A UDP relay that plays a NAT: the client writes to `listen`; the relay forwards from
 /// a socket of its own to the server, and back. `rebind` makes it forward from a new
 /// socket (a new source port) and forget the old one, as a NAT that lost its mapping.

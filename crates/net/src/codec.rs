@@ -350,6 +350,32 @@ impl KeyLog {
     }
 }
 
+impl KeyLog {
+    /// Seals `msg` as the server's datagram after `seen` (a sealed server datagram of a
+    /// logged session, just read): what a test's relay standing for a hostile server,
+    /// which holds the session's keys, sends in the real server's place. The relay must
+    /// not forward the real server's datagram of that counter. None when no logged
+    /// session opens `seen`.
+    pub fn seal_server_after(
+        &mut self,
+        seen: &[u8],
+        msg: &ServerMsg,
+        out: &mut Vec<u8>,
+    ) -> Option<()> {
+        self.refresh();
+        let mut scratch = Vec::new();
+        let (counter, server_end) =
+            self.sessions
+                .iter_mut()
+                .find_map(|(client_end, server_end)| {
+                    let (counter, _) = client_end.open_server(seen, &mut scratch).ok()?;
+                    Some((counter, server_end))
+                })?;
+        server_end.send_from(counter.checked_add(1)?);
+        seal_server(msg, Some(server_end), out, &mut scratch).ok()
+    }
+}
+
 /// A discovery answer, from this version or an older one (before version 10 it did not
 /// carry the key: its fingerprint is then zeros), so the browser can list every server
 /// and mark the others incompatible.

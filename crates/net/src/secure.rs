@@ -322,6 +322,12 @@ impl Session {
         self.next_send
     }
 
+    /// Makes `counter` the next one this end sends: for a key log's copy of an end,
+    /// which must not reuse a counter the real end has used (`codec::KeyLog`).
+    pub(crate) fn send_from(&mut self, counter: u32) {
+        self.next_send = counter;
+    }
+
     fn seal_with(&mut self, header: &[u8], plain: &[u8], out: &mut Vec<u8>) -> u32 {
         let counter = self.next_send;
         self.next_send = self.next_send.saturating_add(1);

@@ -14,10 +14,13 @@
 //!   `SIGTSTP`); elsewhere the keys are polled, a hang-up is not seen, and Ctrl-Z is an
 //!   ordinary key.
 //! - `signals`: the signals that ask the program to stop (`SIGHUP` only on Unix).
+//! - `fs`: a file only its owner may read (mode 0600 on Unix; elsewhere the
+//!   directory's permissions).
 //! - `pty` (Unix only): the latency bench's own pseudo-terminal (rustix).
 
 #![warn(unreachable_pub)]
 
+pub mod fs;
 #[cfg(unix)]
 pub mod pty;
 pub mod signals;

@@ -44,6 +44,7 @@ pub(crate) enum DrawnFrom {
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct BufferedSnapshot {
     pub(crate) tick: u32,
+    /// Sorted by id, as a decoded snapshot's are.
     pub(crate) players: Vec<PlayerSnap>,
 }
 
@@ -152,18 +153,17 @@ impl SnapshotBuffer {
         render_tick: f64,
         max_extrapolate_ticks: f64,
     ) -> Option<Motion> {
-        let find = |e: &BufferedSnapshot| e.players.iter().find(|p| p.id == id).copied();
-        let mut before: Option<(u32, PlayerSnap)> = None;
-        let mut after: Option<(u32, PlayerSnap)> = None;
-        for e in &self.entries {
-            let Some(p) = find(e) else { continue };
-            if f64::from(e.tick) <= render_tick {
-                before = Some((e.tick, p));
-            } else {
-                after = Some((e.tick, p));
-                break;
-            }
-        }
+        // The newest snapshot at or before the render time that has the player, and the
+        // oldest after it: both found by halving (snapshots by tick, players by id).
+        let find = |e: &BufferedSnapshot| {
+            let at = e.players.binary_search_by_key(&id, |p| p.id).ok()?;
+            Some((e.tick, e.players[at]))
+        };
+        let split = self
+            .entries
+            .partition_point(|e| f64::from(e.tick) <= render_tick);
+        let before = self.entries.range(..split).rev().find_map(find);
+        let after = self.entries.range(split..).find_map(find);
         let pos = |p: &PlayerSnap| (f64::from(p.state.x), f64::from(p.state.y));
         let still = (0.0, 0.0);
         match (before, after) {

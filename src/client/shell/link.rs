@@ -13,7 +13,7 @@ use crate::client::tap::LinkTotals;
 use crate::net::codec;
 use crate::net::conditioner::Conditions;
 use crate::net::map_chunks::MapAssembler;
-use crate::net::protocol::{ClientMsg, ServerMsg, Welcome};
+use crate::net::protocol::{ClientMsg, Cookie, RejectReason, ServerMsg, Welcome};
 use crate::net::secure::{self, ClientHandshake, Session};
 use crate::net::transport::{Traffic, Transport};
 
@@ -27,6 +27,15 @@ const CONNECT_CHECK: Duration = Duration::from_millis(50);
 /// dropped and a fresh challenge asked for: a forged or corrupted challenge costs half
 /// a second, not the whole timeout.
 const COOKIE_TRIES: u32 = 2;
+/// Challenges answered at once in one retry period: each new cookie is tried as it
+/// comes (a forged one beside the real one costs a request, not a retry), but a flood
+/// of forged ones does not make the client flood the server.
+const PROMPT_ANSWERS: u32 = 2;
+/// How long a refusal must stand, with requests still going out and no answer that
+/// opens coming back, before the join gives up (and at least three round trips of the
+/// challenge): a refusal carries no proof (an older client must be able to read it),
+/// so one forged by a stranger is outlived by the real server's answer.
+const REFUSAL_STANDS: Duration = Duration::from_millis(600);
 
 pub(crate) struct Link {
     poll: Poll,
@@ -80,7 +89,10 @@ const NOT_CONNECTED_BACK: u32 = 1024;
 impl Link {
     pub(crate) fn open(config: &ClientConfig) -> anyhow::Result<Link> {
         let poll = Poll::new().context("cannot create poll")?;
-        let bind: SocketAddr = if config.server.is_ipv4() {
+        // An IPv4 address written as IPv6 (`[::ffff:a.b.c.d]`) is that IPv4 address: an
+        // IPv4 server answers from it, and anything else is a stranger.
+        let server = SocketAddr::new(config.server.ip().to_canonical(), config.server.port());
+        let bind: SocketAddr = if server.is_ipv4() {
             (Ipv4Addr::UNSPECIFIED, 0).into()
         } else {
             (Ipv6Addr::UNSPECIFIED, 0).into()
@@ -98,7 +110,7 @@ impl Link {
             poll,
             events: Events::with_capacity(16),
             transport,
-            server: config.server,
+            server,
             buf: Vec::with_capacity(codec::MAX_CLIENT_DATAGRAM),
             malformed: 0,
             strangers: 0,
@@ -266,7 +278,12 @@ impl Link {
         let deadline = start + timeout;
         let mut cookie = None;
         let mut cookie_tries = 0;
+        let mut prompt_answers = 0;
         let mut next_try = start;
+        // A refusal heard, and since when nothing of the handshake came back.
+        let mut refused: Option<(RejectReason, Instant)> = None;
+        // From the first request to the first challenge: the handshake's round trip.
+        let mut challenge_rtt: Option<Duration> = None;
         // The map follows the welcome in chunks; until all are in, retrying the connect
         // request has the server send the welcome and the chunks again.
         let mut welcome: Option<Welcome> = None;
@@ -291,33 +308,57 @@ impl Link {
                         cookie_tries += 1;
                     }
                 }
-                let hello = self.handshake.hello();
-                match codec::connect_request(name, cookie, hello, &mut self.buf) {
-                    Ok(()) => self.transport.send(now, self.server, &self.buf),
-                    Err(e) => bail!("cannot encode a connect request: {e}"),
-                }
+                self.send_connect(now, name, cookie)?;
                 next_try = now + CONNECT_RETRY;
+                prompt_answers = 0;
             }
-            let mut refused = None;
+            let had_session = self.session.is_some();
+            let mut progress = false;
+            let mut challenges: Vec<Cookie> = Vec::new();
+            let mut rejection = None;
             self.pump(now, |msg, len| match msg {
-                ServerMsg::Welcome(w) => welcome = Some(w),
+                ServerMsg::Welcome(w) => {
+                    welcome = Some(w);
+                    progress = true;
+                }
                 ServerMsg::MapChunk(c) => {
                     if let Err(e) = map.add(now, &c) {
                         tracing::warn!("the server sent an unusable map chunk: {e}");
                     }
                 }
-                ServerMsg::Reject(reason) => refused = Some(reason),
-                ServerMsg::Challenge(c) => {
-                    cookie = Some(c);
-                    cookie_tries = 0;
-                    // Answer the challenge at once rather than at the next retry.
-                    next_try = now;
+                ServerMsg::Reject(reason) => rejection = Some(reason),
+                ServerMsg::Challenge(c) if !challenges.contains(&c) && Some(c) != cookie => {
+                    challenges.push(c);
                 }
+                ServerMsg::Challenge(_) => {}
                 // What follows the welcome (the roster, a snapshot) is the session's:
                 // keep it for the first pump.
                 other if welcome.is_some() => early.push_back((other, len)),
                 _ => {}
             });
+            // Answer each new challenge at once rather than at the next retry: the real
+            // one is answered even when a forged one came in the same read.
+            if !challenges.is_empty() {
+                challenge_rtt.get_or_insert(now - start);
+            }
+            for c in challenges {
+                if prompt_answers < PROMPT_ANSWERS {
+                    prompt_answers += 1;
+                    self.send_connect(now, name, Some(c))?;
+                }
+                cookie = Some(c);
+                cookie_tries = 1;
+            }
+            // The server's answer opened (only the server's key makes one that does):
+            // after that a refusal cannot be the server's. A challenge is no such proof.
+            progress |= self.session.is_some() && !had_session;
+            if progress {
+                refused = None;
+            } else if let Some(reason) = rejection
+                && self.session.is_none()
+            {
+                refused.get_or_insert((reason, now));
+            }
             if let Some(w) = &mut welcome
                 && let Some(text) = map.take(&w.map)
             {
@@ -328,11 +369,32 @@ impl Link {
             if let Some(line) = self.refused_key.take() {
                 bail!("{line}");
             }
-            match refused {
-                Some(reason) => bail!("{} refused to let us join: {reason}", self.server),
-                None if next_try <= now => {}
-                None => self.wait(next_try.min(deadline).min(now + CONNECT_CHECK))?,
+            let stands = REFUSAL_STANDS.max(challenge_rtt.unwrap_or_default() * 3);
+            if let Some((reason, since)) = &refused
+                && now >= *since + stands
+            {
+                bail!("{} refused to let us join: {reason}", self.server);
             }
+            if next_try > now {
+                self.wait(next_try.min(deadline).min(now + CONNECT_CHECK))?;
+            }
+        }
+    }
+
+    /// Sends a connect request with our hello and `cookie`.
+    fn send_connect(
+        &mut self,
+        now: Instant,
+        name: &str,
+        cookie: Option<Cookie>,
+    ) -> anyhow::Result<()> {
+        let hello = self.handshake.hello();
+        match codec::connect_request(name, cookie, hello, &mut self.buf) {
+            Ok(()) => {
+                self.transport.send(now, self.server, &self.buf);
+                Ok(())
+            }
+            Err(e) => bail!("cannot encode a connect request: {e}"),
         }
     }
 
@@ -378,7 +440,7 @@ mod tests {
     use std::net::UdpSocket;
 
     use super::*;
-    use crate::net::protocol::{Cookie, RosterEntry};
+    use crate::net::protocol::RosterEntry;
     use crate::net::secure::{ServerKey, accept};
 
     /// Waits for a connect request on `server`: its sender, cookie and hello.
