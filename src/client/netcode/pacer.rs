@@ -37,9 +37,6 @@ const UPLINK_GROW: f64 = 1.05;
 /// Share of our packets missing since the last counts that, with a queue standing,
 /// says the uplink's queue overflowed (random loss alone cuts nothing).
 const UPLINK_LOSS: f64 = 0.1;
-/// Share of our packets missing that says the uplink is overfilled whatever the round
-/// trip: a queue full from the start hides behind the floor it set.
-const UPLINK_SWAMPED: f64 = 0.5;
 /// The round trip above its floor (ms) that counts as a queue standing, and the one
 /// that, without loss, says a queue is filling.
 const QUEUE_MS: f64 = 100.0;
@@ -196,7 +193,7 @@ impl Uplink {
         let arrived = received.saturating_sub(was_received).min(sent);
         let lost = 1.0 - f64::from(arrived) / f64::from(sent);
         let carried = f64::from(arrived) * self.packet_bytes / secs;
-        if (lost > UPLINK_LOSS && queue > QUEUE_MS) || queue > FILLING_MS || lost > UPLINK_SWAMPED {
+        if (lost > UPLINK_LOSS && queue > QUEUE_MS) || queue > FILLING_MS {
             self.rate = (carried * UPLINK_CUT).clamp(UPLINK_MIN, self.rate);
             self.tokens = self.tokens.min(0.0);
         } else if queue < QUEUE_MS / 2.0 {
