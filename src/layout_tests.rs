@@ -113,7 +113,7 @@ fn sibling_imports(dir: &Path, path: &str) -> BTreeMap<String, BTreeSet<String>>
 /// Four pairs once imported each other: `server::connection` and `server::roster`
 /// (`Driver` is now in `connection`), `cli::args` and `cli::config` (`default_name` is
 /// in `cli::player_name`), `cli::args` and `cli::lab` (`LabArgs` is in `args/lab.rs`),
-/// `bench::net` and `bench::relay` (`UDP_IPV4_HEADER` is in `relay`).
+/// `bench::net` and `bench::relay` (the header bytes are in `net::wire_bytes`).
 #[test]
 fn no_two_sibling_modules_import_each_other() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -12,10 +12,11 @@ use std::time::Duration;
 use anyhow::{Context, anyhow};
 use serde::Serialize;
 
-use super::relay::{Relay, Shares, UDP_IPV4_HEADER};
+use super::relay::{Relay, Shares};
 use crate::client::ClientConfig;
 use crate::client::shell::headless::{self, BotKind};
 use crate::net::conditioner::Conditions;
+use crate::net::wire_bytes;
 use crate::server::event_loop::{self, NetOptions, Observer};
 use crate::server::{Server, ServerConfig};
 use crate::sim::map::Map;
@@ -36,7 +37,10 @@ pub struct NetResult {
     pub players: u16,
     pub bots: u16,
     pub seconds: f64,
-    /// Per client, including the 28-byte UDP/IPv4 header of every datagram.
+    /// Header bytes added to every datagram's payload in the per-second figures and
+    /// the shares: IPv4 and UDP ([`wire_bytes`]; no Ethernet frame).
+    pub overhead_bytes_per_datagram: usize,
+    /// Per client, including the header bytes of every datagram.
     pub down_bytes_per_s: f64,
     pub up_bytes_per_s: f64,
     pub snapshot_bytes_mean: f64,
@@ -47,7 +51,7 @@ pub struct NetResult {
     pub interp_delay_ms_mean: f64,
     /// Fractions of all downstream bytes (they sum to 1): snapshot player fields,
     /// projectile events (births and ends), other game events, rosters, and headers
-    /// (28 bytes of UDP/IPv4 per datagram plus each snapshot's fixed fields).
+    /// (the header bytes of each datagram plus each snapshot's fixed fields).
     pub share_players: f64,
     pub share_projectiles: f64,
     pub share_events: f64,
@@ -137,8 +141,10 @@ pub fn run(opts: &NetBenchOptions) -> anyhow::Result<NetResult> {
 fn summarise(opts: &NetBenchOptions, reports: &[headless::Report], shares: &Shares) -> NetResult {
     let n = reports.len().max(1) as f64;
     let mean = |f: &dyn Fn(&headless::Report) -> f64| reports.iter().map(f).sum::<f64>() / n;
+    // The bench runs over IPv4 loopback.
+    let overhead = wire_bytes::IPV4_UDP;
     let per_sec = |bytes: u64, packets: u64, secs: f64| {
-        (bytes as f64 + UDP_IPV4_HEADER * packets as f64) / secs.max(1e-9)
+        (bytes + overhead as u64 * packets) as f64 / secs.max(1e-9)
     };
     let per_min = |count: u64, secs: f64| 60.0 * count as f64 / secs.max(1e-9);
     let snapshot = mean(&|r| r.stats.snapshot_bytes_mean);
@@ -149,6 +155,7 @@ fn summarise(opts: &NetBenchOptions, reports: &[headless::Report], shares: &Shar
         players: opts.players,
         bots: opts.bots,
         seconds: opts.seconds,
+        overhead_bytes_per_datagram: overhead,
         down_bytes_per_s: mean(&|r| per_sec(r.bytes_in, r.packets_in, r.seconds)),
         up_bytes_per_s: mean(&|r| per_sec(r.bytes_out, r.packets_out, r.seconds)),
         snapshot_bytes_mean: snapshot,

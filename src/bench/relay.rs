@@ -19,13 +19,11 @@ use serde::Serialize;
 
 use crate::net::conditioner::{Conditioner, Conditions};
 use crate::net::protocol::{GameEvent, ServerMsg, SnapshotDelta};
-use crate::net::{codec, wire_snapshot};
+use crate::net::{codec, wire_bytes, wire_snapshot};
 
-/// Bytes of IPv4 + UDP header per datagram, counted in the per-second figures.
-pub const UDP_IPV4_HEADER: f64 = 28.0;
-
-/// Downstream bytes by kind, over every relayed client. `headers` holds the 28-byte
-/// UDP/IPv4 header of every datagram and the fixed fields of each snapshot.
+/// Downstream bytes by kind, over every relayed client. `headers` holds the IP and UDP
+/// header of every datagram ([`wire_bytes::ip_udp_header`]) and the fixed fields of
+/// each snapshot.
 #[derive(Clone, Copy, Debug, Default, Serialize)]
 pub struct Shares {
     pub players: u64,
@@ -48,9 +46,15 @@ impl Shares {
 
     /// Counts one datagram the server sent; `newest_event` is the client's highest event
     /// seq seen so far, so resent events are counted as bytes but not as new events.
-    fn count(&mut self, keys: &mut codec::KeyLog, bytes: &[u8], newest_event: &mut u32) {
+    fn count(
+        &mut self,
+        keys: &mut codec::KeyLog,
+        bytes: &[u8],
+        to: SocketAddr,
+        newest_event: &mut u32,
+    ) {
         self.datagrams += 1;
-        self.headers += UDP_IPV4_HEADER as u64;
+        self.headers += wire_bytes::ip_udp_header(to.ip()) as u64;
         let len = bytes.len() as u64;
         match keys.server_msg(bytes) {
             Some(ServerMsg::Snapshot(s)) => {
@@ -162,8 +166,8 @@ impl Relay {
                     }
                 } else {
                     while let Ok((n, _)) = pair.back.recv_from(&mut buf) {
-                        shares.count(&mut self.keys, &buf[..n], &mut pair.newest_event);
                         if let Some(client) = pair.client {
+                            shares.count(&mut self.keys, &buf[..n], client, &mut pair.newest_event);
                             let _ = pair.front.send_to(&buf[..n], client);
                         }
                     }
@@ -391,7 +395,7 @@ impl LanRelay {
             let newest = &mut c.newest_event;
             c.down.drain_due(now, |to, bytes| {
                 totals.down_delivered += 1;
-                totals.shares.count(keys, bytes, newest);
+                totals.shares.count(keys, bytes, to, newest);
                 let _ = listen.send_to(bytes, to);
             });
         }

@@ -319,7 +319,7 @@ pub(crate) struct NetArgs {
     /// Simulated reordering in percent
     #[arg(long, value_name = "PCT")]
     pub(crate) reorder: Option<f64>,
-    /// Simulated bandwidth cap in kbit/s (0 = none)
+    /// Simulated bandwidth cap in kbit/s of IP, UDP and Ethernet bytes (0 = none)
     #[arg(long, value_name = "KBPS")]
     pub(crate) bandwidth: Option<u32>,
     /// Seed for the simulated network, so a run can be repeated exactly

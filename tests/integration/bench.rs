@@ -110,6 +110,8 @@ fn bench_net_quick() {
     );
     assert!(v["down_bytes_per_s"].as_f64().unwrap() > 0.0);
     assert!(f(&v, "up_bytes_per_s") > 0.0, "{v}");
+    // The figures say what they add to each datagram: IPv4 and UDP headers.
+    assert_eq!(v["overhead_bytes_per_datagram"], 28, "{v}");
     assert!(f(&v, "interp_delay_ms_mean") > 0.0, "{v}");
     assert_ratio(
         &v,

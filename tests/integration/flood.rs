@@ -18,6 +18,9 @@ const SOURCES: u32 = 20_000;
 /// The server's limit on challenges per host: a burst of 40, then 20 per second.
 const CHALLENGE_BURST: usize = 40;
 const CHALLENGES_PER_SEC: f64 = 20.0;
+/// Past it, one socket's fallback (`server::rate_limit`): one, then one every 2 s.
+const FALLBACK_BURST: usize = 1;
+const FALLBACK_PER_SEC: f64 = 0.5;
 
 fn source(i: u32) -> Ipv4Addr {
     // 127.1.0.0 upwards; never 127.0.0.1 (the real client) nor 127.0.0.2 (the victim).
@@ -69,7 +72,7 @@ fn many_addresses_once() -> Result<(), String> {
     }
     let burst = answers(&limited);
     assert!(
-        (CHALLENGE_BURST..=CHALLENGE_BURST + 1).contains(&burst),
+        (CHALLENGE_BURST..=CHALLENGE_BURST + FALLBACK_BURST + 1).contains(&burst),
         "the burst was {burst} challenges, not {CHALLENGE_BURST}"
     );
 
@@ -98,7 +101,7 @@ fn many_addresses_once() -> Result<(), String> {
     limited_answers += answers(&limited);
     let flood_secs = start.elapsed().as_secs_f64();
     // What it earns by waiting, and no more: each reset would give it a whole burst at once.
-    let earned = (flood_secs * CHALLENGES_PER_SEC).ceil() as usize + 1;
+    let earned = (flood_secs * (CHALLENGES_PER_SEC + FALLBACK_PER_SEC)).ceil() as usize + 1;
     assert!(
         limited_answers <= earned,
         "the limited address got {limited_answers} challenges in {flood_secs:.2} s \
@@ -319,5 +322,36 @@ fn a_join_through_a_thin_drop_tail_link_completes_within_seconds() {
     assert!(
         wall <= PLAY + JOIN_BOUND,
         "{wall:.1} s for a join and {PLAY} s of play: {r}"
+    );
+}
+
+// Random loss was read as congestion: with 20 % loss and no rate limit on the path the
+// server cut its rate and held snapshots back (10 a second of 20 arrived, not 16; the
+// lab's rough link with no rate limit had 49 of 103 held back). The loss here comes
+// from a relay of the test's own between the real client and server processes.
+#[test]
+#[ignore = "slow tier: .ci/run runs it with --ignored"]
+fn random_loss_with_no_rate_limit_withholds_no_snapshot() {
+    const SECONDS: f64 = 12.0;
+    let server = start_server(&["--bots", "7"]);
+    let relay = support::relay::FaultRelay::start(([127, 0, 0, 1], server.port).into());
+    relay.random_loss(0.2);
+    let (child, report) = headless(relay.addr().port(), "lossy", &SECONDS.to_string(), &[]);
+    let r = finish(child, report);
+    let (passed, dropped) = relay.count(|s| matches!(s, support::relay::Seen::Snapshot { .. }));
+    let lost = dropped as f64 / (passed + dropped) as f64;
+    eprintln!(
+        "20 % loss: {passed} snapshots passed, {dropped} dropped ({:.0} %), {:.1} a second \
+         received, {} held back",
+        100.0 * lost,
+        num(&r, "snapshots_received") / num(&r, "seconds"),
+        relay.withheld(),
+    );
+    assert!(passed > 150, "the client played: {r}");
+    assert!((0.1..0.3).contains(&lost), "the relay's loss is {lost:.2}");
+    assert_eq!(
+        relay.withheld(),
+        0,
+        "snapshots held back on a lossy link: {r}"
     );
 }

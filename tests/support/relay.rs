@@ -23,11 +23,13 @@ pub enum Seen {
     Input {
         last_seq: u32,
     },
-    /// A snapshot coming down: the low 16 bits of the acknowledged seq (as sent), and
-    /// how many of the client's commands wait in the server's queue.
+    /// A snapshot coming down: the low 16 bits of the acknowledged seq (as sent), how
+    /// many of the client's commands wait in the server's queue, and how many
+    /// snapshots the server has held back for the link's rate in all.
     Snapshot {
         ack16: u16,
         queued: u8,
+        withheld_total: u32,
     },
     /// A client's goodbye going up, and the server's answer coming down.
     Leave,
@@ -45,6 +47,10 @@ struct Shared {
     dropped: u64,
     /// Client `Leave`s still to drop (a lost goodbye).
     drop_leaves: u32,
+    /// Share of input packets and snapshots dropped at random (no rate limit, no
+    /// delay), and the state of the generator that draws it.
+    loss: f64,
+    draw: u64,
 }
 
 pub struct FaultRelay {
@@ -84,6 +90,28 @@ impl FaultRelay {
         self.shared.lock().unwrap().blackout_until = Some(Instant::now() + length);
     }
 
+    /// Drops `share` of the input packets and snapshots, each way, at random: a lossy
+    /// path with no rate limit and no queue.
+    pub fn random_loss(&self, share: f64) {
+        let mut sh = self.shared.lock().unwrap();
+        sh.loss = share;
+        sh.draw = 0x9e37_79b9_7f4a_7c15;
+    }
+
+    /// The most snapshots the server said it had held back, among those that passed.
+    pub fn withheld(&self) -> u32 {
+        let shared = self.shared.lock().unwrap();
+        shared
+            .log
+            .iter()
+            .filter_map(|&(_, seen, _)| match seen {
+                Seen::Snapshot { withheld_total, .. } => Some(withheld_total),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Drops the next `n` `Leave`s going up.
     pub fn drop_leaves(&self, n: u32) {
         self.shared.lock().unwrap().drop_leaves = n;
@@ -107,7 +135,7 @@ impl FaultRelay {
         self.shared.lock().unwrap().first
     }
 
-    /// Datagrams dropped by blackouts so far.
+    /// Datagrams dropped so far, by blackouts and random loss.
     pub fn dropped(&self) -> u64 {
         self.shared.lock().unwrap().dropped
     }
@@ -160,6 +188,21 @@ impl Drop for FaultRelay {
     }
 }
 
+impl Shared {
+    /// Whether random loss takes this datagram (xorshift64*, seeded by
+    /// [`FaultRelay::random_loss`]).
+    fn lose(&mut self) -> bool {
+        if self.loss <= 0.0 {
+            return false;
+        }
+        self.draw ^= self.draw >> 12;
+        self.draw ^= self.draw << 25;
+        self.draw ^= self.draw >> 27;
+        let r = self.draw.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11;
+        (r as f64 / (1u64 << 53) as f64) < self.loss
+    }
+}
+
 /// What the relay makes of each datagram, through the key log.
 struct Reader(codec::KeyLog);
 
@@ -179,6 +222,7 @@ impl Reader {
             Some(ServerMsg::Snapshot(s)) => Some(Seen::Snapshot {
                 ack16: s.ack_seq as u16,
                 queued: s.queued,
+                withheld_total: s.withheld_total,
             }),
             Some(ServerMsg::Left) => Some(Seen::Left),
             _ => None,
@@ -210,6 +254,9 @@ fn forward(front: UdpSocket, server: SocketAddr, shared: &Mutex<Shared>, stop: &
                 sh.drop_leaves -= 1;
                 up = false;
             }
+            if up && matches!(seen, Some(Seen::Input { .. })) {
+                up = !sh.lose();
+            }
             if let Some(seen) = seen {
                 sh.log.push((now, seen, up));
             }
@@ -224,8 +271,12 @@ fn forward(front: UdpSocket, server: SocketAddr, shared: &Mutex<Shared>, stop: &
                 idle = false;
                 let now = Instant::now();
                 let mut sh = shared.lock().unwrap();
-                let up = sh.blackout_until.is_none_or(|t| now >= t);
-                if let Some(seen) = keys.seen_down(&buf[..n]) {
+                let mut up = sh.blackout_until.is_none_or(|t| now >= t);
+                let seen = keys.seen_down(&buf[..n]);
+                if up && matches!(seen, Some(Seen::Snapshot { .. })) {
+                    up = !sh.lose();
+                }
+                if let Some(seen) = seen {
                     sh.log.push((now, seen, up));
                 }
                 if up {

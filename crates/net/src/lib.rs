@@ -15,5 +15,6 @@ pub mod safe_text;
 pub mod secure;
 pub mod transport;
 pub mod widen;
+pub mod wire_bytes;
 pub(crate) mod wire_events;
 pub mod wire_snapshot;

@@ -14,8 +14,10 @@ use netarena_sim::map::{MAX_HEIGHT, MAX_WIDTH};
 
 /// The longest map text any loader accepts: full rows and their newlines.
 pub const MAX_MAP_BYTES: usize = (MAX_WIDTH + 1) * MAX_HEIGHT;
-/// Chunk size for the chunks sent on their own after a welcome.
-pub const WELCOME_CHUNK_BYTES: usize = 1024;
+/// Chunk size for the chunks sent on their own after a welcome: each sealed chunk fits
+/// IPv4's least path ([`crate::wire_bytes::IPV4_MIN_PAYLOAD`], 548 bytes), so a path
+/// with a small MTU still joins.
+pub const WELCOME_CHUNK_BYTES: usize = 500;
 /// Chunk size for the chunks that ride in snapshots as reliable events, beside the
 /// players: small, so one fits next to a large snapshot.
 pub const EVENT_CHUNK_BYTES: usize = 256;
@@ -180,6 +182,21 @@ mod tests {
         // Late duplicates of a taken map start nothing.
         a.add(now, &chunks[1]).unwrap();
         assert!(!a.partial.collecting());
+    }
+
+    // With 1,024-byte chunks (841 bytes sealed for the warehouse) a path of IPv4's
+    // least MTU never saw the map, and the client said nobody answered.
+    #[test]
+    fn every_welcome_chunk_fits_the_least_ipv4_path() {
+        use crate::codec;
+        use crate::protocol::ServerMsg;
+        let t = text(MAX_MAP_BYTES);
+        let chunks = split(&t, WELCOME_CHUNK_BYTES);
+        assert!(chunks.len() > 1);
+        for c in chunks {
+            let len = codec::encoded_len_server(&ServerMsg::MapChunk(c));
+            assert!(len <= crate::wire_bytes::IPV4_MIN_PAYLOAD, "{len} bytes");
+        }
     }
 
     #[test]

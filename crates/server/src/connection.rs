@@ -116,7 +116,7 @@ impl Connection {
             interest: Box::default(),
             events: EventQueue::default(),
             rtt_ms: 0,
-            delivery: Box::default(),
+            delivery: Box::new(Delivery::new(addr.ip())),
             join_burst: VecDeque::new(),
         }
     }
@@ -133,6 +133,7 @@ impl Connection {
     /// newest tick a snapshot can have carried.
     fn take(&mut self, now: Instant, input: &InputPacket, server_tick: u32) {
         self.last_heard = now;
+        self.delivery.heard(now, input.client_time_ms);
         // Only a tick we have actually sent can be a baseline; anything else is a
         // confused or lying client, and it gets full snapshots.
         if input.ack_tick <= server_tick && self.acked_tick.is_none_or(|t| input.ack_tick > t) {
@@ -151,7 +152,7 @@ impl Connection {
             self.echo_received = now;
         }
         self.rtt_ms = input.rtt_ms;
-        self.events.ack(input.event_ack);
+        self.events.ack(now, input.event_ack);
     }
 }
 

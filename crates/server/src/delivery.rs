@@ -7,13 +7,20 @@
 //! again, and the snapshots grow until the link carries mostly repeats.
 //!
 //! Each client's snapshots therefore pass through a token bucket whose rate follows
-//! what the link delivers, judged from the acknowledgements: the round trip from sending a snapshot to hearing its tick acknowledged
-//! is compared with the shortest one seen lately. When it grows by more
-//! than [`QUEUE_TARGET`] a queue is building somewhere on the path, and when the
-//! client's count of missing snapshots (each input packet carries it) says more than
-//! a fifth went missing in the last second a queue overflowed: either way the rate
-//! drops to a little under what was delivered in the last second (at most once a round
-//! trip).
+//! what the link delivers, judged from the acknowledgements, in bytes as the wire
+//! counts them ([`netarena_net::wire_bytes`]): the round trip from sending a snapshot to
+//! hearing its tick acknowledged is compared with the shortest one seen lately. The
+//! rate drops to a little under what was delivered in the last second (at most once a
+//! round trip) when that queueing delay is over [`QUEUE_TARGET`] and either still
+//! growing (over three windows in a row) or standing while the bucket is what paces
+//! the client (the rate crept up past the link); and when the client's count of
+//! missing snapshots (each input packet carries it) says more than a fifth went
+//! missing in the last second while a queue stands (and grows, or the bucket paces
+//! the client): a drop-tail queue overflowed.
+//! Loss with no queue is the path's (a radio, a lossy hop), not congestion: sending
+//! less would not reduce it, so it cuts nothing. A round trip that jumped and stays
+//! flat while nothing is held back is a slower path (a route change, more simulated
+//! lag), not a queue: after [`STEP_SETTLES`] it becomes the new shortest.
 //! While the queue stays short and the bucket held snapshots back, the rate creeps up
 //! again. Snapshots the bucket holds back are counted (the client is told, so it does
 //! not take them for loss) and the next one due goes when the bucket allows; a snapshot
@@ -23,7 +30,10 @@
 //! here: that is an outage, not congestion, and the timeout handles it.
 
 use std::collections::VecDeque;
+use std::net::IpAddr;
 use std::time::{Duration, Instant};
+
+use netarena_net::wire_bytes;
 
 /// Queueing delay the path may add before the server sends less.
 pub(crate) const QUEUE_TARGET: Duration = Duration::from_millis(150);
@@ -37,8 +47,10 @@ const MAX_RATE: f64 = 512_000.0;
 /// its connect, and at half of it for each repeat after: a 12 kbit/s link carries
 /// 1,500.
 const JOIN_RATE: f64 = 4000.0;
-/// The largest datagram the server sends, which a bucket must be able to pass.
-const MAX_DATAGRAM: f64 = 1200.0;
+/// The largest datagram the server sends with its headers, which a bucket must be able
+/// to pass.
+const MAX_DATAGRAM: f64 =
+    (netarena_net::codec::MAX_SERVER_DATAGRAM + wire_bytes::IPV6_UDP + wire_bytes::ETHERNET) as f64;
 /// The rate never goes below this (bytes a second), so a client on a hopeless link
 /// still gets a few snapshots a second.
 const MIN_RATE: f64 = 300.0;
@@ -56,8 +68,19 @@ const DRAIN_FOR: Duration = Duration::from_secs(3);
 const GROW_SHARE: f64 = 0.01;
 const GROW_BYTES: f64 = 8.0;
 /// Loss counts as congestion past this share of the snapshots settled in the last
-/// second: the `bad` profile's 5% (in bursts of three) is the path, not a queue.
+/// second, and only while a queue of more than [`EMPTY_QUEUE`] stands: random loss
+/// with no queue is the path's.
 const LOSS_LIMIT: f64 = 0.2;
+/// The queueing delay is judged by its smallest reading in windows this long (jitter
+/// only adds to a reading); it is growing when each of three windows in a row is more
+/// than [`GROWTH`] above the one before. A window without an acknowledgement breaks
+/// the row: a queue delays the acknowledgements, a step in the path's lag stops them
+/// for as long as the step.
+const QUEUE_WINDOW: Duration = Duration::from_millis(250);
+const GROWTH: Duration = Duration::from_millis(5);
+/// A round trip over the target that stays flat this long, with nothing held back,
+/// is the path's new length.
+const STEP_SETTLES: Duration = Duration::from_secs(1);
 /// While the round trip stays within this of its floor the queue is empty,
 /// and the rate grows back faster: a cut for a spike of lag is undone in a second.
 const EMPTY_QUEUE: Duration = Duration::from_millis(40);
@@ -74,11 +97,31 @@ const SENT_KEPT: usize = 64;
 /// that fewer snapshots a second fit the rate (ten of them, at this share).
 const CAP_SECS: f64 = 0.1;
 const MIN_CAP: usize = 120;
+/// A queue that grows is ours only if the link carried less than this share of what we
+/// offered over the last second: a path's delay drifting up by its jitter (tens of
+/// milliseconds) slows the acknowledgements by as much, a link we overfill by a
+/// multiple.
+const CARRIED_SHARE: f64 = 0.75;
+/// A link that delivered less than this share of what was offered over the last second
+/// is overfilled whatever its delay says: a queue full from the join on (so its round
+/// trip is all the server has seen) drops the rest. Random loss this deep (two thirds)
+/// leaves a link nothing to lose by a cut.
+const DELIVERED_SHARE: f64 = 0.35;
+/// For how long after a cut the rate counts as still coming down.
+const CUTTING_FOR: Duration = Duration::from_secs(5);
 /// For how long after a snapshot was held back the client counts as rate limited.
 const LIMITED_FOR: Duration = Duration::from_secs(2);
 
 #[derive(Clone, Debug)]
 pub(crate) struct Delivery {
+    /// Header bytes per datagram on the wire to this client.
+    overhead: usize,
+    /// The smallest queueing delay read in each of the last three windows, oldest
+    /// first, and when the newest window began.
+    queue_windows: [Option<Duration>; 3],
+    queue_window_start: Option<Instant>,
+    /// Since when the queueing delay has been over the target with no cut for it.
+    over_since: Option<Instant>,
     /// Snapshots sent and not yet acknowledged: tick, when, bytes.
     sent: VecDeque<(u32, Instant, usize)>,
     newest_acked: Option<u32>,
@@ -92,6 +135,12 @@ pub(crate) struct Delivery {
     /// Bytes acknowledged, as (when, total so far), over the last second or so.
     delivered: VecDeque<(Instant, u64)>,
     delivered_total: u64,
+    /// Bytes sent and bytes settled (acknowledged or reported missing), as (when, total
+    /// so far), over the last second or so.
+    offered: VecDeque<(Instant, u64)>,
+    offered_total: u64,
+    settled_bytes: VecDeque<(Instant, u64)>,
+    settled_total: u64,
     /// Bytes a second the bucket lets through, and what it holds now.
     rate: f64,
     tokens: f64,
@@ -107,11 +156,23 @@ pub(crate) struct Delivery {
     last_withheld: Option<Instant>,
     /// The client's count of snapshots it found missing, as last heard.
     lost_count: Option<u8>,
+    /// The uplink's one-way delay, as arrival time less the client's clock (ms from
+    /// `up_base`): its least in this window and the one before, when the window
+    /// began, and how far the newest packet's was above that least.
+    up_base: Option<Instant>,
+    up_min: [Option<i64>; 2],
+    up_window_start: Option<Instant>,
+    up_queue: Duration,
 }
 
-impl Default for Delivery {
-    fn default() -> Delivery {
+impl Delivery {
+    /// The delivery of a client at `ip`: its datagrams' headers count.
+    pub(crate) fn new(ip: IpAddr) -> Delivery {
         Delivery {
+            overhead: wire_bytes::overhead(ip),
+            queue_windows: [None; 3],
+            queue_window_start: None,
+            over_since: None,
             sent: VecDeque::new(),
             newest_acked: None,
             min_rtt: [None; 2],
@@ -120,6 +181,10 @@ impl Default for Delivery {
             settled: VecDeque::new(),
             delivered: VecDeque::new(),
             delivered_total: 0,
+            offered: VecDeque::new(),
+            offered_total: 0,
+            settled_bytes: VecDeque::new(),
+            settled_total: 0,
             rate: MAX_RATE,
             tokens: 0.0,
             refilled: None,
@@ -130,11 +195,13 @@ impl Default for Delivery {
             withheld_total: 0,
             last_withheld: None,
             lost_count: None,
+            up_base: None,
+            up_min: [None; 2],
+            up_window_start: None,
+            up_queue: Duration::ZERO,
         }
     }
-}
 
-impl Delivery {
     /// Whether a snapshot due now may go, `period` being the time between snapshots at
     /// the full rate. If not, it is counted as held back.
     pub(crate) fn allow(&mut self, now: Instant, period: Duration) -> bool {
@@ -180,23 +247,51 @@ impl Delivery {
         if self.tokens < 0.0 {
             return false;
         }
-        self.tokens -= bytes as f64;
+        self.tokens -= (bytes + self.overhead) as f64;
         true
     }
 
-    /// The most bytes the next snapshot should take.
+    /// The most payload bytes the next snapshot should take.
     pub(crate) fn byte_cap(&self) -> usize {
-        ((self.rate * CAP_SECS) as usize).max(MIN_CAP)
+        ((self.rate * CAP_SECS) as usize)
+            .saturating_sub(self.overhead)
+            .max(MIN_CAP)
     }
 
-    /// A snapshot of `tick` and `bytes` went out at `now`.
+    /// A snapshot of `tick` and `bytes` of payload went out at `now`.
     pub(crate) fn sent(&mut self, now: Instant, tick: u32, bytes: usize) {
+        let bytes = bytes + self.overhead;
         self.first_sent.get_or_insert(now);
         self.tokens -= bytes as f64;
         if self.sent.len() == SENT_KEPT {
             self.sent.pop_front();
         }
         self.sent.push_back((tick, now, bytes));
+        self.offered_total += bytes as u64;
+        log_total(&mut self.offered, now, self.offered_total);
+    }
+
+    /// A packet of the client's came at `now`, stamped `client_ms` by its clock: what
+    /// its one-way delay is above the least lately is the uplink's queue, which the
+    /// round trip of the acknowledgement it carries includes but a cut of the
+    /// downlink's rate would not shorten.
+    pub(crate) fn heard(&mut self, now: Instant, client_ms: u32) {
+        let base = *self.up_base.get_or_insert(now);
+        let offset = now.saturating_duration_since(base).as_millis() as i64 - i64::from(client_ms);
+        let start = *self.up_window_start.get_or_insert(now);
+        if now.saturating_duration_since(start) > MIN_RTT_WINDOW {
+            self.up_min = [None, self.up_min[0]];
+            self.up_window_start = Some(now);
+        }
+        self.up_min[0] = Some(self.up_min[0].map_or(offset, |m| m.min(offset)));
+        let least = self
+            .up_min
+            .iter()
+            .flatten()
+            .min()
+            .copied()
+            .unwrap_or(offset);
+        self.up_queue = Duration::from_millis(u64::try_from(offset - least).unwrap_or(0));
     }
 
     /// The client says `tick` is the newest snapshot it has, and (from its newest
@@ -230,17 +325,13 @@ impl Delivery {
         let settled: Vec<usize> = self.sent.drain(..=at).map(|(_, _, b)| b).collect();
         let bytes: usize = settled.iter().skip(lost).sum();
         self.delivered_total += bytes as u64;
-        self.delivered.push_back((now, self.delivered_total));
-        while self
-            .delivered
-            .get(1)
-            .is_some_and(|(t, _)| now.saturating_duration_since(*t) > DELIVERY_WINDOW)
-        {
-            self.delivered.pop_front();
-        }
+        log_total(&mut self.delivered, now, self.delivered_total);
+        self.settled_total += settled.iter().sum::<usize>() as u64;
+        log_total(&mut self.settled_bytes, now, self.settled_total);
         // A hold longer than the whole round trip is a confused or lying client.
         let rtt = now.saturating_duration_since(sent_at);
-        self.sample(now, rtt.checked_sub(held).unwrap_or(rtt));
+        let own = held + self.up_queue;
+        let queue = self.sample(now, rtt.checked_sub(own).unwrap_or(rtt));
         self.settled
             .push_back((now, settled.len(), lost.min(settled.len())));
         while self
@@ -254,8 +345,17 @@ impl Delivery {
             .settled
             .iter()
             .fold((0, 0), |(a, m), (_, n, l)| (a + n, m + l));
-        // A lossy radio loses a few in a hundred; a full queue, a large share.
-        if lost > 0 && missing as f64 > LOSS_LIMIT * all as f64 {
+        // A lossy radio loses a few in a hundred, or many, with no queue; a full
+        // drop-tail queue loses a large share and stands long: over the target for
+        // two windows, which a path's jitter does not do.
+        let queued = queue > EMPTY_QUEUE
+            && self.standing_queue() > QUEUE_TARGET
+            && (self.overfilled(now) || self.limited(now));
+        let swamped = self
+            .delivery_rate()
+            .zip(rate_of(&self.offered, now))
+            .is_some_and(|(delivered, offered)| delivered < DELIVERED_SHARE * offered);
+        if lost > 0 && missing as f64 > LOSS_LIMIT * all as f64 && (queued || swamped) {
             self.cut(now, LOSS_CUT);
         }
     }
@@ -292,7 +392,8 @@ impl Delivery {
         true
     }
 
-    fn sample(&mut self, now: Instant, rtt: Duration) {
+    /// Takes one round trip; the queueing delay it shows.
+    fn sample(&mut self, now: Instant, rtt: Duration) -> Duration {
         let start = *self.window_start.get_or_insert(now);
         if now.saturating_duration_since(start) > MIN_RTT_WINDOW {
             self.min_rtt = [None, self.min_rtt[0]];
@@ -303,19 +404,34 @@ impl Delivery {
         let srtt = self.srtt.map_or(rtt, |s| (s * 7 + rtt) / 8);
         self.srtt = Some(srtt);
         let queue = rtt.saturating_sub(min);
+        let growing = self.queue_growing(now, queue);
         // A queue that keeps growing is cut again and again; a path that only got
         // slower (a spike of lag) once: a further cut waits for more delay still.
         let beyond_last = self.cut_queue.is_none_or(|q| queue > q + QUEUE_TARGET / 2);
+        let ours = (growing && self.overfilled(now))
+            || (self.limited(now) && self.standing_queue() > QUEUE_TARGET);
         if queue > QUEUE_TARGET {
-            if beyond_last && self.cut(now, CUT) {
-                self.cut_queue = Some(queue);
+            if ours {
+                self.over_since = None;
+                if beyond_last && self.cut(now, CUT) {
+                    self.cut_queue = Some(queue);
+                }
+            } else if now.saturating_duration_since(*self.over_since.get_or_insert(now))
+                >= STEP_SETTLES
+            {
+                // Flat, and nothing held back: the path is this long now.
+                self.min_rtt = [Some(rtt), None];
+                self.window_start = Some(now);
+                self.queue_windows = [None; 3];
+                self.over_since = None;
             }
-            return;
+            return queue;
         }
+        self.over_since = None;
         self.cut_queue = None;
         // Draining the start's queue: the rate holds until it is gone.
         if self.draining.is_some_and(|until| now < until) {
-            return;
+            return queue;
         }
         self.draining = None;
         if self.limited(now) {
@@ -326,6 +442,56 @@ impl Delivery {
             };
             self.rate = (self.rate * (1.0 + share) + GROW_BYTES).min(MAX_RATE);
         }
+        queue
+    }
+
+    /// The queueing delay of the last two windows: the smaller of their smallest
+    /// readings (zero before two are in).
+    fn standing_queue(&self) -> Duration {
+        match self.queue_windows {
+            [_, Some(b), Some(c)] => b.min(c),
+            _ => Duration::ZERO,
+        }
+    }
+
+    /// Whether the link carried less than [`CARRIED_SHARE`] of what was offered over
+    /// the last second or so: bytes settled (acknowledged or reported missing) a
+    /// second against bytes sent a second.
+    fn overfilled(&self, now: Instant) -> bool {
+        let (Some(settled), Some(offered)) = (
+            rate_of(&self.settled_bytes, now),
+            rate_of(&self.offered, now),
+        ) else {
+            return false;
+        };
+        settled < CARRIED_SHARE * offered
+    }
+
+    /// Whether the last three windows' queueing delay grew (see [`Self::queue_growing`]).
+    fn queue_growing_now(&self) -> bool {
+        match self.queue_windows {
+            [Some(a), Some(b), Some(c)] => b > a + GROWTH && c > b + GROWTH,
+            _ => false,
+        }
+    }
+
+    /// Records a queueing delay; whether the delay grew over the last three windows.
+    fn queue_growing(&mut self, now: Instant, queue: Duration) -> bool {
+        let mut start = *self.queue_window_start.get_or_insert(now);
+        for _ in 0..3 {
+            if now.saturating_duration_since(start) < QUEUE_WINDOW {
+                break;
+            }
+            self.queue_windows = [self.queue_windows[1], self.queue_windows[2], None];
+            start += QUEUE_WINDOW;
+        }
+        if now.saturating_duration_since(start) >= QUEUE_WINDOW {
+            start = now;
+        }
+        self.queue_window_start = Some(start);
+        let newest = &mut self.queue_windows[2];
+        *newest = Some(newest.map_or(queue, |q| q.min(queue)));
+        self.queue_growing_now()
     }
 
     /// Bytes a second acknowledged over the last second or so.
@@ -343,6 +509,15 @@ impl Delivery {
         (secs > 0.0 && self.delivered_total > 0).then(|| self.delivered_total as f64 / secs)
     }
 
+    /// Whether the rate is still coming down: a cut within [`CUTTING_FOR`], or the
+    /// first cut's queue still draining.
+    pub(crate) fn cutting(&self, now: Instant) -> bool {
+        self.draining.is_some_and(|until| now < until)
+            || self
+                .last_cut
+                .is_some_and(|t| now.saturating_duration_since(t) < CUTTING_FOR)
+    }
+
     /// Whether the bucket held a snapshot back lately.
     pub(crate) fn limited(&self, now: Instant) -> bool {
         self.last_withheld
@@ -355,15 +530,40 @@ impl Delivery {
     }
 }
 
+/// Adds `(now, total)` to a log of running totals, keeping about a second of it.
+fn log_total(log: &mut VecDeque<(Instant, u64)>, now: Instant, total: u64) {
+    log.push_back((now, total));
+    while log
+        .get(1)
+        .is_some_and(|(t, _)| now.saturating_duration_since(*t) > DELIVERY_WINDOW)
+    {
+        log.pop_front();
+    }
+}
+
+/// Bytes a second in a log of running totals, from its oldest entry to `now` (once it
+/// spans half a second).
+fn rate_of(log: &VecDeque<(Instant, u64)>, now: Instant) -> Option<f64> {
+    let (t0, b0) = log.front()?;
+    let (_, b1) = log.back()?;
+    let secs = now.saturating_duration_since(*t0).as_secs_f64();
+    (secs >= 0.5).then(|| (b1 - b0) as f64 / secs)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     const PERIOD: Duration = Duration::from_millis(50);
+    const V4: IpAddr = IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
+    /// Payload plus IPv4, UDP and Ethernet headers.
+    fn wire(bytes: usize) -> usize {
+        wire_bytes::on_wire(bytes, V4)
+    }
 
     /// Sends a `bytes` snapshot every period for `secs` over a link of `link` bytes a
-    /// second with `base` round trip (a queue in front of it, acks per snapshot);
-    /// returns (bytes offered per second, snapshots sent).
+    /// second on the wire with `base` round trip (a queue in front of it, acks per
+    /// snapshot); returns (wire bytes offered per second, snapshots sent).
     fn run(d: &mut Delivery, start: Instant, secs: u32, link: f64, bytes: usize) -> (f64, u32) {
         run_behind(d, start, Duration::ZERO, secs, link, bytes)
     }
@@ -396,9 +596,9 @@ mod tests {
             }
             if d.allow(now, PERIOD) {
                 d.sent(now, first + i, bytes);
-                offered += bytes;
+                offered += wire(bytes);
                 sent += 1;
-                let go = link_free.max(now) + Duration::from_secs_f64(bytes as f64 / link);
+                let go = link_free.max(now) + Duration::from_secs_f64(wire(bytes) as f64 / link);
                 link_free = go;
                 arrivals.push_back((go + base, first + i));
             }
@@ -408,7 +608,7 @@ mod tests {
 
     #[test]
     fn a_lan_never_meets_the_bucket() {
-        let mut d = Delivery::default();
+        let mut d = Delivery::new(V4);
         // 1,200-byte snapshots, 24 KB/s, from the first.
         let (_, sent) = run(&mut d, Instant::now(), 10, 1e6, 1200);
         assert_eq!(sent, 200);
@@ -417,7 +617,7 @@ mod tests {
 
     #[test]
     fn a_thin_link_gets_what_it_carries_and_no_more() {
-        let mut d = Delivery::default();
+        let mut d = Delivery::new(V4);
         let start = Instant::now();
         // 1,500 B/s (12 kbit/s) against 20 snapshots of 120 B a second (2,400 B/s).
         run(&mut d, start, 10, 1500.0, 120);
@@ -425,7 +625,9 @@ mod tests {
         assert!(offered <= 1500.0, "offered {offered:.0} B/s");
         assert!(offered >= 1000.0, "offered {offered:.0} B/s");
         assert!(sent < 200 && d.limited(start + Duration::from_secs(20)));
-        assert!(d.srtt.unwrap() < Duration::from_millis(300), "{:?}", d.srtt);
+        // The round trip saws between the path's (150 ms: 40 ms and a datagram's 108 ms
+        // on the wire) and that plus the queue target and a little.
+        assert!(d.srtt.unwrap() < Duration::from_millis(400), "{:?}", d.srtt);
     }
 
     // Behind a thin link the join's burst fills the queue, so the first round trips
@@ -433,7 +635,7 @@ mod tests {
     // the next 20 s, and the fight read 450-580 ms of RTT through --bandwidth 12.
     #[test]
     fn a_queue_filled_before_the_first_cut_is_not_taken_for_the_path() {
-        let mut d = Delivery::default();
+        let mut d = Delivery::new(V4);
         let start = Instant::now();
         run_behind(&mut d, start, Duration::from_millis(800), 8, 1500.0, 120);
         let min = d.min_rtt.iter().flatten().min().copied().unwrap();
@@ -453,20 +655,25 @@ mod tests {
     // 512 KB/s at the start: the first loss cut behind a thin link changed nothing.
     #[test]
     fn a_cut_in_the_first_second_comes_down_to_what_was_delivered() {
-        let mut d = Delivery::default();
+        let mut d = Delivery::new(V4);
         let start = Instant::now();
         for i in 0..4u32 {
             d.sent(start + PERIOD * i, i, 120);
         }
-        // Tick 3 arrives 200 ms after the first went; the client found two missing.
+        // The bucket already paces this client and a queue of 300 ms has stood for a
+        // window over a path of 150 ms: loss behind it is congestion.
+        d.last_withheld = Some(start);
+        d.min_rtt = [Some(Duration::from_millis(150)), None];
+        d.queue_windows = [None, Some(Duration::from_millis(300)), None];
+        // Ticks 1 and 3 are back in 450 ms; the client found two missing.
         d.acked(
-            start + Duration::from_millis(200),
+            start + Duration::from_millis(500),
             1,
             Some(0),
             Duration::ZERO,
         );
         d.acked(
-            start + Duration::from_millis(210),
+            start + Duration::from_millis(600),
             3,
             Some(2),
             Duration::ZERO,
@@ -481,13 +688,14 @@ mod tests {
     #[test]
     fn the_time_a_client_held_a_snapshot_is_no_queue() {
         let run = |told: bool| {
-            let mut d = Delivery::default();
+            let mut d = Delivery::new(V4);
             let start = Instant::now();
             for i in 0..100u32 {
                 let now = start + PERIOD * i;
                 if i > 0 {
-                    // 100 ms there and back, and the client held every other one 170 ms.
-                    let held = Duration::from_millis(if i % 2 == 0 { 170 } else { 0 });
+                    // 100 ms there and back, and the client held each a little longer
+                    // than the one before, up to 400 ms.
+                    let held = Duration::from_millis(u64::from(i) * 4);
                     let said = if told { held } else { Duration::ZERO };
                     d.acked(now + Duration::from_millis(100) + held, i - 1, None, said);
                 }
@@ -495,9 +703,83 @@ mod tests {
                     d.sent(now, i, 100);
                 }
             }
-            d.rate
+            (d.rate, d.standing_queue())
         };
-        assert_eq!(run(true), MAX_RATE, "no cut");
-        assert!(run(false) < MAX_RATE, "untold, the hold reads as a queue");
+        assert_eq!(run(true), (MAX_RATE, Duration::ZERO), "no queue, no cut");
+        let (_, untold) = run(false);
+        assert!(
+            untold > EMPTY_QUEUE,
+            "untold, the hold reads as a queue: {untold:?}"
+        );
+    }
+
+    /// Snapshots of 300 bytes every period for `secs` over a path with no rate limit:
+    /// each lost with chance `loss` (a fixed sequence), delayed by `one_way(t)` each
+    /// way, acknowledged on arrival with the client's running count of missing ones.
+    fn unlimited(d: &mut Delivery, secs: u32, loss: f64, one_way: impl Fn(Duration) -> Duration) {
+        let start = Instant::now();
+        let mut seed = 0x2545_f491_u32;
+        let mut arrivals: VecDeque<(Instant, u32)> = VecDeque::new();
+        let (mut newest, mut lost) = (None::<u32>, 0u8);
+        for i in 0..secs * 20 {
+            let now = start + PERIOD * i;
+            while arrivals.front().is_some_and(|(t, _)| *t <= now) {
+                let (at, tick) = arrivals.pop_front().unwrap();
+                let gap = newest.map_or(0, |n| tick.saturating_sub(n + 1));
+                lost = lost.wrapping_add(gap as u8);
+                newest = Some(tick);
+                d.acked(at + one_way(at - start), tick, Some(lost), Duration::ZERO);
+            }
+            if d.allow(now, PERIOD) {
+                d.sent(now, i, 300);
+                seed ^= seed << 13;
+                seed ^= seed >> 17;
+                seed ^= seed << 5;
+                if f64::from(seed) / f64::from(u32::MAX) >= loss {
+                    arrivals.push_back((now + one_way(now - start), i));
+                }
+            }
+        }
+    }
+
+    // Loss was read as congestion: with 20% random loss and no rate limit on the path
+    // the server cut its rate and held snapshots back (40% loss: 3.8 a second of 20).
+    #[test]
+    fn random_loss_with_no_queue_holds_nothing_back() {
+        for loss in [0.1, 0.2, 0.4] {
+            let mut d = Delivery::new(V4);
+            unlimited(&mut d, 20, loss, |_| Duration::from_millis(50));
+            assert_eq!(d.withheld_total(), 0, "{loss} loss");
+            assert_eq!(d.rate, MAX_RATE, "{loss} loss");
+        }
+    }
+
+    // The lab's `bad` link (150 ms each way drifting 40 ms either side, no rate limit)
+    // had 46 of 97 snapshots held back: the drift of its delay looked like a queue
+    // growing, and the cut that followed made every later drift a standing queue.
+    #[test]
+    fn drifting_delay_with_loss_is_no_queue() {
+        for (period_ms, loss) in [(400u128, 0.2), (700, 0.2), (1100, 0.1), (1600, 0.05)] {
+            let mut d = Delivery::new(V4);
+            // A triangle between 110 and 190 ms.
+            let drift = |t: Duration| {
+                let phase = (t.as_millis() % period_ms) as f64 / period_ms as f64;
+                let tri = 1.0 - (2.0 * phase - 1.0).abs();
+                Duration::from_micros((110_000.0 + 80_000.0 * tri) as u64)
+            };
+            unlimited(&mut d, 30, loss, drift);
+            assert_eq!(d.withheld_total(), 0, "{period_ms} ms drift, {loss} loss");
+        }
+    }
+
+    // Raising the lag (a route change, `+` in the lab) read as a queue: one cut, and
+    // snapshots held back on a path with no rate limit.
+    #[test]
+    fn a_step_in_lag_is_no_queue() {
+        let mut d = Delivery::new(V4);
+        let lag = |t: Duration| Duration::from_millis(if t.as_secs() < 5 { 50 } else { 300 });
+        unlimited(&mut d, 15, 0.0, lag);
+        assert_eq!(d.withheld_total(), 0);
+        assert_eq!(d.rate, MAX_RATE);
     }
 }

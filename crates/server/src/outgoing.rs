@@ -120,7 +120,7 @@ mod tests {
         // The join's own events have arrived; the huge one is next.
         for slot in &mut server.slots {
             if let Controller::Remote(c) = &mut slot.controller {
-                c.events.ack(u32::MAX);
+                c.events.ack(now, u32::MAX);
             }
         }
         server.broadcast(vec![huge.clone()]);

@@ -2,6 +2,7 @@
 //! number and is resent with every snapshot until the client acknowledges it.
 
 use std::collections::VecDeque;
+use std::time::{Duration, Instant};
 
 use netarena_net::codec;
 use netarena_net::protocol::GameEvent;
@@ -10,9 +11,14 @@ use netarena_sim::world::PlayerId;
 /// Unacknowledged events carried by one snapshot at most, oldest first (fewer when their
 /// bytes would not fit the datagram).
 const EVENTS_PER_SNAPSHOT: usize = 64;
-/// Events a client may leave unacknowledged. Events must arrive in order and none may
-/// be lost, so a client this far behind cannot catch up: it is dropped instead.
-const MAX_PENDING_EVENTS: usize = 1024;
+/// Events a client may leave unacknowledged at most: the memory bound. A 16-player
+/// fight makes about 50 a second, so this is minutes of them; the rule that drops a
+/// client that cannot keep up is [`EventQueue::behind`].
+const MAX_PENDING_EVENTS: usize = 8192;
+/// A client whose oldest pending event has waited this long for its acknowledgement
+/// makes no progress: it is too far behind (unless its server is still cutting its
+/// rate, see [`EventQueue::behind`]).
+pub(crate) const NO_PROGRESS_FOR: Duration = Duration::from_secs(10);
 /// An event larger than this can never ride in a snapshot, which needs some room of its
 /// own; the server makes none (tests/datagram_budget.rs).
 const MAX_EVENT_BYTES: usize = codec::MAX_SERVER_MESSAGE - 64;
@@ -24,6 +30,8 @@ pub(crate) struct EventQueue {
     next: u32,
     /// The queue overflowed: its client must go.
     overflowed: bool,
+    /// Since when the oldest pending event has waited (as of the last acknowledgement).
+    waiting_since: Option<Instant>,
 }
 
 impl Default for EventQueue {
@@ -32,6 +40,7 @@ impl Default for EventQueue {
             pending: VecDeque::new(),
             next: 1,
             overflowed: false,
+            waiting_since: None,
         }
     }
 }
@@ -49,12 +58,30 @@ impl EventQueue {
         }
     }
 
-    /// Events up to `ack` have arrived: stop resending them.
-    pub(crate) fn ack(&mut self, ack: u32) {
+    /// Events up to `ack` have arrived (as the client said at `now`): stop resending
+    /// them.
+    pub(crate) fn ack(&mut self, now: Instant, ack: u32) {
         let ack = ack.min(self.next.saturating_sub(1));
+        let mut progress = false;
         while self.pending.front().is_some_and(|(seq, _)| *seq <= ack) {
             self.pending.pop_front();
+            progress = true;
         }
+        if progress || self.pending.is_empty() || self.waiting_since.is_none() {
+            self.waiting_since = Some(now);
+        }
+    }
+
+    /// Whether the client is too far behind to stay: its queue overflowed the memory
+    /// bound, or its acknowledgements have not moved for [`NO_PROGRESS_FOR`] while
+    /// events waited, and its server is not `cutting` its rate to fit the link (then the
+    /// events wait for the rate, not for a client that cannot keep up).
+    pub(crate) fn behind(&self, now: Instant, cutting: bool) -> bool {
+        let stalled = !self.pending.is_empty()
+            && self
+                .waiting_since
+                .is_some_and(|t| now.saturating_duration_since(t) > NO_PROGRESS_FOR);
+        self.overflowed || (stalled && !cutting)
     }
 
     /// What the next snapshot carries: the oldest events whose encoded size fits
@@ -101,10 +128,6 @@ impl EventQueue {
     /// Events not yet acknowledged.
     pub(crate) fn pending(&self) -> usize {
         self.pending.len()
-    }
-
-    pub(crate) fn overflowed(&self) -> bool {
-        self.overflowed
     }
 }
 
@@ -169,5 +192,37 @@ mod tests {
         let all = q.for_snapshot(whole, 5);
         assert_eq!(all[0].1, shot(1, 2));
         assert_eq!(all.len(), 5);
+    }
+
+    // A thin link's client was dropped at 1,024 pending events, about 20 s into a
+    // 16-player fight, though it acknowledged events all along.
+    #[test]
+    fn a_client_that_makes_progress_stays_one_that_makes_none_goes() {
+        let t0 = Instant::now();
+        let mut q = EventQueue::default();
+        let mut acked = 0;
+        for i in 0..60u32 {
+            // 50 events a second, 30 of them acknowledged.
+            let now = t0 + Duration::from_secs(u64::from(i));
+            q.push(&vec![KILL; 50]);
+            acked += 30;
+            q.ack(now, acked);
+            assert!(
+                !q.behind(now, false),
+                "dropped at {i} s, {} pending",
+                q.pending()
+            );
+        }
+        assert!(q.pending() > 1024);
+        // Then nothing more is acknowledged.
+        let later = t0 + Duration::from_secs(59) + NO_PROGRESS_FOR;
+        q.ack(t0 + Duration::from_secs(60), acked);
+        assert!(!q.behind(later, false), "not yet");
+        let later = later + Duration::from_millis(1);
+        assert!(q.behind(later, false), "no progress");
+        assert!(
+            !q.behind(later, true),
+            "its server is still cutting its rate"
+        );
     }
 }

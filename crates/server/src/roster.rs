@@ -214,13 +214,14 @@ impl Server {
         }
     }
 
-    /// Drops clients that went silent, and clients too far behind on game events.
+    /// Drops clients that went silent, and clients too far behind on game events (see
+    /// `EventQueue::behind`: no acknowledged progress, and their rate no longer cut).
     pub(super) fn drop_silent_clients(&mut self, now: Instant) {
         let timeout = self.config.client_timeout;
         let gone: Vec<(PlayerId, SocketAddr, &'static str)> = self
             .remotes()
             .filter_map(|(s, c)| {
-                if c.events.overflowed() {
+                if c.events.behind(now, c.delivery.cutting(now)) {
                     Some((s.id, c.addr, "too far behind"))
                 } else if now.saturating_duration_since(c.last_heard) > timeout {
                     Some((s.id, c.addr, "timed out"))

@@ -19,7 +19,7 @@ use super::Server;
 use super::connection::Controller;
 use super::interest::IdSet;
 use netarena_net::protocol::{PlayerSnap, ServerMsg, Snapshot, SnapshotDelta};
-use netarena_net::{codec, delta};
+use netarena_net::{codec, delta, wire_bytes};
 use netarena_sim::world::PlayerId;
 
 /// Snapshots kept as possible baselines for each client: 1.6 s at 20 Hz, longer than
@@ -126,31 +126,54 @@ impl Server {
                 msg.echo_time_ms = c.echo_time_ms & 0xffff;
                 msg.echo_hold_ms = u16::try_from(hold).unwrap_or(u16::MAX);
             }
-            msg.inputs = turn(slot.id)
-                .is_multiple_of(INPUT_COUNTS_EVERY)
-                .then(|| c.input_counts());
+            // A client whose link the server paces gets them in every snapshot: its
+            // uplink's pace follows them (`client/netcode/pacer.rs`), and snapshots are
+            // few.
+            msg.inputs = (turn(slot.id).is_multiple_of(INPUT_COUNTS_EVERY)
+                || c.delivery.limited(now))
+            .then(|| c.input_counts());
             msg.queued = u8::try_from(slot.queue.len()).unwrap_or(u8::MAX);
             msg.buffer_depth = u8::try_from(slot.queue.figures().target).unwrap_or(u8::MAX);
             let mut msg = ServerMsg::Snapshot(msg);
             // Events fill what the players leave of the datagram, or of the link's
-            // byte cap; the length of their list grows from one byte to at most three.
-            // (Wire bytes: the seal included.)
+            // byte cap, and never past IPv4's least path (548 bytes), so a snapshot
+            // outgrows a small MTU only by its players; the length of their list grows
+            // from one byte to at most three. (Wire bytes: the seal included.)
             let used = codec::encoded_len_server(&msg) + 2;
-            let capped = c.delivery.byte_cap().min(codec::MAX_SERVER_DATAGRAM);
+            let capped = c.delivery.byte_cap().min(wire_bytes::IPV4_MIN_PAYLOAD);
             let budget = capped.saturating_sub(used);
             if let ServerMsg::Snapshot(m) = &mut msg {
                 m.events = c.events.for_snapshot(budget, slot.id);
                 if m.events.is_empty() {
-                    // The oldest event goes alone when it is larger than the cap leaves:
-                    // a cap may slow the events, never stall them.
-                    let room = codec::MAX_SERVER_DATAGRAM.saturating_sub(used);
-                    m.events = c.events.for_snapshot(room, slot.id);
-                    m.events.truncate(1);
+                    // The oldest event goes alone when it is larger than the cap leaves
+                    // (within the least path if it can): a cap may slow the events,
+                    // never stall them.
+                    for limit in [wire_bytes::IPV4_MIN_PAYLOAD, codec::MAX_SERVER_DATAGRAM] {
+                        m.events = c.events.for_snapshot(limit.saturating_sub(used), slot.id);
+                        m.events.truncate(1);
+                        if !m.events.is_empty() {
+                            break;
+                        }
+                    }
                 }
                 // The own body says whether every pending event came along (the client
-                // judges its predicted shots by it); its bits cost no byte.
-                let all = m.events.len() == c.events.pending();
-                m.me = self.game.own_body(slot.id, m.ack_seq, all);
+                // judges its predicted shots by it).
+                m.me = self
+                    .game
+                    .own_body(slot.id, m.ack_seq, m.events.len() == c.events.pending());
+            }
+            // Never built over the budget: the estimate above left a byte out once (a
+            // 1,201-byte snapshot at a map change); the newest events wait instead. (One
+            // event too large for any datagram stays, and `outgoing` counts it.)
+            while codec::encoded_len_server(&msg) > codec::MAX_SERVER_DATAGRAM {
+                let ServerMsg::Snapshot(m) = &mut msg else {
+                    break;
+                };
+                if m.events.len() < 2 {
+                    break;
+                }
+                m.events.pop();
+                m.me = self.game.own_body(slot.id, m.ack_seq, false);
             }
             // A message too large to encode is not sent (`outgoing` counts it). Without
             // events or a cooldown it is the one measured above (the own body's flags

@@ -36,7 +36,7 @@ use crate::net::protocol::{
     Welcome,
 };
 use crate::net::roster_pages::RosterPages;
-use crate::net::safe_text;
+use crate::net::{codec, safe_text, wire_bytes};
 use crate::sim::map::{CELL, Map, MapError};
 use crate::sim::step::Rulebook;
 use crate::sim::world::{Command, PlayerId, PlayerState};
@@ -139,7 +139,7 @@ pub struct ClientSession {
     combat: Combat,
     match_log: MatchLog,
     tell: Tell,
-    pacer: InputPacer,
+    pub(super) pacer: InputPacer,
     /// The player's own dials (see [`Tuning`]).
     tuning: Tuning,
     switches: Switches,
@@ -529,7 +529,6 @@ impl ClientSession {
         let event_ack = self.next_event - 1;
         let rtt_ms = self.net.stats.rtt_ms.round().clamp(0.0, 65535.0) as u16;
         let limit = self.ahead_limit();
-        let thin = self.net.lagometer.rate_limited();
         let p = self.prediction.as_mut()?;
         let due = if self.resync.take_skip() {
             self.net.command_skipped();
@@ -553,7 +552,7 @@ impl ClientSession {
                     .predict(now, self.player_id, seq, shot, &self.map, rules);
             }
             self.net.command_sent();
-            self.pacer.due(cmd, thin)
+            self.pacer.due(cmd)
         }?;
         // With nothing unacknowledged (a skipped slot) the newest command goes again: the
         // server takes it as a duplicate, and hears from us.
@@ -576,7 +575,13 @@ impl ClientSession {
             .saturating_duration_since(self.last_snapshot)
             .as_millis();
         input.ack_hold_ms = u16::try_from(held).unwrap_or(u16::MAX);
-        Some(ClientMsg::Input(input))
+        let msg = ClientMsg::Input(input);
+        // The budget counts the packet sealed, as an IPv4 datagram: its cuts come from
+        // packets counted alike, so the family changes little.
+        let ipv4 = std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED);
+        self.pacer
+            .sent(wire_bytes::on_wire(codec::sealed_client_len(&msg), ipv4));
+        Some(msg)
     }
 
     /// The most commands that may wait unacknowledged (see [`outage`]).

@@ -4,6 +4,8 @@
 //! The bandwidth cap is a bottleneck as a real one is (`tc tbf`, a home router's
 //! uplink): a link of that rate sending one datagram at a time, fed by a drop-tail
 //! queue of `link_queue_bytes` (100 ms at the rate, at least one largest datagram).
+//! It counts bytes as the wire does ([`crate::wire_bytes`]): each datagram's
+//! payload plus its IP, UDP and Ethernet headers.
 //! A datagram that finds the queue full is dropped, counted in
 //! `ConditionerStats::tail_dropped`; it does not wait seconds behind the others.
 //!
@@ -30,6 +32,8 @@ use rand_pcg::Pcg64Mcg;
 mod random;
 use random::{JitterWalk, gilbert_elliott};
 
+use super::wire_bytes;
+
 /// Most datagrams held at once. Past this, new datagrams are dropped (counted in
 /// [`ConditionerStats::overflowed`]) so a stalled consumer or a hopeless bandwidth cap
 /// cannot grow memory without bound.
@@ -38,11 +42,11 @@ pub(crate) const QUEUE_CAP: usize = 4096;
 /// The bandwidth cap's queue holds this long at its rate...
 const LINK_QUEUE_TIME: Duration = Duration::from_millis(100);
 /// ...but never less than this many bytes: any datagram fits an empty queue (the
-/// largest a netarena peer sends is 1,200 bytes).
-const LINK_QUEUE_MIN_BYTES: usize = 1200;
+/// largest a netarena peer sends is 1,200 bytes, and its headers over IPv6).
+const LINK_QUEUE_MIN_BYTES: usize = 1200 + wire_bytes::IPV6_UDP + wire_bytes::ETHERNET;
 
-/// Bytes the drop-tail queue in front of a link of `kbps` holds (payload bytes, as
-/// the rate counts them).
+/// Bytes the drop-tail queue in front of a link of `kbps` holds (wire bytes, as the
+/// rate counts them).
 pub(crate) fn link_queue_bytes(kbps: u32) -> usize {
     let at_rate = u64::from(kbps) * 1000 / 8 * LINK_QUEUE_TIME.as_millis() as u64 / 1000;
     usize::try_from(at_rate)
@@ -283,7 +287,8 @@ impl Conditioner {
         let c = &self.conditions;
         let latency = f64::from(c.latency_ms);
         let jitter = f64::from(c.jitter_ms);
-        let serialize = serialization_time(payload.len(), c.bandwidth_kbps);
+        let wire = wire_bytes::on_wire(payload.len(), to.ip());
+        let serialize = serialization_time(wire, c.bandwidth_kbps);
         let reorder = fraction(c.reorder_pct);
         let dup = fraction(c.dup_pct);
 
@@ -313,7 +318,7 @@ impl Conditioner {
                 // What waits ahead of it is the link's busy time at its rate: past the
                 // queue's bytes, the tail drops it.
                 let backlog = (start - ready).as_secs_f64() * f64::from(c.bandwidth_kbps) * 125.0;
-                if backlog as usize + payload.len() > link_queue_bytes(c.bandwidth_kbps) {
+                if backlog as usize + wire > link_queue_bytes(c.bandwidth_kbps) {
                     self.stats.tail_dropped += 1;
                     return;
                 }

@@ -317,12 +317,13 @@ fn bandwidth_cap_spaces_departures() {
         bandwidth_kbps: 100,
         ..Conditions::default()
     };
-    // 400 bytes at 100 kbit/s is 32 ms on the wire; one every 40 ms fits.
+    // 358 bytes of payload are 400 on the wire (IPv4, UDP, Ethernet): 32 ms at
+    // 100 kbit/s; one every 40 ms fits.
     let arrivals = run(
         &mut Conditioner::new(cond.clone(), 51),
         50,
         Duration::from_millis(40),
-        400,
+        358,
     );
     assert_eq!(ids(&arrivals), (0..50).collect::<Vec<_>>());
     assert_eq!(arrivals[0].delay, Duration::from_millis(32));
@@ -338,7 +339,7 @@ fn bandwidth_cap_spaces_departures() {
     );
     let now = Instant::now();
     for _ in 0..5 {
-        c.push(now, addr(), &[0; 400]);
+        c.push(now, addr(), &[0; 358]);
     }
     let mut dues = Vec::new();
     while let Some(d) = c.next_due() {
@@ -357,11 +358,12 @@ fn a_bandwidth_cap_is_a_drop_tail_bottleneck() {
         bandwidth_kbps: 12,
         ..Conditions::default()
     };
-    assert_eq!(link_queue_bytes(12), 1200, "one largest datagram");
+    assert_eq!(link_queue_bytes(12), 1262, "one largest datagram over IPv6");
     assert_eq!(link_queue_bytes(1000), 12_500, "100 ms");
-    // Twice what the link carries: 3,000 B/s into 1,500 B/s for 10 s.
+    // Twice what the link carries: 3,000 B/s into 1,500 B/s for 10 s (108 bytes of
+    // payload are 150 on the wire).
     let mut c = Conditioner::new(cond, 53);
-    let arrivals = run(&mut c, 200, Duration::from_millis(50), 150);
+    let arrivals = run(&mut c, 200, Duration::from_millis(50), 108);
     let worst = arrivals.iter().map(|a| a.delay).max().unwrap();
     assert!(
         worst <= Duration::from_millis(900),
@@ -374,6 +376,23 @@ fn a_bandwidth_cap_is_a_drop_tail_bottleneck() {
         "{carried} B/s carried"
     );
     assert_eq!(c.stats().tail_dropped as usize, 200 - arrivals.len());
+}
+
+// The cap counted payload bytes: 25 input packets a second of 80 bytes (2,000 B/s)
+// all passed a "12 kbit/s" cap that, with 28 B of IPv4/UDP and 14 B of Ethernet each,
+// a real tbf of 12 kbit/s cuts to about 12 a second.
+#[test]
+fn a_bandwidth_cap_counts_bytes_as_the_wire_does() {
+    let cond = Conditions {
+        bandwidth_kbps: 12,
+        ..Conditions::default()
+    };
+    let mut c = Conditioner::new(cond, 54);
+    let arrivals = run(&mut c, 250, Duration::from_millis(40), 80);
+    let per_sec = arrivals.len() as f64 / 10.0;
+    let wire = per_sec * wire_bytes::on_wire(80, addr().ip()) as f64;
+    assert!(per_sec < 13.5, "{per_sec} datagrams a second carried");
+    assert!((1300.0..=1700.0).contains(&wire), "{wire} B/s on the wire");
 }
 
 #[test]
