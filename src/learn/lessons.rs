@@ -2,7 +2,7 @@
 //! says, asks and checks). Every number a text quotes comes from the lab's run, marked
 //! with [`measured`]; the values a learner is asked to set are in backticks.
 
-use super::watch::{Memo, Watch, me, server_cell, walker};
+use super::watch::{Memo, Setup, Watch, me, server_cell, walker};
 use super::{Act, Judge, Lesson, Say, Scenario, Step, Task, Verdict, measured, measured_f};
 use crate::client::play::input::Action;
 use crate::lab::Lab;
@@ -47,7 +47,7 @@ const LOOP_WALK: [(u64, Act); 17] = {
 
 fn nothing(_: &mut Lab) {}
 
-fn ok(_: &Lab) -> Result<(), String> {
+fn ok(_: &Setup) -> Result<(), String> {
     Ok(())
 }
 
@@ -75,9 +75,9 @@ fn lossy(lab: &mut Lab, pct: f64) {
 }
 
 /// What dial `name` is now, and how to turn it.
-fn now_is(lab: &Lab, name: &str, keys: &str, to: &str) -> String {
+fn now_is(setup: &Setup, name: &str, keys: &str, to: &str) -> String {
     let d = &DIALS[dial_index(name)];
-    let v = match (name, dial(lab, name)) {
+    let v = match (name, setup.dial(name)) {
         ("input buffer", 0) => "the credit queue".to_owned(),
         (_, v) => crate::lab::dials::show(d, v),
     };
@@ -99,10 +99,6 @@ fn turn(name: &str, keys: &str, to: &str) -> String {
 
 fn rtt(lab: &Lab) -> f64 {
     lab.figures(0).rtt_ms
-}
-
-fn switches(lab: &Lab) -> crate::client::Switches {
-    lab.session(0).switches()
 }
 
 /// The snapshot period, ms.
@@ -171,14 +167,14 @@ fn l1_ask(_: &Lab) -> Vec<String> {
     ]
 }
 
-fn l1_wants(lab: &Lab) -> Result<(), String> {
-    if switches(lab).prediction {
+fn l1_wants(setup: &Setup) -> Result<(), String> {
+    if setup.switches.prediction {
         return Err("client 1 still predicts: press `p`".to_owned());
     }
     Ok(())
 }
 
-fn l1_judge(lab: &Lab, w: &Watch, _: &mut Memo) -> Verdict {
+fn l1_judge(w: &Watch, _: &mut Memo) -> Verdict {
     if let Err(v) = walked(w) {
         return v;
     }
@@ -186,11 +182,47 @@ fn l1_judge(lab: &Lab, w: &Watch, _: &mut Memo) -> Verdict {
         return Verdict::NotYet("press a key of `WASD` and hold it".to_owned());
     };
     let delay = moved.saturating_duration_since(key).as_secs_f64() * 1000.0;
+    if delay < w.rtt_ms / 2.0 {
+        return Verdict::Again(format!(
+            "the `@` moved {} ms after the key, sooner than a round trip of {} ms allows: it was predicted; press `p` and walk again",
+            measured_f(delay, 0),
+            measured_f(w.rtt_ms, 0)
+        ));
+    }
+    let tick = 1000.0 / f64::from(w.tick_rate);
+    let gap = delay - w.rtt_ms;
+    // Waits a round trip does not time: the key for the client's next command, the
+    // command for its tick on the server (after the input buffer), the answer for the
+    // next snapshot.
+    let waits = 2.0 * tick + f64::from(w.buffer_ticks) * tick + w.period_ms;
+    let why = if gap >= 0.0 {
+        let jitter = if gap > waits {
+            format!(
+                ", and {} ms this trip's jitter (the link's measures {} ms)",
+                measured_f(gap - waits, 0),
+                measured_f(w.jitter_ms, 0)
+            )
+        } else {
+            String::new()
+        };
+        format!(
+            "the {} ms more: up to a tick ({} ms) for the key's command, {} ticks in the server's input buffer and up to one more for its tick, up to a snapshot period ({} ms) for the answer's snapshot{jitter}",
+            measured_f(gap, 0),
+            measured_f(tick, 1),
+            measured(w.buffer_ticks),
+            measured_f(w.period_ms, 0)
+        )
+    } else {
+        format!(
+            "{} ms less: the jittery link carried this key's round trip quicker than the measured one, a median of the last few",
+            measured_f(-gap, 0)
+        )
+    };
     Verdict::Pass(vec![
         format!(
-            "Client 1's `@` moved {} ms after your key: a dumb client draws only what the server said, so every step waits for the round trip, which measures {} ms.",
+            "Client 1's `@` moved {} ms after your key: a dumb client draws only what the server said, so every step waits for the round trip, which measures {} ms; {why}.",
             measured_f(delay, 0),
-            measured_f(rtt(lab), 0)
+            measured_f(w.rtt_ms, 0)
         ),
         format!(
             "Up to {} commands were sent and not yet answered (`pend`). Press `p` again to predict: the next lesson.",
@@ -207,13 +239,21 @@ fn l2_ask(lab: &Lab) -> Vec<String> {
             "Walk with `WASD`. Client 1 predicts: it moves its `@` at once with the same rules the server runs, though the server hears of each move about {} ms later.",
             measured_f(rtt(lab) / 2.0, 0)
         ),
-        "Compare `sent #` on client 1's status line with `acked: c1 #` under the server view: the moves between them are saved, waiting for the server's word.".to_owned(),
+        "Compare `sent #` on client 1's status line with `acked: c1 #` under the server view: the moves between them are saved, waiting for the server's word. `pend` counts more: it counts from the number acknowledged in the newest snapshot client 1 has, which left the server half a round trip ago, while `acked` is the server's now.".to_owned(),
     ]
 }
 
-fn l2_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
+fn l2_judge(w: &Watch, memo: &mut Memo) -> Verdict {
     if let Err(v) = walked(w) {
         return v;
+    }
+    let (corr, snaps) = (w.corrections(), w.snapshots());
+    if corr * 2 > snaps {
+        return Verdict::Again(format!(
+            "{} of {} snapshots needed a correction: the prediction disagreed with the server most of the time; walk again",
+            measured(corr),
+            measured(snaps)
+        ));
     }
     memo.keep("pending", f64::from(w.max_pending));
     Verdict::Pass(vec![
@@ -223,8 +263,8 @@ fn l2_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
         ),
         format!(
             "{} of {} snapshots needed a correction: the replay landed where the prediction already was.",
-            measured(w.corrections(lab)),
-            measured(w.snapshots(lab))
+            measured(corr),
+            measured(snaps)
         ),
     ])
 }
@@ -235,25 +275,55 @@ fn l2_ghost_ask(_: &Lab) -> Vec<String> {
     ]
 }
 
-fn l2_ghost_wants(lab: &Lab) -> Result<(), String> {
-    if !switches(lab).ghosts.server() {
+fn l2_ghost_wants(setup: &Setup) -> Result<(), String> {
+    if !setup.switches.ghosts.server() {
         return Err("no ghost yet: press `g`".to_owned());
     }
     Ok(())
 }
 
-fn l2_ghost_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
+fn l2_ghost_judge(w: &Watch, memo: &mut Memo) -> Verdict {
     if let Err(v) = walked(w) {
         return v;
     }
     let saved = memo
         .get("pending")
         .map_or_else(String::new, |p| format!(" ({} saved moves)", measured(p)));
+    // The ghost is where the server had client 1 when it sent the newest snapshot: a
+    // round trip behind the key, the commands' wait in the input buffer, and on average
+    // half a snapshot period for the snapshot's turn; at most a whole period, and the
+    // link's jitter each way (its mean deviation, about half its widest swing, twice).
+    let speed = walk_cells_per_sec(w.tick_rate);
+    let tick = 1000.0 / f64::from(w.tick_rate);
+    let buffer = f64::from(w.buffer_ticks) * tick;
+    let typical = speed * (w.rtt_ms + buffer + w.period_ms / 2.0) / 1000.0;
+    let longest = speed * (w.rtt_ms + buffer + w.period_ms + tick + 4.0 * w.jitter_ms) / 1000.0;
+    if w.max_gap > longest + 0.5 {
+        return Verdict::Again(format!(
+            "the ghost trailed by {} cells, more than the walk of a round trip, the input buffer, a snapshot period and the jitter ({} cells) explains; walk again",
+            measured_f(w.max_gap, 1),
+            measured_f(longest, 1)
+        ));
+    }
     Verdict::Pass(vec![format!(
-        "The ghost trailed your `@` by up to {} cells: the walking speed times the round trip of {} ms{saved}. That is how far ahead prediction draws you, and what reconciliation keeps honest.",
+        "The ghost trailed your `@` by up to {} cells{saved}. At {} cells a second, the round trip of {} ms, {} ms in the server's input buffer and half a snapshot period make {} cells; the longest trail adds the rest of the period ({} ms) and the link's jitter ({} ms): {} cells. That is how far ahead prediction draws you, and what reconciliation keeps honest.",
         measured_f(w.max_gap, 1),
-        measured_f(rtt(lab), 0)
+        measured_f(speed, 0),
+        measured_f(w.rtt_ms, 0),
+        measured_f(buffer, 0),
+        measured_f(typical, 1),
+        measured_f(w.period_ms, 0),
+        measured_f(w.jitter_ms, 0),
+        measured_f(longest, 1)
     )])
+}
+
+/// How fast a player walks, in cells a second, at this tick rate.
+fn walk_cells_per_sec(tick_rate: u16) -> f64 {
+    let speed = crate::sim::step::Rulebook::for_tick_rate(tick_rate)
+        .movement
+        .speed;
+    f64::from(speed) * f64::from(tick_rate) / f64::from(crate::sim::map::CELL)
 }
 
 // Lesson 3: the correction loop.
@@ -284,23 +354,21 @@ fn l3_ask(lab: &Lab) -> Vec<String> {
     ]
 }
 
-fn l3_judge(lab: &Lab, w: &Watch, _: &mut Memo) -> Verdict {
-    let corr = w.corrections(lab);
+fn l3_judge(w: &Watch, _: &mut Memo) -> Verdict {
+    let corr = w.corrections();
     if corr == 0 {
         return Verdict::NotYet("walk with `WASD` until `corr` counts up".to_owned());
     }
-    let Some((still, at)) = w.still_since else {
+    let Some((stood, after)) = w.standing() else {
         return Verdict::NotYet(format!(
             "{} corrections so far: now stand still (let go of the keys)",
             measured(corr)
         ));
     };
-    let stood = w.now.saturating_duration_since(still).as_secs_f64();
-    let after = lab.session(0).stats().corrections - at;
     if stood < 1.0 {
         return Verdict::NotYet("keep standing still".to_owned());
     }
-    let (sent, lost) = w.packets_up(lab);
+    let (sent, lost) = w.packets_up();
     if let Some(looping) = looping(corr, lost) {
         return Verdict::Again(looping);
     }
@@ -309,7 +377,7 @@ fn l3_judge(lab: &Lab, w: &Watch, _: &mut Memo) -> Verdict {
             "While you walked, {} of {} input packets were lost, and with them {} commands the server never received (the lane's `lost`); client 1 was corrected {} times, each time replaying the moves after the acknowledged one. Standing still for {} s: {} corrections. No loop.",
             measured(lost),
             measured(sent),
-            measured(w.commands_lost(lab)),
+            measured(w.commands_lost()),
             measured(corr),
             measured_f(stood, 1),
             measured(after)
@@ -350,37 +418,21 @@ fn l3_ab_ask(a: &Lab, _: &Lab) -> Vec<String> {
     ]
 }
 
-/// Lab B's corrections and lost input packets since the step began (kept in `memo` at
-/// the first look).
-fn since_start(b: &Lab, memo: &mut Memo) -> (u64, u64) {
-    let corr = b.session(0).stats().corrections;
-    let lost = b.clients[0].up.traffic().dropped;
-    let c0 = memo.get("b corrections").unwrap_or_else(|| {
-        memo.keep("b corrections", corr as f64);
-        corr as f64
-    }) as u64;
-    let l0 = memo.get("b lost").unwrap_or_else(|| {
-        memo.keep("b lost", lost as f64);
-        lost as f64
-    }) as u64;
-    (corr - c0, lost - l0)
-}
-
-fn l3_ab_judge(a: &Lab, b: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
-    let (corr_b, lost_b) = since_start(b, memo);
+fn l3_ab_judge(w: &Watch, wb: &Watch, _: &mut Memo) -> Verdict {
+    let (corr_b, (_, lost_b)) = (wb.corrections(), wb.packets_up());
     if w.moved < 2.0 || looping(corr_b, lost_b).is_none() {
         return Verdict::NotYet(
             "walk with `WASD` until the right-hand client is corrected more often than it loses packets".to_owned(),
         );
     }
-    let Some((still, _)) = w.still_since else {
+    let Some((stood, _)) = w.standing() else {
         return Verdict::NotYet("now stand still (let go of the keys)".to_owned());
     };
-    if w.now.saturating_duration_since(still).as_secs_f64() < 1.0 {
+    if stood < 1.0 {
         return Verdict::NotYet("keep standing still".to_owned());
     }
-    let corr_a = w.corrections(a);
-    let (_, lost_a) = w.packets_up(a);
+    let corr_a = w.corrections();
+    let (_, lost_a) = w.packets_up();
     if let Some(looping) = looping(corr_a, lost_a) {
         return Verdict::Again(format!("on the left: {looping}"));
     }
@@ -408,8 +460,8 @@ fn l4_ask(lab: &Lab) -> Vec<String> {
     )]
 }
 
-fn l4_wants(lab: &Lab) -> Result<(), String> {
-    match dial(lab, "redundancy") {
+fn l4_wants(setup: &Setup) -> Result<(), String> {
+    match setup.dial("redundancy") {
         1 => Ok(()),
         r => Err(format!(
             "redundancy is {}: {}",
@@ -419,21 +471,27 @@ fn l4_wants(lab: &Lab) -> Result<(), String> {
     }
 }
 
-fn l4_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
+fn l4_judge(w: &Watch, memo: &mut Memo) -> Verdict {
     if let Err(v) = walked(w) {
         return v;
     }
-    let corr = w.corrections(lab);
+    let corr = w.corrections();
     if corr == 0 {
         return Verdict::NotYet("keep walking: no command lost yet".to_owned());
     }
-    let (sent, lost) = w.packets_up(lab);
+    let (sent, lost) = w.packets_up();
+    if lost == 0 {
+        return Verdict::Again(format!(
+            "{} corrections with no input packet lost: something else disagreed; walk again",
+            measured(corr)
+        ));
+    }
     memo.keep("corrections", corr as f64);
     Verdict::Pass(vec![format!(
         "{} of {} input packets were lost, and with their one copy {} commands the server never received (the lane's `lost`): it never applied those moves, and client 1 was corrected {} times.",
         measured(lost),
         measured(sent),
-        measured(w.commands_lost(lab)),
+        measured(w.commands_lost()),
         measured(corr)
     )])
 }
@@ -447,8 +505,8 @@ fn l4_again_ask(_: &Lab) -> Vec<String> {
     vec!["Now turn the redundancy up (`]`) to `8` or more and walk the same way.".to_owned()]
 }
 
-fn l4_again_wants(lab: &Lab) -> Result<(), String> {
-    match dial(lab, "redundancy") {
+fn l4_again_wants(setup: &Setup) -> Result<(), String> {
+    match setup.dial("redundancy") {
         r if r >= 8 => Ok(()),
         r => Err(format!(
             "redundancy is {}: {}",
@@ -458,15 +516,15 @@ fn l4_again_wants(lab: &Lab) -> Result<(), String> {
     }
 }
 
-fn l4_again_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
+fn l4_again_judge(w: &Watch, memo: &mut Memo) -> Verdict {
     if let Err(v) = walked(w) {
         return v;
     }
-    let (sent, lost) = w.packets_up(lab);
+    let (sent, lost) = w.packets_up();
     if lost == 0 {
         return Verdict::NotYet("keep walking: nothing lost yet".to_owned());
     }
-    let corr = w.corrections(lab);
+    let corr = w.corrections();
     if corr > 0 {
         return Verdict::Again(format!(
             "{} corrections: a run of losses longer than the redundancy covers; walk on",
@@ -480,9 +538,9 @@ fn l4_again_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
         "{} of {} packets lost, {} commands never received, {} corrections{before}: each command rode in {} packets, so the next one to arrive brought the lost ones. Redundant inputs trade a few bytes for loss.",
         measured(lost),
         measured(sent),
-        measured(w.commands_lost(lab)),
+        measured(w.commands_lost()),
         measured(corr),
-        measured(dial(lab, "redundancy"))
+        measured(w.setup.dial("redundancy"))
     )])
 }
 
@@ -521,11 +579,11 @@ fn l5_off_ask(_: &Lab) -> Vec<String> {
     )]
 }
 
-fn l5_off_wants(lab: &Lab) -> Result<(), String> {
-    if switches(lab).interpolation {
+fn l5_off_wants(setup: &Setup) -> Result<(), String> {
+    if setup.switches.interpolation {
         return Err("client 1 still interpolates: press `i`".to_owned());
     }
-    match dial(lab, "snapshot rate") {
+    match setup.dial("snapshot rate") {
         r if r <= 5 => Ok(()),
         r => Err(format!(
             "snapshots come at {} Hz: {}",
@@ -535,8 +593,8 @@ fn l5_off_wants(lab: &Lab) -> Result<(), String> {
     }
 }
 
-fn l5_off_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
-    let Some(cv) = lab.remote_motion_cv(0) else {
+fn l5_off_judge(w: &Watch, memo: &mut Memo) -> Verdict {
+    let Some(cv) = w.motion_cv else {
         return Verdict::NotYet("waiting for the walker to walk straight".to_owned());
     };
     if cv < 0.8 {
@@ -550,7 +608,7 @@ fn l5_off_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
         "The walker jumped: its drawn speed varied by {} of its mean over {} s (`remote_motion_cv`; `0` is even). It stood still for {} ms between snapshots, then jumped to the newest.",
         measured_f(cv, 2),
         secs(w),
-        measured_f(period_ms(lab), 0)
+        measured_f(w.period_ms, 0)
     )])
 }
 
@@ -565,15 +623,15 @@ fn l5_short_ask(_: &Lab) -> Vec<String> {
     )]
 }
 
-fn l5_short_wants(lab: &Lab) -> Result<(), String> {
-    match dial(lab, "interpolation delay") {
+fn l5_short_wants(setup: &Setup) -> Result<(), String> {
+    match setup.dial("interpolation delay") {
         v if v <= 5 => Ok(()),
-        _ => Err(now_is(lab, "interpolation delay", "[", "0.5 x period")),
+        _ => Err(now_is(setup, "interpolation delay", "[", "0.5 x period")),
     }
 }
 
-fn l5_short_judge(lab: &Lab, w: &Watch, _: &mut Memo) -> Verdict {
-    let dry = w.underruns(lab);
+fn l5_short_judge(w: &Watch, _: &mut Memo) -> Verdict {
+    let dry = w.underruns();
     if dry == 0 {
         return Verdict::NotYet("watching for interpolation to run dry".to_owned());
     }
@@ -581,8 +639,8 @@ fn l5_short_judge(lab: &Lab, w: &Watch, _: &mut Memo) -> Verdict {
         "Interpolation ran dry {} times in {} s: drawing {} ms behind, it passed the newest snapshot before the next came ({} ms apart), and had one snapshot, not two, to draw from. One full period behind is the least that always has two.",
         measured(dry),
         secs(w),
-        measured_f(interp_ms(lab), 0),
-        measured_f(period_ms(lab), 0)
+        measured_f(w.interp_ms, 0),
+        measured_f(w.period_ms, 0)
     )])
 }
 
@@ -598,29 +656,39 @@ fn l5_long_ask(_: &Lab) -> Vec<String> {
     )]
 }
 
-fn l5_long_wants(lab: &Lab) -> Result<(), String> {
-    match dial(lab, "interpolation delay") {
+fn l5_long_wants(setup: &Setup) -> Result<(), String> {
+    match setup.dial("interpolation delay") {
         v if v >= 20 => Ok(()),
-        _ => Err(now_is(lab, "interpolation delay", "]", "2.0 x period")),
+        _ => Err(now_is(setup, "interpolation delay", "]", "2.0 x period")),
     }
 }
 
-fn l5_long_judge(lab: &Lab, w: &Watch, _: &mut Memo) -> Verdict {
-    let dry = w.underruns(lab);
-    if dry > 0 {
+fn l5_long_judge(w: &Watch, _: &mut Memo) -> Verdict {
+    let dry = w.underruns();
+    let target = f64::from(w.setup.dial("interpolation delay")) / 10.0 * w.period_ms;
+    if dry > 0 && w.interp_ms < 0.95 * target {
         return Verdict::Again(format!(
-            "ran dry {} times: the delay is still too short",
-            measured(dry)
+            "ran dry {} times while the delay eased up ({} ms of {} ms so far, a step each snapshot): watching again from now",
+            measured(dry),
+            measured_f(w.interp_ms, 0),
+            measured_f(target, 0)
         ));
     }
-    let cv = lab
-        .remote_motion_cv(0)
+    if dry > 0 {
+        return Verdict::Again(format!(
+            "ran dry {} times at {} ms behind: the delay is still too short",
+            measured(dry),
+            measured_f(w.interp_ms, 0)
+        ));
+    }
+    let cv = w
+        .motion_cv
         .map_or_else(|| "not measured".to_owned(), |cv| measured_f(cv, 2));
     Verdict::Pass(vec![format!(
         "Dry {} times in {} s; the walker's drawn speed varies by {cv}. Two periods behind, a third snapshot is usually on its way: one late or lost still leaves two to draw between (the movement-corrections article keeps three). The price: others are drawn {} ms in the past.",
         measured(dry),
         secs(w),
-        measured_f(interp_ms(lab), 0)
+        measured_f(w.interp_ms, 0)
     )])
 }
 
@@ -633,18 +701,15 @@ fn l6_ask(lab: &Lab) -> Vec<String> {
     )]
 }
 
-fn extrapolating(lab: &Lab) -> Result<(), String> {
-    if !switches(lab).extrapolation {
+fn extrapolating(setup: &Setup) -> Result<(), String> {
+    if !setup.switches.extrapolation {
         return Err("client 1 does not extrapolate: press `x`".to_owned());
     }
     Ok(())
 }
 
-fn l6_judge(lab: &Lab, w: &Watch, _: &mut Memo) -> Verdict {
-    let s = lab.session(0).stats();
-    let guessed = s.frames_extrapolated - w.stats.frames_extrapolated;
-    let all = guessed + s.frames_interpolated - w.stats.frames_interpolated + s.frames_held
-        - w.stats.frames_held;
+fn l6_judge(w: &Watch, _: &mut Memo) -> Verdict {
+    let (guessed, all) = w.frames_extrapolated();
     if guessed == 0 {
         return Verdict::NotYet("no frame extrapolated yet".to_owned());
     }
@@ -667,9 +732,9 @@ fn l6_snap_ask(_: &Lab) -> Vec<String> {
     )]
 }
 
-fn style_wants(lab: &Lab, want: Value, name: &str) -> Result<(), String> {
-    extrapolating(lab)?;
-    if dial(lab, "correction style") != want {
+fn style_wants(setup: &Setup, want: Value, name: &str) -> Result<(), String> {
+    extrapolating(setup)?;
+    if setup.dial("correction style") != want {
         return Err(format!(
             "`k` to the correction style, then turn it to `{name}`"
         ));
@@ -677,7 +742,12 @@ fn style_wants(lab: &Lab, want: Value, name: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn l6_snap_judge(_: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
+fn l6_snap_judge(w: &Watch, memo: &mut Memo) -> Verdict {
+    if w.walker_jumps == 0 {
+        return Verdict::NotYet(
+            "no jump yet: watch the walker turn while it is guessed forward".to_owned(),
+        );
+    }
     memo.keep("jumps", w.walker_jumps as f64);
     Verdict::Pass(vec![format!(
         "With snap, the walker's drawing jumped {} times in {} s (half a cell or more at once), each time onto a snapshot that disagreed with the guess, which was off by up to {} cells.",
@@ -696,7 +766,16 @@ fn l6_blend_ask(_: &Lab) -> Vec<String> {
     vec!["Now turn the correction style up (`]`) to `blend`.".to_owned()]
 }
 
-fn l6_blend_judge(_: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
+fn l6_blend_judge(w: &Watch, memo: &mut Memo) -> Verdict {
+    if let Some(snap) = memo.get("jumps")
+        && w.walker_jumps as f64 >= snap
+    {
+        return Verdict::Again(format!(
+            "blend jumped {} times, as often as snap ({}): watching again",
+            measured(w.walker_jumps),
+            measured(snap)
+        ));
+    }
     let snap = memo.get("jumps").map_or_else(
         || "not measured in this run".to_owned(),
         |j| format!("{} jumps", measured(j)),
@@ -736,8 +815,8 @@ fn l7_snap_ask(_: &Lab) -> Vec<String> {
     )]
 }
 
-fn l7_snap_wants(lab: &Lab) -> Result<(), String> {
-    match dial(lab, "snapshot rate") {
+fn l7_snap_wants(setup: &Setup) -> Result<(), String> {
+    match setup.dial("snapshot rate") {
         10 => Ok(()),
         r => Err(format!(
             "the snapshot rate is {} Hz: {}",
@@ -747,12 +826,20 @@ fn l7_snap_wants(lab: &Lab) -> Result<(), String> {
     }
 }
 
-fn l7_snap_judge(lab: &Lab, w: &Watch, _: &mut Memo) -> Verdict {
-    let n = w.snapshots(lab);
-    let t = w.ticks(lab);
+fn l7_snap_judge(w: &Watch, _: &mut Memo) -> Verdict {
+    let n = w.snapshots();
+    let t = w.ticks();
     let s = w.elapsed().as_secs_f64();
     if n == 0 {
         return Verdict::NotYet("no snapshot yet".to_owned());
+    }
+    let asked = f64::from(w.setup.dial("snapshot rate"));
+    if (n as f64 / s - asked).abs() > 0.3 * asked {
+        return Verdict::Again(format!(
+            "{} snapshots a second came, not the {} asked: watching again",
+            measured_f(n as f64 / s, 1),
+            measured(asked)
+        ));
     }
     Verdict::Pass(vec![format!(
         "Client 1 received {} snapshots in {} s, {} a second, while the server ran {} ticks: one snapshot every {} ticks. Fewer updates cost less bandwidth and draw others further in the past (interpolation delay now {} ms).",
@@ -761,7 +848,7 @@ fn l7_snap_judge(lab: &Lab, w: &Watch, _: &mut Memo) -> Verdict {
         measured_f(n as f64 / s, 1),
         measured(t),
         measured_f(f64::from(t) / n as f64, 1),
-        measured_f(interp_ms(lab), 0)
+        measured_f(w.interp_ms, 0)
     )])
 }
 
@@ -772,8 +859,8 @@ fn l7_input_ask(_: &Lab) -> Vec<String> {
     )]
 }
 
-fn l7_input_wants(lab: &Lab) -> Result<(), String> {
-    match dial(lab, "input rate") {
+fn l7_input_wants(setup: &Setup) -> Result<(), String> {
+    match setup.dial("input rate") {
         10 => Ok(()),
         r => Err(format!(
             "client 1's input rate is {} Hz: {}",
@@ -783,17 +870,26 @@ fn l7_input_wants(lab: &Lab) -> Result<(), String> {
     }
 }
 
-fn l7_input_judge(lab: &Lab, w: &Watch, _: &mut Memo) -> Verdict {
+fn l7_input_judge(w: &Watch, _: &mut Memo) -> Verdict {
     if let Err(v) = walked(w) {
         return v;
     }
-    let (sent, _) = w.packets_up(lab);
-    let cmds = w.commands(lab);
+    let (sent, _) = w.packets_up();
+    let cmds = w.commands();
     if sent == 0 {
         return Verdict::NotYet("no input packet yet".to_owned());
     }
+    let rate = sent as f64 / w.elapsed().as_secs_f64().max(0.001);
+    let asked = f64::from(w.setup.dial("input rate"));
+    if rate > 1.5 * asked + 3.0 {
+        return Verdict::Again(format!(
+            "{} input packets a second went, far above the {} asked (key changes go at once, but not that many): watching again",
+            measured_f(rate, 1),
+            measured(asked)
+        ));
+    }
     let (n, text) = applied_text(w);
-    let buffer = match dial(lab, "input buffer") {
+    let buffer = match w.setup.dial("input buffer") {
         0 => "the credit queue applies a packet's commands as they come, so they land together",
         _ => {
             "its input buffer holds them and applies one a tick, catching a late one up with a second on a tick"
@@ -825,29 +921,32 @@ fn l7_ab_ask(a: &Lab, b: &Lab) -> Vec<String> {
     ]
 }
 
-fn interpolation_off(lab: &Lab) -> Result<(), String> {
-    if switches(lab).interpolation {
+fn interpolation_off(setup: &Setup) -> Result<(), String> {
+    if setup.switches.interpolation {
         return Err("client 1 still interpolates: press `i`".to_owned());
     }
     Ok(())
 }
 
-fn l7_ab_judge(a: &Lab, b: &Lab, w: &Watch, _: &mut Memo) -> Verdict {
-    let (Some(cv_a), Some(cv_b)) = (a.remote_motion_cv(0), b.remote_motion_cv(0)) else {
+fn l7_ab_judge(w: &Watch, wb: &Watch, _: &mut Memo) -> Verdict {
+    let (Some(cv_a), Some(cv_b)) = (w.motion_cv, wb.motion_cv) else {
         return Verdict::NotYet("waiting for the walker to walk straight in both labs".to_owned());
     };
-    let which = if cv_b > cv_a {
-        "the slower updates drew it the more unevenly"
-    } else {
-        "the slower updates did not draw it more unevenly this time"
-    };
+    if cv_b <= cv_a {
+        return Verdict::NotYet(format!(
+            "the walker's drawn speed varies by {} on the left and {} on the right: not yet more unevenly on the slower side",
+            measured_f(cv_a, 2),
+            measured_f(cv_b, 2)
+        ));
+    }
+    let which = "the slower updates drew it the more unevenly";
     Verdict::Pass(vec![format!(
         "Without interpolation the walker moves only when a snapshot comes, then stands. Over {} s its drawn speed varied by {} of its mean on the left, a snapshot every {} ms, and by {} on the right, every {} ms (`remote_motion_cv`; `0` is even): {which}. The update rate sets how far apart the steps are.",
         secs(w),
         measured_f(cv_a, 2),
-        measured_f(period_ms(a), 0),
+        measured_f(w.period_ms, 0),
         measured_f(cv_b, 2),
-        measured_f(period_ms(b), 0)
+        measured_f(wb.period_ms, 0)
     )])
 }
 
@@ -876,19 +975,25 @@ fn applied_text(w: &Watch) -> (u64, String) {
     )
 }
 
-fn l8_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
+fn l8_judge(w: &Watch, memo: &mut Memo) -> Verdict {
     if let Err(v) = walked(w) {
         return v;
     }
-    let (sent, _) = w.packets_up(lab);
+    let (sent, _) = w.packets_up();
     let (n, text) = applied_text(w);
+    if w.applied[0] == 0 || w.applied[2] == 0 {
+        return Verdict::NotYet(format!(
+            "of {} ticks so far, {text}: no tick without a command and one with two yet",
+            measured(n)
+        ));
+    }
     memo.keep("one", w.applied[1] as f64 / n.max(1) as f64);
     Verdict::Pass(vec![format!(
         "Of {} ticks, {text}: each input packet brings about {} commands at once (batching: {} packets for {} commands), and the credit queue applies them as they come, so on some ticks client 1 takes two steps on the server and on others none, and others see it so. Jitter bunches packets further.",
         measured(n),
-        measured_f(w.commands(lab) as f64 / sent.max(1) as f64, 1),
+        measured_f(w.commands() as f64 / sent.max(1) as f64, 1),
         measured(sent),
-        measured(w.commands(lab))
+        measured(w.commands())
     )])
 }
 
@@ -899,14 +1004,14 @@ fn l8_buffer_ask(_: &Lab) -> Vec<String> {
     )]
 }
 
-fn l8_buffer_wants(lab: &Lab) -> Result<(), String> {
-    match dial(lab, "input buffer") {
+fn l8_buffer_wants(setup: &Setup) -> Result<(), String> {
+    match setup.dial("input buffer") {
         v if (3..AUTO).contains(&v) => Ok(()),
-        _ => Err(now_is(lab, "input buffer", "]", "3")),
+        _ => Err(now_is(setup, "input buffer", "]", "3")),
     }
 }
 
-fn l8_buffer_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
+fn l8_buffer_judge(w: &Watch, memo: &mut Memo) -> Verdict {
     if let Err(v) = walked(w) {
         return v;
     }
@@ -915,12 +1020,12 @@ fn l8_buffer_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
     if one < 0.8 {
         return Verdict::NotYet(format!("of {} ticks so far, {text}", measured(n)));
     }
-    let depth = dial(lab, "input buffer");
-    let tick_ms = 1000.0 / f64::from(lab.server().config().tick_rate);
+    let depth = w.setup.dial("input buffer");
+    let tick_ms = 1000.0 / f64::from(w.tick_rate);
     let before = memo.get("one").map_or_else(String::new, |b| {
         format!(" (credit queue: {}%)", measured_f(b * 100.0, 0))
     });
-    let dropped = lab.server().input_buffer(me(lab)).map_or(0, |f| f.dropped);
+    let dropped = w.buffer_dropped;
     Verdict::Pass(vec![format!(
         "Of {} ticks, {text}: {}% with one command{before}. The buffer waits {} ticks, {} ms of latency, to even out arrival. It also stops speed hacks: one command a tick whatever arrives, so a client sending faster than the tick rate gains nothing ({} commands pushed out of a full buffer so far).",
         measured(n),
@@ -939,8 +1044,8 @@ fn l9_ask(_: &Lab) -> Vec<String> {
     ]
 }
 
-fn lag_comp_on(lab: &Lab) -> Result<(), String> {
-    if dial(lab, "lag compensation") == 0 {
+fn lag_comp_on(setup: &Setup) -> Result<(), String> {
+    if setup.dial("lag compensation") == 0 {
         return Err(format!(
             "lag compensation is off: {}",
             turn("lag compensation", "]", "on")
@@ -949,11 +1054,11 @@ fn lag_comp_on(lab: &Lab) -> Result<(), String> {
     Ok(())
 }
 
-fn rail_ms(lab: &Lab, ticks: u16) -> f64 {
-    f64::from(ticks) * 1000.0 / f64::from(lab.server().config().tick_rate)
+fn rail_ms(w: &Watch, ticks: u16) -> f64 {
+    f64::from(ticks) * 1000.0 / f64::from(w.tick_rate)
 }
 
-fn l9_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
+fn l9_judge(w: &Watch, memo: &mut Memo) -> Verdict {
     let Some(shot) = w.rails.last() else {
         return Verdict::NotYet("fire the rail: `2`, then `space`".to_owned());
     };
@@ -966,15 +1071,18 @@ fn l9_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
             "that shot missed: face the walker (`Shift` and a direction) when it is in line with you, and fire again".to_owned(),
         );
     }
-    let back = rail_ms(lab, shot.rewound_ticks);
+    let back = rail_ms(w, shot.rewound_ticks);
     memo.keep("rewound", back);
     let hit = " It hit what you saw: the server view shows `▢` where the walker was tested and `◆` where it really was.";
+    let buffer = rail_ms(w, u16::try_from(w.buffer_ticks).unwrap_or(u16::MAX));
     Verdict::Pass(vec![format!(
-        "The server rewound the others {} ticks, {} ms, before testing your shot: about the round trip ({} ms: the snapshot's way down and the shot's way up) plus the {} ms client 1 draws others behind its newest snapshot, to within the tick or two a snapshot waits.{hit}",
+        "The server rewound the others {} ticks, {} ms, before testing your shot: about the round trip ({} ms: the snapshot's way down and the shot's way up), the {} ms client 1 draws others behind its newest snapshot, and the {} ms the shot's command waited in the server's input buffer ({} ticks), to within the tick or two a snapshot waits. With dead reckoning (`x`) on, client 1 draws others guessed forward, but the server still rewinds to the interpolated past it would have drawn: a guess is not a view the server can rebuild, so a shot at a guessed position may miss.{hit}",
         measured(shot.rewound_ticks),
         measured_f(back, 0),
-        measured_f(rtt(lab), 0),
-        measured_f(interp_ms(lab), 0)
+        measured_f(w.rtt_ms, 0),
+        measured_f(w.interp_ms, 0),
+        measured_f(buffer, 0),
+        measured(w.buffer_ticks)
     )])
 }
 
@@ -989,9 +1097,9 @@ fn l9_bound_ask(_: &Lab) -> Vec<String> {
     )]
 }
 
-fn l9_bound_wants(lab: &Lab) -> Result<(), String> {
-    lag_comp_on(lab)?;
-    match dial(lab, "rewind bound") {
+fn l9_bound_wants(setup: &Setup) -> Result<(), String> {
+    lag_comp_on(setup)?;
+    match setup.dial("rewind bound") {
         0 => Ok(()),
         v => Err(format!(
             "the rewind bound is {} ms: {}",
@@ -1001,7 +1109,7 @@ fn l9_bound_wants(lab: &Lab) -> Result<(), String> {
     }
 }
 
-fn l9_bound_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
+fn l9_bound_judge(w: &Watch, memo: &mut Memo) -> Verdict {
     let Some(shot) = w.rails.last() else {
         return Verdict::NotYet("fire the rail: `space`".to_owned());
     };
@@ -1014,9 +1122,9 @@ fn l9_bound_judge(lab: &Lab, w: &Watch, memo: &mut Memo) -> Verdict {
     Verdict::Pass(vec![format!(
         "Rewound {} ticks{before}: the shot's view was {} ms old (client 1's round trip is {} ms), past the bound of {} ms (no latency, only the two snapshot periods it draws others behind). A shot past the bound is not rewound at all, not even by the bound: the server tested it against the present (Source's `sv_maxunlag` rewinds as far as the bound instead). A target you aimed at had moved on: the shot misses. The bound keeps a laggy player from reaching far into others' past.",
         measured(shot.rewound_ticks),
-        measured_f(rail_ms(lab, shot.wanted_ticks), 0),
-        measured_f(rtt(lab), 0),
-        measured_f(rail_ms(lab, shot.bound_ticks), 0)
+        measured_f(rail_ms(w, shot.wanted_ticks), 0),
+        measured_f(w.rtt_ms, 0),
+        measured_f(rail_ms(w, shot.bound_ticks), 0)
     )])
 }
 
@@ -1028,27 +1136,36 @@ fn l10_ask(_: &Lab) -> Vec<String> {
     ]
 }
 
-fn l10_judge(lab: &Lab, w: &Watch, _: &mut Memo) -> Verdict {
-    let Some(fired) = w.fired_at else {
+fn l10_judge(w: &Watch, _: &mut Memo) -> Verdict {
+    if w.fired_at.is_none() {
         return Verdict::NotYet("fire the blaster: `1`, then `space`".to_owned());
-    };
-    let Some(born) = w.born_at else {
+    }
+    let Some(d) = w.bolt_wait_ms() else {
         return Verdict::NotYet("fired: waiting for the server's bolt".to_owned());
     };
-    let d = born.saturating_duration_since(fired).as_secs_f64() * 1000.0;
-    let me = me(lab);
-    let tick = lab
-        .server()
-        .game()
-        .projectiles()
-        .iter()
-        .rev()
-        .find(|p| p.owner == me)
-        .map_or_else(String::new, |p| format!(", at tick {}", measured(p.born)));
+    let tick = 1000.0 / f64::from(w.tick_rate);
+    let buffer = f64::from(w.born_buffer_ticks) * tick;
+    // Half the round trip, and at most the buffer's depth, give or take two ticks and
+    // the jitter.
+    let explained = w.rtt_ms / 2.0 + buffer;
+    let slack = 2.0 * tick + 2.0 * w.jitter_ms + 10.0;
+    if d > explained + slack || d + slack < w.rtt_ms / 2.0 {
+        return Verdict::Again(format!(
+            "the server's bolt was born {} ms after the shot, not within half a round trip ({} ms) and the input buffer's {} ms: fire again",
+            measured_f(d, 0),
+            measured_f(w.rtt_ms / 2.0, 0),
+            measured_f(buffer, 0)
+        ));
+    }
+    let tick = w
+        .bolt_born
+        .map_or_else(String::new, |t| format!(", at tick {}", measured(t)));
     Verdict::Pass(vec![format!(
-        "Your bolt flew in client 1's view at once: client 1 predicts its own bolt from the command, as it predicts its moves, and marks the shot with a muzzle flash (a tell; the prediction is what hides the wait, a tell alone is what a game shows for a shot it cannot predict). The server's bolt was born {} ms later, when the command arrived (half the round trip is {} ms){tick}, and the server decides where it ends: client 1 drops its own at the server's removal tick. Other players' bolts are the article's server birth, client flight: born on the server, then flown by each client (the walker here never fires). The server moves bolts in sub-steps so none skips a wall.",
+        "Your bolt flew in client 1's view at once: client 1 predicts its own bolt, as it predicts its moves (the muzzle flash is a tell, what a game shows for a shot it cannot predict). The server's bolt was born {} ms later, when the command was applied: half the round trip ({} ms) to arrive, then up to the {} ticks ({} ms) the server's input buffer holds{tick}. The server decides where it ends; client 1 drops its own at the server's removal tick. Other players' bolts are the article's server birth, client flight: born on the server, flown by each client (the walker never fires). Bolts move in sub-steps so none skips a wall.",
         measured_f(d, 0),
-        measured_f(rtt(lab) / 2.0, 0)
+        measured_f(w.rtt_ms / 2.0, 0),
+        measured(w.born_buffer_ticks),
+        measured_f(buffer, 0)
     )])
 }
 
@@ -1066,9 +1183,9 @@ const fn look(setup: fn(&mut Lab), lead_ms: u64, say: fn(&Lab) -> Vec<String>) -
 const fn task(
     setup: fn(&mut Lab),
     say: fn(&Lab) -> Vec<String>,
-    wants: fn(&Lab) -> Result<(), String>,
+    wants: fn(&Setup) -> Result<(), String>,
     window_ms: u64,
-    judge: fn(&Lab, &Watch, &mut Memo) -> Verdict,
+    judge: fn(&Watch, &mut Memo) -> Verdict,
     example: &'static [(u64, Act)],
 ) -> Step {
     Step {
@@ -1090,9 +1207,9 @@ const fn task(
 const fn ab_task(
     setting: &'static str,
     say: fn(&Lab, &Lab) -> Vec<String>,
-    wants: fn(&Lab) -> Result<(), String>,
+    wants: fn(&Setup) -> Result<(), String>,
     window_ms: u64,
-    judge: fn(&Lab, &Lab, &Watch, &mut Memo) -> Verdict,
+    judge: fn(&Watch, &Watch, &mut Memo) -> Verdict,
     example: &'static [(u64, Act)],
 ) -> Step {
     Step {
@@ -1314,7 +1431,7 @@ pub(crate) static LESSONS: &[Lesson] = &[
             task(
                 dead_reckoning,
                 l6_snap_ask,
-                |lab| style_wants(lab, 0, "snap"),
+                |setup| style_wants(setup, 0, "snap"),
                 4000,
                 l6_snap_judge,
                 &[(100, Act::Dial("correction style", 0))],
@@ -1322,7 +1439,7 @@ pub(crate) static LESSONS: &[Lesson] = &[
             task(
                 snapping,
                 l6_blend_ask,
-                |lab| style_wants(lab, 2, "blend"),
+                |setup| style_wants(setup, 2, "blend"),
                 4000,
                 l6_blend_judge,
                 &[(100, Act::Dial("correction style", 2))],
@@ -1453,3 +1570,7 @@ pub(crate) static LESSONS: &[Lesson] = &[
         )],
     },
 ];
+
+#[cfg(test)]
+#[path = "checks_tests.rs"]
+mod checks_tests;
