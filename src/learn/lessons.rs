@@ -2,6 +2,7 @@
 //! says, asks and checks). Every number a text quotes comes from the lab's run, marked
 //! with [`measured`]; the values a learner is asked to set are in backticks.
 
+use super::speed_hack;
 use super::watch::{Memo, Setup, Watch, me, server_cell, walker};
 use super::{Act, Judge, Lesson, Say, Scenario, Step, Task, Verdict, measured, measured_f};
 use crate::client::play::input::Action;
@@ -1509,6 +1510,18 @@ pub(crate) static LESSONS: &[Lesson] = &[
                 l8_buffer_judge,
                 &EX6,
             ),
+            Step {
+                setup: speed_hack::cheat,
+                lead_ms: 2000,
+                compare: Some(speed_hack::BUFFERED),
+                say: Say::Both(speed_hack::ask),
+                task: Some(Task {
+                    wants: ok,
+                    window_ms: 3000,
+                    judge: Judge::Both(speed_hack::judge),
+                }),
+                example: &WALK,
+            },
         ],
     },
     Lesson {

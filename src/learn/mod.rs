@@ -19,6 +19,7 @@ mod coach;
 mod lessons;
 pub mod progress;
 mod runner;
+mod speed_hack;
 mod watch;
 
 use std::fmt::Display;

@@ -111,6 +111,8 @@ pub(crate) struct Watch {
     pub(crate) born_at: Option<Instant>,
     /// Server ticks that applied no command of client 1's, one, two or more.
     pub(crate) applied: [u64; 3],
+    /// Client 1's commands those ticks applied, in all.
+    pub(crate) applied_commands: u64,
     /// Cells between where client 1 draws the walker and where the server has it.
     pub(crate) walker_gap: f64,
     /// Times the walker's drawing jumped: moved half a cell or more unlike the truth
@@ -138,6 +140,10 @@ pub(crate) struct Watch {
     /// (ticks) it holds them to now.
     pub(crate) buffer_dropped: u64,
     pub(crate) buffer_ticks: u32,
+    /// `buffer_dropped` when the watch began.
+    pub(crate) buffer_dropped_before: u64,
+    /// Client 1's commands waiting in the server's queue now.
+    pub(crate) buffer_queued: usize,
     /// The jitter client 1 measures (mean deviation of the snapshots' delays), ms.
     pub(crate) jitter_ms: f64,
     /// The tick the server's newest bolt of client 1's was born at, and the depth of
@@ -227,6 +233,7 @@ impl Watch {
             fired_at: None,
             born_at: None,
             applied: [0; 3],
+            applied_commands: 0,
             walker_gap: 0.0,
             walker_jumps: 0,
             last_walker: None,
@@ -243,6 +250,8 @@ impl Watch {
             motion_cv: lab.remote_motion_cv(0),
             buffer_dropped: buffer_dropped(lab),
             buffer_ticks: buffer_ticks(lab),
+            buffer_dropped_before: buffer_dropped(lab),
+            buffer_queued: 0,
             jitter_ms: lab.figures(0).jitter_ms,
             bolt_born: None,
             born_buffer_ticks: 0,
@@ -272,6 +281,7 @@ impl Watch {
             fired_at: None,
             born_at: None,
             applied: [0; 3],
+            applied_commands: 0,
             walker_gap: 0.0,
             walker_jumps: 0,
             last_walker: None,
@@ -288,6 +298,8 @@ impl Watch {
             motion_cv: None,
             buffer_dropped: 0,
             buffer_ticks: 0,
+            buffer_dropped_before: 0,
+            buffer_queued: 0,
             jitter_ms: 0.0,
             bolt_born: None,
             born_buffer_ticks: 0,
@@ -374,6 +386,7 @@ impl Watch {
         self.motion_cv = lab.remote_motion_cv(0);
         self.buffer_dropped = buffer_dropped(lab);
         self.buffer_ticks = buffer_ticks(lab);
+        self.buffer_queued = lab.server().input_buffer(me).map_or(0, |f| f.queued);
         self.jitter_ms = lab.figures(0).jitter_ms;
         if let Some(p) = lab
             .server()
@@ -447,6 +460,7 @@ impl Watch {
             let new = ((tick - self.seen_tick) as usize).min(f.applied.len());
             for &n in &f.applied[f.applied.len() - new..] {
                 self.applied[usize::from(n.min(2))] += 1;
+                self.applied_commands += u64::from(n);
             }
         }
         self.seen_tick = tick;
