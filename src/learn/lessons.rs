@@ -2,9 +2,9 @@
 //! says, asks and checks). Every number a text quotes comes from the lab's run, marked
 //! with [`measured`]; the values a learner is asked to set are in backticks.
 
-use super::speed_hack;
 use super::watch::{Memo, Setup, Watch, me, server_cell, walker};
 use super::{Act, Judge, Lesson, Say, Scenario, Step, Task, Verdict, measured, measured_f};
+use super::{rewind, speed_hack};
 use crate::client::play::input::Action;
 use crate::lab::Lab;
 use crate::lab::dials::{AUTO, DIALS, Value};
@@ -237,7 +237,7 @@ fn l1_judge(w: &Watch, _: &mut Memo) -> Verdict {
 fn l2_ask(lab: &Lab) -> Vec<String> {
     vec![
         format!(
-            "Walk with `WASD`. Client 1 predicts: it moves its `@` at once with the same rules the server runs, though the server hears of each move about {} ms later.",
+            "Walk with `WASD`. Client 1 predicts: it moves its `@` at once with the same rules the server runs, though the server hears of each move about {} ms later. The dumb client of the first lesson was conservative (it showed only what the server confirmed); prediction is optimistic (it shows the move now and corrects it if the server disagrees).",
             measured_f(rtt(lab) / 2.0, 0)
         ),
         "Compare `sent #` on client 1's status line with `acked: c1 #` under the server view: the moves between them are saved, waiting for the server's word. `pend` counts more: it counts from the number acknowledged in the newest snapshot client 1 has, which left the server half a round trip ago, while `acked` is the server's now.".to_owned(),
@@ -383,7 +383,7 @@ fn l3_judge(w: &Watch, _: &mut Memo) -> Verdict {
             measured_f(stood, 1),
             measured(after)
         ),
-        "Every command has a number: the server applies each once, and the client replays exactly those not yet acknowledged, so one correction never causes the next.".to_owned(),
+        "Every command has a number: the server applies each once, and the client replays exactly those not yet acknowledged, so one correction never causes the next. Here the client finds the mismatch, comparing its saved move with each snapshot; the alternative is server-side detection: the client sends where it predicted itself, and the server corrects it only when that is wrong.".to_owned(),
     ])
 }
 
@@ -897,7 +897,7 @@ fn l7_input_judge(w: &Watch, _: &mut Memo) -> Verdict {
         }
     };
     Verdict::Pass(vec![format!(
-        "Client 1 sent {} input packets in {} s carrying {} commands: still one command a tick, batched about {} to a packet (a key change goes at once). The movement-corrections article batches the same way. On the server, of {} ticks {text} (the lane's digits): {buffer}.",
+        "Client 1 sent {} input packets in {} s carrying {} commands: still one command a tick, batched about {} to a packet. Keys are sampled once a tick into a command, which alone adds up to a tick of latency; a key change makes the next command at once, so its first step does not wait. The movement-corrections article batches the same way. On the server, of {} ticks {text} (the lane's digits): {buffer}.",
         measured(sent),
         secs(w),
         measured(cmds),
@@ -1551,6 +1551,14 @@ pub(crate) static LESSONS: &[Lesson] = &[
                     (200, FIRE),
                     (400, Act::Hold(NONE)),
                 ],
+            ),
+            task(
+                rewind::guessing,
+                rewind::ask,
+                rewind::wants,
+                300,
+                rewind::judge,
+                &[(800, FIRE), (1400, Act::Hold(NONE))],
             ),
         ],
     },

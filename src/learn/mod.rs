@@ -18,6 +18,7 @@
 mod coach;
 mod lessons;
 pub mod progress;
+mod rewind;
 mod runner;
 mod speed_hack;
 mod watch;
