@@ -242,9 +242,13 @@ fn a_what_if_without_reconciliation_loses_no_commands_and_names_the_drift() {
     player.advance_to(end);
     let causes = &player.replayer().session().stats().corrections_by_cause;
     assert!(causes.get("drift").is_some_and(|&n| n > 10), "{causes:?}");
-    assert_eq!(
-        causes.get("commands_lost"),
-        as_recorded.get("commands_lost"),
+    // The what-if cannot lose a command the recording did not (the bug put its drift
+    // down to lost commands); a lost one may be named drift when the drift is larger.
+    let lost_commands = |c: &std::collections::BTreeMap<String, u64>| {
+        c.get("commands_lost").copied().unwrap_or(0)
+    };
+    assert!(
+        lost_commands(causes) <= lost_commands(&as_recorded),
         "{causes:?} against {as_recorded:?}"
     );
     let lost = |f: &[Fate]| f.iter().filter(|&&f| f == Fate::Lost).count();
