@@ -45,6 +45,11 @@ pub struct Player {
     /// What became of each command, by its number in the session (the count of
     /// commands made with it): the `cmds` row, a column per command.
     commands: CommandMarks,
+    /// Runs of commands (first seq, count) the recording's own corrections found lost
+    /// by re-simulation. A what-if keeps these: it changes the client, not what reached
+    /// the server, and its client (reconciliation off, say) has drifted too far for its
+    /// own analysis to tell.
+    lost_runs: Vec<(u32, u32)>,
     current: Replayer,
     next: usize,
 }
@@ -88,6 +93,7 @@ impl Player {
             corrections: Vec::new(),
             arrivals: HashMap::new(),
             commands: CommandMarks::default(),
+            lost_runs: Vec::new(),
             current,
             next: 0,
         };
@@ -105,6 +111,9 @@ impl Player {
         self.corrections.clear();
         self.arrivals.clear();
         let mut fates = Fates::default();
+        if self.what_if.is_none() {
+            self.lost_runs.clear();
+        }
         // Each command made: its seq, if predicted (None with prediction off).
         let mut made: Vec<Option<u32>> = Vec::new();
         self.keyframes.push(Keyframe {
@@ -155,8 +164,10 @@ impl Player {
             }
             if after.corrections > before.corrections {
                 self.corrections.push(at);
-                if let Some((first, count)) = r.session().last_lost_commands() {
-                    fates.lost_by_resimulation(first, count);
+                if self.what_if.is_none()
+                    && let Some(run) = r.session().last_lost_commands()
+                {
+                    self.lost_runs.push(run);
                 }
             }
             before = after.clone();
@@ -168,6 +179,9 @@ impl Player {
                     replayer: r.fork(),
                 });
             }
+        }
+        for &(first, count) in &self.lost_runs {
+            fates.lost_by_resimulation(first, count);
         }
         let fates = made
             .into_iter()
