@@ -49,9 +49,16 @@ impl Peer {
         let _ = self.socket.send_to(bytes, self.server);
     }
 
+    /// The next datagram that opens, or None when none came for the read timeout.
+    /// Datagrams of a session this peer left (snapshots sent before its goodbye
+    /// arrived) no longer open: they are passed over, not taken for silence.
     fn recv(&mut self) -> Option<ServerMsg> {
-        let (n, _) = self.socket.recv_from(&mut self.buf).ok()?;
-        self.keys.open(self.me, &self.buf[..n]).ok()
+        loop {
+            let (n, _) = self.socket.recv_from(&mut self.buf).ok()?;
+            if let Ok(msg) = self.keys.open(self.me, &self.buf[..n]) {
+                return Some(msg);
+            }
+        }
     }
 
     /// The full handshake; true once welcomed.
