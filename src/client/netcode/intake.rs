@@ -212,8 +212,12 @@ impl ClientSession {
             self.net.inputs_seen(inputs.received, inputs.high);
             let tick_ms = f64::from(snap.tick) * 1000.0 / self.tick_rate;
             let down_ms = self.local_secs(now) * 1000.0 - tick_ms;
-            self.pacer
-                .counts(inputs.received, inputs.high, self.net.stats.rtt_ms, down_ms);
+            self.pacer.counts(
+                inputs.received,
+                inputs.high,
+                self.net.measured_rtt(),
+                down_ms,
+            );
         }
         self.observe_timing(now, &snap, dropped, withheld);
         if let Some(prev) = &self.latest {

@@ -153,11 +153,17 @@ impl Uplink {
     }
 
     /// The server received `received` of our packets up to number `high`; the round
-    /// trip is `rtt_ms`; the snapshot that said so came `down_ms` after its tick by our
+    /// trip is `rtt_ms` (None before one was measured: counts then only start the
+    /// reckoning, since a round trip taken for zero would be the floor, and every
+    /// later one a queue, for the floor's two windows); the snapshot that said so came `down_ms` after its tick by our
     /// clock (a constant offset aside: only its rise above its least counts, the
     /// downlink's queue, which the round trip includes and fewer input packets would
     /// not shorten).
-    fn counts(&mut self, received: u32, high: u32, rtt_ms: f64, down_ms: f64) {
+    fn counts(&mut self, received: u32, high: u32, rtt_ms: Option<f64>, down_ms: f64) {
+        let Some(rtt_ms) = rtt_ms else {
+            self.last_counts = Some((self.ticks, received, high));
+            return;
+        };
         if (self.ticks - self.floor_since) as f64 * self.tick_secs > FLOOR_SECS {
             self.floor_ms = [None, self.floor_ms[0]];
             self.down_floor = [None, self.down_floor[0]];
@@ -286,7 +292,7 @@ impl InputPacer {
 
     /// The server's counts of our packets (see [`Uplink`]), with the round trip and
     /// the snapshot's delay after its tick.
-    pub(crate) fn counts(&mut self, received: u32, high: u32, rtt_ms: f64, down_ms: f64) {
+    pub(crate) fn counts(&mut self, received: u32, high: u32, rtt_ms: Option<f64>, down_ms: f64) {
         self.uplink.counts(received, high, rtt_ms, down_ms);
     }
 }
@@ -341,7 +347,7 @@ mod tests {
             }
             // Counts every 100 ms, the round trip 100 ms plus the queue's wait.
             if tick % 6 == 0 {
-                p.counts(received, high, 100.0 + 1000.0 * backlog / LINK, 50.0);
+                p.counts(received, high, Some(100.0 + 1000.0 * backlog / LINK), 50.0);
             }
         }
         let per_sec = offered_late as f64 / 10.0;
@@ -355,6 +361,30 @@ mod tests {
         );
         assert!(sent_late <= 150, "{sent_late} packets in 10 s");
         assert!(p.uplink.rate >= UPLINK_MIN);
+    }
+
+    // The first counts came before the first round trip was measured (the echo rides
+    // every 4th input packet), so the round trip's floor was 0 ms and the path's whole
+    // 300 ms a standing queue: on the lab's `bad` profile the rate was cut at every
+    // judgement, 8,000 to 300 B/s in 20 s, and each packet carried 6 to 10 commands.
+    #[test]
+    fn counts_before_the_first_round_trip_take_no_queue_for_the_path() {
+        let mut p = InputPacer::new(60, 30);
+        let (mut received, mut high) = (0u32, 0u32);
+        for tick in 0..60 * 20u32 {
+            if let Some(due) = p.due(Command::default()) {
+                p.sent(60);
+                high = due.number;
+                received += 1;
+            }
+            if tick % 6 == 0 {
+                // No round trip for the first half second; then 300 ms with 40 ms of
+                // jitter, no loss, no queue.
+                let rtt = (tick >= 30).then(|| 280.0 + f64::from(tick % 5) * 10.0);
+                p.counts(received, high, rtt, 150.0 + f64::from(tick % 3) * 10.0);
+            }
+        }
+        assert_eq!(p.uplink.rate, UPLINK_MAX, "cut on a path with no queue");
     }
 
     // Input packets grew from 30 to 120 bytes behind a thin link: every unacknowledged
