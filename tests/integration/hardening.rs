@@ -741,11 +741,13 @@ fn forged_byes_from_the_servers_address_to_every_port_change_nothing() {
 }
 
 /// Issue 31, item 7: the session key crossed the wire in the connect request, so anyone
-/// who saw it could chat as the player. An on-path listener now captures the whole
-/// join (the request with its cookie and hello, the server's answer) and replays the
-/// request from its own address and from the victim's: it gets no session of its own,
-/// the answer does not open without the victim's ephemeral key, and the chat lines it
-/// seals under any session it can make reach nobody.
+/// who saw it could chat as the player. An on-path listener copies the victim's hello
+/// from its first request and joins with it from its own address, cookie and all, before
+/// the victim does (that squat once held the victim out: every later request with the
+/// hello was refused as a bad cookie); the victim still joins. The listener then
+/// replays the victim's whole captured join from its own address and from the
+/// victim's: no answer it gets opens without the victim's ephemeral key, and the chat
+/// lines it seals under any session it can make reach nobody.
 #[test]
 fn a_captured_connect_request_lets_no_listener_chat_as_the_player() {
     let mut server = Server::new(ServerConfig::new(Map::builtin("duel").unwrap()));
@@ -753,16 +755,27 @@ fn a_captured_connect_request_lets_no_listener_chat_as_the_player() {
     let victim: SocketAddr = "10.0.0.7:4000".parse().unwrap();
     let listener: SocketAddr = "10.0.0.66:4000".parse().unwrap();
     let watcher: SocketAddr = "10.0.0.8:4000".parse().unwrap();
-    server.join_in_process(now, watcher, "watcher").unwrap();
-    // The victim joins by hand, every datagram captured.
+    let watcher_id = server
+        .join_in_process(now, watcher, "watcher")
+        .unwrap()
+        .player_id;
     let mut keys = Keyring::default();
-    let (mut request, mut cookie, mut answer, mut id) = (Vec::new(), None, None, None);
-    for _ in 0..2 {
-        codec::connect_request("victim", cookie, keys.hello(victim), &mut request).unwrap();
-        server.receive(now, victim, &request);
+    let hello = keys.hello(victim);
+    // Everything the server sends the listener, as the listener sees it.
+    let mut to_listener = Vec::new();
+    let mut exchange = |server: &mut Server, from: SocketAddr, bytes: &[u8]| {
+        server.receive(now, from, bytes);
         let mut out = Vec::new();
         server.send_outbox(&mut Vec::new(), |to, b| out.push((to, b.to_vec())));
-        for (to, bytes) in out.into_iter().filter(|(to, _)| *to == victim) {
+        to_listener.extend(out.iter().filter(|(to, _)| *to == listener).cloned());
+        out.into_iter()
+            .filter(|(to, _)| *to == from)
+            .collect::<Vec<_>>()
+    };
+    let (mut request, mut cookie, mut answer, mut id) = (Vec::new(), None, None, None);
+    for round in 0..2 {
+        codec::connect_request("victim", cookie, hello, &mut request).unwrap();
+        for (to, bytes) in exchange(&mut server, victim, &request) {
             match keys.open(to, &bytes).unwrap() {
                 ServerMsg::Challenge(c) => cookie = Some(c),
                 ServerMsg::Accept(a) => answer = Some(a),
@@ -770,33 +783,62 @@ fn a_captured_connect_request_lets_no_listener_chat_as_the_player() {
                 _ => {}
             }
         }
+        if round == 0 {
+            // The squat: the copied hello, with a cookie for the listener's address.
+            let mut squat = Vec::new();
+            let mut own = None;
+            for _ in 0..2 {
+                codec::connect_request("victim", own, hello, &mut squat).unwrap();
+                for (_, bytes) in exchange(&mut server, listener, &squat) {
+                    if let Ok(ServerMsg::Challenge(c)) = codec::decode_server(&bytes) {
+                        own = Some(c);
+                    }
+                }
+            }
+            assert_eq!(server.player_count(), 2, "the squat made a session");
+        }
     }
-    let (answer, id) = (answer.expect("answered"), id.expect("welcomed"));
-    assert_eq!(server.player_count(), 2);
-
-    // The listener replays the captured request from its own address, with and
-    // without a cookie of its own, and from the victim's.
-    let mut asked = Vec::new();
-    codec::connect_request("victim", None, keys.hello(victim), &mut asked).unwrap();
-    server.receive(now, listener, &asked);
-    server.receive(now, listener, &request);
-    server.receive(now, victim, &request);
-    let replies: Vec<(SocketAddr, ServerMsg)> = server.take_outbox().collect();
-    assert!(
-        replies.iter().all(|(to, _)| *to != listener),
-        "nothing for the listener: {replies:?}"
+    let (answer, id) = (
+        answer.expect("answered"),
+        id.expect("welcomed despite the squat"),
     );
-    assert_eq!(server.player_count(), 2, "no session for the listener");
-    // The answer it saw does not open without the victim's ephemeral key.
-    assert!(ClientHandshake::new().finish(&answer).is_err());
-    // What it can seal, it seals under keys of its own, as the victim's session.
+    assert_eq!(server.player_count(), 3);
+
+    // The listener replays the captured requests from its own address and from the
+    // victim's.
+    let mut asked = Vec::new();
+    codec::connect_request("victim", None, hello, &mut asked).unwrap();
+    for (from, bytes) in [(listener, &asked), (listener, &request), (victim, &request)] {
+        exchange(&mut server, from, bytes);
+    }
+    assert_eq!(server.player_count(), 3, "no further session");
+    // No answer it saw opens without the victim's ephemeral key.
+    let mut answers = vec![answer];
+    for (_, bytes) in &to_listener {
+        if let Ok(ServerMsg::Accept(a)) = codec::decode_server(bytes) {
+            answers.push(a);
+        }
+    }
+    assert!(answers.len() >= 2, "the squat was answered");
+    for a in &answers {
+        assert!(ClientHandshake::new().finish(a).is_err());
+    }
+    // What it can seal, it seals under keys of its own, as the victim's session and as
+    // its own squatted one.
+    let squatted = server
+        .world()
+        .players()
+        .iter()
+        .map(|(p, _)| *p)
+        .find(|&p| p != id && p != watcher_id)
+        .expect("the squatted session's id");
     let mut hs = ClientHandshake::new();
     let (made_up, _) = secure::accept(&ServerKey::generate(), &hs.hello(), id).unwrap();
     let mut own = hs.finish(&made_up).unwrap().session;
     let mut chat = Vec::new();
-    for from in [listener, victim] {
+    for (from, as_id) in [(listener, id), (victim, id), (listener, squatted)] {
         let msg = ClientMsg::Chat("as the victim".into());
-        codec::seal_client(&msg, &mut own, id, &mut chat, &mut Vec::new()).unwrap();
+        codec::seal_client(&msg, &mut own, as_id, &mut chat, &mut Vec::new()).unwrap();
         server.receive(now, from, &chat);
     }
     let tick = Duration::from_secs(1) / u32::from(server.config().tick_rate);
@@ -806,7 +848,7 @@ fn a_captured_connect_request_lets_no_listener_chat_as_the_player() {
         server.tick(later);
     }
     assert_eq!(chats_to(&mut server, watcher), Vec::<String>::new());
-    assert_eq!(server.refusals().unproven, 2, "{:?}", server.refusals());
+    assert_eq!(server.refusals().unproven, 3, "{:?}", server.refusals());
     // The victim's own chat still arrives.
     let mut real = Vec::new();
     keys.seal(victim, &ClientMsg::Chat("hello".into()), &mut real);

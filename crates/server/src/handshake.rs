@@ -143,20 +143,17 @@ impl Server {
         hello: [u8; HELLO_BYTES],
         wire_len: usize,
     ) {
-        // A repeated connect of a session we have means our answer or welcome was lost:
-        // send them again, but only where the session is (they are larger than a
-        // request). The answer is the same one: only the hello's sender can read it.
+        // A repeated connect of a session we have, from its address, means our answer or
+        // welcome was lost: send them again. The answer is the same one: only the hello's
+        // sender can read it. The same hello from elsewhere is a new request like any
+        // other (a listener who copied it must not hold its sender out).
         let known = self
             .remotes()
-            .find(|(_, c)| c.hello == hello)
-            .map(|(s, c)| (s.id, c.addr == from, c.accept.clone()));
-        if let Some((id, here, accept)) = known {
-            if here {
-                self.outbox.push((from, ServerMsg::Accept(accept)));
-                self.resend_welcome(id, now);
-            } else {
-                self.refusals.bad_cookie += 1;
-            }
+            .find(|(_, c)| c.hello == hello && c.addr == from)
+            .map(|(s, c)| (s.id, c.accept.clone()));
+        if let Some((id, accept)) = known {
+            self.outbox.push((from, ServerMsg::Accept(accept)));
+            self.resend_welcome(id, now);
             return;
         }
         let window = self.cookie_window(now);
