@@ -72,15 +72,13 @@ pub(crate) struct Link {
     leaving: bool,
 }
 
-/// Appends a session's keys to the key log.
+/// Appends a session's keys to the key log: a file only its owner may read (made so,
+/// or refused if it is not).
 fn log_keys(path: &std::path::Path, up: &[u8; 32], down: &[u8; 32]) {
     use std::io::Write;
     let line = format!("{} {}\n", secure::hex(up), secure::hex(down));
-    let written = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .and_then(|mut f| f.write_all(line.as_bytes()));
+    let written =
+        crate::platform::fs::append_private(path).and_then(|mut f| f.write_all(line.as_bytes()));
     if let Err(e) = written {
         tracing::warn!("cannot write the key log {}: {e}", path.display());
     }
