@@ -330,9 +330,12 @@ impl Session {
         self.next_send = counter;
     }
 
-    fn seal_with(&mut self, header: &[u8], plain: &[u8], out: &mut Vec<u8>) -> u32 {
+    /// None once the counters are spent: the last, `u32::MAX`, is never used, so no
+    /// nonce is used twice under the key (the session must end; at 60 datagrams a
+    /// second that is over two years away).
+    fn seal_with(&mut self, header: &[u8], plain: &[u8], out: &mut Vec<u8>) -> Option<u32> {
         let counter = self.next_send;
-        self.next_send = self.next_send.saturating_add(1);
+        self.next_send = self.next_send.checked_add(1)?;
         out.clear();
         out.extend_from_slice(header);
         out.resize(header.len() + plain.len() + TAG_BYTES, 0);
@@ -340,19 +343,20 @@ impl Session {
         let _ = self
             .transport
             .write_message(u64::from(counter), plain, &mut out[header.len()..]);
-        counter
+        Some(counter)
     }
 
     /// Seals a client message's bytes as session `id`'s next datagram into `out`;
-    /// returns its counter.
-    pub fn seal_client(&mut self, id: u8, plain: &[u8], out: &mut Vec<u8>) -> u32 {
+    /// returns its counter, or None once the session's counters are spent.
+    pub fn seal_client(&mut self, id: u8, plain: &[u8], out: &mut Vec<u8>) -> Option<u32> {
         let c = self.next_send;
         let header = [0x80 | (id & 0x7f), c as u8, (c >> 8) as u8];
         self.seal_with(&header, plain, out)
     }
 
-    /// Seals a server message's bytes as the session's next datagram into `out`.
-    pub fn seal_server(&mut self, plain: &[u8], out: &mut Vec<u8>) -> u32 {
+    /// Seals a server message's bytes as the session's next datagram into `out`; None
+    /// once the session's counters are spent.
+    pub fn seal_server(&mut self, plain: &[u8], out: &mut Vec<u8>) -> Option<u32> {
         let c = self.next_send;
         let header = [0x80 | ((c >> 8) as u8 & 0x7f), c as u8];
         self.seal_with(&header, plain, out)
@@ -582,6 +586,23 @@ mod tests {
                 assert_eq!(server.open_client(&sealed, &mut plain).unwrap().0, i);
             }
         }
+    }
+
+    /// The counter saturated at `u32::MAX` and every datagram after used that nonce
+    /// again: now the session refuses to seal past its last counter.
+    #[test]
+    fn a_spent_session_seals_nothing_and_reuses_no_nonce() {
+        let (mut client, mut server, _) = pair();
+        let mut sealed = Vec::new();
+        client.send_from(u32::MAX - 1);
+        assert_eq!(
+            client.seal_client(5, b"last", &mut sealed),
+            Some(u32::MAX - 1)
+        );
+        assert_eq!(client.seal_client(5, b"again", &mut sealed), None);
+        assert_eq!(client.seal_client(5, b"again", &mut sealed), None);
+        server.send_from(u32::MAX);
+        assert_eq!(server.seal_server(b"bye", &mut sealed), None);
     }
 
     #[test]
