@@ -31,6 +31,10 @@ const COOKIE_TRIES: u32 = 2;
 /// comes (a forged one beside the real one costs a request, not a retry), but a flood
 /// of forged ones does not make the client flood the server.
 const PROMPT_ANSWERS: u32 = 2;
+/// New challenges kept from one read: the first are answered at once and the last
+/// becomes the cookie; more are dropped (a flood of forged ones costs no quadratic
+/// search, and the real one comes again on the next retry).
+const CHALLENGES_KEPT: usize = 8;
 /// How long a refusal must stand, with requests still going out and no answer that
 /// opens coming back, before the join gives up (and at least three round trips of the
 /// challenge): a refusal carries no proof (an older client must be able to read it),
@@ -362,7 +366,11 @@ impl Link {
                     }
                 }
                 ServerMsg::Reject(reason) => rejection = Some(reason),
-                ServerMsg::Challenge(c) if !challenges.contains(&c) && Some(c) != cookie => {
+                ServerMsg::Challenge(c)
+                    if challenges.len() < CHALLENGES_KEPT
+                        && !challenges.contains(&c)
+                        && Some(c) != cookie =>
+                {
                     challenges.push(c);
                 }
                 ServerMsg::Challenge(_) => {}
