@@ -21,7 +21,6 @@
 //! once ([`ReplayWindow`]): 19 bytes a datagram upward (`0x80 | session id`, 16 counter
 //! bits, the tag), 18 downward (a marker bit and 15 counter bits, the tag).
 
-use serde::{Deserialize, Serialize};
 use snow::{HandshakeState, StatelessTransportState};
 
 use super::protocol::PROTOCOL_VERSION;
@@ -54,7 +53,7 @@ fn prologue() -> Vec<u8> {
 }
 
 /// A server's long-lived X25519 key. Its `Debug` shows only the fingerprint.
-#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct ServerKey {
     private: [u8; 32],
     public: [u8; 32],
