@@ -540,6 +540,10 @@ mod tests {
         assert_eq!(plain, b"bye");
     }
 
+    /// Every bit is bound but two, each named: a client datagram's first byte (the
+    /// sealed flag and the session id) only picks the session whose keys open it, and
+    /// another session's do not (`stranger`, below); a server datagram's top bit is
+    /// the sealed flag, which `codec` reads before any key.
     #[test]
     fn a_changed_bit_anywhere_and_another_session_do_not_open() {
         let (mut client, mut server, _) = pair();
@@ -552,6 +556,14 @@ mod tests {
             bad[bit / 8] ^= 1 << (bit % 8);
             assert!(server.open_client(&bad, &mut plain).is_err(), "bit {bit}");
         }
+        let mut down = Vec::new();
+        server.seal_server(b"snapshot", &mut down);
+        for bit in (0..down.len() * 8).filter(|&b| b != 7) {
+            let mut bad = down.clone();
+            bad[bit / 8] ^= 1 << (bit % 8);
+            assert!(client.open_server(&bad, &mut plain).is_err(), "bit {bit}");
+        }
+        assert!(client.open_server(&down, &mut plain).is_ok());
         assert_eq!(
             stranger.open_client(&sealed, &mut plain),
             Err(OpenError::Forged)
