@@ -859,6 +859,88 @@ fn a_captured_connect_request_lets_no_listener_chat_as_the_player() {
     assert_eq!(chats_to(&mut server, watcher), vec!["hello".to_owned()]);
 }
 
+/// A relay between a client and the server at `server` that, on the client's first
+/// connect request, copies its hello and joins with it first from a socket of its own
+/// (a challenge, then the hello with its own cookie) before it passes the request on;
+/// then relays both ways. The flag says the server accepted the squat.
+fn squatting_relay(
+    server: SocketAddr,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    squatted: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> (SocketAddr, std::thread::JoinHandle<()>) {
+    use std::sync::atomic::Ordering;
+    let front = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let back = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let squat = UdpSocket::bind("127.0.0.1:0").unwrap();
+    for s in [&front, &back] {
+        s.set_read_timeout(Some(Duration::from_millis(5))).unwrap();
+    }
+    squat
+        .set_read_timeout(Some(Duration::from_millis(500)))
+        .unwrap();
+    let addr = front.local_addr().unwrap();
+    let thread = std::thread::spawn(move || {
+        let mut client = None;
+        let mut buf = vec![0u8; 2048];
+        let mut tried = false;
+        while !stop.load(Ordering::Relaxed) {
+            if let Ok((n, from)) = front.recv_from(&mut buf) {
+                client = Some(from);
+                if let Ok(ClientMsg::Connect { hello, .. }) = codec::decode_client(&buf[..n])
+                    && !tried
+                {
+                    tried = true;
+                    let mut req = Vec::new();
+                    let mut cookie = None;
+                    for _ in 0..2 {
+                        codec::connect_request("squatter", cookie, hello, &mut req).unwrap();
+                        squat.send_to(&req, server).unwrap();
+                        let mut got = vec![0u8; 2048];
+                        let Ok((m, _)) = squat.recv_from(&mut got) else {
+                            break;
+                        };
+                        match codec::decode_server(&got[..m]) {
+                            Ok(ServerMsg::Challenge(c)) => cookie = Some(c),
+                            Ok(ServerMsg::Accept(_)) => squatted.store(true, Ordering::Relaxed),
+                            _ => {}
+                        }
+                    }
+                }
+                back.send_to(&buf[..n], server).unwrap();
+            }
+            if let (Ok((n, _)), Some(to)) = (back.recv_from(&mut buf), client) {
+                front.send_to(&buf[..n], to).unwrap();
+            }
+        }
+    });
+    (addr, thread)
+}
+
+/// An on-path listener copied a joining client's hello from its first request and
+/// joined with it first, from its own address with its own cookie: the server then
+/// took every request of the victim's (the same hello) for a bad cookie, and the victim
+/// never joined. Through a real server and client, the victim now joins and plays.
+#[test]
+fn a_listener_joining_first_with_a_copied_hello_does_not_hold_the_victim_out() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let server = start_server(&[]);
+    let stop = Arc::new(AtomicBool::new(false));
+    let squatted = Arc::new(AtomicBool::new(false));
+    let (relay, thread) = squatting_relay(
+        SocketAddr::from(([127, 0, 0, 1], server.port)),
+        stop.clone(),
+        squatted.clone(),
+    );
+    let (client, report) = headless(relay.port(), "victim", "1", &[]);
+    let r = finish(client, report);
+    stop.store(true, Ordering::Relaxed);
+    thread.join().unwrap();
+    assert!(squatted.load(Ordering::Relaxed), "the squat was accepted");
+    assert_eq!(r["ended"], "time up", "{r}");
+    assert!(num(&r, "snapshots_received") > 10.0, "{r}");
+}
+
 /// The first join pins the server's key; a server at that address with another key (a
 /// new state directory, a stranger in its place) is refused with one line saying how
 /// to accept it, and a restarted server with its key kept is joined as before.
