@@ -1,7 +1,8 @@
 //! Sessions no one else can read or forge: a Noise handshake at join and
-//! ChaCha20-Poly1305 on every session datagram, both ways. (The unsealed "not
-//! connected" can end one only when nothing sealed reaches the client: see
-//! `docs/SECURITY.md`.)
+//! ChaCha20-Poly1305 on every session datagram, both ways.
+//!
+//! (The unsealed "not connected" can end one only when nothing sealed has reached the
+//! client for a second: see `docs/SECURITY.md`.)
 //!
 //! The handshake is `Noise_NX_25519_ChaChaPoly_BLAKE2s` (the `snow` crate; nothing here
 //! is cryptography of its own). The client sends an ephemeral X25519 key (`-> e`) in
