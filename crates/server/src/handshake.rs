@@ -352,25 +352,4 @@ mod tests {
             );
         }
     }
-
-    /// The client end of an in-process session was kept for good after its player left
-    /// (a rejoin from the address replaces it).
-    #[test]
-    fn an_in_process_session_is_forgotten_once_its_player_has_left() {
-        let mut server = Server::new(ServerConfig::new(Map::builtin("duel").unwrap()));
-        let now = Instant::now();
-        let ann: SocketAddr = "127.0.0.1:4000".parse().unwrap();
-        let bob: SocketAddr = "127.0.0.1:4001".parse().unwrap();
-        server.join_in_process(now, ann, "ann").unwrap();
-        server.join_in_process(now, bob, "bob").unwrap();
-        let mut leave = Vec::new();
-        server
-            .encode_in_process(ann, &ClientMsg::Leave, &mut leave)
-            .unwrap();
-        server.receive(now, ann, &leave);
-        server.send_outbox(&mut Vec::new(), |_, _| {});
-        server.tick(now + Duration::from_millis(16));
-        assert!(!server.in_process.contains_key(&ann));
-        assert!(server.in_process.contains_key(&bob));
-    }
 }

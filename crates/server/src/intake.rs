@@ -252,11 +252,6 @@ impl Server {
                 // again (see below).
                 self.remove_player(id, "left");
                 self.left.insert(now, (from, id));
-                // An in-process client that left needs its end no more (`Left` is
-                // not sealed); one that rejoins from its address replaces it.
-                if self.in_process.get(&from).is_some_and(|(i, _)| *i == id) {
-                    self.in_process.remove(&from);
-                }
                 self.reply_unproven(from, wire_len, ServerMsg::Left);
             }
             _ => {}
