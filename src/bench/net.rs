@@ -79,7 +79,15 @@ pub fn run(opts: &NetBenchOptions) -> anyhow::Result<NetResult> {
     config.max_players = opts.players.max(1) + opts.bots;
     let stop = AtomicBool::new(false);
     let relay_stop = AtomicBool::new(false);
-    let key_log = std::env::temp_dir().join(format!("netarena-bench-keys-{}", std::process::id()));
+    // The clients' session keys, for the relay to read what passes: in a directory only
+    // this user may enter, so no one can make (or read) the file first.
+    let key_dir = crate::platform::fs::private_temp_dir("netarena-bench")
+        .context("cannot make a private directory for the key log")?;
+    let key_log = key_dir.join("keys");
+    eprintln!(
+        "warning: the bench's session keys go to {} until it ends",
+        key_log.display()
+    );
     let (tx, rx) = mpsc::channel();
     std::thread::scope(|scope| {
         let server = scope.spawn(|| {
@@ -94,8 +102,6 @@ pub fn run(opts: &NetBenchOptions) -> anyhow::Result<NetResult> {
             let addr = rx
                 .recv_timeout(Duration::from_secs(5))
                 .map_err(|_| anyhow!("the bench server did not start"))?;
-            // The clients log their session keys for the relay to read what passes.
-            let _ = std::fs::remove_file(&key_log);
             let relay = Relay::new(addr, usize::from(opts.players), key_log.clone())?;
             let fronts = (0..usize::from(opts.players))
                 .map(|i| relay.front_addr(i))
@@ -132,7 +138,7 @@ pub fn run(opts: &NetBenchOptions) -> anyhow::Result<NetResult> {
             .join()
             .map_err(|_| anyhow!("the bench server panicked"))?;
         served.context("bench server failed")?;
-        let _ = std::fs::remove_file(&key_log);
+        let _ = std::fs::remove_dir_all(&key_dir);
         let (reports, shares) = result?;
         Ok(summarise(opts, &reports, &shares))
     })

@@ -167,8 +167,20 @@ pub(crate) fn client_config(
     client.key_log = std::env::var_os("NETARENA_KEYLOG")
         .filter(|p| !p.is_empty())
         .map(Into::into);
+    if let Some(path) = &client.key_log {
+        key_log_warning(path);
+    }
     client.validate()?;
     Ok(client)
+}
+
+/// Says, in one line on stderr, that session keys are written to `path`: whoever reads
+/// it can read (not forge) this program's traffic.
+pub(crate) fn key_log_warning(path: &std::path::Path) {
+    eprintln!(
+        "warning: NETARENA_KEYLOG: this session's keys go to {} (whoever reads it can read its traffic)",
+        path.display()
+    );
 }
 
 /// A server address from HOST or HOST:PORT (default port 7777), IPv4 preferred.

@@ -34,6 +34,8 @@ pub(crate) fn load_or_create() -> anyhow::Result<ServerKey> {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
             let aside = dir.join(format!("server_key.{}", std::process::id()));
+            // One left by a process of this id that died before linking it.
+            let _ = std::fs::remove_file(&aside);
             let mut file = netarena::platform::fs::create_private(&aside)
                 .with_context(|| format!("cannot create {}", aside.display()))?;
             file.write_all(key.to_file_text().as_bytes())

@@ -4,10 +4,10 @@
 //!
 //! The file is `known_servers` in the config directory (`$XDG_CONFIG_HOME/netarena`,
 //! else `~/.config/netarena` on Linux), one server a line: the key in hex, then the
-//! address it was last joined at. A key is what a server is; the address is only a
-//! hint (a LAN's DHCP hands addresses round), so a pinned key is welcome at any
-//! address, and only an address whose pinned key differs, and a key never seen, is
-//! refused.
+//! address it was last joined at. An address pinned to one key refuses every other,
+//! even a key pinned for another address. A pinned key is welcome at an address no
+//! line pins (a LAN's DHCP hands addresses round), and its line's address follows it;
+//! a key never seen at an address never pinned is pinned.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -66,20 +66,11 @@ fn check_file(path: &Path, addr: SocketAddr, key: &[u8; 32]) -> Result<(), Strin
         })
         .collect();
     let hint = addr.to_string();
-    if let Some(at) = parsed
-        .iter()
-        .position(|p| p.is_some_and(|(k, _)| &k == key))
-    {
-        // Known: the address is a hint, kept up to date.
-        if parsed[at].is_some_and(|(_, a)| a != hint) {
-            lines[at] = format!("{} {hint}", hex(key));
-            write(path, &lines)?;
-        }
-        return Ok(());
-    }
+    // The address first: one pinned to another key refuses this one, even a key that
+    // is pinned elsewhere (a server may not take over another's address by its own key).
     if let Some(line) = parsed
         .iter()
-        .position(|p| p.is_some_and(|(_, a)| a == hint))
+        .position(|p| p.is_some_and(|(k, a)| a == hint && &k != key))
     {
         let pinned = parsed[line].map(|(k, _)| k).unwrap_or_default();
         return Err(format!(
@@ -89,6 +80,17 @@ fn check_file(path: &Path, addr: SocketAddr, key: &[u8; 32]) -> Result<(), Strin
             line + 1,
             path.display()
         ));
+    }
+    if let Some(at) = parsed
+        .iter()
+        .position(|p| p.is_some_and(|(k, _)| &k == key))
+    {
+        // Known, and the address is pinned to no other key: the hint follows the server.
+        if parsed[at].is_some_and(|(_, a)| a != hint) {
+            lines[at] = format!("{} {hint}", hex(key));
+            write(path, &lines)?;
+        }
+        return Ok(());
     }
     lines.push(format!("{} {hint}", hex(key)));
     write(path, &lines)?;
@@ -140,9 +142,31 @@ mod tests {
         assert_eq!(text, format!("{} {b}\n", hex(&k1)));
         // A new server at the old address, now free, is pinned beside it.
         assert_eq!(pin.check(a, &k2), Ok(()));
-        assert!(pin.check(b, &k2).is_ok(), "a pinned key at any address");
+        assert!(pin.check(b, &k2).is_err(), "b is pinned to k1");
         let _ = std::fs::remove_dir_all(&dir);
         assert!(ServerPin::Key(k1).check(a, &k2).is_err());
         assert!(ServerPin::Any.check(a, &k2).is_ok());
+    }
+
+    #[test]
+    fn a_key_known_elsewhere_does_not_take_an_address_pinned_to_another() {
+        let dir = std::env::temp_dir().join(format!("netarena-pin2-{}", std::process::id()));
+        let path = dir.join("known_servers");
+        let _ = std::fs::remove_file(&path);
+        let pin = ServerPin::File(path.clone());
+        let a: SocketAddr = "10.0.0.5:7777".parse().unwrap();
+        let b: SocketAddr = "10.0.0.9:7777".parse().unwrap();
+        let (k1, k2) = ([1u8; 32], [2u8; 32]);
+        assert_eq!(pin.check(a, &k1), Ok(()));
+        assert_eq!(pin.check(b, &k2), Ok(()));
+        let before = std::fs::read_to_string(&path).unwrap();
+        // k2 is a known key, but a is k1's: refused, and neither line rewritten.
+        let err = pin.check(a, &k2).unwrap_err();
+        assert!(
+            err.contains("delete that line") && !err.contains('\n'),
+            "{err}"
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

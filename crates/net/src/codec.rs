@@ -45,6 +45,8 @@ pub enum CodecError {
     Unsealed,
     #[error("{0}")]
     Open(#[from] OpenError),
+    #[error("the session has sent all the datagrams its counter can number")]
+    Spent,
 }
 
 /// Encodes into `buf` (cleared first), reusing its allocation.
@@ -217,7 +219,9 @@ pub fn seal_client(
         scratch,
         config::<{ MAX_CLIENT_DATAGRAM - CLIENT_SEAL_BYTES }>(),
     )?;
-    Ok(session.seal_client(id, scratch, buf))
+    session
+        .seal_client(id, scratch, buf)
+        .ok_or(CodecError::Spent)
 }
 
 /// The size of a session message on the wire, sealed.
@@ -257,7 +261,7 @@ pub fn seal_server(
     }
     let session = session.ok_or(CodecError::Unsealed)?;
     encode_with(msg, scratch, config::<MAX_SERVER_MESSAGE>())?;
-    session.seal_server(scratch, buf);
+    session.seal_server(scratch, buf).ok_or(CodecError::Spent)?;
     Ok(())
 }
 

@@ -1,5 +1,8 @@
-//! Sessions no one else can read, forge or end: a Noise handshake at join and
+//! Sessions no one else can read or forge: a Noise handshake at join and
 //! ChaCha20-Poly1305 on every session datagram, both ways.
+//!
+//! (The unsealed "not connected" can end one only when nothing sealed has reached the
+//! client for a second: see `docs/SECURITY.md`.)
 //!
 //! The handshake is `Noise_NX_25519_ChaChaPoly_BLAKE2s` (the `snow` crate; nothing here
 //! is cryptography of its own). The client sends an ephemeral X25519 key (`-> e`) in
@@ -19,7 +22,6 @@
 //! once ([`ReplayWindow`]): 19 bytes a datagram upward (`0x80 | session id`, 16 counter
 //! bits, the tag), 18 downward (a marker bit and 15 counter bits, the tag).
 
-use serde::{Deserialize, Serialize};
 use snow::{HandshakeState, StatelessTransportState};
 
 use super::protocol::PROTOCOL_VERSION;
@@ -52,7 +54,7 @@ fn prologue() -> Vec<u8> {
 }
 
 /// A server's long-lived X25519 key. Its `Debug` shows only the fingerprint.
-#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct ServerKey {
     private: [u8; 32],
     public: [u8; 32],
@@ -328,9 +330,12 @@ impl Session {
         self.next_send = counter;
     }
 
-    fn seal_with(&mut self, header: &[u8], plain: &[u8], out: &mut Vec<u8>) -> u32 {
+    /// None once the counters are spent: the last, `u32::MAX`, is never used, so no
+    /// nonce is used twice under the key (the session must end; at 60 datagrams a
+    /// second that is over two years away).
+    fn seal_with(&mut self, header: &[u8], plain: &[u8], out: &mut Vec<u8>) -> Option<u32> {
         let counter = self.next_send;
-        self.next_send = self.next_send.saturating_add(1);
+        self.next_send = self.next_send.checked_add(1)?;
         out.clear();
         out.extend_from_slice(header);
         out.resize(header.len() + plain.len() + TAG_BYTES, 0);
@@ -338,19 +343,20 @@ impl Session {
         let _ = self
             .transport
             .write_message(u64::from(counter), plain, &mut out[header.len()..]);
-        counter
+        Some(counter)
     }
 
     /// Seals a client message's bytes as session `id`'s next datagram into `out`;
-    /// returns its counter.
-    pub fn seal_client(&mut self, id: u8, plain: &[u8], out: &mut Vec<u8>) -> u32 {
+    /// returns its counter, or None once the session's counters are spent.
+    pub fn seal_client(&mut self, id: u8, plain: &[u8], out: &mut Vec<u8>) -> Option<u32> {
         let c = self.next_send;
         let header = [0x80 | (id & 0x7f), c as u8, (c >> 8) as u8];
         self.seal_with(&header, plain, out)
     }
 
-    /// Seals a server message's bytes as the session's next datagram into `out`.
-    pub fn seal_server(&mut self, plain: &[u8], out: &mut Vec<u8>) -> u32 {
+    /// Seals a server message's bytes as the session's next datagram into `out`; None
+    /// once the session's counters are spent.
+    pub fn seal_server(&mut self, plain: &[u8], out: &mut Vec<u8>) -> Option<u32> {
         let c = self.next_send;
         let header = [0x80 | ((c >> 8) as u8 & 0x7f), c as u8];
         self.seal_with(&header, plain, out)
@@ -535,6 +541,10 @@ mod tests {
         assert_eq!(plain, b"bye");
     }
 
+    /// Every bit is bound but two, each named: a client datagram's first byte (the
+    /// sealed flag and the session id) only picks the session whose keys open it, and
+    /// another session's do not (`stranger`, below); a server datagram's top bit is
+    /// the sealed flag, which `codec` reads before any key.
     #[test]
     fn a_changed_bit_anywhere_and_another_session_do_not_open() {
         let (mut client, mut server, _) = pair();
@@ -547,6 +557,14 @@ mod tests {
             bad[bit / 8] ^= 1 << (bit % 8);
             assert!(server.open_client(&bad, &mut plain).is_err(), "bit {bit}");
         }
+        let mut down = Vec::new();
+        server.seal_server(b"snapshot", &mut down);
+        for bit in (0..down.len() * 8).filter(|&b| b != 7) {
+            let mut bad = down.clone();
+            bad[bit / 8] ^= 1 << (bit % 8);
+            assert!(client.open_server(&bad, &mut plain).is_err(), "bit {bit}");
+        }
+        assert!(client.open_server(&down, &mut plain).is_ok());
         assert_eq!(
             stranger.open_client(&sealed, &mut plain),
             Err(OpenError::Forged)
@@ -580,6 +598,23 @@ mod tests {
                 assert_eq!(server.open_client(&sealed, &mut plain).unwrap().0, i);
             }
         }
+    }
+
+    /// The counter saturated at `u32::MAX` and every datagram after used that nonce
+    /// again: now the session refuses to seal past its last counter.
+    #[test]
+    fn a_spent_session_seals_nothing_and_reuses_no_nonce() {
+        let (mut client, mut server, _) = pair();
+        let mut sealed = Vec::new();
+        client.send_from(u32::MAX - 1);
+        assert_eq!(
+            client.seal_client(5, b"last", &mut sealed),
+            Some(u32::MAX - 1)
+        );
+        assert_eq!(client.seal_client(5, b"again", &mut sealed), None);
+        assert_eq!(client.seal_client(5, b"again", &mut sealed), None);
+        server.send_from(u32::MAX);
+        assert_eq!(server.seal_server(b"bye", &mut sealed), None);
     }
 
     #[test]

@@ -50,7 +50,9 @@ impl Server {
     /// moment.
     fn send_welcome(&mut self, to: SocketAddr, id: u8) {
         let burst = self.join_burst(id);
-        self.outbox.extend(burst.into_iter().map(|m| (to, m)));
+        for m in burst {
+            self.queue(to, m);
+        }
     }
 
     /// The welcome and the map's chunks.
@@ -99,7 +101,9 @@ impl Server {
                 }
             }
         }
-        self.outbox.extend(out);
+        for (to, m) in out {
+            self.queue(to, m);
+        }
     }
 
     fn welcome(&self, id: u8) -> ServerMsg {
@@ -119,7 +123,7 @@ impl Server {
     /// reply is no larger than the request: no amplification for spoofed sources.
     pub(super) fn reply_unproven(&mut self, to: SocketAddr, request_len: usize, msg: ServerMsg) {
         if codec::encoded_len_server(&msg) <= request_len {
-            self.outbox.push((to, msg));
+            self.queue(to, msg);
         } else {
             self.refusals.invalid += 1;
         }
@@ -143,20 +147,17 @@ impl Server {
         hello: [u8; HELLO_BYTES],
         wire_len: usize,
     ) {
-        // A repeated connect of a session we have means our answer or welcome was lost:
-        // send them again, but only where the session is (they are larger than a
-        // request). The answer is the same one: only the hello's sender can read it.
+        // A repeated connect of a session we have, from its address, means our answer or
+        // welcome was lost: send them again. The answer is the same one: only the hello's
+        // sender can read it. The same hello from elsewhere is a new request like any
+        // other (a listener who copied it must not hold its sender out).
         let known = self
             .remotes()
-            .find(|(_, c)| c.hello == hello)
-            .map(|(s, c)| (s.id, c.addr == from, c.accept.clone()));
-        if let Some((id, here, accept)) = known {
-            if here {
-                self.outbox.push((from, ServerMsg::Accept(accept)));
-                self.resend_welcome(id, now);
-            } else {
-                self.refusals.bad_cookie += 1;
-            }
+            .find(|(_, c)| c.hello == hello && c.addr == from)
+            .map(|(s, c)| (s.id, c.accept.clone()));
+        if let Some((id, accept)) = known {
+            self.queue(from, ServerMsg::Accept(accept));
+            self.resend_welcome(id, now);
             return;
         }
         let window = self.cookie_window(now);
@@ -189,7 +190,7 @@ impl Server {
             max_players: self.config.max_players,
         });
         let Some(id) = self.free_id().filter(|_| !self.is_full()) else {
-            self.outbox.push((from, full));
+            self.queue(from, full);
             return;
         };
         let (accept, session) = match secure::accept(&self.config.key, &hello, id) {
@@ -206,10 +207,10 @@ impl Server {
             Controller::Remote(Box::new(connection)),
         ) {
             Some(id) => {
-                self.outbox.push((from, ServerMsg::Accept(accept)));
+                self.queue(from, ServerMsg::Accept(accept));
                 self.send_welcome(from, id);
             }
-            None => self.outbox.push((from, full)),
+            None => self.queue(from, full),
         }
     }
 
@@ -235,13 +236,13 @@ impl Server {
             codec::connect_request(name, cookie, handshake.hello(), &mut buf).ok()?;
             self.receive(now, addr, &buf);
             let mut kept = Vec::new();
-            for (to, msg) in self.outbox.drain(..) {
+            for (to, msg, session) in self.outbox.drain(..) {
                 match msg {
                     ServerMsg::Challenge(c) if to == addr => cookie = Some(c),
                     ServerMsg::Accept(a) if to == addr => accepted = handshake.finish(&a).ok(),
                     ServerMsg::Welcome(w) if to == addr => welcome = Some(w),
                     ServerMsg::MapChunk(c) if to == addr => map.add(now, &c).ok()?,
-                    other => kept.push((to, other)),
+                    other => kept.push((to, other, session)),
                 }
             }
             self.outbox = kept;
@@ -305,7 +306,7 @@ mod tests {
         codec::connect_request("ann", None, hello, &mut repeat).unwrap();
         server.receive(now, addr, &repeat);
         assert!(
-            matches!(&server.outbox[..], [(_, ServerMsg::Accept(_))]),
+            matches!(&server.outbox[..], [(_, ServerMsg::Accept(_), _)]),
             "only the handshake's answer at once: {:?}",
             server.outbox
         );
@@ -321,7 +322,7 @@ mod tests {
                 server.receive(now, addr, &repeat);
             }
             server.tick(now);
-            for (_, msg) in server.outbox.drain(..) {
+            for (_, msg, _) in server.outbox.drain(..) {
                 welcomes += usize::from(matches!(msg, ServerMsg::Welcome(_)));
                 let snapshot = matches!(msg, ServerMsg::Snapshot(_));
                 if matches!(

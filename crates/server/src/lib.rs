@@ -57,9 +57,10 @@ pub struct Server {
     /// Players by the address their session is at now. A sealed datagram names its
     /// session by the player's id.
     by_addr: HashMap<SocketAddr, PlayerId>,
-    /// The sessions of players removed since the last tick, by address: their
-    /// goodbyes in the outbox still go sealed.
-    departed: HashMap<SocketAddr, netarena_net::secure::Session>,
+    /// The sessions (and addresses) of players removed since the outbox last went out,
+    /// by id: their goodbyes in the outbox still go sealed. Their ids are not given out
+    /// again until then.
+    departed: HashMap<PlayerId, (SocketAddr, netarena_net::secure::Session)>,
     /// The client end of each session joined with [`Server::join_in_process`], by
     /// its address: tests, the lab and benchmarks seal and open with it as a client
     /// does (`handshake.rs`).
@@ -67,7 +68,9 @@ pub struct Server {
     /// Sessions whose player left a moment ago: their repeated `Leave`s are answered
     /// again, not taken for a stranger's.
     left: intake::RecentlyLeft,
-    outbox: Vec<(SocketAddr, ServerMsg)>,
+    /// What to send: the address, the message, and for a session's message the
+    /// session it was queued for (`outgoing.rs`).
+    outbox: Vec<(SocketAddr, ServerMsg, Option<PlayerId>)>,
     events: Vec<ServerEvent>,
     roster_dirty: bool,
     roster_serial: u16,
@@ -249,8 +252,8 @@ impl Server {
         self.broadcast(events);
     }
 
-    pub fn take_outbox(&mut self) -> std::vec::Drain<'_, (SocketAddr, ServerMsg)> {
-        self.outbox.drain(..)
+    pub fn take_outbox(&mut self) -> impl Iterator<Item = (SocketAddr, ServerMsg)> + '_ {
+        self.outbox.drain(..).map(|(to, msg, _)| (to, msg))
     }
 
     pub fn take_events(&mut self) -> std::vec::Drain<'_, ServerEvent> {
@@ -260,8 +263,11 @@ impl Server {
     /// Advances the world by one tick at time `now`.
     pub fn tick(&mut self, now: Instant) {
         self.epoch.get_or_insert(now);
-        // The outbox went out after the last tick, goodbyes and all.
-        self.departed.clear();
+        // A caller that takes the outbox itself has sent it, goodbyes and all, once it is
+        // empty (`send_outbox` clears `departed` itself).
+        if self.outbox.is_empty() {
+            self.departed.clear();
+        }
         self.drop_silent_clients(now);
         self.report_refusals(now);
         let tick = self.world.tick;
@@ -346,7 +352,7 @@ impl Server {
     pub(crate) fn shutdown(&mut self, reason: &str) {
         let addrs: Vec<SocketAddr> = self.remotes().map(|(_, c)| c.addr).collect();
         for addr in addrs {
-            self.outbox.push((addr, ServerMsg::Bye(reason.to_owned())));
+            self.queue(addr, ServerMsg::Bye(reason.to_owned()));
         }
     }
 }

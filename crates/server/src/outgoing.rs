@@ -5,8 +5,8 @@
 
 use std::net::SocketAddr;
 
-use super::Server;
 use super::connection::Controller;
+use super::{PlayerId, Server};
 use netarena_net::codec::{self, CodecError};
 use netarena_net::protocol::ServerMsg;
 
@@ -20,12 +20,26 @@ pub struct SendFailures {
 }
 
 impl Server {
-    /// Encodes every message in the outbox and hands each datagram to `send`.
+    /// Queues `msg` for `to`: a session's message for the session at that address now,
+    /// so it goes sealed with that session's keys whatever comes to the address before
+    /// the outbox goes out.
+    pub(crate) fn queue(&mut self, to: SocketAddr, msg: ServerMsg) {
+        let session = if codec::is_session_server_msg(&msg) {
+            self.by_addr.get(&to).copied()
+        } else {
+            None
+        };
+        self.outbox.push((to, msg, session));
+    }
+
+    /// Encodes every message in the outbox, sealed with the session it was queued for,
+    /// and hands each datagram to `send`. The departed sessions' keys go with it.
     pub fn send_outbox(&mut self, buf: &mut Vec<u8>, mut send: impl FnMut(SocketAddr, &[u8])) {
         let outbox = std::mem::take(&mut self.outbox);
         let mut scratch = Vec::new();
-        for (addr, msg) in outbox {
-            match self.encode_for(addr, &msg, buf, &mut scratch) {
+        for (addr, msg, id) in outbox {
+            let session = id.and_then(|id| self.session_mut(id));
+            match codec::seal_server(&msg, session, buf, &mut scratch) {
                 Ok(()) => send(addr, buf),
                 Err(e) => {
                     self.send_failures.encode += 1;
@@ -42,6 +56,19 @@ impl Server {
                 }
             }
         }
+        self.departed.clear();
+    }
+
+    /// The keys of session `id`: a player's, or one that departed since the outbox last
+    /// went out.
+    fn session_mut(&mut self, id: PlayerId) -> Option<&mut netarena_net::secure::Session> {
+        match self.slots.iter_mut().find(|s| s.id == id) {
+            Some(slot) => match &mut slot.controller {
+                Controller::Remote(c) => Some(&mut c.session),
+                Controller::Bot(_) => None,
+            },
+            None => self.departed.get_mut(&id).map(|(_, s)| s),
+        }
     }
 
     /// Encodes `msg` for `to` as [`Server::send_outbox`] does: a session's message
@@ -54,14 +81,12 @@ impl Server {
         buf: &mut Vec<u8>,
         scratch: &mut Vec<u8>,
     ) -> Result<(), CodecError> {
-        let id = self.by_addr.get(&to).copied();
-        let session = match id.and_then(|id| self.slots.iter_mut().find(|s| s.id == id)) {
-            Some(slot) => match &mut slot.controller {
-                Controller::Remote(c) => Some(&mut c.session),
-                Controller::Bot(_) => None,
-            },
-            None => self.departed.get_mut(&to),
-        };
+        let id = self.by_addr.get(&to).copied().or_else(|| {
+            self.departed
+                .iter()
+                .find_map(|(id, (addr, _))| (*addr == to).then_some(*id))
+        });
+        let session = id.and_then(|id| self.session_mut(id));
         codec::seal_server(msg, session, buf, scratch)
     }
 
@@ -98,7 +123,7 @@ mod tests {
             if server
                 .outbox
                 .iter()
-                .any(|(_, m)| matches!(m, ServerMsg::Snapshot(_)))
+                .any(|(_, m, _)| matches!(m, ServerMsg::Snapshot(_)))
             {
                 return;
             }
@@ -136,5 +161,81 @@ mod tests {
         server.send_outbox(&mut Vec::new(), |_, _| {});
         assert_eq!(server.send_failures().with_events, 2);
         assert_eq!(pending(&server), before);
+    }
+
+    /// Ticks past the client's timeout: its `Bye` is queued, the player removed.
+    fn time_out(server: &mut Server, now: Instant) -> Instant {
+        let later = now + server.config.client_timeout + Duration::from_millis(100);
+        server.tick(later);
+        assert!(
+            server
+                .outbox
+                .iter()
+                .any(|(_, m, _)| matches!(m, ServerMsg::Bye(_))),
+            "timed out"
+        );
+        later
+    }
+
+    /// A catch-up tick before the outbox went out cleared the departed sessions' keys,
+    /// and the timed-out client's goodbye could not be sealed: it went unsent.
+    #[test]
+    fn a_goodbye_survives_catch_up_ticks_before_the_outbox_goes_out() {
+        let mut server = Server::new(ServerConfig::new(Map::builtin("duel").unwrap()));
+        let now = Instant::now();
+        let addr: SocketAddr = "127.0.0.1:4000".parse().unwrap();
+        server.join_in_process(now, addr, "ann").unwrap();
+        let later = time_out(&mut server, now);
+        server.tick(later + Duration::from_millis(16));
+        let mut to_ann = Vec::new();
+        server.send_outbox(&mut Vec::new(), |to, b| {
+            if to == addr {
+                to_ann.push(b.to_vec());
+            }
+        });
+        assert_eq!(server.send_failures().encode, 0);
+        let got: Vec<ServerMsg> = to_ann
+            .iter()
+            .filter_map(|b| server.open_in_process(addr, b).ok())
+            .collect();
+        assert!(
+            got.iter().any(|m| matches!(m, ServerMsg::Bye(_))),
+            "{got:?}"
+        );
+    }
+
+    /// A goodbye queued for a session that departed from an address a new session
+    /// then joined from, before the outbox went out, was sealed with the new session's
+    /// keys (its client would have taken it as its own goodbye).
+    #[test]
+    fn a_goodbye_goes_sealed_for_the_session_it_was_queued_for() {
+        let mut server = Server::new(ServerConfig::new(Map::builtin("duel").unwrap()));
+        let now = Instant::now();
+        let addr: SocketAddr = "127.0.0.1:4000".parse().unwrap();
+        let old = server.join_in_process(now, addr, "ann").unwrap().player_id;
+        let later = time_out(&mut server, now);
+        let new = server
+            .join_in_process(later, addr, "ann")
+            .unwrap()
+            .player_id;
+        assert_ne!(old, new, "a departed session's id is not given out yet");
+        let mut sent = Vec::new();
+        server.send_outbox(&mut Vec::new(), |to, b| {
+            if to == addr {
+                sent.push(b.to_vec());
+            }
+        });
+        let mut byes = 0;
+        for b in &sent {
+            match server.open_in_process(addr, b) {
+                Ok(ServerMsg::Bye(_)) => panic!("the old session's goodbye opened for the new"),
+                Ok(_) => {}
+                Err(_) => {
+                    assert_eq!(codec::sealed_session(b), Some(old));
+                    byes += 1;
+                }
+            }
+        }
+        assert_eq!(byes, 1, "the goodbye went, sealed for the old session");
     }
 }

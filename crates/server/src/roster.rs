@@ -121,7 +121,7 @@ impl Server {
                 self.by_addr.remove(&c.addr);
             }
             // Its keys stay until the outbox is sent: its goodbye goes sealed.
-            self.departed.insert(c.addr, c.session);
+            self.departed.insert(id, (c.addr, c.session));
         }
         self.game.leave(id, &mut self.world);
         self.events.push(ServerEvent::Left { id, name, reason });
@@ -135,7 +135,9 @@ impl Server {
     /// The id the next player gets: the lowest free one, so below 128 (a sealed
     /// datagram names its session with seven bits).
     pub(super) fn free_id(&self) -> Option<PlayerId> {
-        (0..=u8::MAX).find(|id| self.slots.iter().all(|s| s.id != *id))
+        // Not a departed session's id either, while the outbox may hold its messages.
+        (0..=u8::MAX)
+            .find(|id| self.slots.iter().all(|s| s.id != *id) && !self.departed.contains_key(id))
     }
 
     pub(super) fn is_full(&self) -> bool {
@@ -231,7 +233,7 @@ impl Server {
             })
             .collect();
         for (id, addr, reason) in gone {
-            self.outbox.push((addr, ServerMsg::Bye(reason.to_owned())));
+            self.queue(addr, ServerMsg::Bye(reason.to_owned()));
             self.remove_player(id, reason);
         }
     }
@@ -281,7 +283,7 @@ impl Server {
         let pages = roster_pages::split(self.roster_serial, &roster);
         for addr in addrs {
             for page in &pages {
-                self.outbox.push((addr, ServerMsg::Roster(page.clone())));
+                self.queue(addr, ServerMsg::Roster(page.clone()));
             }
         }
     }

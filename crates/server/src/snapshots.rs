@@ -202,8 +202,10 @@ impl Server {
                 c.delivery.sent(now, tick, *bytes);
             }
         }
-        self.outbox
-            .extend(out.into_iter().map(|(_, addr, msg, _)| (addr, msg)));
+        self.outbox.extend(
+            out.into_iter()
+                .map(|(id, addr, msg, _)| (addr, msg, Some(id))),
+        );
         self.history
             .push(tick, players, SNAPSHOT_HISTORY.saturating_mul(interval));
     }
@@ -237,7 +239,7 @@ mod tests {
         for _ in 0..ticks {
             *now += Duration::from_secs(1) / u32::from(server.config.tick_rate);
             server.tick(*now);
-            for (_, msg) in server.outbox.drain(..) {
+            for (_, msg, _) in server.outbox.drain(..) {
                 if let ServerMsg::Snapshot(s) = msg {
                     got.push((s.tick, s.baseline_age));
                 }

@@ -237,6 +237,7 @@ pub(crate) fn leave(link: &mut Link, rtt_ms: f64, wait: Duration) -> anyhow::Res
     let deadline = Instant::now() + wait;
     let mut goodbye = Goodbye::default();
     let mut next = Instant::now();
+    link.start_leaving();
     loop {
         let now = Instant::now();
         link.pump(now, |msg, _| {

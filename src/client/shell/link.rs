@@ -31,6 +31,10 @@ const COOKIE_TRIES: u32 = 2;
 /// comes (a forged one beside the real one costs a request, not a retry), but a flood
 /// of forged ones does not make the client flood the server.
 const PROMPT_ANSWERS: u32 = 2;
+/// New challenges kept from one read: the first are answered at once and the last
+/// becomes the cookie; more are dropped (a flood of forged ones costs no quadratic
+/// search, and the real one comes again on the next retry).
+const CHALLENGES_KEPT: usize = 8;
 /// How long a refusal must stand, with requests still going out and no answer that
 /// opens coming back, before the join gives up (and at least three round trips of the
 /// challenge): a refusal carries no proof (an older client must be able to read it),
@@ -66,25 +70,32 @@ pub(crate) struct Link {
     scratch: Vec<u8>,
     /// The server answered one of our sealed datagrams with "not connected".
     forgotten: bool,
+    /// When a datagram last opened under the session's keys (or the session began).
+    last_opened: Instant,
+    /// Our `Leave` is going out: the server's unsealed `Left` is taken.
+    leaving: bool,
 }
 
-/// Appends a session's keys to the key log.
+/// Appends a session's keys to the key log: a file only its owner may read (made so,
+/// or refused if it is not).
 fn log_keys(path: &std::path::Path, up: &[u8; 32], down: &[u8; 32]) {
     use std::io::Write;
     let line = format!("{} {}\n", secure::hex(up), secure::hex(down));
-    let written = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .and_then(|mut f| f.write_all(line.as_bytes()));
+    let written =
+        crate::platform::fs::append_private(path).and_then(|mut f| f.write_all(line.as_bytes()));
     if let Err(e) = written {
         tracing::warn!("cannot write the key log {}: {e}", path.display());
     }
 }
 
 /// How far back a "not connected" may name one of our counters and still be believed:
-/// a few seconds of input packets.
-const NOT_CONNECTED_BACK: u32 = 1024;
+/// about a second of input packets (a round trip's worth, with room).
+const NOT_CONNECTED_BACK: u32 = 64;
+/// How long nothing may have opened under the session's keys before a "not connected"
+/// is believed: a server that has our session keeps sending snapshots, so a forged
+/// one, which must guess a recent counter (1 in 1,024), must also come while the real
+/// server's traffic does not reach us.
+const NOT_CONNECTED_QUIET: Duration = Duration::from_secs(1);
 
 impl Link {
     pub(crate) fn open(config: &ClientConfig) -> anyhow::Result<Link> {
@@ -128,6 +139,8 @@ impl Link {
             refused_key: None,
             scratch: Vec::new(),
             forgotten: false,
+            last_opened: Instant::now(),
+            leaving: false,
         })
         .map(|mut link| {
             link.new_session();
@@ -136,8 +149,10 @@ impl Link {
     }
 
     /// The server answered our session's traffic with "not connected": it restarted, or
-    /// dropped us. Only an answer that echoes our session id and a counter we used
-    /// recently counts, so a spoofer who never saw our traffic must guess them.
+    /// dropped us. Only an answer that echoes our session id and one of our last 64
+    /// counters, after a second in which nothing opened under the session's keys,
+    /// counts: a spoofer who never saw our traffic must guess the counter, and must
+    /// also keep the server's own traffic from us.
     pub(crate) fn server_forgot_us(&self) -> bool {
         self.forgotten
     }
@@ -150,6 +165,13 @@ impl Link {
         }
         self.session = None;
         self.forgotten = false;
+        self.leaving = false;
+    }
+
+    /// Our `Leave` is going out: from now on the server's `Left` (unsealed: the server
+    /// drops the session's keys with the player) is delivered.
+    pub(crate) fn start_leaving(&mut self) {
+        self.leaving = true;
     }
 
     pub(crate) fn server(&self) -> SocketAddr {
@@ -160,7 +182,8 @@ impl Link {
         self.transport.traffic()
     }
 
-    /// Datagrams from the server that did not decode, and were dropped.
+    /// Datagrams from the server that did not decode or open, or came unsealed in the
+    /// session, and were dropped.
     pub(crate) fn malformed(&self) -> u64 {
         self.malformed
     }
@@ -204,7 +227,10 @@ impl Link {
 
     /// Sends delayed datagrams that are due and hands every server message that has
     /// arrived to `deliver`. Anything not from the server, not decodable, or a
-    /// session's message that does not open under the session's key, is dropped. The
+    /// session's message that does not open under the session's key, is dropped; once
+    /// the session exists, so is every unsealed message (a challenge, a refusal, a
+    /// discovery answer: anyone can send those from the server's address) but `Left`
+    /// while leaving, and "not connected", which the link weighs itself. The
     /// handshake's answer is taken here, so what follows it in the same read opens.
     pub(crate) fn pump(&mut self, now: Instant, mut deliver: impl FnMut(ServerMsg, usize)) {
         for (msg, len) in self.early.drain(..) {
@@ -218,6 +244,7 @@ impl Link {
         let (pin, refused_key, scratch) = (&self.pin, &mut self.refused_key, &mut self.scratch);
         let key_log = self.key_log.as_deref();
         let (strangers, last_stranger) = (&mut self.strangers, &mut self.last_stranger);
+        let (last_opened, leaving) = (&mut self.last_opened, self.leaving);
         self.transport.receive(now, |from, bytes| {
             if from != server {
                 *strangers += 1;
@@ -225,15 +252,21 @@ impl Link {
                 return;
             }
             let keys = session.as_mut().map(|(_, s)| s);
+            let sealed = codec::is_sealed(bytes);
             match codec::open_server(keys, bytes, scratch) {
+                Ok(msg) if sealed => {
+                    *last_opened = now;
+                    deliver(msg, bytes.len());
+                }
                 Ok(ServerMsg::NotConnected { session: s, seq }) => {
+                    let quiet = now.saturating_duration_since(*last_opened) >= NOT_CONNECTED_QUIET;
                     let ours = session.as_ref().is_some_and(|(id, keys)| {
                         let next = keys.next_counter();
                         let low = u32::from(u16::from_le_bytes(seq));
                         let sent = secure::widen(next.saturating_sub(2), low, 16);
                         s == *id && sent < next && next - sent <= NOT_CONNECTED_BACK
                     });
-                    if ours && !*forgotten {
+                    if ours && quiet && !*forgotten {
                         tracing::info!("the server at {server} does not know our session");
                         *forgotten = true;
                     }
@@ -246,6 +279,7 @@ impl Link {
                                     log_keys(path, &up, &down);
                                 }
                                 *session = Some((done.id, done.session));
+                                *last_opened = now;
                             }
                             Err(line) => *refused_key = Some(line),
                         },
@@ -256,7 +290,12 @@ impl Link {
                     }
                 }
                 Ok(ServerMsg::Accept(_)) => {}
-                Ok(msg) => deliver(msg, bytes.len()),
+                Ok(ServerMsg::Left) if leaving => deliver(ServerMsg::Left, bytes.len()),
+                Ok(msg) if session.is_none() => deliver(msg, bytes.len()),
+                Ok(msg) => {
+                    *malformed += 1;
+                    tracing::debug!("dropped an unsealed {msg:?} in the session");
+                }
                 Err(e) => {
                     *malformed += 1;
                     tracing::debug!("dropped datagram from server: {e}");
@@ -327,7 +366,11 @@ impl Link {
                     }
                 }
                 ServerMsg::Reject(reason) => rejection = Some(reason),
-                ServerMsg::Challenge(c) if !challenges.contains(&c) && Some(c) != cookie => {
+                ServerMsg::Challenge(c)
+                    if challenges.len() < CHALLENGES_KEPT
+                        && !challenges.contains(&c)
+                        && Some(c) != cookie =>
+                {
                     challenges.push(c);
                 }
                 ServerMsg::Challenge(_) => {}
@@ -548,39 +591,93 @@ mod tests {
         (link, client, session)
     }
 
-    /// Only a "not connected" that echoes our session id and a counter we sent lately
+    /// Only a "not connected" that echoes our session id and one of our last 64
+    /// counters, after a second in which nothing opened under the session's keys,
     /// makes the link give up its session; session messages leave sealed.
     #[test]
-    fn only_a_not_connected_naming_our_session_and_counter_counts() {
+    fn only_a_not_connected_naming_our_session_and_a_recent_counter_in_silence_counts() {
         let server = UdpSocket::bind("127.0.0.1:0").unwrap();
         let (mut link, client, mut keys) = joined(&server);
-        link.send(Instant::now(), &ClientMsg::Leave);
         let mut buf = [0u8; 2048];
-        let (n, _) = server.recv_from(&mut buf).unwrap();
-        let sealed = buf[..n].to_vec();
+        let mut sent = |link: &mut Link| {
+            link.send(Instant::now(), &ClientMsg::Leave);
+            let (n, _) = server.recv_from(&mut buf).unwrap();
+            buf[..n].to_vec()
+        };
+        let sealed = sent(&mut link);
         assert_eq!(codec::sealed_session(&sealed), Some(4));
         let (msg, _) = codec::open_client(&mut keys, &sealed, &mut Vec::new()).unwrap();
         assert_eq!(msg, ClientMsg::Leave);
-        let seq = codec::sealed_counter(&sealed);
+        let old = codec::sealed_counter(&sealed);
+        for _ in 0..70 {
+            sent(&mut link);
+        }
+        let last = sent(&mut link);
+        let seq = codec::sealed_counter(&last);
         let answer = |session, seq| {
             let mut out = Vec::new();
             codec::encode_server(&ServerMsg::NotConnected { session, seq }, &mut out).unwrap();
-            assert!(out.len() < n, "smaller than the sealed datagram");
+            assert!(out.len() < sealed.len(), "smaller than the sealed datagram");
             server.send_to(&out, client).unwrap();
         };
+        // The server's own traffic opened a moment ago: not believed yet.
+        answer(4, seq);
+        settle(&mut link);
+        assert!(!link.server_forgot_us(), "the server was heard lately");
+        link.last_opened = Instant::now() - NOT_CONNECTED_QUIET;
         answer(5, seq);
         answer(4, [seq[0].wrapping_add(1), seq[1]]);
+        answer(4, old);
         settle(&mut link);
         assert!(
             !link.server_forgot_us(),
-            "another session, or a counter never sent"
+            "another session, a counter never sent, or one 71 back"
         );
+        // A sealed message from the server ends the silence again.
+        let mut out = Vec::new();
+        let bye = ServerMsg::Bye("x".into());
+        codec::seal_server(&bye, Some(&mut keys), &mut out, &mut Vec::new()).unwrap();
+        server.send_to(&out, client).unwrap();
+        answer(4, seq);
+        assert_eq!(settle(&mut link), vec![bye]);
+        assert!(!link.server_forgot_us(), "heard again");
+        link.last_opened = Instant::now() - NOT_CONNECTED_QUIET;
         answer(4, seq);
         settle(&mut link);
         assert!(link.server_forgot_us());
         link.new_session();
         assert!(!link.server_forgot_us());
         assert!(link.session.is_none());
+    }
+
+    /// Once the session exists, the unsealed answers anyone can send from the server's
+    /// address (a challenge, a refusal, a goodbye's answer) are dropped, and so keep no
+    /// dead server alive; `Left` is taken only while our `Leave` goes out.
+    #[test]
+    fn unsealed_messages_in_the_session_are_dropped_but_left_while_leaving() {
+        let server = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let (mut link, client, _) = joined(&server);
+        let cookie = Cookie {
+            window: 1,
+            nonce: 2,
+            mac: 3,
+        };
+        let plain = [
+            ServerMsg::Challenge(cookie),
+            ServerMsg::Reject(RejectReason::Full { max_players: 1 }),
+            ServerMsg::Left,
+        ];
+        let mut out = Vec::new();
+        for msg in &plain {
+            codec::encode_server(msg, &mut out).unwrap();
+            server.send_to(&out, client).unwrap();
+        }
+        assert_eq!(settle(&mut link), vec![]);
+        assert_eq!(link.malformed(), 3);
+        link.start_leaving();
+        codec::encode_server(&ServerMsg::Left, &mut out).unwrap();
+        server.send_to(&out, client).unwrap();
+        assert_eq!(settle(&mut link), vec![ServerMsg::Left]);
     }
 
     /// A goodbye from the server's own address that is not sealed with the session's
