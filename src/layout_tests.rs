@@ -214,3 +214,32 @@ fn os_specific_calls_are_only_in_the_platform_crate() {
         "OS-specific calls outside crates/platform: {wrong:#?}"
     );
 }
+
+/// Issue 33: no source file is over 500 lines counting its code before any test module
+/// (files of tests are exempt), so each file can be read whole.
+#[test]
+fn no_source_file_is_over_500_lines_before_its_tests() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<PathBuf> = rust_files(&root.join("src"));
+    for entry in std::fs::read_dir(root.join("crates")).expect("crates is readable") {
+        files.extend(rust_files(&entry.expect("a crate").path().join("src")));
+    }
+    let mut long = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).expect("a source file is readable");
+        let code = match text.find("#[cfg(test)]") {
+            Some(at) => &text[..at],
+            None => &text,
+        };
+        let lines = code.lines().count();
+        if lines > 500 {
+            let shown = file.strip_prefix(root).unwrap_or(file).display();
+            long.push(format!("{shown}: {lines}"));
+        }
+    }
+    assert!(
+        files.iter().any(|f| f.ends_with("sim/src/step.rs")),
+        "the walk reached the crates"
+    );
+    assert!(long.is_empty(), "files over 500 lines: {long:#?}");
+}

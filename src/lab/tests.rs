@@ -6,8 +6,12 @@ use std::time::{Duration, Instant};
 
 use super::headless;
 use super::*;
+use crate::client::Switches;
+use crate::client::driver::Driver;
+use crate::client::play::input::Action;
 use crate::server::InputBuffer;
 use crate::sim::map::Map;
+use crate::sim::world::Buttons;
 
 pub(crate) fn config(clients: usize, bots: u16, seed: u64) -> LabConfig {
     let mut server = ServerConfig::new(Map::builtin("duel").unwrap());
