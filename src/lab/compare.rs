@@ -3,7 +3,7 @@
 //! setting. Lab A runs as configured; lab B with KEY set to VALUE.
 //!
 //! The keys come from the tables that already name every setting: each dial of
-//! [`DIALS`] by its flag (`snapshot-rate`) or its name (`rewind-bound`), each switch by
+//! [`DIALS`](super::dials::DIALS) by its flag (`snapshot-rate`) or its name (`rewind-bound`), each switch by
 //! the name the game's key table gives it (`prediction`, `interpolation`), the tick
 //! rate (lab B starts at that rate), and `correction-loop`, the movement-corrections
 //! article's bug put back in lab B's clients (`on`; never in the game, and only here,

@@ -28,30 +28,31 @@ impl ClientSession {
     pub(crate) fn render_tick(&self, now: Instant) -> Option<f64> {
         let local = self.local_secs(now);
         let secs = if self.switches.extrapolation {
-            self.clock
+            self.timing
+                .clock
                 .present_secs(local, self.net.stats.rtt_ms / 1000.0)?
         } else {
-            self.clock.server_secs(local)? - self.interp_delay
+            self.timing.clock.server_secs(local)? - self.remotes.interp_delay
         };
-        Some(self.timeline.tick_at(secs))
+        Some(self.timing.timeline.tick_at(secs))
     }
 
     pub(super) fn extrapolation_limit_ticks(&self) -> f64 {
-        let secs = if let Some(ms) = self.tuning.extrapolation_limit_ms {
+        let secs = if let Some(ms) = self.own.tuning.extrapolation_limit_ms {
             f64::from(ms) / 1000.0
         } else if self.switches.extrapolation {
             f64::from(DEFAULT_EXTRAPOLATION_LIMIT_MS) / 1000.0
         } else {
             MAX_EXTRAPOLATE_SECS
         };
-        secs * self.tick_rate
+        secs * self.timing.tick_rate
     }
 
     /// Where remote player `id` is drawn now, in sub-cell units: interpolated (or dead
     /// reckoned) with those switches on, plus what is left of the last correction's
     /// error; else at its newest snapshot.
     pub fn remote_position(&self, id: PlayerId, now: Instant) -> Option<(f64, f64)> {
-        let newest = find(&self.latest.as_ref()?.players, id)?;
+        let newest = find(&self.remotes.latest.as_ref()?.players, id)?;
         let drawn = self.remote_drawn(id, now).map(|m| m.pos);
         Some(drawn.unwrap_or((f64::from(newest.x), f64::from(newest.y))))
     }
@@ -65,14 +66,14 @@ impl ClientSession {
     /// [`ClientSession::remote_drawn`] at the instant `at` was worked out for.
     pub(super) fn remote_drawn_at(&self, id: PlayerId, at: &Sampling) -> Option<Motion> {
         let m = self.remote_sampled_at(id, at)?;
-        let Some(e) = self.remote_errors.iter().find(|e| e.id == id) else {
+        let Some(e) = self.remotes.remote_errors.iter().find(|e| e.id == id) else {
             return Some(m);
         };
-        let offset = |s| e.offset(self.correction, s, self.tick_rate);
+        let offset = |s| e.offset(self.remotes.correction, s, self.timing.tick_rate);
         let (ox, oy) = offset(at.secs);
         // The offset's own rate of change, over a millisecond, per tick.
         let (nx, ny) = offset(at.secs + 0.001);
-        let per_tick = 1.0 / (0.001 * self.tick_rate);
+        let per_tick = 1.0 / (0.001 * self.timing.tick_rate);
         Some(Motion {
             pos: (m.pos.0 + ox, m.pos.1 + oy),
             velocity: (
@@ -105,7 +106,7 @@ impl ClientSession {
         let secs = at.secs;
         let big = f64::from(MAX_BLENDED_CELLS * CELL);
         for &(id, drawn) in before {
-            self.remote_errors.retain(|e| e.id != id);
+            self.remotes.remote_errors.retain(|e| e.id != id);
             let Some(new) = self.remote_sampled_at(id, &at) else {
                 continue;
             };
@@ -116,10 +117,10 @@ impl ClientSession {
             );
             let size = pos.0.abs().max(pos.1.abs());
             let tiny = size < 0.5 && velocity.0.abs().max(velocity.1.abs()) < 0.05;
-            if self.correction == CorrectionStyle::Snap || tiny || size > big {
+            if self.remotes.correction == CorrectionStyle::Snap || tiny || size > big {
                 continue;
             }
-            self.remote_errors.push(RemoteError {
+            self.remotes.remote_errors.push(RemoteError {
                 id,
                 since: secs,
                 pos,
@@ -130,17 +131,17 @@ impl ClientSession {
 
     /// Where the buffer alone puts remote player `id` at `at` (no correction's error).
     pub(super) fn remote_sampled_at(&self, id: PlayerId, at: &Sampling) -> Option<Motion> {
-        self.buffer.motion(id, at.render_tick?, at.limit)
+        self.remotes.buffer.motion(id, at.render_tick?, at.limit)
     }
 
     /// Which snapshots remote players are drawn from at `now` (None before any).
     pub(crate) fn drawn_from(&self, now: Instant) -> Option<DrawnFrom> {
-        let newest = self.buffer.newest()?.tick;
+        let newest = self.remotes.buffer.newest()?.tick;
         if !self.switches.remotes_sampled() {
             return Some(DrawnFrom::Newest(newest));
         }
         let t = self.render_tick(now)?;
-        self.buffer.drawn_from(t)
+        self.remotes.buffer.drawn_from(t)
     }
 }
 

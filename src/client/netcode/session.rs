@@ -1,8 +1,10 @@
 //! One client's netcode: prediction of the local player, the snapshot buffer that
 //! remote players are interpolated from, and the server clock. Messages are taken in by
-//! `intake` (`intake.rs`, a part of this impl: the fields are private to the two
-//! files); the counts go to `super::net_stats` and what a frame shows is built by
-//! `view` through the read methods here. The netcode switches are kept here and
+//! `intake` (`intake.rs`, a part of this impl, as are `drawing.rs`, `timing.rs` and
+//! `reads.rs`: the fields are private to these files). The session owns named parts
+//! (`session_parts.rs`): its timing, its own player, the remote players and the event
+//! feed. The counts go to `super::net_stats` and what a frame shows is built by `view`
+//! through the read methods. The netcode switches are kept here and
 //! nowhere else: keys and a replay's what-if change them through
 //! [`ClientSession::set_switches`].
 //!
@@ -17,6 +19,8 @@ use std::time::Instant;
 mod drawing;
 #[path = "intake.rs"]
 mod intake;
+#[path = "session_parts.rs"]
+mod parts;
 #[path = "reads.rs"]
 mod reads;
 #[path = "timing.rs"]
@@ -46,6 +50,7 @@ use crate::net::{codec, safe_text, wire_bytes};
 use crate::sim::map::{Map, MapError};
 use crate::sim::step::Rulebook;
 use crate::sim::world::{Command, PlayerId, PlayerState};
+use parts::{Feed, OwnPlayer, Remotes, Timing};
 
 /// With dead reckoning (the `extrapolation` switch) remote players are projected to the
 /// estimated present, half a round trip and the time since past the newest snapshot, up
@@ -85,82 +90,23 @@ pub struct ClientSession {
     player_id: PlayerId,
     map: Map,
     rules: Rulebook,
-    tick_rate: f64,
-    /// The server's ticks as seconds, across its tick-rate changes.
-    timeline: Timeline,
-    /// After a tick-rate change: our first command the server applied by the new rules,
-    /// and the rules it applied the ones before by.
-    earlier_rules: Option<(u32, Rulebook)>,
-    /// Ticks between snapshots, as the server said exactly.
-    snapshot_interval: u32,
-    snapshot_period: f64,
     /// The server's count of our placements, from the newest snapshot.
     placed: Option<u8>,
     server_name: String,
     #[serde(with = "crate::net::instants")]
     start: Instant,
-    prediction: Option<Prediction>,
-    buffer: SnapshotBuffer,
-    clock: ServerClock,
-    /// The newest snapshot received (by tick).
-    latest: Option<Snapshot>,
-    /// The server's tick in the welcome: what the first snapshot's tick is widened
-    /// against (see [`crate::net::widen`]).
-    welcome_tick: u32,
-    roster: Vec<RosterEntry>,
-    interp_delay: f64,
-    /// The recent snapshot loss the interpolation delay is sized for.
-    recent_loss: RecentLoss,
-    /// The recent share of snapshot slots the server held back for our link's rate (the
-    /// same moving average as loss): the period snapshots really come at grows with it.
-    recent_withheld: RecentLoss,
+    timing: Timing,
+    own: OwnPlayer,
+    remotes: Remotes,
+    feed: Feed,
     #[serde(with = "crate::net::instants")]
     last_frame: Option<Instant>,
     #[serde(with = "crate::net::instants")]
     last_heard: Instant,
-    #[serde(with = "crate::net::instants")]
-    last_correction: Option<(Instant, Correction)>,
-    /// Slowing the command clock to drain a backlog on the server (see
-    /// [`ClientSession::command_period_scale`]).
-    draining: bool,
-    /// Quickening it to refill the server's jitter buffer, which runs below half its
-    /// depth.
-    hurrying: bool,
-    /// Command slots to skip so a backlog on the server drains at once.
-    resync: Resync,
-    /// When the newest snapshot arrived (the session's start before any).
-    #[serde(with = "crate::net::instants")]
-    last_snapshot: Instant,
-    /// The next reliable game event expected; events arrive resent, in seq order.
-    next_event: u32,
-    combat: Combat,
-    match_log: MatchLog,
-    tell: Tell,
-    pub(super) pacer: InputPacer,
-    /// The player's own dials (see [`Tuning`]).
-    tuning: Tuning,
     switches: Switches,
-    /// The correction-loop bug back on, for the lab to set beside its fix
-    /// ([`ClientSession::set_correction_loop`]); never on in the game, and not kept in a
-    /// keyframe.
-    #[serde(skip)]
-    correction_loop: bool,
-    /// A speed hack: the command clock runs this much faster than the server's ticks
-    /// (1.0: honest). Only the lab sets it, for a lesson to show what stops it; not
-    /// kept in a keyframe.
-    #[serde(skip, default = "honest")]
-    clock_rate: f64,
-    /// How remote players are brought onto a snapshot that disagrees with where they
-    /// were drawn ([`ClientSession::set_correction`]).
-    correction: CorrectionStyle,
-    /// What the newest snapshots found wrong with where remote players were drawn,
-    /// fading as the correction style says (one per player at most).
-    remote_errors: Vec<RemoteError>,
     net: NetStats,
     /// A new map's text arrives in chunks among the events, before its match start.
     map_chunks: MapAssembler,
-    /// The roster arrives in pages that together make one.
-    roster_pages: RosterPages,
 }
 
 impl ClientSession {
@@ -174,44 +120,52 @@ impl ClientSession {
             player_id: welcome.player_id,
             map,
             rules: Rulebook::for_tick_rate(welcome.tick_rate),
-            tick_rate,
-            timeline: Timeline::new(tick_rate),
-            earlier_rules: None,
-            snapshot_interval,
-            snapshot_period,
             placed: None,
             server_name: safe_text::safe(&welcome.server_name).into_owned(),
             start: now,
-            prediction: None,
-            buffer: SnapshotBuffer::default(),
-            clock: ServerClock::default(),
-            latest: None,
-            welcome_tick: welcome.server_tick,
-            roster: Vec::new(),
-            interp_delay: interp_delay_target(snapshot_period, 0.0, 0.0),
-            recent_loss: RecentLoss::default(),
-            recent_withheld: RecentLoss::default(),
+            timing: Timing {
+                tick_rate,
+                timeline: Timeline::new(tick_rate),
+                earlier_rules: None,
+                snapshot_interval,
+                snapshot_period,
+                clock: ServerClock::default(),
+                welcome_tick: welcome.server_tick,
+                last_snapshot: now,
+            },
+            own: OwnPlayer {
+                prediction: None,
+                last_correction: None,
+                draining: false,
+                hurrying: false,
+                resync: Resync::default(),
+                pacer: InputPacer::new(welcome.tick_rate, DEFAULT_INPUT_RATE),
+                tuning: Tuning::default(),
+                correction_loop: false,
+                clock_rate: 1.0,
+            },
+            remotes: Remotes {
+                buffer: SnapshotBuffer::default(),
+                latest: None,
+                roster: Vec::new(),
+                interp_delay: interp_delay_target(snapshot_period, 0.0, 0.0),
+                recent_loss: RecentLoss::default(),
+                recent_withheld: RecentLoss::default(),
+                correction: CorrectionStyle::default(),
+                remote_errors: Vec::new(),
+                roster_pages: RosterPages::default(),
+            },
+            feed: Feed {
+                next_event: 1,
+                combat: Combat::default(),
+                match_log: MatchLog::default(),
+                tell: Tell::default(),
+            },
             last_frame: None,
             last_heard: now,
-            last_correction: None,
-            draining: false,
-            hurrying: false,
-            resync: Resync::default(),
-            last_snapshot: now,
-            next_event: 1,
-            combat: Combat::default(),
-            match_log: MatchLog::default(),
-            tell: Tell::default(),
-            pacer: InputPacer::new(welcome.tick_rate, DEFAULT_INPUT_RATE),
-            tuning: Tuning::default(),
-            correction_loop: false,
-            clock_rate: 1.0,
             switches: switches.normalized(),
-            correction: CorrectionStyle::default(),
-            remote_errors: Vec::new(),
             net: NetStats::default(),
             map_chunks: MapAssembler::default(),
-            roster_pages: RosterPages::default(),
         })
     }
 
@@ -229,34 +183,35 @@ impl ClientSession {
     /// replaying them (see [`Reconcile::Loop`]). Only the lab sets it, off by default,
     /// so a lesson can show the bug beside its fix.
     pub(crate) fn set_correction_loop(&mut self, on: bool) {
-        self.correction_loop = on;
+        self.own.correction_loop = on;
     }
 
     /// Whether the correction-loop bug is on (see [`Self::set_correction_loop`]).
     pub(crate) fn correction_loop(&self) -> bool {
-        self.correction_loop
+        self.own.correction_loop
     }
 
     pub fn set_tuning(&mut self, tuning: Tuning) {
-        self.tuning = tuning.bounded();
-        self.pacer
-            .set_rate(self.tick_rate as u16, self.tuning.input_rate);
+        self.own.tuning = tuning.bounded();
+        self.own
+            .pacer
+            .set_rate(self.timing.tick_rate as u16, self.own.tuning.input_rate);
     }
 
     /// The player's own dials in force.
     pub fn tuning(&self) -> Tuning {
-        self.tuning
+        self.own.tuning
     }
 
     pub(in crate::client) fn name_of(&self, id: PlayerId) -> String {
-        name_in(&self.roster, id)
+        name_in(&self.remotes.roster, id)
     }
 
     /// A rail shot's lag compensation verdict in one line, named by this session's
     /// roster; `saw` is where the target's own client predicted itself at the shot
     /// (see [`super::combat::verdict_text`]).
     pub(crate) fn rail_verdict(&self, shot: &RailShot, saw: Option<PlayerState>) -> String {
-        super::combat::verdict_text(shot, self.tick_rate, |id| self.name_of(id), saw)
+        super::combat::verdict_text(shot, self.timing.tick_rate, |id| self.name_of(id), saw)
     }
 
     /// Makes one command from the buttons held and predicts it. Returns the input packet
@@ -269,6 +224,7 @@ impl ClientSession {
     /// unacknowledged ones are then resent at the input rate.
     pub fn command_tick(&mut self, now: Instant, cmd: Command) -> Option<ClientMsg> {
         let others = self
+            .remotes
             .latest
             .as_ref()
             .map(|s| others_of(&s.players, self.player_id))
@@ -278,42 +234,43 @@ impl ClientSession {
         let view_tick = self
             .render_tick(now)
             .map_or(0, |t| t.round().max(0.0) as u32);
-        let event_ack = self.next_event - 1;
+        let event_ack = self.feed.next_event - 1;
         let rtt_ms = self.net.stats.rtt_ms.round().clamp(0.0, 65535.0) as u16;
         let limit = self.ahead_limit();
-        let p = self.prediction.as_mut()?;
+        let p = self.own.prediction.as_mut()?;
         // A speed hack does not give back the commands the server holds for it.
-        let honest = self.clock_rate == 1.0;
-        let due = if honest && self.resync.take_skip() {
+        let honest = self.own.clock_rate == 1.0;
+        let due = if honest && self.own.resync.take_skip() {
             self.net.command_skipped();
-            self.pacer.resend_due()
+            self.own.pacer.resend_due()
         } else if p.pending() >= limit {
             self.net.command_held();
-            self.pacer.resend_due()
+            self.own.pacer.resend_due()
         } else {
             let at = Stepping {
                 map: &self.map,
                 rules: &self.rules,
                 me: self.player_id,
                 others: &others,
-                earlier: self.earlier_rules.as_ref().map(|(s, r)| (*s, r)),
+                earlier: self.timing.earlier_rules.as_ref().map(|(s, r)| (*s, r)),
             };
             let (seq, shot) = p.push(&at, cmd);
             if let Some(shot) = shot {
-                self.tell.flash(now, shot.aim);
+                self.feed.tell.flash(now, shot.aim);
                 let rules = &self.rules.combat;
-                self.combat
+                self.feed
+                    .combat
                     .predict(now, self.player_id, seq, shot, &self.map, rules);
             }
             self.net.command_sent();
-            self.pacer.due(cmd)
+            self.own.pacer.due(cmd)
         }?;
         // With nothing unacknowledged (a skipped slot) the newest command goes again: the
         // server takes it as a duplicate, and hears from us.
         let commands: Vec<_> = if p.pending() == 0 {
             p.newest().into_iter().collect()
         } else {
-            let window = due.window(self.tuning.redundancy);
+            let window = due.window(self.own.tuning.redundancy);
             p.unacked(window.min(MAX_COMMANDS_PER_INPUT)).collect()
         };
         if commands.is_empty() {
@@ -326,31 +283,32 @@ impl ClientSession {
         input.rtt_ms = rtt_ms;
         input.snapshots_lost = self.net.stats.snapshots_lost as u8;
         let held = now
-            .saturating_duration_since(self.last_snapshot)
+            .saturating_duration_since(self.timing.last_snapshot)
             .as_millis();
         input.ack_hold_ms = u16::try_from(held).unwrap_or(u16::MAX);
         let msg = ClientMsg::Input(input);
         // The budget counts the packet sealed, as an IPv4 datagram: its cuts come from
         // packets counted alike, so the family changes little.
         let ipv4 = std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED);
-        self.pacer
+        self.own
+            .pacer
             .sent(wire_bytes::on_wire(codec::sealed_client_len(&msg), ipv4));
         Some(msg)
     }
 
     /// The command the local player's facing is drawn from: the newest one made.
     pub(in crate::client) fn last_command(&self) -> Option<Command> {
-        self.pacer.last_command()
+        self.own.pacer.last_command()
     }
 
     /// How remote players are brought onto a snapshot that disagrees with where they
     /// were drawn: a setting, for a flag or a dial.
     pub fn set_correction(&mut self, style: CorrectionStyle) {
-        self.correction = style;
+        self.remotes.correction = style;
     }
 
     pub fn correction(&self) -> CorrectionStyle {
-        self.correction
+        self.remotes.correction
     }
 
     /// Advances per-frame state (error smoothing) and counts how this frame is drawn.
@@ -359,20 +317,21 @@ impl ClientSession {
             .last_frame
             .map_or(0.0, |t| now.saturating_duration_since(t).as_secs_f64());
         self.last_frame = Some(now);
-        self.combat.prune(now, self.render_tick(now));
-        self.match_log.prune(now);
-        if let Some(p) = &mut self.prediction {
+        self.feed.combat.prune(now, self.render_tick(now));
+        self.feed.match_log.prune(now);
+        if let Some(p) = &mut self.own.prediction {
             p.decay(if self.switches.smoothing {
                 dt
             } else {
                 f64::INFINITY
             });
         }
-        let (secs, style) = (self.local_secs(now), self.correction);
-        self.remote_errors.retain(|e| !e.spent(style, secs));
+        let (secs, style) = (self.local_secs(now), self.remotes.correction);
+        self.remotes.remote_errors.retain(|e| !e.spent(style, secs));
         if let Some(t) = self.render_tick(now) {
             let sampled = self.switches.remotes_sampled();
             let mode = self
+                .remotes
                 .buffer
                 .mode(t, self.extrapolation_limit_ticks(), sampled);
             self.net.frame(now, mode, sampled);
@@ -391,19 +350,19 @@ impl ClientSession {
         if !self.switches.prediction || was_predicting {
             return;
         }
-        let Some(latest) = &self.latest else {
+        let Some(latest) = &self.remotes.latest else {
             return;
         };
         let others = others_of(&latest.players, self.player_id);
         let server =
             find(&latest.players, self.player_id).map(|st| latest.me.body(st, latest.ack_seq));
-        if let (Some(p), Some(server)) = (&mut self.prediction, server) {
+        if let (Some(p), Some(server)) = (&mut self.own.prediction, server) {
             let at = Stepping {
                 map: &self.map,
                 rules: &self.rules,
                 me: self.player_id,
                 others: &others,
-                earlier: self.earlier_rules.as_ref().map(|(s, r)| (*s, r)),
+                earlier: self.timing.earlier_rules.as_ref().map(|(s, r)| (*s, r)),
             };
             let _ = p.reconcile(&at, latest.ack_seq, server, Reconcile::Snap);
         }
