@@ -251,10 +251,6 @@ const MANY_FIELDS: &[(&str, &str)] = &[
         "its methods over eight files reach the same fields; to become intake, delivery, roster, rate",
     ),
     (
-        "Delivery",
-        "one client's rate control: its queue sensing and delivery logs to become parts",
-    ),
-    (
         "CommandQueue",
         "the input buffer's counters beside its queue, to be grouped",
     ),
