@@ -251,10 +251,6 @@ const MANY_FIELDS: &[(&str, &str)] = &[
         "its methods over eight files reach the same fields; to become intake, delivery, roster, rate",
     ),
     (
-        "CommandQueue",
-        "the input buffer's counters beside its queue, to be grouped",
-    ),
-    (
         "SessionStats",
         "serialized into reports and keyframes field by field: a split changes both",
     ),
