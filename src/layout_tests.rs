@@ -263,10 +263,6 @@ const MANY_FIELDS: &[(&str, &str)] = &[
         "a lab recording's start record, mirroring ServerConfig (issue 33: one table per fact)",
     ),
     (
-        "LabClient",
-        "a lab client: driver, lanes, meters and its script's log, to be grouped",
-    ),
-    (
         "StatsView",
         "the stats overlay's figures, one field a line it draws",
     ),

@@ -60,17 +60,32 @@ pub(super) struct Joining {
     pub(super) correction: CorrectionStyle,
 }
 
+/// When a lab client started and with what: a recording's start record.
+pub(super) struct Started {
+    /// When its session started: its first command, out of phase with the others.
+    /// Nothing reaches it before, so a recording's times count from here.
+    pub(super) start: Instant,
+    /// What it started with.
+    pub(super) welcome: Welcome,
+    pub(super) config: ClientConfig,
+}
+
+/// The newest command seqs a lab client's snapshots acknowledged.
+#[derive(Default)]
+pub(crate) struct Acks {
+    /// The newest command seq the server said it applied (from its last snapshot sent).
+    pub(crate) server_ack: u32,
+    /// The newest command seq acknowledged by a snapshot its link delivered.
+    pub(crate) ack_delivered: u32,
+}
+
 /// One client in the lab: a driver, its link, and what moves it.
 pub(crate) struct LabClient {
     pub(crate) number: usize,
     pub(crate) profile: String,
     pub(super) addr: SocketAddr,
-    /// When its session started: its first command, out of phase with the others.
-    /// Nothing reaches it before, so a recording's times count from here.
-    pub(super) start: Instant,
-    /// What it started with, for a recording's start record.
-    pub(super) welcome: Welcome,
-    pub(super) config: ClientConfig,
+    /// When and with what it started, for the recordings.
+    pub(super) started: Started,
     pub(crate) driver: Driver,
     pub(crate) up: Lane,
     pub(crate) down: Lane,
@@ -78,15 +93,13 @@ pub(crate) struct LabClient {
     pub(crate) held: Buttons,
     /// The keys its driver last played, if any.
     pub(super) played: Option<Buttons>,
-    /// The newest command seq the server said it applied (from its last snapshot sent).
-    pub(crate) server_ack: u32,
+    /// The newest command seqs acknowledged, as sent and as delivered.
+    pub(crate) acks: Acks,
     /// Kept for scripted clients only.
     pub(super) log: Option<Log>,
     /// Its traffic and snapshot rates, for its stats overlay, from what its link
     /// carried (as the interactive client's loop measures its socket's).
     pub(crate) rates: RateMeter,
-    /// The newest command seq acknowledged by a snapshot its link delivered.
-    pub(super) ack_delivered: u32,
     /// What its link carried each way, by kind (the meters panel, the report).
     pub(crate) bytes: meters::LinkBytes,
     /// What following one of its commands or snapshots reads (see `follow`).
@@ -163,19 +176,20 @@ pub(super) fn join(server: &mut Server, start: Instant, j: Joining) -> anyhow::R
         number: j.n + 1,
         profile: j.profile,
         addr,
-        start: j.first,
-        welcome,
-        config,
+        started: Started {
+            start: j.first,
+            welcome,
+            config,
+        },
         driver,
         up: Lane::new(j.up, j.seeds.0),
         down: Lane::new(j.down, j.seeds.1),
         drive: j.drive,
         held: Buttons::empty(),
         played: None,
-        server_ack: 0,
+        acks: Acks::default(),
         log,
         rates: RateMeter::default(),
-        ack_delivered: 0,
         bytes: meters::LinkBytes::default(),
         trail: follow::Trail::default(),
     })

@@ -65,7 +65,7 @@ impl Lab {
         let Some(c) = self.clients.get_mut(n) else {
             bail!("the lab has no client {}", n + 1);
         };
-        if self.now > c.start {
+        if self.now > c.started.start {
             bail!("client {} started before its recording", c.number);
         }
         let kind = if c.is_bot() {
@@ -73,12 +73,15 @@ impl Lab {
         } else {
             LoopKind::Interactive
         };
-        tap.start(c.start, kind, &c.welcome, &c.config);
+        tap.start(c.started.start, kind, &c.started.welcome, &c.started.config);
         // What the lab set before the session started, at the start: it shows lag
         // compensation (see `Lab::new`).
-        tap.event(c.start, TapEvent::Action(Action::ToggleLagCompensation));
+        tap.event(
+            c.started.start,
+            TapEvent::Action(Action::ToggleLagCompensation),
+        );
         if let Some((w, h)) = size {
-            tap.event(c.start, TapEvent::Size(w, h));
+            tap.event(c.started.start, TapEvent::Size(w, h));
         }
         c.driver.set_tap(tap);
         Ok(())
@@ -142,7 +145,7 @@ impl Lab {
     pub(crate) fn act(&mut self, n: usize, action: Action) -> Option<Effect> {
         self.note(recording::act(n, action), self.now);
         let c = self.clients.get_mut(n)?;
-        if self.now < c.start {
+        if self.now < c.started.start {
             return None;
         }
         match c.driver.handle(action)? {

@@ -335,7 +335,7 @@ impl Lab {
     pub(crate) fn frame(&mut self) {
         let now = self.now;
         self.note(recording::Input::Frame, now);
-        for c in self.clients.iter_mut().filter(|c| now >= c.start) {
+        for c in self.clients.iter_mut().filter(|c| now >= c.started.start) {
             c.driver.frame(now);
             c.trail.frame(c.driver.session(), now);
         }
@@ -365,11 +365,11 @@ impl Lab {
         self.send_outbox(now);
         let shown = self.clients.len();
         for (n, c) in self.clients.iter_mut().chain(&mut self.walkers).enumerate() {
-            if now < c.start {
+            if now < c.started.start {
                 // Not started yet: what arrived waits on the link.
                 continue;
             }
-            let (driver, log, acked) = (&mut c.driver, &mut c.log, &mut c.ack_delivered);
+            let (driver, log, acked) = (&mut c.driver, &mut c.log, &mut c.acks.ack_delivered);
             let (trail, addr, server) = (&mut c.trail, c.addr, &mut self.server);
             c.down.drain(now, |_, bytes| {
                 // Opened as a client opens what its link brings (`net::secure`).
@@ -411,7 +411,7 @@ impl Lab {
             let config = self.server.config();
             let rates = (f64::from(config.tick_rate), config.snapshot_interval());
             for (n, c) in self.clients.iter().enumerate() {
-                if now >= c.start {
+                if now >= c.started.start {
                     self.motion.sample(n, c.driver.session(), now, rates);
                 }
             }
@@ -444,7 +444,7 @@ impl Lab {
                 continue;
             };
             if let ServerMsg::Snapshot(s) = &msg {
-                c.server_ack = s.ack_seq;
+                c.acks.server_ack = s.ack_seq;
                 for (_, e) in &s.events {
                     if let GameEvent::Rail(shot) = e
                         && !self

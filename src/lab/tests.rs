@@ -144,9 +144,9 @@ fn a_clients_status_gives_its_newest_seq_to_compare_with_the_servers_ack() {
         status.contains(&format!("sent #{sent} pend {pend} ")),
         "{status}"
     );
-    let acked = format!("c1 #{}", lab.clients[0].server_ack);
+    let acked = format!("c1 #{}", lab.clients[0].acks.server_ack);
     assert!(v.panes[0].status.contains(&acked), "{}", v.panes[0].status);
-    assert!(sent - pend <= lab.clients[0].server_ack);
+    assert!(sent - pend <= lab.clients[0].acks.server_ack);
 }
 
 /// The lab screen as text, after `secs` of a seeded run.
