@@ -92,7 +92,7 @@ impl Lab {
     /// The newest command seq acknowledged by a snapshot client `n` has received.
     #[doc(hidden)]
     pub fn ack_delivered(&self, n: usize) -> u32 {
-        self.clients[n].ack_delivered
+        self.clients[n].acks.ack_delivered
     }
 
     /// The server tick remote players are drawn at in client `n`'s view now.

@@ -7,12 +7,14 @@
 //! draws it and lets two people at one keyboard play and a teacher stop time, and the
 //! integration tests script its clients ([`Lab::scripted`], [`Lab::run_with`]).
 
+mod client;
 pub mod compare;
 pub mod dials;
 mod explain;
 mod figures;
 pub(crate) mod follow;
 pub mod headless;
+mod inputs;
 pub(crate) mod ladder;
 mod meters;
 mod motion;
@@ -27,24 +29,22 @@ mod wire;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 
-use crate::client::driver::Driver;
-use crate::client::netcode::rates::RateMeter;
 use crate::client::netcode::session::ClientSession;
 use crate::client::netcode::tuning::Tuning;
-use crate::client::play::app::{App, Effect};
 use crate::client::play::brain::Wander;
-use crate::client::play::input::Action;
-use crate::client::tap::{LinkTotals, LoopKind, Tap, TapEvent};
-use crate::client::{ClientConfig, CorrectionStyle, Switches};
+
+use crate::client::CorrectionStyle;
 use crate::net::conditioner::{Conditions, JitterMode};
-use crate::net::protocol::{ClientMsg, GameEvent, RailShot, ServerMsg, Welcome};
-use crate::net::transport::Traffic;
+use crate::net::protocol::{GameEvent, RailShot, ServerMsg};
 use crate::server::{Server, ServerConfig};
-use crate::sim::world::{Buttons, Command, PlayerState};
+use crate::sim::world::Command;
+use client::{
+    Drive, Joining, LabClient, brain_seed, commands, join, note_ack, profile_name,
+    profile_name_each_way, ways,
+};
 use motion::Motion;
-use wire::Lane;
 
 pub use figures::{Carried, Crossing, Figures, Way};
 pub use meters::{DownBytes, UpBytes};
@@ -130,107 +130,6 @@ pub struct ScriptedClient {
     pub first_command: Duration,
 }
 
-/// What moves a client.
-enum Drive {
-    /// The keys it holds, [`LabClient::held`].
-    Keys,
-    Wander(Wander),
-    /// The script handed to [`Lab::run_with`].
-    Script,
-}
-
-/// What the lab notes for a scripted client.
-#[derive(Default)]
-struct Log {
-    /// Every new snapshot its session took in: (tick, ack seq, the server's state for
-    /// its player).
-    acks: Vec<(u32, u32, PlayerState)>,
-    /// Its predicted state right after making each command: (seq, state).
-    predicted: Vec<(u32, PlayerState)>,
-    /// Datagrams from the server it could not decode (dropped, as a client does).
-    undecodable: u64,
-}
-
-/// How one client joins: what `Lab::new` and `Lab::scripted` decide for it.
-struct Joining {
-    n: usize,
-    name: String,
-    profile: String,
-    up: Conditions,
-    down: Conditions,
-    seeds: (u64, u64),
-    first: Instant,
-    drive: Drive,
-    /// The client's seed in its config (a recording's start record).
-    seed: u64,
-    tuning: Tuning,
-    correction: CorrectionStyle,
-}
-
-/// One client in the lab: a driver, its link, and what moves it.
-pub(crate) struct LabClient {
-    pub(crate) number: usize,
-    pub(crate) profile: String,
-    addr: SocketAddr,
-    /// When its session started: its first command, out of phase with the others.
-    /// Nothing reaches it before, so a recording's times count from here.
-    start: Instant,
-    /// What it started with, for a recording's start record.
-    welcome: Welcome,
-    config: ClientConfig,
-    pub(crate) driver: Driver,
-    pub(crate) up: Lane,
-    pub(crate) down: Lane,
-    drive: Drive,
-    pub(crate) held: Buttons,
-    /// The keys its driver last played, if any.
-    played: Option<Buttons>,
-    /// The newest command seq the server said it applied (from its last snapshot sent).
-    pub(crate) server_ack: u32,
-    /// Kept for scripted clients only.
-    log: Option<Log>,
-    /// Its traffic and snapshot rates, for its stats overlay, from what its link
-    /// carried (as the interactive client's loop measures its socket's).
-    pub(crate) rates: RateMeter,
-    /// The newest command seq acknowledged by a snapshot its link delivered.
-    ack_delivered: u32,
-    /// What its link carried each way, by kind (the meters panel, the report).
-    pub(crate) bytes: meters::LinkBytes,
-    /// What following one of its commands or snapshots reads (see `follow`).
-    pub(crate) trail: follow::Trail,
-}
-
-impl LabClient {
-    pub(crate) fn is_bot(&self) -> bool {
-        !matches!(self.drive, Drive::Keys)
-    }
-
-    /// What its link carried so far, as a socket counts it: datagrams sent up, and
-    /// datagrams delivered down.
-    fn traffic(&self) -> Traffic {
-        let (up, down) = (self.up.traffic(), self.down.traffic());
-        Traffic {
-            packets_out: up.sent,
-            bytes_out: up.bytes,
-            packets_in: down.delivered,
-            bytes_in: down.delivered_bytes,
-        }
-    }
-
-    /// What its link carried, as a client's own link counts it, `seconds` into the lab.
-    pub(crate) fn totals(&self, seconds: f64) -> LinkTotals {
-        let (up, down) = (self.up.traffic(), self.down.traffic());
-        LinkTotals {
-            seconds,
-            bytes_in: down.bytes,
-            bytes_out: up.bytes,
-            packets_in: down.delivered,
-            packets_out: up.sent,
-            malformed_in: 0,
-        }
-    }
-}
-
 /// A rail shot as the server decided it, for the server view.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SeenRail {
@@ -255,63 +154,6 @@ pub struct Lab {
     motion: Motion,
     /// Where the whole lab is recorded (`lab --record`), or a replay's checkpoints.
     journal: Option<Box<recording::Journal>>,
-}
-
-fn client_addr(n: usize) -> SocketAddr {
-    SocketAddr::from(([10, 0, 0, n as u8 + 1], 5000))
-}
-
-/// The seed of the wandering bot of client `n` (0-based; walkers follow the clients).
-fn brain_seed(seed: u64, n: usize) -> u64 {
-    seed + n as u64
-}
-
-/// Joins one client to `server` at `start`.
-fn join(server: &mut Server, start: Instant, j: Joining) -> anyhow::Result<LabClient> {
-    let addr = client_addr(j.n);
-    let welcome = server
-        .join_in_process(start, addr, &j.name)
-        .with_context(|| format!("the server has no room for {}", j.name))?;
-    // Its session starts with its first command, as a client's loop does.
-    let mut session = ClientSession::new(welcome.clone(), j.first, Switches::default())
-        .context("the server's map")?;
-    session.set_tuning(j.tuning);
-    let mut app = App::new(j.up.clone());
-    let mut log = None;
-    if matches!(j.drive, Drive::Script) {
-        log = Some(Log::default());
-    } else {
-        // The lab shows lag compensation in the shooter's view from the start.
-        app.handle(Action::ToggleLagCompensation);
-    }
-    let mut config = ClientConfig::new(addr, &j.name);
-    config.outgoing = j.up.clone();
-    config.incoming = j.down.clone();
-    config.seed = j.seed;
-    config.tuning = j.tuning;
-    config.correction = j.correction;
-    let mut driver = Driver::new(session, app, j.first);
-    driver.set_correction(config.correction);
-    Ok(LabClient {
-        number: j.n + 1,
-        profile: j.profile,
-        addr,
-        start: j.first,
-        welcome,
-        config,
-        driver,
-        up: Lane::new(j.up, j.seeds.0),
-        down: Lane::new(j.down, j.seeds.1),
-        drive: j.drive,
-        held: Buttons::empty(),
-        played: None,
-        server_ack: 0,
-        log,
-        rates: RateMeter::default(),
-        ack_delivered: 0,
-        bytes: meters::LinkBytes::default(),
-        trail: follow::Trail::default(),
-    })
 }
 
 impl Lab {
@@ -482,176 +324,10 @@ impl Lab {
         self.note(recording::Input::RunTo, self.now);
     }
 
-    /// Notes an input for the whole lab's recording, at `at` (the input hook: every
-    /// input the lab takes passes here; nothing without `--record`).
-    fn note(&mut self, input: recording::Input, at: Instant) {
-        if let Some(j) = &mut self.journal {
-            j.input(at.saturating_duration_since(self.start), input);
-        }
-    }
-
-    /// Records the whole lab to `journal` from its start, which must not have run yet:
-    /// its start (`LabStart`), then every input and a checkpoint each second.
-    pub fn record_lab(
-        &mut self,
-        mut journal: recording::Journal,
-        start: &recording::LabStart,
-    ) -> anyhow::Result<()> {
-        if self.now > self.start {
-            bail!("the lab ran before its recording started");
-        }
-        journal.start(start);
-        self.journal = Some(Box::new(journal));
-        Ok(())
-    }
-
-    /// Ends the whole lab's recording, if any, with how the lab ended and its report.
-    pub(crate) fn finish_lab_recording(
-        &mut self,
-        ended: &str,
-        report: &headless::LabReport,
-    ) -> anyhow::Result<()> {
-        if self.journal.is_none() {
-            return Ok(());
-        }
-        recording::final_check(self);
-        let json = serde_json::to_string(report)?;
-        self.journal
-            .take()
-            .map_or(Ok(()), |mut j| j.end(ended, &json))
-    }
-
-    /// Every new snapshot scripted client `n` took in: (tick, ack seq, the server's
-    /// state for its player), oldest first. Empty for other clients.
-    #[doc(hidden)]
-    pub fn acks(&self, n: usize) -> &[(u32, u32, PlayerState)] {
-        self.clients[n].log.as_ref().map_or(&[], |l| &l.acks)
-    }
-
-    /// The state scripted client `n` predicted right after making command `seq`.
-    #[doc(hidden)]
-    pub fn predicted_at(&self, n: usize, seq: u32) -> Option<PlayerState> {
-        let log = self.clients[n].log.as_ref()?;
-        log.predicted
-            .iter()
-            .find(|(s, _)| *s == seq)
-            .map(|(_, p)| *p)
-    }
-
-    /// Datagrams from the server scripted client `n` could not decode: none, unless
-    /// the server or the codec is wrong.
-    #[doc(hidden)]
-    pub fn undecodable(&self, n: usize) -> u64 {
-        self.clients[n].log.as_ref().map_or(0, |l| l.undecodable)
-    }
-
-    /// New conditions for client `n`'s link, each way, from now on.
-    #[doc(hidden)]
-    pub fn set_link(&mut self, n: usize, up: Conditions, down: Conditions) {
-        let input = recording::Input::Link {
-            client: n as u8,
-            up: up.clone(),
-            down: down.clone(),
-        };
-        self.note(input, self.now);
-        let c = &mut self.clients[n];
-        c.profile = profile_name_each_way(&up, &down);
-        c.up.set_conditions(up);
-        c.down.set_conditions(down);
-    }
-
     /// Runs until the server has made exactly one more tick.
     pub(crate) fn step_tick(&mut self) {
         let until = self.next_tick;
         self.run_until(until);
-    }
-
-    /// Hands every input of client `n` (0-based) to `tap` (a recorder) from the start of
-    /// its session, which must not have begun: call it before running the lab. With
-    /// `size`, the terminal's size is recorded too.
-    pub fn record(
-        &mut self,
-        n: usize,
-        mut tap: Box<dyn Tap>,
-        size: Option<(u16, u16)>,
-    ) -> anyhow::Result<()> {
-        let Some(c) = self.clients.get_mut(n) else {
-            bail!("the lab has no client {}", n + 1);
-        };
-        if self.now > c.start {
-            bail!("client {} started before its recording", c.number);
-        }
-        let kind = if c.is_bot() {
-            LoopKind::Headless
-        } else {
-            LoopKind::Interactive
-        };
-        tap.start(c.start, kind, &c.welcome, &c.config);
-        // What the lab set before the session started, at the start: it shows lag
-        // compensation (see `Lab::new`).
-        tap.event(c.start, TapEvent::Action(Action::ToggleLagCompensation));
-        if let Some((w, h)) = size {
-            tap.event(c.start, TapEvent::Size(w, h));
-        }
-        c.driver.set_tap(tap);
-        Ok(())
-    }
-
-    /// A new terminal size, for the recordings.
-    pub(crate) fn note_size(&mut self, w: u16, h: u16) {
-        self.note(recording::Input::Size(w, h), self.now);
-        for c in &mut self.clients {
-            c.driver.note_size(w, h);
-        }
-    }
-
-    /// Ends every recording with its link's totals, the ones the report gives; an
-    /// error, after all are ended, if one of them stopped on the way.
-    pub(crate) fn finish_recordings(&mut self) -> anyhow::Result<()> {
-        let seconds = self.elapsed().as_secs_f64();
-        let mut failed = None;
-        for c in &mut self.clients {
-            let totals = c.totals(seconds);
-            if let Some(tap) = c.driver.tap_mut() {
-                tap.finish(totals);
-            }
-            failed = failed.or(c.driver.tap_failure());
-        }
-        failed.map_or(Ok(()), |why| Err(anyhow::anyhow!(why)))
-    }
-
-    /// Sets the keys client `n` (0-based) holds; ignored for bot-driven clients.
-    pub fn hold(&mut self, n: usize, keys: Buttons) {
-        if self.clients.get(n).is_some_and(|c| c.held != keys) {
-            let input = recording::Input::Hold {
-                client: n as u8,
-                buttons: keys,
-            };
-            self.note(input, self.now);
-        }
-        if let Some(c) = self.clients.get_mut(n) {
-            c.held = keys;
-        }
-    }
-
-    /// A key's action for client `n`: switches reach its session, new conditions its
-    /// link, both ways. What is left (quit, chat) comes back.
-    /// Ignored before the client's session started (its first few milliseconds).
-    pub(crate) fn act(&mut self, n: usize, action: Action) -> Option<Effect> {
-        self.note(recording::act(n, action), self.now);
-        let c = self.clients.get_mut(n)?;
-        if self.now < c.start {
-            return None;
-        }
-        match c.driver.handle(action)? {
-            Effect::Conditions(cond) => {
-                c.profile = profile_name(&cond);
-                c.up.set_conditions(cond.clone());
-                c.down.set_conditions(cond);
-                None
-            }
-            other => Some(other),
-        }
     }
 
     /// Advances every client's frame state (smoothing, fading overlays) to now, noting
@@ -659,7 +335,7 @@ impl Lab {
     pub(crate) fn frame(&mut self) {
         let now = self.now;
         self.note(recording::Input::Frame, now);
-        for c in self.clients.iter_mut().filter(|c| now >= c.start) {
+        for c in self.clients.iter_mut().filter(|c| now >= c.started.start) {
             c.driver.frame(now);
             c.trail.frame(c.driver.session(), now);
         }
@@ -689,11 +365,11 @@ impl Lab {
         self.send_outbox(now);
         let shown = self.clients.len();
         for (n, c) in self.clients.iter_mut().chain(&mut self.walkers).enumerate() {
-            if now < c.start {
+            if now < c.started.start {
                 // Not started yet: what arrived waits on the link.
                 continue;
             }
-            let (driver, log, acked) = (&mut c.driver, &mut c.log, &mut c.ack_delivered);
+            let (driver, log, acked) = (&mut c.driver, &mut c.log, &mut c.acks.ack_delivered);
             let (trail, addr, server) = (&mut c.trail, c.addr, &mut self.server);
             c.down.drain(now, |_, bytes| {
                 // Opened as a client opens what its link brings (`net::secure`).
@@ -735,7 +411,7 @@ impl Lab {
             let config = self.server.config();
             let rates = (f64::from(config.tick_rate), config.snapshot_interval());
             for (n, c) in self.clients.iter().enumerate() {
-                if now >= c.start {
+                if now >= c.started.start {
                     self.motion.sample(n, c.driver.session(), now, rates);
                 }
             }
@@ -768,7 +444,7 @@ impl Lab {
                 continue;
             };
             if let ServerMsg::Snapshot(s) = &msg {
-                c.server_ack = s.ack_seq;
+                c.acks.server_ack = s.ack_seq;
                 for (_, e) in &s.events {
                     if let GameEvent::Rail(shot) = e
                         && !self
@@ -799,105 +475,6 @@ impl Lab {
         for shot in &shots {
             self.note_verdict(shot);
         }
-    }
-}
-
-/// Notes the session's newest word from the server, if it is new.
-fn note_ack(log: &mut Log, session: &ClientSession) {
-    if let (Some(state), Some(tick)) = (session.server_state(), session.latest_tick())
-        && log.acks.last().is_none_or(|(t, _, _)| *t != tick)
-    {
-        log.acks.push((tick, session.server_ack_seq(), state));
-    }
-}
-
-/// The commands due for one client, sent up its link; a scripted one's are made by
-/// `script`.
-fn commands(
-    c: &mut LabClient,
-    now: Instant,
-    server: &mut Server,
-    buf: &mut Vec<u8>,
-    script: impl FnMut(&ClientSession, Instant) -> Command,
-) {
-    let (up, addr, bytes) = (&mut c.up, c.addr, &mut c.bytes);
-    // What the link dropped goes to the client's recording once the commands are made.
-    let mut dropped = Vec::new();
-    let mut send = |msg: ClientMsg| {
-        if server.encode_in_process(addr, &msg, buf).is_ok() {
-            bytes.up(now, &msg, buf.len());
-            if up.push_carrying(now, addr, buf, wire::up_mark(&msg), Carried::up(&msg)) {
-                dropped.push(msg);
-            }
-        }
-    };
-    match &mut c.drive {
-        Drive::Wander(brain) => c.driver.run_ticks(
-            now,
-            |session, _| match session.predicted() {
-                Some(me) => brain.next(&me),
-                None => Default::default(),
-            },
-            |session, msg| {
-                msg.into_iter().for_each(&mut send);
-                // One frame per command, as the headless client does.
-                session.frame(now);
-            },
-        ),
-        // Only when it can change something, new keys or a command due: otherwise `play`
-        // does nothing but note the keys, and a recording would hold a keys record for
-        // every millisecond.
-        Drive::Keys if c.played != Some(c.held) || now >= c.driver.next_command() => {
-            c.played = Some(c.held);
-            c.driver.play(now, c.held, send);
-        }
-        Drive::Keys => {}
-        Drive::Script => {
-            let log = &mut c.log;
-            c.driver.run_ticks(now, script, |session, msg| {
-                if let (Some(log), Some(state)) = (log.as_mut(), session.predicted()) {
-                    log.predicted.push((session.latest_seq(), state));
-                }
-                msg.into_iter().for_each(&mut send);
-                session.frame(now);
-            });
-        }
-    }
-    for msg in &dropped {
-        c.driver.link_dropped(now, msg);
-    }
-}
-
-/// A profile's conditions each way: a name for both, or `UP/DOWN` (`lan/bad`), each
-/// name optionally with its jitter mode after a colon (`bad:independent`).
-fn ways(profile: &str) -> Option<(Conditions, Conditions)> {
-    let one = |name: &str| match name.split_once(':') {
-        Some((name, mode)) => {
-            Some(Conditions::profile(name)?.with_jitter_mode(JitterMode::parse(mode)?))
-        }
-        None => Conditions::profile(name),
-    };
-    match profile.split_once('/') {
-        Some((up, down)) => Some((one(up)?, one(down)?)),
-        None => one(profile).map(|c| (c.clone(), c)),
-    }
-}
-
-/// The profile of a link with these conditions each way: one name when both agree.
-fn profile_name_each_way(up: &Conditions, down: &Conditions) -> String {
-    if up == down {
-        profile_name(up)
-    } else {
-        "custom".to_owned()
-    }
-}
-
-/// The profile these conditions are (`bad`, `bad:independent`), or "custom".
-fn profile_name(c: &Conditions) -> String {
-    match (c.profile_name(), c.jitter_mode) {
-        (Some(p), JitterMode::Ordered) => p.to_owned(),
-        (Some(p), mode) => format!("{p}:{}", mode.name()),
-        (None, _) => "custom".to_owned(),
     }
 }
 

@@ -6,8 +6,12 @@ use std::time::{Duration, Instant};
 
 use super::headless;
 use super::*;
+use crate::client::Switches;
+use crate::client::driver::Driver;
+use crate::client::play::input::Action;
 use crate::server::InputBuffer;
 use crate::sim::map::Map;
+use crate::sim::world::Buttons;
 
 pub(crate) fn config(clients: usize, bots: u16, seed: u64) -> LabConfig {
     let mut server = ServerConfig::new(Map::builtin("duel").unwrap());
@@ -140,9 +144,9 @@ fn a_clients_status_gives_its_newest_seq_to_compare_with_the_servers_ack() {
         status.contains(&format!("sent #{sent} pend {pend} ")),
         "{status}"
     );
-    let acked = format!("c1 #{}", lab.clients[0].server_ack);
+    let acked = format!("c1 #{}", lab.clients[0].acks.server_ack);
     assert!(v.panes[0].status.contains(&acked), "{}", v.panes[0].status);
-    assert!(sent - pend <= lab.clients[0].server_ack);
+    assert!(sent - pend <= lab.clients[0].acks.server_ack);
 }
 
 /// The lab screen as text, after `secs` of a seeded run.

@@ -175,7 +175,7 @@ fn server_pane(lab: &Lab) -> Pane<'_> {
     let acks: Vec<String> = lab
         .clients
         .iter()
-        .map(|c| format!("c{} #{}", c.number, c.server_ack))
+        .map(|c| format!("c{} #{}", c.number, c.acks.server_ack))
         .collect();
     let focus = lab
         .clients

@@ -173,6 +173,18 @@ impl Arrivals {
     }
 }
 
+/// A queue's running counts: commands offered twice, refused, applied late, caught up
+/// on, dropped for being too far behind, and never received.
+#[derive(Clone, Debug, Default)]
+struct Counts {
+    duplicates: u64,
+    refused: u64,
+    late: u64,
+    caught_up: u64,
+    dropped: u64,
+    lost: u64,
+}
+
 #[derive(Clone, Debug, Default)]
 pub(crate) struct CommandQueue {
     mode: InputBuffer,
@@ -180,8 +192,6 @@ pub(crate) struct CommandQueue {
     last_queued: u32,
     last_applied: u32,
     credit: u32,
-    duplicates: u64,
-    refused: u64,
     /// Ticks taken so far: the clock arrivals are timed by.
     ticks: u32,
     /// A jitter buffer applies only once filled to its depth, and again after running dry.
@@ -194,10 +204,8 @@ pub(crate) struct CommandQueue {
     /// Ticks that found the buffer empty, not yet caught up.
     owed: u32,
     applied: [u8; APPLIED_KEPT],
-    late: u64,
-    caught_up: u64,
-    dropped: u64,
-    lost: u64,
+    /// What became of the commands offered that were not applied in turn.
+    counts: Counts,
 }
 
 impl CommandQueue {
@@ -239,23 +247,23 @@ impl CommandQueue {
     /// `view` is the tick the client was viewing when it sent it, for lag compensation.
     pub(crate) fn offer(&mut self, seq: u32, cmd: Command, view: u32) {
         if seq <= self.last_queued {
-            self.duplicates += 1;
+            self.counts.duplicates += 1;
             return;
         }
         if seq - self.last_queued > MAX_SEQ_JUMP {
-            self.refused += 1;
+            self.counts.refused += 1;
             return;
         }
         if self.pending.len() >= MAX_QUEUED {
             // Refused, and counted once: past it, so its copies are duplicates and the
             // next seq is no gap of lost commands.
-            self.refused += 1;
+            self.counts.refused += 1;
             self.last_queued = seq;
             return;
         }
         // The first command ever may follow any seq; after it, a gap is lost commands.
         if self.last_queued > 0 {
-            self.lost += u64::from(seq - self.last_queued - 1);
+            self.counts.lost += u64::from(seq - self.last_queued - 1);
         }
         self.pending.push_back((seq, cmd, view));
         self.last_queued = seq;
@@ -279,7 +287,7 @@ impl CommandQueue {
         {
             // Pushed out unapplied: the acknowledgement moves past it.
             self.last_applied = seq;
-            self.dropped += 1;
+            self.counts.dropped += 1;
         }
     }
 
@@ -331,14 +339,14 @@ impl CommandQueue {
             if self.owed == MAX_OWED {
                 self.primed = false;
             } else {
-                self.late += 1;
+                self.counts.late += 1;
                 self.owed += 1;
             }
             return 0;
         }
         if self.owed > 0 && self.pending.len() > self.target as usize {
             self.owed -= 1;
-            self.caught_up += 1;
+            self.counts.caught_up += 1;
             return 2;
         }
         1
@@ -365,21 +373,21 @@ impl CommandQueue {
             queued: self.pending.len(),
             target: self.target,
             applied: self.applied,
-            late: self.late,
-            caught_up: self.caught_up,
-            dropped: self.dropped,
-            lost: self.lost,
+            late: self.counts.late,
+            caught_up: self.counts.caught_up,
+            dropped: self.counts.dropped,
+            lost: self.counts.lost,
         }
     }
 
     #[cfg(test)]
     pub(crate) fn duplicates(&self) -> u64 {
-        self.duplicates
+        self.counts.duplicates
     }
 
     #[cfg(test)]
     pub(crate) fn refused(&self) -> u64 {
-        self.refused
+        self.counts.refused
     }
 }
 

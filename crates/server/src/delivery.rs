@@ -35,6 +35,9 @@ use std::time::{Duration, Instant};
 
 use netarena_net::wire_bytes;
 
+mod queue;
+use queue::QueueDelay;
+
 /// Queueing delay the path may add before the server sends less.
 pub(crate) const QUEUE_TARGET: Duration = Duration::from_millis(150);
 /// Every client's rate until the first sign of a queue, and the most it grows back to,
@@ -116,19 +119,24 @@ const LIMITED_FOR: Duration = Duration::from_secs(2);
 pub(crate) struct Delivery {
     /// Header bytes per datagram on the wire to this client.
     overhead: usize,
-    /// The smallest queueing delay read in each of the last three windows, oldest
-    /// first, and when the newest window began.
-    queue_windows: [Option<Duration>; 3],
-    queue_window_start: Option<Instant>,
-    /// Since when the queueing delay has been over the target with no cut for it.
-    over_since: Option<Instant>,
+    last_cut: Option<Instant>,
+    /// Until when the first cut drains the queue the start filled.
+    draining: Option<Instant>,
+    /// The queueing delay that caused the last cut, while it lasts.
+    cut_queue: Option<Duration>,
+    /// The client's count of snapshots it found missing, as last heard.
+    lost_count: Option<u8>,
+    queue: QueueDelay,
+    ledger: Ledger,
+    bucket: Bucket,
+}
+
+/// What was sent, and what the acknowledgements say was delivered or went missing.
+#[derive(Clone, Debug)]
+struct Ledger {
     /// Snapshots sent and not yet acknowledged: tick, when, bytes.
     sent: VecDeque<(u32, Instant, usize)>,
     newest_acked: Option<u32>,
-    /// The shortest round trip in this window and in the one before.
-    min_rtt: [Option<Duration>; 2],
-    window_start: Option<Instant>,
-    srtt: Option<Duration>,
     /// Snapshots settled by each acknowledgement over the last second or so: when, how
     /// many, how many of them the client reported missing.
     settled: VecDeque<(Instant, usize, usize)>,
@@ -141,28 +149,19 @@ pub(crate) struct Delivery {
     offered_total: u64,
     settled_bytes: VecDeque<(Instant, u64)>,
     settled_total: u64,
+    first_sent: Option<Instant>,
+}
+
+/// The token bucket snapshots pass through, and what it held back.
+#[derive(Clone, Debug)]
+struct Bucket {
     /// Bytes a second the bucket lets through, and what it holds now.
     rate: f64,
     tokens: f64,
     refilled: Option<Instant>,
-    last_cut: Option<Instant>,
-    first_sent: Option<Instant>,
-    /// Until when the first cut drains the queue the start filled.
-    draining: Option<Instant>,
-    /// The queueing delay that caused the last cut, while it lasts.
-    cut_queue: Option<Duration>,
     /// Snapshots held back in all (every snapshot tells the client this total).
     withheld_total: u32,
     last_withheld: Option<Instant>,
-    /// The client's count of snapshots it found missing, as last heard.
-    lost_count: Option<u8>,
-    /// The uplink's one-way delay, as arrival time less the client's clock (ms from
-    /// `up_base`): its least in this window and the one before, when the window
-    /// began, and how far the newest packet's was above that least.
-    up_base: Option<Instant>,
-    up_min: [Option<i64>; 2],
-    up_window_start: Option<Instant>,
-    up_queue: Duration,
 }
 
 impl Delivery {
@@ -170,35 +169,41 @@ impl Delivery {
     pub(crate) fn new(ip: IpAddr) -> Delivery {
         Delivery {
             overhead: wire_bytes::overhead(ip),
-            queue_windows: [None; 3],
-            queue_window_start: None,
-            over_since: None,
-            sent: VecDeque::new(),
-            newest_acked: None,
-            min_rtt: [None; 2],
-            window_start: None,
-            srtt: None,
-            settled: VecDeque::new(),
-            delivered: VecDeque::new(),
-            delivered_total: 0,
-            offered: VecDeque::new(),
-            offered_total: 0,
-            settled_bytes: VecDeque::new(),
-            settled_total: 0,
-            rate: MAX_RATE,
-            tokens: 0.0,
-            refilled: None,
             last_cut: None,
-            first_sent: None,
             draining: None,
             cut_queue: None,
-            withheld_total: 0,
-            last_withheld: None,
             lost_count: None,
-            up_base: None,
-            up_min: [None; 2],
-            up_window_start: None,
-            up_queue: Duration::ZERO,
+            queue: QueueDelay {
+                queue_windows: [None; 3],
+                queue_window_start: None,
+                over_since: None,
+                min_rtt: [None; 2],
+                window_start: None,
+                srtt: None,
+                up_base: None,
+                up_min: [None; 2],
+                up_window_start: None,
+                up_queue: Duration::ZERO,
+            },
+            ledger: Ledger {
+                sent: VecDeque::new(),
+                newest_acked: None,
+                settled: VecDeque::new(),
+                delivered: VecDeque::new(),
+                delivered_total: 0,
+                offered: VecDeque::new(),
+                offered_total: 0,
+                settled_bytes: VecDeque::new(),
+                settled_total: 0,
+                first_sent: None,
+            },
+            bucket: Bucket {
+                rate: MAX_RATE,
+                tokens: 0.0,
+                refilled: None,
+                withheld_total: 0,
+                last_withheld: None,
+            },
         }
     }
 
@@ -207,17 +212,18 @@ impl Delivery {
     pub(crate) fn allow(&mut self, now: Instant, period: Duration) -> bool {
         // The bucket holds two snapshot periods' worth: enough for the jitter of the
         // tick, not a burst.
-        let depth = self.rate * 2.0 * period.as_secs_f64();
+        let depth = self.bucket.rate * 2.0 * period.as_secs_f64();
         let elapsed = self
+            .bucket
             .refilled
-            .map_or(depth, |t| self.rate * (now - t).as_secs_f64());
-        self.tokens = (self.tokens + elapsed).min(depth);
-        self.refilled = Some(now);
-        if self.tokens >= 0.0 {
+            .map_or(depth, |t| self.bucket.rate * (now - t).as_secs_f64());
+        self.bucket.tokens = (self.bucket.tokens + elapsed).min(depth);
+        self.bucket.refilled = Some(now);
+        if self.bucket.tokens >= 0.0 {
             return true;
         }
-        self.withheld_total = self.withheld_total.wrapping_add(1);
-        self.last_withheld = Some(now);
+        self.bucket.withheld_total = self.bucket.withheld_total.wrapping_add(1);
+        self.bucket.last_withheld = Some(now);
         false
     }
 
@@ -225,35 +231,36 @@ impl Delivery {
     /// Before anything is known of the link the burst goes again at [`JOIN_RATE`];
     /// each further repeat halves the rate.
     pub(crate) fn join_repeated(&mut self, now: Instant) {
-        self.rate = if self.rate >= MAX_RATE {
+        self.bucket.rate = if self.bucket.rate >= MAX_RATE {
             JOIN_RATE
         } else {
-            (self.rate / 2.0).max(MIN_RATE)
+            (self.bucket.rate / 2.0).max(MIN_RATE)
         };
-        self.tokens = self.tokens.min(0.0);
-        self.refilled = Some(now);
-        self.last_withheld = Some(now);
+        self.bucket.tokens = self.bucket.tokens.min(0.0);
+        self.bucket.refilled = Some(now);
+        self.bucket.last_withheld = Some(now);
     }
 
     /// Whether `bytes` of the join's burst may go now (and takes them if so): the
     /// bucket holds a tenth of a second of the rate, at least one largest datagram.
     pub(crate) fn take(&mut self, now: Instant, bytes: usize) -> bool {
-        let depth = (self.rate * 0.1).max(MAX_DATAGRAM);
+        let depth = (self.bucket.rate * 0.1).max(MAX_DATAGRAM);
         let elapsed = self
+            .bucket
             .refilled
-            .map_or(depth, |t| self.rate * (now - t).as_secs_f64());
-        self.tokens = (self.tokens + elapsed).min(depth);
-        self.refilled = Some(now);
-        if self.tokens < 0.0 {
+            .map_or(depth, |t| self.bucket.rate * (now - t).as_secs_f64());
+        self.bucket.tokens = (self.bucket.tokens + elapsed).min(depth);
+        self.bucket.refilled = Some(now);
+        if self.bucket.tokens < 0.0 {
             return false;
         }
-        self.tokens -= (bytes + self.overhead) as f64;
+        self.bucket.tokens -= (bytes + self.overhead) as f64;
         true
     }
 
     /// The most payload bytes the next snapshot should take.
     pub(crate) fn byte_cap(&self) -> usize {
-        ((self.rate * CAP_SECS) as usize)
+        ((self.bucket.rate * CAP_SECS) as usize)
             .saturating_sub(self.overhead)
             .max(MIN_CAP)
     }
@@ -261,14 +268,14 @@ impl Delivery {
     /// A snapshot of `tick` and `bytes` of payload went out at `now`.
     pub(crate) fn sent(&mut self, now: Instant, tick: u32, bytes: usize) {
         let bytes = bytes + self.overhead;
-        self.first_sent.get_or_insert(now);
-        self.tokens -= bytes as f64;
-        if self.sent.len() == SENT_KEPT {
-            self.sent.pop_front();
+        self.ledger.first_sent.get_or_insert(now);
+        self.bucket.tokens -= bytes as f64;
+        if self.ledger.sent.len() == SENT_KEPT {
+            self.ledger.sent.pop_front();
         }
-        self.sent.push_back((tick, now, bytes));
-        self.offered_total += bytes as u64;
-        log_total(&mut self.offered, now, self.offered_total);
+        self.ledger.sent.push_back((tick, now, bytes));
+        self.ledger.offered_total += bytes as u64;
+        log_total(&mut self.ledger.offered, now, self.ledger.offered_total);
     }
 
     /// A packet of the client's came at `now`, stamped `client_ms` by its clock: what
@@ -276,22 +283,23 @@ impl Delivery {
     /// round trip of the acknowledgement it carries includes but a cut of the
     /// downlink's rate would not shorten.
     pub(crate) fn heard(&mut self, now: Instant, client_ms: u32) {
-        let base = *self.up_base.get_or_insert(now);
+        let base = *self.queue.up_base.get_or_insert(now);
         let offset = now.saturating_duration_since(base).as_millis() as i64 - i64::from(client_ms);
-        let start = *self.up_window_start.get_or_insert(now);
+        let start = *self.queue.up_window_start.get_or_insert(now);
         if now.saturating_duration_since(start) > MIN_RTT_WINDOW {
-            self.up_min = [None, self.up_min[0]];
-            self.up_window_start = Some(now);
+            self.queue.up_min = [None, self.queue.up_min[0]];
+            self.queue.up_window_start = Some(now);
         }
-        self.up_min[0] = Some(self.up_min[0].map_or(offset, |m| m.min(offset)));
+        self.queue.up_min[0] = Some(self.queue.up_min[0].map_or(offset, |m| m.min(offset)));
         let least = self
+            .queue
             .up_min
             .iter()
             .flatten()
             .min()
             .copied()
             .unwrap_or(offset);
-        self.up_queue = Duration::from_millis(u64::try_from(offset - least).unwrap_or(0));
+        self.queue.up_queue = Duration::from_millis(u64::try_from(offset - least).unwrap_or(0));
     }
 
     /// The client says `tick` is the newest snapshot it has, and (from its newest
@@ -304,14 +312,14 @@ impl Delivery {
         lost_count: Option<u8>,
         held: Duration,
     ) {
-        if self.newest_acked.is_some_and(|t| tick <= t) {
+        if self.ledger.newest_acked.is_some_and(|t| tick <= t) {
             return;
         }
-        let Some(at) = self.sent.iter().position(|(t, _, _)| *t == tick) else {
+        let Some(at) = self.ledger.sent.iter().position(|(t, _, _)| *t == tick) else {
             return;
         };
-        self.newest_acked = Some(tick);
-        let (_, sent_at, _) = self.sent[at];
+        self.ledger.newest_acked = Some(tick);
+        let (_, sent_at, _) = self.ledger.sent[at];
         let before = match lost_count {
             Some(count) => self.lost_count.replace(count),
             None => None,
@@ -322,26 +330,33 @@ impl Delivery {
         };
         // Everything up to it is settled: arrived, or lost on the way. Only the
         // newest tick is acknowledged, so the lost ones are taken from the oldest.
-        let settled: Vec<usize> = self.sent.drain(..=at).map(|(_, _, b)| b).collect();
+        let settled: Vec<usize> = self.ledger.sent.drain(..=at).map(|(_, _, b)| b).collect();
         let bytes: usize = settled.iter().skip(lost).sum();
-        self.delivered_total += bytes as u64;
-        log_total(&mut self.delivered, now, self.delivered_total);
-        self.settled_total += settled.iter().sum::<usize>() as u64;
-        log_total(&mut self.settled_bytes, now, self.settled_total);
+        self.ledger.delivered_total += bytes as u64;
+        log_total(&mut self.ledger.delivered, now, self.ledger.delivered_total);
+        self.ledger.settled_total += settled.iter().sum::<usize>() as u64;
+        log_total(
+            &mut self.ledger.settled_bytes,
+            now,
+            self.ledger.settled_total,
+        );
         // A hold longer than the whole round trip is a confused or lying client.
         let rtt = now.saturating_duration_since(sent_at);
-        let own = held + self.up_queue;
+        let own = held + self.queue.up_queue;
         let queue = self.sample(now, rtt.checked_sub(own).unwrap_or(rtt));
-        self.settled
+        self.ledger
+            .settled
             .push_back((now, settled.len(), lost.min(settled.len())));
         while self
+            .ledger
             .settled
             .front()
             .is_some_and(|(t, _, _)| now.saturating_duration_since(*t) > DELIVERY_WINDOW)
         {
-            self.settled.pop_front();
+            self.ledger.settled.pop_front();
         }
         let (all, missing) = self
+            .ledger
             .settled
             .iter()
             .fold((0, 0), |(a, m), (_, n, l)| (a + n, m + l));
@@ -353,7 +368,7 @@ impl Delivery {
             && (self.overfilled(now) || self.limited(now));
         let swamped = self
             .delivery_rate()
-            .zip(rate_of(&self.offered, now))
+            .zip(rate_of(&self.ledger.offered, now))
             .is_some_and(|(delivered, offered)| delivered < DELIVERED_SHARE * offered);
         if lost > 0 && missing as f64 > LOSS_LIMIT * all as f64 && (queued || swamped) {
             self.cut(now, LOSS_CUT);
@@ -363,7 +378,7 @@ impl Delivery {
     /// Sends less: a little under what was delivered, at most once a round trip.
     /// Whether it did (not twice in a round trip).
     fn cut(&mut self, now: Instant, share: f64) -> bool {
-        let srtt = self.srtt.unwrap_or(Duration::from_millis(200));
+        let srtt = self.queue.srtt.unwrap_or(Duration::from_millis(200));
         if self
             .last_cut
             .is_some_and(|t| now.saturating_duration_since(t) < srtt)
@@ -373,131 +388,29 @@ impl Delivery {
         let delivered = self
             .delivery_rate()
             .or_else(|| self.delivered_since_start(now))
-            .unwrap_or(self.rate);
+            .unwrap_or(self.bucket.rate);
         let first = self.last_cut.is_none();
         let share = if first { DRAIN } else { share };
-        self.rate = (self.rate.min(delivered) * share).max(MIN_RATE);
+        self.bucket.rate = (self.bucket.rate.min(delivered) * share).max(MIN_RATE);
         if first {
             // Every round trip so far was measured behind the queue the start filled:
             // the shortest is learnt again while it drains.
-            self.min_rtt = [None; 2];
-            self.window_start = None;
+            self.queue.min_rtt = [None; 2];
+            self.queue.window_start = None;
             // At half the rate a queue drains in twice its length, which is at most
             // about the round trip.
-            let queue = self.srtt.unwrap_or(DRAIN_FOR) * 2;
+            let queue = self.queue.srtt.unwrap_or(DRAIN_FOR) * 2;
             self.draining = Some(now + queue.min(DRAIN_FOR));
         }
-        self.tokens = self.tokens.min(0.0);
+        self.bucket.tokens = self.bucket.tokens.min(0.0);
         self.last_cut = Some(now);
         true
     }
 
-    /// Takes one round trip; the queueing delay it shows.
-    fn sample(&mut self, now: Instant, rtt: Duration) -> Duration {
-        let start = *self.window_start.get_or_insert(now);
-        if now.saturating_duration_since(start) > MIN_RTT_WINDOW {
-            self.min_rtt = [None, self.min_rtt[0]];
-            self.window_start = Some(now);
-        }
-        self.min_rtt[0] = Some(self.min_rtt[0].map_or(rtt, |m| m.min(rtt)));
-        let min = self.min_rtt.iter().flatten().min().copied().unwrap_or(rtt);
-        let srtt = self.srtt.map_or(rtt, |s| (s * 7 + rtt) / 8);
-        self.srtt = Some(srtt);
-        let queue = rtt.saturating_sub(min);
-        let growing = self.queue_growing(now, queue);
-        // A queue that keeps growing is cut again and again; a path that only got
-        // slower (a spike of lag) once: a further cut waits for more delay still.
-        let beyond_last = self.cut_queue.is_none_or(|q| queue > q + QUEUE_TARGET / 2);
-        let ours = (growing && self.overfilled(now))
-            || (self.limited(now) && self.standing_queue() > QUEUE_TARGET);
-        if queue > QUEUE_TARGET {
-            if ours {
-                self.over_since = None;
-                if beyond_last && self.cut(now, CUT) {
-                    self.cut_queue = Some(queue);
-                }
-            } else if now.saturating_duration_since(*self.over_since.get_or_insert(now))
-                >= STEP_SETTLES
-            {
-                // Flat, and nothing held back: the path is this long now.
-                self.min_rtt = [Some(rtt), None];
-                self.window_start = Some(now);
-                self.queue_windows = [None; 3];
-                self.over_since = None;
-            }
-            return queue;
-        }
-        self.over_since = None;
-        self.cut_queue = None;
-        // Draining the start's queue: the rate holds until it is gone.
-        if self.draining.is_some_and(|until| now < until) {
-            return queue;
-        }
-        self.draining = None;
-        if self.limited(now) {
-            let share = if queue <= EMPTY_QUEUE {
-                FAST_GROW_SHARE
-            } else {
-                GROW_SHARE
-            };
-            self.rate = (self.rate * (1.0 + share) + GROW_BYTES).min(MAX_RATE);
-        }
-        queue
-    }
-
-    /// The queueing delay of the last two windows: the smaller of their smallest
-    /// readings (zero before two are in).
-    fn standing_queue(&self) -> Duration {
-        match self.queue_windows {
-            [_, Some(b), Some(c)] => b.min(c),
-            _ => Duration::ZERO,
-        }
-    }
-
-    /// Whether the link carried less than [`CARRIED_SHARE`] of what was offered over
-    /// the last second or so: bytes settled (acknowledged or reported missing) a
-    /// second against bytes sent a second.
-    fn overfilled(&self, now: Instant) -> bool {
-        let (Some(settled), Some(offered)) = (
-            rate_of(&self.settled_bytes, now),
-            rate_of(&self.offered, now),
-        ) else {
-            return false;
-        };
-        settled < CARRIED_SHARE * offered
-    }
-
-    /// Whether the last three windows' queueing delay grew (see [`Self::queue_growing`]).
-    fn queue_growing_now(&self) -> bool {
-        match self.queue_windows {
-            [Some(a), Some(b), Some(c)] => b > a + GROWTH && c > b + GROWTH,
-            _ => false,
-        }
-    }
-
-    /// Records a queueing delay; whether the delay grew over the last three windows.
-    fn queue_growing(&mut self, now: Instant, queue: Duration) -> bool {
-        let mut start = *self.queue_window_start.get_or_insert(now);
-        for _ in 0..3 {
-            if now.saturating_duration_since(start) < QUEUE_WINDOW {
-                break;
-            }
-            self.queue_windows = [self.queue_windows[1], self.queue_windows[2], None];
-            start += QUEUE_WINDOW;
-        }
-        if now.saturating_duration_since(start) >= QUEUE_WINDOW {
-            start = now;
-        }
-        self.queue_window_start = Some(start);
-        let newest = &mut self.queue_windows[2];
-        *newest = Some(newest.map_or(queue, |q| q.min(queue)));
-        self.queue_growing_now()
-    }
-
     /// Bytes a second acknowledged over the last second or so.
     fn delivery_rate(&self) -> Option<f64> {
-        let (t0, b0) = self.delivered.front()?;
-        let (t1, b1) = self.delivered.back()?;
+        let (t0, b0) = self.ledger.delivered.front()?;
+        let (t1, b1) = self.ledger.delivered.back()?;
         let secs = (*t1 - *t0).as_secs_f64();
         (secs >= 0.25).then(|| (b1 - b0) as f64 / secs)
     }
@@ -505,8 +418,9 @@ impl Delivery {
     /// Bytes a second acknowledged since the first snapshot, for a cut before a second's
     /// deliveries are in.
     fn delivered_since_start(&self, now: Instant) -> Option<f64> {
-        let secs = (now - self.first_sent?).as_secs_f64();
-        (secs > 0.0 && self.delivered_total > 0).then(|| self.delivered_total as f64 / secs)
+        let secs = (now - self.ledger.first_sent?).as_secs_f64();
+        (secs > 0.0 && self.ledger.delivered_total > 0)
+            .then(|| self.ledger.delivered_total as f64 / secs)
     }
 
     /// Whether the rate is still coming down: a cut within [`CUTTING_FOR`], or the
@@ -520,13 +434,14 @@ impl Delivery {
 
     /// Whether the bucket held a snapshot back lately.
     pub(crate) fn limited(&self, now: Instant) -> bool {
-        self.last_withheld
+        self.bucket
+            .last_withheld
             .is_some_and(|t| now.saturating_duration_since(t) < LIMITED_FOR)
     }
 
     /// Snapshots held back in all, as the client is told (wrapping at `u32::MAX`).
     pub(crate) fn withheld_total(&self) -> u32 {
-        self.withheld_total
+        self.bucket.withheld_total
     }
 }
 
@@ -579,10 +494,11 @@ mod tests {
     ) -> (f64, u32) {
         // Ticks go on from the last run's.
         let first = d
+            .ledger
             .sent
             .back()
             .map_or(0, |(t, _, _)| t + 1)
-            .max(d.newest_acked.map_or(0, |t| t + 1));
+            .max(d.ledger.newest_acked.map_or(0, |t| t + 1));
         let base = Duration::from_millis(40);
         let mut link_free = start + backlog;
         let mut arrivals: VecDeque<(Instant, u32)> = VecDeque::new();
@@ -627,7 +543,11 @@ mod tests {
         assert!(sent < 200 && d.limited(start + Duration::from_secs(20)));
         // The round trip saws between the path's (150 ms: 40 ms and a datagram's 108 ms
         // on the wire) and that plus the queue target and a little.
-        assert!(d.srtt.unwrap() < Duration::from_millis(400), "{:?}", d.srtt);
+        assert!(
+            d.queue.srtt.unwrap() < Duration::from_millis(400),
+            "{:?}",
+            d.queue.srtt
+        );
     }
 
     // Behind a thin link the join's burst fills the queue, so the first round trips
@@ -638,13 +558,13 @@ mod tests {
         let mut d = Delivery::new(V4);
         let start = Instant::now();
         run_behind(&mut d, start, Duration::from_millis(800), 8, 1500.0, 120);
-        let min = d.min_rtt.iter().flatten().min().copied().unwrap();
+        let min = d.queue.min_rtt.iter().flatten().min().copied().unwrap();
         assert!(
             min < Duration::from_millis(300),
             "shortest round trip {min:?}"
         );
         run(&mut d, start + Duration::from_secs(8), 4, 1500.0, 120);
-        let srtt = d.srtt.unwrap();
+        let srtt = d.queue.srtt.unwrap();
         assert!(
             srtt < Duration::from_millis(400),
             "smoothed round trip {srtt:?}"
@@ -662,9 +582,9 @@ mod tests {
         }
         // The bucket already paces this client and a queue of 300 ms has stood for a
         // window over a path of 150 ms: loss behind it is congestion.
-        d.last_withheld = Some(start);
-        d.min_rtt = [Some(Duration::from_millis(150)), None];
-        d.queue_windows = [None, Some(Duration::from_millis(300)), None];
+        d.bucket.last_withheld = Some(start);
+        d.queue.min_rtt = [Some(Duration::from_millis(150)), None];
+        d.queue.queue_windows = [None, Some(Duration::from_millis(300)), None];
         // Ticks 1 and 3 are back in 450 ms; the client found two missing.
         d.acked(
             start + Duration::from_millis(500),
@@ -678,7 +598,11 @@ mod tests {
             Some(2),
             Duration::ZERO,
         );
-        assert!(d.rate < 2000.0, "rate {:.0} B/s after the cut", d.rate);
+        assert!(
+            d.bucket.rate < 2000.0,
+            "rate {:.0} B/s after the cut",
+            d.bucket.rate
+        );
     }
 
     // Input packets go at a pace (half of it on a thin link), so a snapshot's
@@ -703,7 +627,7 @@ mod tests {
                     d.sent(now, i, 100);
                 }
             }
-            (d.rate, d.standing_queue())
+            (d.bucket.rate, d.standing_queue())
         };
         assert_eq!(run(true), (MAX_RATE, Duration::ZERO), "no queue, no cut");
         let (_, untold) = run(false);
@@ -750,7 +674,7 @@ mod tests {
             let mut d = Delivery::new(V4);
             unlimited(&mut d, 20, loss, |_| Duration::from_millis(50));
             assert_eq!(d.withheld_total(), 0, "{loss} loss");
-            assert_eq!(d.rate, MAX_RATE, "{loss} loss");
+            assert_eq!(d.bucket.rate, MAX_RATE, "{loss} loss");
         }
     }
 
@@ -780,6 +704,6 @@ mod tests {
         let lag = |t: Duration| Duration::from_millis(if t.as_secs() < 5 { 50 } else { 300 });
         unlimited(&mut d, 15, 0.0, lag);
         assert_eq!(d.withheld_total(), 0);
-        assert_eq!(d.rate, MAX_RATE);
+        assert_eq!(d.bucket.rate, MAX_RATE);
     }
 }

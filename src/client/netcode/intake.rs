@@ -48,8 +48,8 @@ impl ClientSession {
                 return self.on_delta(now, &delta, wire_bytes);
             }
             ServerMsg::Roster(page) => {
-                if let Some(roster) = self.roster_pages.add(page) {
-                    self.roster = roster;
+                if let Some(roster) = self.remotes.roster_pages.add(page) {
+                    self.remotes.roster = roster;
                 }
             }
             ServerMsg::Bye(reason) => return Some(SessionEnd::ServerSaidBye(reason)),
@@ -70,15 +70,15 @@ impl ClientSession {
     /// What the snapshot's wrapped counters are widened against: the newest tick, the
     /// newest command (or acknowledgement) and the next event expected.
     fn known(&self) -> Known {
-        let ack = match (&self.prediction, &self.latest) {
+        let ack = match (&self.own.prediction, &self.remotes.latest) {
             (Some(p), _) => Some(p.latest_seq()),
             (None, Some(s)) => Some(s.ack_seq),
             (None, None) => None,
         };
         Known {
-            tick: self.latest_tick().unwrap_or(self.welcome_tick),
+            tick: self.latest_tick().unwrap_or(self.timing.welcome_tick),
             ack,
-            next_event: self.next_event,
+            next_event: self.feed.next_event,
         }
     }
 
@@ -88,10 +88,10 @@ impl ClientSession {
     /// this client cannot parse ends the session.
     fn on_events(&mut self, now: Instant, delta: &SnapshotDelta) -> Option<SessionEnd> {
         for (seq, event) in &delta.events {
-            if *seq != self.next_event {
+            if *seq != self.feed.next_event {
                 continue;
             }
-            self.next_event += 1;
+            self.feed.next_event += 1;
             if let &GameEvent::TickRate {
                 tick_rate,
                 snapshot_interval,
@@ -108,10 +108,11 @@ impl ClientSession {
             }
             let rules = &self.rules.combat;
             let verdict = self
+                .feed
                 .combat
                 .on_event(now, event, &self.map, rules, self.player_id);
             self.net.fire_mispredicted(verdict.mispredicted);
-            if let Some(change) = self.match_log.on_event(now, event, &self.map) {
+            if let Some(change) = self.feed.match_log.on_event(now, event, &self.map) {
                 let text = self.map_chunks.take(&change.map).unwrap_or_default();
                 match Map::parse("server map", &text) {
                     Ok(map) => self.map = map.with_name(&crate::net::safe_text::safe(&change.name)),
@@ -134,7 +135,7 @@ impl ClientSession {
         if let Some(end) = self.on_events(now, delta) {
             return Some(end);
         }
-        let baseline = delta::baseline_tick(delta).and_then(|t| self.buffer.get(t));
+        let baseline = delta::baseline_tick(delta).and_then(|t| self.remotes.buffer.get(t));
         let snap = match delta::decode(delta, baseline) {
             Ok(snap) => snap,
             Err(e) => {
@@ -160,11 +161,12 @@ impl ClientSession {
 
     /// Whether a snapshot for `tick` was already taken in (the network duplicated it).
     fn is_duplicate(&self, tick: u32) -> bool {
-        self.buffer.get(tick).is_some() || self.latest.as_ref().is_some_and(|s| s.tick == tick)
+        self.remotes.buffer.get(tick).is_some()
+            || self.remotes.latest.as_ref().is_some_and(|s| s.tick == tick)
     }
 
     fn on_snapshot(&mut self, now: Instant, snap: Snapshot) {
-        let newest = self.latest.as_ref().map(|s| s.tick);
+        let newest = self.remotes.latest.as_ref().map(|s| s.tick);
         if newest.is_some_and(|t| snap.tick < t) {
             // Late: it was counted lost when a newer one arrived; it still fills a gap
             // in the interpolation buffer.
@@ -175,7 +177,7 @@ impl ClientSession {
             // Its echo is a round trip like any other: leaving out the overtaken ones
             // kept the quick ones, and the RTT read low under reordering.
             self.echo(now, &snap);
-            self.buffer.push(snap.tick, snap.players);
+            self.remotes.buffer.push(snap.tick, snap.players);
             return;
         }
         // Where each remote player was drawn just before this snapshot: what it is
@@ -196,13 +198,13 @@ impl ClientSession {
         // intervals: the one snapshot that crosses it counts no loss.
         // The first snapshot's total counts what came before this session: none of it.
         let (mut withheld, mut dropped) = (0, 0);
-        if let (Some(prev), Some(before)) = (newest, self.latest.as_ref()) {
-            let between = ((snap.tick - prev) / self.snapshot_interval).saturating_sub(1);
+        if let (Some(prev), Some(before)) = (newest, self.remotes.latest.as_ref()) {
+            let between = ((snap.tick - prev) / self.timing.snapshot_interval).saturating_sub(1);
             withheld = snap
                 .withheld_total
                 .saturating_sub(before.withheld_total)
                 .min(between);
-            if !self.timeline.changed_within(prev, snap.tick) {
+            if !self.timing.timeline.changed_within(prev, snap.tick) {
                 dropped = between - withheld;
             }
         }
@@ -210,9 +212,9 @@ impl ClientSession {
         self.net.withheld(withheld);
         if let Some(inputs) = snap.inputs {
             self.net.inputs_seen(inputs.received, inputs.high);
-            let tick_ms = f64::from(snap.tick) * 1000.0 / self.tick_rate;
+            let tick_ms = f64::from(snap.tick) * 1000.0 / self.timing.tick_rate;
             let down_ms = self.local_secs(now) * 1000.0 - tick_ms;
-            self.pacer.counts(
+            self.own.pacer.counts(
                 inputs.received,
                 inputs.high,
                 self.net.measured_rtt(),
@@ -220,8 +222,8 @@ impl ClientSession {
             );
         }
         self.observe_timing(now, &snap, dropped, withheld);
-        if let Some(prev) = &self.latest {
-            let roster = &self.roster;
+        if let Some(prev) = &self.remotes.latest {
+            let roster = &self.remotes.roster;
             self.net
                 .remote_motion(&prev.players, &snap.players, self.player_id, |id| {
                     name_ref(roster, id)
@@ -237,22 +239,23 @@ impl ClientSession {
             (BUFFER_HIGH, BUFFER_LOW)
         };
         if backlog > high {
-            self.draining = true;
+            self.own.draining = true;
         } else if backlog <= low {
-            self.draining = false;
+            self.own.draining = false;
         }
         if depth >= 2 && u16::from(queued) * 2 < u16::from(depth) {
-            self.hurrying = true;
+            self.own.hurrying = true;
         } else if queued >= depth {
-            self.hurrying = false;
+            self.own.hurrying = false;
         }
-        self.last_snapshot = now;
+        self.timing.last_snapshot = now;
         let above = outage::resync_above(self.tick_rate());
-        self.resync
+        self.own
+            .resync
             .on_snapshot(backlog, above, snap.ack_seq, self.latest_seq());
         self.reconcile(now, &snap);
-        self.buffer.push(snap.tick, snap.players.clone());
-        self.latest = Some(snap);
+        self.remotes.buffer.push(snap.tick, snap.players.clone());
+        self.remotes.latest = Some(snap);
         self.correct_remotes(now, &before);
     }
 
@@ -260,24 +263,29 @@ impl ClientSession {
     /// new snapshot.
     fn observe_timing(&mut self, now: Instant, snap: &Snapshot, dropped: u32, withheld: u32) {
         let local = self.local_secs(now);
-        let server = self.timeline.secs(f64::from(snap.tick));
-        self.clock.observe(local, server);
-        self.recent_loss.observe(dropped);
-        self.recent_withheld.observe(withheld);
+        let server = self.timing.timeline.secs(f64::from(snap.tick));
+        self.timing.clock.observe(local, server);
+        self.remotes.recent_loss.observe(dropped);
+        self.remotes.recent_withheld.observe(withheld);
         // Snapshots held back for a thin link's rate come further apart than the
         // welcome's period: the delay follows the period they really come at.
-        let period = self.snapshot_period / (1.0 - self.recent_withheld.rate()).max(0.1);
-        let target = match self.tuning.interp_ratio {
-            Some(ratio) => ratio * self.snapshot_period,
-            None => interp_delay_target(period, self.clock.jitter_secs(), self.recent_loss.rate()),
+        let period =
+            self.timing.snapshot_period / (1.0 - self.remotes.recent_withheld.rate()).max(0.1);
+        let target = match self.own.tuning.interp_ratio {
+            Some(ratio) => ratio * self.timing.snapshot_period,
+            None => interp_delay_target(
+                period,
+                self.timing.clock.jitter_secs(),
+                self.remotes.recent_loss.rate(),
+            ),
         };
-        self.interp_delay += (target - self.interp_delay) * 0.1;
-        self.net.interp_delay(self.interp_delay);
+        self.remotes.interp_delay += (target - self.remotes.interp_delay) * 0.1;
+        self.net.interp_delay(self.remotes.interp_delay);
         self.echo(now, snap);
         // A snapshot's one-way delay cannot be measured without shared clocks; half the
         // RTT plus how late it is against the smoothed clock is the honest estimate.
         let rtt_ms = self.net.stats.rtt_ms;
-        let lateness = self.clock.lateness_secs(local, server);
+        let lateness = self.timing.clock.lateness_secs(local, server);
         let delay_ms = (rtt_ms / 2.0 + lateness * 1000.0).max(0.0);
         self.net
             .lagometer
@@ -313,6 +321,7 @@ impl ClientSession {
             && !placed
             && snap.me.body(PlayerState::default(), 0).phase == Phase::Playing;
         let verdict = self
+            .feed
             .combat
             .judge(snap.ack_seq, snap.me.events_complete(), playing);
         // With prediction off no predicted shot was shown: nothing was mispredicted.
@@ -320,22 +329,22 @@ impl ClientSession {
             self.net.fire_mispredicted(verdict.mispredicted);
         }
         let Some(me) = me else {
-            if let Some(p) = &mut self.prediction {
+            if let Some(p) = &mut self.own.prediction {
                 p.acknowledge(snap.ack_seq);
             }
             return;
         };
         let server = snap.me.body(me, snap.ack_seq);
         let others = others_of(&snap.players, self.player_id);
-        let Some(p) = &mut self.prediction else {
+        let Some(p) = &mut self.own.prediction else {
             if snap.ack_seq <= MAX_START_ACK {
-                self.prediction = Some(Prediction::new(server, snap.ack_seq));
+                self.own.prediction = Some(Prediction::new(server, snap.ack_seq));
             }
             return;
         };
         let s = self.switches;
         let how = match Reconcile::for_switches(s, placed) {
-            Reconcile::Smooth | Reconcile::Snap if self.correction_loop && !placed => {
+            Reconcile::Smooth | Reconcile::Snap if self.own.correction_loop && !placed => {
                 Reconcile::Loop
             }
             how => how,
@@ -345,13 +354,13 @@ impl ClientSession {
             rules: &self.rules,
             me: self.player_id,
             others: &others,
-            earlier: self.earlier_rules.as_ref().map(|(s, r)| (*s, r)),
+            earlier: self.timing.earlier_rules.as_ref().map(|(s, r)| (*s, r)),
         };
         let mut disagreement = p.disagreement(snap.ack_seq);
         // Reconciliation off: the prediction was never put where the server had us
         // after the previous acknowledged command; the previous snapshot says where.
         if how == Reconcile::MeasureOnly
-            && let (Some(d), Some(prev)) = (&mut disagreement, &self.latest)
+            && let (Some(d), Some(prev)) = (&mut disagreement, &self.remotes.latest)
             && prev.ack_seq + 1 == d.first_seq
         {
             d.server_agreed = find(&prev.players, self.player_id);
@@ -375,9 +384,9 @@ impl ClientSession {
             }
             Some(c) => {
                 let cause = disagreement.map_or(Cause::Unknown, |d| {
-                    let roster = &self.roster;
+                    let roster = &self.remotes.roster;
                     let name = |id| name_in(roster, id);
-                    let over = self.match_log.results.is_some();
+                    let over = self.feed.match_log.results.is_some();
                     explain(
                         &d,
                         c.cells,
@@ -393,7 +402,7 @@ impl ClientSession {
                 let at = self.local_secs(now);
                 self.net.correction(at, c.cells, &cause);
                 self.net.correction_path(at, path);
-                self.last_correction = Some((now, c));
+                self.own.last_correction = Some((now, c));
             }
             None => {}
         }
@@ -509,8 +518,8 @@ mod tests {
         let map = Map::builtin("duel").unwrap();
         let now = Instant::now();
         let mut session = ClientSession::on_duel(0, now);
-        session.welcome_tick = 65_500;
-        session.next_event = 65_535;
+        session.timing.welcome_tick = 65_500;
+        session.feed.next_event = 65_535;
         let (x, y) = map.spawns()[0];
         let mut buf = Vec::new();
         for (i, tick) in (65_532..65_545).step_by(3).enumerate() {
@@ -539,7 +548,7 @@ mod tests {
             }
             assert_eq!(session.latest_tick(), Some(tick));
             assert_eq!(session.server_ack_seq(), snap.ack_seq);
-            assert_eq!(session.next_event, seq + 1);
+            assert_eq!(session.feed.next_event, seq + 1);
         }
         assert_eq!(session.stats().snapshots_lost, 0);
         assert_eq!(session.latest_seq(), 65_530 + 10);
