@@ -10,6 +10,7 @@ use super::protocol::{
     PROTOCOL_VERSION, ServerInfo, ServerMsg,
 };
 use super::secure::{CLIENT_SEAL_BYTES, OpenError, SERVER_SEAL_BYTES, Session};
+use super::wire_input;
 
 /// Largest client datagram we accept: connect requests and input packets are small.
 pub const MAX_CLIENT_DATAGRAM: usize = 1200;
@@ -45,11 +46,46 @@ pub enum CodecError {
     Unsealed,
     #[error("{0}")]
     Open(#[from] OpenError),
+    #[error("{0}")]
+    Input(#[from] wire_input::Malformed),
 }
 
 /// Encodes into `buf` (cleared first), reusing its allocation.
+/// An input packet by its own writer (`net::wire_input`), anything else through serde.
 pub fn encode_client(msg: &ClientMsg, buf: &mut Vec<u8>) -> Result<(), CodecError> {
-    encode_with(msg, buf, config::<MAX_CLIENT_DATAGRAM>())
+    encode_client_within(msg, buf, MAX_CLIENT_DATAGRAM)
+}
+
+/// The kind byte of [`ClientMsg::Input`]: its variant's index, as serde writes it.
+const INPUT_KIND: u8 = 1;
+
+fn encode_client_within(
+    msg: &ClientMsg,
+    buf: &mut Vec<u8>,
+    limit: usize,
+) -> Result<(), CodecError> {
+    let ClientMsg::Input(input) = msg else {
+        encode_with(msg, buf, config::<MAX_CLIENT_DATAGRAM>())?;
+        return match buf.len() {
+            n if n > limit => Err(CodecError::TooLarge(n)),
+            _ => Ok(()),
+        };
+    };
+    buf.clear();
+    buf.push(INPUT_KIND);
+    wire_input::write(input, buf);
+    if buf.len() > limit {
+        return Err(CodecError::TooLarge(buf.len()));
+    }
+    Ok(())
+}
+
+/// The size of a client message before sealing.
+pub fn encoded_len_client(msg: &ClientMsg) -> usize {
+    match msg {
+        ClientMsg::Input(input) => 1 + wire_input::len(input),
+        other => encoded_len(other),
+    }
 }
 
 /// Encodes a server message as it is before sealing (a session's messages may then take
@@ -212,17 +248,13 @@ pub fn seal_client(
     if !is_session_msg(msg) {
         return Err(CodecError::NotSessional);
     }
-    encode_with(
-        msg,
-        scratch,
-        config::<{ MAX_CLIENT_DATAGRAM - CLIENT_SEAL_BYTES }>(),
-    )?;
+    encode_client_within(msg, scratch, MAX_CLIENT_DATAGRAM - CLIENT_SEAL_BYTES)?;
     Ok(session.seal_client(id, scratch, buf))
 }
 
 /// The size of a session message on the wire, sealed.
 pub fn sealed_client_len(msg: &ClientMsg) -> usize {
-    encoded_len(msg) + CLIENT_SEAL_BYTES
+    encoded_len_client(msg) + CLIENT_SEAL_BYTES
 }
 
 /// Opens a sealed client datagram of `session`: an input packet, a chat line or a
@@ -427,6 +459,12 @@ pub fn discover_request(nonce: u32, buf: &mut Vec<u8>) -> Result<(), CodecError>
 }
 
 pub fn decode_client(bytes: &[u8]) -> Result<ClientMsg, CodecError> {
+    if let [INPUT_KIND, rest @ ..] = bytes {
+        if bytes.len() > MAX_CLIENT_DATAGRAM {
+            return Err(CodecError::TooLarge(bytes.len()));
+        }
+        return Ok(ClientMsg::Input(wire_input::read(rest)?));
+    }
     decode_with(bytes, MAX_CLIENT_DATAGRAM, config::<MAX_CLIENT_DATAGRAM>())
 }
 

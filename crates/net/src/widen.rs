@@ -7,7 +7,7 @@
 //! (over nine minutes of ticks at 60 Hz; commands and events are far closer).
 #![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
 
-use super::protocol::{GameEvent, SnapshotDelta};
+use super::protocol::{GameEvent, InputPacket, SnapshotDelta};
 
 /// The full value whose low 16 bits are those of `wire` and which lies nearest to
 /// `known` (within -32,768..=32,767 of it), wrapping at the ends of `u32`.
@@ -48,6 +48,32 @@ impl SnapshotDelta {
             *seq = seq.wrapping_add(seq_shift);
             shift_relative_ticks(event, shift);
         }
+    }
+}
+
+/// What the server knows to widen a client's input packet against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KnownInput {
+    /// The server's tick: the newest a snapshot or a view can be of.
+    pub tick: u32,
+    /// The highest input packet seq received from this client.
+    pub packet: u32,
+    /// The client's last command applied.
+    pub command: u32,
+    /// The newest game event seq made for this client.
+    pub event: u32,
+}
+
+impl InputPacket {
+    /// Widens the ticks and seqs of a packet decoded from the wire (their low 16 bits,
+    /// see [`super::wire_input`]) to the full values nearest what the server knows. The
+    /// clock stays as it came: only its low 16 bits are echoed.
+    pub fn widen(&mut self, known: &KnownInput) {
+        self.packet_seq = widen16(known.packet, self.packet_seq);
+        self.ack_tick = widen16(known.tick, self.ack_tick);
+        self.view_tick = widen16(known.tick, self.view_tick);
+        self.last_seq = widen16(known.command, self.last_seq);
+        self.event_ack = widen16(known.event, self.event_ack);
     }
 }
 

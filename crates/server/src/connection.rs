@@ -13,6 +13,7 @@ use super::interest::Interest;
 use super::reliable::EventQueue;
 use netarena_net::protocol::{HELLO_BYTES, InputCounts, InputPacket, ServerMsg};
 use netarena_net::secure::Session;
+use netarena_net::widen::KnownInput;
 use netarena_sim::world::PlayerId;
 
 /// Who makes a slot's commands: a client over the network, or a server bot.
@@ -24,9 +25,6 @@ pub(crate) enum Controller {
 
 /// Input packets remembered as seen, so a late one is counted once.
 const WINDOW: u32 = 64;
-/// One input packet in this many, by its sequence number, has its timestamp echoed: the
-/// choice is made before the packet travels, so it is blind to the packet's delay.
-const ECHO_MARK: u32 = 4;
 /// Marked packets waiting for a snapshot to echo them; one arriving past this is not
 /// echoed.
 const ECHO_QUEUE: usize = 8;
@@ -163,7 +161,10 @@ impl Connection {
         // still favoured quick ones, those followed by a long wait (6 % low at 75 ± 60
         // ms each way).
         if self.inputs.record(input.packet_seq)
-            && input.packet_seq.is_multiple_of(ECHO_MARK)
+            // One packet in `ECHO_MARK`, by its seq, is echoed: the choice is made before
+            // the packet travels, so it is blind to the packet's delay (and only those
+            // carry the clock).
+            && input.echoed()
             && self.echoes.len() < ECHO_QUEUE
         {
             self.echoes.push_back((input.client_time_ms, now));
@@ -175,15 +176,26 @@ impl Connection {
 
 impl Server {
     /// An authenticated input packet of player `id`.
-    pub(super) fn on_input(&mut self, now: Instant, id: PlayerId, input: InputPacket) {
-        if input.validate().is_err() {
-            self.refusals.invalid += 1;
-            return;
-        }
+    pub(super) fn on_input(&mut self, now: Instant, id: PlayerId, mut input: InputPacket) {
         let tick = self.world.tick;
         let Some(slot) = self.slots.iter_mut().find(|s| s.id == id) else {
             return;
         };
+        // Its ticks and seqs came as their low 16 bits.
+        let (packet, event) = match &slot.controller {
+            Controller::Remote(c) => (c.inputs.high, c.events.newest()),
+            Controller::Bot(_) => (0, 0),
+        };
+        input.widen(&KnownInput {
+            tick,
+            packet,
+            command: slot.queue.last_applied(),
+            event,
+        });
+        if input.validate().is_err() {
+            self.refusals.invalid += 1;
+            return;
+        }
         if let Controller::Remote(c) = &mut slot.controller {
             c.take(now, &input, tick);
         }
