@@ -244,9 +244,8 @@ fn a_what_if_without_reconciliation_loses_no_commands_and_names_the_drift() {
     assert!(causes.get("drift").is_some_and(|&n| n > 10), "{causes:?}");
     // The what-if cannot lose a command the recording did not (the bug put its drift
     // down to lost commands); a lost one may be named drift when the drift is larger.
-    let lost_commands = |c: &std::collections::BTreeMap<String, u64>| {
-        c.get("commands_lost").copied().unwrap_or(0)
-    };
+    let lost_commands =
+        |c: &std::collections::BTreeMap<String, u64>| c.get("commands_lost").copied().unwrap_or(0);
     assert!(
         lost_commands(causes) <= lost_commands(&as_recorded),
         "{causes:?} against {as_recorded:?}"

@@ -10,7 +10,7 @@ use super::protocol::{
     PROTOCOL_VERSION, ServerInfo, ServerMsg,
 };
 use super::secure::{CLIENT_SEAL_BYTES, OpenError, SERVER_SEAL_BYTES, Session};
-use super::wire_input;
+use super::{wire_input, wire_snapshot};
 
 /// Largest client datagram we accept: connect requests and input packets are small.
 pub const MAX_CLIENT_DATAGRAM: usize = 1200;
@@ -90,8 +90,14 @@ pub fn encoded_len_client(msg: &ClientMsg) -> usize {
 
 /// Encodes a server message as it is before sealing (a session's messages may then take
 /// at most [`MAX_SERVER_MESSAGE`] bytes).
+///
+/// A snapshot goes without serde's kind byte: its first byte, its flags, has the top
+/// bit set, which no other message's kind has (`net::wire_snapshot`).
 pub fn encode_server(msg: &ServerMsg, buf: &mut Vec<u8>) -> Result<(), CodecError> {
-    encode_with(msg, buf, config::<MAX_SERVER_DATAGRAM>())
+    match msg {
+        ServerMsg::Snapshot(d) => encode_with(d, buf, config::<MAX_SERVER_DATAGRAM>()),
+        other => encode_with(other, buf, config::<MAX_SERVER_DATAGRAM>()),
+    }
 }
 
 fn encode_with<T: Serialize, const N: usize>(
@@ -110,7 +116,11 @@ fn encode_with<T: Serialize, const N: usize>(
 /// The size of a server message on the wire (sealed, if it is a session's), for byte
 /// budgets and statistics.
 pub fn encoded_len_server(msg: &ServerMsg) -> usize {
-    encoded_len(msg)
+    let plain = match msg {
+        ServerMsg::Snapshot(d) => encoded_len(d),
+        other => encoded_len(other),
+    };
+    plain
         + if is_session_server_msg(msg) {
             SERVER_SEAL_BYTES
         } else {
@@ -288,7 +298,10 @@ pub fn seal_server(
         return encode_server(msg, buf);
     }
     let session = session.ok_or(CodecError::Unsealed)?;
-    encode_with(msg, scratch, config::<MAX_SERVER_MESSAGE>())?;
+    encode_server(msg, scratch)?;
+    if scratch.len() > MAX_SERVER_MESSAGE {
+        return Err(CodecError::TooLarge(scratch.len()));
+    }
     session.seal_server(scratch, buf);
     Ok(())
 }
@@ -469,6 +482,13 @@ pub fn decode_client(bytes: &[u8]) -> Result<ClientMsg, CodecError> {
 }
 
 pub fn decode_server(bytes: &[u8]) -> Result<ServerMsg, CodecError> {
+    if bytes
+        .first()
+        .is_some_and(|b| b & wire_snapshot::SNAPSHOT != 0)
+    {
+        return decode_with(bytes, MAX_SERVER_DATAGRAM, config::<SERVER_DECODE_LIMIT>())
+            .map(ServerMsg::Snapshot);
+    }
     decode_with(bytes, MAX_SERVER_DATAGRAM, config::<SERVER_DECODE_LIMIT>())
 }
 

@@ -198,3 +198,83 @@ pub(crate) fn read(bytes: &[u8]) -> Result<InputPacket, Malformed> {
         ack_hold_ms,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec;
+    use crate::protocol::ClientMsg;
+    use crate::widen::KnownInput;
+
+    /// A client 18 minutes into a 60 Hz match (its counters past 65,535) holding one
+    /// key: two bytes a counter, one for the view, the RTT and the hold, the clock only
+    /// on an echoed packet, two bytes a command; the server gets it back whole.
+    #[test]
+    fn an_input_packet_travels_small_and_widens_whole() {
+        for (packet_seq, clock) in [(70_012, 2), (70_013, 0)] {
+            let mut sent = InputPacket::pack(
+                70_123,
+                packet_seq,
+                70_003,
+                (139_990..=140_000).map(|seq| (seq, Command::default())),
+            );
+            sent.event_ack = 90_000;
+            sent.view_tick = 69_997;
+            sent.rtt_ms = 48;
+            sent.ack_hold_ms = 20;
+            let mut buf = Vec::new();
+            codec::encode_client(&ClientMsg::Input(sent.clone()), &mut buf).unwrap();
+            // Kind, head; packet, ack tick, last seq, event ack; view, RTT, hold; the
+            // clock; one run (buttons, aim and weapon, count).
+            assert_eq!(buf.len(), 1 + 1 + 4 * 2 + 3 + clock + 3, "{packet_seq}");
+            let Ok(ClientMsg::Input(mut got)) = codec::decode_client(&buf) else {
+                panic!("an input packet");
+            };
+            got.widen(&KnownInput {
+                tick: 70_005,
+                packet: 70_000,
+                command: 139_950,
+                event: 90_010,
+            });
+            if clock == 0 {
+                assert_eq!(got.client_time_ms, 0, "no clock on a packet not echoed");
+            } else {
+                assert_eq!(got.client_time_ms, 70_123 & 0xffff, "the clock as echoed");
+            }
+            got.client_time_ms = sent.client_time_ms;
+            assert_eq!(got, sent);
+        }
+    }
+
+    /// Commands of every field's range, a loss count, many runs: they come back as they
+    /// went; cut short or with a byte too many, the packet is refused.
+    #[test]
+    fn every_packet_round_trips_and_a_damaged_one_is_refused() {
+        let mut p = InputPacket::pack(
+            4,
+            8,
+            300,
+            (1..=64).map(|seq| {
+                let cmd = Command {
+                    buttons: Buttons::from_bits_truncate(seq as u8),
+                    weapon: (seq % 3) as u8 * 9,
+                    aim: (seq % 20) as u8,
+                };
+                (seq, cmd)
+            }),
+        );
+        p.snapshots_lost = 9;
+        p.view_tick = 0;
+        p.rtt_ms = u16::MAX;
+        assert_eq!(p.runs.len(), 64);
+        let mut buf = Vec::new();
+        codec::encode_client(&ClientMsg::Input(p.clone()), &mut buf).unwrap();
+        assert_eq!(
+            codec::decode_client(&buf).unwrap(),
+            ClientMsg::Input(p.clone())
+        );
+        assert!(codec::decode_client(&buf[..buf.len() - 1]).is_err());
+        buf.push(0);
+        assert!(codec::decode_client(&buf).is_err());
+    }
+}
