@@ -16,6 +16,13 @@ pub(crate) fn widen16(known: u32, wire: u32) -> u32 {
     known.wrapping_add(diff as i32 as u32)
 }
 
+/// The full value whose low 8 bits are those of `wire` and which lies nearest to
+/// `known` (within -128..=127 of it), wrapping at the ends of `u32`.
+pub(crate) fn widen8(known: u32, wire: u32) -> u32 {
+    let diff = (wire as u8).wrapping_sub(known as u8) as i8;
+    known.wrapping_add(diff as i32 as u32)
+}
+
 /// What a receiver knows to widen a snapshot's counters against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Known {
@@ -34,11 +41,13 @@ impl SnapshotDelta {
     /// snapshot's tick along with it. A snapshot whose values are already whole and near
     /// `known` is left as it is.
     pub fn widen(&mut self, known: &Known) {
-        let tick = widen16(known.tick, self.tick);
+        // A near snapshot's tick and acknowledgement came as their low 8 bits.
+        let widen = if self.near { widen8 } else { widen16 };
+        let tick = widen(known.tick, self.tick);
         let shift = tick.wrapping_sub(self.tick);
         self.tick = tick;
         if let Some(ack) = known.ack {
-            self.ack_seq = widen16(ack, self.ack_seq);
+            self.ack_seq = widen(ack, self.ack_seq);
         }
         let Some(&(first, _)) = self.events.first() else {
             return;

@@ -47,6 +47,8 @@ const READY_IN: u8 = 16;
 /// queue in the low nibble, the depth in the high one) while the queue is under 15 and
 /// the depth under 16, else a byte 15 and a byte each.
 const QUEUED: u8 = 32;
+/// The tick and the acknowledgement take a byte each ([`SnapshotDelta::near`]).
+const NEAR: u8 = 64;
 const RARE_REMOVED: u8 = 1;
 const RARE_ADDED: u8 = 2;
 /// The values' count is sent because it is not the masks' bit count.
@@ -203,6 +205,7 @@ impl Serialize for SnapshotDelta {
                 (RARE, rare != 0),
                 (EVENTS, !self.events.is_empty()),
                 (READY_IN, self.me.ready_in != 0),
+                (NEAR, self.near),
             ]);
         let (head, masks) = masks_form(&self.masks);
         // Bincode writes no tuple length; the count only matters to self-describing formats.
@@ -211,8 +214,13 @@ impl Serialize for SnapshotDelta {
         if flags & RARE != 0 {
             t.serialize_element(&rare)?;
         }
-        t.serialize_element(&tick16(self.tick))?;
-        t.serialize_element(&tick16(self.ack_seq))?;
+        if self.near {
+            t.serialize_element(&(self.tick as u8))?;
+            t.serialize_element(&(self.ack_seq as u8))?;
+        } else {
+            t.serialize_element(&tick16(self.tick))?;
+            t.serialize_element(&tick16(self.ack_seq))?;
+        }
         t.serialize_element(&self.me.flags)?;
         if flags & READY_IN != 0 {
             t.serialize_element(&self.me.ready_in)?;
@@ -300,8 +308,17 @@ impl<'de> Visitor<'de> for DeltaVisitor {
         let on = |bit: u8| flags & bit != 0;
         let rare_on = |bit: u8| rare & bit != 0;
         let short = |b: [u8; 2]| u32::from(u16::from_le_bytes(b));
-        let tick = short(next(&mut seq, "tick")?);
-        let ack_seq = short(next(&mut seq, "ack")?);
+        let near = on(NEAR);
+        let (tick, ack_seq) = if near {
+            let tick: u8 = next(&mut seq, "tick")?;
+            let ack: u8 = next(&mut seq, "ack")?;
+            (u32::from(tick), u32::from(ack))
+        } else {
+            (
+                short(next(&mut seq, "tick")?),
+                short(next(&mut seq, "ack")?),
+            )
+        };
         let me = OwnBody {
             flags: next(&mut seq, "own body")?,
             ready_in: if on(READY_IN) {
@@ -383,6 +400,7 @@ impl<'de> Visitor<'de> for DeltaVisitor {
             values,
             events,
             withheld_total,
+            near,
         })
     }
 }
@@ -457,6 +475,7 @@ mod tests {
             values,
             events: vec![],
             withheld_total: 0,
+            near: false,
         }
     }
 
@@ -514,6 +533,29 @@ mod tests {
             assert_eq!(buf.len(), 1 + 2 + 2 + 1 + 1 + 1);
             assert_eq!(codec::decode_server(&buf).unwrap(), ServerMsg::Snapshot(d));
         }
+    }
+
+    /// A near snapshot (the receiver has one less than `NEAR_TICKS` older) spends a
+    /// byte on its tick and one on its acknowledgement, and widens back whole past
+    /// 65,535 ticks; a far one spends two each.
+    #[test]
+    fn a_near_snapshot_carries_its_tick_and_ack_in_a_byte_each() {
+        use crate::widen::Known;
+        let mut d = delta(vec![]);
+        (d.tick, d.ack_seq) = (70_000, 139_980);
+        let far = bytes(&d).len();
+        d.near = true;
+        let buf = bytes(&d);
+        assert_eq!(buf.len() + 2, far);
+        let Ok(ServerMsg::Snapshot(mut got)) = codec::decode_server(&buf) else {
+            panic!("a snapshot");
+        };
+        got.widen(&Known {
+            tick: 70_000 - 63,
+            ack: Some(139_980 + 64),
+            next_event: 1,
+        });
+        assert_eq!(got, d);
     }
 
     /// Masks that claim more players than there can be, or that skip or point past the
