@@ -52,7 +52,7 @@ impl SnapshotDelta {
         let Some(&(first, _)) = self.events.first() else {
             return;
         };
-        let seq_shift = widen16(known.next_event, first).wrapping_sub(first);
+        let seq_shift = widen(known.next_event, first).wrapping_sub(first);
         for (seq, event) in &mut self.events {
             *seq = seq.wrapping_add(seq_shift);
             shift_relative_ticks(event, shift);

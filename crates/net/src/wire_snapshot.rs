@@ -271,7 +271,14 @@ impl Serialize for SnapshotDelta {
             }
         }
         if flags & EVENTS != 0 {
-            t.serialize_element(&wire_events::to_wire(&self.events, self.tick))?;
+            let wire = wire_events::to_wire(&self.events, self.tick);
+            if self.near {
+                // The first seq's low byte only, as the tick's.
+                t.serialize_element(&wire.first[0])?;
+                t.serialize_element(&wire.list)?;
+            } else {
+                t.serialize_element(&wire)?;
+            }
         }
         t.end()
     }
@@ -380,7 +387,15 @@ impl<'de> Visitor<'de> for DeltaVisitor {
             values
         };
         let events = if on(EVENTS) {
-            wire_events::from_wire(next::<WireEvents, _>(&mut seq, "events")?, tick)
+            let wire = if near {
+                WireEvents {
+                    first: [next(&mut seq, "first event")?, 0],
+                    list: next(&mut seq, "events")?,
+                }
+            } else {
+                next(&mut seq, "events")?
+            };
+            wire_events::from_wire(wire, tick)
         } else {
             Vec::new()
         };
@@ -536,24 +551,30 @@ mod tests {
     }
 
     /// A near snapshot (the receiver has one less than `NEAR_TICKS` older) spends a
-    /// byte on its tick and one on its acknowledgement, and widens back whole past
-    /// 65,535 ticks; a far one spends two each.
+    /// byte on its tick, one on its acknowledgement and one on its first event's seq,
+    /// and widens back whole past 65,535; a far one spends two each.
     #[test]
     fn a_near_snapshot_carries_its_tick_and_ack_in_a_byte_each() {
+        use crate::protocol::GameEvent;
         use crate::widen::Known;
         let mut d = delta(vec![]);
         (d.tick, d.ack_seq) = (70_000, 139_980);
+        let chat = |text: &str| GameEvent::Chat {
+            from: 1,
+            text: text.to_owned(),
+        };
+        d.events = vec![(90_005, chat("a")), (90_006, chat("b"))];
         let far = bytes(&d).len();
         d.near = true;
         let buf = bytes(&d);
-        assert_eq!(buf.len() + 2, far);
+        assert_eq!(buf.len() + 3, far);
         let Ok(ServerMsg::Snapshot(mut got)) = codec::decode_server(&buf) else {
             panic!("a snapshot");
         };
         got.widen(&Known {
             tick: 70_000 - 63,
             ack: Some(139_980 + 64),
-            next_event: 1,
+            next_event: 90_005 + 100,
         });
         assert_eq!(got, d);
     }

@@ -225,16 +225,19 @@ pub struct SnapshotDelta {
     /// its link carries no more (`server/delivery.rs`). Not loss. A running total, so
     /// any later snapshot tells the whole count when one saying it is lost.
     pub withheld_total: u32,
-    /// The tick and `ack_seq` travel as their low 8 bits, not 16: the server knows the
-    /// receiver has a snapshot less than [`NEAR_TICKS`] older, and a client never has
-    /// more than [`MAX_COMMANDS_PER_INPUT`] commands unacknowledged, so it widens both
-    /// right (`super::widen`).
+    /// The tick, `ack_seq` and the first event's seq travel as their low 8 bits, not
+    /// 16: the server knows the receiver has a snapshot less than [`NEAR_TICKS`] older
+    /// and fewer than [`NEAR_EVENTS`] events unacknowledged, and a client never has
+    /// more than [`MAX_COMMANDS_PER_INPUT`] commands unacknowledged, so it widens all
+    /// three right (`super::widen`).
     pub near: bool,
 }
 
 /// How close the receiver's newest snapshot must be, in ticks, for a snapshot's tick and
 /// acknowledgement to travel in a byte each ([`SnapshotDelta::near`]).
 pub const NEAR_TICKS: u32 = 64;
+/// Fewer events than this unacknowledged, for [`SnapshotDelta::near`].
+pub const NEAR_EVENTS: usize = 128;
 
 /// Something that happened in the match, delivered reliably: repeated in every
 /// snapshot until the client acknowledges it.
