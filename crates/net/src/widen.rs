@@ -11,7 +11,7 @@ use super::protocol::{GameEvent, InputPacket, SnapshotDelta};
 
 /// The full value whose low 16 bits are those of `wire` and which lies nearest to
 /// `known` (within -32,768..=32,767 of it), wrapping at the ends of `u32`.
-pub(crate) fn widen16(known: u32, wire: u32) -> u32 {
+pub fn widen16(known: u32, wire: u32) -> u32 {
     let diff = (wire as u16).wrapping_sub(known as u16) as i16;
     known.wrapping_add(diff as i32 as u32)
 }
@@ -21,6 +21,17 @@ pub(crate) fn widen16(known: u32, wire: u32) -> u32 {
 pub(crate) fn widen8(known: u32, wire: u32) -> u32 {
     let diff = (wire as u8).wrapping_sub(known as u8) as i8;
     known.wrapping_add(diff as i32 as u32)
+}
+
+/// A snapshot's acknowledgement as it came from the wire, widened against `known` (an
+/// acknowledgement at most 127 behind or ahead of it), for an onlooker that widens
+/// nothing else.
+pub fn ack_of(d: &SnapshotDelta, known: u32) -> u32 {
+    if d.near {
+        widen8(known, d.ack_seq)
+    } else {
+        widen16(known, d.ack_seq)
+    }
 }
 
 /// What a receiver knows to widen a snapshot's counters against.

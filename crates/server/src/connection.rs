@@ -13,7 +13,7 @@ use super::interest::Interest;
 use super::reliable::EventQueue;
 use netarena_net::protocol::{HELLO_BYTES, InputCounts, InputPacket, ServerMsg};
 use netarena_net::secure::Session;
-use netarena_net::widen::KnownInput;
+use netarena_net::widen::{KnownInput, widen16};
 use netarena_sim::world::PlayerId;
 
 /// Who makes a slot's commands: a client over the network, or a server bot.
@@ -45,6 +45,8 @@ pub(crate) struct Connection {
     /// Marked input packets not yet echoed: each one's client timestamp and when it
     /// arrived, for the RTT echo, oldest first.
     echoes: VecDeque<(u32, Instant)>,
+    /// The client's clock as last heard (widened) and when.
+    clock: Option<(u32, Instant)>,
     inputs: InputWindow,
     /// Newest snapshot the client says it has: the baseline for its next delta.
     pub(crate) acked_tick: Option<u32>,
@@ -122,6 +124,7 @@ impl Connection {
             accept,
             last_heard: now,
             echoes: VecDeque::new(),
+            clock: None,
             inputs: InputWindow::default(),
             acked_tick: None,
             interest: Box::default(),
@@ -144,7 +147,16 @@ impl Connection {
     /// newest tick a snapshot can have carried.
     fn take(&mut self, now: Instant, input: &InputPacket, server_tick: u32) {
         self.last_heard = now;
-        self.delivery.heard(now, input.client_time_ms);
+        // Only echoed packets carry the clock, as its low 16 bits: widened against
+        // the last one heard and the time since, it times the uplink's queue.
+        if input.echoed() {
+            let known = self.clock.map_or(input.client_time_ms, |(ms, at)| {
+                ms.wrapping_add(now.saturating_duration_since(at).as_millis() as u32)
+            });
+            let clock = widen16(known, input.client_time_ms);
+            self.clock = Some((clock, now));
+            self.delivery.heard(now, clock);
+        }
         // Only a tick we have actually sent can be a baseline; anything else is a
         // confused or lying client, and it gets full snapshots.
         if input.ack_tick <= server_tick && self.acked_tick.is_none_or(|t| input.ack_tick > t) {
