@@ -377,7 +377,8 @@ impl Lab {
                     (Ok(msg), log) => {
                         let mut snapshot = None;
                         if let ServerMsg::Snapshot(s) = &msg {
-                            *acked = (*acked).max(s.ack_seq);
+                            // As it came: its low bits, widened against the last.
+                            *acked = (*acked).max(crate::net::widen::ack_of(s, *acked));
                             let session = driver.session();
                             let before = session.last_correction().map(|(at, _)| *at);
                             snapshot = (n < shown).then_some((s.tick, session.acked_seq(), before));

@@ -21,8 +21,9 @@ use crate::net::codec::{self, CodecError, put_varint, read_varint};
 
 /// 11: one format for both kinds (serde-derived records in one frame); versions 1 to
 /// 10 of a client's recording were hand-coded, version 1 of a lab's framed otherwise.
-/// 12: a link's conditions hold their jitter mode. 13: a keyframe's session is
-/// serialized part by part (timing, own player, remote players, event feed).
+/// 12: a link's conditions hold their jitter mode. 13: protocol 11's snapshots inside,
+/// and a keyframe's session serialized part by part (timing, own player, remote
+/// players, event feed).
 pub const VERSION: u16 = 13;
 /// The oldest version this netarena reads.
 pub const OLDEST: u16 = 13;

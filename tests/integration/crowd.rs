@@ -13,6 +13,7 @@ use netarena::net::codec::{self, MAX_SERVER_DATAGRAM};
 use netarena::net::delta;
 use netarena::net::protocol::{ClientMsg, InputPacket, PlayerSnap, ServerMsg};
 use netarena::net::roster_pages::RosterPages;
+use netarena::net::widen::Known;
 use netarena::server::{PLAYER_LIMIT, Server, ServerConfig};
 use netarena::sim::map::{CELL, MAX_HEIGHT, MAX_WIDTH, Map};
 use netarena::sim::world::{Buttons, Command, PlayerId, PlayerState};
@@ -252,7 +253,15 @@ fn a_server_holds_64_people_and_64_bots_and_every_datagram_fits() {
             let Some(&i) = by_addr.get(&to) else { continue };
             let c = &mut clients[i];
             match msg {
-                ServerMsg::Snapshot(s) => c.snapshot(&s, &server),
+                ServerMsg::Snapshot(mut s) => {
+                    // Its counters came as their low bits: widened as a client does.
+                    s.widen(&Known {
+                        tick: c.last.unwrap_or(0),
+                        ack: Some(c.seq),
+                        next_event: c.event_ack + 1,
+                    });
+                    c.snapshot(&s, &server)
+                }
                 ServerMsg::Roster(page) => {
                     if let Some(r) = c.roster.add(page) {
                         c.roster_len = r.len();

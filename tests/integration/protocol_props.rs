@@ -214,28 +214,32 @@ fn client_msg() -> impl Strategy<Value = ClientMsg> {
                     padding,
                 }
             }),
+        // The counters travel as their low 16 bits (the server widens them), the clock
+        // only on a packet the server echoes (`net::wire_input`).
         (
-            any::<u32>(),
-            any::<u32>(),
-            any::<u32>(),
-            any::<u32>(),
+            any::<u16>(),
+            any::<u16>(),
+            any::<u16>(),
+            any::<u16>(),
             proptest::collection::vec((command(), 1u8..=255), 0..20)
         )
             .prop_map(|(client_time_ms, packet_seq, ack_tick, last_seq, runs)| {
+                let (packet_seq, ack_tick) = (u32::from(packet_seq), u32::from(ack_tick));
+                let echoed = packet_seq.is_multiple_of(4);
                 ClientMsg::Input(InputPacket {
-                    client_time_ms,
+                    client_time_ms: if echoed { u32::from(client_time_ms) } else { 0 },
                     packet_seq,
                     ack_tick,
                     event_ack: packet_seq ^ 7,
                     view_tick: ack_tick / 2,
-                    rtt_ms: (client_time_ms % 1000) as u16,
-                    last_seq,
+                    rtt_ms: client_time_ms % 1000,
+                    last_seq: u32::from(last_seq),
                     runs: runs
                         .into_iter()
                         .map(|(cmd, count)| CommandRun { cmd, count })
                         .collect(),
                     snapshots_lost: last_seq as u8,
-                    ack_hold_ms: (packet_seq % 70_000) as u16,
+                    ack_hold_ms: packet_seq as u16,
                 })
             }),
         Just(ClientMsg::Leave),
@@ -332,10 +336,13 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
                 let echo_hold_ms = if echo_time_ms == 0 { 0 } else { echo_hold_ms };
                 // So do the tick, the acknowledged command and the first event's seq
                 // (`widened_snapshots_come_back_whole` checks them whole).
-                let (tick, ack_seq) = (u32::from(tick), u32::from(ack_seq));
+                // A near snapshot carries their low 8 bits.
+                let near = baseline_age % 2 == 1;
+                let low = if near { 0xff } else { 0xffff };
+                let (tick, ack_seq) = (u32::from(tick) & low, u32::from(ack_seq) & low);
                 let mut events = events;
                 if let Some((first, _)) = events.first_mut() {
-                    *first &= 0xffff;
+                    *first &= low;
                 }
                 ServerMsg::Snapshot(SnapshotDelta {
                     tick,
@@ -353,6 +360,7 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
                     values,
                     events,
                     withheld_total: u32::from(baseline_age) * 1000,
+                    near,
                 })
             },
         );
@@ -430,7 +438,8 @@ proptest! {
     }
 
     /// The tick, the acknowledged command and the event seqs travel as their low 16
-    /// bits; widened against values within 32,767 of them, whole values come back.
+    /// bits (8 in a near snapshot); widened against values within 32,767 of them (127
+    /// when near), whole values come back.
     #[test]
     fn widened_snapshots_come_back_whole(
         msg in server_msg(),
@@ -438,6 +447,7 @@ proptest! {
         (dt, da, de) in (-32_768..32_768i32, -32_768..32_768i32, -32_768..32_768i32),
     ) {
         let ServerMsg::Snapshot(mut d) = msg else { return Ok(()) };
+        let (dt, da, de) = if d.near { (dt / 256, da / 256, de / 256) } else { (dt, da, de) };
         d.tick = tick;
         d.ack_seq = ack;
         let shift = first.wrapping_sub(d.events.first().map_or(0, |e| e.0));

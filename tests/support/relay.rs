@@ -28,6 +28,8 @@ pub enum Seen {
     /// snapshots the server has held back for the link's rate in all.
     Snapshot {
         ack16: u16,
+        /// The acknowledgement came as its low 8 bits (`SnapshotDelta::near`).
+        near: bool,
         queued: u8,
         withheld_total: u32,
     },
@@ -152,9 +154,13 @@ impl FaultRelay {
                 Seen::Input { last_seq } if forwarded => {
                     newest = Some(newest.map_or(last_seq, |n: u32| n.max(last_seq)));
                 }
-                Seen::Snapshot { ack16, .. } if forwarded && at >= from && at < to => {
+                Seen::Snapshot { ack16, near, .. } if forwarded && at >= from && at < to => {
                     if let Some(newest) = newest {
-                        let behind = (newest as u16).wrapping_sub(ack16);
+                        let behind = if near {
+                            u16::from((newest as u8).wrapping_sub(ack16 as u8))
+                        } else {
+                            (newest as u16).wrapping_sub(ack16)
+                        };
                         out.push(u32::from(behind));
                     }
                 }
@@ -221,6 +227,7 @@ impl Reader {
         match self.0.server_msg(bytes) {
             Some(ServerMsg::Snapshot(s)) => Some(Seen::Snapshot {
                 ack16: s.ack_seq as u16,
+                near: s.near,
                 queued: s.queued,
                 withheld_total: s.withheld_total,
             }),

@@ -10,6 +10,7 @@ use super::protocol::{
     PROTOCOL_VERSION, ServerInfo, ServerMsg,
 };
 use super::secure::{CLIENT_SEAL_BYTES, OpenError, SERVER_SEAL_BYTES, Session};
+use super::{wire_input, wire_snapshot};
 
 mod keylog;
 pub use keylog::KeyLog;
@@ -50,17 +51,58 @@ pub enum CodecError {
     Open(#[from] OpenError),
     #[error("the session has sent all the datagrams its counter can number")]
     Spent,
+    #[error("{0}")]
+    Input(#[from] wire_input::Malformed),
 }
 
 /// Encodes into `buf` (cleared first), reusing its allocation.
+/// An input packet by its own writer (`net::wire_input`), anything else through serde.
 pub fn encode_client(msg: &ClientMsg, buf: &mut Vec<u8>) -> Result<(), CodecError> {
-    encode_with(msg, buf, config::<MAX_CLIENT_DATAGRAM>())
+    encode_client_within(msg, buf, MAX_CLIENT_DATAGRAM)
+}
+
+/// The kind byte of [`ClientMsg::Input`]: its variant's index, as serde writes it.
+const INPUT_KIND: u8 = 1;
+
+fn encode_client_within(
+    msg: &ClientMsg,
+    buf: &mut Vec<u8>,
+    limit: usize,
+) -> Result<(), CodecError> {
+    let ClientMsg::Input(input) = msg else {
+        encode_with(msg, buf, config::<MAX_CLIENT_DATAGRAM>())?;
+        return match buf.len() {
+            n if n > limit => Err(CodecError::TooLarge(n)),
+            _ => Ok(()),
+        };
+    };
+    buf.clear();
+    buf.push(INPUT_KIND);
+    wire_input::write(input, buf);
+    if buf.len() > limit {
+        return Err(CodecError::TooLarge(buf.len()));
+    }
+    Ok(())
+}
+
+/// The size of a client message before sealing.
+pub fn encoded_len_client(msg: &ClientMsg) -> usize {
+    match msg {
+        ClientMsg::Input(input) => 1 + wire_input::len(input),
+        other => encoded_len(other),
+    }
 }
 
 /// Encodes a server message as it is before sealing (a session's messages may then take
 /// at most [`MAX_SERVER_MESSAGE`] bytes).
+///
+/// A snapshot goes without serde's kind byte: its first byte, its flags, has the top
+/// bit set, which no other message's kind has (`net::wire_snapshot`).
 pub fn encode_server(msg: &ServerMsg, buf: &mut Vec<u8>) -> Result<(), CodecError> {
-    encode_with(msg, buf, config::<MAX_SERVER_DATAGRAM>())
+    match msg {
+        ServerMsg::Snapshot(d) => encode_with(d, buf, config::<MAX_SERVER_DATAGRAM>()),
+        other => encode_with(other, buf, config::<MAX_SERVER_DATAGRAM>()),
+    }
 }
 
 fn encode_with<T: Serialize, const N: usize>(
@@ -79,7 +121,11 @@ fn encode_with<T: Serialize, const N: usize>(
 /// The size of a server message on the wire (sealed, if it is a session's), for byte
 /// budgets and statistics.
 pub fn encoded_len_server(msg: &ServerMsg) -> usize {
-    encoded_len(msg)
+    let plain = match msg {
+        ServerMsg::Snapshot(d) => encoded_len(d),
+        other => encoded_len(other),
+    };
+    plain
         + if is_session_server_msg(msg) {
             SERVER_SEAL_BYTES
         } else {
@@ -217,11 +263,7 @@ pub fn seal_client(
     if !is_session_msg(msg) {
         return Err(CodecError::NotSessional);
     }
-    encode_with(
-        msg,
-        scratch,
-        config::<{ MAX_CLIENT_DATAGRAM - CLIENT_SEAL_BYTES }>(),
-    )?;
+    encode_client_within(msg, scratch, MAX_CLIENT_DATAGRAM - CLIENT_SEAL_BYTES)?;
     session
         .seal_client(id, scratch, buf)
         .ok_or(CodecError::Spent)
@@ -229,7 +271,7 @@ pub fn seal_client(
 
 /// The size of a session message on the wire, sealed.
 pub fn sealed_client_len(msg: &ClientMsg) -> usize {
-    encoded_len(msg) + CLIENT_SEAL_BYTES
+    encoded_len_client(msg) + CLIENT_SEAL_BYTES
 }
 
 /// Opens a sealed client datagram of `session`: an input packet, a chat line or a
@@ -263,7 +305,10 @@ pub fn seal_server(
         return encode_server(msg, buf);
     }
     let session = session.ok_or(CodecError::Unsealed)?;
-    encode_with(msg, scratch, config::<MAX_SERVER_MESSAGE>())?;
+    encode_server(msg, scratch)?;
+    if scratch.len() > MAX_SERVER_MESSAGE {
+        return Err(CodecError::TooLarge(scratch.len()));
+    }
     session.seal_server(scratch, buf).ok_or(CodecError::Spent)?;
     Ok(())
 }
@@ -337,10 +382,23 @@ pub fn discover_request(nonce: u32, buf: &mut Vec<u8>) -> Result<(), CodecError>
 }
 
 pub fn decode_client(bytes: &[u8]) -> Result<ClientMsg, CodecError> {
+    if let [INPUT_KIND, rest @ ..] = bytes {
+        if bytes.len() > MAX_CLIENT_DATAGRAM {
+            return Err(CodecError::TooLarge(bytes.len()));
+        }
+        return Ok(ClientMsg::Input(wire_input::read(rest)?));
+    }
     decode_with(bytes, MAX_CLIENT_DATAGRAM, config::<MAX_CLIENT_DATAGRAM>())
 }
 
 pub fn decode_server(bytes: &[u8]) -> Result<ServerMsg, CodecError> {
+    if bytes
+        .first()
+        .is_some_and(|b| b & wire_snapshot::SNAPSHOT != 0)
+    {
+        return decode_with(bytes, MAX_SERVER_DATAGRAM, config::<SERVER_DECODE_LIMIT>())
+            .map(ServerMsg::Snapshot);
+    }
     decode_with(bytes, MAX_SERVER_DATAGRAM, config::<SERVER_DECODE_LIMIT>())
 }
 

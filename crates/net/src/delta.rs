@@ -53,6 +53,7 @@ pub fn encode(snap: &Snapshot, baseline: Option<(u32, &[PlayerSnap])>) -> Snapsh
         values: Vec::new(),
         events: Vec::new(),
         withheld_total: snap.withheld_total,
+        near: false,
     };
     let Some((base_tick, base)) =
         baseline.filter(|(t, _)| snap.tick.wrapping_sub(*t).wrapping_sub(1) < 255)

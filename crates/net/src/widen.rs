@@ -7,13 +7,31 @@
 //! (over nine minutes of ticks at 60 Hz; commands and events are far closer).
 #![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
 
-use super::protocol::{GameEvent, SnapshotDelta};
+use super::protocol::{GameEvent, InputPacket, SnapshotDelta};
 
 /// The full value whose low 16 bits are those of `wire` and which lies nearest to
 /// `known` (within -32,768..=32,767 of it), wrapping at the ends of `u32`.
-pub(crate) fn widen16(known: u32, wire: u32) -> u32 {
+pub fn widen16(known: u32, wire: u32) -> u32 {
     let diff = (wire as u16).wrapping_sub(known as u16) as i16;
     known.wrapping_add(diff as i32 as u32)
+}
+
+/// The full value whose low 8 bits are those of `wire` and which lies nearest to
+/// `known` (within -128..=127 of it), wrapping at the ends of `u32`.
+pub(crate) fn widen8(known: u32, wire: u32) -> u32 {
+    let diff = (wire as u8).wrapping_sub(known as u8) as i8;
+    known.wrapping_add(diff as i32 as u32)
+}
+
+/// A snapshot's acknowledgement as it came from the wire, widened against `known` (an
+/// acknowledgement at most 127 behind or ahead of it), for an onlooker that widens
+/// nothing else.
+pub fn ack_of(d: &SnapshotDelta, known: u32) -> u32 {
+    if d.near {
+        widen8(known, d.ack_seq)
+    } else {
+        widen16(known, d.ack_seq)
+    }
 }
 
 /// What a receiver knows to widen a snapshot's counters against.
@@ -34,20 +52,48 @@ impl SnapshotDelta {
     /// snapshot's tick along with it. A snapshot whose values are already whole and near
     /// `known` is left as it is.
     pub fn widen(&mut self, known: &Known) {
-        let tick = widen16(known.tick, self.tick);
+        // A near snapshot's tick and acknowledgement came as their low 8 bits.
+        let widen = if self.near { widen8 } else { widen16 };
+        let tick = widen(known.tick, self.tick);
         let shift = tick.wrapping_sub(self.tick);
         self.tick = tick;
         if let Some(ack) = known.ack {
-            self.ack_seq = widen16(ack, self.ack_seq);
+            self.ack_seq = widen(ack, self.ack_seq);
         }
         let Some(&(first, _)) = self.events.first() else {
             return;
         };
-        let seq_shift = widen16(known.next_event, first).wrapping_sub(first);
+        let seq_shift = widen(known.next_event, first).wrapping_sub(first);
         for (seq, event) in &mut self.events {
             *seq = seq.wrapping_add(seq_shift);
             shift_relative_ticks(event, shift);
         }
+    }
+}
+
+/// What the server knows to widen a client's input packet against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KnownInput {
+    /// The server's tick: the newest a snapshot or a view can be of.
+    pub tick: u32,
+    /// The highest input packet seq received from this client.
+    pub packet: u32,
+    /// The client's last command applied.
+    pub command: u32,
+    /// The newest game event seq made for this client.
+    pub event: u32,
+}
+
+impl InputPacket {
+    /// Widens the ticks and seqs of a packet decoded from the wire (their low 16 bits,
+    /// see [`super::wire_input`]) to the full values nearest what the server knows. The
+    /// clock stays as it came: only its low 16 bits are echoed.
+    pub fn widen(&mut self, known: &KnownInput) {
+        self.packet_seq = widen16(known.packet, self.packet_seq);
+        self.ack_tick = widen16(known.tick, self.ack_tick);
+        self.view_tick = widen16(known.tick, self.view_tick);
+        self.last_seq = widen16(known.command, self.last_seq);
+        self.event_ack = widen16(known.event, self.event_ack);
     }
 }
 

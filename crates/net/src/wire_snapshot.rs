@@ -1,6 +1,8 @@
 //! The wire form of a [`SnapshotDelta`]. Most snapshots carry no departed or new
 //! players, no loss counts, an empty command queue, no cooldown and no events; one flags
-//! byte says which of those follow instead of a length or tag byte each. The tick and
+//! byte, which is also the message's kind (its top bit set), says which of those follow
+//! instead of a length or tag byte each, and a second flags byte follows only for the
+//! rare ones. The queue's length and the jitter buffer's depth share a byte. The tick and
 //! the acknowledged command travel as their low 16 bits (the receiver widens them, see
 //! [`super::widen`]), the player values' count comes from the masks, the masks of
 //! players that did what their baseline predicts are left out when that is shorter
@@ -27,19 +29,33 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use super::protocol::{InputCounts, OwnBody, SnapshotDelta};
 use super::wire_events::{self, WireEvents};
 
+/// The first byte of a snapshot: this bit, which no other server message's first byte
+/// (its kind) has, and the flags below; the codec reads it as the message's kind.
+pub const SNAPSHOT: u8 = 0x80;
 /// The echo of the client's clock (its low 16 bits: RTTs are far shorter than 65 s) and
 /// how long the server held it follow; most snapshots carry none.
 const ECHO: u8 = 1;
 const INPUTS: u8 = 2;
-/// The command queue's length and the count of snapshots held back follow.
-const QUEUED: u8 = 4;
-const REMOVED: u8 = 8;
-const ADDED: u8 = 16;
-/// The values' count is sent because it is not the masks' bit count.
-const VALUES_LEN: u8 = 32;
-const EVENTS: u8 = 64;
+/// A second flags byte follows, for what a fight's snapshots rarely carry: departed or
+/// new players, a values count and the count of snapshots held back ([`RARE_REMOVED`]
+/// and the rest).
+const RARE: u8 = 4;
+const EVENTS: u8 = 8;
 /// The own body's cooldown follows (otherwise it is 0: the weapon is ready).
-const READY_IN: u8 = 128;
+const READY_IN: u8 = 16;
+/// The command queue's length and the jitter buffer's depth follow, in one byte (the
+/// queue in the low nibble, the depth in the high one) while the queue is under 15 and
+/// the depth under 16, else a byte 15 and a byte each.
+const QUEUED: u8 = 32;
+/// The tick and the acknowledgement take a byte each ([`SnapshotDelta::near`]).
+const NEAR: u8 = 64;
+const RARE_REMOVED: u8 = 1;
+const RARE_ADDED: u8 = 2;
+/// The values' count is sent because it is not the masks' bit count.
+const RARE_VALUES_LEN: u8 = 4;
+const RARE_WITHHELD: u8 = 8;
+/// A queue nibble saying the queue and the depth follow in a byte each.
+const QUEUE_ESCAPE: u8 = 15;
 
 /// Most mask bytes a snapshot can need: four bits for each of 256 player ids.
 const MAX_MASK_BYTES: usize = 128;
@@ -130,7 +146,7 @@ fn masks_form(masks: &[u8]) -> (u32, Vec<u8>) {
 /// Where a snapshot's bytes go on the wire, each part as [`SnapshotDelta`]'s
 /// serializer writes it in the codec's configuration: the players (departed, new, the
 /// masks with the baseline age, the values), blaster projectiles (births and ends) and
-/// the other events. The rest of its datagram is headers: the message's tag, the flags,
+/// the other events. The rest of its datagram is headers: the flags (which are its kind),
 /// tick and ack, the own body, the echo and counts, and the event list's framing.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SnapshotParts {
@@ -170,28 +186,41 @@ fn tick16(v: u32) -> [u8; 2] {
 impl Serialize for SnapshotDelta {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let implied = implied_values(&self.masks) == self.values.len();
-        let flags = [
-            (ECHO, self.echo_time_ms != 0),
-            (INPUTS, self.inputs.is_some()),
-            (
-                QUEUED,
-                self.queued != 0 || self.withheld_total != 0 || self.buffer_depth != 0,
-            ),
-            (REMOVED, !self.removed.is_empty()),
-            (ADDED, !self.added.is_empty()),
-            (VALUES_LEN, !implied),
-            (EVENTS, !self.events.is_empty()),
-            (READY_IN, self.me.ready_in != 0),
-        ]
-        .iter()
-        .filter(|(_, on)| *on)
-        .fold(0u8, |f, (bit, _)| f | bit);
+        let pick = |bits: &[(u8, bool)]| {
+            bits.iter()
+                .filter(|(_, on)| *on)
+                .fold(0u8, |f, (bit, _)| f | bit)
+        };
+        let rare = pick(&[
+            (RARE_REMOVED, !self.removed.is_empty()),
+            (RARE_ADDED, !self.added.is_empty()),
+            (RARE_VALUES_LEN, !implied),
+            (RARE_WITHHELD, self.withheld_total != 0),
+        ]);
+        let flags = SNAPSHOT
+            | pick(&[
+                (ECHO, self.echo_time_ms != 0),
+                (INPUTS, self.inputs.is_some()),
+                (QUEUED, self.queued != 0 || self.buffer_depth != 0),
+                (RARE, rare != 0),
+                (EVENTS, !self.events.is_empty()),
+                (READY_IN, self.me.ready_in != 0),
+                (NEAR, self.near),
+            ]);
         let (head, masks) = masks_form(&self.masks);
         // Bincode writes no tuple length; the count only matters to self-describing formats.
         let mut t = s.serialize_tuple(16 + masks.len() + self.values.len())?;
         t.serialize_element(&flags)?;
-        t.serialize_element(&tick16(self.tick))?;
-        t.serialize_element(&tick16(self.ack_seq))?;
+        if flags & RARE != 0 {
+            t.serialize_element(&rare)?;
+        }
+        if self.near {
+            t.serialize_element(&(self.tick as u8))?;
+            t.serialize_element(&(self.ack_seq as u8))?;
+        } else {
+            t.serialize_element(&tick16(self.tick))?;
+            t.serialize_element(&tick16(self.ack_seq))?;
+        }
         t.serialize_element(&self.me.flags)?;
         if flags & READY_IN != 0 {
             t.serialize_element(&self.me.ready_in)?;
@@ -204,14 +233,21 @@ impl Serialize for SnapshotDelta {
             t.serialize_element(i)?;
         }
         if flags & QUEUED != 0 {
-            t.serialize_element(&self.queued)?;
-            t.serialize_element(&self.withheld_total)?;
-            t.serialize_element(&self.buffer_depth)?;
+            if self.queued < QUEUE_ESCAPE && self.buffer_depth < 16 {
+                t.serialize_element(&(self.queued | self.buffer_depth << 4))?;
+            } else {
+                t.serialize_element(&QUEUE_ESCAPE)?;
+                t.serialize_element(&self.queued)?;
+                t.serialize_element(&self.buffer_depth)?;
+            }
         }
-        if flags & REMOVED != 0 {
+        if rare & RARE_WITHHELD != 0 {
+            t.serialize_element(&self.withheld_total)?;
+        }
+        if rare & RARE_REMOVED != 0 {
             t.serialize_element(&self.removed)?;
         }
-        if flags & ADDED != 0 {
+        if rare & RARE_ADDED != 0 {
             t.serialize_element(&self.added)?;
         }
         // A baseline age of 1 to 7 ticks rides in the masks head's low three bits;
@@ -227,7 +263,7 @@ impl Serialize for SnapshotDelta {
         for m in &masks {
             t.serialize_element(m)?;
         }
-        if flags & VALUES_LEN != 0 {
+        if rare & RARE_VALUES_LEN != 0 {
             t.serialize_element(&self.values)?;
         } else {
             for v in &self.values {
@@ -235,7 +271,14 @@ impl Serialize for SnapshotDelta {
             }
         }
         if flags & EVENTS != 0 {
-            t.serialize_element(&wire_events::to_wire(&self.events, self.tick))?;
+            let wire = wire_events::to_wire(&self.events, self.tick);
+            if self.near {
+                // The first seq's low byte only, as the tick's.
+                t.serialize_element(&wire.first[0])?;
+                t.serialize_element(&wire.list)?;
+            } else {
+                t.serialize_element(&wire)?;
+            }
         }
         t.end()
     }
@@ -261,10 +304,28 @@ impl<'de> Visitor<'de> for DeltaVisitor {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<SnapshotDelta, A::Error> {
         let flags: u8 = next(&mut seq, "flags")?;
+        if flags & SNAPSHOT == 0 {
+            return Err(de::Error::custom("not a snapshot"));
+        }
+        let rare: u8 = if flags & RARE != 0 {
+            next(&mut seq, "second flags")?
+        } else {
+            0
+        };
         let on = |bit: u8| flags & bit != 0;
+        let rare_on = |bit: u8| rare & bit != 0;
         let short = |b: [u8; 2]| u32::from(u16::from_le_bytes(b));
-        let tick = short(next(&mut seq, "tick")?);
-        let ack_seq = short(next(&mut seq, "ack")?);
+        let near = on(NEAR);
+        let (tick, ack_seq) = if near {
+            let tick: u8 = next(&mut seq, "tick")?;
+            let ack: u8 = next(&mut seq, "ack")?;
+            (u32::from(tick), u32::from(ack))
+        } else {
+            (
+                short(next(&mut seq, "tick")?),
+                short(next(&mut seq, "ack")?),
+            )
+        };
         let me = OwnBody {
             flags: next(&mut seq, "own body")?,
             ready_in: if on(READY_IN) {
@@ -283,21 +344,27 @@ impl<'de> Visitor<'de> for DeltaVisitor {
         } else {
             None
         };
-        let (queued, withheld_total, buffer_depth) = if on(QUEUED) {
-            (
-                next(&mut seq, "queue")?,
-                next(&mut seq, "withheld")?,
-                next(&mut seq, "buffer depth")?,
-            )
+        let (queued, buffer_depth) = if on(QUEUED) {
+            match next::<u8, _>(&mut seq, "queue")? {
+                b if b & 0xF == QUEUE_ESCAPE => {
+                    (next(&mut seq, "queue")?, next(&mut seq, "buffer depth")?)
+                }
+                b => (b & 0xF, b >> 4),
+            }
         } else {
-            (0, 0, 0)
+            (0, 0)
         };
-        let removed = if on(REMOVED) {
+        let withheld_total = if rare_on(RARE_WITHHELD) {
+            next(&mut seq, "withheld")?
+        } else {
+            0
+        };
+        let removed = if rare_on(RARE_REMOVED) {
             next(&mut seq, "removed")?
         } else {
             Vec::new()
         };
-        let added = if on(ADDED) {
+        let added = if rare_on(RARE_ADDED) {
             next(&mut seq, "added")?
         } else {
             Vec::new()
@@ -308,7 +375,7 @@ impl<'de> Visitor<'de> for DeltaVisitor {
             age => age,
         };
         let masks = masks(&mut seq, head >> 3)?;
-        let values = if on(VALUES_LEN) {
+        let values = if rare_on(RARE_VALUES_LEN) {
             next(&mut seq, "values")?
         } else {
             // Each value takes at least a byte, so a lying mask count runs out of input
@@ -320,7 +387,15 @@ impl<'de> Visitor<'de> for DeltaVisitor {
             values
         };
         let events = if on(EVENTS) {
-            wire_events::from_wire(next::<WireEvents, _>(&mut seq, "events")?, tick)
+            let wire = if near {
+                WireEvents {
+                    first: [next(&mut seq, "first event")?, 0],
+                    list: next(&mut seq, "events")?,
+                }
+            } else {
+                next(&mut seq, "events")?
+            };
+            wire_events::from_wire(wire, tick)
         } else {
             Vec::new()
         };
@@ -340,6 +415,7 @@ impl<'de> Visitor<'de> for DeltaVisitor {
             values,
             events,
             withheld_total,
+            near,
         })
     }
 }
@@ -414,6 +490,7 @@ mod tests {
             values,
             events: vec![],
             withheld_total: 0,
+            near: false,
         }
     }
 
@@ -452,15 +529,15 @@ mod tests {
     }
 
     /// Fourteen players of which two turned: the masks cost three bytes, not eight, the
-    /// baseline age included; and a snapshot with nothing new is eight bytes in all.
+    /// baseline age included; and a snapshot with nothing new is seven bytes in all.
     #[test]
     fn a_quiet_snapshot_is_small() {
         let masks = vec![0, 0x30, 0, 0, 0, 0, 0x04];
         // The head, then the two masks with their gaps.
         assert_eq!(masks_wire_len(&masks), 3);
-        // Kind, flags, tick, ack, own body; masks; three one-byte values.
-        assert_eq!(bytes(&delta(masks)).len(), 1 + 1 + 2 + 2 + 1 + 3 + 3);
-        assert_eq!(bytes(&delta(vec![])).len(), 1 + 1 + 2 + 2 + 1 + 1);
+        // Flags (with the kind's bit), tick, ack, own body; masks; three one-byte values.
+        assert_eq!(bytes(&delta(masks)).len(), 1 + 2 + 2 + 1 + 3 + 3);
+        assert_eq!(bytes(&delta(vec![])).len(), 1 + 2 + 2 + 1 + 1);
         // Untrimmed masks go dense.
         assert_eq!(masks_wire_len(&[0, 0x30, 0]), 4);
         // An age of 8 ticks or more, or none, takes a byte of its own.
@@ -468,9 +545,38 @@ mod tests {
             let mut d = delta(vec![]);
             d.baseline_age = age;
             let buf = bytes(&d);
-            assert_eq!(buf.len(), 1 + 1 + 2 + 2 + 1 + 1 + 1);
+            assert_eq!(buf.len(), 1 + 2 + 2 + 1 + 1 + 1);
             assert_eq!(codec::decode_server(&buf).unwrap(), ServerMsg::Snapshot(d));
         }
+    }
+
+    /// A near snapshot (the receiver has one less than `NEAR_TICKS` older) spends a
+    /// byte on its tick, one on its acknowledgement and one on its first event's seq,
+    /// and widens back whole past 65,535; a far one spends two each.
+    #[test]
+    fn a_near_snapshot_carries_its_tick_and_ack_in_a_byte_each() {
+        use crate::protocol::GameEvent;
+        use crate::widen::Known;
+        let mut d = delta(vec![]);
+        (d.tick, d.ack_seq) = (70_000, 139_980);
+        let chat = |text: &str| GameEvent::Chat {
+            from: 1,
+            text: text.to_owned(),
+        };
+        d.events = vec![(90_005, chat("a")), (90_006, chat("b"))];
+        let far = bytes(&d).len();
+        d.near = true;
+        let buf = bytes(&d);
+        assert_eq!(buf.len() + 3, far);
+        let Ok(ServerMsg::Snapshot(mut got)) = codec::decode_server(&buf) else {
+            panic!("a snapshot");
+        };
+        got.widen(&Known {
+            tick: 70_000 - 63,
+            ack: Some(139_980 + 64),
+            next_event: 90_005 + 100,
+        });
+        assert_eq!(got, d);
     }
 
     /// Masks that claim more players than there can be, or that skip or point past the
@@ -478,8 +584,8 @@ mod tests {
     #[test]
     fn hostile_masks_are_refused() {
         let quiet = bytes(&delta(vec![0; 2]));
-        // Kind, flags, tick, ack, own body: the masks head comes next (with the age, 3).
-        let at = 1 + 1 + 2 + 2 + 1;
+        // Flags (with the kind's bit), tick, ack, own body: the masks head comes next (with the age, 3).
+        let at = 1 + 2 + 2 + 1;
         let head = |v: u64| leb128(v << 3 | 3);
         assert_eq!(&quiet[at..], &[head(2 * 2), vec![0, 0]].concat()[..]);
         let with_masks = |parts: &[&[u8]]| {
@@ -531,7 +637,7 @@ mod tests {
 
     /// What the lab meters a snapshot by: players, projectiles and other events as the
     /// serializer writes them, so the rest of the datagram is exactly its header
-    /// fields (kind, flags, tick, ack, own body, echo) and the event list's framing
+    /// fields (flags, tick, ack, own body, echo) and the event list's framing
     /// (first seq, length, a seq jump).
     #[test]
     fn a_snapshots_parts_leave_exactly_its_headers() {
@@ -551,7 +657,7 @@ mod tests {
                 ..SnapshotParts::default()
             }
         );
-        assert_eq!(header(&d), 1 + 1 + 2 + 2 + 1);
+        assert_eq!(header(&d), 1 + 2 + 2 + 1);
         // A player gone, one new, an age of its own, values with their count: all
         // players; the echo is a header.
         d.removed = vec![4];
@@ -564,7 +670,8 @@ mod tests {
         d.echo_time_ms = 1234;
         d.echo_hold_ms = 3;
         let before = parts(&d);
-        assert_eq!(header(&d), 7 + 2 + 1);
+        // Six bytes, the second flags byte, the echo's three.
+        assert_eq!(header(&d), 6 + 1 + 2 + 1);
         let shot = Projectile {
             id: netarena_sim::step::shot_id(2, 40),
             owner: 2,
@@ -599,7 +706,7 @@ mod tests {
         assert_eq!(p.players, before.players);
         assert!(p.projectiles > 0 && p.events > 0, "{p:?}");
         // The first seq, the list's length and the jump from 10 to 12.
-        assert_eq!(header(&d), 10 + 2 + 1 + 2);
+        assert_eq!(header(&d), 6 + 1 + 3 + 2 + 1 + 2);
         let buf = bytes(&d);
         assert!(codec::decode_server(&buf).is_ok());
     }

@@ -13,6 +13,7 @@ use super::interest::Interest;
 use super::reliable::EventQueue;
 use netarena_net::protocol::{HELLO_BYTES, InputCounts, InputPacket, ServerMsg};
 use netarena_net::secure::Session;
+use netarena_net::widen::{KnownInput, widen16};
 use netarena_sim::world::PlayerId;
 
 /// Who makes a slot's commands: a client over the network, or a server bot.
@@ -24,9 +25,6 @@ pub(crate) enum Controller {
 
 /// Input packets remembered as seen, so a late one is counted once.
 const WINDOW: u32 = 64;
-/// One input packet in this many, by its sequence number, has its timestamp echoed: the
-/// choice is made before the packet travels, so it is blind to the packet's delay.
-const ECHO_MARK: u32 = 4;
 /// Marked packets waiting for a snapshot to echo them; one arriving past this is not
 /// echoed.
 const ECHO_QUEUE: usize = 8;
@@ -47,6 +45,8 @@ pub(crate) struct Connection {
     /// Marked input packets not yet echoed: each one's client timestamp and when it
     /// arrived, for the RTT echo, oldest first.
     echoes: VecDeque<(u32, Instant)>,
+    /// The client's clock as last heard (widened) and when.
+    clock: Option<(u32, Instant)>,
     inputs: InputWindow,
     /// Newest snapshot the client says it has: the baseline for its next delta.
     pub(crate) acked_tick: Option<u32>,
@@ -124,6 +124,7 @@ impl Connection {
             accept,
             last_heard: now,
             echoes: VecDeque::new(),
+            clock: None,
             inputs: InputWindow::default(),
             acked_tick: None,
             interest: Box::default(),
@@ -146,7 +147,16 @@ impl Connection {
     /// newest tick a snapshot can have carried.
     fn take(&mut self, now: Instant, input: &InputPacket, server_tick: u32) {
         self.last_heard = now;
-        self.delivery.heard(now, input.client_time_ms);
+        // Only echoed packets carry the clock, as its low 16 bits: widened against
+        // the last one heard and the time since, it times the uplink's queue.
+        if input.echoed() {
+            let known = self.clock.map_or(input.client_time_ms, |(ms, at)| {
+                ms.wrapping_add(now.saturating_duration_since(at).as_millis() as u32)
+            });
+            let clock = widen16(known, input.client_time_ms);
+            self.clock = Some((clock, now));
+            self.delivery.heard(now, clock);
+        }
         // Only a tick we have actually sent can be a baseline; anything else is a
         // confused or lying client, and it gets full snapshots.
         if input.ack_tick <= server_tick && self.acked_tick.is_none_or(|t| input.ack_tick > t) {
@@ -163,7 +173,10 @@ impl Connection {
         // still favoured quick ones, those followed by a long wait (6 % low at 75 ± 60
         // ms each way).
         if self.inputs.record(input.packet_seq)
-            && input.packet_seq.is_multiple_of(ECHO_MARK)
+            // One packet in `ECHO_MARK`, by its seq, is echoed: the choice is made before
+            // the packet travels, so it is blind to the packet's delay (and only those
+            // carry the clock).
+            && input.echoed()
             && self.echoes.len() < ECHO_QUEUE
         {
             self.echoes.push_back((input.client_time_ms, now));
@@ -175,15 +188,26 @@ impl Connection {
 
 impl Server {
     /// An authenticated input packet of player `id`.
-    pub(super) fn on_input(&mut self, now: Instant, id: PlayerId, input: InputPacket) {
-        if input.validate().is_err() {
-            self.refusals.invalid += 1;
-            return;
-        }
+    pub(super) fn on_input(&mut self, now: Instant, id: PlayerId, mut input: InputPacket) {
         let tick = self.world.tick;
         let Some(slot) = self.slots.iter_mut().find(|s| s.id == id) else {
             return;
         };
+        // Its ticks and seqs came as their low 16 bits.
+        let (packet, event) = match &slot.controller {
+            Controller::Remote(c) => (c.inputs.high, c.events.newest()),
+            Controller::Bot(_) => (0, 0),
+        };
+        input.widen(&KnownInput {
+            tick,
+            packet,
+            command: slot.queue.last_applied(),
+            event,
+        });
+        if input.validate().is_err() {
+            self.refusals.invalid += 1;
+            return;
+        }
         if let Controller::Remote(c) = &mut slot.controller {
             c.take(now, &input, tick);
         }

@@ -58,6 +58,11 @@ impl EventQueue {
         }
     }
 
+    /// The newest event's seq (0 before any).
+    pub(crate) fn newest(&self) -> u32 {
+        self.next - 1
+    }
+
     /// Events up to `ack` have arrived (as the client said at `now`): stop resending
     /// them.
     pub(crate) fn ack(&mut self, now: Instant, ack: u32) {

@@ -18,7 +18,9 @@ use std::time::{Duration, Instant};
 use super::Server;
 use super::connection::Controller;
 use super::interest::IdSet;
-use netarena_net::protocol::{PlayerSnap, ServerMsg, Snapshot, SnapshotDelta};
+use netarena_net::protocol::{
+    NEAR_EVENTS, NEAR_TICKS, PlayerSnap, ServerMsg, Snapshot, SnapshotDelta,
+};
 use netarena_net::{codec, delta, wire_bytes};
 use netarena_sim::world::PlayerId;
 
@@ -123,6 +125,13 @@ impl Server {
             let mut msg = body.clone();
             msg.ack_seq = slot.queue.last_applied();
             msg.withheld_total = allowed.get(&slot.id).copied().unwrap_or(0);
+            // The client has a snapshot this close (the one it acknowledged, or newer)
+            // and few events unacknowledged: the tick, the acknowledgement and the first
+            // event's seq go in a byte each.
+            msg.near = c
+                .acked_tick
+                .is_some_and(|t| tick.wrapping_sub(t) < NEAR_TICKS)
+                && c.events.pending() < NEAR_EVENTS;
             if let Some(&(time, hold)) = echoes.get(&slot.id) {
                 msg.echo_time_ms = time & 0xffff;
                 msg.echo_hold_ms = hold;

@@ -20,10 +20,11 @@ pub use text::{CHAT_RATE, MAX_CHAT_CHARS, MAX_NAME_CHARS, Rate, sanitize_name, s
 /// sub-step of its flight, not its movement per tick; 8: a snapshot carries the running
 /// total of snapshots held back, not the count since the one before, and a rail shot its
 /// verdict; 9: [`GameEvent::TickRate`]; 10: the Noise handshake and sealing of
-/// `net::secure`). `Connect` stays variant 0 with `magic` and `version` first, and
+/// `net::secure`; 11: input packets by `net::wire_input`, a snapshot's flags as its
+/// kind, [`SnapshotDelta::near`]). `Connect` stays variant 0 with `magic` and `version` first, and
 /// `Reject` variant 1, so every past and future build can tell a mismatch apart from
 /// noise and say it in one line.
-pub const PROTOCOL_VERSION: u16 = 10;
+pub const PROTOCOL_VERSION: u16 = 11;
 /// "NARE": marks a connect request as netarena's, not a stray datagram.
 pub const MAGIC: u32 = 0x4E41_5245;
 
@@ -224,7 +225,19 @@ pub struct SnapshotDelta {
     /// its link carries no more (`server/delivery.rs`). Not loss. A running total, so
     /// any later snapshot tells the whole count when one saying it is lost.
     pub withheld_total: u32,
+    /// The tick, `ack_seq` and the first event's seq travel as their low 8 bits, not
+    /// 16: the server knows the receiver has a snapshot less than [`NEAR_TICKS`] older
+    /// and fewer than [`NEAR_EVENTS`] events unacknowledged, and a client never has
+    /// more than [`MAX_COMMANDS_PER_INPUT`] commands unacknowledged, so it widens all
+    /// three right (`super::widen`).
+    pub near: bool,
 }
+
+/// How close the receiver's newest snapshot must be, in ticks, for a snapshot's tick and
+/// acknowledgement to travel in a byte each ([`SnapshotDelta::near`]).
+pub const NEAR_TICKS: u32 = 64;
+/// Fewer events than this unacknowledged, for [`SnapshotDelta::near`].
+pub const NEAR_EVENTS: usize = 128;
 
 /// Something that happened in the match, delivered reliably: repeated in every
 /// snapshot until the client acknowledges it.

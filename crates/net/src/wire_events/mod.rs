@@ -40,8 +40,8 @@ fn far(p: Near) -> (i32, i32) {
 /// events.
 #[derive(Serialize, Deserialize)]
 pub(crate) struct WireEvents {
-    first: [u8; 2],
-    list: Vec<Wire>,
+    pub(crate) first: [u8; 2],
+    pub(crate) list: Vec<Wire>,
 }
 
 /// A [`GameEvent`] with its id and tick fields as differences, or a seq jump.

@@ -21,6 +21,7 @@ fn snapshot(events: Vec<(u32, GameEvent)>) -> ServerMsg {
         values: vec![],
         events,
         withheld_total: 0,
+        near: false,
     })
 }
 
