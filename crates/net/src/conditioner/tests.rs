@@ -350,8 +350,9 @@ fn independent_jitter_keeps_the_bandwidth_cap() {
     };
     let mut c = Conditioner::new(cond, 63);
     let now = Instant::now();
+    // 358 bytes of payload are 400 on the wire (IPv4, UDP, Ethernet).
     for _ in 0..5 {
-        c.push(now, addr(), &[0; 400]);
+        c.push(now, addr(), &[0; 358]);
     }
     let mut dues = Vec::new();
     while let Some(d) = c.next_due() {
