@@ -10,11 +10,14 @@ use super::player::Player;
 use super::reader::Reader;
 use super::recorder::Recorder;
 use super::replay::Replayer;
+use crate::client::netcode::session::DrawnFrom;
 use crate::lab::{Lab, LabConfig};
 use crate::net::conditioner::Conditions;
 use crate::net::protocol::ServerMsg;
+use crate::net::widen::ack_of;
 use crate::server::ServerConfig;
 use crate::sim::map::Map;
+use crate::ui::timeline::TimelineSlot;
 
 /// What each command became, worked out from first principles: the packets that
 /// carried it and which of them the link dropped. (seq, recovered, lost) per command:
@@ -29,10 +32,12 @@ fn expected(records: &[Record], dropped: &HashSet<u32>) -> Vec<(usize, bool, boo
         let before = r.session().latest_seq();
         r.apply(record.clone());
         packets.extend_from_slice(r.sent());
+        // A snapshot's acknowledgement comes as its low 16 bits, or 8 in a near one
+        // (as recorded): widened against the newest before it, as it arrived.
         if let Record::Received { msg, .. } = record
             && let ServerMsg::Snapshot(d) = msg.as_ref()
         {
-            acked = acked.max(d.ack_seq);
+            acked = acked.max(ack_of(d, acked));
         }
         made.extend(before + 1..=r.session().latest_seq());
     }
@@ -137,7 +142,7 @@ fn the_links_own_drops_give_each_command_its_exact_fate() {
     assert!(without > 0, "without the drops no command read `?`");
     assert_eq!(unsure(&records[0], records[1..].to_vec()), 0);
 
-    let player = Player::load(&file).unwrap();
+    let mut player = Player::load(&file).unwrap();
     let _ = std::fs::remove_file(&file);
     let last = want.last().unwrap().0;
     let (slots, cursor) = player.timeline(2 * last + 2);
@@ -152,6 +157,23 @@ fn the_links_own_drops_give_each_command_its_exact_fate() {
             "command {column}"
         );
     }
+
+    // 25 s in, the two snapshots the frame is drawn between are marked where they
+    // arrived: their ticks, recorded in their low 8 or 16 bits as they came, are
+    // widened first (unwidened, a near snapshot's tick 1,500 was 220 and no mark
+    // showed).
+    player.seek(Duration::from_secs(25));
+    let Some(DrawnFrom::Between { from, to, .. }) = player.drawn_from() else {
+        panic!("interpolating at 25 s: {:?}", player.drawn_from());
+    };
+    assert!(from > 255, "tick {from}");
+    let (slots, _) = player.timeline(120);
+    let marks = |pick: fn(&TimelineSlot) -> bool| slots.iter().filter(|s| pick(s)).count();
+    assert_eq!(
+        (marks(|s| s.interp_from), marks(|s| s.interp_to)),
+        (1, 1),
+        "ticks {from} and {to}"
+    );
 }
 
 /// How many commands of a whole recording the timeline reads as unsure (`?`).

@@ -131,6 +131,8 @@ impl Player {
         let frame_kind = self.frame_kind();
         for (i, record) in self.records.iter().enumerate() {
             let is_frame = frame_kind(record);
+            // What the session widens a snapshot's counters against as it takes it in.
+            let known = r.session().known();
             r.apply(record.clone());
             for &(number, first, last) in r.sent() {
                 fates.sent(number, first, last);
@@ -145,9 +147,13 @@ impl Player {
             if let Record::Received { msg, .. } = record
                 && let ServerMsg::Snapshot(d) = msg.as_ref()
             {
-                let inputs = d.inputs.map(|i| (i.received, i.high));
-                fates.snapshot(d.ack_seq, d.queued, inputs);
-                self.arrivals.entry(d.tick).or_insert(slot);
+                // Recorded as it came: the tick and acknowledgement in their low 16
+                // bits, or 8 in a near snapshot.
+                let mut wide = d.clone();
+                wide.widen(&known);
+                let inputs = wide.inputs.map(|i| (i.received, i.high));
+                fates.snapshot(wide.ack_seq, wide.queued, inputs);
+                self.arrivals.entry(wide.tick).or_insert(slot);
             }
             let new = after.commands_sent.saturating_sub(before.commands_sent) as u32;
             let latest = r.session().latest_seq();

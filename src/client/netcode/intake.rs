@@ -69,7 +69,7 @@ impl ClientSession {
 
     /// What the snapshot's wrapped counters are widened against: the newest tick, the
     /// newest command (or acknowledgement) and the next event expected.
-    fn known(&self) -> Known {
+    pub(crate) fn known(&self) -> Known {
         let ack = match (&self.own.prediction, &self.remotes.latest) {
             (Some(p), _) => Some(p.latest_seq()),
             (None, Some(s)) => Some(s.ack_seq),
