@@ -293,7 +293,9 @@ impl Driver {
     /// When the next command is due: the latest a loop may sleep until.
     pub(crate) fn next_command(&self) -> Instant {
         let next = self.clock.next_due();
-        self.session.next_frame().map_or(next, |frame| frame.min(next))
+        self.session
+            .next_frame()
+            .map_or(next, |frame| frame.min(next))
     }
 
     /// Makes this a variable-rate client at `fps` frames a second (None: a fixed tick;

@@ -250,9 +250,13 @@ pub static DIALS: &[Dial] = &[
             s.frame_rate().map_or(0, Value::from)
         },
         set: |lab, n, v| {
-            let fps = u16::try_from(v).unwrap_or(MAX_FRAME_RATE).min(MAX_FRAME_RATE);
+            let fps = u16::try_from(v)
+                .unwrap_or(MAX_FRAME_RATE)
+                .min(MAX_FRAME_RATE);
             let now = lab.now;
-            lab.clients[n].driver.set_frame_rate(now, (fps > 0).then_some(fps));
+            lab.clients[n]
+                .driver
+                .set_frame_rate(now, (fps > 0).then_some(fps));
         },
         explain: command_rate_explain,
     },

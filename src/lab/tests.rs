@@ -1221,3 +1221,71 @@ fn a_profile_may_name_its_jitter_mode() {
         "{e}"
     );
 }
+
+/// The command-rate dial's row.
+fn command_rate() -> usize {
+    dials::DIALS
+        .iter()
+        .position(|d| d.name == "command rate")
+        .unwrap()
+}
+
+/// One wandering client on `profile`, made a variable-rate client at `fps` frames a
+/// second, run for `secs`: the lab.
+fn variable_rate_lab(profile: &str, fps: dials::Value, secs: u64) -> Lab {
+    let mut c = config(1, 0, 21);
+    c.profiles = vec![profile.to_owned()];
+    let t0 = Instant::now();
+    let mut lab = Lab::new(&c, t0).unwrap();
+    lab.set_dial(command_rate(), 0, fps).unwrap();
+    lab.run_until(t0 + Duration::from_secs(secs));
+    lab
+}
+
+/// The variable-rate client (one command a frame, each lasting it, applied by the server
+/// as it arrives): on `lan` its prediction and the server agree on every command (no
+/// correction at all), and the server applied the client's time, not a tick's worth a
+/// command; under `bad` the only corrections are for commands its link lost.
+#[test]
+fn variable_rate_prediction_matches_the_server() {
+    for (profile, fps) in [("lan", 144), ("lan", 30), ("bad", 144), ("bad", 60)] {
+        let lab = variable_rate_lab(profile, fps, 10);
+        let s = lab.session(0);
+        let stats = s.stats();
+        let id = s.player_id();
+        let arrived = lab.server().arrivals(id).unwrap();
+        let buffer = lab.server().input_buffer(id).unwrap();
+        eprintln!(
+            "{profile} at {fps} frames/s: {} commands sent, {} corrections {:?}; server: {arrived:?}, {} lost",
+            stats.commands_sent, stats.corrections, stats.corrections_by_cause, buffer.lost
+        );
+        // A command a frame, not a tick (10 s at 60 Hz is 600 ticks).
+        let frames = 10 * u64::from(fps);
+        // (The first comes once the client has joined, a few tens of ms in.)
+        let sent = stats.commands_sent + stats.commands_held;
+        assert!(sent * 100 >= frames * 97 && sent <= frames, "{stats:?}");
+        assert!(arrived.applied + 200 > stats.commands_sent, "{arrived:?}");
+        // On a LAN every command is applied as it arrives; `bad`'s jitter bunches
+        // packets past the budget's saving, and those wait a tick or few.
+        let share = if profile == "lan" { 100 } else { 75 };
+        assert!(
+            arrived.on_arrival * 100 >= arrived.applied * share,
+            "{arrived:?}"
+        );
+        // The time applied: about the run's, whatever the frame rate.
+        let ticks = arrived.applied_subticks / u64::from(crate::sim::step::SUBTICKS);
+        assert!((500..=600).contains(&ticks), "{ticks} ticks' worth");
+        if profile == "lan" {
+            assert_eq!(stats.corrections, 0, "{:?}", stats.corrections_by_cause);
+        } else {
+            let lost = stats.corrections_by_cause.get("commands_lost").copied();
+            assert_eq!(
+                stats.corrections,
+                lost.unwrap_or(0),
+                "{:?}",
+                stats.corrections_by_cause
+            );
+            assert!(stats.corrections <= buffer.lost, "{stats:?} {buffer:?}");
+        }
+    }
+}

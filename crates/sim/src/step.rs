@@ -190,6 +190,40 @@ fn wait_subticks(body: &Body, seq: u32, before: u8) -> u32 {
     }
 }
 
+/// The movement of a command lasting `span` sub-ticks (0: one fixed tick, as
+/// [`move_player`]): its whole ticks' moves, then the rest's share of a tick's speed,
+/// rounded down; the velocity its displacement per tick. Commands that only move (a
+/// correction's cause analysis) are re-run through this.
+pub fn move_span(
+    map: &Map,
+    rules: &Rules,
+    me: PlayerState,
+    (cmd, span): (Command, u8),
+    others: &[PlayerState],
+) -> PlayerState {
+    if span == 0 {
+        return move_player(map, rules, me, cmd, others);
+    }
+    let n = u32::from(span.min(MAX_SPAN));
+    let mut state = me;
+    for _ in 0..n / SUBTICKS {
+        state = move_player(map, rules, state, cmd, others);
+    }
+    let part = n % SUBTICKS;
+    if part > 0 {
+        let scaled = |v: i32| (i64::from(v) * i64::from(part) / i64::from(SUBTICKS)) as i32;
+        let partial = Rules {
+            speed: scaled(rules.speed),
+            diagonal_speed: scaled(rules.diagonal_speed),
+        };
+        state = move_player(map, &partial, state, cmd, others);
+    }
+    let per_tick = |d: i32| (i64::from(d) * i64::from(SUBTICKS) / i64::from(n)) as i32;
+    state.vx = per_tick(state.x - me.x);
+    state.vy = per_tick(state.y - me.y);
+    state
+}
+
 /// Applies command `seq` of player `id`, lasting `span`, to its body: [`step`] for a
 /// fixed tick; for a variable-rate command of `n` sub-ticks, the moves of `n / 16`
 /// whole ticks, then one of the remaining sixteenths of a tick's speed (rounded down,
@@ -228,23 +262,7 @@ pub fn step_span(
         body.state.vx = 0;
         body.state.vy = 0;
     } else {
-        let from = body.state;
-        for _ in 0..n / SUBTICKS {
-            body.state = move_player(map, &rules.movement, body.state, cmd, others);
-        }
-        let part = n % SUBTICKS;
-        if part > 0 {
-            let whole = rules.movement;
-            let scaled = |v: i32| (i64::from(v) * i64::from(part) / i64::from(SUBTICKS)) as i32;
-            let partial = super::world::Rules {
-                speed: scaled(whole.speed),
-                diagonal_speed: scaled(whole.diagonal_speed),
-            };
-            body.state = move_player(map, &partial, body.state, cmd, others);
-        }
-        let per_tick = |d: i32| (i64::from(d) * i64::from(SUBTICKS) / i64::from(n)) as i32;
-        body.state.vx = per_tick(body.state.x - from.x);
-        body.state.vy = per_tick(body.state.y - from.y);
+        body.state = move_span(map, &rules.movement, body.state, (cmd, span.this), others);
         let wanted = Weapon::from_index(cmd.weapon);
         if wanted != body.weapon {
             body.weapon = wanted;

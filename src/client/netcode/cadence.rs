@@ -283,7 +283,9 @@ mod tests {
         let t0 = Instant::now();
         for (rate, claimed) in [(1.0, 9600), (1.5, 14_400)] {
             let mut c = FrameClock::new(144, t0);
-            let spans: Vec<u8> = (0..=10_000).flat_map(|n| c.take_due(ms(t0, n), 60, rate)).collect();
+            let spans: Vec<u8> = (0..=10_000)
+                .flat_map(|n| c.take_due(ms(t0, n), 60, rate))
+                .collect();
             let total: u32 = spans.iter().map(|&s| u32::from(s)).sum();
             assert!((1439..=1441).contains(&spans.len()), "{}", spans.len());
             assert!((claimed - 1..=claimed).contains(&total), "{total}");

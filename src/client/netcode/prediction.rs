@@ -190,9 +190,13 @@ impl Prediction {
             .map(|seq| entry(seq).map(|e| e.cmd))
             .collect::<Option<Vec<_>>>()?;
         let predicted = entry(ack_seq)?.body.state;
+        let spans = (self.acked_seq + 1..=ack_seq)
+            .map(|seq| self.span(seq))
+            .collect();
         Some(Disagreement {
             agreed,
             commands,
+            spans,
             predicted,
             first_seq: self.acked_seq + 1,
             server_agreed: None,
@@ -212,8 +216,12 @@ impl Prediction {
     }
 
     /// [`Prediction::unacked`] with each command's span.
-    pub(crate) fn unacked_timed(&self, limit: usize) -> impl Iterator<Item = (u32, Command, u8)> + '_ {
-        self.unacked(limit).map(|(seq, cmd)| (seq, cmd, self.span(seq)))
+    pub(crate) fn unacked_timed(
+        &self,
+        limit: usize,
+    ) -> impl Iterator<Item = (u32, Command, u8)> + '_ {
+        self.unacked(limit)
+            .map(|(seq, cmd)| (seq, cmd, self.span(seq)))
     }
 
     /// Command `seq`'s span (0: a fixed tick, or no longer remembered).
@@ -274,7 +282,15 @@ impl Prediction {
         }
         let seq = self.latest_seq;
         let timed = (cmd, self.span_pair(seq));
-        let shot = step_span(at.map, at.rules_for(seq), at.me, &mut self.body, seq, timed, at.others);
+        let shot = step_span(
+            at.map,
+            at.rules_for(seq),
+            at.me,
+            &mut self.body,
+            seq,
+            timed,
+            at.others,
+        );
         self.ring[(self.latest_seq & MASK) as usize] = Entry {
             seq: self.latest_seq,
             cmd,

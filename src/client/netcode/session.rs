@@ -285,7 +285,8 @@ impl ClientSession {
             p.newest_timed().into_iter().collect()
         } else {
             let window = due.window(self.own.tuning.redundancy);
-            p.unacked_timed(window.min(MAX_COMMANDS_PER_INPUT)).collect()
+            p.unacked_timed(window.min(MAX_COMMANDS_PER_INPUT))
+                .collect()
         };
         if commands.is_empty() {
             return None;
