@@ -10,7 +10,9 @@ use crate::client::Switches;
 use crate::client::driver::Driver;
 use crate::client::play::input::Action;
 use crate::server::InputBuffer;
+use crate::server::on_arrival::SAVED_TICKS;
 use crate::sim::map::Map;
+use crate::sim::step::SUBTICKS;
 use crate::sim::world::Buttons;
 
 pub(crate) fn config(clients: usize, bots: u16, seed: u64) -> LabConfig {
@@ -1288,4 +1290,56 @@ fn variable_rate_prediction_matches_the_server() {
             assert!(stats.corrections <= buffer.lost, "{stats:?} {buffer:?}");
         }
     }
+}
+
+/// A variable-rate client whose clock runs 1.5 times fast (the speed-hack lesson's
+/// cheat) claims 1.5 s of commands a second; the server applies no more time than
+/// passed plus the budget's 6 ticks (so it walks no faster than 9 cells a second), and
+/// its surplus waits, then is refused. Honest, the same client gets all it claims.
+#[test]
+fn a_fast_clock_gets_no_more_time_at_a_variable_rate() {
+    for (rate, cheat) in [(1.5, true), (1.0, false)] {
+        let mut c = config(1, 0, 4);
+        c.profiles = vec!["lan".to_owned()];
+        let t0 = Instant::now();
+        let mut lab = Lab::new(&c, t0).unwrap();
+        lab.set_dial(command_rate(), 0, 60).unwrap();
+        lab.clients[0].driver.set_clock_rate(rate);
+        let id = lab.session(0).player_id();
+        let start = lab.server().world().tick;
+        lab.run_until(t0 + Duration::from_secs(3));
+        let ticks = lab.server().world().tick - start;
+        let arrived = lab.server().arrivals(id).unwrap();
+        let claimed = lab.session(0).stats().commands_sent;
+        eprintln!("rate {rate}: {claimed} commands, {arrived:?}; {ticks} ticks");
+        // The time applied: no more than passed, plus the saving.
+        let allowed = u64::from(ticks + SAVED_TICKS) * u64::from(SUBTICKS);
+        assert!(arrived.applied_subticks <= allowed, "{arrived:?} {allowed}");
+        assert!(
+            arrived.applied_subticks * 10 >= allowed * 9,
+            "{arrived:?} {allowed}"
+        );
+        if cheat {
+            assert!(arrived.waiting > 10 || arrived.refused > 0, "{arrived:?}");
+        } else {
+            assert_eq!((arrived.waiting, arrived.refused), (0, 0), "{arrived:?}");
+        }
+    }
+}
+
+/// An A/B run with lab B's clients at a variable rate repeats exactly, and differs from
+/// lab A in what B's clients send.
+#[test]
+fn a_variable_rate_ab_run_repeats_exactly() {
+    let setting = compare::Setting::parse("command-rate=144").unwrap();
+    let run = || {
+        let mut c = config(2, 1, 8);
+        c.profiles = vec!["lan".to_owned(), "bad".to_owned()];
+        serde_json::to_string(&compare::run(&c, &setting, 4.0, None).unwrap()).unwrap()
+    };
+    let a = run();
+    assert_eq!(a, run());
+    let report: serde_json::Value = serde_json::from_str(&a).unwrap();
+    let made = &report["inputs"]["commands"][0];
+    assert!(made["b"].as_u64() > made["a"].as_u64(), "{made}");
 }
