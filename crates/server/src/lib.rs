@@ -354,16 +354,14 @@ impl Server {
                     slot.queue.applied_elsewhere(seq);
                 }
             }
-            let mut fixed = false;
+            let mut fixed = 0;
             for (seq, cmd, view) in slot.queue.take_for_tick() {
                 // Commands keep being taken (and acknowledged) while dead or between
                 // matches; the rulebook makes them do nothing.
                 game.command(slot.id, seq, cmd, view, tick, &mut self.world, &mut events);
-                fixed = true;
+                fixed += 1;
             }
-            if fixed {
-                slot.arrival.fixed_applied();
-            }
+            slot.arrival.end_tick(fixed);
         }
         game.step(tick, &mut self.world, &mut events);
         events

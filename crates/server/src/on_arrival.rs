@@ -25,7 +25,7 @@ use netarena_sim::step::{SUBTICKS, Span};
 use netarena_sim::world::{Command, PlayerId};
 
 use super::Server;
-use super::commands::MAX_CREDIT;
+use super::commands::{APPLIED_KEPT, MAX_CREDIT};
 
 /// Ticks' worth of time the budget saves at most.
 pub const SAVED_TICKS: u32 = MAX_CREDIT;
@@ -51,6 +51,11 @@ pub struct ArrivalFigures {
     pub waiting: usize,
     /// Refused: more were waiting than [`MAX_WAITING`].
     pub refused: u64,
+    /// The player's time the server applied on each of the last ticks, oldest first, in
+    /// sub-ticks: a fixed-tick command counts 16, a variable-rate one its span (one
+    /// applied between two ticks counts to the later). How even the server's step of
+    /// this player is.
+    pub per_tick: [u16; APPLIED_KEPT],
 }
 
 /// One player's variable-rate commands: the time budget and what waits for it.
@@ -65,6 +70,8 @@ pub(crate) struct OnArrival {
     /// The span of the last command applied to this player (0: a fixed tick): the
     /// unit its weapon timer is in.
     last_span: u8,
+    /// Sub-ticks applied since the last tick ended.
+    this_tick: u32,
     figures: ArrivalFigures,
 }
 
@@ -130,14 +137,24 @@ impl OnArrival {
             self.last_span = span;
             self.figures.applied += 1;
             self.figures.applied_subticks += u64::from(span);
+            self.this_tick += u32::from(span);
             self.figures.on_arrival += u64::from(arriving);
         }
         out
     }
 
-    /// A fixed-tick command was applied to this player: its timer counts commands.
-    pub(crate) fn fixed_applied(&mut self) {
-        self.last_span = 0;
+    /// A tick ended that applied `fixed` fixed-tick commands of this player (after
+    /// what was applied as it arrived): its time goes to [`ArrivalFigures::per_tick`].
+    pub(crate) fn end_tick(&mut self, fixed: u32) {
+        if fixed > 0 {
+            // Its weapon timer counts commands again.
+            self.last_span = 0;
+        }
+        let time = self.this_tick + fixed * SUBTICKS;
+        self.this_tick = 0;
+        let kept = &mut self.figures.per_tick;
+        kept.rotate_left(1);
+        kept[APPLIED_KEPT - 1] = u16::try_from(time).unwrap_or(u16::MAX);
     }
 
     pub(crate) fn is_empty(&self) -> bool {
