@@ -434,6 +434,7 @@ fn dials_turned_at_the_same_ticks_repeat_exactly() {
         (210, dial("extrapolation limit"), 1, 50),
         (220, dial("input buffer"), 0, 2),
         (230, dial("correction style"), 1, 2),
+        (235, dial("command rate"), 1, 144),
         // 60 -> 30 Hz at tick 240 (4 s in is then tick 300), then 128 Hz at tick 270.
         (240, dial("tick rate"), 0, 30),
         (270, dial("tick rate"), 0, 128),

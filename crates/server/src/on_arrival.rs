@@ -7,7 +7,7 @@
 //! claims `n` sub-ticks of the player's time. What a client may claim is capped by the
 //! server's own clock: a budget that fills at real time, one tick's worth a tick, and
 //! holds at most [`SAVED_TICKS`] ticks' worth (the credit queue's
-//! [`MAX_CREDIT`](crate::commands::MAX_CREDIT), so a client is allowed no more here
+//! [`MAX_CREDIT`], so a client is allowed no more here
 //! than there). A command the budget cannot pay for waits, in order, and is applied
 //! at the ticks that fill the budget enough; at most [`MAX_WAITING`] wait, and one
 //! more is refused (the client resends it while it stays unacknowledged). A client
