@@ -59,7 +59,10 @@ fn record_with(name: &str, fps: Option<u32>) -> (PathBuf, headless::LabReport, L
         lab.frame();
         if let Some(fps) = fps.filter(|_| at.as_millis() >= 1000 && !varied) {
             varied = true;
-            let rate = DIALS.iter().position(|d| d.flag == "--command-rate").unwrap();
+            let rate = DIALS
+                .iter()
+                .position(|d| d.flag == "--command-rate")
+                .unwrap();
             lab.set_dial(rate, 0, fps);
         }
         if (1500..3000).contains(&at.as_millis()) {
