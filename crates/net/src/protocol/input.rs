@@ -16,7 +16,11 @@ pub struct CommandRun {
     pub count: u8,
     /// How long each of its commands lasts: 0, one fixed tick; 1 to
     /// [`netarena_sim::step::MAX_SPAN`], a variable-rate command of that many
-    /// sixteenths of a tick ([`netarena_sim::step::step_span`]).
+    /// sixteenths of a tick ([`netarena_sim::step::step_span`]). On the wire by
+    /// `wire_input.rs`; left out of the serde form, which only measures runs for byte
+    /// budgets (`codec::encoded_len`): a fixed-tick run measures as it always did, a
+    /// variable-rate one two bytes short of its wire form.
+    #[serde(skip)]
     pub span: u8,
 }
 
