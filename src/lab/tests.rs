@@ -1186,6 +1186,19 @@ fn each_lane_shows_its_clients_input_buffer() {
     lab.run_until(t0 + Duration::from_secs(4));
     let lane = &view::build(&lab, &controls()).lanes[0];
     assert!(lane.buffer.contains("/2 1111 "), "{}", lane.buffer);
+    // A variable-rate client's lane shows the time applied a tick, as it arrived.
+    lab.set_dial(command_rate(), 0, 144).unwrap();
+    lab.run_until(t0 + Duration::from_secs(5));
+    let lane = &view::build(&lab, &controls()).lanes[0];
+    let shown: Vec<&str> = lane.buffer.split(' ').collect();
+    assert_eq!(&shown[..2], ["var", "144/s"], "{}", lane.buffer);
+    let ticks: Vec<u32> = shown[2..6].iter().map(|t| t.parse().unwrap()).collect();
+    assert!(
+        ticks.iter().all(|t| (6..=32).contains(t)),
+        "{}",
+        lane.buffer
+    );
+    assert!(lane.buffer.ends_with(" wait 0 ref 0"), "{}", lane.buffer);
 }
 
 fn controls() -> view::Controls<'static> {
