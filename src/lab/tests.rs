@@ -1357,3 +1357,43 @@ fn a_variable_rate_ab_run_repeats_exactly() {
     let made = &report["inputs"]["commands"][0];
     assert!(made["b"].as_u64() > made["a"].as_u64(), "{made}");
 }
+
+/// A variable-rate client across the tick-rate dial (60 -> 30 -> 128 Hz) and back to a
+/// fixed tick: corrected only for the commands made at one rate and applied at the
+/// other, one per change, as a fixed-tick client is, and the server applied about the
+/// time that passed at each rate.
+#[test]
+fn a_variable_rate_client_follows_the_tick_rate() {
+    let tick = dials::DIALS
+        .iter()
+        .position(|d| d.name == "tick rate")
+        .unwrap();
+    let mut c = config(1, 0, 21);
+    c.profiles = vec!["lan".to_owned()];
+    let t0 = Instant::now();
+    let mut lab = Lab::new(&c, t0).unwrap();
+    lab.set_dial(command_rate(), 0, 144).unwrap();
+    for (secs, rate) in [(3, 30), (6, 128)] {
+        lab.run_until(t0 + Duration::from_secs(secs));
+        lab.set_dial(tick, 0, rate).unwrap();
+    }
+    lab.run_until(t0 + Duration::from_secs(9));
+    let arrived = lab.server().arrivals(lab.session(0).player_id()).unwrap();
+    lab.set_dial(command_rate(), 0, 0).unwrap();
+    lab.run_until(t0 + Duration::from_secs(12));
+    let s = lab.session(0).stats();
+    assert!(s.corrections <= 2, "{:?}", s.corrections_by_cause);
+    assert_eq!(
+        s.corrections,
+        s.corrections_by_cause
+            .get("tick_rate")
+            .copied()
+            .unwrap_or(0)
+    );
+    // 3 s each at 60, 30 and 128 Hz (less the join): 2880 + 1440 + 6144 sixteenths.
+    let all = 2880 + 1440 + 6144;
+    assert!(
+        (all * 97 / 100..=all).contains(&arrived.applied_subticks),
+        "{arrived:?}"
+    );
+}
