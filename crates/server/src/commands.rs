@@ -393,6 +393,11 @@ impl CommandQueue {
         self.pending.len()
     }
 
+    /// The oldest seq waiting (None: none).
+    pub(crate) fn first_waiting(&self) -> Option<u32> {
+        self.pending.front().map(|&(seq, _, _)| seq)
+    }
+
     pub(crate) fn figures(&self) -> BufferFigures {
         BufferFigures {
             queued: self.pending.len(),

@@ -345,10 +345,11 @@ impl Server {
                 slot.bot_seq += 1;
                 slot.queue.offer(slot.bot_seq, cmd, tick);
             }
-            // Variable-rate commands the budget could not pay for on arrival, once no
-            // fixed-tick one is queued before them.
-            if slot.queue.len() == 0 && !slot.arrival.is_empty() {
-                for (seq, cmd, span, view) in slot.arrival.take(now, rate, false) {
+            // Variable-rate commands the budget could not pay for on arrival, those
+            // older than the fixed-tick ones queued, before them.
+            if !slot.arrival.is_empty() {
+                let before = slot.queue.first_waiting();
+                for (seq, cmd, span, view) in slot.arrival.take(now, rate, false, before) {
                     let (world, id) = (&mut self.world, slot.id);
                     game.command_span(id, seq, (cmd, span), view, tick, world, &mut events);
                     slot.queue.applied_elsewhere(seq);

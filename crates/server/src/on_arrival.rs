@@ -15,8 +15,9 @@
 //! passed: its surplus waits, then is refused.
 //!
 //! Commands of one fixed tick (span 0) go through the input buffer as before
-//! (`commands.rs`); a variable-rate one waits behind any of those still queued, so
-//! a player's commands are applied in seq order whichever way each came.
+//! (`commands.rs`); a variable-rate one waits behind any older one still queued there,
+//! and a tick applies the variable-rate ones older than its queued ones first, so a
+//! player's commands are applied in seq order whichever way each came.
 
 use std::collections::VecDeque;
 use std::time::Instant;
@@ -108,19 +109,21 @@ impl OnArrival {
         self.waiting.push_back((seq, cmd, span, view));
     }
 
-    /// The waiting commands the budget pays for at `now`, oldest first, each with its
-    /// span and the one before it; `arriving`: taken as their packet arrives.
+    /// The waiting commands the budget pays for at `now`, oldest first and older than
+    /// seq `before` (the oldest fixed-tick command queued, if any), each with its span
+    /// and the one before it; `arriving`: taken as their packet arrives.
     pub(crate) fn take(
         &mut self,
         now: Instant,
         tick_rate: u16,
         arriving: bool,
+        before: Option<u32>,
     ) -> Vec<(u32, Command, Span, u32)> {
         self.fill(now, tick_rate);
         let mut out = Vec::new();
         while let Some(&(seq, cmd, span, view)) = self.waiting.front() {
             let cost = u128::from(span) * NANOS;
-            if cost > self.budget {
+            if cost > self.budget || before.is_some_and(|b| seq > b) {
                 break;
             }
             self.budget -= cost;
@@ -171,7 +174,7 @@ impl OnArrival {
 
 impl Server {
     /// Applies player `id`'s waiting variable-rate commands that its budget pays for at
-    /// `now`, unless fixed-tick commands of its are still queued before them;
+    /// `now`, those older than any fixed-tick command of its still queued;
     /// `arriving`: as their packet arrives (their game events go out with the next
     /// tick's).
     pub(super) fn apply_arrived(&mut self, now: Instant, id: PlayerId, arriving: bool) {
@@ -179,10 +182,11 @@ impl Server {
         let Some(slot) = self.slots.iter_mut().find(|s| s.id == id) else {
             return;
         };
-        if slot.queue.len() > 0 || slot.arrival.is_empty() {
+        if slot.arrival.is_empty() {
             return;
         }
-        for (seq, cmd, span, view) in slot.arrival.take(now, rate, arriving) {
+        let before = slot.queue.first_waiting();
+        for (seq, cmd, span, view) in slot.arrival.take(now, rate, arriving, before) {
             let events = &mut self.arrived_events;
             self.game
                 .command_span(id, seq, (cmd, span), view, tick, &mut self.world, events);
@@ -224,7 +228,7 @@ mod tests {
                     seq += 1;
                     a.offer(seq, Command::default(), claim, 0);
                 }
-                applied += a.take(now, RATE, true).len() as u64;
+                applied += a.take(now, RATE, true, None).len() as u64;
             }
             let f = a.figures();
             assert_eq!(f.applied, applied);
@@ -251,7 +255,7 @@ mod tests {
         for seq in 1..=10 {
             a.offer(seq, Command::default(), 16, 0);
         }
-        let first = a.take(t0, RATE, true);
+        let first = a.take(t0, RATE, true, None);
         assert_eq!(first.len(), SAVED_TICKS as usize);
         assert_eq!(
             first[0].2,
@@ -268,9 +272,22 @@ mod tests {
             }
         );
         let tick = TICK;
-        let next = a.take(t0 + tick, RATE, false);
+        let next = a.take(t0 + tick, RATE, false, None);
         assert_eq!(next.iter().map(|c| c.0).collect::<Vec<_>>(), [7]);
         let f = a.figures();
         assert_eq!((f.applied, f.on_arrival, f.waiting), (7, 6, 3));
+    }
+
+    /// Variable-rate commands queue behind none but older ones: with fixed-tick seq 7
+    /// queued, seqs 5 and 6 are applied and 8 waits for it.
+    #[test]
+    fn older_commands_go_first_whichever_way_they_came() {
+        let mut a = OnArrival::default();
+        for seq in [5, 6, 8] {
+            a.offer(seq, Command::default(), 16, 0);
+        }
+        let taken = a.take(Instant::now(), RATE, true, Some(7));
+        assert_eq!(taken.iter().map(|c| c.0).collect::<Vec<_>>(), [5, 6]);
+        assert_eq!(a.figures().waiting, 1);
     }
 }
