@@ -32,7 +32,18 @@ pub fn command_ticks(
     // The backlog slow-down only changes when a snapshot arrives, never between ticks;
     // so does the tick rate.
     clock.follow_tick_rate(session.tick_rate().round() as u16);
-    for _ in 0..clock.take_due(now, session.command_period_scale()) {
+    let due = clock.take_due(now, session.command_period_scale());
+    // A variable-rate client makes its commands a frame at a time instead (its clock
+    // above kept in step, for a switch back).
+    if let Some(spans) = session.take_frames(now) {
+        for span in spans {
+            let cmd = brain(session, now);
+            let msg = session.command_tick_span(now, cmd, span);
+            after(session, msg);
+        }
+        return;
+    }
+    for _ in 0..due {
         let cmd = brain(session, now);
         let msg = session.command_tick(now, cmd);
         after(session, msg);
@@ -281,7 +292,16 @@ impl Driver {
 
     /// When the next command is due: the latest a loop may sleep until.
     pub(crate) fn next_command(&self) -> Instant {
-        self.clock.next_due()
+        let next = self.clock.next_due();
+        self.session
+            .next_frame()
+            .map_or(next, |frame| frame.min(next))
+    }
+
+    /// Makes this a variable-rate client at `fps` frames a second (None: a fixed tick;
+    /// the lab's `command rate` dial, which its journal keeps: no tap hears it).
+    pub(crate) fn set_frame_rate(&mut self, now: Instant, fps: Option<u16>) {
+        self.session.set_frame_rate(fps, now);
     }
 
     /// Advances per-frame state; call once per drawn frame.

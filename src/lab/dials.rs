@@ -19,6 +19,7 @@ pub use crate::client::dials::{AUTO, Value};
 use crate::net::conditioner::JitterMode;
 use crate::server::InputBuffer;
 use crate::server::commands::{JITTER_WINDOW, MAX_BUFFER_TICKS, MAX_CREDIT};
+use crate::server::on_arrival::SAVED_TICKS;
 use crate::sim::combat::{BOLT_CELLS_PER_SEC, BOLT_SUBSTEPS_PER_CELL};
 use crate::sim::map::CELL;
 use crate::sim::step::Rulebook;
@@ -236,7 +237,54 @@ pub static DIALS: &[Dial] = &[
             }
         },
     },
+    Dial {
+        name: "command rate",
+        flag: "--command-rate",
+        owner: Owner::Client,
+        // 0: a fixed tick (one command a tick, through the server's input buffer); N:
+        // the variable-rate client at N frames a second (a command a frame, lasting
+        // it, applied by the server as it arrives).
+        steps: &[0, 30, 60, 90, 144],
+        get: |lab, n| {
+            let s = lab.clients[n].driver.session();
+            s.frame_rate().map_or(0, Value::from)
+        },
+        set: |lab, n, v| {
+            let fps = u16::try_from(v)
+                .unwrap_or(MAX_FRAME_RATE)
+                .min(MAX_FRAME_RATE);
+            let now = lab.now;
+            lab.clients[n]
+                .driver
+                .set_frame_rate(now, (fps > 0).then_some(fps));
+        },
+        explain: command_rate_explain,
+    },
 ];
+
+/// The most frames a second the command-rate dial takes: 256 commands (a shot's id
+/// wraps at 256 seqs) outlast a bolt's 1.5 s.
+pub const MAX_FRAME_RATE: u16 = 160;
+
+/// What the command rate makes, in derived numbers.
+fn command_rate_explain(lab: &Lab, n: usize) -> String {
+    let c = &lab.clients[n];
+    let tick = 1000.0 / f64::from(lab.server.config().tick_rate);
+    match c.driver.session().frame_rate() {
+        None => format!(
+            "command rate: fixed tick: client {} makes one command a tick, each {tick:.1} ms, and the server applies them through its input buffer",
+            c.number
+        ),
+        Some(fps) => {
+            let frame = 1000.0 / f64::from(fps);
+            format!(
+                "command rate: variable, {fps} frames/s: client {} makes a command a frame, each lasting its {frame:.1} ms ({:.1} of a {tick:.1} ms tick), and the server applies each as it arrives, within real time plus {SAVED_TICKS} ticks",
+                c.number,
+                frame / tick
+            )
+        }
+    }
+}
 
 /// What the tick rate makes, in derived numbers.
 fn tick_rate_explain(lab: &Lab, _: usize) -> String {
@@ -310,6 +358,8 @@ pub(crate) fn show(dial: &Dial, v: Value) -> String {
         ("--lag-compensation", _) => "on".to_owned(),
         ("--snapshot-rate" | "--tick-rate", v) => format!("{v} Hz"),
         ("--rewind-ms", v) => format!("{v} ms"),
+        ("--command-rate", 0) => "fixed tick".to_owned(),
+        ("--command-rate", v) => format!("{v} frames/s"),
         ("--jitter-mode", v) => JitterMode::NAMES
             .get(v as usize)
             .map_or_else(|| v.to_string(), |s| (*s).to_owned()),

@@ -10,7 +10,9 @@ use crate::client::Switches;
 use crate::client::driver::Driver;
 use crate::client::play::input::Action;
 use crate::server::InputBuffer;
+use crate::server::on_arrival::SAVED_TICKS;
 use crate::sim::map::Map;
+use crate::sim::step::SUBTICKS;
 use crate::sim::world::Buttons;
 
 pub(crate) fn config(clients: usize, bots: u16, seed: u64) -> LabConfig {
@@ -432,6 +434,7 @@ fn dials_turned_at_the_same_ticks_repeat_exactly() {
         (210, dial("extrapolation limit"), 1, 50),
         (220, dial("input buffer"), 0, 2),
         (230, dial("correction style"), 1, 2),
+        (235, dial("command rate"), 1, 144),
         // 60 -> 30 Hz at tick 240 (4 s in is then tick 300), then 128 Hz at tick 270.
         (240, dial("tick rate"), 0, 30),
         (270, dial("tick rate"), 0, 128),
@@ -1183,6 +1186,19 @@ fn each_lane_shows_its_clients_input_buffer() {
     lab.run_until(t0 + Duration::from_secs(4));
     let lane = &view::build(&lab, &controls()).lanes[0];
     assert!(lane.buffer.contains("/2 1111 "), "{}", lane.buffer);
+    // A variable-rate client's lane shows the time applied a tick, as it arrived.
+    lab.set_dial(command_rate(), 0, 144).unwrap();
+    lab.run_until(t0 + Duration::from_secs(5));
+    let lane = &view::build(&lab, &controls()).lanes[0];
+    let shown: Vec<&str> = lane.buffer.split(' ').collect();
+    assert_eq!(&shown[..2], ["var", "144/s"], "{}", lane.buffer);
+    let ticks: Vec<u32> = shown[2..6].iter().map(|t| t.parse().unwrap()).collect();
+    assert!(
+        ticks.iter().all(|t| (6..=32).contains(t)),
+        "{}",
+        lane.buffer
+    );
+    assert!(lane.buffer.ends_with(" wait 0 ref 0"), "{}", lane.buffer);
 }
 
 fn controls() -> view::Controls<'static> {
@@ -1219,5 +1235,165 @@ fn a_profile_may_name_its_jitter_mode() {
     assert!(
         e.contains("unknown network profile") && !e.contains('\n'),
         "{e}"
+    );
+}
+
+/// The command-rate dial's row.
+fn command_rate() -> usize {
+    dials::DIALS
+        .iter()
+        .position(|d| d.name == "command rate")
+        .unwrap()
+}
+
+/// One wandering client on `profile`, made a variable-rate client at `fps` frames a
+/// second, run for `secs`: the lab.
+fn variable_rate_lab(profile: &str, fps: dials::Value, secs: u64) -> Lab {
+    let mut c = config(1, 0, 21);
+    c.profiles = vec![profile.to_owned()];
+    let t0 = Instant::now();
+    let mut lab = Lab::new(&c, t0).unwrap();
+    lab.set_dial(command_rate(), 0, fps).unwrap();
+    lab.run_until(t0 + Duration::from_secs(secs));
+    lab
+}
+
+/// The variable-rate client (one command a frame, each lasting it, applied by the server
+/// as it arrives): on `lan` its prediction and the server agree on every command (no
+/// correction at all), and the server applied the client's time, not a tick's worth a
+/// command; under `bad` the only corrections are for commands its link lost.
+#[test]
+fn variable_rate_prediction_matches_the_server() {
+    for (profile, fps) in [("lan", 144), ("lan", 30), ("bad", 144), ("bad", 60)] {
+        let lab = variable_rate_lab(profile, fps, 10);
+        let s = lab.session(0);
+        let stats = s.stats();
+        let id = s.player_id();
+        let arrived = lab.server().arrivals(id).unwrap();
+        let buffer = lab.server().input_buffer(id).unwrap();
+        eprintln!(
+            "{profile} at {fps} frames/s: {} commands sent, {} corrections {:?}; server: {arrived:?}, {} lost",
+            stats.commands_sent, stats.corrections, stats.corrections_by_cause, buffer.lost
+        );
+        // A command a frame, not a tick (10 s at 60 Hz is 600 ticks).
+        let frames = 10 * u64::from(fps);
+        // (The first comes once the client has joined, a few tens of ms in.)
+        let sent = stats.commands_sent + stats.commands_held;
+        assert!(sent * 100 >= frames * 97 && sent <= frames, "{stats:?}");
+        assert!(arrived.applied + 200 > stats.commands_sent, "{arrived:?}");
+        // On a LAN every command is applied as it arrives; `bad`'s jitter bunches
+        // packets past the budget's saving, and those wait a tick or few.
+        let share = if profile == "lan" { 100 } else { 75 };
+        assert!(
+            arrived.on_arrival * 100 >= arrived.applied * share,
+            "{arrived:?}"
+        );
+        // The time applied: about the run's, whatever the frame rate.
+        let ticks = arrived.applied_subticks / u64::from(crate::sim::step::SUBTICKS);
+        assert!((500..=600).contains(&ticks), "{ticks} ticks' worth");
+        if profile == "lan" {
+            assert_eq!(stats.corrections, 0, "{:?}", stats.corrections_by_cause);
+        } else {
+            let lost = stats.corrections_by_cause.get("commands_lost").copied();
+            assert_eq!(
+                stats.corrections,
+                lost.unwrap_or(0),
+                "{:?}",
+                stats.corrections_by_cause
+            );
+            assert!(stats.corrections <= buffer.lost, "{stats:?} {buffer:?}");
+        }
+    }
+}
+
+/// A variable-rate client whose clock runs 1.5 times fast (the speed-hack lesson's
+/// cheat) claims 1.5 s of commands a second; the server applies no more time than
+/// passed plus the budget's 6 ticks (so it walks no faster than 9 cells a second), and
+/// its surplus waits, then is refused. Honest, the same client gets all it claims.
+#[test]
+fn a_fast_clock_gets_no_more_time_at_a_variable_rate() {
+    for (rate, cheat) in [(1.5, true), (1.0, false)] {
+        let mut c = config(1, 0, 4);
+        c.profiles = vec!["lan".to_owned()];
+        let t0 = Instant::now();
+        let mut lab = Lab::new(&c, t0).unwrap();
+        lab.set_dial(command_rate(), 0, 60).unwrap();
+        lab.clients[0].driver.set_clock_rate(rate);
+        let id = lab.session(0).player_id();
+        let start = lab.server().world().tick;
+        lab.run_until(t0 + Duration::from_secs(3));
+        let ticks = lab.server().world().tick - start;
+        let arrived = lab.server().arrivals(id).unwrap();
+        let claimed = lab.session(0).stats().commands_sent;
+        eprintln!("rate {rate}: {claimed} commands, {arrived:?}; {ticks} ticks");
+        // The time applied: no more than passed, plus the saving.
+        let allowed = u64::from(ticks + SAVED_TICKS) * u64::from(SUBTICKS);
+        assert!(arrived.applied_subticks <= allowed, "{arrived:?} {allowed}");
+        assert!(
+            arrived.applied_subticks * 10 >= allowed * 9,
+            "{arrived:?} {allowed}"
+        );
+        if cheat {
+            assert!(arrived.waiting > 10 || arrived.refused > 0, "{arrived:?}");
+        } else {
+            assert_eq!((arrived.waiting, arrived.refused), (0, 0), "{arrived:?}");
+        }
+    }
+}
+
+/// An A/B run with lab B's clients at a variable rate repeats exactly, and differs from
+/// lab A in what B's clients send.
+#[test]
+fn a_variable_rate_ab_run_repeats_exactly() {
+    let setting = compare::Setting::parse("command-rate=144").unwrap();
+    let run = || {
+        let mut c = config(2, 1, 8);
+        c.profiles = vec!["lan".to_owned(), "bad".to_owned()];
+        serde_json::to_string(&compare::run(&c, &setting, 4.0, None).unwrap()).unwrap()
+    };
+    let a = run();
+    assert_eq!(a, run());
+    let report: serde_json::Value = serde_json::from_str(&a).unwrap();
+    let made = &report["inputs"]["commands"][0];
+    assert!(made["b"].as_u64() > made["a"].as_u64(), "{made}");
+}
+
+/// A variable-rate client across the tick-rate dial (60 -> 30 -> 128 Hz) and back to a
+/// fixed tick: corrected only for the commands made at one rate and applied at the
+/// other, one per change, as a fixed-tick client is, and the server applied about the
+/// time that passed at each rate.
+#[test]
+fn a_variable_rate_client_follows_the_tick_rate() {
+    let tick = dials::DIALS
+        .iter()
+        .position(|d| d.name == "tick rate")
+        .unwrap();
+    let mut c = config(1, 0, 21);
+    c.profiles = vec!["lan".to_owned()];
+    let t0 = Instant::now();
+    let mut lab = Lab::new(&c, t0).unwrap();
+    lab.set_dial(command_rate(), 0, 144).unwrap();
+    for (secs, rate) in [(3, 30), (6, 128)] {
+        lab.run_until(t0 + Duration::from_secs(secs));
+        lab.set_dial(tick, 0, rate).unwrap();
+    }
+    lab.run_until(t0 + Duration::from_secs(9));
+    let arrived = lab.server().arrivals(lab.session(0).player_id()).unwrap();
+    lab.set_dial(command_rate(), 0, 0).unwrap();
+    lab.run_until(t0 + Duration::from_secs(12));
+    let s = lab.session(0).stats();
+    assert!(s.corrections <= 2, "{:?}", s.corrections_by_cause);
+    assert_eq!(
+        s.corrections,
+        s.corrections_by_cause
+            .get("tick_rate")
+            .copied()
+            .unwrap_or(0)
+    );
+    // 3 s each at 60, 30 and 128 Hz (less the join): 2880 + 1440 + 6144 sixteenths.
+    let all = 2880 + 1440 + 6144;
+    assert!(
+        (all * 97 / 100..=all).contains(&arrived.applied_subticks),
+        "{arrived:?}"
     );
 }

@@ -317,11 +317,32 @@ pub(crate) fn dilation(s: &ClientSession) -> &'static str {
 /// ticks, late commands (caught up or not), dropped commands (and, when any, those
 /// that never arrived: `lost 3`), and the client's command clock: `q2/2 1111 late 0
 /// drop 0 even`.
+/// A variable-rate client's (the command-rate dial) shows instead what the server
+/// applied as it arrived: its frame rate, the time applied on each of the last four
+/// ticks in sixteenths of a tick, the commands waiting for the time budget and those
+/// refused: `var 144/s 16 20 13 16 wait 0 ref 0`.
 fn buffer_text(lab: &Lab, c: &LabClient) -> String {
     let s = c.driver.session();
     let Some(f) = lab.server().input_buffer(s.player_id()) else {
         return String::new();
     };
+    if let (Some(fps), Some(a)) = (s.frame_rate(), lab.server().arrivals(s.player_id())) {
+        let ticks: Vec<String> = a.per_tick[a.per_tick.len() - 4..]
+            .iter()
+            .map(u16::to_string)
+            .collect();
+        let lost = if f.lost > 0 {
+            format!(" lost {}", f.lost)
+        } else {
+            String::new()
+        };
+        return format!(
+            "var {fps}/s {} wait {} ref {}{lost}",
+            ticks.join(" "),
+            a.waiting,
+            a.refused
+        );
+    }
     let applied: String = f.applied[f.applied.len() - 4..]
         .iter()
         .map(|&n| char::from_digit(u32::from(n.min(9)), 10).unwrap_or('+'))

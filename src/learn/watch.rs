@@ -113,6 +113,10 @@ pub(crate) struct Watch {
     pub(crate) applied: [u64; 3],
     /// Client 1's commands those ticks applied, in all.
     pub(crate) applied_commands: u64,
+    /// Client 1's time the server applied on each tick that applied any (sixteenths
+    /// of a tick, `ArrivalFigures::per_tick`): how many such ticks, the sum and the
+    /// sum of squares, for how even the server's step of it is.
+    pub(crate) steps: (u64, f64, f64),
     /// Cells between where client 1 draws the walker and where the server has it.
     pub(crate) walker_gap: f64,
     /// Times the walker's drawing jumped: moved half a cell or more unlike the truth
@@ -234,6 +238,7 @@ impl Watch {
             born_at: None,
             applied: [0; 3],
             applied_commands: 0,
+            steps: (0, 0.0, 0.0),
             walker_gap: 0.0,
             walker_jumps: 0,
             last_walker: None,
@@ -282,6 +287,7 @@ impl Watch {
             born_at: None,
             applied: [0; 3],
             applied_commands: 0,
+            steps: (0, 0.0, 0.0),
             walker_gap: 0.0,
             walker_jumps: 0,
             last_walker: None,
@@ -351,6 +357,19 @@ impl Watch {
 
     pub(crate) fn ticks(&self) -> u32 {
         self.tick_now - self.tick
+    }
+
+    /// The mean time (sixteenths of a tick) the server applied of client 1's a tick
+    /// that applied any, and its coefficient of variation (0: every such tick alike),
+    /// once 20 ticks are seen.
+    pub(crate) fn step_spread(&self) -> Option<(f64, f64)> {
+        let (n, sum, sum2) = self.steps;
+        if n < 20 {
+            return None;
+        }
+        let mean = sum / n as f64;
+        let var = (sum2 / n as f64 - mean * mean).max(0.0);
+        Some((mean, var.sqrt() / mean))
     }
 
     /// Corrections since client 1 stood still, and for how long it has stood (s).
@@ -461,6 +480,18 @@ impl Watch {
             for &n in &f.applied[f.applied.len() - new..] {
                 self.applied[usize::from(n.min(2))] += 1;
                 self.applied_commands += u64::from(n);
+            }
+        }
+        if tick > self.seen_tick
+            && let Some(f) = lab.server().arrivals(me)
+        {
+            let new = ((tick - self.seen_tick) as usize).min(f.per_tick.len());
+            for &t in f.per_tick[f.per_tick.len() - new..]
+                .iter()
+                .filter(|&&t| t > 0)
+            {
+                let t = f64::from(t);
+                self.steps = (self.steps.0 + 1, self.steps.1 + t, self.steps.2 + t * t);
             }
         }
         self.seen_tick = tick;

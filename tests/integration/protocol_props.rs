@@ -236,7 +236,12 @@ fn client_msg() -> impl Strategy<Value = ClientMsg> {
                     last_seq: u32::from(last_seq),
                     runs: runs
                         .into_iter()
-                        .map(|(cmd, count)| CommandRun { cmd, count })
+                        // Fixed ticks (span 0) and variable-rate commands alike.
+                        .map(|(cmd, count)| CommandRun {
+                            cmd,
+                            count,
+                            span: count / 2,
+                        })
                         .collect(),
                     snapshots_lost: last_seq as u8,
                     ack_hold_ms: packet_seq as u16,

@@ -28,6 +28,9 @@ const RUNS_SHIFT: u8 = 2;
 const RUNS_ESCAPE: u8 = 63;
 /// An aim nibble saying the weapon and the aim follow in full.
 const AIM_ESCAPE: u8 = 15;
+/// An aim nibble saying the weapon, the aim and the span follow (no valid aim is 14:
+/// aims are 0 to 7, and a stray 14 goes by [`AIM_ESCAPE`]).
+const SPAN_ESCAPE: u8 = 14;
 
 /// Every how many input packets (by seq) the server echoes the clock for the RTT; the
 /// others leave it out.
@@ -89,7 +92,9 @@ pub(crate) fn write(p: &InputPacket, out: &mut Vec<u8>) {
             aim,
         } = run.cmd;
         out.push(buttons.bits());
-        if aim < AIM_ESCAPE && weapon < 16 {
+        if run.span != 0 {
+            out.extend_from_slice(&[SPAN_ESCAPE, weapon, aim, run.span]);
+        } else if aim < SPAN_ESCAPE && weapon < 16 {
             out.push(aim | weapon << 4);
         } else {
             out.extend_from_slice(&[AIM_ESCAPE, weapon, aim]);
@@ -167,10 +172,10 @@ pub(crate) fn read(bytes: &[u8]) -> Result<InputPacket, Malformed> {
     for _ in 0..runs {
         let buttons = Buttons::from_bits_truncate(r.u8("buttons")?);
         let packed = r.u8("aim")?;
-        let (weapon, aim) = if packed & 0xF == AIM_ESCAPE {
-            (r.u8("weapon")?, r.u8("aim")?)
-        } else {
-            (packed >> 4, packed & 0xF)
+        let (weapon, aim, span) = match packed & 0xF {
+            AIM_ESCAPE => (r.u8("weapon")?, r.u8("aim")?, 0),
+            SPAN_ESCAPE => (r.u8("weapon")?, r.u8("aim")?, r.u8("span")?),
+            _ => (packed >> 4, packed & 0xF, 0),
         };
         let count = r.u8("run length")?;
         list.push(CommandRun {
@@ -180,6 +185,7 @@ pub(crate) fn read(bytes: &[u8]) -> Result<InputPacket, Malformed> {
                 aim,
             },
             count,
+            span,
         });
     }
     if r.at != bytes.len() {
@@ -250,7 +256,7 @@ mod tests {
     /// went; cut short or with a byte too many, the packet is refused.
     #[test]
     fn every_packet_round_trips_and_a_damaged_one_is_refused() {
-        let mut p = InputPacket::pack(
+        let mut p = InputPacket::pack_timed(
             4,
             8,
             300,
@@ -260,13 +266,27 @@ mod tests {
                     weapon: (seq % 3) as u8 * 9,
                     aim: (seq % 20) as u8,
                 };
-                (seq, cmd)
+                // Fixed ticks and variable-rate commands of every length, mixed.
+                (
+                    seq,
+                    cmd,
+                    if seq % 4 == 2 {
+                        0
+                    } else {
+                        (seq * 7 % 256) as u8
+                    },
+                )
             }),
         );
         p.snapshots_lost = 9;
         p.view_tick = 0;
         p.rtt_ms = u16::MAX;
         assert_eq!(p.runs.len(), 64);
+        assert!(
+            p.runs
+                .iter()
+                .any(|r| r.span == 0 && r.cmd.aim == SPAN_ESCAPE)
+        );
         let mut buf = Vec::new();
         codec::encode_client(&ClientMsg::Input(p.clone()), &mut buf).unwrap();
         assert_eq!(

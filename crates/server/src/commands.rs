@@ -291,6 +291,31 @@ impl CommandQueue {
         }
     }
 
+    /// Takes command `seq` for the on-arrival path (`on_arrival.rs`) instead of this
+    /// queue, counted as [`CommandQueue::offer`] counts it (a duplicate, an absurd jump
+    /// or a gap of lost commands); true if it is new and taken.
+    pub(crate) fn take_elsewhere(&mut self, seq: u32) -> bool {
+        if seq <= self.last_queued {
+            self.counts.duplicates += 1;
+            return false;
+        }
+        if seq - self.last_queued > MAX_SEQ_JUMP {
+            self.counts.refused += 1;
+            return false;
+        }
+        if self.last_queued > 0 {
+            self.counts.lost += u64::from(seq - self.last_queued - 1);
+        }
+        self.last_queued = seq;
+        true
+    }
+
+    /// Command `seq`, taken by [`CommandQueue::take_elsewhere`], was applied: what
+    /// snapshots acknowledge.
+    pub(crate) fn applied_elsewhere(&mut self, seq: u32) {
+        self.last_applied = self.last_applied.max(seq);
+    }
+
     /// Takes the commands this tick applies, oldest first.
     pub(crate) fn take_for_tick(&mut self) -> impl Iterator<Item = (u32, Command, u32)> + '_ {
         self.ticks += 1;
@@ -366,6 +391,11 @@ impl CommandQueue {
 
     pub(crate) fn len(&self) -> usize {
         self.pending.len()
+    }
+
+    /// The oldest seq waiting (None: none).
+    pub(crate) fn first_waiting(&self) -> Option<u32> {
+        self.pending.front().map(|&(seq, _, _)| seq)
     }
 
     pub(crate) fn figures(&self) -> BufferFigures {

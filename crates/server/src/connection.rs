@@ -14,6 +14,7 @@ use super::reliable::EventQueue;
 use netarena_net::protocol::{HELLO_BYTES, InputCounts, InputPacket, ServerMsg};
 use netarena_net::secure::Session;
 use netarena_net::widen::{KnownInput, widen16};
+use netarena_sim::step::MAX_SPAN;
 use netarena_sim::world::PlayerId;
 
 /// Who makes a slot's commands: a client over the network, or a server bot.
@@ -214,8 +215,21 @@ impl Server {
         // A view in the future is a lie; one further back than the history is simply
         // not compensated (the match decides).
         let view = input.view_tick.min(tick);
-        for (seq, cmd) in input.commands() {
-            slot.queue.offer(seq, cmd.sanitized(), view);
+        let mut arrived = false;
+        for (seq, cmd, span) in input.timed_commands() {
+            if span == 0 {
+                slot.queue.offer(seq, cmd.sanitized(), view);
+            } else if !slot.arrival.has_room() {
+                // Refused: it and the later ones come again while unacknowledged.
+                break;
+            } else if slot.queue.take_elsewhere(seq) {
+                slot.arrival
+                    .offer(seq, cmd.sanitized(), span.min(MAX_SPAN), view);
+                arrived = true;
+            }
+        }
+        if arrived {
+            self.apply_arrived(now, id, true);
         }
     }
 }

@@ -20,6 +20,7 @@ pub mod game;
 mod handshake;
 mod intake;
 mod interest;
+pub mod on_arrival;
 mod outgoing;
 pub mod rate_limit;
 mod reliable;
@@ -44,6 +45,7 @@ use roster::Slot;
 pub use commands::{BufferFigures, InputBuffer};
 pub use config::{PLAYER_LIMIT, ServerConfig};
 pub use intake::Refusals;
+pub use on_arrival::ArrivalFigures;
 pub use outgoing::SendFailures;
 pub use report::{REFUSALS_EVERY, ServerEvent, Standing};
 
@@ -75,6 +77,8 @@ pub struct Server {
     roster_dirty: bool,
     roster_serial: u16,
     refusals: Refusals,
+    /// Game events of variable-rate commands applied between ticks, sent with the next.
+    arrived_events: Vec<GameEvent>,
     send_failures: SendFailures,
     refusal_report: report::RefusalReport,
     history: snapshots::History,
@@ -107,6 +111,7 @@ impl Server {
             roster_dirty: false,
             roster_serial: 0,
             refusals: Refusals::default(),
+            arrived_events: Vec::new(),
             send_failures: SendFailures::default(),
             refusal_report: report::RefusalReport::default(),
             history: snapshots::History::default(),
@@ -274,7 +279,7 @@ impl Server {
         if tick == 0 {
             self.game.start(tick);
         }
-        let events = self.play_commands(tick);
+        let events = self.play_commands(now, tick);
         if self.game.map_index() != self.map_index {
             self.map_index = self.game.map_index();
             self.map = self.game.map().clone();
@@ -306,8 +311,10 @@ impl Server {
 
     /// Bots choose, every queued command due this tick is applied, and the match steps:
     /// the game events of the tick.
-    fn play_commands(&mut self, tick: u32) -> Vec<GameEvent> {
-        let mut events = Vec::new();
+    fn play_commands(&mut self, now: Instant, tick: u32) -> Vec<GameEvent> {
+        // What variable-rate commands did as they arrived goes out with this tick's.
+        let mut events = std::mem::take(&mut self.arrived_events);
+        let rate = self.config.tick_rate;
         let game = &mut self.game;
         // Scores for the bots, once a tick (none: nobody to ask).
         let scores = if self
@@ -338,11 +345,24 @@ impl Server {
                 slot.bot_seq += 1;
                 slot.queue.offer(slot.bot_seq, cmd, tick);
             }
+            // Variable-rate commands the budget could not pay for on arrival, those
+            // older than the fixed-tick ones queued, before them.
+            if !slot.arrival.is_empty() {
+                let before = slot.queue.first_waiting();
+                for (seq, cmd, span, view) in slot.arrival.take(now, rate, false, before) {
+                    let (world, id) = (&mut self.world, slot.id);
+                    game.command_span(id, seq, (cmd, span), view, tick, world, &mut events);
+                    slot.queue.applied_elsewhere(seq);
+                }
+            }
+            let mut fixed = 0;
             for (seq, cmd, view) in slot.queue.take_for_tick() {
                 // Commands keep being taken (and acknowledged) while dead or between
                 // matches; the rulebook makes them do nothing.
                 game.command(slot.id, seq, cmd, view, tick, &mut self.world, &mut events);
+                fixed += 1;
             }
+            slot.arrival.end_tick(fixed);
         }
         game.step(tick, &mut self.world, &mut events);
         events

@@ -8,6 +8,7 @@ use super::bots::FightBot;
 use super::commands::CommandQueue;
 use super::config::PLAYER_LIMIT;
 use super::connection::{Connection, Controller};
+use super::on_arrival::OnArrival;
 use super::{Server, ServerEvent};
 use netarena_net::protocol::{GameEvent, MAX_NAME_CHARS, RosterEntry, ServerMsg};
 use netarena_net::roster_pages;
@@ -18,6 +19,8 @@ pub(crate) struct Slot {
     pub(crate) id: PlayerId,
     pub(crate) name: String,
     pub(crate) queue: CommandQueue,
+    /// Its variable-rate commands (`on_arrival.rs`).
+    pub(crate) arrival: OnArrival,
     pub(crate) controller: Controller,
     /// Seq the bot's next command gets: bots number commands like clients do.
     pub(crate) bot_seq: u32,
@@ -92,6 +95,7 @@ impl Server {
                 id,
                 name,
                 queue,
+                arrival: OnArrival::default(),
                 controller,
                 bot_seq: 0,
             },

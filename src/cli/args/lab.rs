@@ -64,7 +64,7 @@ pub(crate) struct LabArgs {
     pub(crate) report: Option<PathBuf>,
     /// An A/B run: two labs from one seed, the same keys and bots driving both, lab B
     /// with KEY set to VALUE (a dial: snapshot-rate=10, input-buffer=4, interp-delay=3,
-    /// lag-compensation=off...; a switch: prediction=off, interpolation=off...;
+    /// lag-compensation=off, command-rate=144...; a switch: prediction=off, interpolation=off...;
     /// tick-rate=30; or correction-loop=on, the movement-corrections article's bug back
     /// in lab B's clients). Side by side in the terminal; headless, both reports and
     /// their differences

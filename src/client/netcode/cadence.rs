@@ -17,6 +17,7 @@
 
 use std::time::{Duration, Instant};
 
+use crate::sim::step::{MAX_SPAN, SUBTICKS};
 use crate::sim::world::Buttons;
 
 /// Ticks caught up in one go after a stall; one more and the cadence restarts from now.
@@ -87,6 +88,75 @@ impl CommandClock {
     /// When the next command is due.
     pub(crate) fn next_due(&self) -> Instant {
         self.due
+    }
+}
+
+/// The variable-rate client's clock (the lab's `command rate` dial, after the article
+/// on client-side prediction revisited): one command per frame at `fps` frames a
+/// second, each lasting the time since the one before, in sixteenths of a tick
+/// ([`crate::sim::step::step_span`]). What a frame leaves over a whole sub-tick is
+/// carried to the next, so the commands' time adds up to the clock's exactly. A frame
+/// longer than [`MAX_SPAN`] makes several commands; after a stall of more than a few
+/// frames the schedule restarts from now, as the fixed clock's does.
+#[derive(Clone, Debug)]
+pub(crate) struct FrameClock {
+    fps: u16,
+    /// When the next frame's command is made.
+    next: Instant,
+    /// When the last was.
+    last: Instant,
+    /// Time not yet in a command, in sub-tick nanoseconds (sub-ticks x 10^9).
+    carry: u128,
+}
+
+impl FrameClock {
+    /// Frames at `fps` a second, the first at `first`.
+    pub(crate) fn new(fps: u16, first: Instant) -> FrameClock {
+        FrameClock {
+            fps: fps.max(1),
+            next: first,
+            last: first,
+            carry: 0,
+        }
+    }
+
+    pub(crate) fn fps(&self) -> u16 {
+        self.fps
+    }
+
+    /// The spans of the commands due at `now` at `tick_rate`, the clock running `rate`
+    /// times as fast as real time (1.0: honest; the lab's speed hack says more).
+    pub(crate) fn take_due(&mut self, now: Instant, tick_rate: u16, rate: f64) -> Vec<u8> {
+        let mut spans = Vec::new();
+        if now < self.next {
+            return spans;
+        }
+        let period = Duration::from_secs(1) / u32::from(self.fps);
+        let ns = now.saturating_duration_since(self.last).as_nanos();
+        let ns = (ns as f64 * rate) as u128;
+        self.carry += ns * u128::from(tick_rate.max(1)) * u128::from(SUBTICKS);
+        const NANOS: u128 = 1_000_000_000;
+        let most = u128::from(MAX_SPAN) * NANOS;
+        while self.carry >= NANOS && spans.len() <= MAX_CATCH_UP as usize {
+            let span = self.carry.min(most) / NANOS;
+            self.carry -= span * NANOS;
+            spans.push(span as u8);
+        }
+        if spans.len() > MAX_CATCH_UP as usize {
+            // A stall: what is left is not made up.
+            self.carry = 0;
+        }
+        self.last = now;
+        self.next += period;
+        if self.next <= now {
+            self.next = now + period;
+        }
+        spans
+    }
+
+    /// When the next frame's command is due.
+    pub(crate) fn next_due(&self) -> Instant {
+        self.next
     }
 }
 
@@ -202,5 +272,24 @@ mod tests {
         let mut c = CommandClock::for_tick_rate(0, t0);
         c.take_due(t0, 1.0);
         assert_eq!(c.next_due(), t0 + Duration::from_secs(1));
+    }
+
+    /// Frames at 144 a second on a 60 Hz server, stepped each millisecond for 10 s:
+    /// one command a frame, their spans adding up to the ticks that passed (600 x 16
+    /// sub-ticks, to within the one carried), none longer than a tick; a clock running
+    /// 1.5 times fast claims 1.5 times the time.
+    #[test]
+    fn a_frame_clock_makes_a_command_a_frame_lasting_the_frame() {
+        let t0 = Instant::now();
+        for (rate, claimed) in [(1.0, 9600), (1.5, 14_400)] {
+            let mut c = FrameClock::new(144, t0);
+            let spans: Vec<u8> = (0..=10_000)
+                .flat_map(|n| c.take_due(ms(t0, n), 60, rate))
+                .collect();
+            let total: u32 = spans.iter().map(|&s| u32::from(s)).sum();
+            assert!((1439..=1441).contains(&spans.len()), "{}", spans.len());
+            assert!((claimed - 1..=claimed).contains(&total), "{total}");
+            assert!(spans.iter().all(|&s| (1..=16).contains(&s)), "{spans:?}");
+        }
     }
 }

@@ -28,7 +28,8 @@ use std::fmt;
 
 use crate::net::protocol::PlayerSnap;
 use crate::sim::map::{CELL, Map};
-use crate::sim::world::{Command, PlayerId, PlayerState, Rules, move_player};
+use crate::sim::step::{SUBTICKS, move_span};
+use crate::sim::world::{Command, PlayerId, PlayerState, Rules};
 
 /// What the cause analysis needs, captured before the prediction is rewritten.
 #[derive(Clone, Debug)]
@@ -37,6 +38,8 @@ pub(crate) struct Disagreement {
     pub(crate) agreed: PlayerState,
     /// Our commands since then, up to and including the acknowledged one.
     pub(crate) commands: Vec<Command>,
+    /// Their spans, where they were variable-rate commands (empty: all fixed ticks).
+    pub(crate) spans: Vec<u8>,
     /// Where our prediction had us after the acknowledged command.
     pub(crate) predicted: PlayerState,
     /// The seq of `commands[0]`.
@@ -122,7 +125,12 @@ pub(crate) fn explain(
     }
     let same = |a: PlayerState, b: PlayerState| (a.x, a.y) == (b.x, b.y);
     let skipped = d.commands.len().saturating_sub(MAX_WINDOW);
-    let commands = &d.commands[skipped..];
+    let spans = d
+        .commands
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| (c, d.spans.get(i).copied().unwrap_or(0)));
+    let commands: &Vec<(Command, u8)> = &spans.skip(skipped).collect();
     let others: Vec<PlayerState> = players
         .iter()
         .filter(|p| p.id != me)
@@ -132,8 +140,8 @@ pub(crate) fn explain(
     // the server's word, and expect where our commands take it from there.
     let drifted = d.server_agreed.filter(|s| !same(*s, d.agreed));
     let agreed = drifted.unwrap_or(d.agreed);
-    let run = |cmds: &mut dyn Iterator<Item = &Command>| {
-        cmds.fold(agreed, |s, c| move_player(map, rules, s, *c, &others))
+    let run = |cmds: &mut dyn Iterator<Item = &(Command, u8)>| {
+        cmds.fold(agreed, |s, c| move_span(map, rules, s, *c, &others))
     };
     let expected = run(&mut commands.iter());
     if drifted.is_some() && same(expected, server) {
@@ -153,8 +161,11 @@ pub(crate) fn explain(
         }
     }
     let n = commands.len();
-    // A command moves at most `speed` along each axis.
-    let step_cells = f64::from(rules.speed) * std::f64::consts::SQRT_2 / f64::from(CELL);
+    // A command moves at most `speed` along each axis a tick it lasts.
+    let ticks = |span: u8| u32::from(span).div_ceil(SUBTICKS).max(1);
+    let longest = commands.iter().map(|c| ticks(c.1)).max().unwrap_or(1);
+    let step_cells =
+        f64::from(longest) * f64::from(rules.speed) * std::f64::consts::SQRT_2 / f64::from(CELL);
     for len in 1..=n {
         if cells > len as f64 * step_cells + LOST_SLACK_CELLS {
             // Leaving out this few could not make a correction this big.
@@ -189,8 +200,9 @@ mod tests {
     }
 
     fn predict(map: &Map, rules: &Rules, from: PlayerState, cmds: &[Command]) -> PlayerState {
-        cmds.iter()
-            .fold(from, |s, c| move_player(map, rules, s, *c, &[]))
+        cmds.iter().fold(from, |s, c| {
+            crate::sim::world::move_player(map, rules, s, *c, &[])
+        })
     }
 
     #[test]
@@ -201,6 +213,7 @@ mod tests {
         let d = Disagreement {
             agreed: start,
             commands: cmds.clone(),
+            spans: Vec::new(),
             predicted: predict(&map, &rules, start, &cmds),
             first_seq: 101,
             server_agreed: None,
@@ -225,6 +238,7 @@ mod tests {
         let d = Disagreement {
             agreed: start,
             commands: cmds.clone(),
+            spans: Vec::new(),
             predicted: predict(&map, &rules, start, &cmds),
             first_seq: 1,
             server_agreed: None,
@@ -258,6 +272,7 @@ mod tests {
         let d = Disagreement {
             agreed: ahead,
             commands: cmds.clone(),
+            spans: Vec::new(),
             predicted: predict(&map, &rules, ahead, &cmds),
             first_seq: 11,
             server_agreed: Some(start),
@@ -288,6 +303,7 @@ mod tests {
         let d = Disagreement {
             agreed: start,
             commands: cmds,
+            spans: Vec::new(),
             predicted: start,
             first_seq: 1,
             server_agreed: None,

@@ -9,7 +9,7 @@
 
 use super::causes::Disagreement;
 use crate::sim::map::{CELL, Map};
-use crate::sim::step::{Body, Rulebook, Shot, step};
+use crate::sim::step::{Body, Rulebook, Shot, Span, step_span};
 use crate::sim::world::{Command, PlayerId, PlayerState};
 
 /// Seqs remembered: 512 commands is 8.5 s at 60 Hz, far longer than any RTT we play at.
@@ -139,6 +139,11 @@ pub(crate) struct Prediction {
     /// The paths of the last correction `reconcile` found, until taken (at once).
     #[serde(skip)]
     path: Option<CorrectionPath>,
+    /// Each command's span beside the ring (0: a fixed tick; the lab's variable-rate
+    /// client, `FrameClock`, makes others). Not kept in a keyframe, as the lab's
+    /// variable rate is not: empty then, every span read as 0.
+    #[serde(skip)]
+    spans: Vec<u8>,
 }
 
 impl Prediction {
@@ -151,6 +156,7 @@ impl Prediction {
             body,
             error: (0.0, 0.0),
             path: None,
+            spans: vec![0; RING],
         };
         p.ring[(acked_seq & MASK) as usize] = Entry {
             seq: acked_seq,
@@ -184,9 +190,13 @@ impl Prediction {
             .map(|seq| entry(seq).map(|e| e.cmd))
             .collect::<Option<Vec<_>>>()?;
         let predicted = entry(ack_seq)?.body.state;
+        let spans = (self.acked_seq + 1..=ack_seq)
+            .map(|seq| self.span(seq))
+            .collect();
         Some(Disagreement {
             agreed,
             commands,
+            spans,
             predicted,
             first_seq: self.acked_seq + 1,
             server_agreed: None,
@@ -205,6 +215,33 @@ impl Prediction {
         (first..=self.latest_seq).map(|seq| (seq, self.ring[(seq & MASK) as usize].cmd))
     }
 
+    /// [`Prediction::unacked`] with each command's span.
+    pub(crate) fn unacked_timed(
+        &self,
+        limit: usize,
+    ) -> impl Iterator<Item = (u32, Command, u8)> + '_ {
+        self.unacked(limit)
+            .map(|(seq, cmd)| (seq, cmd, self.span(seq)))
+    }
+
+    /// Command `seq`'s span (0: a fixed tick, or no longer remembered).
+    fn span(&self, seq: u32) -> u8 {
+        self.spans.get((seq & MASK) as usize).copied().unwrap_or(0)
+    }
+
+    /// How long command `seq` lasts and the one before it did.
+    fn span_pair(&self, seq: u32) -> Span {
+        Span {
+            this: self.span(seq),
+            before: self.span(seq.wrapping_sub(1)),
+        }
+    }
+
+    /// [`Prediction::newest`] with its span.
+    pub(crate) fn newest_timed(&self) -> Option<(u32, Command, u8)> {
+        self.newest().map(|(seq, cmd)| (seq, cmd, self.span(seq)))
+    }
+
     /// The newest command made, acknowledged or not (None before any).
     pub(crate) fn newest(&self) -> Option<(u32, Command)> {
         let entry = self.ring[(self.latest_seq & MASK) as usize];
@@ -221,15 +258,39 @@ impl Prediction {
 
     /// Makes the next command: applies it at once through the rulebook and remembers
     /// it. Returns its seq and the shot it fires, if any.
+    #[cfg(test)]
     pub(crate) fn push(&mut self, at: &Stepping<'_>, cmd: Command) -> (u32, Option<Shot>) {
+        self.push_span(at, cmd, 0)
+    }
+
+    /// [`Prediction::push`] for a command lasting `span` sub-ticks (0: a fixed tick).
+    pub(crate) fn push_span(
+        &mut self,
+        at: &Stepping<'_>,
+        cmd: Command,
+        span: u8,
+    ) -> (u32, Option<Shot>) {
         self.latest_seq += 1;
+        if self.spans.len() != RING {
+            self.spans = vec![0; RING];
+        }
+        self.spans[(self.latest_seq & MASK) as usize] = span;
         if self.latest_seq - self.acked_seq >= RING as u32 {
             // The server has not acknowledged anything for a whole ring: keep the ring's
             // oldest entry meaningful by treating it as acknowledged.
             self.acked_seq = self.latest_seq - RING as u32 + 1;
         }
-        let (seq, body) = (self.latest_seq, &mut self.body);
-        let shot = step(at.map, at.rules_for(seq), at.me, body, seq, cmd, at.others);
+        let seq = self.latest_seq;
+        let timed = (cmd, self.span_pair(seq));
+        let shot = step_span(
+            at.map,
+            at.rules_for(seq),
+            at.me,
+            &mut self.body,
+            seq,
+            timed,
+            at.others,
+        );
         self.ring[(self.latest_seq & MASK) as usize] = Entry {
             seq: self.latest_seq,
             cmd,
@@ -307,16 +368,17 @@ impl Prediction {
             self.ring[(ack_seq & MASK) as usize].body = server;
         }
         for seq in ack_seq..=self.latest_seq {
+            let span = self.span_pair(seq);
             let e = &mut self.ring[(seq & MASK) as usize];
             // The loop bug replays nothing: the commands in flight are as if unmade.
             if seq > ack_seq && (how != Reconcile::Loop || agrees) {
-                let _ = step(
+                let _ = step_span(
                     at.map,
                     at.rules_for(seq),
                     at.me,
                     &mut replayed,
                     seq,
-                    e.cmd,
+                    (e.cmd, span),
                     at.others,
                 );
             }

@@ -26,6 +26,7 @@ mod reads;
 #[path = "timing.rs"]
 mod timing;
 
+use super::cadence::FrameClock;
 use super::causes::Cause;
 use super::clock::{RecentLoss, ServerClock, Timeline, interp_delay_target};
 use super::combat::Combat;
@@ -143,6 +144,7 @@ impl ClientSession {
                 tuning: Tuning::default(),
                 correction_loop: false,
                 clock_rate: 1.0,
+                frames: None,
             },
             remotes: Remotes {
                 buffer: SnapshotBuffer::default(),
@@ -223,6 +225,18 @@ impl ClientSession {
     /// acknowledged `outage::ahead_limit` commands (the link is down): the
     /// unacknowledged ones are then resent at the input rate.
     pub fn command_tick(&mut self, now: Instant, cmd: Command) -> Option<ClientMsg> {
+        self.command_tick_span(now, cmd, 0)
+    }
+
+    /// [`ClientSession::command_tick`] for a command lasting `span` sixteenths of a tick
+    /// (0: one fixed tick): the variable-rate client's, one a frame
+    /// ([`ClientSession::take_frames`]).
+    pub(crate) fn command_tick_span(
+        &mut self,
+        now: Instant,
+        cmd: Command,
+        span: u8,
+    ) -> Option<ClientMsg> {
         let others = self
             .remotes
             .latest
@@ -254,7 +268,7 @@ impl ClientSession {
                 others: &others,
                 earlier: self.timing.earlier_rules.as_ref().map(|(s, r)| (*s, r)),
             };
-            let (seq, shot) = p.push(&at, cmd);
+            let (seq, shot) = p.push_span(&at, cmd, span);
             if let Some(shot) = shot {
                 self.feed.tell.flash(now, shot.aim);
                 let rules = &self.rules.combat;
@@ -268,15 +282,16 @@ impl ClientSession {
         // With nothing unacknowledged (a skipped slot) the newest command goes again: the
         // server takes it as a duplicate, and hears from us.
         let commands: Vec<_> = if p.pending() == 0 {
-            p.newest().into_iter().collect()
+            p.newest_timed().into_iter().collect()
         } else {
             let window = due.window(self.own.tuning.redundancy);
-            p.unacked(window.min(MAX_COMMANDS_PER_INPUT)).collect()
+            p.unacked_timed(window.min(MAX_COMMANDS_PER_INPUT))
+                .collect()
         };
         if commands.is_empty() {
             return None;
         }
-        let mut input = InputPacket::pack(client_ms, due.number, ack_tick, commands);
+        let mut input = InputPacket::pack_timed(client_ms, due.number, ack_tick, commands);
         bound_redundancy(&mut input);
         input.event_ack = event_ack;
         input.view_tick = view_tick;

@@ -55,6 +55,10 @@ pub(super) struct OwnPlayer {
     /// kept in a keyframe.
     #[serde(skip, default = "honest")]
     pub(super) clock_rate: f64,
+    /// The variable-rate client (the lab's `command rate` dial): a command a frame, each
+    /// lasting its frame, instead of one a tick (None). Lab only; not kept in a keyframe.
+    #[serde(skip)]
+    pub(super) frames: Option<FrameClock>,
 }
 
 /// Remote players: the snapshot buffer they are drawn from, its delay, the recent loss it sizes against, the roster, and their corrections.

@@ -117,6 +117,31 @@ impl ClientSession {
         self.own.clock_rate = rate;
     }
 
+    /// Makes this a variable-rate client at `fps` frames a second from `now` (the lab's
+    /// `command rate` dial; None: a fixed tick, one command a tick): one command a
+    /// frame, each lasting its frame, applied by the server as it arrives.
+    pub(crate) fn set_frame_rate(&mut self, fps: Option<u16>, now: Instant) {
+        self.own.frames = fps.map(|fps| FrameClock::new(fps, now));
+    }
+
+    /// The variable-rate client's frames a second (None: a fixed tick).
+    pub(crate) fn frame_rate(&self) -> Option<u16> {
+        self.own.frames.as_ref().map(FrameClock::fps)
+    }
+
+    /// A variable-rate client's commands due at `now`, as their spans (None: a
+    /// fixed-tick client, whose command clock says when).
+    pub(crate) fn take_frames(&mut self, now: Instant) -> Option<Vec<u8>> {
+        let tick_rate = self.timing.tick_rate.round() as u16;
+        let rate = self.own.clock_rate;
+        Some(self.own.frames.as_mut()?.take_due(now, tick_rate, rate))
+    }
+
+    /// When a variable-rate client's next command is due (None: a fixed-tick client).
+    pub(crate) fn next_frame(&self) -> Option<Instant> {
+        self.own.frames.as_ref().map(FrameClock::next_due)
+    }
+
     /// How much longer than a tick to wait before the next command. The server applies
     /// at most one command per tick; commands that piled up there (after a lag spike,
     /// say) would otherwise stay as input delay for good. While its queue for us is
@@ -149,7 +174,10 @@ impl ClientSession {
             self.net.stats.rtt_ms / 1000.0,
             self.timing.clock.jitter_secs(),
             self.timing.snapshot_period,
-            self.timing.tick_rate,
+            // Commands a second: a variable-rate client makes one a frame.
+            self.timing
+                .tick_rate
+                .max(self.frame_rate().map_or(0.0, f64::from)),
             MAX_COMMANDS_PER_INPUT as u32,
         )
     }

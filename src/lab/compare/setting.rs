@@ -255,6 +255,11 @@ fn parse_value(knob: Knob, text: &str) -> Result<Value, String> {
         "--lag-compensation" => named(&["off", "on"]),
         "--correction" => named(&CORRECTIONS),
         "--jitter-mode" => named(&JitterMode::NAMES),
+        "--command-rate" => match text {
+            "fixed" => Ok(0),
+            _ => number(1, Value::from(dials::MAX_FRAME_RATE), " frames a second")
+                .map_err(|w| format!("fixed or {w}")),
+        },
         "--input-buffer" => match text {
             "credit" => Ok(0),
             "adaptive" => Ok(dials::AUTO),
@@ -294,6 +299,7 @@ fn show_value(knob: Knob, v: Value) -> String {
                 .get(v as usize)
                 .map_or_else(|| v.to_string(), |s| (*s).to_owned()),
             ("--input-buffer", 0) => "credit".to_owned(),
+            ("--command-rate", 0) => "fixed".to_owned(),
             ("--jitter-mode", v) => JitterMode::NAMES
                 .get(v as usize)
                 .map_or_else(|| v.to_string(), |s| (*s).to_owned()),

@@ -36,6 +36,12 @@ fn record(name: &str) -> (PathBuf, headless::LabReport) {
 
 /// [`record`], and the live lab as it ended.
 fn record_live(name: &str) -> (PathBuf, headless::LabReport, Lab) {
+    record_with(name, None)
+}
+
+/// [`record_live`], client 1 turned to the variable rate at `fps` frames a second at
+/// 1 s if given.
+fn record_with(name: &str, fps: Option<u32>) -> (PathBuf, headless::LabReport, Lab) {
     let path = temp(name);
     let config = config();
     let t0 = Instant::now();
@@ -46,11 +52,19 @@ fn record_live(name: &str) -> (PathBuf, headless::LabReport, Lab) {
     let ms = |n: u64| t0 + Duration::from_millis(n);
     // Frames at a terminal's odd times, as the live lab runs: not whole milliseconds.
     let mut at = Duration::ZERO;
-    let (mut turned, mut switched) = (false, false);
+    let (mut turned, mut switched, mut varied) = (false, false, false);
     while at < Duration::from_secs(6) {
         at += Duration::from_micros(16_667);
         lab.run_until(t0 + at);
         lab.frame();
+        if let Some(fps) = fps.filter(|_| at.as_millis() >= 1000 && !varied) {
+            varied = true;
+            let rate = DIALS
+                .iter()
+                .position(|d| d.flag == "--command-rate")
+                .unwrap();
+            lab.set_dial(rate, 0, fps);
+        }
         if (1500..3000).contains(&at.as_millis()) {
             lab.hold(0, Buttons::RIGHT.union(Buttons::DOWN));
         } else {
@@ -116,6 +130,22 @@ fn a_lab_recording_replays_to_the_same_report() {
         recorded,
         serde_json::to_string(&again).unwrap(),
         "as written"
+    );
+}
+
+/// A lab recording whose client 1 turned to the variable rate (144 frames a second) at
+/// 1 s replays to the same report, with no divergence: the dial is in the journal.
+#[test]
+fn a_variable_rate_lab_recording_replays_to_the_same_report() {
+    let (path, live, lab) = record_with("variable", Some(144));
+    assert_eq!(lab.session(0).frame_rate(), Some(144));
+    let mut replay = LabReplay::load(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    let again = headless::replayed(&mut replay);
+    assert_eq!(replay.diverged(), None);
+    assert_eq!(
+        serde_json::to_value(&live).unwrap(),
+        serde_json::to_value(&again).unwrap()
     );
 }
 

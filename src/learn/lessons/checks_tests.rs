@@ -350,3 +350,45 @@ fn lesson_10_refuses_no_shot_and_a_bolt_born_later_than_its_causes() {
         "born before the command could arrive"
     );
 }
+
+/// Lesson 7's variable-rate step: client 1 walked 3 s at command rate `fps` (0: a fixed
+/// tick), sending `packets` input packets with `commands` commands, the server's step
+/// of it `even` or not over 100 ticks, with `corr` corrections.
+fn rated(fps: u32, packets: u64, commands: u64, even: bool, corr: u64) -> Watch {
+    let mut w = counted(ran(3.0, 5.0), corr, packets, 0, 0);
+    w.setup = Setup::default().with("command rate", fps);
+    w.latest.commands_sent = commands;
+    // 100 ticks of 16 sixteenths each, or half of 11 and half of 21.
+    w.steps = if even {
+        (100, 1600.0, 100.0 * 256.0)
+    } else {
+        (100, 1600.0, 50.0 * 121.0 + 50.0 * 441.0)
+    };
+    w
+}
+
+#[test]
+fn lesson_7_variable_rate_needs_both_rates_a_walk_and_no_correction() {
+    let judge = |a: &Watch, b: &Watch| l7_var_judge(a, b, &mut Memo::default());
+    let fixed = rated(0, 90, 180, true, 0);
+    let variable = rated(144, 220, 432, false, 0);
+    let pass = judge(&fixed, &variable);
+    assert!(passes(&pass), "{pass:?}");
+    // A learner who stands still.
+    let mut still = rated(144, 220, 432, false, 0);
+    still.moved = 0.0;
+    assert!(not_yet(&judge(&fixed, &still)));
+    // A learner who turned the command rate in both labs (the dial keys act on both).
+    let turned = rated(144, 220, 432, false, 0);
+    assert!(again(&judge(&turned, &variable)));
+    assert!(again(&judge(&fixed, &rated(0, 90, 180, true, 0))));
+    // The run misbehaving: the variable-rate prediction corrected on a clean link, or
+    // the server's step no less even than the fixed tick's, or no more packets.
+    assert!(again(&judge(&fixed, &rated(144, 220, 432, false, 3))));
+    assert!(not_yet(&judge(&fixed, &rated(144, 220, 432, true, 0))));
+    assert!(not_yet(&judge(&fixed, &rated(144, 80, 432, false, 0))));
+    // Too few ticks seen yet.
+    let mut early = rated(144, 220, 432, false, 0);
+    early.steps = (5, 80.0, 1280.0);
+    assert!(not_yet(&judge(&fixed, &early)));
+}

@@ -189,10 +189,12 @@ pub(crate) static LESSONS: &[Lesson] = &[
         articles: &[
             "tickrate-lerp-prediction-devdoc",
             "player-movement-corrections",
+            "fps-prediction-revisited",
         ],
         covers: &[
             "tick rate vs frame rate vs update rate (snapshot rate)",
             "input batched into packets (command rate), rate limits",
+            "a variable-rate client: a command a frame carrying its duration, applied on arrival",
         ],
         scenario: Scenario {
             profile: "lan",
@@ -224,6 +226,7 @@ pub(crate) static LESSONS: &[Lesson] = &[
                 l7_input_judge,
                 &EX5,
             ),
+            ab_task(VARIABLE_RATE, l7_var_ask, ok, 3000, l7_var_judge, &WALK),
         ],
     },
     Lesson {

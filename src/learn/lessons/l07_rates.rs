@@ -161,3 +161,74 @@ pub(super) fn l7_ab_judge(w: &Watch, wb: &Watch, _: &mut Memo) -> Verdict {
         measured_f(wb.period_ms, 0)
     )])
 }
+
+/// Lab B's setting in lesson 7's variable-rate step: its clients make a command a
+/// frame, 144 frames a second.
+pub(super) const VARIABLE_RATE: &str = "command-rate=144";
+
+pub(super) fn l7_var_ask(a: &Lab, b: &Lab) -> Vec<String> {
+    vec![
+        format!(
+            "The FPS-prediction-revisited article's correction, as an A/B run (`lab --compare {VARIABLE_RATE}`). On the left client 1 makes one command a tick, {} a second, and the server applies them from its input buffer. On the right it runs at its own frame rate, {} frames a second, and makes one command a frame carrying how long that frame lasted; the server applies each the moment its packet arrives, no more time than has passed.",
+            measured(a.server().config().tick_rate),
+            measured(dial(b, "command rate"))
+        ),
+        "Walk with `WASD` and compare client 1's lane in the two labs: the packets going up, and the commands the server applies.".to_owned(),
+    ]
+}
+
+/// Per second of the watch.
+fn per_sec(n: u64, w: &Watch) -> f64 {
+    n as f64 / w.elapsed().as_secs_f64().max(0.001)
+}
+
+pub(super) fn l7_var_judge(a: &Watch, b: &Watch, _: &mut Memo) -> Verdict {
+    if a.moved < 2.0 || b.moved < 2.0 {
+        return Verdict::NotYet("walk with `WASD`".to_owned());
+    }
+    let (fa, fb) = (a.setup.dial("command rate"), b.setup.dial("command rate"));
+    if fa != 0 || fb == 0 {
+        return Verdict::Again(format!(
+            "the left must make a command a tick and the right a command a frame, but their command rates are {} and {} frames a second (0: a fixed tick); the dial keys turn both labs: put the command rate back",
+            measured(fa),
+            measured(fb)
+        ));
+    }
+    if b.corrections() > 0 {
+        return Verdict::Again(format!(
+            "on the right client 1 was corrected {} times: its prediction and the server disagreed about commands of their own lengths",
+            measured(b.corrections())
+        ));
+    }
+    let (Some((mean_a, cv_a)), Some((mean_b, cv_b))) = (a.step_spread(), b.step_spread()) else {
+        return Verdict::NotYet(
+            "waiting for the server to apply more of client 1's walk in both labs".to_owned(),
+        );
+    };
+    let (pa, pb) = (per_sec(a.packets_up().0, a), per_sec(b.packets_up().0, b));
+    let (ca, cb) = (per_sec(a.commands(), a), per_sec(b.commands(), b));
+    if pb <= pa || cv_b <= cv_a {
+        return Verdict::NotYet(format!(
+            "so far the right sent {} input packets a second against the left's {}, and the server's step of client 1 varied by {} against {}: not yet more packets and a less even step on the right",
+            measured_f(pb, 0),
+            measured_f(pa, 0),
+            measured_f(cv_b, 2),
+            measured_f(cv_a, 2)
+        ));
+    }
+    Verdict::Pass(vec![format!(
+        "Over {} s client 1 made {} commands a second on the left, {} on the right, in {} and {} input packets a second: a faster frame rate costs the server more commands and the uplink more packets. Each tick that applied any of client 1's time applied {} sixteenths of a tick on average on the left, varying by {} (`0` is even), and {} on the right, varying by {}: frames applied as they arrive do not fall evenly into {} ticks a second. Corrections: {} left, {} right; the prediction replays each command with its own length.",
+        secs(b),
+        measured_f(ca, 0),
+        measured_f(cb, 0),
+        measured_f(pa, 0),
+        measured_f(pb, 0),
+        measured_f(mean_a, 1),
+        measured_f(cv_a, 2),
+        measured_f(mean_b, 1),
+        measured_f(cv_b, 2),
+        measured(b.tick_rate),
+        measured(a.corrections()),
+        measured(b.corrections())
+    )])
+}

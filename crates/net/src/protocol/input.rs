@@ -14,6 +14,14 @@ pub const MAX_COMMANDS_PER_INPUT: usize = 64;
 pub struct CommandRun {
     pub cmd: Command,
     pub count: u8,
+    /// How long each of its commands lasts: 0, one fixed tick; 1 to
+    /// [`netarena_sim::step::MAX_SPAN`], a variable-rate command of that many
+    /// sixteenths of a tick ([`netarena_sim::step::step_span`]). On the wire by
+    /// `wire_input.rs`; left out of the serde form, which only measures runs for byte
+    /// budgets (`codec::encoded_len`): a fixed-tick run measures as it always did, a
+    /// variable-rate one two bytes short of its wire form.
+    #[serde(skip)]
+    pub span: u8,
 }
 
 /// Every command the server has not acknowledged yet, oldest first, ending at `last_seq`.
@@ -50,20 +58,39 @@ impl InputPacket {
         self.runs.iter().map(|r| usize::from(r.count)).sum()
     }
 
-    /// Packs `(seq, command)` pairs, which must be consecutive and oldest first.
+    /// Packs `(seq, command)` pairs of one fixed tick each, which must be consecutive
+    /// and oldest first.
     pub fn pack(
         client_time_ms: u32,
         packet_seq: u32,
         ack_tick: u32,
         commands: impl IntoIterator<Item = (u32, Command)>,
     ) -> InputPacket {
+        let timed = commands.into_iter().map(|(seq, cmd)| (seq, cmd, 0));
+        InputPacket::pack_timed(client_time_ms, packet_seq, ack_tick, timed)
+    }
+
+    /// Packs `(seq, command, span)`, consecutive and oldest first: each command with
+    /// how long it lasts ([`CommandRun::span`]).
+    pub fn pack_timed(
+        client_time_ms: u32,
+        packet_seq: u32,
+        ack_tick: u32,
+        commands: impl IntoIterator<Item = (u32, Command, u8)>,
+    ) -> InputPacket {
         let mut runs: Vec<CommandRun> = Vec::new();
         let mut last_seq = 0;
-        for (seq, cmd) in commands {
+        for (seq, cmd, span) in commands {
             last_seq = seq;
             match runs.last_mut() {
-                Some(run) if run.cmd == cmd && run.count < u8::MAX => run.count += 1,
-                _ => runs.push(CommandRun { cmd, count: 1 }),
+                Some(run) if run.cmd == cmd && run.span == span && run.count < u8::MAX => {
+                    run.count += 1
+                }
+                _ => runs.push(CommandRun {
+                    cmd,
+                    count: 1,
+                    span,
+                }),
             }
         }
         InputPacket {
@@ -82,12 +109,18 @@ impl InputPacket {
 
     /// The commands with their seqs, oldest first. Only call on a validated packet.
     pub fn commands(&self) -> impl Iterator<Item = (u32, Command)> + '_ {
+        self.timed_commands().map(|(seq, cmd, _)| (seq, cmd))
+    }
+
+    /// The commands with their seqs and spans, oldest first. Only call on a validated
+    /// packet.
+    pub fn timed_commands(&self) -> impl Iterator<Item = (u32, Command, u8)> + '_ {
         let first = self.last_seq + 1 - self.command_count() as u32;
         self.runs
             .iter()
-            .flat_map(|r| std::iter::repeat_n(r.cmd, usize::from(r.count)))
+            .flat_map(|r| std::iter::repeat_n((r.cmd, r.span), usize::from(r.count)))
             .enumerate()
-            .map(move |(i, cmd)| (first + i as u32, cmd))
+            .map(move |(i, (cmd, span))| (first + i as u32, cmd, span))
     }
 }
 
@@ -147,7 +180,11 @@ mod tests {
 
     #[test]
     fn hostile_inputs_are_invalid() {
-        let run = |count| CommandRun { cmd: cmd(1), count };
+        let run = |count| CommandRun {
+            cmd: cmd(1),
+            count,
+            span: 0,
+        };
         let mk = |last_seq, runs| InputPacket {
             client_time_ms: 0,
             packet_seq: 1,

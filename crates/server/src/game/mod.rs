@@ -274,6 +274,23 @@ impl Match {
         world: &mut World,
         events: &mut Vec<GameEvent>,
     ) {
+        let timed = (cmd, step::Span::TICK);
+        self.command_span(id, seq, timed, view_tick, tick, world, events);
+    }
+
+    /// [`Match::command`] for a command of its own length ([`step::step_span`]): a
+    /// variable-rate command, applied as it arrives (`on_arrival.rs`).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn command_span(
+        &mut self,
+        id: PlayerId,
+        seq: u32,
+        (cmd, span): (Command, step::Span),
+        view_tick: u32,
+        tick: u32,
+        world: &mut World,
+        events: &mut Vec<GameEvent>,
+    ) {
         // The dead are out of the world: their commands do nothing.
         let frozen = self.in_results();
         let Some(c) = self.players.get(&id).filter(|_| world.get(id).is_some()) else {
@@ -294,7 +311,15 @@ impl Match {
             .map_or(at, |(p, _)| at + usize::from(*p == id));
         others.extend(players[..at].iter().map(|(_, s)| *s));
         others.extend(players[after..].iter().map(|(_, s)| *s));
-        let shot = step::step(self.map(), &self.book, id, &mut body, seq, cmd, &others);
+        let shot = step::step_span(
+            self.map(),
+            &self.book,
+            id,
+            &mut body,
+            seq,
+            (cmd, span),
+            &others,
+        );
         self.others = others;
         world.put(id, body.state);
         let Some(c) = self.players.get_mut(&id) else {
