@@ -32,7 +32,7 @@ fn expected(records: &[Record], dropped: &HashSet<u32>) -> Vec<(usize, bool, boo
         if let Record::Received { msg, .. } = record
             && let ServerMsg::Snapshot(d) = msg.as_ref()
         {
-            acked = acked.max(d.ack_seq);
+            acked = acked.max(d.header.ack_seq);
         }
         made.extend(before + 1..=r.session().latest_seq());
     }
@@ -108,7 +108,7 @@ fn the_links_own_drops_give_each_command_its_exact_fate() {
         .rev()
         .find_map(|r| match r {
             Record::Received { msg, .. } => match msg.as_ref() {
-                ServerMsg::Snapshot(d) => d.inputs.map(|i| (i.received, i.high)),
+                ServerMsg::Snapshot(d) => d.header.inputs.map(|i| (i.received, i.high)),
                 _ => None,
             },
             _ => None,

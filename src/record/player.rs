@@ -145,9 +145,9 @@ impl Player {
             if let Record::Received { msg, .. } = record
                 && let ServerMsg::Snapshot(d) = msg.as_ref()
             {
-                let inputs = d.inputs.map(|i| (i.received, i.high));
-                fates.snapshot(d.ack_seq, d.queued, inputs);
-                self.arrivals.entry(d.tick).or_insert(slot);
+                let inputs = d.header.inputs.map(|i| (i.received, i.high));
+                fates.snapshot(d.header.ack_seq, d.header.queued, inputs);
+                self.arrivals.entry(d.header.tick).or_insert(slot);
             }
             let new = after.commands_sent.saturating_sub(before.commands_sent) as u32;
             let latest = r.session().latest_seq();

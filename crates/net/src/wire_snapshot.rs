@@ -26,7 +26,7 @@ use serde::de::{self, SeqAccess, Visitor};
 use serde::ser::SerializeTuple;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::protocol::{InputCounts, OwnBody, SnapshotDelta};
+use super::protocol::{InputCounts, OwnBody, SnapshotDelta, SnapshotHeader};
 use super::wire_events::{self, WireEvents};
 
 /// The first byte of a snapshot: this bit, which no other server message's first byte
@@ -171,7 +171,7 @@ pub fn parts(d: &SnapshotDelta) -> SnapshotParts {
         + masks_wire_len(&d.masks)
         + age
         + values;
-    let (projectiles, events) = wire_events::kind_sizes(&d.events, d.tick);
+    let (projectiles, events) = wire_events::kind_sizes(&d.events, d.header.tick);
     SnapshotParts {
         players,
         projectiles,
@@ -195,16 +195,19 @@ impl Serialize for SnapshotDelta {
             (RARE_REMOVED, !self.removed.is_empty()),
             (RARE_ADDED, !self.added.is_empty()),
             (RARE_VALUES_LEN, !implied),
-            (RARE_WITHHELD, self.withheld_total != 0),
+            (RARE_WITHHELD, self.header.withheld_total != 0),
         ]);
         let flags = SNAPSHOT
             | pick(&[
-                (ECHO, self.echo_time_ms != 0),
-                (INPUTS, self.inputs.is_some()),
-                (QUEUED, self.queued != 0 || self.buffer_depth != 0),
+                (ECHO, self.header.echo_time_ms != 0),
+                (INPUTS, self.header.inputs.is_some()),
+                (
+                    QUEUED,
+                    self.header.queued != 0 || self.header.buffer_depth != 0,
+                ),
                 (RARE, rare != 0),
                 (EVENTS, !self.events.is_empty()),
-                (READY_IN, self.me.ready_in != 0),
+                (READY_IN, self.header.me.ready_in != 0),
                 (NEAR, self.near),
             ]);
         let (head, masks) = masks_form(&self.masks);
@@ -215,34 +218,34 @@ impl Serialize for SnapshotDelta {
             t.serialize_element(&rare)?;
         }
         if self.near {
-            t.serialize_element(&(self.tick as u8))?;
-            t.serialize_element(&(self.ack_seq as u8))?;
+            t.serialize_element(&(self.header.tick as u8))?;
+            t.serialize_element(&(self.header.ack_seq as u8))?;
         } else {
-            t.serialize_element(&tick16(self.tick))?;
-            t.serialize_element(&tick16(self.ack_seq))?;
+            t.serialize_element(&tick16(self.header.tick))?;
+            t.serialize_element(&tick16(self.header.ack_seq))?;
         }
-        t.serialize_element(&self.me.flags)?;
+        t.serialize_element(&self.header.me.flags)?;
         if flags & READY_IN != 0 {
-            t.serialize_element(&self.me.ready_in)?;
+            t.serialize_element(&self.header.me.ready_in)?;
         }
         if flags & ECHO != 0 {
-            t.serialize_element(&tick16(self.echo_time_ms))?;
-            t.serialize_element(&self.echo_hold_ms)?;
+            t.serialize_element(&tick16(self.header.echo_time_ms))?;
+            t.serialize_element(&self.header.echo_hold_ms)?;
         }
-        if let Some(i) = &self.inputs {
+        if let Some(i) = &self.header.inputs {
             t.serialize_element(i)?;
         }
         if flags & QUEUED != 0 {
-            if self.queued < QUEUE_ESCAPE && self.buffer_depth < 16 {
-                t.serialize_element(&(self.queued | self.buffer_depth << 4))?;
+            if self.header.queued < QUEUE_ESCAPE && self.header.buffer_depth < 16 {
+                t.serialize_element(&(self.header.queued | self.header.buffer_depth << 4))?;
             } else {
                 t.serialize_element(&QUEUE_ESCAPE)?;
-                t.serialize_element(&self.queued)?;
-                t.serialize_element(&self.buffer_depth)?;
+                t.serialize_element(&self.header.queued)?;
+                t.serialize_element(&self.header.buffer_depth)?;
             }
         }
         if rare & RARE_WITHHELD != 0 {
-            t.serialize_element(&self.withheld_total)?;
+            t.serialize_element(&self.header.withheld_total)?;
         }
         if rare & RARE_REMOVED != 0 {
             t.serialize_element(&self.removed)?;
@@ -271,7 +274,7 @@ impl Serialize for SnapshotDelta {
             }
         }
         if flags & EVENTS != 0 {
-            let wire = wire_events::to_wire(&self.events, self.tick);
+            let wire = wire_events::to_wire(&self.events, self.header.tick);
             if self.near {
                 // The first seq's low byte only, as the tick's.
                 t.serialize_element(&wire.first[0])?;
@@ -400,21 +403,23 @@ impl<'de> Visitor<'de> for DeltaVisitor {
             Vec::new()
         };
         Ok(SnapshotDelta {
-            tick,
+            header: SnapshotHeader {
+                tick,
+                ack_seq,
+                echo_time_ms,
+                echo_hold_ms,
+                inputs,
+                queued,
+                buffer_depth,
+                me,
+                withheld_total,
+            },
             baseline_age,
-            ack_seq,
-            echo_time_ms,
-            echo_hold_ms,
-            inputs,
-            queued,
-            buffer_depth,
-            me,
             removed,
             added,
             masks,
             values,
             events,
-            withheld_total,
             near,
         })
     }
@@ -475,21 +480,23 @@ mod tests {
     fn delta(masks: Vec<u8>) -> SnapshotDelta {
         let values = vec![1; implied_values(&masks)];
         SnapshotDelta {
-            tick: 900,
+            header: SnapshotHeader {
+                tick: 900,
+                ack_seq: 800,
+                echo_time_ms: 0,
+                echo_hold_ms: 0,
+                inputs: None,
+                queued: 0,
+                buffer_depth: 0,
+                me: OwnBody::default(),
+                withheld_total: 0,
+            },
             baseline_age: 3,
-            ack_seq: 800,
-            echo_time_ms: 0,
-            echo_hold_ms: 0,
-            inputs: None,
-            queued: 0,
-            buffer_depth: 0,
-            me: OwnBody::default(),
             removed: vec![],
             added: vec![],
             masks,
             values,
             events: vec![],
-            withheld_total: 0,
             near: false,
         }
     }
@@ -558,7 +565,7 @@ mod tests {
         use crate::protocol::GameEvent;
         use crate::widen::Known;
         let mut d = delta(vec![]);
-        (d.tick, d.ack_seq) = (70_000, 139_980);
+        (d.header.tick, d.header.ack_seq) = (70_000, 139_980);
         let chat = |text: &str| GameEvent::Chat {
             from: 1,
             text: text.to_owned(),
@@ -619,19 +626,19 @@ mod tests {
     fn the_own_body_is_one_byte_and_one_more_while_cooling_down() {
         let mut d = delta(vec![]);
         let flags_only = bytes(&d).len();
-        d.me = OwnBody {
+        d.header.me = OwnBody {
             flags: 0xff,
             ready_in: 0,
         };
         assert_eq!(bytes(&d).len(), flags_only, "any flags are one byte");
         for (ready_in, extra) in [(75, 1), (250, 1), (251, 3), (u16::MAX, 3)] {
-            d.me.ready_in = ready_in;
+            d.header.me.ready_in = ready_in;
             let b = bytes(&d);
             assert_eq!(b.len(), flags_only + extra, "ready_in {ready_in}");
             let Ok(ServerMsg::Snapshot(back)) = codec::decode_server(&b) else {
                 panic!("a snapshot");
             };
-            assert_eq!(back.me, d.me);
+            assert_eq!(back.header.me, d.header.me);
         }
     }
 
@@ -667,8 +674,8 @@ mod tests {
         }];
         d.baseline_age = 0;
         d.values.push(7);
-        d.echo_time_ms = 1234;
-        d.echo_hold_ms = 3;
+        d.header.echo_time_ms = 1234;
+        d.header.echo_hold_ms = 3;
         let before = parts(&d);
         // Six bytes, the second flags byte, the echo's three.
         assert_eq!(header(&d), 6 + 1 + 2 + 1);

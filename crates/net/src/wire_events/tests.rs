@@ -2,25 +2,27 @@
 
 use super::*;
 use crate::codec;
-use crate::protocol::{ServerMsg, SnapshotDelta};
+use crate::protocol::{ServerMsg, SnapshotDelta, SnapshotHeader};
 
 fn snapshot(events: Vec<(u32, GameEvent)>) -> ServerMsg {
     ServerMsg::Snapshot(SnapshotDelta {
-        tick: 70_000,
+        header: SnapshotHeader {
+            tick: 70_000,
+            ack_seq: 9,
+            echo_time_ms: 1,
+            echo_hold_ms: 1,
+            inputs: None,
+            queued: 0,
+            buffer_depth: 0,
+            me: Default::default(),
+            withheld_total: 0,
+        },
         baseline_age: 3,
-        ack_seq: 9,
-        echo_time_ms: 1,
-        echo_hold_ms: 1,
-        inputs: None,
-        queued: 0,
-        buffer_depth: 0,
-        me: Default::default(),
         removed: vec![],
         added: vec![],
         masks: vec![],
         values: vec![],
         events,
-        withheld_total: 0,
         near: false,
     })
 }
@@ -38,8 +40,8 @@ fn round_trip(msg: &ServerMsg, next_event: u32) -> Vec<u8> {
         panic!("not a snapshot");
     };
     got.widen(&crate::widen::Known {
-        tick: sent.tick.wrapping_sub(300),
-        ack: Some(sent.ack_seq.wrapping_add(40)),
+        tick: sent.header.tick.wrapping_sub(300),
+        ack: Some(sent.header.ack_seq.wrapping_add(40)),
         next_event,
     });
     assert_eq!(&got, sent);
