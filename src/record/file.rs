@@ -24,7 +24,8 @@ use crate::net::codec::{self, CodecError, put_varint, read_varint};
 /// 12: a link's conditions hold their jitter mode. 13: protocol 11's snapshots inside,
 /// and a keyframe's session serialized part by part (timing, own player, remote
 /// players, event feed). 14: a keyframe's snapshots hold their header
-/// (`net::protocol::SnapshotHeader`) before their players.
+/// (`net::protocol::SnapshotHeader`) before their players, and protocol 12's snapshots
+/// inside.
 pub const VERSION: u16 = 14;
 /// The oldest version this netarena reads.
 pub const OLDEST: u16 = 14;

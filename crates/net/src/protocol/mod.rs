@@ -21,10 +21,11 @@ pub use text::{CHAT_RATE, MAX_CHAT_CHARS, MAX_NAME_CHARS, Rate, sanitize_name, s
 /// total of snapshots held back, not the count since the one before, and a rail shot its
 /// verdict; 9: [`GameEvent::TickRate`]; 10: the Noise handshake and sealing of
 /// `net::secure`; 11: input packets by `net::wire_input`, a snapshot's flags as its
-/// kind, [`SnapshotDelta::near`]). `Connect` stays variant 0 with `magic` and `version` first, and
-/// `Reject` variant 1, so every past and future build can tell a mismatch apart from
-/// noise and say it in one line.
-pub const PROTOCOL_VERSION: u16 = 11;
+/// kind, [`SnapshotDelta::near`]; 12: snapshots and their events by `net::wire_snapshot`
+/// and `net::wire_events`, numbers as LEB128). `Connect` stays variant 0 with `magic` and
+/// `version` first, and `Reject` variant 1, so every past and future build can tell a
+/// mismatch apart from noise and say it in one line.
+pub const PROTOCOL_VERSION: u16 = 12;
 /// "NARE": marks a connect request as netarena's, not a stray datagram.
 pub const MAGIC: u32 = 0x4E41_5245;
 
@@ -72,6 +73,11 @@ pub const MAX_INFO_NAME_CHARS: usize = 24;
 pub enum ServerMsg {
     Welcome(Welcome),
     Reject(RejectReason),
+    /// Written and read by `net::wire_snapshot`, never by serde (which refuses it).
+    #[serde(
+        serialize_with = "super::wire_snapshot::refuse_serde",
+        deserialize_with = "super::wire_snapshot::refuse_serde_back"
+    )]
     Snapshot(SnapshotDelta),
     /// Who plays, in as many parts as keep each datagram small.
     Roster(RosterPage),
