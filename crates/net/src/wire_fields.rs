@@ -17,7 +17,7 @@ pub(crate) fn put16(out: &mut Vec<u8>, v: u32) {
     out.extend_from_slice(&(v as u16).to_le_bytes());
 }
 
-pub(crate) fn zigzag(v: i32) -> u64 {
+fn zigzag(v: i32) -> u64 {
     u64::from(((v << 1) ^ (v >> 31)) as u32)
 }
 

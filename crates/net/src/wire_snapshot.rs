@@ -69,28 +69,28 @@ fn implied_values(masks: &[u8]) -> usize {
     masks.iter().map(|m| m.count_ones() as usize).sum()
 }
 
-/// Mask `i` (two to a byte, low nibble first).
-fn nibble(masks: &[u8], i: usize) -> u8 {
-    (masks[i / 2] >> (4 * (i % 2))) & 0xF
-}
-
 /// Gives each entry of the sparse form of `masks` (see the module doc) to `entry`: their
-/// trailing zeros are implied.
+/// trailing zeros are implied. Masks are two to a byte, low nibble first.
 fn sparse(masks: &[u8], mut entry: impl FnMut(u8)) {
     let mut gap = 0usize;
-    for i in 0..masks.len() * 2 {
-        let mask = nibble(masks, i);
-        if mask == 0 {
-            gap += 1;
+    for &byte in masks {
+        if byte == 0 {
+            gap += 2;
             continue;
         }
-        while gap > 15 {
-            let long = (gap / 16).min(15);
-            entry((long as u8) << 4);
-            gap -= long * 16;
+        for mask in [byte & 0xF, byte >> 4] {
+            if mask == 0 {
+                gap += 1;
+                continue;
+            }
+            while gap > 15 {
+                let long = (gap / 16).min(15);
+                entry((long as u8) << 4);
+                gap -= long * 16;
+            }
+            entry((gap as u8) << 4 | mask);
+            gap = 0;
         }
-        entry((gap as u8) << 4 | mask);
-        gap = 0;
     }
 }
 
@@ -192,11 +192,17 @@ pub fn parts(d: &SnapshotDelta) -> SnapshotParts {
     write(d, &mut Vec::with_capacity(256))
 }
 
-/// The size of `d`'s wire form.
+/// The size of `d`'s wire form, written to learn it (into a buffer kept for the
+/// purpose: the server measures every snapshot it sends).
 pub(crate) fn len(d: &SnapshotDelta) -> usize {
-    let mut out = Vec::with_capacity(256);
-    write(d, &mut out);
-    out.len()
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    SCRATCH.with_borrow_mut(|out| {
+        out.clear();
+        write(d, out);
+        out.len()
+    })
 }
 
 /// What serde does with a snapshot in a [`ServerMsg`](super::protocol::ServerMsg) (whose
@@ -594,6 +600,19 @@ mod tests {
             };
             assert_eq!(back.header.me, d.header.me);
         }
+    }
+
+    /// Serde never writes or reads a snapshot (only this module does): a message
+    /// starting with serde's kind for one, its variant index 2, is refused, where the
+    /// same bytes without it are a snapshot.
+    #[test]
+    fn serde_refuses_a_snapshot() {
+        let mut buf = Vec::new();
+        let msg = ServerMsg::Snapshot(delta(vec![]));
+        assert!(codec::encode_state(&msg, &mut buf).is_err());
+        let quiet = [SNAPSHOT, 0, 0, 0, 0, 0, 3];
+        assert!(codec::decode_server(&quiet).is_ok());
+        assert!(codec::decode_server(&[&[2], &quiet[..]].concat()).is_err());
     }
 
     /// A snapshot with every optional part and every kind of event.
