@@ -1,5 +1,5 @@
 //! The wire form of a [`SnapshotDelta`], written and read by hand: this module and
-//! [`super::wire_events`] are its one description, which the codec encodes and decodes
+//! `super::wire_events` are its one description, which the codec encodes and decodes
 //! with and [`parts`] counts bytes by. Numbers are as [`super::wire_fields`] writes
 //! them (LEB128, zigzag for signed ones).
 //!
@@ -175,7 +175,7 @@ fn read_player(r: &mut Reader) -> Result<PlayerSnap, Malformed> {
     })
 }
 
-/// Where a snapshot's bytes go on the wire, as [`write`] writes them: the players
+/// Where a snapshot's bytes go on the wire, as the writer writes them: the players
 /// (departed, new, the masks with the baseline age, the values), blaster projectiles
 /// (births and ends) and the other events. The rest of its datagram is headers: the
 /// flags (which are its kind), tick and ack, the own body, the echo and counts, and the
