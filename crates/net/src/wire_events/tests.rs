@@ -2,7 +2,9 @@
 
 use super::*;
 use crate::codec;
-use crate::protocol::{ServerMsg, SnapshotDelta, SnapshotHeader};
+use crate::protocol::{
+    PlayerStatus, RailShot, RailVerdict, ServerMsg, SnapshotDelta, SnapshotHeader,
+};
 
 fn snapshot(events: Vec<(u32, GameEvent)>) -> ServerMsg {
     ServerMsg::Snapshot(SnapshotDelta {
