@@ -12,8 +12,8 @@
 //! carry their points in two bytes an axis and only the low byte of their id (the high
 //! byte is the owner), an end that hit nobody says so by its kind (the server sends
 //! none: a miss ends where the flight does), and a status its three flags and a kill its
-//! weapon in its kind. Decoding adds the differences back, so every
-//! value round-trips exactly.
+//! weapon in its kind. Decoding adds the differences back, so every value round-trips
+//! exactly.
 
 use super::codec::put_varint;
 use super::protocol::{GameEvent, MapChunk};
