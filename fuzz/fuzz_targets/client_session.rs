@@ -307,15 +307,15 @@ fn event(s: &mut Script) -> GameEvent {
 /// A real snapshot with one thing made absurd.
 fn tweak(s: &mut Script, d: &mut SnapshotDelta, next_event: u32) {
     match s.u8() % 10 {
-        0 => d.tick = d.tick.wrapping_add(s.u16().into()),
-        1 => d.tick = d.tick.wrapping_sub(s.u16().into()),
-        2 => d.tick = s.wild_u32(),
+        0 => d.header.tick = d.header.tick.wrapping_add(s.u16().into()),
+        1 => d.header.tick = d.header.tick.wrapping_sub(s.u16().into()),
+        2 => d.header.tick = s.wild_u32(),
         3 => d.baseline_age = s.u8(),
         4 => {
-            d.ack_seq = s.wild_u32();
-            d.echo_time_ms = s.wild_u32();
-            d.echo_hold_ms = s.u16();
-            d.queued = s.u8();
+            d.header.ack_seq = s.wild_u32();
+            d.header.echo_time_ms = s.wild_u32();
+            d.header.echo_hold_ms = s.u16();
+            d.header.queued = s.u8();
         }
         5 => {
             let shift = s.u8();
@@ -336,8 +336,8 @@ fn tweak(s: &mut Script, d: &mut SnapshotDelta, next_event: u32) {
             d.events.push((seq, event(s)));
         }
         8 => {
-            d.me.flags = s.u8();
-            d.me.ready_in = s.u16();
+            d.header.me.flags = s.u8();
+            d.header.me.ready_in = s.u16();
         }
         _ => {
             let count = usize::from(s.u8());

@@ -118,7 +118,7 @@ pub fn run(opts: &ServerOptions) -> anyhow::Result<ServerResult> {
                 snapshot_bytes += wire.len() as u64;
                 snapshots += 1;
                 let event = s.events.last().map_or(0, |(seq, _)| *seq);
-                acks.push((to, s.ack_seq, s.tick, event));
+                acks.push((to, s.header.ack_seq, s.header.tick, event));
             }
         }
         times.push(start.elapsed());

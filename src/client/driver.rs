@@ -418,7 +418,7 @@ mod tests {
     use crate::client::Switches;
     use crate::net::conditioner::Conditions;
     use crate::net::delta;
-    use crate::net::protocol::{PlayerSnap, Snapshot};
+    use crate::net::protocol::{PlayerSnap, Snapshot, SnapshotHeader};
     use crate::sim::map::Map;
     use crate::sim::world::PlayerState;
 
@@ -428,12 +428,14 @@ mod tests {
         let mut d = Driver::new(session, App::new(Conditions::default()), t0);
         let (x, y) = map.spawns()[0];
         let snap = Snapshot {
-            tick: 1,
+            header: SnapshotHeader {
+                tick: 1,
+                ..Default::default()
+            },
             players: vec![PlayerSnap {
                 id,
                 state: PlayerState::at_cell(x, y),
             }],
-            ..Default::default()
         };
         let msg = ServerMsg::Snapshot(delta::encode(&snap, None));
         assert_eq!(d.receive(t0, msg, 100), None);

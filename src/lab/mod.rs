@@ -381,7 +381,8 @@ impl Lab {
                             *acked = (*acked).max(crate::net::widen::ack_of(s, *acked));
                             let session = driver.session();
                             let before = session.last_correction().map(|(at, _)| *at);
-                            snapshot = (n < shown).then_some((s.tick, session.acked_seq(), before));
+                            snapshot =
+                                (n < shown).then_some((s.header.tick, session.acked_seq(), before));
                         }
                         driver.receive(now, msg, bytes.len());
                         if let Some((tick, acked_before, before)) = snapshot {
@@ -445,7 +446,7 @@ impl Lab {
                 continue;
             };
             if let ServerMsg::Snapshot(s) = &msg {
-                c.acks.server_ack = s.ack_seq;
+                c.acks.server_ack = s.header.ack_seq;
                 for (_, e) in &s.events {
                     if let GameEvent::Rail(shot) = e
                         && !self

@@ -77,8 +77,8 @@ impl Carried {
     pub(crate) fn down(msg: &ServerMsg) -> Carried {
         match msg {
             ServerMsg::Snapshot(s) => Carried::Snapshot {
-                tick: s.tick,
-                ack: s.ack_seq,
+                tick: s.header.tick,
+                ack: s.header.ack_seq,
             },
             ServerMsg::Roster(_) => Carried::Roster,
             _ => Carried::Other,

@@ -113,7 +113,7 @@ fn the_links_own_drops_give_each_command_its_exact_fate() {
         .rev()
         .find_map(|r| match r {
             Record::Received { msg, .. } => match msg.as_ref() {
-                ServerMsg::Snapshot(d) => d.inputs.map(|i| (i.received, i.high)),
+                ServerMsg::Snapshot(d) => d.header.inputs.map(|i| (i.received, i.high)),
                 _ => None,
             },
             _ => None,

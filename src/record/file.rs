@@ -23,10 +23,12 @@ use crate::net::codec::{self, CodecError, put_varint, read_varint};
 /// 10 of a client's recording were hand-coded, version 1 of a lab's framed otherwise.
 /// 12: a link's conditions hold their jitter mode. 13: protocol 11's snapshots inside,
 /// and a keyframe's session serialized part by part (timing, own player, remote
-/// players, event feed).
-pub const VERSION: u16 = 13;
+/// players, event feed). 14: a keyframe's snapshots hold their header
+/// (`net::protocol::SnapshotHeader`) before their players, and protocol 12's snapshots
+/// inside.
+pub const VERSION: u16 = 14;
 /// The oldest version this netarena reads.
-pub const OLDEST: u16 = 13;
+pub const OLDEST: u16 = 14;
 pub(crate) const HEADER_LEN: usize = 8;
 /// A client's recording begins with these six bytes.
 pub const CLIENT_MAGIC: [u8; 6] = *b"NAREC\0";

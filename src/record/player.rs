@@ -151,9 +151,9 @@ impl Player {
                 // bits, or 8 in a near snapshot.
                 let mut wide = d.clone();
                 wide.widen(&known);
-                let inputs = wide.inputs.map(|i| (i.received, i.high));
-                fates.snapshot(wide.ack_seq, wide.queued, inputs);
-                self.arrivals.entry(wide.tick).or_insert(slot);
+                let inputs = wide.header.inputs.map(|i| (i.received, i.high));
+                fates.snapshot(wide.header.ack_seq, wide.header.queued, inputs);
+                self.arrivals.entry(wide.header.tick).or_insert(slot);
             }
             let new = after.commands_sent.saturating_sub(before.commands_sent) as u32;
             let latest = r.session().latest_seq();

@@ -4,7 +4,7 @@
 use super::*;
 use crate::net::conditioner::Conditions;
 use crate::net::delta;
-use crate::net::protocol::{InputCounts, PlayerSnap, Snapshot};
+use crate::net::protocol::{InputCounts, PlayerSnap, Snapshot, SnapshotHeader};
 use crate::sim::map::Map;
 use crate::sim::world::{Command, PlayerState};
 
@@ -23,15 +23,17 @@ pub(in crate::record) fn start() -> Start {
 fn snapshot(at_ms: u64, tick: u32, ack_seq: u32, queued: u8, inputs: Option<(u32, u32)>) -> Record {
     let (x, y) = Map::builtin("duel").unwrap().spawns()[0];
     let snap = Snapshot {
-        tick,
-        ack_seq,
-        inputs: inputs.map(|(received, high)| InputCounts { received, high }),
-        queued,
+        header: SnapshotHeader {
+            tick,
+            ack_seq,
+            inputs: inputs.map(|(received, high)| InputCounts { received, high }),
+            queued,
+            ..Default::default()
+        },
         players: vec![PlayerSnap {
             id: 0,
             state: PlayerState::at_cell(x, y),
         }],
-        ..Default::default()
     };
     Record::Received {
         at: Duration::from_millis(at_ms),

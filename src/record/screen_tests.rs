@@ -16,16 +16,18 @@ use crate::client::driver::Driver;
 use crate::client::play::app::App;
 use crate::net::conditioner::Conditions;
 use crate::net::delta;
-use crate::net::protocol::{PlayerSnap, ServerMsg, Snapshot};
+use crate::net::protocol::{PlayerSnap, ServerMsg, Snapshot, SnapshotHeader};
 use crate::sim::map::Map;
 use crate::sim::world::{Buttons, PlayerState};
 
 fn snapshot(tick: u32, ack_seq: u32, state: PlayerState) -> ServerMsg {
     let snap = Snapshot {
-        tick,
-        ack_seq,
+        header: SnapshotHeader {
+            tick,
+            ack_seq,
+            ..Default::default()
+        },
         players: vec![PlayerSnap { id: 0, state }],
-        ..Default::default()
     };
     ServerMsg::Snapshot(delta::encode(&snap, None))
 }

@@ -129,7 +129,7 @@ impl Events {
                     *nth += 1;
                     (
                         "kill",
-                        json!({"killer": killer, "victim": victim, "tick": s.tick, "nth": *nth}),
+                        json!({"killer": killer, "victim": victim, "tick": s.header.tick, "nth": *nth}),
                     )
                 }
                 _ => continue,
@@ -142,8 +142,8 @@ impl Events {
                 _ => format!("{name} {args}"),
             };
             if self.decisions.insert(key) {
-                let tick = args["tick"].as_u64().unwrap_or(u64::from(s.tick));
-                let tick = u32::try_from(tick).unwrap_or(s.tick);
+                let tick = args["tick"].as_u64().unwrap_or(u64::from(s.header.tick));
+                let tick = u32::try_from(tick).unwrap_or(s.header.tick);
                 self.instant(SERVER, "server", name, at(tick), args);
             }
         }
@@ -194,7 +194,7 @@ impl ClientTrack {
     /// A message arrived: a snapshot opens its span (from `sent` if known).
     pub(crate) fn received(&mut self, msg: &ServerMsg, sent: f64) {
         if let ServerMsg::Snapshot(s) = msg {
-            self.snapshots.push_back((s.tick, sent));
+            self.snapshots.push_back((s.header.tick, sent));
         }
     }
 

@@ -82,9 +82,9 @@ impl Client {
         let base = delta::baseline_tick(delta).map(|t| &self.snapshots[&t][..]);
         let snap = delta::decode(delta, base).expect("the delta decodes against its baseline");
         if let Some(last) = self.last {
-            assert_eq!(snap.tick - last, 3, "one snapshot every interval");
+            assert_eq!(snap.header.tick - last, 3, "one snapshot every interval");
         }
-        self.last = Some(snap.tick);
+        self.last = Some(snap.header.tick);
         let world = server.world().players();
         assert!(
             snap.players.len() <= SNAPSHOT_PLAYERS,
@@ -119,13 +119,13 @@ impl Client {
                 self.cut += 1;
             }
         }
-        self.ack_tick = self.ack_tick.max(snap.tick);
+        self.ack_tick = self.ack_tick.max(snap.header.tick);
         for (seq, _) in &delta.events {
             if *seq == self.event_ack + 1 {
                 self.event_ack = *seq;
             }
         }
-        self.snapshots.insert(snap.tick, snap.players);
+        self.snapshots.insert(snap.header.tick, snap.players);
         while self.snapshots.len() > 40 {
             self.snapshots.pop_first();
         }

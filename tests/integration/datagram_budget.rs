@@ -158,7 +158,7 @@ fn every_datagram_fits_with_the_largest_map_and_64_players() {
             };
             match msg {
                 ServerMsg::Snapshot(s) => {
-                    c.ack_tick = c.ack_tick.max(s.tick);
+                    c.ack_tick = c.ack_tick.max(s.header.tick);
                     for (seq, e) in &s.events {
                         if *seq == c.event_ack + 1 {
                             c.event_ack = *seq;

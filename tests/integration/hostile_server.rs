@@ -46,8 +46,8 @@ fn absurd(rng: &mut Pcg32, real: Option<&ServerMsg>) -> ServerMsg {
     if let Some(ServerMsg::Snapshot(real)) = real {
         let mut s = real.clone();
         match rng.random_range(0..8) {
-            0 => s.tick = big(rng),
-            1 => s.tick = s.tick.wrapping_sub(rng.random_range(1..10_000)),
+            0 => s.header.tick = big(rng),
+            1 => s.header.tick = s.header.tick.wrapping_sub(rng.random_range(1..10_000)),
             2 => {
                 for p in &mut s.added {
                     p.id = rng.random();
@@ -102,9 +102,9 @@ fn absurd(rng: &mut Pcg32, real: Option<&ServerMsg>) -> ServerMsg {
             }
             6 => {
                 s.baseline_age = rng.random();
-                s.ack_seq = big(rng);
-                s.echo_time_ms = big(rng);
-                s.queued = rng.random();
+                s.header.ack_seq = big(rng);
+                s.header.echo_time_ms = big(rng);
+                s.header.queued = rng.random();
             }
             _ => {
                 s.removed = (0..rng.random_range(0..1000))

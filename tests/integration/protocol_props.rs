@@ -8,7 +8,7 @@ use netarena::net::delta;
 use netarena::net::protocol::{
     ClientMsg, CommandRun, Cookie, GameEvent, InputCounts, InputPacket, MapChunk, MapInfo, OwnBody,
     PlayerSnap, PlayerStatus, RailShot, RailVerdict, RejectReason, RosterEntry, RosterPage,
-    ServerInfo, ServerMsg, SnapshotDelta, Welcome,
+    ServerInfo, ServerMsg, SnapshotDelta, SnapshotHeader, Welcome,
 };
 use netarena::net::widen::Known;
 use netarena::sim::combat::{Projectile, Weapon};
@@ -350,21 +350,23 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
                     *first &= low;
                 }
                 ServerMsg::Snapshot(SnapshotDelta {
-                    tick,
+                    header: SnapshotHeader {
+                        tick,
+                        ack_seq,
+                        echo_time_ms,
+                        echo_hold_ms,
+                        inputs: inputs.map(|(received, high)| InputCounts { received, high }),
+                        queued: baseline_age.wrapping_mul(3),
+                        buffer_depth: baseline_age / 3,
+                        me: OwnBody { flags, ready_in },
+                        withheld_total: u32::from(baseline_age) * 1000,
+                    },
                     baseline_age,
-                    ack_seq,
-                    echo_time_ms,
-                    echo_hold_ms,
-                    inputs: inputs.map(|(received, high)| InputCounts { received, high }),
-                    queued: baseline_age.wrapping_mul(3),
-                    buffer_depth: baseline_age / 3,
-                    me: OwnBody { flags, ready_in },
                     removed,
                     added,
                     masks,
                     values,
                     events,
-                    withheld_total: u32::from(baseline_age) * 1000,
                     near,
                 })
             },
@@ -453,8 +455,8 @@ proptest! {
     ) {
         let ServerMsg::Snapshot(mut d) = msg else { return Ok(()) };
         let (dt, da, de) = if d.near { (dt / 256, da / 256, de / 256) } else { (dt, da, de) };
-        d.tick = tick;
-        d.ack_seq = ack;
+        d.header.tick = tick;
+        d.header.ack_seq = ack;
         let shift = first.wrapping_sub(d.events.first().map_or(0, |e| e.0));
         for (seq, _) in &mut d.events {
             *seq = seq.wrapping_add(shift);

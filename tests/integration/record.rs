@@ -18,7 +18,7 @@ use netarena::client::{CorrectionStyle, Switches};
 use netarena::lab::recording::{LabRecord, parse};
 use netarena::net::conditioner::{Conditions, JitterMode};
 use netarena::net::delta;
-use netarena::net::protocol::{Cookie, PlayerSnap, ServerMsg, Snapshot, Welcome};
+use netarena::net::protocol::{Cookie, PlayerSnap, ServerMsg, Snapshot, SnapshotHeader, Welcome};
 use netarena::record::file::{Entry, FrameReader, readable};
 use netarena::record::format::{VERSION, every_action, every_chat_key};
 use netarena::record::replay::Replayer;
@@ -85,16 +85,18 @@ fn snapshot(tick: u32, players: Vec<PlayerSnap>) -> ServerMsg {
     // The wire carries the low 16 bits of the tick, the ack and the echo (the
     // session widens them; a recording holds them as they came).
     let snap = Snapshot {
-        tick: tick & 0xffff,
-        ack_seq: (tick / 2) & 0xffff,
-        echo_time_ms: (tick.wrapping_mul(3) & 0xffff).max(1),
-        echo_hold_ms: 4,
-        inputs: None,
-        queued: 0,
-        buffer_depth: 0,
-        me: Default::default(),
+        header: SnapshotHeader {
+            tick: tick & 0xffff,
+            ack_seq: (tick / 2) & 0xffff,
+            echo_time_ms: (tick.wrapping_mul(3) & 0xffff).max(1),
+            echo_hold_ms: 4,
+            inputs: None,
+            queued: 0,
+            buffer_depth: 0,
+            me: Default::default(),
+            withheld_total: 0,
+        },
         players,
-        withheld_total: 0,
     };
     ServerMsg::Snapshot(delta::encode(&snap, None))
 }

@@ -226,10 +226,10 @@ impl Reader {
     fn seen_down(&mut self, bytes: &[u8]) -> Option<Seen> {
         match self.0.server_msg(bytes) {
             Some(ServerMsg::Snapshot(s)) => Some(Seen::Snapshot {
-                ack16: s.ack_seq as u16,
+                ack16: s.header.ack_seq as u16,
                 near: s.near,
-                queued: s.queued,
-                withheld_total: s.withheld_total,
+                queued: s.header.queued,
+                withheld_total: s.header.withheld_total,
             }),
             Some(ServerMsg::Left) => Some(Seen::Left),
             _ => None,

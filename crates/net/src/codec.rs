@@ -10,6 +10,7 @@ use super::protocol::{
     PROTOCOL_VERSION, ServerInfo, ServerMsg,
 };
 use super::secure::{CLIENT_SEAL_BYTES, OpenError, SERVER_SEAL_BYTES, Session};
+use super::wire_fields::Malformed;
 use super::{wire_input, wire_snapshot};
 
 mod keylog;
@@ -51,8 +52,10 @@ pub enum CodecError {
     Open(#[from] OpenError),
     #[error("the session has sent all the datagrams its counter can number")]
     Spent,
-    #[error("{0}")]
-    Input(#[from] wire_input::Malformed),
+    #[error("malformed input packet: {0}")]
+    Input(Malformed),
+    #[error("malformed snapshot: {0}")]
+    Snapshot(Malformed),
 }
 
 /// Encodes into `buf` (cleared first), reusing its allocation.
@@ -96,13 +99,19 @@ pub fn encoded_len_client(msg: &ClientMsg) -> usize {
 /// Encodes a server message as it is before sealing (a session's messages may then take
 /// at most [`MAX_SERVER_MESSAGE`] bytes).
 ///
-/// A snapshot goes without serde's kind byte: its first byte, its flags, has the top
-/// bit set, which no other message's kind has (`net::wire_snapshot`).
+/// A snapshot by its own writer (`net::wire_snapshot`), without a kind byte: its first
+/// byte, its flags, has the top bit set, which no other message's kind has; anything
+/// else through serde.
 pub fn encode_server(msg: &ServerMsg, buf: &mut Vec<u8>) -> Result<(), CodecError> {
-    match msg {
-        ServerMsg::Snapshot(d) => encode_with(d, buf, config::<MAX_SERVER_DATAGRAM>()),
-        other => encode_with(other, buf, config::<MAX_SERVER_DATAGRAM>()),
+    let ServerMsg::Snapshot(d) = msg else {
+        return encode_with(msg, buf, config::<MAX_SERVER_DATAGRAM>());
+    };
+    buf.clear();
+    wire_snapshot::write(d, buf);
+    if buf.len() > MAX_SERVER_DATAGRAM {
+        return Err(CodecError::TooLarge(buf.len()));
     }
+    Ok(())
 }
 
 fn encode_with<T: Serialize, const N: usize>(
@@ -122,7 +131,7 @@ fn encode_with<T: Serialize, const N: usize>(
 /// budgets and statistics.
 pub fn encoded_len_server(msg: &ServerMsg) -> usize {
     let plain = match msg {
-        ServerMsg::Snapshot(d) => encoded_len(d),
+        ServerMsg::Snapshot(d) => wire_snapshot::len(d),
         other => encoded_len(other),
     };
     plain
@@ -386,7 +395,9 @@ pub fn decode_client(bytes: &[u8]) -> Result<ClientMsg, CodecError> {
         if bytes.len() > MAX_CLIENT_DATAGRAM {
             return Err(CodecError::TooLarge(bytes.len()));
         }
-        return Ok(ClientMsg::Input(wire_input::read(rest)?));
+        return wire_input::read(rest)
+            .map(ClientMsg::Input)
+            .map_err(CodecError::Input);
     }
     decode_with(bytes, MAX_CLIENT_DATAGRAM, config::<MAX_CLIENT_DATAGRAM>())
 }
@@ -396,8 +407,12 @@ pub fn decode_server(bytes: &[u8]) -> Result<ServerMsg, CodecError> {
         .first()
         .is_some_and(|b| b & wire_snapshot::SNAPSHOT != 0)
     {
-        return decode_with(bytes, MAX_SERVER_DATAGRAM, config::<SERVER_DECODE_LIMIT>())
-            .map(ServerMsg::Snapshot);
+        if bytes.len() > MAX_SERVER_DATAGRAM {
+            return Err(CodecError::TooLarge(bytes.len()));
+        }
+        return wire_snapshot::read(bytes)
+            .map(ServerMsg::Snapshot)
+            .map_err(CodecError::Snapshot);
     }
     decode_with(bytes, MAX_SERVER_DATAGRAM, config::<SERVER_DECODE_LIMIT>())
 }

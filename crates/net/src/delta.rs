@@ -38,30 +38,22 @@ fn predict(base: &PlayerState, age: i32) -> (i32, i32) {
 /// The caller guarantees the baseline is older than `snap` by at most 255 ticks.
 pub fn encode(snap: &Snapshot, baseline: Option<(u32, &[PlayerSnap])>) -> SnapshotDelta {
     let mut out = SnapshotDelta {
-        tick: snap.tick,
+        header: snap.header,
         baseline_age: 0,
-        ack_seq: snap.ack_seq,
-        echo_time_ms: snap.echo_time_ms,
-        echo_hold_ms: snap.echo_hold_ms,
-        inputs: snap.inputs,
-        queued: snap.queued,
-        buffer_depth: snap.buffer_depth,
-        me: snap.me,
         removed: Vec::new(),
         added: Vec::new(),
         masks: Vec::new(),
         values: Vec::new(),
         events: Vec::new(),
-        withheld_total: snap.withheld_total,
         near: false,
     };
     let Some((base_tick, base)) =
-        baseline.filter(|(t, _)| snap.tick.wrapping_sub(*t).wrapping_sub(1) < 255)
+        baseline.filter(|(t, _)| snap.header.tick.wrapping_sub(*t).wrapping_sub(1) < 255)
     else {
         out.added = snap.players.clone();
         return out;
     };
-    let age = snap.tick - base_tick;
+    let age = snap.header.tick - base_tick;
     out.baseline_age = age as u8;
     let (mut i, mut j) = (0, 0);
     let mut common = 0usize;
@@ -112,7 +104,12 @@ pub fn encode(snap: &Snapshot, baseline: Option<(u32, &[PlayerSnap])>) -> Snapsh
 
 /// The baseline tick a delta needs, if any.
 pub fn baseline_tick(delta: &SnapshotDelta) -> Option<u32> {
-    (delta.baseline_age > 0).then(|| delta.tick.wrapping_sub(u32::from(delta.baseline_age)))
+    (delta.baseline_age > 0).then(|| {
+        delta
+            .header
+            .tick
+            .wrapping_sub(u32::from(delta.baseline_age))
+    })
 }
 
 fn plausible(s: &PlayerState) -> bool {
@@ -192,16 +189,8 @@ pub fn decode(
         return Err(malformed("a player outside any possible arena"));
     }
     Ok(Snapshot {
-        tick: delta.tick,
-        ack_seq: delta.ack_seq,
-        echo_time_ms: delta.echo_time_ms,
-        echo_hold_ms: delta.echo_hold_ms,
-        inputs: delta.inputs,
-        queued: delta.queued,
-        buffer_depth: delta.buffer_depth,
-        me: delta.me,
+        header: delta.header,
         players,
-        withheld_total: delta.withheld_total,
     })
 }
 
@@ -209,7 +198,7 @@ pub fn decode(
 mod tests {
     use super::*;
     use crate::codec;
-    use crate::protocol::ServerMsg;
+    use crate::protocol::{ServerMsg, SnapshotHeader};
     use netarena_sim::map::Map;
     use netarena_sim::world::{Buttons, Command, Rules, World};
     use rand::{Rng, SeedableRng};
@@ -226,9 +215,11 @@ mod tests {
                 ..PlayerState::at_cell(2, 2)
             };
             let snap = Snapshot {
-                tick: 7,
+                header: SnapshotHeader {
+                    tick: 7,
+                    ..Default::default()
+                },
                 players: vec![PlayerSnap { id: 0, state }],
-                ..Default::default()
             };
             assert!(decode(&encode(&snap, None), None).is_err());
         }
@@ -259,15 +250,17 @@ mod tests {
 
     fn snapshot(tick: u32, world: &World) -> Snapshot {
         Snapshot {
-            tick,
-            ack_seq: tick,
-            echo_time_ms: 5,
-            echo_hold_ms: 1,
-            inputs: None,
-            queued: 0,
-            buffer_depth: 0,
-            me: Default::default(),
-            withheld_total: 0,
+            header: SnapshotHeader {
+                tick,
+                ack_seq: tick,
+                echo_time_ms: 5,
+                echo_hold_ms: 1,
+                inputs: None,
+                queued: 0,
+                buffer_depth: 0,
+                me: Default::default(),
+                withheld_total: 0,
+            },
             players: world
                 .players()
                 .iter()

@@ -17,5 +17,6 @@ pub mod transport;
 pub mod widen;
 pub mod wire_bytes;
 pub(crate) mod wire_events;
+pub mod wire_fields;
 pub mod wire_input;
 pub mod wire_snapshot;

@@ -28,9 +28,9 @@ pub(crate) fn widen8(known: u32, wire: u32) -> u32 {
 /// nothing else.
 pub fn ack_of(d: &SnapshotDelta, known: u32) -> u32 {
     if d.near {
-        widen8(known, d.ack_seq)
+        widen8(known, d.header.ack_seq)
     } else {
-        widen16(known, d.ack_seq)
+        widen16(known, d.header.ack_seq)
     }
 }
 
@@ -54,11 +54,11 @@ impl SnapshotDelta {
     pub fn widen(&mut self, known: &Known) {
         // A near snapshot's tick and acknowledgement came as their low 8 bits.
         let widen = if self.near { widen8 } else { widen16 };
-        let tick = widen(known.tick, self.tick);
-        let shift = tick.wrapping_sub(self.tick);
-        self.tick = tick;
+        let tick = widen(known.tick, self.header.tick);
+        let shift = tick.wrapping_sub(self.header.tick);
+        self.header.tick = tick;
         if let Some(ack) = known.ack {
-            self.ack_seq = widen(ack, self.ack_seq);
+            self.header.ack_seq = widen(ack, self.header.ack_seq);
         }
         let Some(&(first, _)) = self.events.first() else {
             return;

@@ -18,8 +18,9 @@
 
 use netarena_sim::world::{Buttons, Command};
 
-use super::codec::{put_varint, read_varint};
+use super::codec::put_varint;
 use super::protocol::{CommandRun, InputPacket};
+use super::wire_fields::{Malformed, Reader, put_signed, put16};
 
 const CLOCK: u8 = 1;
 const LOST: u8 = 2;
@@ -44,18 +45,6 @@ impl InputPacket {
     }
 }
 
-fn zigzag(v: i32) -> u64 {
-    u64::from(((v << 1) ^ (v >> 31)) as u32)
-}
-
-fn unzigzag(v: u32) -> i32 {
-    (v >> 1) as i32 ^ -((v & 1) as i32)
-}
-
-fn put16(out: &mut Vec<u8>, v: u32) {
-    out.extend_from_slice(&(v as u16).to_le_bytes());
-}
-
 /// Appends `p`'s wire form (without the kind byte) to `out`.
 pub(crate) fn write(p: &InputPacket, out: &mut Vec<u8>) {
     let clock = p.echoed();
@@ -76,7 +65,7 @@ pub(crate) fn write(p: &InputPacket, out: &mut Vec<u8>) {
     put16(out, p.ack_tick);
     put16(out, p.last_seq);
     put16(out, p.event_ack);
-    put_varint(out, zigzag(p.view_tick.wrapping_sub(p.ack_tick) as i32));
+    put_signed(out, p.view_tick.wrapping_sub(p.ack_tick) as i32);
     put_varint(out, u64::from(p.rtt_ms));
     put_varint(out, u64::from(p.ack_hold_ms));
     if clock {
@@ -110,41 +99,11 @@ pub(crate) fn len(p: &InputPacket) -> usize {
     out.len()
 }
 
-/// Why input packet bytes do not read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("malformed input packet: {0}")]
-pub struct Malformed(&'static str);
-
-struct Bytes<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl Bytes<'_> {
-    fn u8(&mut self, what: &'static str) -> Result<u8, Malformed> {
-        let b = *self.bytes.get(self.at).ok_or(Malformed(what))?;
-        self.at += 1;
-        Ok(b)
-    }
-
-    fn u16(&mut self, what: &'static str) -> Result<u32, Malformed> {
-        let lo = self.u8(what)?;
-        let hi = self.u8(what)?;
-        Ok(u32::from(u16::from_le_bytes([lo, hi])))
-    }
-
-    fn varint(&mut self, what: &'static str, max: u64) -> Result<u64, Malformed> {
-        read_varint(self.bytes, &mut self.at)
-            .filter(|v| *v <= max)
-            .ok_or(Malformed(what))
-    }
-}
-
 /// Reads what [`write`] wrote: the whole of `bytes`, and nothing after it. Counters come
 /// back as their low 16 bits (the view tick as the low bits of its own), the clock as 0
 /// when it was left out.
 pub(crate) fn read(bytes: &[u8]) -> Result<InputPacket, Malformed> {
-    let mut r = Bytes { bytes, at: 0 };
+    let mut r = Reader::new(bytes);
     let head = r.u8("head")?;
     let mut runs = usize::from(head >> RUNS_SHIFT);
     if runs == usize::from(RUNS_ESCAPE) {
@@ -154,10 +113,9 @@ pub(crate) fn read(bytes: &[u8]) -> Result<InputPacket, Malformed> {
     let ack_tick = r.u16("acknowledged tick")?;
     let last_seq = r.u16("last seq")?;
     let event_ack = r.u16("event acknowledgement")?;
-    let view = r.varint("view tick", u64::from(u32::MAX))? as u32;
-    let view_tick = ack_tick.wrapping_add(unzigzag(view) as u32);
-    let rtt_ms = r.varint("rtt", u64::from(u16::MAX))? as u16;
-    let ack_hold_ms = r.varint("hold", u64::from(u16::MAX))? as u16;
+    let view_tick = ack_tick.wrapping_add(r.signed("view tick")? as u32);
+    let rtt_ms = r.u16_number("rtt")?;
+    let ack_hold_ms = r.u16_number("hold")?;
     let client_time_ms = if head & CLOCK != 0 {
         r.u16("clock")?
     } else {
@@ -188,9 +146,7 @@ pub(crate) fn read(bytes: &[u8]) -> Result<InputPacket, Malformed> {
             span,
         });
     }
-    if r.at != bytes.len() {
-        return Err(Malformed("trailing bytes"));
-    }
+    r.end()?;
     Ok(InputPacket {
         client_time_ms,
         packet_seq,

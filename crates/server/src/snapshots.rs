@@ -19,7 +19,7 @@ use super::Server;
 use super::connection::Controller;
 use super::interest::IdSet;
 use netarena_net::protocol::{
-    NEAR_EVENTS, NEAR_TICKS, PlayerSnap, ServerMsg, Snapshot, SnapshotDelta,
+    NEAR_EVENTS, NEAR_TICKS, PlayerSnap, ServerMsg, Snapshot, SnapshotDelta, SnapshotHeader,
 };
 use netarena_net::{codec, delta, wire_bytes};
 use netarena_sim::world::PlayerId;
@@ -116,15 +116,17 @@ impl Server {
                 .or_insert_with(|| {
                     let base = base.map(|(t, players, s)| (t, s.filter(players)));
                     let snapshot = Snapshot {
-                        tick,
+                        header: SnapshotHeader {
+                            tick,
+                            ..Default::default()
+                        },
                         players: set.filter(&players),
-                        ..Default::default()
                     };
                     delta::encode(&snapshot, base.as_ref().map(|(t, p)| (*t, &p[..])))
                 });
             let mut msg = body.clone();
-            msg.ack_seq = slot.queue.last_applied();
-            msg.withheld_total = allowed.get(&slot.id).copied().unwrap_or(0);
+            msg.header.ack_seq = slot.queue.last_applied();
+            msg.header.withheld_total = allowed.get(&slot.id).copied().unwrap_or(0);
             // The client has a snapshot this close (the one it acknowledged, or newer)
             // and few events unacknowledged: the tick, the acknowledgement and the first
             // event's seq go in a byte each.
@@ -133,17 +135,17 @@ impl Server {
                 .is_some_and(|t| tick.wrapping_sub(t) < NEAR_TICKS)
                 && c.events.pending() < NEAR_EVENTS;
             if let Some(&(time, hold)) = echoes.get(&slot.id) {
-                msg.echo_time_ms = time & 0xffff;
-                msg.echo_hold_ms = hold;
+                msg.header.echo_time_ms = time & 0xffff;
+                msg.header.echo_hold_ms = hold;
             }
             // A client whose link the server paces gets them in every snapshot: its
             // uplink's pace follows them (`client/netcode/pacer.rs`), and snapshots are
             // few.
-            msg.inputs = (turn(slot.id).is_multiple_of(INPUT_COUNTS_EVERY)
+            msg.header.inputs = (turn(slot.id).is_multiple_of(INPUT_COUNTS_EVERY)
                 || c.delivery.limited(now))
             .then(|| c.input_counts());
-            msg.queued = u8::try_from(slot.queue.len()).unwrap_or(u8::MAX);
-            msg.buffer_depth = u8::try_from(slot.queue.figures().target).unwrap_or(u8::MAX);
+            msg.header.queued = u8::try_from(slot.queue.len()).unwrap_or(u8::MAX);
+            msg.header.buffer_depth = u8::try_from(slot.queue.figures().target).unwrap_or(u8::MAX);
             let mut msg = ServerMsg::Snapshot(msg);
             // Events fill what the players leave of the datagram, or of the link's
             // byte cap, and never past IPv4's least path (548 bytes), so a snapshot
@@ -168,9 +170,11 @@ impl Server {
                 }
                 // The own body says whether every pending event came along (the client
                 // judges its predicted shots by it).
-                m.me = self
-                    .game
-                    .own_body(slot.id, m.ack_seq, m.events.len() == c.events.pending());
+                m.header.me = self.game.own_body(
+                    slot.id,
+                    m.header.ack_seq,
+                    m.events.len() == c.events.pending(),
+                );
             }
             // Never built over the budget: the estimate above left a byte out once (a
             // 1,201-byte snapshot at a map change); the newest events wait instead. (One
@@ -183,13 +187,13 @@ impl Server {
                     break;
                 }
                 m.events.pop();
-                m.me = self.game.own_body(slot.id, m.ack_seq, false);
+                m.header.me = self.game.own_body(slot.id, m.header.ack_seq, false);
             }
             // A message too large to encode is not sent (`outgoing` counts it). Without
             // events or a cooldown it is the one measured above (the own body's flags
             // are a byte whatever they say).
             let measured = match &msg {
-                ServerMsg::Snapshot(m) => m.events.is_empty() && m.me.ready_in == 0,
+                ServerMsg::Snapshot(m) => m.events.is_empty() && m.header.me.ready_in == 0,
                 _ => false,
             };
             let bytes = if measured {
@@ -250,7 +254,7 @@ mod tests {
             server.tick(*now);
             for (_, msg, _) in server.outbox.drain(..) {
                 if let ServerMsg::Snapshot(s) = msg {
-                    got.push((s.tick, s.baseline_age));
+                    got.push((s.header.tick, s.baseline_age));
                 }
             }
         }

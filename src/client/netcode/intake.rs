@@ -72,7 +72,7 @@ impl ClientSession {
     pub(crate) fn known(&self) -> Known {
         let ack = match (&self.own.prediction, &self.remotes.latest) {
             (Some(p), _) => Some(p.latest_seq()),
-            (None, Some(s)) => Some(s.ack_seq),
+            (None, Some(s)) => Some(s.header.ack_seq),
             (None, None) => None,
         };
         Known {
@@ -141,12 +141,12 @@ impl ClientSession {
             Err(e) => {
                 // Without its baseline (evicted, or the server is confused) a delta
                 // means nothing; the next one will be against a newer ack.
-                tracing::debug!("dropped snapshot {}: {e}", delta.tick);
+                tracing::debug!("dropped snapshot {}: {e}", delta.header.tick);
                 self.net.undecodable();
                 return None;
             }
         };
-        if self.is_duplicate(snap.tick) {
+        if self.is_duplicate(snap.header.tick) {
             return None;
         }
         // What the same snapshot, with the same events, would have cost with every player
@@ -162,12 +162,16 @@ impl ClientSession {
     /// Whether a snapshot for `tick` was already taken in (the network duplicated it).
     fn is_duplicate(&self, tick: u32) -> bool {
         self.remotes.buffer.get(tick).is_some()
-            || self.remotes.latest.as_ref().is_some_and(|s| s.tick == tick)
+            || self
+                .remotes
+                .latest
+                .as_ref()
+                .is_some_and(|s| s.header.tick == tick)
     }
 
     fn on_snapshot(&mut self, now: Instant, snap: Snapshot) {
-        let newest = self.remotes.latest.as_ref().map(|s| s.tick);
-        if newest.is_some_and(|t| snap.tick < t) {
+        let newest = self.remotes.latest.as_ref().map(|s| s.header.tick);
+        if newest.is_some_and(|t| snap.header.tick < t) {
             // Late: it was counted lost when a newer one arrived; it still fills a gap
             // in the interpolation buffer.
             // The snapshots it says the server held back before it were counted lost
@@ -177,7 +181,7 @@ impl ClientSession {
             // Its echo is a round trip like any other: leaving out the overtaken ones
             // kept the quick ones, and the RTT read low under reordering.
             self.echo(now, &snap);
-            self.remotes.buffer.push(snap.tick, snap.players);
+            self.remotes.buffer.push(snap.header.tick, snap.players);
             return;
         }
         // Where each remote player was drawn just before this snapshot: what it is
@@ -199,20 +203,22 @@ impl ClientSession {
         // The first snapshot's total counts what came before this session: none of it.
         let (mut withheld, mut dropped) = (0, 0);
         if let (Some(prev), Some(before)) = (newest, self.remotes.latest.as_ref()) {
-            let between = ((snap.tick - prev) / self.timing.snapshot_interval).saturating_sub(1);
+            let between =
+                ((snap.header.tick - prev) / self.timing.snapshot_interval).saturating_sub(1);
             withheld = snap
+                .header
                 .withheld_total
-                .saturating_sub(before.withheld_total)
+                .saturating_sub(before.header.withheld_total)
                 .min(between);
-            if !self.timing.timeline.changed_within(prev, snap.tick) {
+            if !self.timing.timeline.changed_within(prev, snap.header.tick) {
                 dropped = between - withheld;
             }
         }
         self.net.new_snapshot(dropped);
         self.net.withheld(withheld);
-        if let Some(inputs) = snap.inputs {
+        if let Some(inputs) = snap.header.inputs {
             self.net.inputs_seen(inputs.received, inputs.high);
-            let tick_ms = f64::from(snap.tick) * 1000.0 / self.timing.tick_rate;
+            let tick_ms = f64::from(snap.header.tick) * 1000.0 / self.timing.tick_rate;
             let down_ms = self.local_secs(now) * 1000.0 - tick_ms;
             self.own.pacer.counts(
                 inputs.received,
@@ -231,7 +237,7 @@ impl ClientSession {
         }
         // A jitter buffer on the server holds `buffer_depth` of ours by design: only
         // what is beyond is a backlog. One below half its depth is running dry.
-        let (queued, depth) = (snap.queued, snap.buffer_depth);
+        let (queued, depth) = (snap.header.queued, snap.header.buffer_depth);
         let backlog = queued.saturating_sub(depth);
         let (high, low) = if depth == 0 {
             (QUEUE_HIGH, QUEUE_LOW)
@@ -252,9 +258,11 @@ impl ClientSession {
         let above = outage::resync_above(self.tick_rate());
         self.own
             .resync
-            .on_snapshot(backlog, above, snap.ack_seq, self.latest_seq());
+            .on_snapshot(backlog, above, snap.header.ack_seq, self.latest_seq());
         self.reconcile(now, &snap);
-        self.remotes.buffer.push(snap.tick, snap.players.clone());
+        self.remotes
+            .buffer
+            .push(snap.header.tick, snap.players.clone());
         self.remotes.latest = Some(snap);
         self.correct_remotes(now, &before);
     }
@@ -263,7 +271,7 @@ impl ClientSession {
     /// new snapshot.
     fn observe_timing(&mut self, now: Instant, snap: &Snapshot, dropped: u32, withheld: u32) {
         let local = self.local_secs(now);
-        let server = self.timing.timeline.secs(f64::from(snap.tick));
+        let server = self.timing.timeline.secs(f64::from(snap.header.tick));
         self.timing.clock.observe(local, server);
         self.remotes.recent_loss.observe(dropped);
         self.remotes.recent_withheld.observe(withheld);
@@ -294,12 +302,12 @@ impl ClientSession {
 
     /// A round trip from the snapshot's echo of our clock, if it carries one.
     fn echo(&mut self, now: Instant, snap: &Snapshot) {
-        if snap.echo_time_ms != 0 {
+        if snap.header.echo_time_ms != 0 {
             // The echo carries the low 16 bits of our clock: any RTT under 65 s reads
             // true in wrapping arithmetic.
             let rtt = (self.local_ms(now) as u16)
-                .wrapping_sub(snap.echo_time_ms as u16)
-                .wrapping_sub(snap.echo_hold_ms);
+                .wrapping_sub(snap.header.echo_time_ms as u16)
+                .wrapping_sub(snap.header.echo_hold_ms);
             // A wrapped (negative) result means a bogus echo.
             if rtt < 60_000 {
                 self.net.rtt(f64::from(rtt));
@@ -311,34 +319,35 @@ impl ClientSession {
     /// the shots predicted for the commands it has now applied.
     fn reconcile(&mut self, now: Instant, snap: &Snapshot) {
         let me = find(&snap.players, self.player_id);
-        let placed_before = self.placed.replace(snap.me.placed());
+        let placed_before = self.placed.replace(snap.header.me.placed());
         // Placed anew by the server (a respawn, a teleport): what we predicted meanwhile
         // was moot.
-        let placed = placed_before.is_some_and(|b| b != snap.me.placed());
+        let placed = placed_before.is_some_and(|b| b != snap.header.me.placed());
         // Shots predicted for commands the server applied while we were dead, frozen or
         // being placed were the server's call, not mispredictions.
         let playing = me.is_some()
             && !placed
-            && snap.me.body(PlayerState::default(), 0).phase == Phase::Playing;
-        let verdict = self
-            .feed
-            .combat
-            .judge(snap.ack_seq, snap.me.events_complete(), playing);
+            && snap.header.me.body(PlayerState::default(), 0).phase == Phase::Playing;
+        let verdict = self.feed.combat.judge(
+            snap.header.ack_seq,
+            snap.header.me.events_complete(),
+            playing,
+        );
         // With prediction off no predicted shot was shown: nothing was mispredicted.
         if self.switches.prediction {
             self.net.fire_mispredicted(verdict.mispredicted);
         }
         let Some(me) = me else {
             if let Some(p) = &mut self.own.prediction {
-                p.acknowledge(snap.ack_seq);
+                p.acknowledge(snap.header.ack_seq);
             }
             return;
         };
-        let server = snap.me.body(me, snap.ack_seq);
+        let server = snap.header.me.body(me, snap.header.ack_seq);
         let others = others_of(&snap.players, self.player_id);
         let Some(p) = &mut self.own.prediction else {
-            if snap.ack_seq <= MAX_START_ACK {
-                self.own.prediction = Some(Prediction::new(server, snap.ack_seq));
+            if snap.header.ack_seq <= MAX_START_ACK {
+                self.own.prediction = Some(Prediction::new(server, snap.header.ack_seq));
             }
             return;
         };
@@ -356,16 +365,16 @@ impl ClientSession {
             others: &others,
             earlier: self.timing.earlier_rules.as_ref().map(|(s, r)| (*s, r)),
         };
-        let mut disagreement = p.disagreement(snap.ack_seq);
+        let mut disagreement = p.disagreement(snap.header.ack_seq);
         // Reconciliation off: the prediction was never put where the server had us
         // after the previous acknowledged command; the previous snapshot says where.
         if how == Reconcile::MeasureOnly
             && let (Some(d), Some(prev)) = (&mut disagreement, &self.remotes.latest)
-            && prev.ack_seq + 1 == d.first_seq
+            && prev.header.ack_seq + 1 == d.first_seq
         {
             d.server_agreed = find(&prev.players, self.player_id);
         }
-        let correction = p.reconcile(&at, snap.ack_seq, server, how);
+        let correction = p.reconcile(&at, snap.header.ack_seq, server, how);
         let path = p.take_path();
         if !s.prediction {
             return;
@@ -413,7 +422,7 @@ impl ClientSession {
 mod tests {
     use super::*;
     use crate::client::Switches;
-    use crate::net::protocol::PlayerSnap;
+    use crate::net::protocol::{PlayerSnap, SnapshotHeader};
     use crate::sim::world::{Buttons, Command};
 
     fn session_after(ack_seq: u32) -> ClientSession {
@@ -422,13 +431,15 @@ mod tests {
         let mut session = ClientSession::on_duel(0, now);
         let (x, y) = map.spawns()[0];
         let snap = Snapshot {
-            tick: 1,
-            ack_seq,
+            header: SnapshotHeader {
+                tick: 1,
+                ack_seq,
+                ..Default::default()
+            },
             players: vec![PlayerSnap {
                 id: 0,
                 state: PlayerState::at_cell(x, y),
             }],
-            ..Default::default()
         };
         let msg = ServerMsg::Snapshot(delta::encode(&snap, None));
         assert_eq!(session.on_message(now, msg, 100), None);
@@ -450,13 +461,15 @@ mod tests {
         // Every 3 ticks: 3 arrives, 6 is held back, 12 overtakes 9.
         for (ms, tick, withheld_total) in [(0, 3, 0), (60, 12, 1), (70, 9, 1)] {
             let snap = Snapshot {
-                tick,
-                withheld_total,
+                header: SnapshotHeader {
+                    tick,
+                    withheld_total,
+                    ..Default::default()
+                },
                 players: vec![PlayerSnap {
                     id: 0,
                     state: PlayerState::at_cell(x, y),
                 }],
-                ..Default::default()
             };
             let msg = ServerMsg::Snapshot(delta::encode(&snap, None));
             let now = t0 + std::time::Duration::from_millis(ms);
@@ -484,13 +497,15 @@ mod tests {
         // Every 3 ticks: 3 arrives saying 4e9; 6 and 9 are lost; 12 says 5 (went back).
         for (ms, tick, withheld_total) in [(0, 3, 4_000_000_000), (60, 12, 5)] {
             let snap = Snapshot {
-                tick,
-                withheld_total,
+                header: SnapshotHeader {
+                    tick,
+                    withheld_total,
+                    ..Default::default()
+                },
                 players: vec![PlayerSnap {
                     id: 0,
                     state: PlayerState::at_cell(x, y),
                 }],
-                ..Default::default()
             };
             let msg = ServerMsg::Snapshot(delta::encode(&snap, None));
             let now = t0 + std::time::Duration::from_millis(ms);
@@ -524,13 +539,15 @@ mod tests {
         let mut buf = Vec::new();
         for (i, tick) in (65_532..65_545).step_by(3).enumerate() {
             let snap = Snapshot {
-                tick,
-                ack_seq: 65_530 + 2 * i as u32,
+                header: SnapshotHeader {
+                    tick,
+                    ack_seq: 65_530 + 2 * i as u32,
+                    ..Default::default()
+                },
                 players: vec![PlayerSnap {
                     id: 0,
                     state: PlayerState::at_cell(x, y),
                 }],
-                ..Default::default()
             };
             let mut delta = delta::encode(&snap, None);
             let seq = 65_534 + i as u32;
@@ -547,7 +564,7 @@ mod tests {
                 let _ = session.command_tick(now, Command::default());
             }
             assert_eq!(session.latest_tick(), Some(tick));
-            assert_eq!(session.server_ack_seq(), snap.ack_seq);
+            assert_eq!(session.server_ack_seq(), snap.header.ack_seq);
             assert_eq!(session.feed.next_event, seq + 1);
         }
         assert_eq!(session.stats().snapshots_lost, 0);
@@ -573,13 +590,15 @@ mod tests {
             let map = Map::builtin("duel").unwrap();
             let (x, y) = map.spawns()[0];
             let snap = Snapshot {
-                tick: 4,
-                ack_seq: session.latest_seq(),
+                header: SnapshotHeader {
+                    tick: 4,
+                    ack_seq: session.latest_seq(),
+                    ..Default::default()
+                },
                 players: vec![PlayerSnap {
                     id: 0,
                     state: PlayerState::at_cell(x, y),
                 }],
-                ..Default::default()
             };
             let msg = ServerMsg::Snapshot(delta::encode(&snap, None));
             assert_eq!(session.on_message(now, msg, 100), None);
@@ -620,13 +639,15 @@ mod tests {
         }
         let mut delta = delta::encode(
             &Snapshot {
-                tick: 12,
-                ack_seq: 6,
+                header: SnapshotHeader {
+                    tick: 12,
+                    ack_seq: 6,
+                    ..Default::default()
+                },
                 players: vec![PlayerSnap {
                     id: 0,
                     state: server,
                 }],
-                ..Default::default()
             },
             None,
         );
@@ -670,9 +691,12 @@ mod tests {
             .enumerate()
             .map(|(i, &(queued, buffer_depth))| {
                 let snap = Snapshot {
-                    tick: 3 * (i as u32 + 1),
-                    queued,
-                    buffer_depth,
+                    header: SnapshotHeader {
+                        tick: 3 * (i as u32 + 1),
+                        queued,
+                        buffer_depth,
+                        ..Default::default()
+                    },
                     ..Default::default()
                 };
                 let msg = ServerMsg::Snapshot(delta::encode(&snap, None));

@@ -121,11 +121,11 @@ impl ClientSession {
 
     /// The command seq the newest snapshot says the server applied last.
     pub fn server_ack_seq(&self) -> u32 {
-        self.remotes.latest.as_ref().map_or(0, |s| s.ack_seq)
+        self.remotes.latest.as_ref().map_or(0, |s| s.header.ack_seq)
     }
 
     pub fn latest_tick(&self) -> Option<u32> {
-        self.remotes.latest.as_ref().map(|s| s.tick)
+        self.remotes.latest.as_ref().map(|s| s.header.tick)
     }
 
     /// Newest command seq made.

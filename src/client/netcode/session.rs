@@ -369,8 +369,8 @@ impl ClientSession {
             return;
         };
         let others = others_of(&latest.players, self.player_id);
-        let server =
-            find(&latest.players, self.player_id).map(|st| latest.me.body(st, latest.ack_seq));
+        let server = find(&latest.players, self.player_id)
+            .map(|st| latest.header.me.body(st, latest.header.ack_seq));
         if let (Some(p), Some(server)) = (&mut self.own.prediction, server) {
             let at = Stepping {
                 map: &self.map,
@@ -379,7 +379,7 @@ impl ClientSession {
                 others: &others,
                 earlier: self.timing.earlier_rules.as_ref().map(|(s, r)| (*s, r)),
             };
-            let _ = p.reconcile(&at, latest.ack_seq, server, Reconcile::Snap);
+            let _ = p.reconcile(&at, latest.header.ack_seq, server, Reconcile::Snap);
         }
     }
 

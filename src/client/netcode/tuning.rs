@@ -75,7 +75,7 @@ mod tests {
     use super::*;
     use crate::client::netcode::session::ClientSession;
     use crate::net::delta;
-    use crate::net::protocol::{ClientMsg, PlayerSnap, ServerMsg, Snapshot};
+    use crate::net::protocol::{ClientMsg, PlayerSnap, ServerMsg, Snapshot, SnapshotHeader};
     use crate::sim::map::Map;
     use crate::sim::world::{Command, PlayerState};
 
@@ -86,13 +86,15 @@ mod tests {
         session.set_tuning(tuning);
         let (x, y) = Map::builtin("duel").unwrap().spawns()[0];
         let snap = Snapshot {
-            tick: 1,
-            ack_seq: 0,
+            header: SnapshotHeader {
+                tick: 1,
+                ack_seq: 0,
+                ..Default::default()
+            },
             players: vec![PlayerSnap {
                 id: 0,
                 state: PlayerState::at_cell(x, y),
             }],
-            ..Default::default()
         };
         let msg = ServerMsg::Snapshot(delta::encode(&snap, None));
         assert_eq!(session.on_message(now, msg, 100), None);

@@ -208,7 +208,9 @@ impl Memory {
 mod tests {
     use super::*;
     use crate::net::delta;
-    use crate::net::protocol::{GameEvent, PlayerSnap, PlayerStatus, ServerMsg, Snapshot};
+    use crate::net::protocol::{
+        GameEvent, PlayerSnap, PlayerStatus, ServerMsg, Snapshot, SnapshotHeader,
+    };
     use crate::sim::world::PlayerState;
 
     const ME: PlayerId = 1;
@@ -230,12 +232,14 @@ mod tests {
     /// A snapshot at `tick` carrying `events`, numbered from `first_seq`.
     fn snapshot(tick: u32, first_seq: u32, events: Vec<GameEvent>) -> ServerMsg {
         let snap = Snapshot {
-            tick,
+            header: SnapshotHeader {
+                tick,
+                ..Default::default()
+            },
             players: vec![PlayerSnap {
                 id: ME,
                 state: PlayerState::at_cell(12, 5),
             }],
-            ..Default::default()
         };
         let mut d = delta::encode(&snap, None);
         d.events = (first_seq..).zip(events).collect();
@@ -388,7 +392,7 @@ mod tests {
                 };
                 // The echo of our clock says the round trip took 300 ms.
                 let arrive = sent_at(tick) + one_way;
-                d.echo_time_ms = (arrive - t0 - 2 * one_way).as_millis() as u32;
+                d.header.echo_time_ms = (arrive - t0 - 2 * one_way).as_millis() as u32;
                 s.on_message(arrive, ServerMsg::Snapshot(d), 100);
                 seq += n;
                 next_snapshot += 3;

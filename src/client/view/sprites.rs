@@ -77,7 +77,7 @@ fn snapshot_sprites(s: &ClientSession, now: Instant, sprites: &mut Vec<Sprite>) 
     // The dead leave no ghost and no trail.
     let alive = |id| s.combat().status(id).is_none_or(|st| st.alive);
     if ghosts.trail() {
-        let newest = latest.tick;
+        let newest = latest.header.tick;
         for snap in s.buffered().filter(|b| b.tick < newest) {
             let age = (f64::from(newest - snap.tick) / s.tick_rate()) as f32;
             if age > TRAIL_SECS {

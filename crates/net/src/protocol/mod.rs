@@ -21,10 +21,11 @@ pub use text::{CHAT_RATE, MAX_CHAT_CHARS, MAX_NAME_CHARS, Rate, sanitize_name, s
 /// total of snapshots held back, not the count since the one before, and a rail shot its
 /// verdict; 9: [`GameEvent::TickRate`]; 10: the Noise handshake and sealing of
 /// `net::secure`; 11: input packets by `net::wire_input`, a snapshot's flags as its
-/// kind, [`SnapshotDelta::near`]). `Connect` stays variant 0 with `magic` and `version` first, and
-/// `Reject` variant 1, so every past and future build can tell a mismatch apart from
-/// noise and say it in one line.
-pub const PROTOCOL_VERSION: u16 = 11;
+/// kind, [`SnapshotDelta::near`]; 12: snapshots and their events by `net::wire_snapshot`
+/// and `net::wire_events`, numbers as LEB128). `Connect` stays variant 0 with `magic` and
+/// `version` first, and `Reject` variant 1, so every past and future build can tell a
+/// mismatch apart from noise and say it in one line.
+pub const PROTOCOL_VERSION: u16 = 12;
 /// "NARE": marks a connect request as netarena's, not a stray datagram.
 pub const MAGIC: u32 = 0x4E41_5245;
 
@@ -72,6 +73,11 @@ pub const MAX_INFO_NAME_CHARS: usize = 24;
 pub enum ServerMsg {
     Welcome(Welcome),
     Reject(RejectReason),
+    /// Written and read by `net::wire_snapshot`, never by serde (which refuses it).
+    #[serde(
+        serialize_with = "super::wire_snapshot::refuse_serde",
+        deserialize_with = "super::wire_snapshot::refuse_serde_back"
+    )]
     Snapshot(SnapshotDelta),
     /// Who plays, in as many parts as keep each datagram small.
     Roster(RosterPage),
@@ -194,22 +200,10 @@ impl std::fmt::Display for RejectReason {
 /// snapshot just decoded holds those, and [`SnapshotDelta::widen`] makes them whole.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SnapshotDelta {
-    pub tick: u32,
+    /// What every snapshot says beside its players, as [`Snapshot`] has it.
+    pub header: SnapshotHeader,
     /// Ticks from the baseline to this snapshot; 0: no baseline, every player in `added`.
     pub baseline_age: u8,
-    pub ack_seq: u32,
-    pub echo_time_ms: u32,
-    pub echo_hold_ms: u16,
-    /// Sent now and then, not every time: loss statistics need no more.
-    pub inputs: Option<InputCounts>,
-    /// Commands of this client waiting in the server's queue: the client slows its
-    /// command clock a little while this backlog is large, so it drains.
-    pub queued: u8,
-    /// The depth the server's jitter buffer for this client fills to (0: the credit
-    /// queue, no buffer): the client's command clock aims at `queued` near it.
-    pub buffer_depth: u8,
-    /// The receiving client's own rule state after `ack_seq`.
-    pub me: OwnBody,
     /// Players in the baseline that are gone.
     pub removed: Vec<PlayerId>,
     /// Players not in the baseline, in full.
@@ -221,10 +215,6 @@ pub struct SnapshotDelta {
     /// Game events the client has not acknowledged, oldest first, by seq. On the wire
     /// seqs, projectile ids and ticks are differences (see `super::wire_events`).
     pub events: Vec<(u32, GameEvent)>,
-    /// Snapshots due for this client that the server held back in all, up to this one:
-    /// its link carries no more (`server/delivery.rs`). Not loss. A running total, so
-    /// any later snapshot tells the whole count when one saying it is lost.
-    pub withheld_total: u32,
     /// The tick, `ack_seq` and the first event's seq travel as their low 8 bits, not
     /// 16: the server knows the receiver has a snapshot less than [`NEAR_TICKS`] older
     /// and fewer than [`NEAR_EVENTS`] events unacknowledged, and a client never has
@@ -357,10 +347,10 @@ pub struct InputCounts {
     pub high: u32,
 }
 
-/// The authoritative world at one server tick, as one client should see it: what a
-/// [`SnapshotDelta`] decodes to.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Snapshot {
+/// What a snapshot says beside its players, the same in a [`Snapshot`] and the
+/// [`SnapshotDelta`] it travels as.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SnapshotHeader {
     pub tick: u32,
     /// Last command seq the server applied for this client (0: none yet).
     pub ack_seq: u32,
@@ -368,13 +358,28 @@ pub struct Snapshot {
     pub echo_time_ms: u32,
     /// ...and how long the server held it before this reply, so RTT excludes that wait.
     pub echo_hold_ms: u16,
+    /// Sent now and then, not every time: loss statistics need no more.
     pub inputs: Option<InputCounts>,
+    /// Commands of this client waiting in the server's queue: the client slows its
+    /// command clock a little while this backlog is large, so it drains.
     pub queued: u8,
+    /// The depth the server's jitter buffer for this client fills to (0: the credit
+    /// queue, no buffer): the client's command clock aims at `queued` near it.
     pub buffer_depth: u8,
+    /// The receiving client's own rule state after `ack_seq`.
     pub me: OwnBody,
-    pub players: Vec<PlayerSnap>,
-    /// Snapshots the server held back in all, up to this one (see [`SnapshotDelta`]).
+    /// Snapshots due for this client that the server held back in all, up to this one:
+    /// its link carries no more (`server/delivery.rs`). Not loss. A running total, so
+    /// any later snapshot tells the whole count when one saying it is lost.
     pub withheld_total: u32,
+}
+
+/// The authoritative world at one server tick, as one client should see it: what a
+/// [`SnapshotDelta`] decodes to.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Snapshot {
+    pub header: SnapshotHeader,
+    pub players: Vec<PlayerSnap>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

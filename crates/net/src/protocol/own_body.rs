@@ -9,8 +9,8 @@ use netarena_sim::world::PlayerState;
 /// The receiving player's own rule state after the command the snapshot acknowledges:
 /// what the client needs, beside its position, to replay its later commands exactly
 /// with [`netarena_sim::step::step`]. One byte on the wire (the flags), two while the
-/// weapon cools down: `ready_in` travels only when it is not zero, a varint of one byte
-/// below 251 (the snapshot's wire form, `net/wire_snapshot.rs`).
+/// weapon cools down: `ready_in` travels only when it is not zero, LEB128, one byte
+/// below 128 (the snapshot's wire form, `net/wire_snapshot.rs`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OwnBody {
     /// Bits 0-1: phase (0 playing, 1 dead, 2 frozen); bit 2: the weapon's index; bit 3:

@@ -1,221 +1,62 @@
-//! The wire form of a snapshot's game events: compact, and exact for any input.
+//! The wire form of a snapshot's game events, written and read by hand: compact, and
+//! exact for any input.
 //!
 //! Events travel oldest first with consecutive seqs, and projectile births and ends,
 //! most of a fight's events, carry ids that count up and ticks close to each other. So
-//! the first event's seq travels as its low 16 bits (the receiver widens it against the
-//! next seq it expects, see [`super::widen`]), a later seq costs nothing when it follows
-//! the one before (a jump marker otherwise), and each projectile id and tick is the
-//! (wrapping, zigzag varint) difference from the one before it in the same snapshot: a
-//! byte instead of three to five. Births and rails inside any real arena carry their
-//! points in two bytes an axis and only the low byte of their id (the high byte is the
-//! owner), an end that hit nobody says so by its kind (the server sends none: a miss
-//! ends where the flight does), a status packs its three flags in one byte and a kill
-//! its weapon in its kind. Decoding adds the differences back, so every value
-//! round-trips exactly.
+//! the first event's seq travels as its low 16 bits (8 in a near snapshot; the receiver
+//! widens it against the next seq it expects, see [`super::widen`]), then the number of
+//! items, and a later seq costs nothing when it follows the one before (a jump item
+//! otherwise). Each item is a kind byte and its fields; each projectile id and tick is
+//! the (wrapping, zigzag LEB128) difference from the one before it in the same
+//! snapshot: a byte instead of three to five. Births and rails inside any real arena
+//! carry their points in two bytes an axis and only the low byte of their id (the high
+//! byte is the owner), an end that hit nobody says so by its kind (the server sends
+//! none: a miss ends where the flight does), and a status its three flags and a kill its
+//! weapon in its kind. Decoding adds the differences back, so every value round-trips
+//! exactly.
 
-use serde::{Deserialize, Serialize};
-
-use super::protocol::{GameEvent, PlayerStatus, RailShot, RailVerdict};
+use super::codec::put_varint;
+use super::protocol::{GameEvent, MapChunk};
+use super::wire_fields::{Malformed, Reader, put_bytes, put_signed, put_unsigned, put16};
 use netarena_sim::combat::{Projectile, Weapon};
-use netarena_sim::world::PlayerId;
 
-/// A point with both axes in 0..=65535, as every point inside an arena is: two
-/// little-endian bytes an axis (a varint would take three).
-type Near = [u8; 4];
+mod pieces;
+use pieces::{
+    near, put_far, put_map_info, put_near, put_option, put_rail, put_status, read_far,
+    read_map_info, read_near, read_rail, read_status, status_flags,
+};
 
-fn near((x, y): (i32, i32)) -> Option<Near> {
-    let (x, y) = (u16::try_from(x).ok()?, u16::try_from(y).ok()?);
-    let (x, y) = (x.to_le_bytes(), y.to_le_bytes());
-    Some([x[0], x[1], y[0], y[1]])
-}
+/// The kinds of item, in their first byte.
+const JUMP: u8 = 0;
+/// A birth whose origin is [`near`] and whose id is the one `sim::step::shot_id` gives
+/// (its owner in the high byte): only the low byte.
+const SHOT: u8 = 1;
+const SHOT_FAR: u8 = 2;
+/// A projectile that ended on a wall or of old age.
+const SHOT_MISS: u8 = 3;
+/// A projectile that hit: its id whole (ends of different owners' projectiles mix, so
+/// a difference would mostly take three bytes).
+const SHOT_HIT: u8 = 4;
+/// A rail whose points are all [`near`] and whose id is its shooter's.
+const RAIL: u8 = 5;
+const RAIL_FAR: u8 = 6;
+const CHAT: u8 = 7;
+const MATCH_START: u8 = 8;
+const MATCH_END: u8 = 9;
+const MAP_CHUNK: u8 = 10;
+const TICK_RATE: u8 = 11;
+/// A kill, plus the weapon's index.
+const KILL: u8 = 12;
+/// A status, plus its flags ([`status_flags`]).
+const STATUS: u8 = KILL + (1 << Weapon::INDEX_BITS);
+const STATUS_END: u8 = STATUS + 8;
 
-fn far(p: Near) -> (i32, i32) {
-    (
-        i32::from(u16::from_le_bytes([p[0], p[1]])),
-        i32::from(u16::from_le_bytes([p[2], p[3]])),
-    )
-}
-
-/// The events of one snapshot as they travel: the first seq's low 16 bits, then the
-/// events.
-#[derive(Serialize, Deserialize)]
-pub(crate) struct WireEvents {
-    pub(crate) first: [u8; 2],
-    pub(crate) list: Vec<Wire>,
-}
-
-/// A [`GameEvent`] with its id and tick fields as differences, or a seq jump.
-#[derive(Serialize, Deserialize)]
-pub(crate) enum Wire {
-    /// The next event's seq is the previous one's plus 1 plus this (wrapping).
-    Jump(i32),
-    Status(Status),
-    /// A birth whose origin is [`Near`] and whose id is the one `sim::step::shot_id`
-    /// gives (its owner in the high byte): only the low byte.
-    Shot {
-        low: u8,
-        owner: PlayerId,
-        born: i32,
-        at: Near,
-        vx: i32,
-        vy: i32,
-    },
-    ShotFar {
-        id: i16,
-        owner: PlayerId,
-        born: i32,
-        x: i32,
-        y: i32,
-        vx: i32,
-        vy: i32,
-    },
-    /// A projectile that ended on a wall or of old age.
-    ShotMiss {
-        id: i16,
-        tick: i32,
-    },
-    /// A projectile that hit: its id whole (ends of different owners' projectiles
-    /// mix, so a difference would mostly take three bytes).
-    ShotHit {
-        id: [u8; 2],
-        tick: i32,
-        hit: PlayerId,
-    },
-    Rail(Rail),
-    /// Any other rail, its tick as a difference.
-    RailFar {
-        tick: i32,
-        rail: RailShot,
-    },
-    KillBlaster {
-        killer: PlayerId,
-        victim: PlayerId,
-    },
-    KillRail {
-        killer: PlayerId,
-        victim: PlayerId,
-    },
-    /// Everything rare travels as it is.
-    Other(GameEvent),
-}
-
-/// A status with its frags (as a u16) shifted up by three bits, below them `alive`
-/// (bit 0), the rail (bit 1) and `protected` (bit 2): one varint byte while the frags
-/// stay under 31.
-#[derive(Serialize, Deserialize)]
-pub(crate) struct Status {
-    id: PlayerId,
-    health: i16,
-    frags_bits: u32,
-    deaths: u16,
-}
-
-const ALIVE: u8 = 1;
-/// The weapon's index, in one bit: a third weapon needs a wider field.
-const WEAPON_SHIFT: u8 = 1;
-const _: () = assert!(Weapon::INDEX_BITS == 1);
-const PROTECTED: u8 = 4;
-
-impl Status {
-    fn new(s: &PlayerStatus) -> Status {
-        let bits = [(ALIVE, s.alive), (PROTECTED, s.protected)]
-            .iter()
-            .filter(|(_, on)| *on)
-            .fold(s.weapon.index() << WEAPON_SHIFT, |bits, (bit, _)| {
-                bits | bit
-            });
-        Status {
-            id: s.id,
-            health: s.health,
-            frags_bits: u32::from(s.frags as u16) << 3 | u32::from(bits),
-            deaths: s.deaths,
-        }
-    }
-
-    fn status(self) -> PlayerStatus {
-        let bits = self.frags_bits as u8;
-        PlayerStatus {
-            id: self.id,
-            health: self.health,
-            alive: bits & ALIVE != 0,
-            frags: (self.frags_bits >> 3) as u16 as i16,
-            deaths: self.deaths,
-            weapon: Weapon::from_index(bits >> WEAPON_SHIFT & 1),
-            protected: bits & PROTECTED != 0,
-        }
-    }
-}
-
-/// A rail whose points are all [`Near`] and whose id is its shooter's (only its low
-/// byte travels), its tick as a difference.
-#[derive(Serialize, Deserialize)]
-pub(crate) struct Rail {
-    low: u8,
-    shooter: PlayerId,
-    tick: i32,
-    from: Near,
-    to: Near,
-    hit: Option<PlayerId>,
-    rewound_ticks: u16,
-    tested_at: Option<Near>,
-    present_at: Option<Near>,
-    wanted_ticks: u16,
-    bound_ticks: u16,
-    nearest: Option<(PlayerId, Near, Near)>,
-    verdict: RailVerdict,
-}
-
-impl Rail {
-    /// The short form, if all the points are near and the id is the shooter's.
-    fn new(r: &RailShot, tick: i32) -> Option<Rail> {
-        if r.id >> 8 != u16::from(r.shooter) {
-            return None;
-        }
-        let opt = |p: Option<(i32, i32)>| p.map(near).map_or(Some(None), |n| n.map(Some));
-        let nearest = match r.nearest {
-            Some((id, tested, present)) => Some((id, near(tested)?, near(present)?)),
-            None => None,
-        };
-        Some(Rail {
-            low: r.id as u8,
-            shooter: r.shooter,
-            tick,
-            from: near(r.from)?,
-            to: near(r.to)?,
-            hit: r.hit,
-            rewound_ticks: r.rewound_ticks,
-            tested_at: opt(r.tested_at)?,
-            present_at: opt(r.present_at)?,
-            wanted_ticks: r.wanted_ticks,
-            bound_ticks: r.bound_ticks,
-            nearest,
-            verdict: r.verdict,
-        })
-    }
-
-    fn rail(self, tick: u32) -> RailShot {
-        RailShot {
-            id: u16::from(self.shooter) << 8 | u16::from(self.low),
-            shooter: self.shooter,
-            tick,
-            from: far(self.from),
-            to: far(self.to),
-            hit: self.hit,
-            rewound_ticks: self.rewound_ticks,
-            tested_at: self.tested_at.map(far),
-            present_at: self.present_at.map(far),
-            wanted_ticks: self.wanted_ticks,
-            bound_ticks: self.bound_ticks,
-            nearest: self
-                .nearest
-                .map(|(id, tested, present)| (id, far(tested), far(present))),
-            verdict: self.verdict,
-        }
-    }
-}
+/// The fewest bytes an item takes (a kind and a one-byte field).
+const MIN_ITEM: usize = 2;
+/// The fewest bytes a status in a match's standings takes.
+const MIN_STATUS: usize = 5;
 
 /// The previous seq, projectile id and tick in the batch: what differences are against.
-#[derive(Default)]
 struct Cursor {
     seq: u32,
     id: u16,
@@ -223,252 +64,353 @@ struct Cursor {
 }
 
 impl Cursor {
-    fn id_diff(&mut self, id: u16) -> i16 {
+    /// Where the differences of a snapshot of `tick` whose first event has `first` start.
+    fn new(first: u32, tick: u32) -> Cursor {
+        Cursor {
+            seq: first.wrapping_sub(1),
+            id: 0,
+            tick,
+        }
+    }
+
+    fn id_diff(&mut self, id: u16) -> i32 {
         let d = id.wrapping_sub(self.id) as i16;
         self.id = id;
-        d
+        i32::from(d)
     }
     fn tick_diff(&mut self, tick: u32) -> i32 {
         let d = tick.wrapping_sub(self.tick) as i32;
         self.tick = tick;
         d
     }
-    fn id(&mut self, d: i16) -> u16 {
+    fn id(&mut self, r: &mut Reader) -> Result<u16, Malformed> {
+        let d =
+            i16::try_from(r.signed("projectile id")?).map_err(|_| Malformed("projectile id"))?;
         self.id = self.id.wrapping_add(d as u16);
-        self.id
+        Ok(self.id)
     }
-    fn tick(&mut self, d: i32) -> u32 {
-        self.tick = self.tick.wrapping_add(d as u32);
-        self.tick
+    fn tick(&mut self, r: &mut Reader) -> Result<u32, Malformed> {
+        self.tick = self.tick.wrapping_add(r.signed("event tick")? as u32);
+        Ok(self.tick)
     }
 
-    /// Appends `(seq, e)` to `out`: a jump first when `seq` does not follow on.
-    fn encode(&mut self, seq: u32, e: &GameEvent, out: &mut Vec<Wire>) {
+    /// Appends `(seq, e)` to `out`, a jump first when `seq` does not follow on; returns
+    /// where the event's own bytes begin.
+    fn write(&mut self, seq: u32, e: &GameEvent, out: &mut Vec<u8>) -> usize {
         let next = self.seq.wrapping_add(1);
         if seq != next {
-            out.push(Wire::Jump(seq.wrapping_sub(next) as i32));
+            out.push(JUMP);
+            put_signed(out, seq.wrapping_sub(next) as i32);
         }
         self.seq = seq;
-        let wire = match e {
-            GameEvent::Status(s) => Wire::Status(Status::new(s)),
-            GameEvent::Shot(p) => self.shot(p),
-            GameEvent::ShotEnd {
-                id: whole,
-                tick,
-                hit,
-            } => {
-                let (id, tick) = (self.id_diff(*whole), self.tick_diff(*tick));
+        let start = out.len();
+        match e {
+            GameEvent::Status(s) => {
+                out.push(STATUS + status_flags(s));
+                put_status(out, s);
+            }
+            GameEvent::Shot(p) => self.shot(p, out),
+            GameEvent::ShotEnd { id, tick, hit } => {
+                let (diff, tick) = (self.id_diff(*id), self.tick_diff(*tick));
                 match hit {
-                    None => Wire::ShotMiss { id, tick },
-                    Some(hit) => Wire::ShotHit {
-                        id: whole.to_le_bytes(),
-                        tick,
-                        hit: *hit,
-                    },
+                    None => {
+                        out.push(SHOT_MISS);
+                        put_signed(out, diff);
+                        put_signed(out, tick);
+                    }
+                    Some(hit) => {
+                        out.push(SHOT_HIT);
+                        out.extend_from_slice(&id.to_le_bytes());
+                        put_signed(out, tick);
+                        out.push(*hit);
+                    }
                 }
             }
             GameEvent::Rail(r) => {
                 let tick = self.tick_diff(r.tick);
-                Rail::new(r, tick).map_or(Wire::RailFar { tick, rail: *r }, Wire::Rail)
+                let points = [Some(r.from), Some(r.to), r.tested_at, r.present_at];
+                let nearest = r.nearest.map(|(_, t, p)| [t, p]).unwrap_or_default();
+                let all_near = points
+                    .iter()
+                    .flatten()
+                    .chain(&nearest)
+                    .all(|p| near(*p).is_some());
+                if all_near && r.id >> 8 == u16::from(r.shooter) {
+                    out.extend_from_slice(&[RAIL, r.id as u8, r.shooter]);
+                    put_signed(out, tick);
+                    put_rail(out, r, put_near);
+                } else {
+                    out.push(RAIL_FAR);
+                    put_unsigned(out, r.id);
+                    out.push(r.shooter);
+                    put_signed(out, tick);
+                    put_rail(out, r, put_far);
+                }
             }
             GameEvent::Kill {
                 killer,
                 victim,
                 weapon,
-            } => {
-                let (killer, victim) = (*killer, *victim);
-                match weapon {
-                    Weapon::Blaster => Wire::KillBlaster { killer, victim },
-                    Weapon::Rail => Wire::KillRail { killer, victim },
-                }
+            } => out.extend_from_slice(&[KILL + weapon.index(), *killer, *victim]),
+            GameEvent::Chat { from, text } => {
+                out.extend_from_slice(&[CHAT, *from]);
+                put_bytes(out, text.as_bytes());
             }
-            other => Wire::Other(other.clone()),
-        };
-        out.push(wire);
+            GameEvent::MatchStart {
+                map_name,
+                map,
+                started_tick,
+                frag_limit,
+                time_limit_secs,
+            } => {
+                out.push(MATCH_START);
+                put_bytes(out, map_name.as_bytes());
+                put_option(out, map.as_ref(), put_map_info);
+                put_unsigned(out, *started_tick);
+                put_unsigned(out, *frag_limit);
+                put_unsigned(out, *time_limit_secs);
+            }
+            GameEvent::MatchEnd {
+                winner,
+                standings,
+                next_map,
+            } => {
+                out.push(MATCH_END);
+                put_option(out, *winner, |out, id| out.push(id));
+                put_varint(out, standings.len() as u64);
+                for s in standings {
+                    out.push(status_flags(s));
+                    put_status(out, s);
+                }
+                put_bytes(out, next_map.as_bytes());
+            }
+            GameEvent::MapChunk(c) => {
+                out.push(MAP_CHUNK);
+                put_map_info(out, &c.map);
+                put_unsigned(out, c.index);
+                put_bytes(out, &c.data);
+            }
+            GameEvent::TickRate {
+                tick_rate,
+                snapshot_interval,
+                from_tick,
+                from_seq,
+            } => {
+                out.push(TICK_RATE);
+                put_unsigned(out, *tick_rate);
+                put_unsigned(out, *snapshot_interval);
+                put_unsigned(out, *from_tick);
+                put_unsigned(out, *from_seq);
+            }
+        }
+        start
     }
 
-    fn shot(&mut self, p: &Projectile) -> Wire {
+    fn shot(&mut self, p: &Projectile, out: &mut Vec<u8>) {
         let owned = p.id >> 8 == u16::from(p.owner);
         let (id, born) = (self.id_diff(p.id), self.tick_diff(p.born));
         match near((p.x, p.y)) {
-            Some(at) if owned => Wire::Shot {
-                low: p.id as u8,
-                owner: p.owner,
-                born,
-                at,
-                vx: p.vx,
-                vy: p.vy,
-            },
-            _ => Wire::ShotFar {
-                id,
-                owner: p.owner,
-                born,
-                x: p.x,
-                y: p.y,
-                vx: p.vx,
-                vy: p.vy,
-            },
+            Some(at) if owned => {
+                out.extend_from_slice(&[SHOT, p.id as u8, p.owner]);
+                put_signed(out, born);
+                out.extend_from_slice(&at);
+            }
+            _ => {
+                out.push(SHOT_FAR);
+                put_signed(out, id);
+                out.push(p.owner);
+                put_signed(out, born);
+                put_far(out, (p.x, p.y));
+            }
         }
+        put_signed(out, p.vx);
+        put_signed(out, p.vy);
     }
 
-    /// The event `w` stands for, or None for a jump (which moves the seq).
-    fn decode(&mut self, w: Wire) -> Option<(u32, GameEvent)> {
-        let e = match w {
-            Wire::Jump(d) => {
-                self.seq = self.seq.wrapping_add(d as u32);
-                return None;
+    /// The next item's event, or None for a jump (which moves the seq).
+    fn read(&mut self, r: &mut Reader) -> Result<Option<(u32, GameEvent)>, Malformed> {
+        let e = match r.u8("event")? {
+            JUMP => {
+                self.seq = self.seq.wrapping_add(r.signed("seq jump")? as u32);
+                return Ok(None);
             }
-            Wire::Status(s) => GameEvent::Status(s.status()),
-            Wire::Shot {
-                low,
-                owner,
-                born,
-                at,
-                vx,
-                vy,
-            } => {
-                let (x, y) = far(at);
-                let id = (u16::from(owner) << 8 | u16::from(low)).wrapping_sub(self.id) as i16;
-                self.birth(id, owner, born, x, y, vx, vy)
+            kind @ (SHOT | SHOT_FAR) => {
+                let (id, owner) = if kind == SHOT {
+                    let low = r.u8("shot")?;
+                    let owner = r.u8("shot")?;
+                    self.id = u16::from(owner) << 8 | u16::from(low);
+                    (self.id, owner)
+                } else {
+                    (self.id(r)?, r.u8("shot")?)
+                };
+                let born = self.tick(r)?;
+                let (x, y) = if kind == SHOT {
+                    read_near(r)?
+                } else {
+                    read_far(r)?
+                };
+                GameEvent::Shot(Projectile {
+                    id,
+                    owner,
+                    born,
+                    x,
+                    y,
+                    vx: r.signed("shot")?,
+                    vy: r.signed("shot")?,
+                })
             }
-            Wire::ShotFar {
-                id,
-                owner,
-                born,
-                x,
-                y,
-                vx,
-                vy,
-            } => self.birth(id, owner, born, x, y, vx, vy),
-            Wire::ShotMiss { id, tick } => GameEvent::ShotEnd {
-                id: self.id(id),
-                tick: self.tick(tick),
+            SHOT_MISS => GameEvent::ShotEnd {
+                id: self.id(r)?,
+                tick: self.tick(r)?,
                 hit: None,
             },
-            Wire::ShotHit { id, tick, hit } => {
-                self.id = u16::from_le_bytes(id);
+            SHOT_HIT => {
+                self.id = u16::from_le_bytes(r.array("shot end")?);
                 GameEvent::ShotEnd {
                     id: self.id,
-                    tick: self.tick(tick),
-                    hit: Some(hit),
+                    tick: self.tick(r)?,
+                    hit: Some(r.u8("shot end")?),
                 }
             }
-            Wire::Rail(r) => {
-                let tick = self.tick(r.tick);
-                GameEvent::Rail(r.rail(tick))
+            RAIL => {
+                let (low, shooter) = (r.u8("rail")?, r.u8("rail")?);
+                let tick = self.tick(r)?;
+                let id = u16::from(shooter) << 8 | u16::from(low);
+                GameEvent::Rail(read_rail(r, (id, shooter, tick), read_near)?)
             }
-            Wire::RailFar { tick, rail } => GameEvent::Rail(RailShot {
-                tick: self.tick(tick),
-                ..rail
+            RAIL_FAR => {
+                let (id, shooter) = (r.u16_number("rail")?, r.u8("rail")?);
+                let tick = self.tick(r)?;
+                GameEvent::Rail(read_rail(r, (id, shooter, tick), read_far)?)
+            }
+            kind @ STATUS..STATUS_END => GameEvent::Status(read_status(r, kind - STATUS)?),
+            kind @ KILL..STATUS => GameEvent::Kill {
+                killer: r.u8("kill")?,
+                victim: r.u8("kill")?,
+                weapon: Weapon::from_index(kind - KILL),
+            },
+            CHAT => GameEvent::Chat {
+                from: r.u8("chat")?,
+                text: r.text("chat")?,
+            },
+            MATCH_START => GameEvent::MatchStart {
+                map_name: r.text("map name")?,
+                map: r.option("map", read_map_info)?,
+                started_tick: r.u32_number("match start")?,
+                frag_limit: r.u16_number("match start")?,
+                time_limit_secs: r.u32_number("match start")?,
+            },
+            MATCH_END => {
+                let winner = r.option("winner", |r| r.u8("winner"))?;
+                let n = r.count("standings", MIN_STATUS)?;
+                let standings = (0..n)
+                    .map(|_| {
+                        let bits = r.u8("status")?;
+                        if bits >= 8 {
+                            return Err(Malformed("status"));
+                        }
+                        read_status(r, bits)
+                    })
+                    .collect::<Result<_, _>>()?;
+                GameEvent::MatchEnd {
+                    winner,
+                    standings,
+                    next_map: r.text("map name")?,
+                }
+            }
+            MAP_CHUNK => GameEvent::MapChunk(MapChunk {
+                map: read_map_info(r)?,
+                index: r.u16_number("map chunk")?,
+                data: r.bytes("map chunk")?,
             }),
-            Wire::KillBlaster { killer, victim } => GameEvent::Kill {
-                killer,
-                victim,
-                weapon: Weapon::Blaster,
+            TICK_RATE => GameEvent::TickRate {
+                tick_rate: r.u16_number("tick rate")?,
+                snapshot_interval: r.u16_number("tick rate")?,
+                from_tick: r.u32_number("tick rate")?,
+                from_seq: r.u32_number("tick rate")?,
             },
-            Wire::KillRail { killer, victim } => GameEvent::Kill {
-                killer,
-                victim,
-                weapon: Weapon::Rail,
-            },
-            Wire::Other(e) => e,
+            _ => return Err(Malformed("event kind")),
         };
         self.seq = self.seq.wrapping_add(1);
-        Some((self.seq, e))
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn birth(
-        &mut self,
-        id: i16,
-        owner: PlayerId,
-        born: i32,
-        x: i32,
-        y: i32,
-        vx: i32,
-        vy: i32,
-    ) -> GameEvent {
-        GameEvent::Shot(Projectile {
-            id: self.id(id),
-            owner,
-            born: self.tick(born),
-            x,
-            y,
-            vx,
-            vy,
-        })
+        Ok(Some((self.seq, e)))
     }
 }
 
-/// Where the differences of a snapshot of `tick` whose first event has `first` start.
-fn cursor(first: u32, tick: u32) -> Cursor {
-    Cursor {
-        seq: first.wrapping_sub(1),
-        id: 0,
-        tick,
-    }
-}
-
-/// The wire form of `events` in a snapshot of `tick`: ticks start as differences from it.
-pub(crate) fn to_wire(events: &[(u32, GameEvent)], tick: u32) -> WireEvents {
+/// Appends the wire form of `events` in a snapshot of `tick` (ticks start as
+/// differences from it) to `out`: the first seq (its low byte when `near`), the number
+/// of items, the items. Returns the bytes of the events by kind, `(projectiles,
+/// other)`: each event's own bytes, blaster shots and their ends as projectiles; the
+/// first seq, the count and any seq jumps are framing, not counted.
+pub(crate) fn write(
+    events: &[(u32, GameEvent)],
+    tick: u32,
+    near: bool,
+    out: &mut Vec<u8>,
+) -> (usize, usize) {
     let first = events.first().map_or(0, |(seq, _)| *seq);
-    let mut cursor = cursor(first, tick);
-    let mut list = Vec::with_capacity(events.len() + 1);
-    for (seq, e) in events {
-        cursor.encode(*seq, e, &mut list);
+    if near {
+        out.push(first as u8);
+    } else {
+        put16(out, first);
     }
-    WireEvents {
-        first: (first as u16).to_le_bytes(),
-        list,
-    }
-}
-
-/// The events of a snapshot of `tick` (as it came: both the tick and the first seq are
-/// their low 16 bits until [`SnapshotDelta::widen`](super::protocol::SnapshotDelta)).
-pub(crate) fn from_wire(wire: WireEvents, tick: u32) -> Vec<(u32, GameEvent)> {
-    let mut cursor = cursor(u32::from(u16::from_le_bytes(wire.first)), tick);
-    wire.list
-        .into_iter()
-        .filter_map(|w| cursor.decode(w))
-        .collect()
-}
-
-/// Each event's size on the wire (the list's length prefix and the first seq aside, a
-/// seq jump before it included), for the tests that hold the sizes down.
-#[cfg(test)]
-pub(crate) fn wire_sizes(events: &[(u32, GameEvent)], tick: u32) -> Vec<usize> {
-    let first = events.first().map_or(0, |(seq, _)| *seq);
-    let mut cursor = cursor(first, tick);
-    let mut wire = Vec::new();
-    events
-        .iter()
-        .map(|(seq, e)| {
-            wire.clear();
-            cursor.encode(*seq, e, &mut wire);
-            super::codec::encoded_len(&wire).saturating_sub(1)
-        })
-        .collect()
-}
-
-/// The bytes of a snapshot's events on the wire by kind, `(projectiles, other)`: each
-/// event's own encoding, blaster shots and their ends as projectiles. The list's first
-/// seq and length and any seq jumps are framing, not counted here.
-pub(crate) fn kind_sizes(events: &[(u32, GameEvent)], tick: u32) -> (usize, usize) {
-    let first = events.first().map_or(0, |(seq, _)| *seq);
-    let mut cursor = cursor(first, tick);
-    let mut wire = Vec::new();
+    let jumps = events
+        .windows(2)
+        .filter(|w| w[1].0 != w[0].0.wrapping_add(1))
+        .count();
+    put_varint(out, (events.len() + jumps) as u64);
+    let mut cursor = Cursor::new(first, tick);
     let (mut projectiles, mut other) = (0, 0);
     for (seq, e) in events {
-        wire.clear();
-        cursor.encode(*seq, e, &mut wire);
-        // The event is the last item; a jump before it is framing.
-        let n = wire.last().map_or(0, super::codec::encoded_len);
+        let start = cursor.write(*seq, e, out);
+        let n = out.len() - start;
         match e {
             GameEvent::Shot(_) | GameEvent::ShotEnd { .. } => projectiles += n,
             _ => other += n,
         }
     }
     (projectiles, other)
+}
+
+/// What [`write`] wrote, for a snapshot of `tick` as it came: both the tick and the
+/// first seq are their low bits until
+/// [`SnapshotDelta::widen`](super::protocol::SnapshotDelta).
+pub(crate) fn read(
+    r: &mut Reader,
+    tick: u32,
+    near: bool,
+) -> Result<Vec<(u32, GameEvent)>, Malformed> {
+    let first = if near {
+        u32::from(r.u8("first event")?)
+    } else {
+        r.u16("first event")?
+    };
+    let items = r.count("events", MIN_ITEM)?;
+    let mut cursor = Cursor::new(first, tick);
+    // Grown as events decode: each takes bytes of the input.
+    let mut events = Vec::with_capacity(items.min(16));
+    for _ in 0..items {
+        if let Some(e) = cursor.read(r)? {
+            events.push(e);
+        }
+    }
+    Ok(events)
+}
+
+/// Each event's size on the wire (the first seq and the count aside, a seq jump before
+/// it included), for the tests that hold the sizes down.
+#[cfg(test)]
+pub(crate) fn wire_sizes(events: &[(u32, GameEvent)], tick: u32) -> Vec<usize> {
+    let first = events.first().map_or(0, |(seq, _)| *seq);
+    let mut cursor = Cursor::new(first, tick);
+    let mut out = Vec::new();
+    events
+        .iter()
+        .map(|(seq, e)| {
+            out.clear();
+            cursor.write(*seq, e, &mut out);
+            out.len()
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -2,25 +2,29 @@
 
 use super::*;
 use crate::codec;
-use crate::protocol::{ServerMsg, SnapshotDelta};
+use crate::protocol::{
+    PlayerStatus, RailShot, RailVerdict, ServerMsg, SnapshotDelta, SnapshotHeader,
+};
 
 fn snapshot(events: Vec<(u32, GameEvent)>) -> ServerMsg {
     ServerMsg::Snapshot(SnapshotDelta {
-        tick: 70_000,
+        header: SnapshotHeader {
+            tick: 70_000,
+            ack_seq: 9,
+            echo_time_ms: 1,
+            echo_hold_ms: 1,
+            inputs: None,
+            queued: 0,
+            buffer_depth: 0,
+            me: Default::default(),
+            withheld_total: 0,
+        },
         baseline_age: 3,
-        ack_seq: 9,
-        echo_time_ms: 1,
-        echo_hold_ms: 1,
-        inputs: None,
-        queued: 0,
-        buffer_depth: 0,
-        me: Default::default(),
         removed: vec![],
         added: vec![],
         masks: vec![],
         values: vec![],
         events,
-        withheld_total: 0,
         near: false,
     })
 }
@@ -38,8 +42,8 @@ fn round_trip(msg: &ServerMsg, next_event: u32) -> Vec<u8> {
         panic!("not a snapshot");
     };
     got.widen(&crate::widen::Known {
-        tick: sent.tick.wrapping_sub(300),
-        ack: Some(sent.ack_seq.wrapping_add(40)),
+        tick: sent.header.tick.wrapping_sub(300),
+        ack: Some(sent.header.ack_seq.wrapping_add(40)),
         next_event,
     });
     assert_eq!(&got, sent);
@@ -59,8 +63,9 @@ fn a_fight_burst_is_small_and_exact() {
             born: 69_990 + u32::from(i),
             x: 5000,
             y: 7000,
-            vx: 102,
-            vy: -72,
+            // A diagonal bolt's sub-step.
+            vx: 22,
+            vy: -22,
         };
         events.push((100_000 + 2 * u32::from(i), GameEvent::Shot(p)));
         events.push((
@@ -230,6 +235,7 @@ fn statuses_hits_and_kills_are_small() {
     ];
     assert_eq!(wire_sizes(&events, 70_000), vec![5, 5, 5, 3]);
     // The two hits are projectiles; the status and the kill are other events.
-    assert_eq!(kind_sizes(&events, 70_000), (5 + 5, 5 + 3));
+    let mut out = Vec::new();
+    assert_eq!(write(&events, 70_000, false, &mut out), (5 + 5, 5 + 3));
     round_trip(&snapshot(events), 5);
 }

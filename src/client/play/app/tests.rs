@@ -205,7 +205,7 @@ mod stepped {
     use crate::client::netcode::session::ClientSession;
     use crate::client::play::input::Keys;
     use crate::net::delta;
-    use crate::net::protocol::{PlayerSnap, ServerMsg, Snapshot};
+    use crate::net::protocol::{PlayerSnap, ServerMsg, Snapshot, SnapshotHeader};
     use crate::sim::world::PlayerState;
 
     fn driver(t0: Instant) -> Driver {
@@ -213,12 +213,14 @@ mod stepped {
         let mut d = Driver::new(session, app(), t0);
         // In the open at (12, 5) of duel.
         let snap = Snapshot {
-            tick: 1,
+            header: SnapshotHeader {
+                tick: 1,
+                ..Default::default()
+            },
             players: vec![PlayerSnap {
                 id: 1,
                 state: PlayerState::at_cell(12, 5),
             }],
-            ..Default::default()
         };
         d.receive(t0, ServerMsg::Snapshot(delta::encode(&snap, None)), 60);
         d
@@ -260,10 +262,12 @@ mod stepped {
             return;
         };
         let snap = Snapshot {
-            tick,
-            ack_seq: s.latest_seq(),
+            header: SnapshotHeader {
+                tick,
+                ack_seq: s.latest_seq(),
+                ..Default::default()
+            },
             players: vec![PlayerSnap { id: 1, state }],
-            ..Default::default()
         };
         d.receive(now, ServerMsg::Snapshot(delta::encode(&snap, None)), 60);
     }

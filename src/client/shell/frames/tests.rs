@@ -12,7 +12,7 @@ use crate::client::netcode::session::ClientSession;
 use crate::client::play::app::App;
 use crate::net::conditioner::Conditions;
 use crate::net::delta;
-use crate::net::protocol::{PlayerSnap, ServerMsg, Snapshot};
+use crate::net::protocol::{PlayerSnap, ServerMsg, Snapshot, SnapshotHeader};
 use crate::sim::world::{Buttons, PlayerState};
 use crate::ui;
 
@@ -32,8 +32,11 @@ fn snapshot(k: u32, ack_seq: u32) -> ServerMsg {
     them.x += step * 115;
     them.vx = if k < 15 { 38 } else { 0 };
     let snap = Snapshot {
-        tick: 3 * k + 1,
-        ack_seq,
+        header: SnapshotHeader {
+            tick: 3 * k + 1,
+            ack_seq,
+            ..Default::default()
+        },
         players: vec![
             PlayerSnap {
                 id: ME,
@@ -44,7 +47,6 @@ fn snapshot(k: u32, ack_seq: u32) -> ServerMsg {
                 state: them,
             },
         ],
-        ..Default::default()
     };
     ServerMsg::Snapshot(delta::encode(&snap, None))
 }
