@@ -69,7 +69,8 @@ pub fn fit_snapshot_rate(server: &mut ServerConfig) -> Option<String> {
     ))
 }
 
-/// The lab's clock steps this much at a time: the links deliver to the millisecond.
+/// The lab's clock steps on a grid this fine: the links deliver to the millisecond.
+/// It steps only where something is due (see [`Lab::run_with`]).
 const STEP: Duration = Duration::from_millis(1);
 /// How long a rail shot stays drawn in the server view.
 const RAIL_SHOWN: Duration = Duration::from_millis(1500);
@@ -314,14 +315,52 @@ impl Lab {
         mut script: impl FnMut(usize, &ClientSession, Instant) -> Command,
     ) {
         while self.now < until {
-            self.now = (self.now + STEP).min(until);
-            self.step(&mut script);
+            let (next, before) = self.next_step(until);
+            self.now = next;
+            self.step(before, &mut script);
             if self.journal.is_some() {
                 recording::after_step(self);
             }
         }
         // Noted after the run, so the checkpoints it made come before it in the file.
         self.note(recording::Input::RunTo, self.now);
+    }
+
+    /// The next time on the clock's grid (every [`STEP`] from now, and `until`) at
+    /// which something is due: the server's tick, a datagram's arrival, a client's
+    /// start, command or rate sample, a checkpoint, keys not yet played. A step at any
+    /// other grid time does nothing, so skipping them changes no result. Also returns
+    /// the grid time just before it, where the millisecond stepper stepped last.
+    fn next_step(&self, until: Instant) -> (Instant, Instant) {
+        let now = self.now;
+        let mut due = until.min(self.next_tick);
+        if let Some(check) = recording::next_check(self) {
+            due = due.min(self.start + check);
+        }
+        for c in self.clients.iter().chain(&self.walkers) {
+            // Nothing reaches a client, nor does it act, before it starts.
+            let start = c.started.start;
+            let mut times = [
+                Some(c.driver.next_command()),
+                c.down.next_due(),
+                c.rates.next_sample(),
+                (matches!(c.drive, Drive::Keys) && c.played != Some(c.held)).then_some(now),
+            ];
+            for t in times.iter_mut().flatten() {
+                due = due.min((*t).max(start));
+            }
+            if let Some(t) = c.up.next_due() {
+                due = due.min(t);
+            }
+        }
+        let steps = due
+            .saturating_duration_since(now)
+            .as_nanos()
+            .div_ceil(STEP.as_nanos());
+        let steps = u32::try_from(steps.max(1)).unwrap_or(u32::MAX);
+        let next = (now + STEP * steps).min(until);
+        let before = now + STEP * (steps - 1);
+        (next, before.min(next))
     }
 
     /// Runs until the server has made exactly one more tick.
@@ -341,9 +380,14 @@ impl Lab {
         }
     }
 
-    /// One millisecond of the lab: links deliver, the server ticks and sends, clients
-    /// take in what arrived and make the commands due.
-    fn step(&mut self, script: &mut impl FnMut(usize, &ClientSession, Instant) -> Command) {
+    /// One step of the lab: links deliver, the server ticks and sends, clients take in
+    /// what arrived and make the commands due. `before` is the time of the step before
+    /// on the millisecond grid, had every one been stepped.
+    fn step(
+        &mut self,
+        before: Instant,
+        script: &mut impl FnMut(usize, &ClientSession, Instant) -> Command,
+    ) {
         let now = self.now;
         let server = &mut self.server;
         for c in self.clients.iter_mut().chain(&mut self.walkers) {
@@ -362,6 +406,9 @@ impl Lab {
             self.motion.server_ticked(self.server.world());
             ticked = true;
         }
+        // The rail shots shown as the step before would have left them: those are the
+        // ones a rail in a snapshot going out now is told apart from.
+        self.rails.retain(|r| before < r.at + RAIL_SHOWN);
         self.send_outbox(now);
         let shown = self.clients.len();
         for (n, c) in self.clients.iter_mut().chain(&mut self.walkers).enumerate() {

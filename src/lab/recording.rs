@@ -385,6 +385,12 @@ pub(crate) fn after_step(lab: &mut Lab) {
     lab.journal = Some(journal);
 }
 
+/// When [`after_step`] makes its next checkpoint, as time since the lab's start; None
+/// without a journal.
+pub(crate) fn next_check(lab: &Lab) -> Option<Duration> {
+    lab.journal.as_ref().map(|j| j.next_check)
+}
+
 /// The last checkpoint, with every datagram not yet in the wire log.
 pub(crate) fn final_check(lab: &mut Lab) {
     let Some(mut journal) = lab.journal.take() else {

@@ -263,6 +263,11 @@ impl Lane {
         lost
     }
 
+    /// When the next datagram in flight arrives, if any.
+    pub(crate) fn next_due(&self) -> Option<Instant> {
+        self.cond.next_due()
+    }
+
     /// Hands every datagram due at `now` to `deliver`.
     pub(crate) fn drain(&mut self, now: Instant, mut deliver: impl FnMut(SocketAddr, &[u8])) {
         let (in_flight, flights, first) = (&mut self.in_flight, &mut self.flights, self.first);
