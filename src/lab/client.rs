@@ -58,6 +58,8 @@ pub(super) struct Joining {
     pub(super) seed: u64,
     pub(super) tuning: Tuning,
     pub(super) correction: CorrectionStyle,
+    /// No view shows it (a walker): its session keeps no view's work or figures.
+    pub(super) unseen: bool,
 }
 
 /// When a lab client started and with what: a recording's start record.
@@ -156,6 +158,9 @@ pub(super) fn join(server: &mut Server, start: Instant, j: Joining) -> anyhow::R
     let mut session = ClientSession::new(welcome.clone(), j.first, Switches::default())
         .context("the server's map")?;
     session.set_tuning(j.tuning);
+    if j.unseen {
+        session.set_unseen();
+    }
     let mut app = App::new(j.up.clone());
     let mut log = None;
     if matches!(j.drive, Drive::Script) {

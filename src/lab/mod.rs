@@ -181,6 +181,8 @@ impl Lab {
                 seed: brain_seed(seed, n),
                 tuning,
                 correction: config.correction,
+                // Walkers are numbered after the clients: no view shows them.
+                unseen: n >= MAX_CLIENTS,
             }
         };
         let mut clients = Vec::new();
@@ -241,6 +243,7 @@ impl Lab {
                 seed: brain_seed(seed, n),
                 tuning: Tuning::default(),
                 correction: CorrectionStyle::default(),
+                unseen: false,
             };
             joined.push(join(&mut server, start, j)?);
         }
@@ -340,15 +343,16 @@ impl Lab {
         for c in self.clients.iter().chain(&self.walkers) {
             // Nothing reaches a client, nor does it act, before it starts.
             let start = c.started.start;
-            let mut times = [
-                Some(c.driver.next_command()),
+            let keys = matches!(c.drive, Drive::Keys) && c.played != Some(c.held);
+            let soonest = [
                 c.down.next_due(),
                 c.rates.next_sample(),
-                (matches!(c.drive, Drive::Keys) && c.played != Some(c.held)).then_some(now),
-            ];
-            for t in times.iter_mut().flatten() {
-                due = due.min((*t).max(start));
-            }
+                keys.then_some(now),
+            ]
+            .into_iter()
+            .flatten()
+            .fold(c.driver.next_command(), Instant::min);
+            due = due.min(soonest.max(start));
             if let Some(t) = c.up.next_due() {
                 due = due.min(t);
             }

@@ -225,8 +225,8 @@ impl Lane {
             delivered: None,
             dropped: self.cond.queued() <= queued,
             // One character: the mark itself, or `+` for ten commands and more.
-            glyph: match mark.chars().collect::<Vec<_>>()[..] {
-                [c] => c,
+            glyph: match (mark.chars().next(), mark.chars().nth(1)) {
+                (Some(c), None) => c,
                 _ => '+',
             },
             bytes: bytes.len(),

@@ -107,6 +107,11 @@ pub struct ClientSession {
     net: NetStats,
     /// A new map's text arrives in chunks among the events, before its match start.
     map_chunks: MapAssembler,
+    /// Nobody sees this session's view or figures (the lab's walkers): remote players
+    /// are not corrected, nor their distances or the snapshots' full sizes kept.
+    /// Nothing it sends depends on those.
+    #[serde(skip)]
+    unseen: bool,
 }
 
 impl ClientSession {
@@ -166,6 +171,7 @@ impl ClientSession {
             switches: switches.normalized(),
             net: NetStats::default(),
             map_chunks: MapAssembler::default(),
+            unseen: false,
         })
     }
 
@@ -189,6 +195,12 @@ impl ClientSession {
     /// Whether the correction-loop bug is on (see [`Self::set_correction_loop`]).
     pub(crate) fn correction_loop(&self) -> bool {
         self.own.correction_loop
+    }
+
+    /// Marks this session as one nobody sees (see its `unseen` field): it takes in
+    /// snapshots without the work only its view and figures need.
+    pub(crate) fn set_unseen(&mut self) {
+        self.unseen = true;
     }
 
     pub fn set_tuning(&mut self, tuning: Tuning) {
