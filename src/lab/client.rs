@@ -244,7 +244,7 @@ pub(super) fn commands(
         ),
         // Only when it can change something, new keys or a command due: otherwise `play`
         // does nothing but note the keys, and a recording would hold a keys record for
-        // every millisecond.
+        // every step.
         Drive::Keys if c.played != Some(c.held) || now >= c.driver.next_command() => {
             c.played = Some(c.held);
             c.driver.play(now, c.held, send);

@@ -370,7 +370,7 @@ fn checkpoint(lab: &Lab, from: Duration, until: Option<Duration>) -> Check {
     }
 }
 
-/// After each millisecond of the lab: a checkpoint each second.
+/// After each step of the lab: a checkpoint each second (the lab steps at each).
 pub(crate) fn after_step(lab: &mut Lab) {
     let Some(mut journal) = lab.journal.take() else {
         return;
