@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 
-use super::{Carried, Lab, follow, meters, wire};
+use super::{Carried, Lab, MAX_CLIENTS, follow, meters, wire};
 use crate::client::driver::Driver;
 use crate::client::netcode::rates::RateMeter;
 use crate::client::netcode::session::ClientSession;
@@ -58,8 +58,6 @@ pub(super) struct Joining {
     pub(super) seed: u64,
     pub(super) tuning: Tuning,
     pub(super) correction: CorrectionStyle,
-    /// No view shows it (a walker): its session keeps no view's work or figures.
-    pub(super) unseen: bool,
 }
 
 /// When a lab client started and with what: a recording's start record.
@@ -158,7 +156,9 @@ pub(super) fn join(server: &mut Server, start: Instant, j: Joining) -> anyhow::R
     let mut session = ClientSession::new(welcome.clone(), j.first, Switches::default())
         .context("the server's map")?;
     session.set_tuning(j.tuning);
-    if j.unseen {
+    if j.n >= MAX_CLIENTS {
+        // A walker (numbered after the clients): no view shows it, so its session
+        // keeps no view's work or figures.
         session.set_unseen();
     }
     let mut app = App::new(j.up.clone());

@@ -149,7 +149,7 @@ impl ClientSession {
         if self.is_duplicate(snap.tick) {
             return None;
         }
-        if self.unseen {
+        if self.remotes.unseen {
             self.on_snapshot(now, snap);
             return None;
         }
@@ -187,7 +187,7 @@ impl ClientSession {
         // Where each remote player was drawn just before this snapshot: what it is
         // corrected from.
         let mut before = Vec::new();
-        if !self.unseen {
+        if !self.remotes.unseen {
             let at = self.sampling(now);
             before.reserve(snap.players.len());
             before.extend(
@@ -229,7 +229,12 @@ impl ClientSession {
             );
         }
         self.observe_timing(now, &snap, dropped, withheld);
-        if let Some(prev) = self.remotes.latest.as_ref().filter(|_| !self.unseen) {
+        if let Some(prev) = self
+            .remotes
+            .latest
+            .as_ref()
+            .filter(|_| !self.remotes.unseen)
+        {
             let roster = &self.remotes.roster;
             self.net
                 .remote_motion(&prev.players, &snap.players, self.player_id, |id| {
@@ -263,7 +268,7 @@ impl ClientSession {
         self.reconcile(now, &snap);
         self.remotes.buffer.push(snap.tick, snap.players.clone());
         self.remotes.latest = Some(snap);
-        if !self.unseen {
+        if !self.remotes.unseen {
             self.correct_remotes(now, &before);
         }
     }

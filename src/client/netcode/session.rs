@@ -107,11 +107,6 @@ pub struct ClientSession {
     net: NetStats,
     /// A new map's text arrives in chunks among the events, before its match start.
     map_chunks: MapAssembler,
-    /// Nobody sees this session's view or figures (the lab's walkers): remote players
-    /// are not corrected, nor their distances or the snapshots' full sizes kept.
-    /// Nothing it sends depends on those.
-    #[serde(skip)]
-    unseen: bool,
 }
 
 impl ClientSession {
@@ -159,6 +154,7 @@ impl ClientSession {
                 correction: CorrectionStyle::default(),
                 remote_errors: Vec::new(),
                 roster_pages: RosterPages::default(),
+                unseen: false,
             },
             feed: Feed {
                 next_event: 1,
@@ -171,7 +167,6 @@ impl ClientSession {
             switches: switches.normalized(),
             net: NetStats::default(),
             map_chunks: MapAssembler::default(),
-            unseen: false,
         })
     }
 
@@ -197,10 +192,10 @@ impl ClientSession {
         self.own.correction_loop
     }
 
-    /// Marks this session as one nobody sees (see its `unseen` field): it takes in
+    /// Marks this session as one nobody sees (the lab's walkers): it takes in
     /// snapshots without the work only its view and figures need.
     pub(crate) fn set_unseen(&mut self) {
-        self.unseen = true;
+        self.remotes.unseen = true;
     }
 
     pub fn set_tuning(&mut self, tuning: Tuning) {
