@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 
-use super::{Carried, Lab, follow, meters, wire};
+use super::{Carried, Lab, MAX_CLIENTS, follow, meters, wire};
 use crate::client::driver::Driver;
 use crate::client::netcode::rates::RateMeter;
 use crate::client::netcode::session::ClientSession;
@@ -156,6 +156,11 @@ pub(super) fn join(server: &mut Server, start: Instant, j: Joining) -> anyhow::R
     let mut session = ClientSession::new(welcome.clone(), j.first, Switches::default())
         .context("the server's map")?;
     session.set_tuning(j.tuning);
+    if j.n >= MAX_CLIENTS {
+        // A walker (numbered after the clients): no view shows it, so its session
+        // keeps no view's work or figures.
+        session.set_unseen();
+    }
     let mut app = App::new(j.up.clone());
     let mut log = None;
     if matches!(j.drive, Drive::Script) {
@@ -239,7 +244,7 @@ pub(super) fn commands(
         ),
         // Only when it can change something, new keys or a command due: otherwise `play`
         // does nothing but note the keys, and a recording would hold a keys record for
-        // every millisecond.
+        // every step.
         Drive::Keys if c.played != Some(c.held) || now >= c.driver.next_command() => {
             c.played = Some(c.held);
             c.driver.play(now, c.held, send);

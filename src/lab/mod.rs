@@ -21,12 +21,12 @@ mod motion;
 pub mod playback;
 pub mod recording;
 pub(crate) use crate::record::speed;
+mod step;
 pub mod terminal;
 mod verdicts;
 pub(crate) mod view;
 mod wire;
 
-use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use anyhow::bail;
@@ -37,12 +37,11 @@ use crate::client::play::brain::Wander;
 
 use crate::client::CorrectionStyle;
 use crate::net::conditioner::{Conditions, JitterMode};
-use crate::net::protocol::{GameEvent, RailShot, ServerMsg};
+use crate::net::protocol::RailShot;
 use crate::server::{Server, ServerConfig};
 use crate::sim::world::Command;
 use client::{
-    Drive, Joining, LabClient, brain_seed, commands, join, note_ack, profile_name,
-    profile_name_each_way, ways,
+    Drive, Joining, LabClient, brain_seed, join, profile_name, profile_name_each_way, ways,
 };
 use motion::Motion;
 
@@ -69,7 +68,8 @@ pub fn fit_snapshot_rate(server: &mut ServerConfig) -> Option<String> {
     ))
 }
 
-/// The lab's clock steps this much at a time: the links deliver to the millisecond.
+/// The lab's clock steps on a grid this fine: the links deliver to the millisecond.
+/// It steps only where something is due (see [`Lab::run_with`]).
 const STEP: Duration = Duration::from_millis(1);
 /// How long a rail shot stays drawn in the server view.
 const RAIL_SHOWN: Duration = Duration::from_millis(1500);
@@ -314,8 +314,9 @@ impl Lab {
         mut script: impl FnMut(usize, &ClientSession, Instant) -> Command,
     ) {
         while self.now < until {
-            self.now = (self.now + STEP).min(until);
-            self.step(&mut script);
+            let (next, before) = self.next_step(until);
+            self.now = next;
+            self.step(before, &mut script);
             if self.journal.is_some() {
                 recording::after_step(self);
             }
@@ -341,85 +342,6 @@ impl Lab {
         }
     }
 
-    /// One millisecond of the lab: links deliver, the server ticks and sends, clients
-    /// take in what arrived and make the commands due.
-    fn step(&mut self, script: &mut impl FnMut(usize, &ClientSession, Instant) -> Command) {
-        let now = self.now;
-        let server = &mut self.server;
-        for c in self.clients.iter_mut().chain(&mut self.walkers) {
-            c.up.drain(now, |from, bytes| server.receive(now, from, bytes));
-        }
-        let mut ticked = false;
-        while now >= self.next_tick {
-            let tick = self.server.world().tick;
-            self.server.tick(self.next_tick);
-            for c in &mut self.clients {
-                let id = c.driver.session().player_id();
-                let applied = self.server.applied_seq(id).unwrap_or(0);
-                c.trail.server_ticked(tick, now, applied);
-            }
-            self.next_tick += self.tick;
-            self.motion.server_ticked(self.server.world());
-            ticked = true;
-        }
-        self.send_outbox(now);
-        let shown = self.clients.len();
-        for (n, c) in self.clients.iter_mut().chain(&mut self.walkers).enumerate() {
-            if now < c.started.start {
-                // Not started yet: what arrived waits on the link.
-                continue;
-            }
-            let (driver, log, acked) = (&mut c.driver, &mut c.log, &mut c.acks.ack_delivered);
-            let (trail, addr, server) = (&mut c.trail, c.addr, &mut self.server);
-            c.down.drain(now, |_, bytes| {
-                // Opened as a client opens what its link brings (`net::secure`).
-                match (server.open_in_process(addr, bytes), log.as_mut()) {
-                    (Ok(msg), log) => {
-                        let mut snapshot = None;
-                        if let ServerMsg::Snapshot(s) = &msg {
-                            // As it came: its low bits, widened against the last.
-                            *acked = (*acked).max(crate::net::widen::ack_of(s, *acked));
-                            let session = driver.session();
-                            let before = session.last_correction().map(|(at, _)| *at);
-                            snapshot =
-                                (n < shown).then_some((s.header.tick, session.acked_seq(), before));
-                        }
-                        driver.receive(now, msg, bytes.len());
-                        if let Some((tick, acked_before, before)) = snapshot {
-                            trail.received(tick, now, driver.session(), acked_before, before);
-                        }
-                        if let Some(log) = log {
-                            note_ack(log, driver.session());
-                        }
-                    }
-                    (Err(_), Some(log)) => log.undecodable += 1,
-                    (Err(_), None) => {}
-                }
-            });
-            let made = c.driver.session().latest_seq();
-            commands(c, now, &mut self.server, &mut self.buf, |s, t| {
-                script(n, s, t)
-            });
-            // Only the clients shown can be followed: the walkers keep no trail.
-            if n < shown {
-                let keys = matches!(c.drive, Drive::Keys).then_some(c.held);
-                c.trail.made(made, c.driver.session(), now, keys);
-            }
-            let traffic = c.traffic();
-            c.rates.sample(now, traffic, c.driver.session().stats());
-        }
-        self.rails.retain(|r| now < r.at + RAIL_SHOWN);
-        if ticked {
-            let config = self.server.config();
-            let rates = (f64::from(config.tick_rate), config.snapshot_interval());
-            for (n, c) in self.clients.iter().enumerate() {
-                if now >= c.started.start {
-                    self.motion.sample(n, c.driver.session(), now, rates);
-                }
-            }
-        }
-    }
-
     /// Client `n`'s `remote_motion_cv` (see `motion`): how unevenly it drew the
     /// walkers walking straight, None without walkers.
     pub(crate) fn remote_motion_cv(&self, n: usize) -> Option<f64> {
@@ -430,53 +352,6 @@ impl Lab {
     /// (a lesson's, after the learner changed something).
     pub(crate) fn restart_motion(&mut self) {
         self.motion.restart();
-    }
-
-    /// Puts what the server sent on the links down, noting acks and rail shots.
-    fn send_outbox(&mut self, now: Instant) {
-        let out: Vec<(SocketAddr, ServerMsg)> = self.server.take_outbox().collect();
-        let mut shots = Vec::new();
-        for (to, msg) in out {
-            let Some(c) = self
-                .clients
-                .iter_mut()
-                .chain(&mut self.walkers)
-                .find(|c| c.addr == to)
-            else {
-                continue;
-            };
-            if let ServerMsg::Snapshot(s) = &msg {
-                c.acks.server_ack = s.header.ack_seq;
-                for (_, e) in &s.events {
-                    if let GameEvent::Rail(shot) = e
-                        && !self
-                            .rails
-                            .iter()
-                            .any(|r| r.shot.shooter == shot.shooter && r.shot.tick == shot.tick)
-                    {
-                        self.rails.push(SeenRail {
-                            at: now,
-                            shot: *shot,
-                        });
-                        shots.push(*shot);
-                    }
-                }
-            }
-            // Sealed for its session, as the server's socket sends it.
-            if self
-                .server
-                .encode_for(to, &msg, &mut self.buf, &mut self.scratch)
-                .is_ok()
-            {
-                c.bytes.down(now, &msg, self.buf.len());
-                let carried = Carried::down(&msg);
-                c.down
-                    .push_carrying(now, to, &self.buf, wire::down_mark(&msg), carried);
-            }
-        }
-        for shot in &shots {
-            self.note_verdict(shot);
-        }
     }
 }
 

@@ -114,8 +114,9 @@ impl Motion {
         let Some(render_tick) = session.render_tick(now) else {
             return;
         };
+        let position = session.remote_positions(now);
         for (w, walker) in self.walkers.iter().enumerate() {
-            let Some(at) = session.remote_position(walker.id, now) else {
+            let Some(at) = position(walker.id) else {
                 self.last[n][w] = None;
                 continue;
             };

@@ -370,7 +370,7 @@ fn checkpoint(lab: &Lab, from: Duration, until: Option<Duration>) -> Check {
     }
 }
 
-/// After each millisecond of the lab: a checkpoint each second.
+/// After each step of the lab: a checkpoint each second (the lab steps at each).
 pub(crate) fn after_step(lab: &mut Lab) {
     let Some(mut journal) = lab.journal.take() else {
         return;
@@ -383,6 +383,12 @@ pub(crate) fn after_step(lab: &mut Lab) {
         journal.check(check);
     }
     lab.journal = Some(journal);
+}
+
+/// When [`after_step`] makes its next checkpoint, as time since the lab's start; None
+/// without a journal.
+pub(crate) fn next_check(lab: &Lab) -> Option<Duration> {
+    lab.journal.as_ref().map(|j| j.next_check)
 }
 
 /// The last checkpoint, with every datagram not yet in the wire log.

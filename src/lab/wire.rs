@@ -225,8 +225,8 @@ impl Lane {
             delivered: None,
             dropped: self.cond.queued() <= queued,
             // One character: the mark itself, or `+` for ten commands and more.
-            glyph: match mark.chars().collect::<Vec<_>>()[..] {
-                [c] => c,
+            glyph: match (mark.chars().next(), mark.chars().nth(1)) {
+                (Some(c), None) => c,
                 _ => '+',
             },
             bytes: bytes.len(),
@@ -261,6 +261,11 @@ impl Lane {
             self.in_flight.retain(|_, n| *n >= first);
         }
         lost
+    }
+
+    /// When the next datagram in flight arrives, if any.
+    pub(crate) fn next_due(&self) -> Option<Instant> {
+        self.cond.next_due()
     }
 
     /// Hands every datagram due at `now` to `deliver`.

@@ -52,18 +52,28 @@ impl ClientSession {
     /// reckoned) with those switches on, plus what is left of the last correction's
     /// error; else at its newest snapshot.
     pub fn remote_position(&self, id: PlayerId, now: Instant) -> Option<(f64, f64)> {
+        self.remote_position_at(id, &self.sampling(now))
+    }
+
+    /// [`ClientSession::remote_position`] of any number of players at `now`, what they
+    /// share worked out once.
+    pub(crate) fn remote_positions(
+        &self,
+        now: Instant,
+    ) -> impl Fn(PlayerId) -> Option<(f64, f64)> + '_ {
+        let at = self.sampling(now);
+        move |id| self.remote_position_at(id, &at)
+    }
+
+    fn remote_position_at(&self, id: PlayerId, at: &Sampling) -> Option<(f64, f64)> {
         let newest = find(&self.remotes.latest.as_ref()?.players, id)?;
-        let drawn = self.remote_drawn(id, now).map(|m| m.pos);
+        let drawn = self.remote_drawn_at(id, at).map(|m| m.pos);
         Some(drawn.unwrap_or((f64::from(newest.x), f64::from(newest.y))))
     }
 
-    /// Where and how fast remote player `id` is drawn moving now, when it is drawn from
-    /// the buffer (interpolation or dead reckoning on).
-    pub(super) fn remote_drawn(&self, id: PlayerId, now: Instant) -> Option<Motion> {
-        self.remote_drawn_at(id, &self.sampling(now))
-    }
-
-    /// [`ClientSession::remote_drawn`] at the instant `at` was worked out for.
+    /// Where and how fast remote player `id` is drawn moving at the instant `at` was
+    /// worked out for, when it is drawn from the buffer (interpolation or dead
+    /// reckoning on).
     pub(super) fn remote_drawn_at(&self, id: PlayerId, at: &Sampling) -> Option<Motion> {
         let m = self.remote_sampled_at(id, at)?;
         let Some(e) = self.remotes.remote_errors.iter().find(|e| e.id == id) else {

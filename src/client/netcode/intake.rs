@@ -149,6 +149,10 @@ impl ClientSession {
         if self.is_duplicate(snap.header.tick) {
             return None;
         }
+        if self.remotes.unseen {
+            self.on_snapshot(now, snap);
+            return None;
+        }
         // What the same snapshot, with the same events, would have cost with every player
         // in full, for the compression figures.
         let mut full = delta::encode(&snap, None);
@@ -186,14 +190,17 @@ impl ClientSession {
         }
         // Where each remote player was drawn just before this snapshot: what it is
         // corrected from.
-        let at = self.sampling(now);
-        let mut before = Vec::with_capacity(snap.players.len());
-        before.extend(
-            snap.players
-                .iter()
-                .filter(|p| p.id != self.player_id)
-                .filter_map(|p| Some((p.id, self.remote_drawn_at(p.id, &at)?))),
-        );
+        let mut before = Vec::new();
+        if !self.remotes.unseen {
+            let at = self.sampling(now);
+            before.reserve(snap.players.len());
+            before.extend(
+                snap.players
+                    .iter()
+                    .filter(|p| p.id != self.player_id)
+                    .filter_map(|p| Some((p.id, self.remote_drawn_at(p.id, &at)?))),
+            );
+        }
         // Snapshots the server held back for our link's sake were never sent: no loss.
         // Each snapshot carries the running total, so the count between the newest two
         // is right even when the snapshots between that said so were lost.
@@ -228,7 +235,12 @@ impl ClientSession {
             );
         }
         self.observe_timing(now, &snap, dropped, withheld);
-        if let Some(prev) = &self.remotes.latest {
+        if let Some(prev) = self
+            .remotes
+            .latest
+            .as_ref()
+            .filter(|_| !self.remotes.unseen)
+        {
             let roster = &self.remotes.roster;
             self.net
                 .remote_motion(&prev.players, &snap.players, self.player_id, |id| {
@@ -264,7 +276,9 @@ impl ClientSession {
             .buffer
             .push(snap.header.tick, snap.players.clone());
         self.remotes.latest = Some(snap);
-        self.correct_remotes(now, &before);
+        if !self.remotes.unseen {
+            self.correct_remotes(now, &before);
+        }
     }
 
     /// The server clock, the interpolation delay, the RTT and the lagometer, from one

@@ -76,6 +76,13 @@ impl RateMeter {
     pub(crate) fn rates(&self) -> Rates {
         self.rates
     }
+
+    /// The earliest time [`RateMeter::sample`] records again: None before its first
+    /// sample (it records on the first call). A stepper that calls it only at the
+    /// times that matter skips none of its samples.
+    pub(crate) fn next_sample(&self) -> Option<Instant> {
+        self.samples.back().map(|s| s.at + SAMPLE_EVERY)
+    }
 }
 
 #[cfg(test)]

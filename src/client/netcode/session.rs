@@ -156,6 +156,7 @@ impl ClientSession {
                 correction: CorrectionStyle::default(),
                 remote_errors: Vec::new(),
                 roster_pages: RosterPages::default(),
+                unseen: false,
             },
             feed: Feed {
                 next_event: 1,
@@ -191,6 +192,12 @@ impl ClientSession {
     /// Whether the correction-loop bug is on (see [`Self::set_correction_loop`]).
     pub(crate) fn correction_loop(&self) -> bool {
         self.own.correction_loop
+    }
+
+    /// Marks this session as one nobody sees (the lab's walkers): it takes in
+    /// snapshots without the work only its view and figures need.
+    pub(crate) fn set_unseen(&mut self) {
+        self.remotes.unseen = true;
     }
 
     pub fn set_tuning(&mut self, tuning: Tuning) {

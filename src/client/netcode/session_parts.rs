@@ -82,6 +82,11 @@ pub(super) struct Remotes {
     /// How remote players are brought onto a snapshot that disagrees with where they
     /// were drawn ([`ClientSession::set_correction`]).
     pub(super) correction: CorrectionStyle,
+    /// Nobody sees this session's view or figures (the lab's walkers): remote players
+    /// are not corrected, nor their distances or the snapshots' full sizes kept.
+    /// Nothing the session sends depends on those.
+    #[serde(skip)]
+    pub(super) unseen: bool,
 }
 
 /// The event feed: the next event expected, and what the events build (combat, the match log, the tells).
