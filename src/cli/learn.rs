@@ -43,9 +43,12 @@ fn list(progress: &Progress) -> String {
             "    "
         };
         out.push_str(&format!(
-            "{:>3}. [{mark}] {title}\n       from: {}\n",
+            "{:>3}. [{mark}] {title}\n{}",
             n + 1,
-            articles.join(", ")
+            articles
+                .iter()
+                .map(|a| format!("       from {a}\n"))
+                .collect::<String>()
         ));
     }
     out.push_str(
@@ -129,7 +132,12 @@ mod tests {
         assert!(text.contains("  1. [    ] Latency"), "{text}");
         assert!(text.contains("  2. [done] Prediction"), "{text}");
         assert!(text.contains(&format!("{count:>3}. ")), "{text}");
-        assert!(text.contains("from: improved-latency-handling"), "{text}");
+        // Articles by title and where they appeared, never by a file name of ours.
+        assert!(
+            text.contains("from \"Improved Latency Handling\" (chapter 8 of Multiplayer"),
+            "{text}"
+        );
+        assert!(!text.contains("improved-latency-handling"), "{text}");
     }
 
     /// Issue 30: a lesson of one step said "lesson 3 has steps 1 to 1".

@@ -98,7 +98,8 @@ impl Lab {
                             *acked = (*acked).max(crate::net::widen::ack_of(s, *acked));
                             let session = driver.session();
                             let before = session.last_correction().map(|(at, _)| *at);
-                            snapshot = (n < shown).then_some((s.header.tick, session.acked_seq(), before));
+                            snapshot =
+                                (n < shown).then_some((s.header.tick, session.acked_seq(), before));
                         }
                         driver.receive(now, msg, bytes.len());
                         if let Some((tick, acked_before, before)) = snapshot {

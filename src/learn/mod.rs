@@ -15,6 +15,7 @@
 //! text outside backticks (keys and the values the learner is asked to set).
 #![doc(hidden)] // Public for the binary: see the crate docs.
 
+mod articles;
 mod coach;
 mod lessons;
 pub mod progress;
@@ -83,8 +84,8 @@ impl Scenario {
 /// A lesson: a scenario and its steps.
 pub(crate) struct Lesson {
     pub(crate) title: &'static str,
-    /// The reference articles it draws on (file names in the course's references).
-    pub(crate) articles: &'static [&'static str],
+    /// The reference articles it draws on.
+    pub(crate) articles: &'static [articles::Article],
     /// The articles' items it covers, in words.
     pub(crate) covers: &'static [&'static str],
     pub(crate) scenario: Scenario,
@@ -156,15 +157,18 @@ pub(crate) fn measured_f(v: f64, decimals: usize) -> String {
     measured(format!("{v:.decimals$}"))
 }
 
-/// The lessons, for `netarena learn`'s list: (title, articles, items covered).
-pub fn lessons() -> Vec<(
-    &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
-)> {
+/// The lessons, for `netarena learn`'s list: (title, the articles it draws on, each
+/// by its title and where it appeared, items covered).
+pub fn lessons() -> Vec<(&'static str, Vec<String>, &'static [&'static str])> {
     lessons::LESSONS
         .iter()
-        .map(|l| (l.title, l.articles, l.covers))
+        .map(|l| {
+            (
+                l.title,
+                l.articles.iter().map(|a| a.cited()).collect(),
+                l.covers,
+            )
+        })
         .collect()
 }
 

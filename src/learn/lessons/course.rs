@@ -6,10 +6,7 @@ use super::*;
 pub(crate) static LESSONS: &[Lesson] = &[
     Lesson {
         title: "Latency and the dumb client",
-        articles: &[
-            "improved-latency-handling",
-            "prediction-reconciliation-blog",
-        ],
+        articles: &[LATENCY_HANDLING, RECONCILIATION],
         covers: &[
             "the dumb terminal: a client that waits for the server",
             "RTT measured from echoed timestamps",
@@ -26,10 +23,10 @@ pub(crate) static LESSONS: &[Lesson] = &[
     Lesson {
         title: "Prediction and reconciliation",
         articles: &[
-            "prediction-reconciliation-blog",
-            "fps-prediction-revisited",
-            "improved-latency-handling",
-            "tickrate-lerp-prediction-devdoc",
+            RECONCILIATION,
+            PREDICTION_REVISITED,
+            LATENCY_HANDLING,
+            PROOFPS_DEV_DOC,
         ],
         covers: &[
             "saved moves, acks with move id and position, replay of the rest",
@@ -55,7 +52,7 @@ pub(crate) static LESSONS: &[Lesson] = &[
     },
     Lesson {
         title: "The correction loop",
-        articles: &["player-movement-corrections"],
+        articles: &[MOVEMENT_CORRECTIONS],
         covers: &["the correction-loop bug, and why numbered commands and replay avoid it"],
         scenario: Scenario {
             profile: "lan",
@@ -79,7 +76,7 @@ pub(crate) static LESSONS: &[Lesson] = &[
     },
     Lesson {
         title: "Redundancy and loss",
-        articles: &["fps-prediction-revisited"],
+        articles: &[PREDICTION_REVISITED],
         covers: &[
             "redundant inputs: each command rides in several packets, the commands not yet acknowledged",
         ],
@@ -101,11 +98,7 @@ pub(crate) static LESSONS: &[Lesson] = &[
     },
     Lesson {
         title: "Interpolation and the packet period",
-        articles: &[
-            "improved-latency-handling",
-            "player-movement-corrections",
-            "tickrate-lerp-prediction-devdoc",
-        ],
+        articles: &[LATENCY_HANDLING, MOVEMENT_CORRECTIONS, PROOFPS_DEV_DOC],
         covers: &[
             "interpolation between snapshots; the interpolation period is the packet period",
             "why at least two snapshots, and why three are buffered",
@@ -148,7 +141,7 @@ pub(crate) static LESSONS: &[Lesson] = &[
     },
     Lesson {
         title: "Dead reckoning and correction styles",
-        articles: &["improved-latency-handling"],
+        articles: &[LATENCY_HANDLING],
         covers: &[
             "dead reckoning: extrapolating others along their velocity",
             "three ways to correct: snap, interpolate (smooth), second order (blend)",
@@ -186,11 +179,7 @@ pub(crate) static LESSONS: &[Lesson] = &[
     },
     Lesson {
         title: "Tick rate, frame rate, update rate",
-        articles: &[
-            "tickrate-lerp-prediction-devdoc",
-            "player-movement-corrections",
-            "fps-prediction-revisited",
-        ],
+        articles: &[PROOFPS_DEV_DOC, MOVEMENT_CORRECTIONS, PREDICTION_REVISITED],
         covers: &[
             "tick rate vs frame rate vs update rate (snapshot rate)",
             "input batched into packets (command rate), rate limits",
@@ -231,7 +220,7 @@ pub(crate) static LESSONS: &[Lesson] = &[
     },
     Lesson {
         title: "The server's input buffer and speed hacks",
-        articles: &["fps-prediction-revisited"],
+        articles: &[PREDICTION_REVISITED],
         covers: &[
             "a per-client jitter buffer on the server",
             "the same buffer stops speed hacks",
@@ -266,10 +255,7 @@ pub(crate) static LESSONS: &[Lesson] = &[
     },
     Lesson {
         title: "Lag compensation and its bound",
-        articles: &[
-            "improved-latency-handling",
-            "tickrate-lerp-prediction-devdoc",
-        ],
+        articles: &[LATENCY_HANDLING, PROOFPS_DEV_DOC],
         covers: &[
             "server-side rewind for hitscan weapons",
             "the bound on how far back the server rewinds",
@@ -304,10 +290,7 @@ pub(crate) static LESSONS: &[Lesson] = &[
     },
     Lesson {
         title: "Projectiles: server birth, client flight",
-        articles: &[
-            "tickrate-lerp-prediction-devdoc",
-            "improved-latency-handling",
-        ],
+        articles: &[PROOFPS_DEV_DOC, LATENCY_HANDLING],
         covers: &[
             "client-side bullet travel with server birth and removal",
             "several physics steps per tick (bolt sub-steps)",

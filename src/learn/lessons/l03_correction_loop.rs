@@ -84,7 +84,7 @@ pub(super) fn l3_rare_loss(lab: &mut Lab) {
 pub(super) fn l3_ab_ask(a: &Lab, _: &Lab) -> Vec<String> {
     vec![
         format!(
-            "An A/B run (`lab --compare {LOOP_BUG}`): client 1 loses {}% of its input packets in both labs. On the right the article's bug is back: on a correction, client 1 drops the commands in flight instead of replaying them, though the server still applies them.",
+            "An A/B run (`lab --compare {LOOP_BUG}`): client 1 loses {}% of its input packets in both labs. On the right the bug of \"Player movement Implementation\" (from the Multiplayer Architecture series) is back: on a correction, client 1 drops the commands in flight instead of replaying them, though the server still applies them.",
             measured(a.link(0, crate::lab::Way::Up).loss_pct)
         ),
         "Walk until `corr` counts up on the right, then let go of the keys for a second."

@@ -33,7 +33,7 @@ pub(super) fn l10_judge(w: &Watch, _: &mut Memo) -> Verdict {
         .bolt_born
         .map_or_else(String::new, |t| format!(", at tick {}", measured(t)));
     Verdict::Pass(vec![format!(
-        "Your bolt flew in client 1's view at once: client 1 predicts its own bolt, as it predicts its moves (the muzzle flash is a tell, what a game shows for a shot it cannot predict). The server's bolt was born {} ms later, when the command was applied: half the round trip ({} ms) to arrive, then up to the {} ticks ({} ms) the server's input buffer holds{tick}. The server decides where it ends; client 1 drops its own at the server's removal tick. Other players' bolts are the article's server birth, client flight: born on the server, flown by each client (the walker never fires). Bolts move in sub-steps so none skips a wall.",
+        "Your bolt flew in client 1's view at once: client 1 predicts its own bolt, as it predicts its moves (the muzzle flash is a tell, what a game shows for a shot it cannot predict). The server's bolt was born {} ms later, when the command was applied: half the round trip ({} ms) to arrive, then up to the {} ticks ({} ms) the server's input buffer holds{tick}. The server decides where it ends; client 1 drops its own at the server's removal tick. Other players' bolts are what the PRooFPS-dd Developer Documentation calls server birth and client flight: born on the server, flown by each client (the walker never fires). Bolts move in sub-steps so none skips a wall.",
         measured_f(d, 0),
         measured_f(w.rtt_ms / 2.0, 0),
         measured(w.born_buffer_ticks),

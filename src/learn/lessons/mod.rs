@@ -3,6 +3,9 @@
 //! number a text quotes comes from the lab's run, marked with [`measured`]; the values
 //! a learner is asked to set are in backticks.
 
+use super::articles::{
+    LATENCY_HANDLING, MOVEMENT_CORRECTIONS, PREDICTION_REVISITED, PROOFPS_DEV_DOC, RECONCILIATION,
+};
 use super::watch::{Memo, Setup, Watch, me, server_cell, walker};
 use super::{Act, Judge, Lesson, Say, Scenario, Step, Task, Verdict, measured, measured_f};
 use super::{rewind, speed_hack};
