@@ -67,9 +67,11 @@ const LOSS_CUT: f64 = 0.7;
 const DRAIN: f64 = 0.5;
 /// The rate does not grow while that queue drains, for at most this long.
 const DRAIN_FOR: Duration = Duration::from_secs(3);
-/// Growth per acknowledgement while the rate is what holds snapshots back.
-const GROW_SHARE: f64 = 0.01;
-const GROW_BYTES: f64 = 8.0;
+/// Growth a second while the rate is what holds snapshots back (by the time between
+/// acknowledgements, so more of them do not make it faster), past [`NEAR_CEILING`] of
+/// what the link delivered at the last cut, or with a queue over [`EMPTY_QUEUE`]...
+const GROW_SHARE: f64 = 0.03;
+const GROW_BYTES: f64 = 80.0;
 /// Loss counts as congestion past this share of the snapshots settled in the last
 /// second, and only while a queue of more than [`EMPTY_QUEUE`] stands: random loss
 /// with no queue is the path's.
@@ -84,10 +86,12 @@ const GROWTH: Duration = Duration::from_millis(5);
 /// A round trip over the target that stays flat this long, with nothing held back,
 /// is the path's new length.
 const STEP_SETTLES: Duration = Duration::from_secs(1);
-/// While the round trip stays within this of its floor the queue is empty,
-/// and the rate grows back faster: a cut for a spike of lag is undone in a second.
+/// ...and while the round trip stays within this of its floor the queue is empty,
+/// and below that share of the ceiling the rate grows back faster: a cut for a spike
+/// of lag is undone in a few seconds.
 const EMPTY_QUEUE: Duration = Duration::from_millis(40);
-const FAST_GROW_SHARE: f64 = 0.05;
+const FAST_GROW_SHARE: f64 = 0.3;
+const NEAR_CEILING: f64 = 0.9;
 /// The shortest round trip is forgotten after this long, so a path that got slower for
 /// good (a route change) is not taken for a queue for ever.
 const MIN_RTT_WINDOW: Duration = Duration::from_secs(10);
@@ -126,6 +130,10 @@ pub(crate) struct Delivery {
     cut_queue: Option<Duration>,
     /// The client's count of snapshots it found missing, as last heard.
     lost_count: Option<u8>,
+    /// The rate's growth: when it was last reckoned, and what the link delivered
+    /// (bytes a second) at the last cut, where the queue came from.
+    grown_at: Option<Instant>,
+    ceiling: Option<f64>,
     queue: QueueDelay,
     ledger: Ledger,
     bucket: Bucket,
@@ -173,6 +181,8 @@ impl Delivery {
             draining: None,
             cut_queue: None,
             lost_count: None,
+            grown_at: None,
+            ceiling: None,
             queue: QueueDelay {
                 queue_windows: [None; 3],
                 queue_window_start: None,
@@ -344,6 +354,11 @@ impl Delivery {
         let rtt = now.saturating_duration_since(sent_at);
         let own = held + self.queue.up_queue;
         let queue = self.sample(now, rtt.checked_sub(own).unwrap_or(rtt));
+        tracing::debug!(
+            "DBG acked tick={tick} rtt={} held={} upq={} queue={} standing={} min={:?} rate={:.0} overfilled={} limited={} lost={lost}",
+            rtt.as_millis(), held.as_millis(), self.queue.up_queue.as_millis(), queue.as_millis(),
+            self.standing_queue().as_millis(), self.queue.min_rtt, self.bucket.rate, self.overfilled(now), self.limited(now)
+        );
         self.ledger
             .settled
             .push_back((now, settled.len(), lost.min(settled.len())));
@@ -371,18 +386,24 @@ impl Delivery {
             .zip(rate_of(&self.ledger.offered, now))
             .is_some_and(|(delivered, offered)| delivered < DELIVERED_SHARE * offered);
         if lost > 0 && missing as f64 > LOSS_LIMIT * all as f64 && (queued || swamped) {
-            self.cut(now, LOSS_CUT);
+            self.cut(now, LOSS_CUT, queue);
         }
     }
 
-    /// Sends less: a little under what was delivered, at most once a round trip.
-    /// Whether it did (not twice in a round trip).
-    fn cut(&mut self, now: Instant, share: f64) -> bool {
+    /// Sends less: a little under what was delivered, and the `queue` that stands
+    /// is owed (the bucket waits while the link carries it), at most once a round
+    /// trip: not before a snapshot sent after the last cut is acknowledged, since until
+    /// then every reading is of the queue that cut was for. Whether it did.
+    fn cut(&mut self, now: Instant, share: f64, queue: Duration) -> bool {
         let srtt = self.queue.srtt.unwrap_or(Duration::from_millis(200));
-        if self
-            .last_cut
-            .is_some_and(|t| now.saturating_duration_since(t) < srtt)
-        {
+        if self.last_cut.is_some_and(|t| {
+            now.saturating_duration_since(t) < srtt
+                || self
+                    .ledger
+                    .sent
+                    .front()
+                    .is_some_and(|(_, sent_at, _)| *sent_at <= t)
+        }) {
             return false;
         }
         let delivered = self
@@ -391,7 +412,10 @@ impl Delivery {
             .unwrap_or(self.bucket.rate);
         let first = self.last_cut.is_none();
         let share = if first { DRAIN } else { share };
+        let was = self.bucket.rate;
         self.bucket.rate = (self.bucket.rate.min(delivered) * share).max(MIN_RATE);
+        self.ceiling = Some(delivered);
+        tracing::debug!("DBG cut {was:.0} -> {:.0} delivered={delivered:.0} share={share}", self.bucket.rate);
         if first {
             // Every round trip so far was measured behind the queue the start filled:
             // the shortest is learnt again while it drains.
@@ -402,7 +426,10 @@ impl Delivery {
             let queue = self.queue.srtt.unwrap_or(DRAIN_FOR) * 2;
             self.draining = Some(now + queue.min(DRAIN_FOR));
         }
-        self.bucket.tokens = self.bucket.tokens.min(0.0);
+        // At most a second of the rate: a queue read that long is mostly the other
+        // direction's (the round trip holds both), and the next cut waits for news.
+        let owed = (delivered * queue.as_secs_f64()).min(self.bucket.rate);
+        self.bucket.tokens = self.bucket.tokens.min(0.0) - owed;
         self.last_cut = Some(now);
         true
     }

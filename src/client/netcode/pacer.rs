@@ -5,15 +5,19 @@
 //!
 //! The uplink has a rate of its own ([`Uplink`]): packets go only while its byte budget
 //! (bytes as the wire counts them, [`crate::net::wire_bytes`]) has room, changes
-//! included. The rate follows what the server says it received of our packets (each
-//! few snapshots carry the counts): when packets went missing while the round trip
-//! stood well above its floor, or the round trip alone grew far above it, a queue in
-//! front of the uplink is full or filling, and the rate drops to a little under what
-//! arrived. A thin uplink so gets fewer, larger packets, each carrying every command
-//! made since the last one, never more bytes than the path carries. Every packet's
-//! redundant window is bounded by bytes as well as by count ([`bound_redundancy`]), so
-//! a slow acknowledgement cannot make each packet larger and the uplink more congested
-//! still.
+//! included. Its rate follows the uplink's own queue, read from the uplink's one-way
+//! delay: a snapshot that echoes one of our packets says when the server got it (its
+//! tick, less how long the server held the echo), and our clock says when it went. The
+//! two clocks differ by a constant, so only the delay's rise above its least counts:
+//! that is the uplink's queue alone, whatever the downlink's queue does to the round
+//! trip. When the queue stands (with packets missing from the server's counts, which
+//! come with the snapshots) or fills, the rate drops to a little under what arrived,
+//! and the queue's bytes are owed, so the pacer waits them out before sending again.
+//! The rate grows back only while the budget is what holds packets back. A thin uplink
+//! so gets fewer, larger packets, each carrying every command made since the last one,
+//! never more bytes than the path carries. Every packet's redundant window is bounded
+//! by bytes as well as by count ([`bound_redundancy`]), so a slow acknowledgement cannot
+//! make each packet larger and the uplink more congested still.
 
 use crate::net::codec;
 use crate::net::protocol::InputPacket;
@@ -32,18 +36,22 @@ const UPLINK_CUT: f64 = 0.8;
 /// The counts are judged over at least this long (they come with every snapshot on a
 /// paced link: one or two packets apart, too few to tell a rate by).
 const JUDGED_OVER: f64 = 0.5;
-/// Growth at each judgement while the round trip is near its floor.
+/// Growth at each judgement while the uplink's queue is short and the budget held
+/// packets back (a budget that holds nothing back says nothing of the link): quick up
+/// to [`NEAR_CEILING`] of what the link carried at the last cut, slow past it, where
+/// the queue came from.
 const UPLINK_GROW: f64 = 1.05;
+const UPLINK_PROBE: f64 = 1.01;
+const NEAR_CEILING: f64 = 0.85;
 /// Share of our packets missing since the last counts that, with a queue standing,
 /// says the uplink's queue overflowed (random loss alone cuts nothing).
 const UPLINK_LOSS: f64 = 0.1;
-/// The round trip above its floor (ms) that counts as a queue standing, and the one
-/// that, without loss, says a queue is filling.
+/// The uplink's queue (ms of one-way delay over its least) that counts as standing,
+/// and the one that, without loss, says it is filling.
 const QUEUE_MS: f64 = 100.0;
-const FILLING_MS: f64 = 250.0;
-/// The floor of the round trip is the shortest in a window of this many seconds and
-/// the one before, so it is the loaded path's (a thin link's own time on the wire
-/// included) and a path that got slower for good is not taken for a queue for ever.
+const FILLING_MS: f64 = 200.0;
+/// The least one-way delay is the least in a window of this many seconds and the one
+/// before, so a path that got slower for good is not taken for a queue for ever.
 const FLOOR_SECS: f64 = 10.0;
 
 /// Most bytes of command runs one input packet carries: the newest commands are kept.
@@ -101,15 +109,23 @@ pub(crate) struct Uplink {
     ticks: u64,
     /// Wire bytes of an input packet, smoothed.
     packet_bytes: f64,
-    /// The counts last judged: at which tick, received, highest number.
-    last_counts: Option<(u64, u32, u32)>,
-    /// The shortest round trip in this window and in the one before (ms), and the
-    /// tick this window began.
-    floor_ms: [Option<f64>; 2],
+    /// The counts last judged: at which tick, at what time of the server's (ms: the
+    /// window over which they count), received, highest number.
+    last_counts: Option<(u64, f64, u32, u32)>,
+    /// What the link carried (wire bytes a second) when a queue last made a cut.
+    ceiling: Option<f64>,
+    /// The uplink's one-way delay (ms, less a constant: the clocks' offset): its least
+    /// in this window and the one before, and the tick this window began.
+    floor: [Option<f64>; 2],
     floor_since: u64,
-    /// The downlink's one-way delay as the snapshots show it (arrival less the
-    /// server's tick time, ms): its least in this window and the one before.
-    down_floor: [Option<f64>; 2],
+    /// The least queue read since the last judgement, and the newest read at all.
+    queue_since: Option<f64>,
+    queue: f64,
+    /// Whether the budget held back a packet that was due since the last judgement.
+    limited: bool,
+    /// No cut before this tick: the queue a cut was for still shows in the echoes
+    /// until it has drained and a round trip passed.
+    calm_until: u64,
 }
 
 impl Default for Uplink {
@@ -127,9 +143,13 @@ impl Uplink {
             ticks: 0,
             packet_bytes: 0.0,
             last_counts: None,
-            floor_ms: [None; 2],
+            ceiling: None,
+            floor: [None; 2],
             floor_since: 0,
-            down_floor: [None; 2],
+            queue_since: None,
+            queue: 0.0,
+            limited: false,
+            calm_until: 0,
         }
     }
 
@@ -152,58 +172,57 @@ impl Uplink {
         };
     }
 
-    /// The server received `received` of our packets up to number `high`; the round
-    /// trip is `rtt_ms` (None before one was measured: counts then only start the
-    /// reckoning, since a round trip taken for zero would be the floor, and every
-    /// later one a queue, for the floor's two windows); the snapshot that said so came `down_ms` after its tick by our
-    /// clock (a constant offset aside: only its rise above its least counts, the
-    /// downlink's queue, which the round trip includes and fewer input packets would
-    /// not shorten).
-    fn counts(&mut self, received: u32, high: u32, rtt_ms: Option<f64>, down_ms: f64) {
-        let Some(rtt_ms) = rtt_ms else {
-            self.last_counts = Some((self.ticks, received, high));
-            return;
-        };
+    /// One of our packets took `one_way_ms` to the server, less the clocks' offset.
+    fn one_way(&mut self, one_way_ms: f64) {
         if (self.ticks - self.floor_since) as f64 * self.tick_secs > FLOOR_SECS {
-            self.floor_ms = [None, self.floor_ms[0]];
-            self.down_floor = [None, self.down_floor[0]];
+            self.floor = [None, self.floor[0]];
             self.floor_since = self.ticks;
         }
-        self.down_floor[0] = Some(self.down_floor[0].map_or(down_ms, |f| f.min(down_ms)));
-        let down_least = self
-            .down_floor
-            .iter()
-            .flatten()
-            .fold(down_ms, |a, b| a.min(*b));
-        let down_queue = down_ms - down_least;
-        self.floor_ms[0] = Some(self.floor_ms[0].map_or(rtt_ms, |f| f.min(rtt_ms)));
-        let floor = self
-            .floor_ms
-            .iter()
-            .flatten()
-            .fold(rtt_ms, |a, b| a.min(*b));
-        let queue = (rtt_ms - floor - down_queue).max(0.0);
-        let Some((at, was_received, was_high)) = self.last_counts else {
-            self.last_counts = Some((self.ticks, received, high));
+        self.floor[0] = Some(self.floor[0].map_or(one_way_ms, |f| f.min(one_way_ms)));
+        let least = self.floor.iter().flatten().fold(one_way_ms, |a, b| a.min(*b));
+        self.queue = one_way_ms - least;
+        self.queue_since = Some(self.queue_since.map_or(self.queue, |q| q.min(self.queue)));
+    }
+
+    /// The server had received `received` of our packets up to number `high` at
+    /// `server_ms` by its clock: judged with the uplink's queue since the last counts
+    /// (see [`Uplink::one_way`]).
+    fn counts(&mut self, server_ms: f64, received: u32, high: u32) {
+        let Some((at, was_ms, was_received, was_high)) = self.last_counts else {
+            self.last_counts = Some((self.ticks, server_ms, received, high));
             return;
         };
-        let secs = (self.ticks - at) as f64 * self.tick_secs;
-        if secs < JUDGED_OVER {
+        if (self.ticks - at) as f64 * self.tick_secs < JUDGED_OVER {
             return;
         }
-        self.last_counts = Some((self.ticks, received, high));
+        self.last_counts = Some((self.ticks, server_ms, received, high));
+        // Over the server's time: the downlink's queue changing does not stretch or
+        // squeeze the window.
+        let secs = (server_ms - was_ms) / 1000.0;
+        // The least queue read since the last judgement (jitter only adds to one), or
+        // the newest if no echo came.
+        let queue = self.queue_since.take().unwrap_or(self.queue);
+        let limited = std::mem::take(&mut self.limited);
         let sent = high.saturating_sub(was_high);
-        if sent == 0 {
+        if sent == 0 || secs <= 0.0 || self.ticks < self.calm_until {
             return;
         }
         let arrived = received.saturating_sub(was_received).min(sent);
         let lost = 1.0 - f64::from(arrived) / f64::from(sent);
         let carried = f64::from(arrived) * self.packet_bytes / secs;
+        tracing::debug!("DBG up queue={queue:.0} lost={lost:.2} sent={sent} carried={carried:.0} rate={:.0} limited={limited} pkt={:.0} tokens={:.0}", self.rate, self.packet_bytes, self.tokens);
         if (lost > UPLINK_LOSS && queue > QUEUE_MS) || queue > FILLING_MS {
+            self.ceiling = Some(carried);
             self.rate = (carried * UPLINK_CUT).clamp(UPLINK_MIN, self.rate);
-            self.tokens = self.tokens.min(0.0);
-        } else if queue < QUEUE_MS / 2.0 {
-            self.rate = (self.rate * UPLINK_GROW + 20.0).min(UPLINK_MAX);
+            // The queue's bytes are owed: the pacer waits while the link carries them.
+            let backlog = carried * queue / 1000.0;
+            self.tokens = self.tokens.min(0.0) - backlog;
+            let wait = -self.tokens / self.rate + queue / 1000.0 + JUDGED_OVER;
+            self.calm_until = self.ticks + (wait / self.tick_secs) as u64;
+        } else if queue < QUEUE_MS / 2.0 && limited {
+            let near = self.ceiling.is_some_and(|c| self.rate > NEAR_CEILING * c);
+            let grow = if near { UPLINK_PROBE } else { UPLINK_GROW };
+            self.rate = (self.rate * grow + 20.0).min(UPLINK_MAX);
         }
     }
 }
@@ -251,7 +270,9 @@ impl InputPacer {
         let room = self.uplink.tick();
         self.change_waiting |= self.last_command != Some(cmd);
         self.last_command = Some(cmd);
-        if !room || (!self.change_waiting && self.unsent_ticks < self.interval) {
+        let wanted = self.change_waiting || self.unsent_ticks >= self.interval;
+        self.uplink.limited |= wanted && !room;
+        if !room || !wanted {
             return None;
         }
         self.change_waiting = false;
@@ -274,7 +295,9 @@ impl InputPacer {
     pub(crate) fn resend_due(&mut self) -> Option<Due> {
         self.unsent_ticks += 1;
         let room = self.uplink.tick();
-        if !room || self.unsent_ticks < self.interval {
+        let wanted = self.unsent_ticks >= self.interval;
+        self.uplink.limited |= wanted && !room;
+        if !room || !wanted {
             return None;
         }
         Some(self.send(self.interval))
@@ -290,10 +313,16 @@ impl InputPacer {
         self.uplink.sent(wire);
     }
 
-    /// The server's counts of our packets (see [`Uplink`]), with the round trip and
-    /// the snapshot's delay after its tick.
-    pub(crate) fn counts(&mut self, received: u32, high: u32, rtt_ms: Option<f64>, down_ms: f64) {
-        self.uplink.counts(received, high, rtt_ms, down_ms);
+    /// The server's counts of our packets at `server_ms` by its clock (see
+    /// [`Uplink`]).
+    pub(crate) fn counts(&mut self, server_ms: f64, received: u32, high: u32) {
+        self.uplink.counts(server_ms, received, high);
+    }
+
+    /// An echoed packet of ours reached the server `one_way_ms` after it went, by
+    /// clocks that differ by a constant (see [`Uplink`]).
+    pub(crate) fn one_way(&mut self, one_way_ms: f64) {
+        self.uplink.one_way(one_way_ms);
     }
 }
 
