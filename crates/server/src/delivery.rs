@@ -71,7 +71,7 @@ const DRAIN_FOR: Duration = Duration::from_secs(3);
 /// acknowledgements, so more of them do not make it faster), past [`NEAR_CEILING`] of
 /// what the link delivered at the last cut, or with a queue over [`EMPTY_QUEUE`]...
 const GROW_SHARE: f64 = 0.03;
-const GROW_BYTES: f64 = 80.0;
+const GROW_BYTES: f64 = 20.0;
 /// Loss counts as congestion past this share of the snapshots settled in the last
 /// second, and only while a queue of more than [`EMPTY_QUEUE`] stands: random loss
 /// with no queue is the path's.
@@ -145,6 +145,8 @@ struct Ledger {
     /// Snapshots sent and not yet acknowledged: tick, when, bytes.
     sent: VecDeque<(u32, Instant, usize)>,
     newest_acked: Option<u32>,
+    /// When the newest acknowledged snapshot was sent.
+    newest_acked_sent: Option<Instant>,
     /// Snapshots settled by each acknowledgement over the last second or so: when, how
     /// many, how many of them the client reported missing.
     settled: VecDeque<(Instant, usize, usize)>,
@@ -198,6 +200,7 @@ impl Delivery {
             ledger: Ledger {
                 sent: VecDeque::new(),
                 newest_acked: None,
+                newest_acked_sent: None,
                 settled: VecDeque::new(),
                 delivered: VecDeque::new(),
                 delivered_total: 0,
@@ -330,6 +333,7 @@ impl Delivery {
         };
         self.ledger.newest_acked = Some(tick);
         let (_, sent_at, _) = self.ledger.sent[at];
+        self.ledger.newest_acked_sent = Some(sent_at);
         let before = match lost_count {
             Some(count) => self.lost_count.replace(count),
             None => None,
@@ -398,11 +402,7 @@ impl Delivery {
         let srtt = self.queue.srtt.unwrap_or(Duration::from_millis(200));
         if self.last_cut.is_some_and(|t| {
             now.saturating_duration_since(t) < srtt
-                || self
-                    .ledger
-                    .sent
-                    .front()
-                    .is_some_and(|(_, sent_at, _)| *sent_at <= t)
+                || self.ledger.newest_acked_sent.is_some_and(|s| s <= t)
         }) {
             return false;
         }

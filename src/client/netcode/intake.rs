@@ -302,10 +302,10 @@ impl ClientSession {
                 // The server got the echoed packet at the snapshot's tick less its hold:
                 // by its clock against ours, the uplink's one-way delay and a constant.
                 let server_ms = self.timing.timeline.secs(f64::from(snap.tick)) * 1000.0;
-                let went_ms = self.local_secs(now) * 1000.0
-                    - f64::from((self.local_ms(now) as u16).wrapping_sub(snap.echo_time_ms as u16));
+                let age = (self.local_ms(now) as u16).wrapping_sub(snap.echo_time_ms as u16);
+                let went_ms = self.local_secs(now) * 1000.0 - f64::from(age);
                 let one_way = server_ms - f64::from(snap.echo_hold_ms) - went_ms;
-                self.own.pacer.one_way(one_way);
+                self.own.pacer.one_way(one_way, f64::from(age) / 1000.0);
             }
         }
     }

@@ -26,9 +26,15 @@ use crate::sim::world::Command;
 /// The most the uplink's rate grows to, wire bytes a second: a packet every tick at
 /// 60 Hz, of 130 bytes...
 const UPLINK_MAX: f64 = 8_000.0;
-/// ...and its rate before anything is known: the most, so a link that never queues
-/// (a LAN, the lab's clean links) never meets the budget.
-const UPLINK_START: f64 = UPLINK_MAX;
+/// ...and its rate before anything is known: 15 packets of 80 bytes a second, what a
+/// 12 kbit/s uplink carries with room to spare. Its queue would show only after the
+/// join's burst has crossed the downlink (seconds on such a link), so a start it could
+/// not carry would fill its queue meanwhile. A link that never queues (a LAN) doubles
+/// the rate at each judgement while it holds packets back, to the most in two or three
+/// seconds; a thin one finds its queue after its burst (what the link's own bucket
+/// lets through at once) is spent, so growth by halves overshoots less.
+const UPLINK_START: f64 = 1_200.0;
+const UPLINK_START_GROW: f64 = 1.5;
 /// The least it comes down to: a few packets a second on a hopeless link.
 const UPLINK_MIN: f64 = 300.0;
 /// A cut sets the rate to this share of what arrived since the last counts.
@@ -112,8 +118,12 @@ pub(crate) struct Uplink {
     /// The counts last judged: at which tick, at what time of the server's (ms: the
     /// window over which they count), received, highest number.
     last_counts: Option<(u64, f64, u32, u32)>,
-    /// What the link carried (wire bytes a second) when a queue last made a cut.
+    /// What the link carried (wire bytes a second) over the last judgement, and when a
+    /// queue last made a cut.
+    carried: Option<f64>,
     ceiling: Option<f64>,
+    /// The queue (ms) whose bytes the last cut owed.
+    owed_for: f64,
     /// The uplink's one-way delay (ms, less a constant: the clocks' offset): its least
     /// in this window and the one before, and the tick this window began.
     floor: [Option<f64>; 2],
@@ -126,6 +136,10 @@ pub(crate) struct Uplink {
     /// No cut before this tick: the queue a cut was for still shows in the echoes
     /// until it has drained and a round trip passed.
     calm_until: u64,
+    /// The tick the rate last changed, and the tick the newest echoed packet went: the
+    /// rate grows only on news of packets sent at the rate in force (once a round trip).
+    changed_at: u64,
+    echo_went: u64,
 }
 
 impl Default for Uplink {
@@ -143,13 +157,17 @@ impl Uplink {
             ticks: 0,
             packet_bytes: 0.0,
             last_counts: None,
+            carried: None,
             ceiling: None,
+            owed_for: 0.0,
             floor: [None; 2],
             floor_since: 0,
             queue_since: None,
             queue: 0.0,
             limited: false,
             calm_until: 0,
+            changed_at: 0,
+            echo_went: 0,
         }
     }
 
@@ -172,8 +190,11 @@ impl Uplink {
         };
     }
 
-    /// One of our packets took `one_way_ms` to the server, less the clocks' offset.
-    fn one_way(&mut self, one_way_ms: f64) {
+    /// One of our packets, sent `age_secs` ago, took `one_way_ms` to the server, less
+    /// the clocks' offset.
+    fn one_way(&mut self, one_way_ms: f64, age_secs: f64) {
+        let age = (age_secs.max(0.0) / self.tick_secs) as u64;
+        self.echo_went = self.echo_went.max(self.ticks.saturating_sub(age));
         if (self.ticks - self.floor_since) as f64 * self.tick_secs > FLOOR_SECS {
             self.floor = [None, self.floor[0]];
             self.floor_since = self.ticks;
@@ -182,6 +203,36 @@ impl Uplink {
         let least = self.floor.iter().flatten().fold(one_way_ms, |a, b| a.min(*b));
         self.queue = one_way_ms - least;
         self.queue_since = Some(self.queue_since.map_or(self.queue, |q| q.min(self.queue)));
+        let Some(carried) = self.carried else { return };
+        if self.ticks < self.calm_until {
+            // A packet behind a longer queue than the cut owed for: that queue was
+            // longer; its remainder is owed too.
+            if self.queue > self.owed_for + QUEUE_MS {
+                self.owe(carried, self.queue - self.owed_for);
+                self.owed_for = self.queue;
+            }
+        } else if self.queue > FILLING_MS {
+            // Filling: cut at once rather than at the next counts.
+            self.cut(carried, self.queue);
+        }
+    }
+
+    /// Sends a little under `carried`, and owes the bytes of a `queue_ms` queue.
+    fn cut(&mut self, carried: f64, queue_ms: f64) {
+        self.ceiling = Some(carried);
+        self.rate = (carried * UPLINK_CUT).clamp(UPLINK_MIN, self.rate);
+        self.tokens = self.tokens.min(0.0);
+        self.owed_for = queue_ms;
+        self.owe(carried, queue_ms);
+        self.changed_at = self.ticks;
+    }
+
+    /// The pacer waits while the link carries `queue_ms` of bytes at `carried`, and
+    /// cuts no more until that queue has drained and its news come back.
+    fn owe(&mut self, carried: f64, queue_ms: f64) {
+        self.tokens -= carried * queue_ms / 1000.0;
+        let wait = -self.tokens / self.rate + self.owed_for / 1000.0 + JUDGED_OVER;
+        self.calm_until = self.ticks + (wait / self.tick_secs) as u64;
     }
 
     /// The server had received `received` of our packets up to number `high` at
@@ -210,19 +261,18 @@ impl Uplink {
         let arrived = received.saturating_sub(was_received).min(sent);
         let lost = 1.0 - f64::from(arrived) / f64::from(sent);
         let carried = f64::from(arrived) * self.packet_bytes / secs;
+        self.carried = Some(carried);
         tracing::debug!("DBG up queue={queue:.0} lost={lost:.2} sent={sent} carried={carried:.0} rate={:.0} limited={limited} pkt={:.0} tokens={:.0}", self.rate, self.packet_bytes, self.tokens);
         if (lost > UPLINK_LOSS && queue > QUEUE_MS) || queue > FILLING_MS {
-            self.ceiling = Some(carried);
-            self.rate = (carried * UPLINK_CUT).clamp(UPLINK_MIN, self.rate);
-            // The queue's bytes are owed: the pacer waits while the link carries them.
-            let backlog = carried * queue / 1000.0;
-            self.tokens = self.tokens.min(0.0) - backlog;
-            let wait = -self.tokens / self.rate + queue / 1000.0 + JUDGED_OVER;
-            self.calm_until = self.ticks + (wait / self.tick_secs) as u64;
-        } else if queue < QUEUE_MS / 2.0 && limited {
-            let near = self.ceiling.is_some_and(|c| self.rate > NEAR_CEILING * c);
-            let grow = if near { UPLINK_PROBE } else { UPLINK_GROW };
+            self.cut(carried, queue);
+        } else if queue < QUEUE_MS / 2.0 && limited && self.echo_went > self.changed_at {
+            let grow = match self.ceiling {
+                None => UPLINK_START_GROW,
+                Some(c) if self.rate > NEAR_CEILING * c => UPLINK_PROBE,
+                Some(_) => UPLINK_GROW,
+            };
             self.rate = (self.rate * grow + 20.0).min(UPLINK_MAX);
+            self.changed_at = self.ticks;
         }
     }
 }
@@ -319,10 +369,10 @@ impl InputPacer {
         self.uplink.counts(server_ms, received, high);
     }
 
-    /// An echoed packet of ours reached the server `one_way_ms` after it went, by
-    /// clocks that differ by a constant (see [`Uplink`]).
-    pub(crate) fn one_way(&mut self, one_way_ms: f64) {
-        self.uplink.one_way(one_way_ms);
+    /// An echoed packet of ours, sent `age_secs` ago, reached the server `one_way_ms`
+    /// after it went, by clocks that differ by a constant (see [`Uplink`]).
+    pub(crate) fn one_way(&mut self, one_way_ms: f64, age_secs: f64) {
+        self.uplink.one_way(one_way_ms, age_secs);
     }
 }
 
