@@ -10,8 +10,11 @@
 //! what the link delivers, judged from the acknowledgements, in bytes as the wire
 //! counts them ([`netarena_net::wire_bytes`]): the round trip from sending a snapshot to
 //! hearing its tick acknowledged is compared with the shortest one seen lately. The
-//! rate drops to a little under what was delivered in the last second (at most once a
-//! round trip) when that queueing delay is over [`QUEUE_TARGET`] and either still
+//! rate drops to a little under what was delivered in the last second, and the queue's
+//! bytes are owed (the bucket waits while the link carries them), at most once a round
+//! trip (not before a snapshot sent after the last cut is acknowledged: until then
+//! every reading is of that cut's queue), when that queueing delay is over
+//! [`QUEUE_TARGET`] and either still
 //! growing (over three windows in a row) or standing while the bucket is what paces
 //! the client (the rate crept up past the link); and when the client's count of
 //! missing snapshots (each input packet carries it) says more than a fifth went
@@ -22,7 +25,9 @@
 //! flat while nothing is held back is a slower path (a route change, more simulated
 //! lag), not a queue: after [`STEP_SETTLES`] it becomes the new shortest.
 //! While the queue stays short and the bucket held snapshots back, the rate creeps up
-//! again. Snapshots the bucket holds back are counted (the client is told, so it does
+//! again, by the time passed rather than by acknowledgement (more of them must not make
+//! it faster), and slowly past [`NEAR_CEILING`] of what the link delivered at the last
+//! cut: the tbf of a home router shows no delay until its burst is spent. Snapshots the bucket holds back are counted (the client is told, so it does
 //! not take them for loss) and the next one due goes when the bucket allows; a snapshot
 //! also gets a byte cap from the rate, so its events wait rather than burst the link.
 //!
