@@ -26,14 +26,19 @@ use crate::sim::world::Command;
 /// The most the uplink's rate grows to, wire bytes a second: a packet every tick at
 /// 60 Hz, of 130 bytes...
 const UPLINK_MAX: f64 = 8_000.0;
-/// ...and its rate before anything is known: 15 packets of 80 bytes a second, what a
-/// 12 kbit/s uplink carries with room to spare. Its queue would show only after the
-/// join's burst has crossed the downlink (seconds on such a link), so a start it could
-/// not carry would fill its queue meanwhile. A link that never queues (a LAN) doubles
-/// the rate at each judgement while it holds packets back, to the most in two or three
-/// seconds; a thin one finds its queue after its burst (what the link's own bucket
-/// lets through at once) is spent, so growth by halves overshoots less.
-const UPLINK_START: f64 = 1_200.0;
+/// ...and its rate before anything is known: the most in the lab and in a replay, whose
+/// links are simulated (the clean ones never meet the budget)...
+const UPLINK_START: f64 = UPLINK_MAX;
+/// ...and on a real network ([`InputPacer::real_network`]) 15 packets of 80 bytes a
+/// second, what a 12 kbit/s uplink carries with room to spare. Nothing tells a thin
+/// link from a LAN at first: an idle one passes a packet at once (its bucket's burst),
+/// and the uplink's queue shows only after the join's burst and the first snapshots
+/// have crossed the downlink (seconds on such a link), so a start it could not carry
+/// would fill its queue meanwhile. Until the first cut the rate grows by halves at each
+/// judgement while it holds packets back (a LAN reaches the most in about three
+/// seconds): a thin link's queue shows only once its bucket's burst is spent, so
+/// doubling would overshoot further.
+const UPLINK_THIN_START: f64 = 1_200.0;
 const UPLINK_START_GROW: f64 = 1.5;
 /// The least it comes down to: a few packets a second on a hopeless link.
 const UPLINK_MIN: f64 = 300.0;
@@ -124,6 +129,21 @@ pub(crate) struct Uplink {
     ceiling: Option<f64>,
     /// The queue (ms) whose bytes the last cut owed.
     owed_for: f64,
+    /// What the echoes said of the uplink's queue.
+    seen: Seen,
+    /// Whether the budget held back a packet that was due since the last judgement.
+    limited: bool,
+    /// No cut before this tick: the queue a cut was for still shows in the echoes
+    /// until it has drained and a round trip passed.
+    calm_until: u64,
+    /// The tick the rate last changed: the rate grows only on news of packets sent at
+    /// the rate in force (once a round trip).
+    changed_at: u64,
+}
+
+/// The uplink's queue as the echoes tell it.
+#[derive(Clone, Debug, Default)]
+struct Seen {
     /// The uplink's one-way delay (ms, less a constant: the clocks' offset): its least
     /// in this window and the one before, and the tick this window began.
     floor: [Option<f64>; 2],
@@ -131,14 +151,7 @@ pub(crate) struct Uplink {
     /// The least queue read since the last judgement, and the newest read at all.
     queue_since: Option<f64>,
     queue: f64,
-    /// Whether the budget held back a packet that was due since the last judgement.
-    limited: bool,
-    /// No cut before this tick: the queue a cut was for still shows in the echoes
-    /// until it has drained and a round trip passed.
-    calm_until: u64,
-    /// The tick the rate last changed, and the tick the newest echoed packet went: the
-    /// rate grows only on news of packets sent at the rate in force (once a round trip).
-    changed_at: u64,
+    /// The tick the newest echoed packet went.
     echo_went: u64,
 }
 
@@ -160,14 +173,10 @@ impl Uplink {
             carried: None,
             ceiling: None,
             owed_for: 0.0,
-            floor: [None; 2],
-            floor_since: 0,
-            queue_since: None,
-            queue: 0.0,
+            seen: Seen::default(),
             limited: false,
             calm_until: 0,
             changed_at: 0,
-            echo_went: 0,
         }
     }
 
@@ -194,30 +203,31 @@ impl Uplink {
     /// the clocks' offset.
     fn one_way(&mut self, one_way_ms: f64, age_secs: f64) {
         let age = (age_secs.max(0.0) / self.tick_secs) as u64;
-        self.echo_went = self.echo_went.max(self.ticks.saturating_sub(age));
-        if (self.ticks - self.floor_since) as f64 * self.tick_secs > FLOOR_SECS {
-            self.floor = [None, self.floor[0]];
-            self.floor_since = self.ticks;
+        let seen = &mut self.seen;
+        seen.echo_went = seen.echo_went.max(self.ticks.saturating_sub(age));
+        if (self.ticks - seen.floor_since) as f64 * self.tick_secs > FLOOR_SECS {
+            seen.floor = [None, seen.floor[0]];
+            seen.floor_since = self.ticks;
         }
-        self.floor[0] = Some(self.floor[0].map_or(one_way_ms, |f| f.min(one_way_ms)));
-        let least = self
+        seen.floor[0] = Some(seen.floor[0].map_or(one_way_ms, |f| f.min(one_way_ms)));
+        let least = seen
             .floor
             .iter()
             .flatten()
             .fold(one_way_ms, |a, b| a.min(*b));
-        self.queue = one_way_ms - least;
-        self.queue_since = Some(self.queue_since.map_or(self.queue, |q| q.min(self.queue)));
+        seen.queue = one_way_ms - least;
+        seen.queue_since = Some(seen.queue_since.map_or(seen.queue, |q| q.min(seen.queue)));
         let Some(carried) = self.carried else { return };
         if self.ticks < self.calm_until {
             // A packet behind a longer queue than the cut owed for: that queue was
             // longer; its remainder is owed too.
-            if self.queue > self.owed_for + QUEUE_MS {
-                self.owe(carried, self.queue - self.owed_for);
-                self.owed_for = self.queue;
+            if self.seen.queue > self.owed_for + QUEUE_MS {
+                self.owe(carried, self.seen.queue - self.owed_for);
+                self.owed_for = self.seen.queue;
             }
-        } else if self.queue > FILLING_MS {
+        } else if self.seen.queue > FILLING_MS {
             // Filling: cut at once rather than at the next counts.
-            self.cut(carried, self.queue);
+            self.cut(carried, self.seen.queue);
         }
     }
 
@@ -256,7 +266,7 @@ impl Uplink {
         let secs = (server_ms - was_ms) / 1000.0;
         // The least queue read since the last judgement (jitter only adds to one), or
         // the newest if no echo came.
-        let queue = self.queue_since.take().unwrap_or(self.queue);
+        let queue = self.seen.queue_since.take().unwrap_or(self.seen.queue);
         let limited = std::mem::take(&mut self.limited);
         let sent = high.saturating_sub(was_high);
         if sent == 0 || secs <= 0.0 || self.ticks < self.calm_until {
@@ -268,7 +278,7 @@ impl Uplink {
         self.carried = Some(carried);
         if (lost > UPLINK_LOSS && queue > QUEUE_MS) || queue > FILLING_MS {
             self.cut(carried, queue);
-        } else if queue < QUEUE_MS / 2.0 && limited && self.echo_went > self.changed_at {
+        } else if queue < QUEUE_MS / 2.0 && limited && self.seen.echo_went > self.changed_at {
             let grow = match self.ceiling {
                 None => UPLINK_START_GROW,
                 Some(c) if self.rate > NEAR_CEILING * c => UPLINK_PROBE,
@@ -366,6 +376,12 @@ impl InputPacer {
         self.uplink.sent(wire);
     }
 
+    /// The session runs over a real network, whose uplink may be thin: the budget
+    /// starts low (see [`UPLINK_THIN_START`]).
+    pub(crate) fn real_network(&mut self) {
+        self.uplink.rate = UPLINK_THIN_START;
+    }
+
     /// The server's counts of our packets at `server_ms` by its clock (see
     /// [`Uplink`]).
     pub(crate) fn counts(&mut self, server_ms: f64, received: u32, high: u32) {
@@ -410,6 +426,7 @@ mod tests {
         const LIMIT: f64 = 3000.0;
         const PACKET: usize = 100;
         let mut p = InputPacer::new(60, 30);
+        p.real_network();
         let (mut tokens, mut queued) = (BURST, 0.0f64);
         // Packets waiting: number, bytes, when sent.
         let mut queue: VecDeque<(u32, f64, f64)> = VecDeque::new();
@@ -504,7 +521,8 @@ mod tests {
         assert!(waits.len() >= 30 * 9, "{} packets in 30 s", waits.len());
     }
 
-    // A link that never queues: the budget is out of the way within a few seconds.
+    // A real network's link that never queues: the budget is out of the way within a
+    // few seconds.
     #[test]
     fn a_fast_uplink_soon_meets_no_budget() {
         let waits = through_tbf(10.0, 1e6, |_| 0.01);
