@@ -305,7 +305,9 @@ impl ClientSession {
                 let age = (self.local_ms(now) as u16).wrapping_sub(snap.echo_time_ms as u16);
                 let went_ms = self.local_secs(now) * 1000.0 - f64::from(age);
                 let one_way = server_ms - f64::from(snap.echo_hold_ms) - went_ms;
-                self.own.pacer.one_way(one_way, f64::from(age) / 1000.0);
+                self.own
+                    .pacer
+                    .one_way(one_way, f64::from(age) / 1000.0, f64::from(rtt));
             }
         }
     }
