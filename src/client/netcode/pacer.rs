@@ -11,7 +11,8 @@
 //! two clocks differ by a constant, so only the delay's rise above its least counts:
 //! that is the uplink's queue alone, whatever the downlink's queue does to the round
 //! trip. When the queue stands (with packets missing from the server's counts, which
-//! come with the snapshots) or fills, the rate drops to a little under what arrived,
+//! come with the snapshots) or keeps growing (a step in the path's delay grows once),
+//! the rate drops to a little under what arrived,
 //! and the queue's bytes are owed, so the pacer waits them out before sending again.
 //! The rate grows back only while the budget is what holds packets back. A thin uplink
 //! so gets fewer, larger packets, each carrying every command made since the last one,
