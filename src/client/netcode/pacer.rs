@@ -226,6 +226,7 @@ impl Uplink {
         seen.lan = seen.lan.filter(|_| rtt_ms < LAN_MS).map(|n| n + 1);
         if seen.lan == Some(LAN_ECHOES) && self.ceiling.is_none() {
             self.rate = UPLINK_MAX;
+            tracing::debug!("the first round trips were a LAN's: the uplink's budget at its most");
         }
         let before = seen.queue;
         seen.echo_went = seen.echo_went.max(self.ticks.saturating_sub(age));
