@@ -223,7 +223,7 @@ impl Uplink {
     fn one_way(&mut self, one_way_ms: f64, age_secs: f64, rtt_ms: f64) {
         let age = (age_secs.max(0.0) / self.tick_secs) as u64;
         let seen = &mut self.seen;
-        seen.lan = seen.lan.filter(|_| rtt_ms < LAN_MS).map(|n| n + 1);
+        seen.lan = seen.lan.filter(|_| rtt_ms < LAN_MS).map(|n| n.saturating_add(1));
         if seen.lan == Some(LAN_ECHOES) && self.ceiling.is_none() {
             self.rate = UPLINK_MAX;
             tracing::debug!("the first round trips were a LAN's: the uplink's budget at its most");
