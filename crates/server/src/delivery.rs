@@ -10,8 +10,11 @@
 //! what the link delivers, judged from the acknowledgements, in bytes as the wire
 //! counts them ([`netarena_net::wire_bytes`]): the round trip from sending a snapshot to
 //! hearing its tick acknowledged is compared with the shortest one seen lately. The
-//! rate drops to a little under what was delivered in the last second (at most once a
-//! round trip) when that queueing delay is over [`QUEUE_TARGET`] and either still
+//! rate drops to a little under what was delivered in the last second, and the queue's
+//! bytes are owed (the bucket waits while the link carries them), at most once a round
+//! trip (not before a snapshot sent after the last cut is acknowledged: until then
+//! every reading is of that cut's queue), when that queueing delay is over
+//! [`QUEUE_TARGET`] and either still
 //! growing (over three windows in a row) or standing while the bucket is what paces
 //! the client (the rate crept up past the link); and when the client's count of
 //! missing snapshots (each input packet carries it) says more than a fifth went
@@ -22,7 +25,9 @@
 //! flat while nothing is held back is a slower path (a route change, more simulated
 //! lag), not a queue: after [`STEP_SETTLES`] it becomes the new shortest.
 //! While the queue stays short and the bucket held snapshots back, the rate creeps up
-//! again. Snapshots the bucket holds back are counted (the client is told, so it does
+//! again, by the time passed rather than by acknowledgement (more of them must not make
+//! it faster), and slowly past [`NEAR_CEILING`] of what the link delivered at the last
+//! cut: the tbf of a home router shows no delay until its burst is spent. Snapshots the bucket holds back are counted (the client is told, so it does
 //! not take them for loss) and the next one due goes when the bucket allows; a snapshot
 //! also gets a byte cap from the rate, so its events wait rather than burst the link.
 //!
@@ -67,9 +72,11 @@ const LOSS_CUT: f64 = 0.7;
 const DRAIN: f64 = 0.5;
 /// The rate does not grow while that queue drains, for at most this long.
 const DRAIN_FOR: Duration = Duration::from_secs(3);
-/// Growth per acknowledgement while the rate is what holds snapshots back.
-const GROW_SHARE: f64 = 0.01;
-const GROW_BYTES: f64 = 8.0;
+/// Growth a second while the rate is what holds snapshots back (by the time between
+/// acknowledgements, so more of them do not make it faster), past [`NEAR_CEILING`] of
+/// what the link delivered at the last cut, or with a queue over [`EMPTY_QUEUE`]...
+const GROW_SHARE: f64 = 0.03;
+const GROW_BYTES: f64 = 20.0;
 /// Loss counts as congestion past this share of the snapshots settled in the last
 /// second, and only while a queue of more than [`EMPTY_QUEUE`] stands: random loss
 /// with no queue is the path's.
@@ -84,10 +91,12 @@ const GROWTH: Duration = Duration::from_millis(5);
 /// A round trip over the target that stays flat this long, with nothing held back,
 /// is the path's new length.
 const STEP_SETTLES: Duration = Duration::from_secs(1);
-/// While the round trip stays within this of its floor the queue is empty,
-/// and the rate grows back faster: a cut for a spike of lag is undone in a second.
+/// ...and while the round trip stays within this of its floor the queue is empty,
+/// and below that share of the ceiling the rate grows back faster: a cut for a spike
+/// of lag is undone in a few seconds.
 const EMPTY_QUEUE: Duration = Duration::from_millis(40);
-const FAST_GROW_SHARE: f64 = 0.05;
+const FAST_GROW_SHARE: f64 = 0.3;
+const NEAR_CEILING: f64 = 0.9;
 /// The shortest round trip is forgotten after this long, so a path that got slower for
 /// good (a route change) is not taken for a queue for ever.
 const MIN_RTT_WINDOW: Duration = Duration::from_secs(10);
@@ -134,6 +143,10 @@ pub(crate) struct Delivery {
     /// The client's count of snapshots it found missing, as last heard when it rose
     /// (it falls when one counted missing arrives late).
     lost_count: Option<u8>,
+    /// The rate's growth: when it was last reckoned, and what the link delivered
+    /// (bytes a second) at the last cut, where the queue came from.
+    grown_at: Option<Instant>,
+    ceiling: Option<f64>,
     queue: QueueDelay,
     ledger: Ledger,
     bucket: Bucket,
@@ -145,6 +158,8 @@ struct Ledger {
     /// Snapshots sent and not yet acknowledged: tick, when, bytes.
     sent: VecDeque<(u32, Instant, usize)>,
     newest_acked: Option<u32>,
+    /// When the newest acknowledged snapshot was sent.
+    newest_acked_sent: Option<Instant>,
     /// Snapshots settled by each acknowledgement over the last second or so: when, how
     /// many, how many of them the client reported missing.
     settled: VecDeque<(Instant, usize, usize)>,
@@ -181,6 +196,8 @@ impl Delivery {
             draining: None,
             cut_queue: None,
             lost_count: None,
+            grown_at: None,
+            ceiling: None,
             queue: QueueDelay {
                 queue_windows: [None; 3],
                 queue_window_start: None,
@@ -196,6 +213,7 @@ impl Delivery {
             ledger: Ledger {
                 sent: VecDeque::new(),
                 newest_acked: None,
+                newest_acked_sent: None,
                 settled: VecDeque::new(),
                 delivered: VecDeque::new(),
                 delivered_total: 0,
@@ -328,6 +346,7 @@ impl Delivery {
         };
         self.ledger.newest_acked = Some(tick);
         let (_, sent_at, _) = self.ledger.sent[at];
+        self.ledger.newest_acked_sent = Some(sent_at);
         let lost = match (self.lost_count, lost_count) {
             (Some(before), Some(count)) => {
                 // The count falls when a snapshot counted missing comes after all
@@ -391,18 +410,20 @@ impl Delivery {
                 .zip(rate_of(&self.ledger.offered, now))
                 .is_some_and(|(delivered, offered)| delivered < DELIVERED_SHARE * offered);
         if lost > 0 && missing as f64 > LOSS_LIMIT * all as f64 && (queued || swamped) {
-            self.cut(now, LOSS_CUT);
+            self.cut(now, LOSS_CUT, queue);
         }
     }
 
-    /// Sends less: a little under what was delivered, at most once a round trip.
-    /// Whether it did (not twice in a round trip).
-    fn cut(&mut self, now: Instant, share: f64) -> bool {
+    /// Sends less: a little under what was delivered, and the `queue` that stands
+    /// is owed (the bucket waits while the link carries it), at most once a round
+    /// trip: not before a snapshot sent after the last cut is acknowledged, since until
+    /// then every reading is of the queue that cut was for. Whether it did.
+    fn cut(&mut self, now: Instant, share: f64, queue: Duration) -> bool {
         let srtt = self.queue.srtt.unwrap_or(Duration::from_millis(200));
-        if self
-            .last_cut
-            .is_some_and(|t| now.saturating_duration_since(t) < srtt)
-        {
+        if self.last_cut.is_some_and(|t| {
+            now.saturating_duration_since(t) < srtt
+                || self.ledger.newest_acked_sent.is_some_and(|s| s <= t)
+        }) {
             return false;
         }
         let delivered = self
@@ -412,6 +433,7 @@ impl Delivery {
         let first = self.last_cut.is_none();
         let share = if first { DRAIN } else { share };
         self.bucket.rate = (self.bucket.rate.min(delivered) * share).max(MIN_RATE);
+        self.ceiling = Some(delivered);
         if first {
             // Every round trip so far was measured behind the queue the start filled:
             // the shortest is learnt again while it drains.
@@ -422,7 +444,10 @@ impl Delivery {
             let queue = self.queue.srtt.unwrap_or(DRAIN_FOR) * 2;
             self.draining = Some(now + queue.min(DRAIN_FOR));
         }
-        self.bucket.tokens = self.bucket.tokens.min(0.0);
+        // At most a second of the rate: a queue read that long is mostly the other
+        // direction's (the round trip holds both), and the next cut waits for news.
+        let owed = (delivered * queue.as_secs_f64()).min(self.bucket.rate);
+        self.bucket.tokens = self.bucket.tokens.min(0.0) - owed;
         self.last_cut = Some(now);
         true
     }
@@ -811,6 +836,34 @@ mod tests {
         assert!(missing <= late, "{missing} read as lost, {late} overtaken");
         assert_eq!(d.withheld_total(), 0);
         assert_eq!(d.bucket.rate, MAX_RATE);
+    }
+
+    // Growth went by acknowledgement (1 % each, 5 % with no queue): through tbf at 12
+    // kbit/s, with about 20 a second, a rate cut to 1,335 B/s was back at 4,052 in two
+    // seconds, nearly three times what the link carries, and the queue that followed
+    // took four cuts and four seconds to drain.
+    #[test]
+    fn the_rate_grows_by_time_not_by_acknowledgements() {
+        let grown = |acks_per_sec: u32| {
+            let mut d = Delivery::new(V4);
+            let start = Instant::now();
+            d.bucket.rate = 1000.0;
+            let step = Duration::from_secs(1) / acks_per_sec;
+            for i in 0..2 * acks_per_sec {
+                let now = start + step * i;
+                // The bucket holds snapshots back, and each is acknowledged at once.
+                d.bucket.last_withheld = Some(now);
+                d.sent(now, i, 100);
+                d.acked(now + Duration::from_millis(1), i, None, Duration::ZERO);
+            }
+            d.bucket.rate
+        };
+        let (few, many) = (grown(5), grown(40));
+        assert!(few > 1200.0, "{few:.0} B/s: no growth");
+        assert!(
+            many < 1.2 * few,
+            "{many:.0} B/s at 40 a second, {few:.0} at 5"
+        );
     }
 
     // Raising the lag (a route change, `+` in the lab) read as a queue: one cut, and

@@ -225,14 +225,10 @@ impl ClientSession {
         self.net.withheld(withheld);
         if let Some(inputs) = snap.header.inputs {
             self.net.inputs_seen(inputs.received, inputs.high);
-            let tick_ms = f64::from(snap.header.tick) * 1000.0 / self.timing.tick_rate;
-            let down_ms = self.local_secs(now) * 1000.0 - tick_ms;
-            self.own.pacer.counts(
-                inputs.received,
-                inputs.high,
-                self.net.measured_rtt(),
-                down_ms,
-            );
+            let server_ms = self.timing.timeline.secs(f64::from(snap.header.tick)) * 1000.0;
+            self.own
+                .pacer
+                .counts(server_ms, inputs.received, inputs.high);
         }
         self.observe_timing(now, &snap, dropped, withheld);
         if let Some(prev) = self
@@ -325,6 +321,15 @@ impl ClientSession {
             // A wrapped (negative) result means a bogus echo.
             if rtt < 60_000 {
                 self.net.rtt(f64::from(rtt));
+                // The server got the echoed packet at the snapshot's tick less its hold:
+                // by its clock against ours, the uplink's one-way delay and a constant.
+                let server_ms = self.timing.timeline.secs(f64::from(snap.header.tick)) * 1000.0;
+                let age = (self.local_ms(now) as u16).wrapping_sub(snap.header.echo_time_ms as u16);
+                let went_ms = self.local_secs(now) * 1000.0 - f64::from(age);
+                let one_way = server_ms - f64::from(snap.header.echo_hold_ms) - went_ms;
+                self.own
+                    .pacer
+                    .one_way(one_way, f64::from(age) / 1000.0, f64::from(rtt));
             }
         }
     }

@@ -161,11 +161,6 @@ impl NetStats {
         self.stats.interp_delay_ms_mean = 1000.0 * self.delay_sum / self.delay_samples as f64;
     }
 
-    /// The round trip estimate, once one was measured.
-    pub(crate) fn measured_rtt(&self) -> Option<f64> {
-        (self.rtt_samples > 0).then_some(self.stats.rtt_ms)
-    }
-
     /// One round trip measured. The estimate follows the median of the last
     /// [`RTT_WINDOW`] samples, smoothed as TCP does (1/8 of each new one): a reordered
     /// datagram that overtook others (its echo came back by a shorter way) reads short,

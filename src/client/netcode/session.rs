@@ -172,6 +172,12 @@ impl ClientSession {
         })
     }
 
+    /// The session runs over a real network, whose uplink is not known (see
+    /// [`super::pacer::InputPacer::real_network`]).
+    pub(crate) fn real_network(&mut self) {
+        self.own.pacer.real_network();
+    }
+
     /// Takes the config's settings: the player's dials and the correction style (the
     /// switches come with [`ClientSession::new`]).
     pub(crate) fn apply(&mut self, config: &crate::client::ClientConfig) {

@@ -96,6 +96,7 @@ pub fn run_with(
     let mut session = ClientSession::new(welcome, start, config.switches)
         .context("the server sent a map this client cannot use")?;
     session.apply(config);
+    session.real_network();
     let app = App::new(config.outgoing.clone());
     let mut driver = Driver::new(session, app, start);
     if let Some(tap) = tap {

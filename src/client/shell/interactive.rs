@@ -74,6 +74,7 @@ pub fn run_with(
     let mut session = ClientSession::new(welcome, now, config.switches)
         .context("the server sent a map this client cannot use")?;
     session.apply(&config);
+    session.real_network();
     let app = App::new(config.outgoing.clone());
     let mut driver = Driver::new(session, app, now);
     if let Some(tap) = tap {

@@ -79,6 +79,7 @@ pub(crate) fn rejoin(
     let mut session = ClientSession::new(welcome, now, config.switches)
         .context("the restarted server sent a map this client cannot use")?;
     session.apply(config);
+    session.real_network();
     if let Some(mut tap) = driver.rejoined(session, now) {
         tap.finish(link.totals(seconds));
     }

@@ -30,6 +30,12 @@ pub(super) struct QueueDelay {
 impl Delivery {
     /// Takes one round trip; the queueing delay it shows.
     pub(super) fn sample(&mut self, now: Instant, rtt: Duration) -> Duration {
+        // Growth goes by the time since the last sample, at most a window's worth.
+        let since_growth = self
+            .grown_at
+            .replace(now)
+            .map_or(Duration::ZERO, |t| now.saturating_duration_since(t))
+            .min(QUEUE_WINDOW);
         let start = *self.queue.window_start.get_or_insert(now);
         if now.saturating_duration_since(start) > MIN_RTT_WINDOW {
             self.queue.min_rtt = [None, self.queue.min_rtt[0]];
@@ -56,7 +62,7 @@ impl Delivery {
         if queue > QUEUE_TARGET {
             if ours {
                 self.queue.over_since = None;
-                if beyond_last && self.cut(now, CUT) {
+                if beyond_last && self.cut(now, CUT, queue) {
                     self.cut_queue = Some(queue);
                 }
             } else if now.saturating_duration_since(*self.queue.over_since.get_or_insert(now))
@@ -78,12 +84,17 @@ impl Delivery {
         }
         self.draining = None;
         if self.limited(now) {
-            let share = if queue <= EMPTY_QUEUE {
+            let near = self
+                .ceiling
+                .is_some_and(|c| self.bucket.rate > NEAR_CEILING * c);
+            let share = if queue <= EMPTY_QUEUE && !near {
                 FAST_GROW_SHARE
             } else {
                 GROW_SHARE
             };
-            self.bucket.rate = (self.bucket.rate * (1.0 + share) + GROW_BYTES).min(MAX_RATE);
+            let secs = since_growth.as_secs_f64();
+            self.bucket.rate =
+                (self.bucket.rate * (1.0 + share * secs) + GROW_BYTES * secs).min(MAX_RATE);
         }
         queue
     }
