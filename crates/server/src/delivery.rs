@@ -40,7 +40,9 @@ use std::time::{Duration, Instant};
 
 use netarena_net::wire_bytes;
 
+mod ledger;
 mod queue;
+use ledger::{Ledger, log_total, rate_of};
 use queue::QueueDelay;
 
 /// Queueing delay the path may add before the server sends less.
@@ -150,29 +152,6 @@ pub(crate) struct Delivery {
     queue: QueueDelay,
     ledger: Ledger,
     bucket: Bucket,
-}
-
-/// What was sent, and what the acknowledgements say was delivered or went missing.
-#[derive(Clone, Debug)]
-struct Ledger {
-    /// Snapshots sent and not yet acknowledged: tick, when, bytes.
-    sent: VecDeque<(u32, Instant, usize)>,
-    newest_acked: Option<u32>,
-    /// When the newest acknowledged snapshot was sent.
-    newest_acked_sent: Option<Instant>,
-    /// Snapshots settled by each acknowledgement over the last second or so: when, how
-    /// many, how many of them the client reported missing.
-    settled: VecDeque<(Instant, usize, usize)>,
-    /// Bytes acknowledged, as (when, total so far), over the last second or so.
-    delivered: VecDeque<(Instant, u64)>,
-    delivered_total: u64,
-    /// Bytes sent and bytes settled (acknowledged or reported missing), as (when, total
-    /// so far), over the last second or so.
-    offered: VecDeque<(Instant, u64)>,
-    offered_total: u64,
-    settled_bytes: VecDeque<(Instant, u64)>,
-    settled_total: u64,
-    first_sent: Option<Instant>,
 }
 
 /// The token bucket snapshots pass through, and what it held back.
@@ -488,26 +467,6 @@ impl Delivery {
     pub(crate) fn withheld_total(&self) -> u32 {
         self.bucket.withheld_total
     }
-}
-
-/// Adds `(now, total)` to a log of running totals, keeping about a second of it.
-fn log_total(log: &mut VecDeque<(Instant, u64)>, now: Instant, total: u64) {
-    log.push_back((now, total));
-    while log
-        .get(1)
-        .is_some_and(|(t, _)| now.saturating_duration_since(*t) > DELIVERY_WINDOW)
-    {
-        log.pop_front();
-    }
-}
-
-/// Bytes a second in a log of running totals, from its oldest entry to `now` (once it
-/// spans half a second).
-fn rate_of(log: &VecDeque<(Instant, u64)>, now: Instant) -> Option<f64> {
-    let (t0, b0) = log.front()?;
-    let (_, b1) = log.back()?;
-    let secs = now.saturating_duration_since(*t0).as_secs_f64();
-    (secs >= 0.5).then(|| (b1 - b0) as f64 / secs)
 }
 
 #[cfg(test)]
