@@ -2,8 +2,10 @@
 //! forwarder with its own sockets whose each direction is a serial link of a fixed rate
 //! fed by a small drop-tail queue, as a home router's uplink or `tc tbf` is. A datagram
 //! that arrives while the queue holds `queue_bytes` already is dropped; the one at the
-//! head leaves after its bytes have taken their time on the wire (payload bytes: the
-//! rate counts what UDP carries, not the IP and UDP headers).
+//! head leaves after its bytes have taken their time on the wire. Bytes are counted as
+//! `tc tbf` on an Ethernet or veth device counts them: each datagram's payload, its
+//! IPv4 and UDP headers and the frame header (it counted payload alone, so its
+//! "12 kbit/s" carried 40 % more snapshots than a real 12 kbit/s link).
 //!
 //! It stands for the real network in tests of congestion: whatever the project's own
 //! conditioner does, this relay holds what a real bottleneck would.
@@ -15,7 +17,11 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-/// What one direction carried.
+/// What a datagram takes on the link besides its payload: IPv4 (20 bytes) and UDP (8)
+/// headers and an Ethernet frame header (14). The relay listens on IPv4 loopback.
+const FRAMING: usize = 20 + 8 + 14;
+
+/// What one direction carried (bytes as the link counts them, framing included).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct DirectionCounts {
     /// Datagrams and bytes offered to the link.
@@ -69,13 +75,14 @@ impl Link {
     }
 
     fn offer(&mut self, now: Instant, bytes: &[u8]) {
+        let wire = bytes.len() + FRAMING;
         self.counts.offered += 1;
-        self.counts.offered_bytes += bytes.len() as u64;
-        if self.queued + bytes.len() > self.queue_bytes {
+        self.counts.offered_bytes += wire as u64;
+        if self.queued + wire > self.queue_bytes {
             self.counts.dropped += 1;
             return;
         }
-        self.queued += bytes.len();
+        self.queued += wire;
         self.queue.push_back((now, bytes.to_vec()));
         if self.busy_until.is_none() {
             self.start(now);
@@ -83,10 +90,9 @@ impl Link {
     }
 
     fn start(&mut self, now: Instant) {
-        self.busy_until = self
-            .queue
-            .front()
-            .map(|(_, d)| now + Duration::from_secs_f64(d.len() as f64 / self.rate_bytes_per_sec));
+        self.busy_until = self.queue.front().map(|(_, d)| {
+            now + Duration::from_secs_f64((d.len() + FRAMING) as f64 / self.rate_bytes_per_sec)
+        });
     }
 
     /// Datagrams whose last bit has left by `now`.
@@ -96,9 +102,9 @@ impl Link {
                 break;
             };
             self.counts.delay_secs += (done - offered).as_secs_f64();
-            self.queued -= d.len();
+            self.queued -= d.len() + FRAMING;
             self.counts.carried += 1;
-            self.counts.carried_bytes += d.len() as u64;
+            self.counts.carried_bytes += (d.len() + FRAMING) as u64;
             deliver(&d);
             // The next datagram starts when this one finished (the link never idles
             // while something waits), not when we noticed.
