@@ -15,6 +15,7 @@ pub(crate) use play::{HostArgs, JoinArgs, PanicSite, PlayerArgs, ThemeArgs, View
 
 use netarena::client::shell::discovery::Scope;
 use netarena::client::validate::DELAYS_MS;
+use netarena::net::conditioner::JitterMode;
 use netarena::server::InputBuffer;
 use netarena::server::config::{
     BOT_SKILLS, CLIENT_TIMEOUTS_SECS, FRAG_LIMITS, MAX_PLAYERS, MAX_REWINDS_MS, PLAYER_LIMIT,
@@ -304,9 +305,12 @@ pub(crate) struct NetArgs {
     /// Simulated one-way latency in ms, added to every datagram in each direction
     #[arg(long, value_name = "MS", value_parser = bounded(DELAYS_MS, " ms"))]
     pub(crate) lag: Option<u32>,
-    /// Simulated jitter in ms (+-), without reordering
+    /// Simulated jitter in ms (+-), in order unless --jitter-mode independent
     #[arg(long, value_name = "MS", value_parser = bounded(DELAYS_MS, " ms"))]
     pub(crate) jitter: Option<u32>,
+    /// Jitter that keeps datagrams in order, or gives each its own delay (they reorder)
+    #[arg(long, value_name = "ordered|independent", value_parser = lab::jitter_mode)]
+    pub(crate) jitter_mode: Option<JitterMode>,
     /// Simulated loss in percent, in each direction
     #[arg(long, value_name = "PCT")]
     pub(crate) loss: Option<f64>,

@@ -34,6 +34,9 @@ impl NetArgs {
         if let Some(v) = self.jitter {
             c.jitter_ms = v;
         }
+        if let Some(v) = self.jitter_mode {
+            c.jitter_mode = v;
+        }
         if let Some(v) = self.loss {
             c.loss_pct = percent("loss", v)?;
         }

@@ -36,10 +36,22 @@ impl LabArgs {
         }
         let profiles = (0..clients)
             .map(|n| {
-                self.profiles
+                let p = self
+                    .profiles
                     .get(n)
-                    .map_or(DEFAULT_PROFILES[n], |p| p.trim())
-                    .to_owned()
+                    .map_or(DEFAULT_PROFILES[n], |p| p.trim());
+                match self.jitter_mode {
+                    // Each way's name that does not say its mode gets this one.
+                    Some(mode) => p
+                        .split('/')
+                        .map(|way| match way.contains(':') {
+                            true => way.to_owned(),
+                            false => format!("{way}:{}", mode.name()),
+                        })
+                        .collect::<Vec<_>>()
+                        .join("/"),
+                    None => p.to_owned(),
+                }
             })
             .collect();
         let mut server = ServerConfig::new(map_file::load(&self.map)?);

@@ -354,6 +354,12 @@ impl Driver {
         self.session.set_correction_loop(on);
     }
 
+    /// Makes the client cheat: its command clock `rate` times the server's (the
+    /// lab's lessons only, never recorded; see `ClientSession::set_clock_rate`).
+    pub(crate) fn set_clock_rate(&mut self, rate: f64) {
+        self.session.set_clock_rate(rate);
+    }
+
     /// The session, for a test to set it directly (no tap hears it: dials go through
     /// [`Driver::set_settings`]).
     #[cfg(test)]

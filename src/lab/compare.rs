@@ -32,6 +32,7 @@ use super::{Lab, LabConfig};
 use crate::client::play::input::Action;
 use crate::client::tap::{LinkTotals, LoopKind, Tap, TapEvent};
 use crate::client::{ClientConfig, GhostMode, Switch, Switches};
+use crate::net::conditioner::JitterMode;
 use crate::net::protocol::Welcome;
 use crate::sim::world::Command;
 use crate::ui::keys::{self, Game};
@@ -283,6 +284,7 @@ fn parse_value(knob: Knob, text: &str) -> Result<Value, String> {
     match dial.flag {
         "--lag-compensation" => named(&["off", "on"]),
         "--correction" => named(&CORRECTIONS),
+        "--jitter-mode" => named(&JitterMode::NAMES),
         "--input-buffer" => match text {
             "credit" => Ok(0),
             "adaptive" => Ok(dials::AUTO),
@@ -322,6 +324,9 @@ fn show_value(knob: Knob, v: Value) -> String {
                 .get(v as usize)
                 .map_or_else(|| v.to_string(), |s| (*s).to_owned()),
             ("--input-buffer", 0) => "credit".to_owned(),
+            ("--jitter-mode", v) => JitterMode::NAMES
+                .get(v as usize)
+                .map_or_else(|| v.to_string(), |s| (*s).to_owned()),
             ("--interp-delay", v) => format!("{}", f64::from(v) / 10.0),
             (_, v) => v.to_string(),
         },

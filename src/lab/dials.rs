@@ -16,6 +16,7 @@ use std::time::Duration;
 use super::Lab;
 use crate::client::dials::{self as player, hz, ms, next_step};
 pub use crate::client::dials::{AUTO, Value};
+use crate::net::conditioner::JitterMode;
 use crate::server::InputBuffer;
 use crate::server::commands::{JITTER_WINDOW, MAX_BUFFER_TICKS, MAX_CREDIT};
 use crate::sim::combat::{BOLT_CELLS_PER_SEC, BOLT_SUBSTEPS_PER_CELL};
@@ -199,6 +200,42 @@ pub static DIALS: &[Dial] = &[
         },
         explain: tick_rate_explain,
     },
+    Dial {
+        name: "jitter mode",
+        flag: "--jitter-mode",
+        owner: Owner::Client,
+        // 0: ordered; 1: independent (the order of `JitterMode::NAMES`).
+        steps: &[0, 1],
+        get: |lab, n| lab.clients[n].up.conditions().jitter_mode as Value,
+        set: |lab, n, v| {
+            let mode = if v == 0 {
+                JitterMode::Ordered
+            } else {
+                JitterMode::Independent
+            };
+            let c = &mut lab.clients[n];
+            let up = c.up.conditions().clone().with_jitter_mode(mode);
+            let down = c.down.conditions().clone().with_jitter_mode(mode);
+            c.profile = super::profile_name_each_way(&up, &down);
+            c.up.set_conditions(up);
+            c.down.set_conditions(down);
+        },
+        explain: |lab, n| {
+            let c = &lab.clients[n];
+            let (up, down) = (c.up.conditions(), c.down.conditions());
+            let mode = up.jitter_mode.name();
+            match up.jitter_mode {
+                JitterMode::Ordered => format!(
+                    "jitter {mode}: client {}'s delay wanders within {}±{} ms up and {}±{} ms down, never letting a datagram pass the one before it",
+                    c.number, up.latency_ms, up.jitter_ms, down.latency_ms, down.jitter_ms
+                ),
+                JitterMode::Independent => format!(
+                    "jitter {mode}: each of client {}'s datagrams draws its own delay, {}±{} ms up and {}±{} ms down, so one that draws short overtakes those before it",
+                    c.number, up.latency_ms, up.jitter_ms, down.latency_ms, down.jitter_ms
+                ),
+            }
+        },
+    },
 ];
 
 /// What the tick rate makes, in derived numbers.
@@ -273,6 +310,9 @@ pub(crate) fn show(dial: &Dial, v: Value) -> String {
         ("--lag-compensation", _) => "on".to_owned(),
         ("--snapshot-rate" | "--tick-rate", v) => format!("{v} Hz"),
         ("--rewind-ms", v) => format!("{v} ms"),
+        ("--jitter-mode", v) => JitterMode::NAMES
+            .get(v as usize)
+            .map_or_else(|| v.to_string(), |s| (*s).to_owned()),
         (_, v) => v.to_string(),
     }
 }

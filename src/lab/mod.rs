@@ -39,7 +39,7 @@ use crate::client::play::input::Action;
 use crate::client::tap::{LinkTotals, LoopKind, Tap, TapEvent};
 use crate::client::{ClientConfig, CorrectionStyle, Switches};
 use crate::net::codec;
-use crate::net::conditioner::Conditions;
+use crate::net::conditioner::{Conditions, JitterMode};
 use crate::net::protocol::{ClientMsg, GameEvent, RailShot, ServerMsg, Welcome};
 use crate::net::transport::Traffic;
 use crate::server::{Server, ServerConfig};
@@ -104,8 +104,9 @@ impl LabConfig {
         for p in &self.profiles {
             if ways(p).is_none() {
                 bail!(
-                    "unknown network profile {p:?} (expected one of: {}, or UP/DOWN such as lan/bad)",
-                    Conditions::PROFILES.join(", ")
+                    "unknown network profile {p:?} (expected one of: {}, or UP/DOWN such as lan/bad, each maybe with :{} after it)",
+                    Conditions::PROFILES.join(", "),
+                    JitterMode::NAMES.join(" or :")
                 );
             }
         }
@@ -552,11 +553,7 @@ impl Lab {
         };
         self.note(input, self.now);
         let c = &mut self.clients[n];
-        c.profile = if up == down {
-            profile_name(&up)
-        } else {
-            "custom".to_owned()
-        };
+        c.profile = profile_name_each_way(&up, &down);
         c.up.set_conditions(up);
         c.down.set_conditions(down);
     }
@@ -860,20 +857,37 @@ fn commands(
     }
 }
 
-/// A profile's conditions each way: a name for both, or `UP/DOWN` (`lan/bad`).
+/// A profile's conditions each way: a name for both, or `UP/DOWN` (`lan/bad`), each
+/// name optionally with its jitter mode after a colon (`bad:independent`).
 fn ways(profile: &str) -> Option<(Conditions, Conditions)> {
+    let one = |name: &str| match name.split_once(':') {
+        Some((name, mode)) => {
+            Some(Conditions::profile(name)?.with_jitter_mode(JitterMode::parse(mode)?))
+        }
+        None => Conditions::profile(name),
+    };
     match profile.split_once('/') {
-        Some((up, down)) => Some((Conditions::profile(up)?, Conditions::profile(down)?)),
-        None => Conditions::profile(profile).map(|c| (c.clone(), c)),
+        Some((up, down)) => Some((one(up)?, one(down)?)),
+        None => one(profile).map(|c| (c.clone(), c)),
     }
 }
 
-/// The profile these conditions are, or "custom".
+/// The profile of a link with these conditions each way: one name when both agree.
+fn profile_name_each_way(up: &Conditions, down: &Conditions) -> String {
+    if up == down {
+        profile_name(up)
+    } else {
+        "custom".to_owned()
+    }
+}
+
+/// The profile these conditions are (`bad`, `bad:independent`), or "custom".
 fn profile_name(c: &Conditions) -> String {
-    Conditions::PROFILES
-        .iter()
-        .find(|p| Conditions::profile(p).as_ref() == Some(c))
-        .map_or_else(|| "custom".to_owned(), |p| (*p).to_owned())
+    match (c.profile_name(), c.jitter_mode) {
+        (Some(p), JitterMode::Ordered) => p.to_owned(),
+        (Some(p), mode) => format!("{p}:{}", mode.name()),
+        (None, _) => "custom".to_owned(),
+    }
 }
 
 #[cfg(test)]

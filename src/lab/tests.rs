@@ -1194,3 +1194,26 @@ fn controls() -> view::Controls<'static> {
         over: view::Over::Nothing,
     }
 }
+
+/// A profile name may carry its jitter mode (`bad:independent`), each way of an
+/// `UP/DOWN` pair its own; an unknown mode is refused in one line.
+#[test]
+fn a_profile_may_name_its_jitter_mode() {
+    use crate::net::conditioner::JitterMode;
+    let mut c = config(2, 0, 3);
+    c.profiles = vec!["bad:independent".into(), "lan/mobile:independent".into()];
+    c.validate().unwrap();
+    let lab = Lab::new(&c, Instant::now()).unwrap();
+    let mode = |n, way| lab.link(n, way).jitter_mode;
+    assert_eq!(mode(0, Way::Up), JitterMode::Independent);
+    assert_eq!(mode(0, Way::Down), JitterMode::Independent);
+    assert_eq!(mode(1, Way::Up), JitterMode::Ordered);
+    assert_eq!(mode(1, Way::Down), JitterMode::Independent);
+    assert_eq!(lab.clients[0].profile, "bad:independent");
+    c.profiles = vec!["bad:netem".into()];
+    let e = c.validate().unwrap_err().to_string();
+    assert!(
+        e.contains("unknown network profile") && !e.contains('\n'),
+        "{e}"
+    );
+}

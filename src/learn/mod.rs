@@ -18,7 +18,9 @@
 mod coach;
 mod lessons;
 pub mod progress;
+mod rewind;
 mod runner;
+mod speed_hack;
 mod watch;
 
 use std::fmt::Display;
@@ -35,7 +37,7 @@ use crate::sim::world::Buttons;
 use crate::ui;
 
 pub use progress::Progress;
-use watch::{Memo, Watch};
+use watch::{Memo, Setup, Watch};
 
 /// What a learner does, as a key would: for the scripted learners of the tests.
 #[derive(Clone, Copy, Debug)]
@@ -110,7 +112,7 @@ pub(crate) struct Step {
 /// What a step asks, and how it checks.
 pub(crate) struct Task {
     /// Whether the learner set up what was asked; Err says what is missing.
-    pub(crate) wants: fn(&Lab) -> Result<(), String>,
+    pub(crate) wants: fn(&Setup) -> Result<(), String>,
     /// How long the lab runs with it set up before it is judged.
     pub(crate) window_ms: u64,
     /// What it caused, from what was watched over the window.
@@ -124,12 +126,12 @@ pub(crate) enum Say {
     Both(fn(&Lab, &Lab) -> Vec<String>),
 }
 
-/// How a task judges: from its lab, or (an A/B step) from labs A and B. The watch is
-/// client 1's in lab A.
+/// How a task judges: from the watch of its lab, or (an A/B step) of labs A and B. A
+/// judge is a pure function of what was watched, so tests feed it crafted watches.
 #[derive(Clone, Copy)]
 pub(crate) enum Judge {
-    One(fn(&Lab, &Watch, &mut Memo) -> Verdict),
-    Both(fn(&Lab, &Lab, &Watch, &mut Memo) -> Verdict),
+    One(fn(&Watch, &mut Memo) -> Verdict),
+    Both(fn(&Watch, &Watch, &mut Memo) -> Verdict),
 }
 
 /// A judge's word.

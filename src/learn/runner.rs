@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 #[cfg(test)]
 use super::Act;
 use super::lessons::LESSONS;
-use super::watch::{Memo, Watch};
+use super::watch::{Memo, Setup, Watch};
 use super::{Judge, Lesson, Say, Step, Verdict};
 use crate::lab::Lab;
 use crate::lab::compare::{self, Setting};
@@ -41,7 +41,8 @@ pub(crate) struct Runner {
     pub(crate) phase: Phase,
     /// What the step said at its pause.
     pub(crate) said: Vec<String>,
-    watch: Option<Watch>,
+    /// The watch of lab A, and of lab B in an A/B step.
+    watch: Option<(Watch, Option<Watch>)>,
     memo: Memo,
 }
 
@@ -152,8 +153,10 @@ impl Runner {
         let Some(task) = &self.current().task else {
             return false;
         };
-        let wanted = (task.wants)(lab).and_then(|()| match twin {
-            Some((b, _)) => (task.wants)(b).map_err(|why| format!("in lab B (right): {why}")),
+        let wanted = (task.wants)(&Setup::of(lab)).and_then(|()| match twin {
+            Some((b, _)) => {
+                (task.wants)(&Setup::of(b)).map_err(|why| format!("in lab B (right): {why}"))
+            }
             None => Ok(()),
         });
         if let Err(why) = wanted {
@@ -161,14 +164,17 @@ impl Runner {
             self.watch = None;
             return false;
         }
-        let watch = self.watch.get_or_insert_with(|| {
+        let (watch, watch_b) = self.watch.get_or_insert_with(|| {
             lab.restart_motion();
             if let Some((b, _)) = twin {
                 b.restart_motion();
             }
-            Watch::new(lab)
+            (Watch::new(lab), twin.as_ref().map(|(b, _)| Watch::new(b)))
         });
         watch.observe(lab);
+        if let (Some(w), Some((b, _))) = (watch_b.as_mut(), twin.as_ref()) {
+            w.observe(b);
+        }
         let window = Duration::from_millis(task.window_ms);
         if watch.elapsed() < window {
             self.phase = Phase::Doing(format!(
@@ -178,9 +184,9 @@ impl Runner {
             ));
             return false;
         }
-        let verdict = match (task.judge, twin) {
-            (Judge::One(judge), _) => judge(lab, watch, &mut self.memo),
-            (Judge::Both(judge), Some((b, _))) => judge(lab, b, watch, &mut self.memo),
+        let verdict = match (task.judge, watch_b) {
+            (Judge::One(judge), _) => judge(watch, &mut self.memo),
+            (Judge::Both(judge), Some(b)) => judge(watch, b, &mut self.memo),
             (Judge::Both(_), None) => {
                 Verdict::NotYet("this step compares two labs and has no lab B".to_owned())
             }

@@ -1,11 +1,18 @@
 //! What a lesson watches while the learner tries something: client 1's and the server's
 //! figures from the moment what was asked was set up, so a judge can say what it caused.
+//!
+//! A [`Watch`] is the step's log: what was seen at each look, and the figures of the
+//! last one. Every check of a lesson is a pure function of it (or of a [`Setup`], the
+//! dials and switches it was made under), so a test can feed a check a crafted watch:
+//! the learner who does the wrong thing, the run that misbehaves.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+use crate::client::Switches;
 use crate::client::netcode::net_stats::SessionStats;
 use crate::lab::Lab;
+use crate::lab::dials::{DIALS, Value};
 use crate::net::protocol::RailShot;
 use crate::sim::map::CELL;
 use crate::sim::world::{Buttons, PlayerId};
@@ -27,6 +34,48 @@ impl Memo {
 
 /// A drawing that moves this much more than the truth between two looks jumped.
 const JUMP_CELLS: f64 = 0.5;
+
+/// What client 1 is set up with: its (or the server's) dials and its switches.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Setup {
+    /// In the order of [`DIALS`].
+    dials: Vec<Value>,
+    pub(crate) switches: Switches,
+}
+
+impl Setup {
+    pub(crate) fn of(lab: &Lab) -> Setup {
+        Setup {
+            dials: (0..DIALS.len())
+                .map(|d| lab.dial(d, 0).unwrap_or_default())
+                .collect(),
+            switches: lab.session(0).switches(),
+        }
+    }
+
+    /// Dial `name` (of [`DIALS`]).
+    pub(crate) fn dial(&self, name: &str) -> Value {
+        DIALS
+            .iter()
+            .position(|d| d.name == name)
+            .and_then(|d| self.dials.get(d).copied())
+            .unwrap_or_default()
+    }
+
+    /// This setup with dial `name` at `v`: for a test's crafted setups.
+    #[cfg(test)]
+    pub(crate) fn with(mut self, name: &str, v: Value) -> Setup {
+        let d = DIALS
+            .iter()
+            .position(|d| d.name == name)
+            .expect("a dial of that name");
+        if self.dials.len() <= d {
+            self.dials.resize(DIALS.len(), 0);
+        }
+        self.dials[d] = v;
+        self
+    }
+}
 
 /// Client 1 (the learner's) and the server, watched from `since`.
 #[derive(Clone, Debug)]
@@ -62,6 +111,8 @@ pub(crate) struct Watch {
     pub(crate) born_at: Option<Instant>,
     /// Server ticks that applied no command of client 1's, one, two or more.
     pub(crate) applied: [u64; 3],
+    /// Client 1's commands those ticks applied, in all.
+    pub(crate) applied_commands: u64,
     /// Cells between where client 1 draws the walker and where the server has it.
     pub(crate) walker_gap: f64,
     /// Times the walker's drawing jumped: moved half a cell or more unlike the truth
@@ -70,6 +121,35 @@ pub(crate) struct Watch {
     last_walker: Option<((f64, f64), (f64, f64))>,
     /// Server ticks watched, for `applied`.
     seen_tick: u32,
+    /// At the last look: client 1's setup and counters, its input packets sent and
+    /// dropped, its commands lost, the server's tick.
+    pub(crate) setup: Setup,
+    pub(crate) latest: SessionStats,
+    pub(crate) up_now: (u64, u64),
+    pub(crate) lost_now: u64,
+    pub(crate) tick_now: u32,
+    /// Client 1's RTT (ms), snapshot period (ms), interpolation delay (ms); the
+    /// server's tick rate.
+    pub(crate) rtt_ms: f64,
+    pub(crate) period_ms: f64,
+    pub(crate) interp_ms: f64,
+    pub(crate) tick_rate: u16,
+    /// How unevenly client 1 draws the walker (`remote_motion_cv`), once measured.
+    pub(crate) motion_cv: Option<f64>,
+    /// Client 1's commands the server's input buffer pushed out, in all, and the depth
+    /// (ticks) it holds them to now.
+    pub(crate) buffer_dropped: u64,
+    pub(crate) buffer_ticks: u32,
+    /// `buffer_dropped` when the watch began.
+    pub(crate) buffer_dropped_before: u64,
+    /// Client 1's commands waiting in the server's queue now.
+    pub(crate) buffer_queued: usize,
+    /// The jitter client 1 measures (mean deviation of the snapshots' delays), ms.
+    pub(crate) jitter_ms: f64,
+    /// The tick the server's newest bolt of client 1's was born at, and the depth of
+    /// the input buffer when it was.
+    pub(crate) bolt_born: Option<u32>,
+    pub(crate) born_buffer_ticks: u32,
 }
 
 /// Client 1's player id.
@@ -119,6 +199,16 @@ fn lost_commands(lab: &Lab) -> u64 {
     lab.server().input_buffer(me(lab)).map_or(0, |f| f.lost)
 }
 
+/// The depth (ticks) the server's input buffer holds client 1's commands to.
+fn buffer_ticks(lab: &Lab) -> u32 {
+    lab.server().input_buffer(me(lab)).map_or(0, |f| f.target)
+}
+
+/// Client 1's commands pushed out of the server's full input buffer.
+fn buffer_dropped(lab: &Lab) -> u64 {
+    lab.server().input_buffer(me(lab)).map_or(0, |f| f.dropped)
+}
+
 impl Watch {
     pub(crate) fn new(lab: &Lab) -> Watch {
         let s = lab.session(0);
@@ -143,10 +233,76 @@ impl Watch {
             fired_at: None,
             born_at: None,
             applied: [0; 3],
+            applied_commands: 0,
             walker_gap: 0.0,
             walker_jumps: 0,
             last_walker: None,
             seen_tick: lab.server().world().tick,
+            setup: Setup::of(lab),
+            latest: s.stats().clone(),
+            up_now: up_counts(lab),
+            lost_now: lost_commands(lab),
+            tick_now: lab.server().world().tick,
+            rtt_ms: lab.figures(0).rtt_ms,
+            period_ms: s.snapshot_period() * 1000.0,
+            interp_ms: s.interp_delay_secs() * 1000.0,
+            tick_rate: lab.server().config().tick_rate,
+            motion_cv: lab.remote_motion_cv(0),
+            buffer_dropped: buffer_dropped(lab),
+            buffer_ticks: buffer_ticks(lab),
+            buffer_dropped_before: buffer_dropped(lab),
+            buffer_queued: 0,
+            jitter_ms: lab.figures(0).jitter_ms,
+            bolt_born: None,
+            born_buffer_ticks: 0,
+        }
+    }
+
+    /// A watch of nothing yet, from `since`: for a test to fill in as a run would.
+    #[cfg(test)]
+    pub(crate) fn blank(since: Instant) -> Watch {
+        Watch {
+            since,
+            now: since,
+            stats: SessionStats::default(),
+            tick: 0,
+            up: (0, 0),
+            lost_commands: 0,
+            max_pending: 0,
+            max_gap: 0.0,
+            moved: 0.0,
+            last_pos: None,
+            still_since: None,
+            key_at: None,
+            drawn_from: None,
+            drawn_moved_at: None,
+            rails: Vec::new(),
+            shots_before: 0,
+            fired_at: None,
+            born_at: None,
+            applied: [0; 3],
+            applied_commands: 0,
+            walker_gap: 0.0,
+            walker_jumps: 0,
+            last_walker: None,
+            seen_tick: 0,
+            setup: Setup::default(),
+            latest: SessionStats::default(),
+            up_now: (0, 0),
+            lost_now: 0,
+            tick_now: 0,
+            rtt_ms: 0.0,
+            period_ms: 50.0,
+            interp_ms: 100.0,
+            tick_rate: 60,
+            motion_cv: None,
+            buffer_dropped: 0,
+            buffer_ticks: 0,
+            buffer_dropped_before: 0,
+            buffer_queued: 0,
+            jitter_ms: 0.0,
+            bolt_born: None,
+            born_buffer_ticks: 0,
         }
     }
 
@@ -156,36 +312,60 @@ impl Watch {
     }
 
     /// Client 1's counters since the watch began.
-    pub(crate) fn corrections(&self, lab: &Lab) -> u64 {
-        lab.session(0).stats().corrections - self.stats.corrections
+    pub(crate) fn corrections(&self) -> u64 {
+        self.latest.corrections - self.stats.corrections
     }
 
-    pub(crate) fn underruns(&self, lab: &Lab) -> u64 {
-        lab.session(0).stats().underruns - self.stats.underruns
+    pub(crate) fn underruns(&self) -> u64 {
+        self.latest.underruns - self.stats.underruns
     }
 
-    pub(crate) fn snapshots(&self, lab: &Lab) -> u64 {
-        lab.session(0).stats().snapshots_received - self.stats.snapshots_received
+    pub(crate) fn snapshots(&self) -> u64 {
+        self.latest.snapshots_received - self.stats.snapshots_received
     }
 
-    pub(crate) fn commands(&self, lab: &Lab) -> u64 {
-        lab.session(0).stats().commands_sent - self.stats.commands_sent
+    pub(crate) fn commands(&self) -> u64 {
+        self.latest.commands_sent - self.stats.commands_sent
+    }
+
+    /// Frames that drew the walker guessed forward, and all frames, since the watch
+    /// began.
+    pub(crate) fn frames_extrapolated(&self) -> (u64, u64) {
+        let (l, s) = (&self.latest, &self.stats);
+        let guessed = l.frames_extrapolated - s.frames_extrapolated;
+        let all =
+            guessed + l.frames_interpolated - s.frames_interpolated + l.frames_held - s.frames_held;
+        (guessed, all)
     }
 
     /// Input packets sent and lost on the way up since the watch began.
-    pub(crate) fn packets_up(&self, lab: &Lab) -> (u64, u64) {
-        let (sent, dropped) = up_counts(lab);
-        (sent - self.up.0, dropped - self.up.1)
+    pub(crate) fn packets_up(&self) -> (u64, u64) {
+        (self.up_now.0 - self.up.0, self.up_now.1 - self.up.1)
     }
 
     /// Client 1's commands the server never received since the watch began (the growth
     /// of its lane's `lost`).
-    pub(crate) fn commands_lost(&self, lab: &Lab) -> u64 {
-        lost_commands(lab).saturating_sub(self.lost_commands)
+    pub(crate) fn commands_lost(&self) -> u64 {
+        self.lost_now.saturating_sub(self.lost_commands)
     }
 
-    pub(crate) fn ticks(&self, lab: &Lab) -> u32 {
-        lab.server().world().tick - self.tick
+    pub(crate) fn ticks(&self) -> u32 {
+        self.tick_now - self.tick
+    }
+
+    /// Corrections since client 1 stood still, and for how long it has stood (s).
+    pub(crate) fn standing(&self) -> Option<(f64, u64)> {
+        let (still, at) = self.still_since?;
+        Some((
+            self.now.saturating_duration_since(still).as_secs_f64(),
+            self.latest.corrections - at,
+        ))
+    }
+
+    /// The server's bolt was born this long (ms) after client 1 fired it.
+    pub(crate) fn bolt_wait_ms(&self) -> Option<f64> {
+        let (fired, born) = (self.fired_at?, self.born_at?);
+        Some(born.saturating_duration_since(fired).as_secs_f64() * 1000.0)
     }
 
     /// Looks at the lab now.
@@ -194,6 +374,30 @@ impl Watch {
         self.now = now;
         let s = lab.session(0);
         let me = me(lab);
+        self.setup = Setup::of(lab);
+        self.latest = s.stats().clone();
+        self.up_now = up_counts(lab);
+        self.lost_now = lost_commands(lab);
+        self.tick_now = lab.server().world().tick;
+        self.rtt_ms = lab.figures(0).rtt_ms;
+        self.period_ms = s.snapshot_period() * 1000.0;
+        self.interp_ms = s.interp_delay_secs() * 1000.0;
+        self.tick_rate = lab.server().config().tick_rate;
+        self.motion_cv = lab.remote_motion_cv(0);
+        self.buffer_dropped = buffer_dropped(lab);
+        self.buffer_ticks = buffer_ticks(lab);
+        self.buffer_queued = lab.server().input_buffer(me).map_or(0, |f| f.queued);
+        self.jitter_ms = lab.figures(0).jitter_ms;
+        if let Some(p) = lab
+            .server()
+            .game()
+            .projectiles()
+            .iter()
+            .rev()
+            .find(|p| p.owner == me)
+        {
+            self.bolt_born = Some(p.born);
+        }
         self.max_pending = self.max_pending.max(s.pending_commands());
         if let (Some(p), Some(v)) = (s.predicted(), s.server_state()) {
             let gap = f64::from(p.x - v.x).hypot(f64::from(p.y - v.y)) / f64::from(CELL);
@@ -247,6 +451,7 @@ impl Watch {
                 .any(|p| p.owner == me)
         {
             self.born_at = Some(now);
+            self.born_buffer_ticks = buffer_ticks(lab);
         }
         let tick = lab.server().world().tick;
         if tick > self.seen_tick
@@ -255,6 +460,7 @@ impl Watch {
             let new = ((tick - self.seen_tick) as usize).min(f.applied.len());
             for &n in &f.applied[f.applied.len() - new..] {
                 self.applied[usize::from(n.min(2))] += 1;
+                self.applied_commands += u64::from(n);
             }
         }
         self.seen_tick = tick;

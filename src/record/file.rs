@@ -21,9 +21,10 @@ use crate::net::codec::{self, CodecError, put_varint, read_varint};
 
 /// 11: one format for both kinds (serde-derived records in one frame); versions 1 to
 /// 10 of a client's recording were hand-coded, version 1 of a lab's framed otherwise.
-pub const VERSION: u16 = 11;
+/// 12: a link's conditions hold their jitter mode.
+pub const VERSION: u16 = 12;
 /// The oldest version this netarena reads.
-pub const OLDEST: u16 = 11;
+pub const OLDEST: u16 = 12;
 pub(crate) const HEADER_LEN: usize = 8;
 /// A client's recording begins with these six bytes.
 pub const CLIENT_MAGIC: [u8; 6] = *b"NAREC\0";

@@ -512,7 +512,7 @@ pub(crate) const LAB: &[Row<Lab>] = {
                 ],
                 "choose a dial, turn it down / up",
                 Some(
-                    "choose a dial (snapshot rate, input rate, interpolation delay, redundancy, lag compensation, rewind bound, extrapolation limit, input buffer, correction style, tick rate), turn it down / up: the server's, or the chosen client's; the bottom line says what it makes",
+                    "choose a dial (snapshot rate, input rate, interpolation delay, redundancy, lag compensation, rewind bound, extrapolation limit, input buffer, correction style, tick rate, jitter mode), turn it down / up: the server's, or the chosen client's; the bottom line says what it makes",
                 ),
             ),
             &["k [ ] dials"],

@@ -16,7 +16,7 @@ use netarena::client::play::input::{Action, ChatKey};
 use netarena::client::tap::{LinkTotals, LoopKind};
 use netarena::client::{CorrectionStyle, Switches};
 use netarena::lab::recording::{LabRecord, parse};
-use netarena::net::conditioner::Conditions;
+use netarena::net::conditioner::{Conditions, JitterMode};
 use netarena::net::delta;
 use netarena::net::protocol::{Cookie, PlayerSnap, ServerMsg, Snapshot, Welcome};
 use netarena::record::file::{Entry, FrameReader, readable};
@@ -43,6 +43,7 @@ fn start() -> Record {
             dup_pct: 0.0,
             reorder_pct: 0.5,
             bandwidth_kbps: 256,
+            jitter_mode: JitterMode::Independent,
         },
         welcome: Welcome {
             player_id: 3,

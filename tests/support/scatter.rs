@@ -1,8 +1,9 @@
 //! A scattering relay: a UDP forwarder with its own sockets between one real client and
 //! a real server that delays every datagram on its own, latency ± jitter drawn uniformly
 //! each time, so datagrams overtake one another as on a network of many paths (netem's
-//! jitter without rate control). It reads nothing it forwards; it logs each datagram's
-//! way and how long it really held it, which is the truth an RTT is checked against.
+//! jitter without rate control), and may lose a share of them. It reads nothing it
+//! forwards; it logs each datagram's way and fate (how long it really held it, or that
+//! it dropped it), which is the truth an RTT and a loss figure are checked against.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -25,6 +26,8 @@ struct Log {
     held: Vec<(bool, Duration)>,
     /// Datagrams that left before one that arrived ahead of them, each way.
     overtook: [u64; 2],
+    /// Datagrams dropped, each way (up, down).
+    dropped: [u64; 2],
 }
 
 pub struct ScatterRelay {
@@ -38,6 +41,17 @@ impl ScatterRelay {
     /// A relay on loopback in front of the server at `server`, holding each datagram
     /// `latency_ms` ± `jitter_ms` (uniform), each way.
     pub fn start(server: SocketAddr, latency_ms: u32, jitter_ms: u32, seed: u64) -> ScatterRelay {
+        ScatterRelay::lossy(server, latency_ms, jitter_ms, 0.0, seed)
+    }
+
+    /// As [`ScatterRelay::start`], dropping each datagram with chance `loss_pct` %.
+    pub fn lossy(
+        server: SocketAddr,
+        latency_ms: u32,
+        jitter_ms: u32,
+        loss_pct: f64,
+        seed: u64,
+    ) -> ScatterRelay {
         let front = UdpSocket::bind("127.0.0.1:0").unwrap();
         front.set_nonblocking(true).unwrap();
         let back = UdpSocket::bind("127.0.0.1:0").unwrap();
@@ -47,8 +61,12 @@ impl ScatterRelay {
         let stop = Arc::new(AtomicBool::new(false));
         let thread = {
             let (log, stop) = (log.clone(), stop.clone());
-            let delays = (f64::from(latency_ms), f64::from(jitter_ms));
-            std::thread::spawn(move || scatter(front, back, server, delays, seed, &log, &stop))
+            let fates = (
+                f64::from(latency_ms),
+                f64::from(jitter_ms),
+                loss_pct / 100.0,
+            );
+            std::thread::spawn(move || scatter(front, back, server, fates, seed, &log, &stop))
         };
         ScatterRelay {
             front: addr,
@@ -81,6 +99,15 @@ impl ScatterRelay {
         let log = self.log.lock().unwrap();
         (log.overtook[0], log.overtook[1])
     }
+
+    /// The share of the datagrams going `up` (or down) that the relay dropped, in %.
+    pub fn loss_pct(&self, up: bool) -> f64 {
+        let log = self.log.lock().unwrap();
+        let way = usize::from(!up);
+        let forwarded = log.held.iter().filter(|(u, _)| *u == up).count() as f64;
+        let dropped = log.dropped[way] as f64;
+        100.0 * dropped / (dropped + forwarded).max(1.0)
+    }
 }
 
 impl Drop for ScatterRelay {
@@ -96,7 +123,7 @@ fn scatter(
     front: UdpSocket,
     back: UdpSocket,
     server: SocketAddr,
-    (latency, jitter): (f64, f64),
+    (latency, jitter, loss): (f64, f64, f64),
     seed: u64,
     log: &Mutex<Log>,
     stop: &AtomicBool,
@@ -111,6 +138,10 @@ fn scatter(
     while !stop.load(Ordering::Relaxed) {
         let now = Instant::now();
         let mut hold = |up: bool, bytes: &[u8], order: &mut u64| {
+            if loss > 0.0 && rng.random::<f64>() < loss {
+                log.lock().unwrap().dropped[usize::from(!up)] += 1;
+                return;
+            }
             let ms = (latency + jitter * (2.0 * rng.random::<f64>() - 1.0)).max(0.0);
             *order += 1;
             let due = now + Duration::from_secs_f64(ms / 1000.0);

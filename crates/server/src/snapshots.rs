@@ -32,8 +32,6 @@ pub(super) const TURN_GROUP: u32 = 8;
 /// a second-old world costs nearly what the whole one does while it keeps the next
 /// deltas tied to an ever older baseline.
 const BASELINE_MAX_AGE: Duration = Duration::from_secs(1);
-/// The client's clock is echoed (for its RTT) in one snapshot in this many.
-const ECHO_EVERY: u32 = 4;
 /// Loss counts go out with one snapshot in this many: enough for a statistic.
 const INPUT_COUNTS_EVERY: u32 = 10;
 
@@ -73,6 +71,8 @@ impl Server {
         let period =
             Duration::from_secs_f64(f64::from(interval) / f64::from(self.config.tick_rate.max(1)));
         let mut allowed: HashMap<PlayerId, u32> = HashMap::new();
+        // The client timestamp each snapshot echoes (for its RTT), and how long it was held.
+        let mut echoes: HashMap<PlayerId, (u32, u16)> = HashMap::new();
         for slot in self.slots.iter_mut().filter(|s| on_turn(s.id)) {
             // A client whose join is being sent again at a pace gets that first.
             if let Controller::Remote(c) = &mut slot.controller
@@ -80,6 +80,9 @@ impl Server {
                 && c.delivery.allow(now, period)
             {
                 allowed.insert(slot.id, c.delivery.withheld_total());
+                if let Some(echo) = c.next_echo(now) {
+                    echoes.insert(slot.id, echo);
+                }
             }
         }
         let due = |id| allowed.contains_key(&id);
@@ -117,14 +120,12 @@ impl Server {
                     };
                     delta::encode(&snapshot, base.as_ref().map(|(t, p)| (*t, &p[..])))
                 });
-            let hold = now.saturating_duration_since(c.echo_received).as_millis();
             let mut msg = body.clone();
             msg.ack_seq = slot.queue.last_applied();
             msg.withheld_total = allowed.get(&slot.id).copied().unwrap_or(0);
-            // The RTT needs no more than a few samples a second.
-            if turn(slot.id).is_multiple_of(ECHO_EVERY) {
-                msg.echo_time_ms = c.echo_time_ms & 0xffff;
-                msg.echo_hold_ms = u16::try_from(hold).unwrap_or(u16::MAX);
+            if let Some(&(time, hold)) = echoes.get(&slot.id) {
+                msg.echo_time_ms = time & 0xffff;
+                msg.echo_hold_ms = hold;
             }
             msg.inputs = turn(slot.id)
                 .is_multiple_of(INPUT_COUNTS_EVERY)

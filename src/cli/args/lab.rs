@@ -8,6 +8,7 @@ use super::play::CorrectionArg;
 use super::{InterpDelay, ThemeArgs, bounded, interp_delay};
 use netarena::client::netcode::session::DEFAULT_INPUT_RATE;
 use netarena::client::netcode::tuning::{EXTRAPOLATION_LIMITS_MS, REDUNDANCY, Tuning};
+use netarena::net::conditioner::JitterMode;
 use netarena::server::InputBuffer;
 use netarena::server::config::{MAX_REWINDS_MS, defaults};
 
@@ -18,9 +19,15 @@ pub(crate) struct LabArgs {
     pub(crate) clients: u8,
     /// Network profile of each client in turn (off, lan, wifi, mobile, bad), or UP/DOWN
     /// for a link that differs each way (lan/bad: commands over a LAN, snapshots over a
-    /// bad path); clients not named get bad, lan, wifi, mobile by position
+    /// bad path), each name maybe with its jitter mode (bad:independent); clients not
+    /// named get bad, lan, wifi, mobile by position
     #[arg(long, value_delimiter = ',', value_name = "A,B")]
     pub(crate) profiles: Vec<String>,
+    /// How every client's link jitters where its profile does not say: ordered (the
+    /// delay wanders, datagrams stay in order) or independent (each datagram its own
+    /// delay, so they overtake one another, as netem does)
+    #[arg(long, value_name = "ordered|independent", value_parser = jitter_mode)]
+    pub(crate) jitter_mode: Option<JitterMode>,
     /// Built-in map name (arena, duel, warehouse, catacombs) or a path to a map file
     #[arg(long, default_value = "duel")]
     pub(crate) map: String,
@@ -102,6 +109,11 @@ pub(crate) struct LabArgs {
     pub(crate) correction: CorrectionArg,
     #[command(flatten)]
     pub(crate) theme: ThemeArgs,
+}
+
+/// A jitter mode by name.
+pub(crate) fn jitter_mode(text: &str) -> Result<JitterMode, String> {
+    JitterMode::parse(text).ok_or_else(|| format!("must be {}", JitterMode::NAMES.join(" or ")))
 }
 
 /// `on` or `off`.

@@ -148,6 +148,11 @@ pub struct ClientSession {
     /// keyframe.
     #[serde(skip)]
     correction_loop: bool,
+    /// A speed hack: the command clock runs this much faster than the server's ticks
+    /// (1.0: honest). Only the lab sets it, for a lesson to show what stops it; not
+    /// kept in a keyframe.
+    #[serde(skip, default = "honest")]
+    clock_rate: f64,
     /// How remote players are brought onto a snapshot that disagrees with where they
     /// were drawn ([`ClientSession::set_correction`]).
     correction: CorrectionStyle,
@@ -203,6 +208,7 @@ impl ClientSession {
             pacer: InputPacer::new(welcome.tick_rate, DEFAULT_INPUT_RATE),
             tuning: Tuning::default(),
             correction_loop: false,
+            clock_rate: 1.0,
             switches: switches.normalized(),
             correction: CorrectionStyle::default(),
             remote_errors: Vec::new(),
@@ -302,13 +308,20 @@ impl ClientSession {
     /// jitter buffer there holds its depth of ours by design; while it runs below half
     /// of it we make commands 5% faster, which refills it.
     pub fn command_period_scale(&self) -> f64 {
-        if self.draining {
+        let scale = if self.draining {
             1.05
         } else if self.hurrying {
             0.95
         } else {
             1.0
-        }
+        };
+        scale / self.clock_rate
+    }
+
+    /// Makes this client cheat (the lab only): its command clock runs `rate` times
+    /// as fast as the server's ticks, so it sends that many commands a tick.
+    pub(crate) fn set_clock_rate(&mut self, rate: f64) {
+        self.clock_rate = rate;
     }
 
     /// Takes the config's settings: the player's dials and the correction style (the
@@ -531,7 +544,9 @@ impl ClientSession {
         let limit = self.ahead_limit();
         let thin = self.net.lagometer.rate_limited();
         let p = self.prediction.as_mut()?;
-        let due = if self.resync.take_skip() {
+        // A speed hack does not give back the commands the server holds for it.
+        let honest = self.clock_rate == 1.0;
+        let due = if honest && self.resync.take_skip() {
             self.net.command_skipped();
             self.pacer.resend_due()
         } else if p.pending() >= limit {
@@ -829,6 +844,11 @@ pub(in crate::client) fn others_of(players: &[PlayerSnap], me: PlayerId) -> Vec<
     let mut others = Vec::with_capacity(players.len());
     others.extend(players.iter().filter(|p| p.id != me).map(|p| p.state));
     others
+}
+
+/// An honest command clock's rate (a keyframe does not keep a lab's speed hack).
+fn honest() -> f64 {
+    1.0
 }
 
 pub(in crate::client) fn name_in(roster: &[RosterEntry], id: PlayerId) -> String {

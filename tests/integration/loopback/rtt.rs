@@ -34,3 +34,38 @@ fn the_mean_rtt_is_the_relays_under_reordering_jitter() {
         "rtt_ms_mean {shown:.1} ms against the relay's {truth:.1} ms"
     );
 }
+
+/// The same reordering relay also losing 5 % of datagrams each way: the RTT still
+/// within 5 % of the relay's log, and each way's loss within a point of what the relay
+/// dropped (the relay's fate of each datagram is the truth).
+#[test]
+#[ignore = "slow tier: .ci/run runs it with --ignored"]
+fn rtt_and_loss_are_the_relays_under_reordering_jitter_and_loss() {
+    let server = start_server(&["--bots", "0"]);
+    let relay = ScatterRelay::lossy(([127, 0, 0, 1], server.port).into(), 75, 60, 5.0, 33);
+    let (child, report) = headless(relay.addr().port(), "lossy", "40", &[]);
+    let r = finish(child, report);
+    let truth = relay.mean_ms(true).0 + relay.mean_ms(false).0;
+    let (lost_up, lost_down) = (relay.loss_pct(true), relay.loss_pct(false));
+    let shown = num(&r, "rtt_ms_mean");
+    let (up, down) = (num(&r, "loss_up_pct"), num(&r, "loss_down_pct"));
+    eprintln!(
+        "relay: rtt {truth:.1} ms, lost {lost_up:.2} % up {lost_down:.2} % down; shown rtt_ms_mean {shown:.1}, loss {up:.2} % up {down:.2} % down"
+    );
+    assert!(
+        lost_up > 3.0 && lost_down > 3.0,
+        "the relay dropped both ways"
+    );
+    assert!(
+        (shown - truth).abs() <= 0.05 * truth,
+        "rtt_ms_mean {shown:.1} ms against the relay's {truth:.1} ms"
+    );
+    assert!(
+        (up - lost_up).abs() <= 1.0,
+        "loss up {up:.2} % against {lost_up:.2} %"
+    );
+    assert!(
+        (down - lost_down).abs() <= 1.0,
+        "loss down {down:.2} % against {lost_down:.2} %"
+    );
+}

@@ -1,6 +1,11 @@
 //! A seeded link conditioner: latency, jitter, loss, duplication, reordering and a
 //! bandwidth cap applied to outgoing datagrams, so bad networks can be rehearsed on a LAN.
 //!
+//! Jitter comes in two kinds ([`JitterMode`]): `ordered`, a delay that wanders but
+//! never lets a datagram pass the one before it (a single path with a queue), and
+//! `independent`, a delay drawn afresh for each datagram, uniform within
+//! `latency ± jitter`, so datagrams overtake one another as netem's jitter makes them.
+//!
 //! The bandwidth cap is a bottleneck as a real one is (`tc tbf`, a home router's
 //! uplink): a link of that rate sending one datagram at a time, fed by a drop-tail
 //! queue of `link_queue_bytes` (100 ms at the rate, at least one largest datagram).
@@ -54,13 +59,46 @@ pub(crate) fn link_queue_bytes(kbps: u32) -> usize {
 /// window without keeping a burst's worth of memory around forever.
 const SPARE_CAP: usize = 256;
 
+/// How the delay varies from one datagram to the next.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Default, Hash, serde::Serialize, serde::Deserialize,
+)]
+pub enum JitterMode {
+    /// A delay that wanders within `latency ± jitter`; a datagram never departs before
+    /// the one pushed ahead of it, so jitter alone never reorders.
+    #[default]
+    Ordered,
+    /// Each datagram's delay drawn on its own, uniform within `latency ± jitter`: one
+    /// that draws a short delay overtakes those pushed before it (netem's jitter).
+    Independent,
+}
+
+impl JitterMode {
+    /// The names `--jitter-mode` takes, in the order of the modes' numbers.
+    pub const NAMES: [&'static str; 2] = ["ordered", "independent"];
+
+    /// The mode of this name, or `None`.
+    pub fn parse(name: &str) -> Option<JitterMode> {
+        match name.to_ascii_lowercase().as_str() {
+            "ordered" => Some(JitterMode::Ordered),
+            "independent" => Some(JitterMode::Independent),
+            _ => None,
+        }
+    }
+
+    /// Its name, as [`JitterMode::parse`] reads it.
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+}
+
 /// What the simulated link does to each datagram. `Default` is a clean link.
 #[derive(Clone, Debug, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Conditions {
     /// One-way delay added to every datagram, in ms.
     pub latency_ms: u32,
-    /// Delay varies by up to this many ms either side of `latency_ms`. Jitter alone never
-    /// reorders: a datagram never departs before the one pushed ahead of it.
+    /// Delay varies by up to this many ms either side of `latency_ms`; whether that
+    /// reorders is `jitter_mode`'s.
     pub jitter_ms: u32,
     /// Long-run share of datagrams lost, in percent (0..=100).
     pub loss_pct: f64,
@@ -73,6 +111,8 @@ pub struct Conditions {
     pub reorder_pct: f64,
     /// Link rate in kbit/s; 0 means unlimited.
     pub bandwidth_kbps: u32,
+    /// Whether jitter keeps datagrams in order (the default) or lets them overtake.
+    pub jitter_mode: JitterMode,
 }
 
 impl Conditions {
@@ -125,21 +165,40 @@ impl Conditions {
                 dup_pct: 1.0,
                 reorder_pct: 1.0,
                 bandwidth_kbps: 0,
+                jitter_mode: JitterMode::Ordered,
             },
             _ => return None,
         };
         Some(c)
     }
 
-    /// The preset after the one equal to `self`, wrapping around; the first preset if
-    /// `self` matches none (e.g. hand-tuned settings).
-    pub fn next_profile(&self) -> (&'static str, Conditions) {
-        let next = Self::PROFILES
+    /// These conditions with their jitter in `mode`.
+    pub fn with_jitter_mode(self, mode: JitterMode) -> Conditions {
+        Conditions {
+            jitter_mode: mode,
+            ..self
+        }
+    }
+
+    /// The preset `self` is, jitter mode aside, or `None` (hand-tuned settings).
+    pub fn profile_name(&self) -> Option<&'static str> {
+        let ordered = self.clone().with_jitter_mode(JitterMode::Ordered);
+        Self::PROFILES
             .iter()
-            .position(|name| Self::profile(name).as_ref() == Some(self))
+            .find(|name| Self::profile(name).as_ref() == Some(&ordered))
+            .copied()
+    }
+
+    /// The preset after the one equal to `self` (jitter mode aside, and kept), wrapping
+    /// around; the first preset if `self` matches none (e.g. hand-tuned settings).
+    pub fn next_profile(&self) -> (&'static str, Conditions) {
+        let next = self
+            .profile_name()
+            .and_then(|p| Self::PROFILES.iter().position(|name| *name == p))
             .map_or(0, |i| (i + 1) % Self::PROFILES.len());
         let name = Self::PROFILES[next];
-        (name, Self::profile(name).unwrap_or_default())
+        let c = Self::profile(name).unwrap_or_default();
+        (name, c.with_jitter_mode(self.jitter_mode))
     }
 
     /// Short text for a HUD, e.g. `150±40ms 5.0% loss(b3) 1% dup 1% reorder`, or `clean`.
@@ -149,7 +208,11 @@ impl Conditions {
         }
         let mut parts: Vec<String> = Vec::new();
         if self.jitter_ms > 0 {
-            parts.push(format!("{}±{}ms", self.latency_ms, self.jitter_ms));
+            let how = match self.jitter_mode {
+                JitterMode::Ordered => "",
+                JitterMode::Independent => " indep",
+            };
+            parts.push(format!("{}±{}ms{how}", self.latency_ms, self.jitter_ms));
         } else if self.latency_ms > 0 {
             parts.push(format!("{}ms", self.latency_ms));
         }
@@ -218,6 +281,9 @@ pub struct Conditioner {
     /// before it, which is both the no-reordering rule and, since the link is held until
     /// that departure, the bandwidth queue.
     tail: Option<Instant>,
+    /// Under independent jitter, when the bandwidth cap's link is next free: the cap
+    /// sends one datagram at a time at the sender, and the delay is added after it.
+    link_free: Option<Instant>,
     /// Gilbert–Elliott state: true while in the lossy ("bad") state.
     in_loss_burst: bool,
     jitter: JitterWalk,
@@ -233,6 +299,7 @@ impl Conditioner {
             spare: Vec::new(),
             next_seq: 0,
             tail: None,
+            link_free: None,
             in_loss_burst: false,
             jitter: JitterWalk::default(),
             stats: ConditionerStats::default(),
@@ -300,6 +367,25 @@ impl Conditioner {
                 Some(t) if due < t => self.stats.reordered += 1,
                 // Not ahead of anything after all, so from here on it is ordinary
                 // in-order traffic that later datagrams must not pass.
+                _ => self.tail = Some(due),
+            }
+            due
+        } else if c.jitter_mode == JitterMode::Independent {
+            // The link (if capped) sends one datagram at a time; then each draws its
+            // own delay, so a quick one overtakes slower ones pushed before it.
+            let start = self.link_free.map_or(now, |t| t.max(now));
+            if c.bandwidth_kbps > 0 {
+                let backlog = (start - now).as_secs_f64() * f64::from(c.bandwidth_kbps) * 125.0;
+                if backlog as usize + payload.len() > link_queue_bytes(c.bandwidth_kbps) {
+                    self.stats.tail_dropped += 1;
+                    return;
+                }
+            }
+            self.link_free = Some(start + serialize);
+            let offset = jitter * (2.0 * self.rng.random::<f64>() - 1.0);
+            let due = start + serialize + millis((latency + offset).max(0.0));
+            match self.tail {
+                Some(t) if due < t => self.stats.reordered += 1,
                 _ => self.tail = Some(due),
             }
             due

@@ -27,6 +27,17 @@ fn profiles() {
         ..Conditions::default()
     };
     assert_eq!(custom.next_profile().0, "off");
+    // A profile with independent jitter is still that profile, and cycling keeps the mode.
+    let bad = Conditions::profile("bad")
+        .unwrap()
+        .with_jitter_mode(JitterMode::Independent);
+    assert_eq!(bad.profile_name(), Some("bad"));
+    let (name, next) = bad.next_profile();
+    assert_eq!((name, next.jitter_mode), ("off", JitterMode::Independent));
+    for mode in JitterMode::NAMES {
+        assert_eq!(JitterMode::parse(mode).map(JitterMode::name), Some(mode));
+    }
+    assert_eq!(JitterMode::parse("netem"), None);
 }
 
 #[test]
@@ -37,6 +48,10 @@ fn summaries() {
     assert_eq!(s("wifi"), "10±8ms 1.0% loss(b2)");
     assert_eq!(s("mobile"), "50±25ms 2.0% loss(b3)");
     assert_eq!(s("bad"), "150±40ms 5.0% loss(b3) 1% dup 1% reorder");
+    let independent = Conditions::profile("mobile")
+        .unwrap()
+        .with_jitter_mode(JitterMode::Independent);
+    assert_eq!(independent.summary(), "50±25ms indep 2.0% loss(b3)");
     let odd = Conditions {
         loss_pct: 0.25,
         burst_len: 1.5,

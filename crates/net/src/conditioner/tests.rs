@@ -281,6 +281,89 @@ fn reordering_only_when_enabled() {
     assert!(rate > 2.5 && rate < 5.5, "reordered {rate}%");
 }
 
+/// Independent jitter draws each datagram's delay on its own, uniform in latency ±
+/// jitter, so datagrams overtake one another (netem's jitter); ordered jitter with the
+/// same figures never does.
+#[test]
+fn independent_jitter_is_uniform_per_datagram_and_reorders() {
+    for (latency, jitter, spacing, seed) in [(75u32, 60u32, 16u64, 61u64), (50, 10, 1, 62)] {
+        let cond = Conditions {
+            latency_ms: latency,
+            jitter_ms: jitter,
+            jitter_mode: JitterMode::Independent,
+            ..Conditions::default()
+        };
+        let mut c = Conditioner::new(cond.clone(), seed);
+        let arrivals = run(&mut c, N, Duration::from_millis(spacing), 8);
+        assert_eq!(arrivals.len() as u64, N);
+        let delays: Vec<f64> = arrivals.iter().map(|a| ms(a.delay)).collect();
+        let (mean, sd) = mean_sd(&delays);
+        let (lat, jit) = (f64::from(latency), f64::from(jitter));
+        assert!((mean - lat).abs() < 0.5, "mean {mean} want {lat}");
+        // Uniform over ±jitter: sd jitter/√3, every delay inside the range.
+        let want_sd = jit / 3f64.sqrt();
+        assert!(
+            (sd - want_sd).abs() < 0.02 * want_sd,
+            "sd {sd} want {want_sd}"
+        );
+        assert!(
+            delays
+                .iter()
+                .all(|d| (lat - jit - 1e-6..=lat + jit + 1e-6).contains(d))
+        );
+        // Consecutive datagrams' delays are unrelated (ordered jitter's walk ties them
+        // together).
+        let mut by_id = arrivals.clone();
+        by_id.sort_by_key(|a| a.id);
+        let in_push_order: Vec<f64> = by_id.iter().map(|a| ms(a.delay)).collect();
+        let pairs: Vec<(f64, f64)> = in_push_order
+            .windows(2)
+            .map(|w| (w[0] - lat, w[1] - lat))
+            .collect();
+        let lag1 = pairs.iter().map(|(a, b)| a * b).sum::<f64>() / pairs.len() as f64 / sd.powi(2);
+        assert!(lag1.abs() < 0.02, "lag-1 correlation {lag1}");
+        let over = overtakers(&arrivals, N);
+        assert_eq!(over, c.stats().reordered);
+        assert!(
+            over > N / 4,
+            "{over} of {N} overtook at {latency}±{jitter} every {spacing} ms"
+        );
+        assert_eq!(cond.summary(), format!("{latency}±{jitter}ms indep"));
+
+        let mut ordered = Conditioner::new(cond.with_jitter_mode(JitterMode::Ordered), seed);
+        let arrivals = run(&mut ordered, N, Duration::from_millis(spacing), 8);
+        assert_eq!(ids(&arrivals), (0..N).collect::<Vec<_>>());
+        assert_eq!(ordered.stats().reordered, 0);
+    }
+}
+
+/// Under independent jitter the bandwidth cap still sends one datagram at a time at
+/// its rate, and its queue still drops at the tail.
+#[test]
+fn independent_jitter_keeps_the_bandwidth_cap() {
+    let cond = Conditions {
+        latency_ms: 20,
+        jitter_ms: 10,
+        bandwidth_kbps: 100,
+        jitter_mode: JitterMode::Independent,
+        ..Conditions::default()
+    };
+    let mut c = Conditioner::new(cond, 63);
+    let now = Instant::now();
+    for _ in 0..5 {
+        c.push(now, addr(), &[0; 400]);
+    }
+    let mut dues = Vec::new();
+    while let Some(d) = c.next_due() {
+        c.drain_due(d, |_, _| dues.push(ms(d - now)));
+    }
+    // 32 ms on the wire each, then 20 ± 10 ms: the third leaves the link at 96 ms.
+    assert_eq!(dues.len(), 3);
+    assert_eq!(c.stats().tail_dropped, 2);
+    assert!(dues.iter().all(|d| (42.0..=126.0).contains(d)), "{dues:?}");
+    assert!(dues.iter().any(|d| *d >= 96.0 + 10.0), "{dues:?}");
+}
+
 #[test]
 fn duplication_rate() {
     let cond = Conditions {
