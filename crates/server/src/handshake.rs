@@ -9,7 +9,7 @@ use super::Server;
 use super::connection::Connection;
 use super::connection::Controller;
 use super::cookie::{self, CookieError};
-use netarena_net::codec;
+use netarena_net::{codec, wire_bytes};
 use netarena_net::map_chunks::{self, MapAssembler};
 use netarena_net::protocol::{
     ClientMsg, Cookie, HELLO_BYTES, MAX_INFO_NAME_CHARS, RejectReason, ServerInfo, ServerMsg,
@@ -156,6 +156,16 @@ impl Server {
             .find(|(_, c)| c.hello == hello && c.addr == from)
             .map(|(s, c)| (s.id, c.accept.clone()));
         if let Some((id, accept)) = known {
+            // A repeat in a smaller datagram: the client fell back to a small path.
+            let budget = wire_bytes::session_budget(from.ip(), wire_len);
+            if let Some(Controller::Remote(c)) = self
+                .slots
+                .iter_mut()
+                .find(|s| s.id == id)
+                .map(|s| &mut s.controller)
+            {
+                c.budget = c.budget.min(budget);
+            }
             self.queue(from, ServerMsg::Accept(accept));
             self.resend_welcome(id, now);
             return;
@@ -201,7 +211,11 @@ impl Server {
                 return;
             }
         };
-        let connection = Connection::new(from, session, hello, accept.clone(), now);
+        let budget = wire_bytes::session_budget(from.ip(), wire_len);
+        if budget < codec::MAX_SERVER_DATAGRAM {
+            tracing::info!("{from} joins over a small path: its datagrams keep to {budget} bytes");
+        }
+        let connection = Connection::new(from, session, hello, accept.clone(), budget, now);
         match self.add_player(
             sanitize_name(name),
             Controller::Remote(Box::new(connection)),
