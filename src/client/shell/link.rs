@@ -35,6 +35,10 @@ const PROMPT_ANSWERS: u32 = 2;
 /// becomes the cookie; more are dropped (a flood of forged ones costs no quadratic
 /// search, and the real one comes again on the next retry).
 const CHALLENGES_KEPT: usize = 8;
+/// Connect requests padded to the full [`codec::MAX_CLIENT_DATAGRAM`] that go unanswered
+/// before the join falls back to requests of IPv4's least path (548 bytes): the path may
+/// drop larger datagrams unseen (a small MTU and a lost "fragmentation needed").
+const FULL_TRIES: u32 = 3;
 /// How long a refusal must stand, with requests still going out and no answer that
 /// opens coming back, before the join gives up (and at least three round trips of the
 /// challenge): a refusal carries no proof (an older client must be able to read it),
@@ -74,6 +78,14 @@ pub(crate) struct Link {
     last_opened: Instant,
     /// Our `Leave` is going out: the server's unsealed `Left` is taken.
     leaving: bool,
+    /// The size connect requests are padded to: the full datagram, or IPv4's least
+    /// path's once the full ones went unanswered. The server budgets the session's
+    /// datagrams by the size of the request that reached it.
+    pad_to: usize,
+    /// Full-size connect requests sent in this join, and whether anything came back
+    /// from the server.
+    full_tries: u32,
+    heard: bool,
 }
 
 /// Appends a session's keys to the key log: a file only its owner may read (made so,
@@ -141,6 +153,9 @@ impl Link {
             forgotten: false,
             last_opened: Instant::now(),
             leaving: false,
+            pad_to: codec::MAX_CLIENT_DATAGRAM,
+            full_tries: 0,
+            heard: false,
         })
         .map(|mut link| {
             link.new_session();
@@ -176,6 +191,19 @@ impl Link {
 
     pub(crate) fn server(&self) -> SocketAddr {
         self.server
+    }
+
+    /// The IP packet size the join's connect requests were padded to, which the path
+    /// carried if the join succeeded: 1,228 (IPv4, full requests), 576 (IPv4's least:
+    /// the full ones went unanswered) or 1,248 (IPv6, whose every path carries it).
+    pub(crate) fn path_mtu(&self) -> usize {
+        crate::net::wire_bytes::ip_packet(self.pad_to, self.server.ip())
+    }
+
+    /// Whether the join fell back to IPv4's least path: the session's datagrams keep
+    /// to 548 bytes.
+    pub(crate) fn small_path(&self) -> bool {
+        self.pad_to < codec::MAX_CLIENT_DATAGRAM
     }
 
     pub(crate) fn traffic(&self) -> Traffic {
@@ -245,12 +273,14 @@ impl Link {
         let key_log = self.key_log.as_deref();
         let (strangers, last_stranger) = (&mut self.strangers, &mut self.last_stranger);
         let (last_opened, leaving) = (&mut self.last_opened, self.leaving);
+        let heard = &mut self.heard;
         self.transport.receive(now, |from, bytes| {
             if from != server {
                 *strangers += 1;
                 *last_stranger = Some(from);
                 return;
             }
+            *heard = true;
             let keys = session.as_mut().map(|(_, s)| s);
             let sealed = codec::is_sealed(bytes);
             match codec::open_server(keys, bytes, scratch) {
@@ -328,6 +358,8 @@ impl Link {
         let mut welcome: Option<Welcome> = None;
         let mut map = MapAssembler::default();
         let mut early = VecDeque::new();
+        self.full_tries = 0;
+        self.heard = false;
         loop {
             if cancel()? {
                 return Ok(None);
@@ -347,7 +379,27 @@ impl Link {
                         cookie_tries += 1;
                     }
                 }
+                // Full-size requests that nothing answered: the path may be small.
+                // (IPv6's least path carries full ones.) The simulated lag, if any,
+                // is waited out first.
+                let lag = Duration::from_millis(self.handshake_lag_ms.into());
+                if !self.heard
+                    && !self.small_path()
+                    && self.server.is_ipv4()
+                    && self.full_tries >= FULL_TRIES
+                    && now >= start + lag
+                {
+                    self.pad_to = crate::net::wire_bytes::IPV4_MIN_PAYLOAD;
+                    tracing::info!(
+                        "{FULL_TRIES} connect requests of {} bytes went unanswered: trying {} (a path of IPv4's least MTU)",
+                        codec::MAX_CLIENT_DATAGRAM,
+                        self.pad_to
+                    );
+                }
                 self.send_connect(now, name, cookie)?;
+                if !self.small_path() {
+                    self.full_tries += 1;
+                }
                 next_try = now + CONNECT_RETRY;
                 prompt_answers = 0;
             }
@@ -432,7 +484,7 @@ impl Link {
         cookie: Option<Cookie>,
     ) -> anyhow::Result<()> {
         let hello = self.handshake.hello();
-        match codec::connect_request(name, cookie, hello, &mut self.buf) {
+        match codec::connect_request_padded(name, cookie, hello, self.pad_to, &mut self.buf) {
             Ok(()) => {
                 self.transport.send(now, self.server, &self.buf);
                 Ok(())
@@ -468,6 +520,14 @@ impl Link {
                 "no answer from {} within {secs} s: the simulated lag alone makes joining take {} ms (two round trips); lower --lag",
                 self.server,
                 self.handshake_lag_ms
+            )
+        } else if self.small_path() {
+            anyhow::anyhow!(
+                "no answer from {} within {secs} s to connect requests of {} or {} bytes: is a netarena server running there? (or the path drops datagrams of {} B, IPv4's least MTU)",
+                self.server,
+                codec::MAX_CLIENT_DATAGRAM,
+                self.pad_to,
+                self.path_mtu()
             )
         } else {
             anyhow::anyhow!(
