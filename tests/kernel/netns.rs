@@ -166,7 +166,16 @@ impl Pair {
         ] {
             let addr = format!("{ip}/64");
             run(&[
-                "ip", "-n", self.ns(side), "-6", "addr", "add", &addr, "dev", dev, "nodad",
+                "ip",
+                "-n",
+                self.ns(side),
+                "-6",
+                "addr",
+                "add",
+                &addr,
+                "dev",
+                dev,
+                "nodad",
             ])?;
         }
         Ok(())

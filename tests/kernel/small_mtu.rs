@@ -116,9 +116,21 @@ fn an_ipv6_path_of_the_least_mtu_needs_no_fallback() {
     );
     assert!(status.success(), "the client failed: {}", r["ended"]);
     assert_eq!(r["ended"], "time up", "{r}");
-    assert_eq!(num(&r, "path_mtu"), 1248.0, "1,200 bytes and IPv6's 48: {r}");
-    assert_eq!(pair.tbf_dropped(Side::Server), 0, "server datagrams too large");
-    assert_eq!(pair.tbf_dropped(Side::Client), 0, "client datagrams too large");
+    assert_eq!(
+        num(&r, "path_mtu"),
+        1248.0,
+        "1,200 bytes and IPv6's 48: {r}"
+    );
+    assert_eq!(
+        pair.tbf_dropped(Side::Server),
+        0,
+        "server datagrams too large"
+    );
+    assert_eq!(
+        pair.tbf_dropped(Side::Client),
+        0,
+        "client datagrams too large"
+    );
     assert!(rate >= 15.0, "{rate:.1} snapshots a second");
 }
 

@@ -112,12 +112,15 @@ impl Interest {
     /// Snapshot `tick` went with the narrower `set`, and no more than its players go
     /// from now on: the client's path is small, and its snapshots keep to one set
     /// size, so no player blinks out and in as the budget's margin comes and goes.
-    pub(crate) fn narrow(&mut self, tick: u32, set: IdSet) {
+    /// Returns the new most, when it fell.
+    pub(crate) fn narrow(&mut self, tick: u32, set: IdSet) -> Option<usize> {
         if let Some((_, last)) = self.sent.back_mut().filter(|(t, _)| *t == tick) {
             *last = set;
         }
         let most = self.narrowed.unwrap_or(SNAPSHOT_PLAYERS);
-        self.narrowed = Some(most.min(set.len()).max(1));
+        let fewer = most.min(set.len()).max(1);
+        self.narrowed = Some(fewer);
+        (fewer < most).then_some(fewer)
     }
 
     /// The most players this client's snapshots carry.

@@ -71,7 +71,12 @@ impl Server {
 
     /// The largest datagram session `id` is sent (one that departed: any).
     fn budget(&self, id: PlayerId) -> usize {
-        match self.slots.iter().find(|s| s.id == id).map(|s| &s.controller) {
+        match self
+            .slots
+            .iter()
+            .find(|s| s.id == id)
+            .map(|s| &s.controller)
+        {
             Some(Controller::Remote(c)) => c.budget,
             _ => codec::MAX_SERVER_DATAGRAM,
         }

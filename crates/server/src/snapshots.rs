@@ -235,8 +235,13 @@ impl Server {
                 .iter_mut()
                 .find(|s| s.id == id)
                 .map(|s| &mut s.controller)
+                && let Some(most) = c.interest.narrow(tick, set)
             {
-                c.interest.narrow(tick, set);
+                tracing::info!(
+                    "{} gets the {most} players nearest it: no more fit its {}-byte datagrams",
+                    c.addr,
+                    c.budget
+                );
             }
         }
         for (id, _, _, bytes) in &out {
@@ -346,6 +351,93 @@ mod tests {
             if let Some(&s) = run(server, now, 1).first() {
                 return s;
             }
+        }
+    }
+
+    /// Ticks a server with a small-path client (`small`) and a full-path one (`full`)
+    /// `ticks` times, acknowledging each client's newest snapshot when `acks`: the
+    /// largest datagram each got, and how many.
+    fn run_paths(server: &mut Server, ticks: u32, acks: bool) -> [(usize, usize); 2] {
+        let mut now = Instant::now();
+        let small: std::net::SocketAddr = "10.0.0.1:4000".parse().unwrap();
+        let full: std::net::SocketAddr = "10.0.0.2:4000".parse().unwrap();
+        server
+            .join_in_process_padded(now, small, "small", wire_bytes::IPV4_MIN_PAYLOAD)
+            .expect("joins");
+        server.join_in_process(now, full, "full").expect("joins");
+        let mut got = [(0, 0); 2];
+        let mut buf = Vec::new();
+        for _ in 0..ticks {
+            now += Duration::from_secs(1) / u32::from(server.config.tick_rate);
+            server.tick(now);
+            let sent: Vec<(std::net::SocketAddr, u32)> = server
+                .outbox
+                .iter()
+                .filter_map(|(to, msg, _)| match msg {
+                    ServerMsg::Snapshot(s) => Some((*to, s.tick)),
+                    _ => None,
+                })
+                .collect();
+            server.send_outbox(&mut buf, |to, bytes| {
+                let which = usize::from(to == full);
+                got[which].0 = got[which].0.max(bytes.len());
+                got[which].1 += 1;
+            });
+            if acks {
+                for (to, tick) in sent {
+                    for slot in &mut server.slots {
+                        if let Controller::Remote(c) = &mut slot.controller
+                            && c.addr == to
+                        {
+                            c.acked_tick = Some(tick);
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(server.send_failures().encode, 0, "datagrams not sent");
+        got
+    }
+
+    // Every client's snapshots had 1,200 bytes' budget: a 64-player game's went out
+    // larger than a 576-byte path carries, and vanished there.
+    #[test]
+    fn a_crowd_fits_a_small_path_and_outgrows_it_on_a_full_one() {
+        let mut config = ServerConfig::new(Map::builtin("warehouse").unwrap());
+        config.max_players = 64;
+        config.bots = 62;
+        let mut server = Server::new(config);
+        let [small, full] = run_paths(&mut server, 120, true);
+        assert!(
+            full.0 > wire_bytes::IPV4_MIN_PAYLOAD,
+            "the game is too small: {full:?}"
+        );
+        assert!(small.0 <= wire_bytes::IPV4_MIN_PAYLOAD, "{small:?}");
+        // Every snapshot and the join went: 40 snapshots in 2 s.
+        assert!(small.1 >= 40, "{small:?}");
+        let narrowed = server.remotes().find(|(s, _)| s.name == "small").unwrap();
+        assert!(narrowed.1.interest.most() < crate::interest::SNAPSHOT_PLAYERS);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+        /// No datagram is ever built over a session's budget: whatever the game's size
+        /// and map, acknowledged (deltas) or not (every snapshot whole).
+        #[test]
+        fn no_datagram_is_built_over_a_small_paths_budget(
+            bots in 0u16..=62,
+            map in 0usize..4,
+            acks: bool,
+        ) {
+            let maps = ["arena", "duel", "warehouse", "catacombs"];
+            let mut config = ServerConfig::new(Map::builtin(maps[map]).unwrap());
+            config.max_players = 64;
+            config.bots = bots;
+            let mut server = Server::new(config);
+            let [small, full] = run_paths(&mut server, 60, acks);
+            proptest::prop_assert!(small.0 <= wire_bytes::IPV4_MIN_PAYLOAD, "{:?}", small);
+            proptest::prop_assert!(full.0 <= codec::MAX_SERVER_DATAGRAM, "{:?}", full);
+            proptest::prop_assert!(small.1 >= 20, "{:?}", small);
         }
     }
 
