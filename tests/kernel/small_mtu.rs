@@ -56,8 +56,8 @@ fn join(pair: &Pair, server: SocketAddr, seconds: f64) -> (ExitStatus, serde_jso
 }
 
 // A 64-player game's snapshots (about 600 bytes with every player in full) went out
-// at 1,200 bytes' budget to every client: through a 576-byte path all of them larger
-// than 548 vanished, and nobody said why.
+// at 1,200 bytes' budget to every client: through a 576-byte path each whole one
+// vanished (44 datagrams of 322 in 15 s), and nobody said why.
 #[test]
 #[ignore = "slow tier: .ci/run runs it with --ignored (root: network namespaces)"]
 fn a_576_byte_path_carries_a_64_player_game_within_548_bytes() {
@@ -79,14 +79,15 @@ fn a_576_byte_path_carries_a_64_player_game_within_548_bytes() {
     assert!(status.success(), "the client failed: {}", r["ended"]);
     assert_eq!(r["joined"], true, "{r}");
     assert_eq!(r["ended"], "time up", "{r}");
-    // The full-size connect requests vanished: the client says the path is small.
-    assert_eq!(num(&r, "path_mtu"), 576.0, "{r}");
-    // Not one datagram over 548 bytes left the server.
+    // Not one datagram over 548 bytes left the server (before: 44 of 322, the whole
+    // snapshots, and 17.3 snapshots a second).
     assert_eq!(
         pair.tbf_dropped(Side::Server),
         0,
         "datagrams over 548 bytes"
     );
+    // The full-size connect requests vanished: the client says the path is small.
+    assert_eq!(r["path_mtu"], 576, "{r}");
     assert!(rate >= 15.0, "{rate:.1} snapshots a second");
     // The nearest players that fit still come: most of the game, not a few.
     assert!(seen >= 40, "{seen} other players seen");
@@ -173,7 +174,7 @@ fn a_576_byte_path_joins_and_plays_across_a_map_change() {
     assert!(status.success(), "the client failed: {}", r["ended"]);
     assert_eq!(r["joined"], true, "{r}");
     assert_eq!(r["ended"], "time up", "{r}");
-    assert_eq!(num(&r, "path_mtu"), 576.0, "{r}");
+    assert_eq!(r["path_mtu"], 576, "{r}");
     assert!(changed, "the match never changed map");
     // Nothing the server sent was larger than the path: the black hole took none.
     assert_eq!(
