@@ -6,7 +6,9 @@
 //! way a terminal shows the arena (a cell is two columns wide, so the view is about
 //! twice as wide as it is tall, in cells). Players it already had keep their place
 //! against newcomers a few cells nearer, so one at the edge of the set does not blink in
-//! and out. With no more players than that, everyone goes to everyone, as before.
+//! and out. With no more players than that, everyone goes to everyone, as before. A
+//! client of a small path (548-byte datagrams) gets fewer: as many as first fitted
+//! (`snapshots.rs` narrows a snapshot that did not, [`Interest::narrow`]).
 //!
 //! Each client's delta refers to a snapshot it acknowledged, which held the players
 //! chosen for it then: [`Interest`] remembers those sets by tick, so the baseline can be
