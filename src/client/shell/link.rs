@@ -9,6 +9,7 @@ use mio::{Events, Poll, Token};
 
 use crate::client::ClientConfig;
 use crate::client::known_servers::ServerPin;
+use crate::client::shell::path_probe::PathProbe;
 use crate::client::tap::LinkTotals;
 use crate::net::codec;
 use crate::net::conditioner::Conditions;
@@ -35,10 +36,6 @@ const PROMPT_ANSWERS: u32 = 2;
 /// becomes the cookie; more are dropped (a flood of forged ones costs no quadratic
 /// search, and the real one comes again on the next retry).
 const CHALLENGES_KEPT: usize = 8;
-/// Connect requests padded to the full [`codec::MAX_CLIENT_DATAGRAM`] that go unanswered
-/// before the join falls back to requests of IPv4's least path (548 bytes): the path may
-/// drop larger datagrams unseen (a small MTU and a lost "fragmentation needed").
-const FULL_TRIES: u32 = 3;
 /// How long a refusal must stand, with requests still going out and no answer that
 /// opens coming back, before the join gives up (and at least three round trips of the
 /// challenge): a refusal carries no proof (an older client must be able to read it),
@@ -78,14 +75,9 @@ pub(crate) struct Link {
     last_opened: Instant,
     /// Our `Leave` is going out: the server's unsealed `Left` is taken.
     leaving: bool,
-    /// The size connect requests are padded to: the full datagram, or IPv4's least
-    /// path's once the full ones went unanswered. The server budgets the session's
-    /// datagrams by the size of the request that reached it.
-    pad_to: usize,
-    /// Full-size connect requests sent in this join, and whether anything came back
-    /// from the server.
-    full_tries: u32,
-    heard: bool,
+    /// The size connect requests are padded to, which the server budgets the
+    /// session's datagrams by.
+    probe: PathProbe,
 }
 
 /// Appends a session's keys to the key log: a file only its owner may read (made so,
@@ -153,9 +145,7 @@ impl Link {
             forgotten: false,
             last_opened: Instant::now(),
             leaving: false,
-            pad_to: codec::MAX_CLIENT_DATAGRAM,
-            full_tries: 0,
-            heard: false,
+            probe: PathProbe::default(),
         })
         .map(|mut link| {
             link.new_session();
@@ -193,17 +183,9 @@ impl Link {
         self.server
     }
 
-    /// The IP packet size the join's connect requests were padded to, which the path
-    /// carried if the join succeeded: 1,228 (IPv4, full requests), 576 (IPv4's least:
-    /// the full ones went unanswered) or 1,248 (IPv6, whose every path carries it).
+    /// The IP packet size the join's connect requests were padded to (`PathProbe`).
     pub(crate) fn path_mtu(&self) -> usize {
-        crate::net::wire_bytes::ip_packet(self.pad_to, self.server.ip())
-    }
-
-    /// Whether the join fell back to IPv4's least path: the session's datagrams keep
-    /// to 548 bytes.
-    pub(crate) fn small_path(&self) -> bool {
-        self.pad_to < codec::MAX_CLIENT_DATAGRAM
+        self.probe.path_mtu(self.server.ip())
     }
 
     pub(crate) fn traffic(&self) -> Traffic {
@@ -273,14 +255,14 @@ impl Link {
         let key_log = self.key_log.as_deref();
         let (strangers, last_stranger) = (&mut self.strangers, &mut self.last_stranger);
         let (last_opened, leaving) = (&mut self.last_opened, self.leaving);
-        let heard = &mut self.heard;
+        let probe = &mut self.probe;
         self.transport.receive(now, |from, bytes| {
             if from != server {
                 *strangers += 1;
                 *last_stranger = Some(from);
                 return;
             }
-            *heard = true;
+            probe.heard();
             let keys = session.as_mut().map(|(_, s)| s);
             let sealed = codec::is_sealed(bytes);
             match codec::open_server(keys, bytes, scratch) {
@@ -358,8 +340,7 @@ impl Link {
         let mut welcome: Option<Welcome> = None;
         let mut map = MapAssembler::default();
         let mut early = VecDeque::new();
-        self.full_tries = 0;
-        self.heard = false;
+        self.probe.restart();
         loop {
             if cancel()? {
                 return Ok(None);
@@ -379,27 +360,7 @@ impl Link {
                         cookie_tries += 1;
                     }
                 }
-                // Full-size requests that nothing answered: the path may be small.
-                // (IPv6's least path carries full ones.) The simulated lag, if any,
-                // is waited out first.
-                let lag = Duration::from_millis(self.handshake_lag_ms.into());
-                if !self.heard
-                    && !self.small_path()
-                    && self.server.is_ipv4()
-                    && self.full_tries >= FULL_TRIES
-                    && now >= start + lag
-                {
-                    self.pad_to = crate::net::wire_bytes::IPV4_MIN_PAYLOAD;
-                    tracing::info!(
-                        "{FULL_TRIES} connect requests of {} bytes went unanswered: trying {} (a path of IPv4's least MTU)",
-                        codec::MAX_CLIENT_DATAGRAM,
-                        self.pad_to
-                    );
-                }
-                self.send_connect(now, name, cookie)?;
-                if !self.small_path() {
-                    self.full_tries += 1;
-                }
+                self.send_connect(now, start, name, cookie)?;
                 next_try = now + CONNECT_RETRY;
                 prompt_answers = 0;
             }
@@ -439,7 +400,7 @@ impl Link {
             for c in challenges {
                 if prompt_answers < PROMPT_ANSWERS {
                     prompt_answers += 1;
-                    self.send_connect(now, name, Some(c))?;
+                    self.send_connect(now, start, name, Some(c))?;
                 }
                 cookie = Some(c);
                 cookie_tries = 1;
@@ -480,11 +441,15 @@ impl Link {
     fn send_connect(
         &mut self,
         now: Instant,
+        start: Instant,
         name: &str,
         cookie: Option<Cookie>,
     ) -> anyhow::Result<()> {
         let hello = self.handshake.hello();
-        match codec::connect_request_padded(name, cookie, hello, self.pad_to, &mut self.buf) {
+        // A small path is tried once the simulated lag, if any, is waited out.
+        let lag = Duration::from_millis(self.handshake_lag_ms.into());
+        let size = self.probe.next_request(self.server.ip(), now, start + lag);
+        match codec::connect_request_padded(name, cookie, hello, size, &mut self.buf) {
             Ok(()) => {
                 self.transport.send(now, self.server, &self.buf);
                 Ok(())
@@ -521,14 +486,8 @@ impl Link {
                 self.server,
                 self.handshake_lag_ms
             )
-        } else if self.small_path() {
-            anyhow::anyhow!(
-                "no answer from {} within {secs} s to connect requests of {} or {} bytes: is a netarena server running there? (or the path drops datagrams of {} B, IPv4's least MTU)",
-                self.server,
-                codec::MAX_CLIENT_DATAGRAM,
-                self.pad_to,
-                self.path_mtu()
-            )
+        } else if let Some(why) = self.probe.no_answer(self.server.ip()) {
+            anyhow::anyhow!("no answer from {} within {secs} s {why}", self.server)
         } else {
             anyhow::anyhow!(
                 "no answer from {} within {secs} s: is a netarena server running there?",
