@@ -156,16 +156,8 @@ impl Server {
             .find(|(_, c)| c.hello == hello && c.addr == from)
             .map(|(s, c)| (s.id, c.accept.clone()));
         if let Some((id, accept)) = known {
-            // A repeat in a smaller datagram: the client fell back to a small path.
-            let budget = wire_bytes::session_budget(from.ip(), wire_len);
-            if let Some(Controller::Remote(c)) = self
-                .slots
-                .iter_mut()
-                .find(|s| s.id == id)
-                .map(|s| &mut s.controller)
-            {
-                c.budget = c.budget.min(budget);
-            }
+            // (A repeat's size changes no budget: once the session is made the client
+            // sends its repeats small.)
             self.queue(from, ServerMsg::Accept(accept));
             self.resend_welcome(id, now);
             return;

@@ -448,7 +448,10 @@ impl Link {
         let hello = self.handshake.hello();
         // A small path is tried once the simulated lag, if any, is waited out.
         let lag = Duration::from_millis(self.handshake_lag_ms.into());
-        let size = self.probe.next_request(self.server.ip(), now, start + lag);
+        let session = self.session.is_some();
+        let size = self
+            .probe
+            .next_request(self.server.ip(), now, start + lag, session);
         match codec::connect_request_padded(name, cookie, hello, size, &mut self.buf) {
             Ok(()) => {
                 self.transport.send(now, self.server, &self.buf);

@@ -7,6 +7,7 @@
 use std::net::IpAddr;
 use std::time::Instant;
 
+use crate::net::protocol::MIN_CONNECT_BYTES;
 use crate::net::{codec, wire_bytes};
 
 /// Connect requests padded to the full [`codec::MAX_CLIENT_DATAGRAM`] that go unanswered
@@ -49,7 +50,19 @@ impl PathProbe {
     /// The size of the next connect request to a server at `ip`, at `now`: the full one
     /// until [`FULL_TRIES`] of them went unanswered and `not_before` passed (the
     /// simulated lag, waited out), then 548 bytes. IPv6's least path carries full ones.
-    pub(crate) fn next_request(&mut self, ip: IpAddr, now: Instant, not_before: Instant) -> usize {
+    /// Once the server made the `session` (its budget is set), the repeats that ask for
+    /// the welcome and the map again are small: on a thin uplink a stream of full ones
+    /// would queue seconds in front of the first input packets.
+    pub(crate) fn next_request(
+        &mut self,
+        ip: IpAddr,
+        now: Instant,
+        not_before: Instant,
+        session: bool,
+    ) -> usize {
+        if session {
+            return MIN_CONNECT_BYTES;
+        }
         if !self.heard
             && !self.small()
             && wire_bytes::ip_udp_header(ip) == wire_bytes::IPV4_UDP
@@ -104,7 +117,9 @@ mod tests {
         let v4: IpAddr = "10.0.0.1".parse().unwrap();
         let v6: IpAddr = "2001:db8::1".parse().unwrap();
         let mut probe = PathProbe::default();
-        let sizes: Vec<usize> = (0..5).map(|_| probe.next_request(v4, now, now)).collect();
+        let sizes: Vec<usize> = (0..5)
+            .map(|_| probe.next_request(v4, now, now, false))
+            .collect();
         assert_eq!(sizes, [1200, 1200, 1200, 548, 548]);
         assert_eq!(probe.path_mtu(v4), 576);
         assert!(probe.no_answer(v4).unwrap().contains("576 B"));
@@ -113,9 +128,11 @@ mod tests {
         answered.heard();
         let mut six = PathProbe::default();
         for _ in 0..5 {
-            assert_eq!(answered.next_request(v4, now, now), 1200);
-            assert_eq!(six.next_request(v6, now, now), 1200);
+            assert_eq!(answered.next_request(v4, now, now, false), 1200);
+            assert_eq!(six.next_request(v6, now, now, false), 1200);
         }
+        // The session made, repeats are small.
+        assert_eq!(answered.next_request(v4, now, now, true), MIN_CONNECT_BYTES);
         assert_eq!(six.path_mtu(v6), 1248);
         assert_eq!(six.no_answer(v6), None);
     }
