@@ -9,7 +9,7 @@ use mio::{Events, Poll, Token};
 
 use crate::client::ClientConfig;
 use crate::client::known_servers::ServerPin;
-use crate::client::shell::path_probe::PathProbe;
+use crate::client::shell::path_probe::{PADDED_RETRY, PathProbe};
 use crate::client::tap::LinkTotals;
 use crate::net::codec;
 use crate::net::conditioner::Conditions;
@@ -100,6 +100,16 @@ const NOT_CONNECTED_BACK: u32 = 64;
 /// one, which must guess a recent counter (1 in 1,024), must also come while the real
 /// server's traffic does not reach us.
 const NOT_CONNECTED_QUIET: Duration = Duration::from_secs(1);
+
+/// How long a connect request of `size` bytes waits before the next: a padded one
+/// (the path's probe) longer.
+fn retry_after(size: usize) -> Duration {
+    if size > crate::net::protocol::MIN_CONNECT_BYTES {
+        PADDED_RETRY
+    } else {
+        CONNECT_RETRY
+    }
+}
 
 impl Link {
     pub(crate) fn open(config: &ClientConfig) -> anyhow::Result<Link> {
@@ -255,14 +265,12 @@ impl Link {
         let key_log = self.key_log.as_deref();
         let (strangers, last_stranger) = (&mut self.strangers, &mut self.last_stranger);
         let (last_opened, leaving) = (&mut self.last_opened, self.leaving);
-        let probe = &mut self.probe;
         self.transport.receive(now, |from, bytes| {
             if from != server {
                 *strangers += 1;
                 *last_stranger = Some(from);
                 return;
             }
-            probe.heard();
             let keys = session.as_mut().map(|(_, s)| s);
             let sealed = codec::is_sealed(bytes);
             match codec::open_server(keys, bytes, scratch) {
@@ -360,8 +368,8 @@ impl Link {
                         cookie_tries += 1;
                     }
                 }
-                self.send_connect(now, start, name, cookie)?;
-                next_try = now + CONNECT_RETRY;
+                let size = self.send_connect(now, start, name, cookie)?;
+                next_try = now + retry_after(size);
                 prompt_answers = 0;
             }
             let had_session = self.session.is_some();
@@ -400,7 +408,8 @@ impl Link {
             for c in challenges {
                 if prompt_answers < PROMPT_ANSWERS {
                     prompt_answers += 1;
-                    self.send_connect(now, start, name, Some(c))?;
+                    let size = self.send_connect(now, start, name, Some(c))?;
+                    next_try = now + retry_after(size);
                 }
                 cookie = Some(c);
                 cookie_tries = 1;
@@ -437,25 +446,26 @@ impl Link {
         }
     }
 
-    /// Sends a connect request with our hello and `cookie`.
+    /// Sends a connect request with our hello and `cookie`; its size.
     fn send_connect(
         &mut self,
         now: Instant,
         start: Instant,
         name: &str,
         cookie: Option<Cookie>,
-    ) -> anyhow::Result<()> {
+    ) -> anyhow::Result<usize> {
         let hello = self.handshake.hello();
         // A small path is tried once the simulated lag, if any, is waited out.
         let lag = Duration::from_millis(self.handshake_lag_ms.into());
         let session = self.session.is_some();
+        let ip = self.server.ip();
         let size = self
             .probe
-            .next_request(self.server.ip(), now, start + lag, session);
+            .next_request(ip, now, start + lag, cookie.is_some(), session);
         match codec::connect_request_padded(name, cookie, hello, size, &mut self.buf) {
             Ok(()) => {
                 self.transport.send(now, self.server, &self.buf);
-                Ok(())
+                Ok(size)
             }
             Err(e) => bail!("cannot encode a connect request: {e}"),
         }

@@ -1,28 +1,33 @@
-//! The path's size, learned at the join as QUIC learns it from its padded Initial:
-//! connect requests go padded to the full datagram, and when a few get no answer at all
-//! the join falls back to IPv4's least path (548 bytes of payload). The server budgets
-//! the session by the size of the request that reached it
-//! (`net::wire_bytes::session_budget`), so the client needs to tell it nothing else.
+//! The path's size, learned at the join as QUIC learns it from its padded Initial: the
+//! connect request that echoes the cookie (the one that makes the session) goes padded
+//! to the full datagram, and when a few get no answer the join falls back to IPv4's
+//! least path (548 bytes of payload). The server budgets the session by the size of the
+//! request that made it (`net::wire_bytes::session_budget`), so the client needs to
+//! tell it nothing else. The first request (for a challenge) and the repeats once the
+//! session is made go unpadded, and padded ones go a second apart: on a thin uplink
+//! (12 kbit/s) a padded request every 250 ms queued seconds in front of the first input
+//! packets.
 
 use std::net::IpAddr;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::net::protocol::MIN_CONNECT_BYTES;
 use crate::net::{codec, wire_bytes};
 
-/// Connect requests padded to the full [`codec::MAX_CLIENT_DATAGRAM`] that go unanswered
-/// before the join falls back: the path may drop larger datagrams unseen (a small MTU
-/// and a lost "fragmentation needed").
-const FULL_TRIES: u32 = 3;
+/// Padded connect requests that go unanswered before the join falls back: the path may
+/// drop larger datagrams unseen (a small MTU and a lost "fragmentation needed").
+const FULL_TRIES: u32 = 2;
+/// How long a padded request waits for an answer before the next goes: a 1,200-byte
+/// request a second is less than a 12 kbit/s uplink carries.
+pub(crate) const PADDED_RETRY: Duration = Duration::from_secs(1);
 
 /// What the join has learned of the path.
 #[derive(Debug)]
 pub(crate) struct PathProbe {
-    /// The size connect requests are padded to.
+    /// The size the request that echoes the cookie is padded to.
     pad_to: usize,
-    /// Full-size requests sent in this join, and whether anything came back.
+    /// Full-size requests sent in this join.
     full_tries: u32,
-    heard: bool,
 }
 
 impl Default for PathProbe {
@@ -30,7 +35,6 @@ impl Default for PathProbe {
         PathProbe {
             pad_to: codec::MAX_CLIENT_DATAGRAM,
             full_tries: 0,
-            heard: false,
         }
     }
 }
@@ -39,32 +43,24 @@ impl PathProbe {
     /// A new join: what a small path taught stays.
     pub(crate) fn restart(&mut self) {
         self.full_tries = 0;
-        self.heard = false;
     }
 
-    /// Something came from the server.
-    pub(crate) fn heard(&mut self) {
-        self.heard = true;
-    }
-
-    /// The size of the next connect request to a server at `ip`, at `now`: the full one
+    /// The size of the next connect request to a server at `ip`, at `now`: unpadded
+    /// without a `cookie` or once the server made the `session`; else the full one
     /// until [`FULL_TRIES`] of them went unanswered and `not_before` passed (the
     /// simulated lag, waited out), then 548 bytes. IPv6's least path carries full ones.
-    /// Once the server made the `session` (its budget is set), the repeats that ask for
-    /// the welcome and the map again are small: on a thin uplink a stream of full ones
-    /// would queue seconds in front of the first input packets.
     pub(crate) fn next_request(
         &mut self,
         ip: IpAddr,
         now: Instant,
         not_before: Instant,
+        cookie: bool,
         session: bool,
     ) -> usize {
-        if session {
+        if session || !cookie {
             return MIN_CONNECT_BYTES;
         }
-        if !self.heard
-            && !self.small()
+        if !self.small()
             && wire_bytes::ip_udp_header(ip) == wire_bytes::IPV4_UDP
             && self.full_tries >= FULL_TRIES
             && now >= not_before
@@ -112,27 +108,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn three_unanswered_full_requests_fall_back_on_ipv4_only() {
+    fn unanswered_padded_requests_fall_back_on_ipv4_only() {
         let now = Instant::now();
         let v4: IpAddr = "10.0.0.1".parse().unwrap();
         let v6: IpAddr = "2001:db8::1".parse().unwrap();
         let mut probe = PathProbe::default();
-        let sizes: Vec<usize> = (0..5)
-            .map(|_| probe.next_request(v4, now, now, false))
+        // Asking for a challenge is unpadded, and no try.
+        let ask = probe.next_request(v4, now, now, false, false);
+        assert_eq!(ask, MIN_CONNECT_BYTES);
+        let sizes: Vec<usize> = (0..4)
+            .map(|_| probe.next_request(v4, now, now, true, false))
             .collect();
-        assert_eq!(sizes, [1200, 1200, 1200, 548, 548]);
+        assert_eq!(sizes, [1200, 1200, 548, 548]);
         assert_eq!(probe.path_mtu(v4), 576);
         assert!(probe.no_answer(v4).unwrap().contains("576 B"));
-        // An answer keeps the full size; IPv6 never falls back.
-        let mut answered = PathProbe::default();
-        answered.heard();
+        // The session made, repeats are unpadded and the size stays.
+        let repeat = probe.next_request(v4, now, now, true, true);
+        assert_eq!(repeat, MIN_CONNECT_BYTES);
+        assert_eq!(probe.path_mtu(v4), 576);
+        // IPv6 never falls back.
         let mut six = PathProbe::default();
-        for _ in 0..5 {
-            assert_eq!(answered.next_request(v4, now, now, false), 1200);
-            assert_eq!(six.next_request(v6, now, now, false), 1200);
+        for _ in 0..4 {
+            assert_eq!(six.next_request(v6, now, now, true, false), 1200);
         }
-        // The session made, repeats are small.
-        assert_eq!(answered.next_request(v4, now, now, true), MIN_CONNECT_BYTES);
         assert_eq!(six.path_mtu(v6), 1248);
         assert_eq!(six.no_answer(v6), None);
     }
