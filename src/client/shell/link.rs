@@ -9,7 +9,7 @@ use mio::{Events, Poll, Token};
 
 use crate::client::ClientConfig;
 use crate::client::known_servers::ServerPin;
-use crate::client::shell::path_probe::{PADDED_RETRY, PathProbe};
+use crate::client::shell::path_probe::{PathProbe, retry_after};
 use crate::client::tap::LinkTotals;
 use crate::net::codec;
 use crate::net::conditioner::Conditions;
@@ -100,16 +100,6 @@ const NOT_CONNECTED_BACK: u32 = 64;
 /// one, which must guess a recent counter (1 in 1,024), must also come while the real
 /// server's traffic does not reach us.
 const NOT_CONNECTED_QUIET: Duration = Duration::from_secs(1);
-
-/// How long a connect request of `size` bytes waits before the next: a padded one
-/// (the path's probe) longer.
-fn retry_after(size: usize) -> Duration {
-    if size > crate::net::protocol::MIN_CONNECT_BYTES {
-        PADDED_RETRY
-    } else {
-        CONNECT_RETRY
-    }
-}
 
 impl Link {
     pub(crate) fn open(config: &ClientConfig) -> anyhow::Result<Link> {
@@ -368,8 +358,7 @@ impl Link {
                         cookie_tries += 1;
                     }
                 }
-                let size = self.send_connect(now, start, name, cookie)?;
-                next_try = now + retry_after(size);
+                next_try = now + self.send_connect(now, start, name, cookie)?;
                 prompt_answers = 0;
             }
             let had_session = self.session.is_some();
@@ -408,8 +397,7 @@ impl Link {
             for c in challenges {
                 if prompt_answers < PROMPT_ANSWERS {
                     prompt_answers += 1;
-                    let size = self.send_connect(now, start, name, Some(c))?;
-                    next_try = now + retry_after(size);
+                    next_try = now + self.send_connect(now, start, name, Some(c))?;
                 }
                 cookie = Some(c);
                 cookie_tries = 1;
@@ -446,26 +434,25 @@ impl Link {
         }
     }
 
-    /// Sends a connect request with our hello and `cookie`; its size.
+    /// Sends a connect request with our hello and `cookie`; how long until the next.
     fn send_connect(
         &mut self,
         now: Instant,
         start: Instant,
         name: &str,
         cookie: Option<Cookie>,
-    ) -> anyhow::Result<usize> {
+    ) -> anyhow::Result<Duration> {
         let hello = self.handshake.hello();
         // A small path is tried once the simulated lag, if any, is waited out.
         let lag = Duration::from_millis(self.handshake_lag_ms.into());
-        let session = self.session.is_some();
-        let ip = self.server.ip();
+        let (ip, session) = (self.server.ip(), self.session.is_some());
         let size = self
             .probe
             .next_request(ip, now, start + lag, cookie.is_some(), session);
         match codec::connect_request_padded(name, cookie, hello, size, &mut self.buf) {
             Ok(()) => {
                 self.transport.send(now, self.server, &self.buf);
-                Ok(size)
+                Ok(retry_after(size, CONNECT_RETRY))
             }
             Err(e) => bail!("cannot encode a connect request: {e}"),
         }

@@ -19,7 +19,17 @@ use crate::net::{codec, wire_bytes};
 const FULL_TRIES: u32 = 2;
 /// How long a padded request waits for an answer before the next goes: a 1,200-byte
 /// request a second is less than a 12 kbit/s uplink carries.
-pub(crate) const PADDED_RETRY: Duration = Duration::from_secs(1);
+const PADDED_RETRY: Duration = Duration::from_secs(1);
+
+/// How long a connect request of `size` bytes waits before the next: a padded one (the
+/// path's probe) [`PADDED_RETRY`], an unpadded one `unpadded`.
+pub(crate) fn retry_after(size: usize, unpadded: Duration) -> Duration {
+    if size > MIN_CONNECT_BYTES {
+        PADDED_RETRY
+    } else {
+        unpadded
+    }
+}
 
 /// What the join has learned of the path.
 #[derive(Debug)]
