@@ -4,7 +4,7 @@
 //! least path (548 bytes of payload). The server budgets the session by the size of the
 //! request that made it (`net::wire_bytes::session_budget`), so the client needs to
 //! tell it nothing else. The first request (for a challenge) and the repeats once the
-//! session is made go unpadded, and padded ones go a second apart: on a thin uplink
+//! session is made go unpadded, and padded ones go 1.5 s apart: on a thin uplink
 //! (12 kbit/s) a padded request every 250 ms queued seconds in front of the first input
 //! packets.
 
@@ -18,8 +18,8 @@ use crate::net::{codec, wire_bytes};
 /// drop larger datagrams unseen (a small MTU and a lost "fragmentation needed").
 const FULL_TRIES: u32 = 2;
 /// How long a padded request waits for an answer before the next goes: a 1,200-byte
-/// request a second is less than a 12 kbit/s uplink carries.
-const PADDED_RETRY: Duration = Duration::from_secs(1);
+/// request in 1.5 s is well under what a 12 kbit/s uplink carries.
+const PADDED_RETRY: Duration = Duration::from_millis(1500);
 
 /// How long a connect request of `size` bytes waits before the next: a padded one (the
 /// path's probe) [`PADDED_RETRY`], an unpadded one `unpadded`.
