@@ -28,6 +28,10 @@ pub const MAX_SERVER_MESSAGE: usize = MAX_SERVER_DATAGRAM - SERVER_SEAL_BYTES;
 /// varint can become a four-byte integer in memory (64 players' states are ~1.3 KB).
 const SERVER_DECODE_LIMIT: usize = 16 * 1024;
 
+/// What decoding one client datagram may allocate: a connect request padded to the
+/// full datagram counts its padding twice against the limit, read and held.
+const CLIENT_DECODE_LIMIT: usize = 4 * MAX_CLIENT_DATAGRAM;
+
 type Config<const N: usize> = Configuration<LittleEndian, Varint, Limit<N>>;
 
 const fn config<const N: usize>() -> Config<N> {
@@ -196,13 +200,29 @@ pub fn peek_connect(bytes: &[u8]) -> Option<(u32, u16)> {
     }
 }
 
-/// A connect request, padded so the server may answer it.
+/// A connect request padded to the full [`MAX_CLIENT_DATAGRAM`]: that it arrives proves
+/// the path carries datagrams that large, as QUIC's padded Initial does, and the server
+/// budgets the session by its size ([`crate::wire_bytes::session_budget`]).
 pub fn connect_request(
     name: &str,
     cookie: Option<Cookie>,
     hello: [u8; HELLO_BYTES],
     buf: &mut Vec<u8>,
 ) -> Result<(), CodecError> {
+    connect_request_padded(name, cookie, hello, MAX_CLIENT_DATAGRAM, buf)
+}
+
+/// A connect request padded to `size` bytes (at least [`MIN_CONNECT_BYTES`], so the
+/// server may answer it; at most [`MAX_CLIENT_DATAGRAM`]), or as small above that as a
+/// long name allows.
+pub fn connect_request_padded(
+    name: &str,
+    cookie: Option<Cookie>,
+    hello: [u8; HELLO_BYTES],
+    size: usize,
+    buf: &mut Vec<u8>,
+) -> Result<(), CodecError> {
+    let size = size.clamp(MIN_CONNECT_BYTES, MAX_CLIENT_DATAGRAM);
     let mut msg = ClientMsg::Connect {
         magic: MAGIC,
         version: PROTOCOL_VERSION,
@@ -212,9 +232,16 @@ pub fn connect_request(
         padding: Vec::new(),
     };
     encode_client(&msg, buf)?;
+    // The padding's length prefix grows from one byte to three at 251: once it has
+    // grown, the padding gives the two bytes back (a request of 250 to 253 bytes the
+    // prefix cannot reach comes out a byte or two larger).
+    let bare = buf.len();
     if let ClientMsg::Connect { padding, .. } = &mut msg {
-        // The padding's own length prefix is a byte while it stays under 251.
-        padding.resize(MIN_CONNECT_BYTES.saturating_sub(buf.len()), 0);
+        let mut fill = size.saturating_sub(bare);
+        if fill >= 251 {
+            fill = (fill - 2).max(251);
+        }
+        padding.resize(fill, 0);
     }
     encode_client(&msg, buf)
 }
@@ -399,7 +426,7 @@ pub fn decode_client(bytes: &[u8]) -> Result<ClientMsg, CodecError> {
             .map(ClientMsg::Input)
             .map_err(CodecError::Input);
     }
-    decode_with(bytes, MAX_CLIENT_DATAGRAM, config::<MAX_CLIENT_DATAGRAM>())
+    decode_with(bytes, MAX_CLIENT_DATAGRAM, config::<CLIENT_DECODE_LIMIT>())
 }
 
 pub fn decode_server(bytes: &[u8]) -> Result<ServerMsg, CodecError> {
@@ -490,7 +517,22 @@ mod tests {
     fn connect_requests_are_padded_and_peekable() {
         let mut buf = Vec::new();
         connect_request("ann", None, [7; HELLO_BYTES], &mut buf).unwrap();
-        assert!(buf.len() >= MIN_CONNECT_BYTES && buf.len() < MIN_CONNECT_BYTES + 4);
+        assert_eq!(buf.len(), MAX_CLIENT_DATAGRAM);
+        for size in [0, MIN_CONNECT_BYTES, 249, 254, 548, 1000, 5000] {
+            let cookie = (size > 500).then_some(Cookie {
+                window: 7,
+                nonce: 9,
+                mac: u64::MAX,
+            });
+            connect_request_padded("ann", cookie, [7; HELLO_BYTES], size, &mut buf).unwrap();
+            let want = size.clamp(MIN_CONNECT_BYTES, MAX_CLIENT_DATAGRAM);
+            assert_eq!(buf.len(), want, "asked for {size}");
+            let got = decode_client(&buf);
+            assert!(
+                matches!(got, Ok(ClientMsg::Connect { .. })),
+                "{size}: {got:?}"
+            );
+        }
         assert!(matches!(
             decode_client(&buf).unwrap(),
             ClientMsg::Connect { .. }

@@ -9,13 +9,13 @@ use super::Server;
 use super::connection::Connection;
 use super::connection::Controller;
 use super::cookie::{self, CookieError};
-use netarena_net::codec;
 use netarena_net::map_chunks::{self, MapAssembler};
 use netarena_net::protocol::{
     ClientMsg, Cookie, HELLO_BYTES, MAX_INFO_NAME_CHARS, RejectReason, ServerInfo, ServerMsg,
     Welcome, sanitize_name, sanitize_text,
 };
 use netarena_net::secure::{self, ClientHandshake};
+use netarena_net::{codec, wire_bytes};
 use netarena_sim::world::PlayerId;
 
 /// Connect requests without a cookie one host may make: a burst, then a steady trickle,
@@ -156,6 +156,8 @@ impl Server {
             .find(|(_, c)| c.hello == hello && c.addr == from)
             .map(|(s, c)| (s.id, c.accept.clone()));
         if let Some((id, accept)) = known {
+            // (A repeat's size changes no budget: once the session is made the client
+            // sends its repeats small.)
             self.queue(from, ServerMsg::Accept(accept));
             self.resend_welcome(id, now);
             return;
@@ -201,7 +203,11 @@ impl Server {
                 return;
             }
         };
-        let connection = Connection::new(from, session, hello, accept.clone(), now);
+        let budget = wire_bytes::session_budget(from.ip(), wire_len);
+        if budget < codec::MAX_SERVER_DATAGRAM {
+            tracing::info!("{from} joins over a small path: its datagrams keep to {budget} bytes");
+        }
+        let connection = Connection::new(from, session, hello, accept.clone(), budget, now);
         match self.add_player(
             sanitize_name(name),
             Controller::Remote(Box::new(connection)),
@@ -226,6 +232,18 @@ impl Server {
         addr: SocketAddr,
         name: &str,
     ) -> Option<Welcome> {
+        self.join_in_process_padded(now, addr, name, codec::MAX_CLIENT_DATAGRAM)
+    }
+
+    /// [`Server::join_in_process`] with connect requests of `size` bytes: 548 makes a
+    /// client of a small IPv4 path, whose datagrams keep to that.
+    pub fn join_in_process_padded(
+        &mut self,
+        now: Instant,
+        addr: SocketAddr,
+        name: &str,
+        size: usize,
+    ) -> Option<Welcome> {
         let mut buf = Vec::new();
         let mut cookie = None;
         let mut welcome = None;
@@ -233,7 +251,7 @@ impl Server {
         let mut map = MapAssembler::default();
         let mut handshake = ClientHandshake::new();
         for _ in 0..2 {
-            codec::connect_request(name, cookie, handshake.hello(), &mut buf).ok()?;
+            codec::connect_request_padded(name, cookie, handshake.hello(), size, &mut buf).ok()?;
             self.receive(now, addr, &buf);
             let mut kept = Vec::new();
             for (to, msg, session) in self.outbox.drain(..) {

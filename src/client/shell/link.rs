@@ -9,6 +9,7 @@ use mio::{Events, Poll, Token};
 
 use crate::client::ClientConfig;
 use crate::client::known_servers::ServerPin;
+use crate::client::shell::path_probe::{PathProbe, retry_after};
 use crate::client::tap::LinkTotals;
 use crate::net::codec;
 use crate::net::conditioner::Conditions;
@@ -74,6 +75,9 @@ pub(crate) struct Link {
     last_opened: Instant,
     /// Our `Leave` is going out: the server's unsealed `Left` is taken.
     leaving: bool,
+    /// The size connect requests are padded to, which the server budgets the
+    /// session's datagrams by.
+    probe: PathProbe,
 }
 
 /// Appends a session's keys to the key log: a file only its owner may read (made so,
@@ -141,6 +145,7 @@ impl Link {
             forgotten: false,
             last_opened: Instant::now(),
             leaving: false,
+            probe: PathProbe::default(),
         })
         .map(|mut link| {
             link.new_session();
@@ -176,6 +181,11 @@ impl Link {
 
     pub(crate) fn server(&self) -> SocketAddr {
         self.server
+    }
+
+    /// The IP packet size the join's connect requests were padded to (`PathProbe`).
+    pub(crate) fn path_mtu(&self) -> usize {
+        self.probe.path_mtu(self.server.ip())
     }
 
     pub(crate) fn traffic(&self) -> Traffic {
@@ -328,6 +338,7 @@ impl Link {
         let mut welcome: Option<Welcome> = None;
         let mut map = MapAssembler::default();
         let mut early = VecDeque::new();
+        self.probe.restart();
         loop {
             if cancel()? {
                 return Ok(None);
@@ -347,8 +358,7 @@ impl Link {
                         cookie_tries += 1;
                     }
                 }
-                self.send_connect(now, name, cookie)?;
-                next_try = now + CONNECT_RETRY;
+                next_try = now + self.send_connect(now, start, name, cookie)?;
                 prompt_answers = 0;
             }
             let had_session = self.session.is_some();
@@ -387,7 +397,7 @@ impl Link {
             for c in challenges {
                 if prompt_answers < PROMPT_ANSWERS {
                     prompt_answers += 1;
-                    self.send_connect(now, name, Some(c))?;
+                    next_try = now + self.send_connect(now, start, name, Some(c))?;
                 }
                 cookie = Some(c);
                 cookie_tries = 1;
@@ -424,18 +434,25 @@ impl Link {
         }
     }
 
-    /// Sends a connect request with our hello and `cookie`.
+    /// Sends a connect request with our hello and `cookie`; how long until the next.
     fn send_connect(
         &mut self,
         now: Instant,
+        start: Instant,
         name: &str,
         cookie: Option<Cookie>,
-    ) -> anyhow::Result<()> {
+    ) -> anyhow::Result<Duration> {
         let hello = self.handshake.hello();
-        match codec::connect_request(name, cookie, hello, &mut self.buf) {
+        // A small path is tried once the simulated lag, if any, is waited out.
+        let lag = Duration::from_millis(self.handshake_lag_ms.into());
+        let (ip, session) = (self.server.ip(), self.session.is_some());
+        let size = self
+            .probe
+            .next_request(ip, now, start + lag, cookie.is_some(), session);
+        match codec::connect_request_padded(name, cookie, hello, size, &mut self.buf) {
             Ok(()) => {
                 self.transport.send(now, self.server, &self.buf);
-                Ok(())
+                Ok(retry_after(size, CONNECT_RETRY))
             }
             Err(e) => bail!("cannot encode a connect request: {e}"),
         }
@@ -469,6 +486,8 @@ impl Link {
                 self.server,
                 self.handshake_lag_ms
             )
+        } else if let Some(why) = self.probe.no_answer(self.server.ip()) {
+            anyhow::anyhow!("no answer from {} within {secs} s {why}", self.server)
         } else {
             anyhow::anyhow!(
                 "no answer from {} within {secs} s: is a netarena server running there?",
