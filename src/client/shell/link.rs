@@ -9,12 +9,14 @@ use mio::{Events, Poll, Token};
 
 use crate::client::ClientConfig;
 use crate::client::known_servers::ServerPin;
-use crate::client::shell::path_probe::{PathProbe, retry_after};
+use crate::client::shell::path_probe::PathProbe;
 use crate::client::tap::LinkTotals;
 use crate::net::codec;
 use crate::net::conditioner::Conditions;
 use crate::net::map_chunks::MapAssembler;
-use crate::net::protocol::{ClientMsg, Cookie, RejectReason, ServerMsg, Welcome};
+use crate::net::protocol::{
+    ClientMsg, Cookie, MIN_CONNECT_BYTES, RejectReason, ServerMsg, Welcome,
+};
 use crate::net::secure::{self, ClientHandshake, Session};
 use crate::net::transport::{Traffic, Transport};
 
@@ -26,7 +28,8 @@ const CONNECT_RETRY: Duration = Duration::from_millis(250);
 const CONNECT_CHECK: Duration = Duration::from_millis(50);
 /// Connect requests sent with one cookie and left unanswered before the cookie is
 /// dropped and a fresh challenge asked for: a forged or corrupted challenge costs half
-/// a second, not the whole timeout.
+/// a second, not the whole timeout. A padded request (the path's probe) counts as all
+/// of them: its cookie gets one retry period (`path_probe`).
 const COOKIE_TRIES: u32 = 2;
 /// Challenges answered at once in one retry period: each new cookie is tried as it
 /// comes (a forged one beside the real one costs a request, not a retry), but a flood
@@ -358,7 +361,10 @@ impl Link {
                         cookie_tries += 1;
                     }
                 }
-                next_try = now + self.send_connect(now, start, name, cookie)?;
+                if self.send_connect(now, start, name, cookie)? {
+                    cookie_tries = COOKIE_TRIES;
+                }
+                next_try = now + CONNECT_RETRY;
                 prompt_answers = 0;
             }
             let had_session = self.session.is_some();
@@ -395,12 +401,15 @@ impl Link {
                 challenge_rtt.get_or_insert(now - start);
             }
             for c in challenges {
+                cookie_tries = 1;
                 if prompt_answers < PROMPT_ANSWERS {
                     prompt_answers += 1;
-                    next_try = now + self.send_connect(now, start, name, Some(c))?;
+                    if self.send_connect(now, start, name, Some(c))? {
+                        cookie_tries = COOKIE_TRIES;
+                    }
+                    next_try = now + CONNECT_RETRY;
                 }
                 cookie = Some(c);
-                cookie_tries = 1;
             }
             // The server's answer opened (only the server's key makes one that does):
             // after that a refusal cannot be the server's. A challenge is no such proof.
@@ -434,14 +443,14 @@ impl Link {
         }
     }
 
-    /// Sends a connect request with our hello and `cookie`; how long until the next.
+    /// Sends a connect request with our hello and `cookie`; whether it went padded.
     fn send_connect(
         &mut self,
         now: Instant,
         start: Instant,
         name: &str,
         cookie: Option<Cookie>,
-    ) -> anyhow::Result<Duration> {
+    ) -> anyhow::Result<bool> {
         let hello = self.handshake.hello();
         // A small path is tried once the simulated lag, if any, is waited out.
         let lag = Duration::from_millis(self.handshake_lag_ms.into());
@@ -452,7 +461,7 @@ impl Link {
         match codec::connect_request_padded(name, cookie, hello, size, &mut self.buf) {
             Ok(()) => {
                 self.transport.send(now, self.server, &self.buf);
-                Ok(retry_after(size, CONNECT_RETRY))
+                Ok(size > MIN_CONNECT_BYTES)
             }
             Err(e) => bail!("cannot encode a connect request: {e}"),
         }
@@ -505,13 +514,13 @@ mod tests {
     use crate::net::protocol::RosterEntry;
     use crate::net::secure::{ServerKey, accept};
 
-    /// Waits for a connect request on `server`: its sender, cookie and hello.
-    fn connect_request(server: &UdpSocket) -> (SocketAddr, Option<Cookie>, [u8; 32]) {
+    /// Waits for a connect request on `server`: its sender, cookie, hello and size.
+    fn connect_request(server: &UdpSocket) -> (SocketAddr, Option<Cookie>, [u8; 32], usize) {
         let mut buf = [0u8; 2048];
         loop {
             let (n, client) = server.recv_from(&mut buf).unwrap();
             if let Ok(ClientMsg::Connect { cookie, hello, .. }) = codec::decode_client(&buf[..n]) {
-                return (client, cookie, hello);
+                return (client, cookie, hello, n);
             }
         }
     }
@@ -519,7 +528,7 @@ mod tests {
     /// Answers the next connect request's hello as session `id`: the client's address
     /// and the server's end of the session.
     fn answer_hello(server: &UdpSocket, key: &ServerKey, id: u8) -> (SocketAddr, Session) {
-        let (client, _, hello) = connect_request(server);
+        let (client, _, hello, _) = connect_request(server);
         let (answer, session) = accept(key, &hello, id).unwrap();
         let mut out = Vec::new();
         codec::encode_server(&ServerMsg::Accept(answer), &mut out).unwrap();
@@ -727,7 +736,9 @@ mod tests {
     }
 
     /// A forged challenge (its cookie the server refuses, so it never answers) used to
-    /// hold the join until its timeout: the link now asks for a fresh one.
+    /// hold the join until its timeout: the link now asks for a fresh one. Its padded
+    /// request went unanswered, but the fresh cookie's is answered: the path is not
+    /// taken for a small one (the server got a full-size request).
     #[test]
     fn a_forged_challenge_costs_a_retry_not_the_timeout() {
         let server = UdpSocket::bind("127.0.0.1:0").unwrap();
@@ -744,7 +755,7 @@ mod tests {
             let key = ServerKey::generate();
             let mut forged_sent = false;
             loop {
-                let (client, cookie, hello) = connect_request(&server);
+                let (client, cookie, hello, len) = connect_request(&server);
                 let mut out = Vec::new();
                 let answer = match cookie {
                     // The first challenge is a forger's, winning the race.
@@ -754,6 +765,7 @@ mod tests {
                     }
                     None => ServerMsg::Challenge(real),
                     Some(c) if c == real => {
+                        assert_eq!(len, codec::MAX_CLIENT_DATAGRAM, "the real cookie's request");
                         let (answer, mut session) = accept(&key, &hello, 1).unwrap();
                         codec::encode_server(&ServerMsg::Accept(answer), &mut out).unwrap();
                         server.send_to(&out, client).unwrap();
@@ -782,6 +794,7 @@ mod tests {
         let welcome = link.connect("ann", Duration::from_secs(3), || Ok(false));
         fake.join().unwrap();
         assert_eq!(welcome.unwrap().unwrap().player_id, 1);
+        assert_eq!(link.path_mtu(), 1228, "a forged cookie is no small path");
     }
 
     /// A server whose key is not the pinned one is refused with one line.

@@ -1,35 +1,29 @@
 //! The path's size, learned at the join as QUIC learns it from its padded Initial: the
-//! connect request that echoes the cookie (the one that makes the session) goes padded
+//! connect request that echoes a cookie (the one that makes the session) goes padded
 //! to the full datagram, and when a few get no answer the join falls back to IPv4's
 //! least path (548 bytes of payload). The server budgets the session by the size of the
 //! request that made it (`net::wire_bytes::session_budget`), so the client needs to
-//! tell it nothing else. The first request (for a challenge) and the repeats once the
-//! session is made go unpadded, and padded ones go 1.5 s apart: on a thin uplink
-//! (12 kbit/s) a padded request every 250 ms queued seconds in front of the first input
-//! packets.
+//! tell it nothing else. The requests for a challenge and the repeats once the session
+//! is made go unpadded.
+//!
+//! A padded request is sent once per cookie: left unanswered for one retry period, its
+//! cookie is dropped and a fresh challenge asked for (unpadded), whose cookie gets the
+//! next padded request. So a forged cookie costs one retry period, as an unpadded one
+//! did, and counts as one try, not as a small path: the fresh cookie's padded request is
+//! answered. On a thin uplink the padded request is still in the queue when the ask goes
+//! behind it; the server makes the session from the padded one first and answers the ask
+//! with the session's accept, not a challenge, so no second padded request follows.
 
 use std::net::IpAddr;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crate::net::protocol::MIN_CONNECT_BYTES;
 use crate::net::{codec, wire_bytes};
 
-/// Padded connect requests that go unanswered before the join falls back: the path may
-/// drop larger datagrams unseen (a small MTU and a lost "fragmentation needed").
+/// Padded connect requests (each with its own cookie) that go unanswered before the
+/// join falls back: the path may drop larger datagrams unseen (a small MTU and a lost
+/// "fragmentation needed").
 const FULL_TRIES: u32 = 2;
-/// How long a padded request waits for an answer before the next goes: a 1,200-byte
-/// request in 1.5 s is well under what a 12 kbit/s uplink carries.
-const PADDED_RETRY: Duration = Duration::from_millis(1500);
-
-/// How long a connect request of `size` bytes waits before the next: a padded one (the
-/// path's probe) [`PADDED_RETRY`], an unpadded one `unpadded`.
-pub(crate) fn retry_after(size: usize, unpadded: Duration) -> Duration {
-    if size > MIN_CONNECT_BYTES {
-        PADDED_RETRY
-    } else {
-        unpadded
-    }
-}
 
 /// What the join has learned of the path.
 #[derive(Debug)]
