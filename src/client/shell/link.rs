@@ -27,9 +27,8 @@ const CONNECT_RETRY: Duration = Duration::from_millis(250);
 /// The longest the connect loop sleeps before asking its caller whether to go on.
 const CONNECT_CHECK: Duration = Duration::from_millis(50);
 /// Connect requests sent with one cookie and left unanswered before the cookie is
-/// dropped and a fresh challenge asked for: a forged or corrupted challenge costs half
-/// a second, not the whole timeout. A padded request (the path's probe) counts as all
-/// of them: its cookie gets one retry period (`path_probe`).
+/// dropped and a fresh challenge asked for (a padded one counts as all, `path_probe`):
+/// a forged or corrupted challenge costs a retry or two, not the whole timeout.
 const COOKIE_TRIES: u32 = 2;
 /// Challenges answered at once in one retry period: each new cookie is tried as it
 /// comes (a forged one beside the real one costs a request, not a retry), but a flood
@@ -351,19 +350,12 @@ impl Link {
                 return Err(self.no_answer(timeout));
             }
             if now >= next_try {
-                if cookie.is_some() && self.session.is_none() {
-                    // A cookie the server does not answer is forged or spoiled: ask for
-                    // a fresh challenge.
-                    if cookie_tries >= COOKIE_TRIES {
-                        cookie = None;
-                        cookie_tries = 0;
-                    } else {
-                        cookie_tries += 1;
-                    }
+                // A cookie the server does not answer is forged or spoiled: ask for a
+                // fresh challenge.
+                if cookie.is_some() && self.session.is_none() && cookie_tries >= COOKIE_TRIES {
+                    (cookie, cookie_tries) = (None, 0);
                 }
-                if self.send_connect(now, start, name, cookie)? {
-                    cookie_tries = COOKIE_TRIES;
-                }
+                cookie_tries += self.send_connect(now, start, name, cookie)?;
                 next_try = now + CONNECT_RETRY;
                 prompt_answers = 0;
             }
@@ -401,15 +393,12 @@ impl Link {
                 challenge_rtt.get_or_insert(now - start);
             }
             for c in challenges {
-                cookie_tries = 1;
+                (cookie, cookie_tries) = (Some(c), 0);
                 if prompt_answers < PROMPT_ANSWERS {
                     prompt_answers += 1;
-                    if self.send_connect(now, start, name, Some(c))? {
-                        cookie_tries = COOKIE_TRIES;
-                    }
+                    cookie_tries = self.send_connect(now, start, name, cookie)?;
                     next_try = now + CONNECT_RETRY;
                 }
-                cookie = Some(c);
             }
             // The server's answer opened (only the server's key makes one that does):
             // after that a refusal cannot be the server's. A challenge is no such proof.
@@ -443,14 +432,14 @@ impl Link {
         }
     }
 
-    /// Sends a connect request with our hello and `cookie`; whether it went padded.
+    /// Sends a connect request with our hello and `cookie`: the cookie's tries it used.
     fn send_connect(
         &mut self,
         now: Instant,
         start: Instant,
         name: &str,
         cookie: Option<Cookie>,
-    ) -> anyhow::Result<bool> {
+    ) -> anyhow::Result<u32> {
         let hello = self.handshake.hello();
         // A small path is tried once the simulated lag, if any, is waited out.
         let lag = Duration::from_millis(self.handshake_lag_ms.into());
@@ -461,7 +450,8 @@ impl Link {
         match codec::connect_request_padded(name, cookie, hello, size, &mut self.buf) {
             Ok(()) => {
                 self.transport.send(now, self.server, &self.buf);
-                Ok(size > MIN_CONNECT_BYTES)
+                let padded = size > MIN_CONNECT_BYTES;
+                Ok(if padded { COOKIE_TRIES } else { 1 })
             }
             Err(e) => bail!("cannot encode a connect request: {e}"),
         }
