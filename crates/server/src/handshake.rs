@@ -157,7 +157,12 @@ impl Server {
             .map(|(s, c)| (s.id, c.accept.clone()));
         if let Some((id, accept)) = known {
             // (A repeat's size changes no budget: once the session is made the client
-            // sends its repeats small.)
+            // sends its repeats small.) A client still joining (it has acknowledged
+            // no snapshot) is heard: over a thin link the map can take longer than the
+            // silence a session may keep. Past its join, only sealed datagrams count.
+            if let Some(c) = self.connection_mut(id).filter(|c| c.acked_tick.is_none()) {
+                c.last_heard = now;
+            }
             self.queue(from, ServerMsg::Accept(accept));
             self.resend_welcome(id, now);
             return;
