@@ -375,4 +375,36 @@ mod tests {
             );
         }
     }
+
+    // Through a thin link the map took longer than the client timeout after the session
+    // was made, and the server dropped the client, repeating its connect all along,
+    // just as it finished joining.
+    #[test]
+    fn a_client_repeating_its_connect_is_heard_until_its_join_is_done() {
+        let mut server = Server::new(ServerConfig::new(Map::builtin("warehouse").unwrap()));
+        let start = Instant::now();
+        let addr: SocketAddr = "127.0.0.1:4000".parse().unwrap();
+        server.join_in_process(start, addr, "ann").unwrap();
+        let (id, hello) = server
+            .remotes()
+            .map(|(s, c)| (s.id, c.hello))
+            .next()
+            .unwrap();
+        let mut repeat = Vec::new();
+        codec::connect_request("ann", None, hello, &mut repeat).unwrap();
+        let timeout = server.config.client_timeout;
+        let at = |f: f64| start + timeout.mul_f64(f);
+        // Repeats every half timeout, past one and a half timeouts: still there.
+        for f in [0.5, 1.0, 1.5] {
+            server.receive(at(f), addr, &repeat);
+            server.tick(at(f));
+        }
+        server.tick(at(1.9));
+        assert_eq!(server.remotes().count(), 1, "dropped while joining");
+        // Once it has acknowledged a snapshot, repeats keep it no longer.
+        server.connection_mut(id).unwrap().acked_tick = Some(1);
+        server.receive(at(2.0), addr, &repeat);
+        server.tick(at(3.1));
+        assert_eq!(server.remotes().count(), 0, "kept by unsealed repeats");
+    }
 }
