@@ -404,7 +404,7 @@ mod tests {
         // Once it has acknowledged a snapshot, repeats keep it no longer.
         server.connection_mut(id).unwrap().acked_tick = Some(1);
         server.receive(at(2.0), addr, &repeat);
-        server.tick(at(3.1));
+        server.tick(at(2.9));
         assert_eq!(server.remotes().count(), 0, "kept by unsealed repeats");
     }
 }
