@@ -3,12 +3,16 @@
 //! kernel, not from netarena. Needs root (`ip netns`, `tc`). Deleting a namespace
 //! deletes its end of the pair, so dropping the [`Pair`] leaves nothing behind.
 
-use std::net::Ipv4Addr;
+use std::net::{Ipv4Addr, Ipv6Addr};
 use std::process::{Command, Output};
 
 /// The server's and the client's address on the pair.
 pub const SERVER_IP: Ipv4Addr = Ipv4Addr::new(10, 77, 0, 1);
 pub const CLIENT_IP: Ipv4Addr = Ipv4Addr::new(10, 77, 0, 2);
+/// Their IPv6 addresses, after [`Pair::add_ipv6`] (unique local, no duplicate address
+/// detection, so they work at once).
+pub const SERVER_IP6: Ipv6Addr = Ipv6Addr::new(0xfd77, 0, 0, 0, 0, 0, 0, 1);
+pub const CLIENT_IP6: Ipv6Addr = Ipv6Addr::new(0xfd77, 0, 0, 0, 0, 0, 0, 2);
 
 /// `tc qdisc add dev IF root tbf rate RATE burst BURST limit LIMIT` on one egress.
 #[derive(Clone, Copy, Debug)]
@@ -31,6 +35,8 @@ pub enum Side {
 pub struct Pair {
     server_ns: String,
     client_ns: String,
+    server_if: String,
+    client_if: String,
 }
 
 /// [`Pair::new`], or `None` when it cannot be built here, after saying why: only
@@ -68,13 +74,15 @@ impl Pair {
     /// (none: a clean link).
     pub fn new(tag: &str, tbf: Option<Tbf>) -> Result<Pair, String> {
         let id = std::process::id() % 100_000;
+        let (s_if, c_if) = (format!("v{tag}{id}s"), format!("v{tag}{id}c"));
         let pair = Pair {
             server_ns: format!("na{tag}{id}s"),
             client_ns: format!("na{tag}{id}c"),
+            server_if: s_if.clone(),
+            client_if: c_if.clone(),
         };
         run(&["ip", "netns", "add", &pair.server_ns])?;
         run(&["ip", "netns", "add", &pair.client_ns])?;
-        let (s_if, c_if) = (format!("v{tag}{id}s"), format!("v{tag}{id}c"));
         run(&[
             "ip", "link", "add", &s_if, "type", "veth", "peer", "name", &c_if,
         ])?;
@@ -146,6 +154,31 @@ impl Pair {
             .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
             .and_then(|n| n.parse().ok())
             .unwrap_or_else(|| panic!("no drop count: {stats}"))
+    }
+}
+
+impl Pair {
+    /// Gives both ends IPv6 addresses ([`SERVER_IP6`], [`CLIENT_IP6`]) as well.
+    pub fn add_ipv6(&self) -> Result<(), String> {
+        for (side, dev, ip) in [
+            (Side::Server, &self.server_if, SERVER_IP6),
+            (Side::Client, &self.client_if, CLIENT_IP6),
+        ] {
+            let addr = format!("{ip}/64");
+            run(&[
+                "ip",
+                "-n",
+                self.ns(side),
+                "-6",
+                "addr",
+                "add",
+                &addr,
+                "dev",
+                dev,
+                "nodad",
+            ])?;
+        }
+        Ok(())
     }
 }
 

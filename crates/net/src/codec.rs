@@ -5,15 +5,16 @@
 use bincode::config::{Configuration, Limit, LittleEndian, Varint};
 use serde::Serialize;
 
-use super::protocol::{
-    ClientMsg, Cookie, Freshness, HELLO_BYTES, MAGIC, MIN_CONNECT_BYTES, MIN_DISCOVER_BYTES,
-    PROTOCOL_VERSION, ServerInfo, ServerMsg,
-};
+use super::protocol::{ClientMsg, Freshness, ServerMsg};
 use super::secure::{CLIENT_SEAL_BYTES, OpenError, SERVER_SEAL_BYTES, Session};
 use super::wire_fields::Malformed;
 use super::{wire_input, wire_snapshot};
 
+mod joining;
 mod keylog;
+pub use joining::{
+    connect_request, connect_request_padded, decode_info, discover_request, peek_connect,
+};
 pub use keylog::KeyLog;
 
 /// Largest client datagram we accept: connect requests and input packets are small.
@@ -27,6 +28,10 @@ pub const MAX_SERVER_MESSAGE: usize = MAX_SERVER_DATAGRAM - SERVER_SEAL_BYTES;
 /// What decoding one server datagram may allocate: more than its bytes, since a one-byte
 /// varint can become a four-byte integer in memory (64 players' states are ~1.3 KB).
 const SERVER_DECODE_LIMIT: usize = 16 * 1024;
+
+/// What decoding one client datagram may allocate: a connect request padded to the
+/// full datagram counts its padding twice against the limit, read and held.
+const CLIENT_DECODE_LIMIT: usize = 4 * MAX_CLIENT_DATAGRAM;
 
 type Config<const N: usize> = Configuration<LittleEndian, Varint, Limit<N>>;
 
@@ -184,41 +189,6 @@ impl std::io::Write for ByteCounter {
     }
 }
 
-/// Reads just the start of a connect request, `(magic, version)`, which every protocol
-/// version lays out the same way: so a request from another version, which may not
-/// decode as ours, can still be told apart from noise and answered.
-pub fn peek_connect(bytes: &[u8]) -> Option<(u32, u16)> {
-    let cfg = config::<MAX_CLIENT_DATAGRAM>();
-    let bytes = bytes.get(..bytes.len().min(MAX_CLIENT_DATAGRAM))?;
-    match bincode::serde::decode_from_slice::<(u32, u32, u16), _>(bytes, cfg) {
-        Ok(((0, magic, version), _)) => Some((magic, version)),
-        _ => None,
-    }
-}
-
-/// A connect request, padded so the server may answer it.
-pub fn connect_request(
-    name: &str,
-    cookie: Option<Cookie>,
-    hello: [u8; HELLO_BYTES],
-    buf: &mut Vec<u8>,
-) -> Result<(), CodecError> {
-    let mut msg = ClientMsg::Connect {
-        magic: MAGIC,
-        version: PROTOCOL_VERSION,
-        name: name.to_owned(),
-        cookie,
-        hello,
-        padding: Vec::new(),
-    };
-    encode_client(&msg, buf)?;
-    if let ClientMsg::Connect { padding, .. } = &mut msg {
-        // The padding's own length prefix is a byte while it stays under 251.
-        padding.resize(MIN_CONNECT_BYTES.saturating_sub(buf.len()), 0);
-    }
-    encode_client(&msg, buf)
-}
-
 /// Whether `msg` travels sealed: the messages of a session.
 pub fn is_session_msg(msg: &ClientMsg) -> bool {
     matches!(
@@ -351,45 +321,6 @@ pub fn open_server(
     }
 }
 
-/// A discovery answer, from this version or an older one (before version 10 it did not
-/// carry the key: its fingerprint is then zeros), so the browser can list every server
-/// and mark the others incompatible.
-pub fn decode_info(bytes: &[u8]) -> Option<ServerInfo> {
-    if let Ok(ServerMsg::Info(info)) = decode_server(bytes) {
-        return Some(info);
-    }
-    type Older = (u32, u16, u32, String, String, u16, u16);
-    let (variant, version, nonce, name, map, players, max_players) =
-        decode_with::<Older, SERVER_DECODE_LIMIT>(bytes, MAX_SERVER_DATAGRAM, config()).ok()?;
-    (variant == INFO_VARIANT).then_some(ServerInfo {
-        version,
-        nonce,
-        name,
-        map,
-        players,
-        max_players,
-        key: [0; 8],
-    })
-}
-
-/// `ServerMsg::Info`'s variant index.
-const INFO_VARIANT: u32 = 6;
-
-/// A discovery request, padded so a server may answer it.
-pub fn discover_request(nonce: u32, buf: &mut Vec<u8>) -> Result<(), CodecError> {
-    let mut msg = ClientMsg::Discover {
-        magic: MAGIC,
-        version: PROTOCOL_VERSION,
-        nonce,
-        padding: Vec::new(),
-    };
-    encode_client(&msg, buf)?;
-    if let ClientMsg::Discover { padding, .. } = &mut msg {
-        padding.resize(MIN_DISCOVER_BYTES.saturating_sub(buf.len()), 0);
-    }
-    encode_client(&msg, buf)
-}
-
 pub fn decode_client(bytes: &[u8]) -> Result<ClientMsg, CodecError> {
     if let [INPUT_KIND, rest @ ..] = bytes {
         if bytes.len() > MAX_CLIENT_DATAGRAM {
@@ -399,7 +330,7 @@ pub fn decode_client(bytes: &[u8]) -> Result<ClientMsg, CodecError> {
             .map(ClientMsg::Input)
             .map_err(CodecError::Input);
     }
-    decode_with(bytes, MAX_CLIENT_DATAGRAM, config::<MAX_CLIENT_DATAGRAM>())
+    decode_with(bytes, MAX_CLIENT_DATAGRAM, config::<CLIENT_DECODE_LIMIT>())
 }
 
 pub fn decode_server(bytes: &[u8]) -> Result<ServerMsg, CodecError> {
@@ -486,22 +417,6 @@ pub fn nanos(d: std::time::Duration) -> u64 {
 mod tests {
     use super::*;
 
-    #[test]
-    fn connect_requests_are_padded_and_peekable() {
-        let mut buf = Vec::new();
-        connect_request("ann", None, [7; HELLO_BYTES], &mut buf).unwrap();
-        assert!(buf.len() >= MIN_CONNECT_BYTES && buf.len() < MIN_CONNECT_BYTES + 4);
-        assert!(matches!(
-            decode_client(&buf).unwrap(),
-            ClientMsg::Connect { .. }
-        ));
-        assert_eq!(peek_connect(&buf), Some((MAGIC, PROTOCOL_VERSION)));
-        // A future version's request with a different tail still peeks.
-        let future = [0u8, 0xFC, 0x45, 0x52, 0x41, 0x4E, 9, 0xFF, 0xFF];
-        assert_eq!(peek_connect(&future), Some((MAGIC, 9)));
-        assert_eq!(peek_connect(&[2, 0, 0]), None);
-    }
-
     /// A seal costs 19 bytes up and 18 down whatever the message, and a session's
     /// messages pass only sealed, under their own session.
     #[test]
@@ -540,26 +455,6 @@ mod tests {
         // A client's own datagram does not open as the server's.
         seal_client(&ClientMsg::Leave, &mut client, 3, &mut sealed, &mut scratch).unwrap();
         assert!(open_server(Some(&mut client), &sealed, &mut scratch).is_err());
-    }
-
-    #[test]
-    fn an_older_servers_discovery_answer_still_reads() {
-        let info = ServerInfo {
-            version: 9,
-            nonce: 4,
-            name: "old".into(),
-            map: "duel".into(),
-            players: 1,
-            max_players: 8,
-            key: [0; 8],
-        };
-        let mut buf = Vec::new();
-        encode_server(&ServerMsg::Info(info.clone()), &mut buf).unwrap();
-        assert_eq!(decode_info(&buf), Some(info.clone()));
-        // Version 9's layout: the same without the key.
-        buf.truncate(buf.len() - 8);
-        assert_eq!(decode_info(&buf), Some(info));
-        assert_eq!(decode_info(&[6, 1]), None);
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! The roster in pages, so that 256 players with long names never make a datagram
-//! larger than [`super::codec::MAX_SERVER_DATAGRAM`]: the server splits it by a byte
+//! larger than IPv4's least path carries (548 bytes): the server splits it by a byte
 //! budget, the client puts the pages of one serial back together (both through
 //! `super::fragments`).
 #![doc(hidden)] // Public for the binary, tests or fuzz targets: see the crate docs.
@@ -11,8 +11,10 @@ use super::fragments::{self, Bounds, Piece, Reassembler};
 use super::protocol::{RosterEntry, RosterPage};
 use super::safe_text;
 
-/// Bytes of entries one page may carry, leaving room for the page's own fields.
-pub const PAGE_BUDGET: usize = codec::MAX_SERVER_MESSAGE - 16;
+/// Bytes of entries one page may carry, leaving room for the page's own fields and the
+/// seal: a page fits IPv4's least path (548 bytes), as every datagram of the join does.
+pub const PAGE_BUDGET: usize =
+    super::wire_bytes::IPV4_MIN_PAYLOAD - super::secure::SERVER_SEAL_BYTES - 16;
 
 /// Splits `entries` into pages of at most [`PAGE_BUDGET`] bytes each (at least one page).
 pub fn split(serial: u16, entries: &[RosterEntry]) -> Vec<RosterPage> {
@@ -121,7 +123,8 @@ mod tests {
         assert!(pages.len() > 1);
         for p in &pages {
             let msg = super::super::protocol::ServerMsg::Roster(p.clone());
-            assert!(codec::encoded_len_server(&msg) <= codec::MAX_SERVER_DATAGRAM);
+            let len = codec::encoded_len_server(&msg);
+            assert!(len <= crate::wire_bytes::IPV4_MIN_PAYLOAD, "{len} bytes");
         }
         let mut r = RosterPages::default();
         let mut got = None;

@@ -35,6 +35,9 @@ pub(crate) struct Connection {
     /// Where the session's datagrams come from now: it moves when a fresh, authentic
     /// datagram of the session comes from elsewhere (a NAT rebinding).
     pub(crate) addr: SocketAddr,
+    /// The largest datagram this client is sent: what its connect request proved the
+    /// path carries (`wire_bytes::session_budget`), 548 bytes on a small IPv4 path.
+    pub(crate) budget: usize,
     /// The session's keys and counters (`net::secure`): every datagram both ways is
     /// sealed with them.
     pub(crate) session: Session,
@@ -116,10 +119,12 @@ impl Connection {
         session: Session,
         hello: [u8; HELLO_BYTES],
         accept: Vec<u8>,
+        budget: usize,
         now: Instant,
     ) -> Connection {
         Connection {
             addr,
+            budget,
             session,
             hello,
             accept,

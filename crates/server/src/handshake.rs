@@ -9,13 +9,13 @@ use super::Server;
 use super::connection::Connection;
 use super::connection::Controller;
 use super::cookie::{self, CookieError};
-use netarena_net::codec;
 use netarena_net::map_chunks::{self, MapAssembler};
 use netarena_net::protocol::{
     ClientMsg, Cookie, HELLO_BYTES, MAX_INFO_NAME_CHARS, RejectReason, ServerInfo, ServerMsg,
     Welcome, sanitize_name, sanitize_text,
 };
 use netarena_net::secure::{self, ClientHandshake};
+use netarena_net::{codec, wire_bytes};
 use netarena_sim::world::PlayerId;
 
 /// Connect requests without a cookie one host may make: a burst, then a steady trickle,
@@ -156,6 +156,13 @@ impl Server {
             .find(|(_, c)| c.hello == hello && c.addr == from)
             .map(|(s, c)| (s.id, c.accept.clone()));
         if let Some((id, accept)) = known {
+            // (A repeat's size changes no budget: once the session is made the client
+            // sends its repeats small.) A client still joining (it has acknowledged
+            // no snapshot) is heard: over a thin link the map can take longer than the
+            // silence a session may keep. Past its join, only sealed datagrams count.
+            if let Some(c) = self.connection_mut(id).filter(|c| c.acked_tick.is_none()) {
+                c.last_heard = now;
+            }
             self.queue(from, ServerMsg::Accept(accept));
             self.resend_welcome(id, now);
             return;
@@ -201,7 +208,11 @@ impl Server {
                 return;
             }
         };
-        let connection = Connection::new(from, session, hello, accept.clone(), now);
+        let budget = wire_bytes::session_budget(from.ip(), wire_len);
+        if budget < codec::MAX_SERVER_DATAGRAM {
+            tracing::info!("{from} joins over a small path: its datagrams keep to {budget} bytes");
+        }
+        let connection = Connection::new(from, session, hello, accept.clone(), budget, now);
         match self.add_player(
             sanitize_name(name),
             Controller::Remote(Box::new(connection)),
@@ -226,6 +237,18 @@ impl Server {
         addr: SocketAddr,
         name: &str,
     ) -> Option<Welcome> {
+        self.join_in_process_padded(now, addr, name, codec::MAX_CLIENT_DATAGRAM)
+    }
+
+    /// [`Server::join_in_process`] with connect requests of `size` bytes: 548 makes a
+    /// client of a small IPv4 path, whose datagrams keep to that.
+    pub fn join_in_process_padded(
+        &mut self,
+        now: Instant,
+        addr: SocketAddr,
+        name: &str,
+        size: usize,
+    ) -> Option<Welcome> {
         let mut buf = Vec::new();
         let mut cookie = None;
         let mut welcome = None;
@@ -233,7 +256,7 @@ impl Server {
         let mut map = MapAssembler::default();
         let mut handshake = ClientHandshake::new();
         for _ in 0..2 {
-            codec::connect_request(name, cookie, handshake.hello(), &mut buf).ok()?;
+            codec::connect_request_padded(name, cookie, handshake.hello(), size, &mut buf).ok()?;
             self.receive(now, addr, &buf);
             let mut kept = Vec::new();
             for (to, msg, session) in self.outbox.drain(..) {
@@ -351,5 +374,37 @@ mod tests {
                 "{total} B by {at:?}"
             );
         }
+    }
+
+    // Through a thin link the map took longer than the client timeout after the session
+    // was made, and the server dropped the client, repeating its connect all along,
+    // just as it finished joining.
+    #[test]
+    fn a_client_repeating_its_connect_is_heard_until_its_join_is_done() {
+        let mut server = Server::new(ServerConfig::new(Map::builtin("warehouse").unwrap()));
+        let start = Instant::now();
+        let addr: SocketAddr = "127.0.0.1:4000".parse().unwrap();
+        server.join_in_process(start, addr, "ann").unwrap();
+        let (id, hello) = server
+            .remotes()
+            .map(|(s, c)| (s.id, c.hello))
+            .next()
+            .unwrap();
+        let mut repeat = Vec::new();
+        codec::connect_request("ann", None, hello, &mut repeat).unwrap();
+        let timeout = server.config.client_timeout;
+        let at = |f: f64| start + timeout.mul_f64(f);
+        // Repeats every half timeout, past one and a half timeouts: still there.
+        for f in [0.5, 1.0, 1.5] {
+            server.receive(at(f), addr, &repeat);
+            server.tick(at(f));
+        }
+        server.tick(at(1.9));
+        assert_eq!(server.remotes().count(), 1, "dropped while joining");
+        // Once it has acknowledged a snapshot, repeats keep it no longer.
+        server.connection_mut(id).unwrap().acked_tick = Some(1);
+        server.receive(at(2.0), addr, &repeat);
+        server.tick(at(2.9));
+        assert_eq!(server.remotes().count(), 0, "kept by unsealed repeats");
     }
 }

@@ -6,7 +6,9 @@
 //! way a terminal shows the arena (a cell is two columns wide, so the view is about
 //! twice as wide as it is tall, in cells). Players it already had keep their place
 //! against newcomers a few cells nearer, so one at the edge of the set does not blink in
-//! and out. With no more players than that, everyone goes to everyone, as before.
+//! and out. With no more players than that, everyone goes to everyone, as before. A
+//! client of a small path (548-byte datagrams) gets fewer: as many as first fitted
+//! (`snapshots.rs` narrows a snapshot that did not, [`Interest::narrow`]).
 //!
 //! Each client's delta refers to a snapshot it acknowledged, which held the players
 //! chosen for it then: [`Interest`] remembers those sets by tick, so the baseline can be
@@ -39,7 +41,6 @@ impl IdSet {
         self.0[usize::from(id >> 6)] & (1 << (id & 63)) != 0
     }
 
-    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.0.iter().map(|w| w.count_ones() as usize).sum()
     }
@@ -63,6 +64,9 @@ pub(crate) struct Interest {
     centre: Option<(i32, i32)>,
     /// Scratch: the others by view distance.
     ranked: Vec<(i64, PlayerId)>,
+    /// Fewer players than [`SNAPSHOT_PLAYERS`] fit this client's datagrams (a small
+    /// path): this many at most, from the snapshot that first did not fit on.
+    narrowed: Option<usize>,
 }
 
 impl Interest {
@@ -84,12 +88,47 @@ impl Interest {
         }
         let previous = self.sent.back().map(|(_, s)| *s);
         let centre = self.centre.unwrap_or_default();
-        let set = nearest(players, me, centre, previous, &mut self.ranked);
+        let most = self.narrowed.unwrap_or(SNAPSHOT_PLAYERS);
+        let set = nearest(players, me, centre, previous, most, &mut self.ranked);
         self.sent.push_back((tick, set));
         if self.sent.len() > SETS_KEPT {
             self.sent.pop_front();
         }
         set
+    }
+
+    /// The `most` players the newest choice would have been with no more room, for a
+    /// snapshot that did not fit the client's datagram budget. Nothing is remembered:
+    /// [`Interest::narrow`] does, once the snapshot goes with it.
+    pub(crate) fn narrowed(
+        &self,
+        me: PlayerId,
+        players: &[(PlayerId, PlayerState)],
+        most: usize,
+    ) -> IdSet {
+        let previous = self.sent.iter().rev().nth(1).map(|(_, s)| *s);
+        let centre = self.centre.unwrap_or_default();
+        nearest(players, me, centre, previous, most, &mut Vec::new())
+    }
+
+    /// Snapshot `tick` went with the narrower `set`, and no more than its players go
+    /// from now on: the client's path is small, and its snapshots keep to one set
+    /// size, so no player blinks out and in as the budget's margin comes and goes.
+    /// Returns the new most, when it fell.
+    pub(crate) fn narrow(&mut self, tick: u32, set: IdSet) -> Option<usize> {
+        if let Some((_, last)) = self.sent.back_mut().filter(|(t, _)| *t == tick) {
+            *last = set;
+        }
+        let most = self.narrowed.unwrap_or(SNAPSHOT_PLAYERS);
+        let fewer = most.min(set.len()).max(1);
+        self.narrowed = Some(fewer);
+        (fewer < most).then_some(fewer)
+    }
+
+    /// The most players this client's snapshots carry.
+    #[cfg(test)]
+    pub(crate) fn most(&self) -> usize {
+        self.narrowed.unwrap_or(SNAPSHOT_PLAYERS)
     }
 }
 
@@ -100,17 +139,19 @@ fn view_distance(centre: (i32, i32), s: &PlayerState) -> i64 {
     dx.max(2 * dy)
 }
 
-/// `me` (if in play) and the others nearest to `centre`; those in
+/// `me` (if in play) and the others nearest to `centre`, `most` in all; those in
 /// `previous` count [`KEEP_MARGIN`] nearer. Ties go to the lower id.
 fn nearest(
     players: &[(PlayerId, PlayerState)],
     me: PlayerId,
     centre: (i32, i32),
     previous: Option<IdSet>,
+    most: usize,
     ranked: &mut Vec<(i64, PlayerId)>,
 ) -> IdSet {
     let mut set = IdSet::default();
-    if players.len() <= SNAPSHOT_PLAYERS {
+    let most = most.max(1);
+    if players.len() <= most {
         for (id, _) in players {
             set.insert(*id);
         }
@@ -123,8 +164,10 @@ fn nearest(
         let d = view_distance(centre, s);
         (if held(*id) { d - KEEP_MARGIN } else { d }, *id)
     }));
-    let others = SNAPSHOT_PLAYERS - usize::from(present);
-    if ranked.len() > others {
+    let others = most - usize::from(present);
+    if others == 0 {
+        ranked.clear();
+    } else if ranked.len() > others {
         ranked.select_nth_unstable(others - 1);
         ranked.truncate(others);
     }

@@ -38,9 +38,19 @@ impl Server {
         let outbox = std::mem::take(&mut self.outbox);
         let mut scratch = Vec::new();
         for (addr, msg, id) in outbox {
+            let budget = id.map_or(codec::MAX_SERVER_DATAGRAM, |id| self.budget(id));
             let session = id.and_then(|id| self.session_mut(id));
             match codec::seal_server(&msg, session, buf, &mut scratch) {
-                Ok(()) => send(addr, buf),
+                Ok(()) if buf.len() <= budget => send(addr, buf),
+                Ok(()) => {
+                    // Built to fit (`snapshots`, `roster_pages`, `map_chunks`); a path
+                    // this small would drop it unseen.
+                    self.send_failures.encode += 1;
+                    tracing::error!(
+                        "not sent: a {}-byte datagram for {addr}, whose path carries {budget}",
+                        buf.len()
+                    );
+                }
                 Err(e) => {
                     self.send_failures.encode += 1;
                     let events = match &msg {
@@ -57,6 +67,19 @@ impl Server {
             }
         }
         self.departed.clear();
+    }
+
+    /// The largest datagram session `id` is sent (one that departed: any).
+    fn budget(&self, id: PlayerId) -> usize {
+        match self
+            .slots
+            .iter()
+            .find(|s| s.id == id)
+            .map(|s| &s.controller)
+        {
+            Some(Controller::Remote(c)) => c.budget,
+            _ => codec::MAX_SERVER_DATAGRAM,
+        }
     }
 
     /// The keys of session `id`: a player's, or one that departed since the outbox last

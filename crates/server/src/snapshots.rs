@@ -16,7 +16,7 @@ use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
 use super::Server;
-use super::connection::Controller;
+use super::connection::{Connection, Controller};
 use super::interest::IdSet;
 use netarena_net::protocol::{
     NEAR_EVENTS, NEAR_TICKS, PlayerSnap, ServerMsg, Snapshot, SnapshotDelta, SnapshotHeader,
@@ -104,8 +104,11 @@ impl Server {
         let mut out = Vec::new();
         let max_age =
             (BASELINE_MAX_AGE.as_secs_f64() * f64::from(self.config.tick_rate)).round() as u32;
+        // Clients whose snapshot took fewer players than chosen, to fit their budget.
+        let mut narrowed: Vec<(PlayerId, IdSet)> = Vec::new();
+        let world = self.world.players();
         let remotes = self.remotes().filter(|(s, _)| due(s.id));
-        for ((slot, c), set) in remotes.zip(sets) {
+        for ((slot, c), mut set) in remotes.zip(sets) {
             let fresh = c.acked_tick.filter(|t| tick.saturating_sub(*t) <= max_age);
             let base = fresh.and_then(|t| {
                 let players = self.history.get(t)?;
@@ -147,12 +150,29 @@ impl Server {
             msg.header.queued = u8::try_from(slot.queue.len()).unwrap_or(u8::MAX);
             msg.header.buffer_depth = u8::try_from(slot.queue.figures().target).unwrap_or(u8::MAX);
             let mut msg = ServerMsg::Snapshot(msg);
+            // Players that do not fit the client's budget (a small path, a crowd in
+            // full after a keyframe): the farthest give way (see `narrow`). Two bytes
+            // stay for the length of the events' list.
+            let mut late = false;
+            while codec::encoded_len_server(&msg) + 2 > c.budget && set.len() > 1 {
+                let over = codec::encoded_len_server(&msg) + 2 - c.budget;
+                let ServerMsg::Snapshot(m) = &mut msg else {
+                    break;
+                };
+                set = narrow(m, set, over, c, slot.id, world, &players);
+                narrowed.retain(|(id, _)| *id != slot.id);
+                narrowed.push((slot.id, set));
+            }
             // Events fill what the players leave of the datagram, or of the link's
             // byte cap, and never past IPv4's least path (548 bytes), so a snapshot
             // outgrows a small MTU only by its players; the length of their list grows
             // from one byte to at most three. (Wire bytes: the seal included.)
             let used = codec::encoded_len_server(&msg) + 2;
-            let capped = c.delivery.byte_cap().min(wire_bytes::IPV4_MIN_PAYLOAD);
+            let capped = c
+                .delivery
+                .byte_cap()
+                .min(wire_bytes::IPV4_MIN_PAYLOAD)
+                .min(c.budget);
             let budget = capped.saturating_sub(used);
             if let ServerMsg::Snapshot(m) = &mut msg {
                 m.events = c.events.for_snapshot(budget, slot.id);
@@ -160,7 +180,7 @@ impl Server {
                     // The oldest event goes alone when it is larger than the cap leaves
                     // (within the least path if it can): a cap may slow the events,
                     // never stall them.
-                    for limit in [wire_bytes::IPV4_MIN_PAYLOAD, codec::MAX_SERVER_DATAGRAM] {
+                    for limit in [wire_bytes::IPV4_MIN_PAYLOAD.min(c.budget), c.budget] {
                         m.events = c.events.for_snapshot(limit.saturating_sub(used), slot.id);
                         m.events.truncate(1);
                         if !m.events.is_empty() {
@@ -177,23 +197,31 @@ impl Server {
                 );
             }
             // Never built over the budget: the estimate above left a byte out once (a
-            // 1,201-byte snapshot at a map change); the newest events wait instead. (One
-            // event too large for any datagram stays, and `outgoing` counts it.)
-            while codec::encoded_len_server(&msg) > codec::MAX_SERVER_DATAGRAM {
+            // 1,201-byte snapshot at a map change); the newest events wait instead,
+            // then (the own body grew by its cooldown) the farthest player. (One event
+            // too large for any datagram stays, and `outgoing` counts it.)
+            while codec::encoded_len_server(&msg) > c.budget {
+                let over = codec::encoded_len_server(&msg) - c.budget;
                 let ServerMsg::Snapshot(m) = &mut msg else {
                     break;
                 };
-                if m.events.len() < 2 {
+                if m.events.len() >= 2 {
+                    m.events.pop();
+                    m.header.me = self.game.own_body(slot.id, m.header.ack_seq, false);
+                } else if set.len() > 1 {
+                    late = true;
+                    set = narrow(m, set, over, c, slot.id, world, &players);
+                    narrowed.retain(|(id, _)| *id != slot.id);
+                    narrowed.push((slot.id, set));
+                } else {
                     break;
                 }
-                m.events.pop();
-                m.header.me = self.game.own_body(slot.id, m.header.ack_seq, false);
             }
             // A message too large to encode is not sent (`outgoing` counts it). Without
             // events or a cooldown it is the one measured above (the own body's flags
             // are a byte whatever they say).
             let measured = match &msg {
-                ServerMsg::Snapshot(m) => m.events.is_empty() && m.header.me.ready_in == 0,
+                ServerMsg::Snapshot(m) => m.events.is_empty() && m.header.me.ready_in == 0 && !late,
                 _ => false,
             };
             let bytes = if measured {
@@ -204,6 +232,21 @@ impl Server {
             }
             .min(codec::MAX_SERVER_DATAGRAM);
             out.push((slot.id, c.addr, msg, bytes));
+        }
+        for (id, set) in narrowed {
+            if let Some(Controller::Remote(c)) = self
+                .slots
+                .iter_mut()
+                .find(|s| s.id == id)
+                .map(|s| &mut s.controller)
+                && let Some(most) = c.interest.narrow(tick, set)
+            {
+                tracing::info!(
+                    "{} gets the {most} players nearest it: no more fit its {}-byte datagrams",
+                    c.addr,
+                    c.budget
+                );
+            }
         }
         for (id, _, _, bytes) in &out {
             if let Some(Controller::Remote(c)) = self
@@ -236,6 +279,45 @@ impl Server {
             })
             .collect()
     }
+}
+
+/// Least bytes a player costs in full (its id, place and velocity): `over` bytes too
+/// many take at most this many players' worth out.
+const FULL_PLAYER_BYTES: usize = 6;
+
+/// Makes `m`'s players the nearest of `set` but fewer, `over` bytes' worth, for the
+/// client of `me`, and returns the new set. The snapshot goes whole, with no baseline:
+/// a whole snapshot's size only falls as players leave it, where a delta's may grow
+/// (a departed player costs a byte, one that did as predicted half a byte). The
+/// client's interpolation sees a set that changed, as when interest changes it for a
+/// crowd; its next deltas refer to this snapshot with this set (`Interest::narrow`).
+fn narrow(
+    m: &mut SnapshotDelta,
+    set: IdSet,
+    over: usize,
+    c: &Connection,
+    me: PlayerId,
+    world: &[(PlayerId, netarena_sim::world::PlayerState)],
+    players: &[PlayerSnap],
+) -> IdSet {
+    let fewer = over.div_ceil(FULL_PLAYER_BYTES).max(1);
+    let set = c
+        .interest
+        .narrowed(me, world, set.len().saturating_sub(fewer).max(1));
+    let snapshot = Snapshot {
+        header: SnapshotHeader {
+            tick: m.header.tick,
+            ..Default::default()
+        },
+        players: set.filter(players),
+    };
+    let whole = delta::encode(&snapshot, None);
+    m.baseline_age = whole.baseline_age;
+    m.removed = whole.removed;
+    m.added = whole.added;
+    m.masks = whole.masks;
+    m.values = whole.values;
+    set
 }
 
 #[cfg(test)]
@@ -275,6 +357,115 @@ mod tests {
             if let Some(&s) = run(server, now, 1).first() {
                 return s;
             }
+        }
+    }
+
+    /// Ticks a server with a small-path client (`small`) and a full-path one (`full`)
+    /// `ticks` times, acknowledging each client's newest snapshot when `acks`: the
+    /// largest datagram each got, and how many.
+    fn run_paths(
+        server: &mut Server,
+        ticks: u32,
+        acks: bool,
+        budget: Option<usize>,
+    ) -> [(usize, usize); 2] {
+        let mut now = Instant::now();
+        let small: std::net::SocketAddr = "10.0.0.1:4000".parse().unwrap();
+        let full: std::net::SocketAddr = "10.0.0.2:4000".parse().unwrap();
+        server
+            .join_in_process_padded(now, small, "small", wire_bytes::IPV4_MIN_PAYLOAD)
+            .expect("joins");
+        server.join_in_process(now, full, "full").expect("joins");
+        let mut got = [(0, 0); 2];
+        let mut buf = Vec::new();
+        for t in 0..ticks {
+            // A budget of the test's, once the join's datagrams (the roster's pages
+            // fill 548 bytes) are out.
+            if let Some(budget) = budget.filter(|_| t == 30) {
+                for slot in &mut server.slots {
+                    if let Controller::Remote(c) = &mut slot.controller
+                        && c.addr == small
+                    {
+                        c.budget = budget;
+                    }
+                }
+            }
+            now += Duration::from_secs(1) / u32::from(server.config.tick_rate);
+            server.tick(now);
+            let sent: Vec<(std::net::SocketAddr, u32)> = server
+                .outbox
+                .iter()
+                .filter_map(|(to, msg, _)| match msg {
+                    ServerMsg::Snapshot(s) => Some((*to, s.header.tick)),
+                    _ => None,
+                })
+                .collect();
+            let counted = budget.is_none() || t >= 30;
+            server.send_outbox(&mut buf, |to, bytes| {
+                let which = usize::from(to == full);
+                if counted {
+                    got[which].0 = got[which].0.max(bytes.len());
+                    got[which].1 += 1;
+                }
+            });
+            if acks {
+                for (to, tick) in sent {
+                    for slot in &mut server.slots {
+                        if let Controller::Remote(c) = &mut slot.controller
+                            && c.addr == to
+                        {
+                            c.acked_tick = Some(tick);
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(server.send_failures().encode, 0, "datagrams not sent");
+        got
+    }
+
+    // Every client's snapshots had 1,200 bytes' budget: a 64-player game's went out
+    // larger than a 576-byte path carries, and vanished there.
+    #[test]
+    fn a_crowd_fits_a_small_path_and_outgrows_it_on_a_full_one() {
+        let mut config = ServerConfig::new(Map::builtin("warehouse").unwrap());
+        config.max_players = 64;
+        config.bots = 62;
+        let mut server = Server::new(config);
+        // Since snapshots are written by hand (protocol 12) 64 players in full take at
+        // most about 540 bytes on the builtin maps, under the least path's 548: the
+        // budget is made smaller here than any path gives (once the join's datagrams
+        // are out), and nothing is acknowledged, so every snapshot goes whole, the
+        // crowd outgrows the budget and the farthest players must give way.
+        const BUDGET: usize = 300;
+        let [small, full] = run_paths(&mut server, 120, false, Some(BUDGET));
+        assert!(full.0 > BUDGET, "the game is too small: {full:?}");
+        assert!(small.0 <= BUDGET, "{small:?}");
+        // Every snapshot went: 30 in the last 1.5 s.
+        assert!(small.1 >= 30, "{small:?}");
+        let narrowed = server.remotes().find(|(s, _)| s.name == "small").unwrap();
+        assert!(narrowed.1.interest.most() < crate::interest::SNAPSHOT_PLAYERS);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+        /// No datagram is ever built over a session's budget: whatever the game's size
+        /// and map, acknowledged (deltas) or not (every snapshot whole).
+        #[test]
+        fn no_datagram_is_built_over_a_small_paths_budget(
+            bots in 0u16..=62,
+            map in 0usize..4,
+            acks: bool,
+        ) {
+            let maps = ["arena", "duel", "warehouse", "catacombs"];
+            let mut config = ServerConfig::new(Map::builtin(maps[map]).unwrap());
+            config.max_players = 64;
+            config.bots = bots;
+            let mut server = Server::new(config);
+            let [small, full] = run_paths(&mut server, 60, acks, None);
+            proptest::prop_assert!(small.0 <= wire_bytes::IPV4_MIN_PAYLOAD, "{:?}", small);
+            proptest::prop_assert!(full.0 <= codec::MAX_SERVER_DATAGRAM, "{:?}", full);
+            proptest::prop_assert!(small.1 >= 20, "{:?}", small);
         }
     }
 

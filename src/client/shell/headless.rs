@@ -53,6 +53,10 @@ pub struct Report {
     pub malformed_in: u64,
     pub seconds: f64,
     pub remote_players: Vec<RemoteSeen>,
+    /// The IP packet size the join proved the path carries (`Link::path_mtu`): 576
+    /// when full-size connect requests went unanswered and the session's datagrams
+    /// keep to 548 bytes; 0 in a replay.
+    pub path_mtu: usize,
     /// How the session ended: "time up", "stopped by a signal", or what the server
     /// did ("the server closed the connection: ...", "... stopped answering").
     pub ended: String,
@@ -120,7 +124,8 @@ pub fn run_with(
         tap.finish(totals);
     }
     // The report is written however the session ended, then the failure is passed on.
-    let report = report(driver.session(), totals, ended);
+    let mut report = report(driver.session(), totals, ended);
+    report.path_mtu = link.path_mtu();
     if let Some(path) = report_path {
         write_report(path, &report)?;
     }
@@ -156,8 +161,10 @@ pub(crate) fn write_unjoined(
     path: &Path,
     ended: String,
 ) -> anyhow::Result<()> {
-    let link = link.totals(tried.elapsed().as_secs_f64());
-    write_report(path, &Report::new(None, link, ended))
+    let totals = link.totals(tried.elapsed().as_secs_f64());
+    let mut report = Report::new(None, totals, ended);
+    report.path_mtu = link.path_mtu();
+    write_report(path, &report)
 }
 
 /// Writes `report` as pretty JSON, a newline at the end: the one way a client's report
@@ -281,6 +288,7 @@ impl Report {
             remote_players: session
                 .map(|s| s.remotes_seen().to_vec())
                 .unwrap_or_default(),
+            path_mtu: 0,
             ended,
         }
     }

@@ -108,7 +108,9 @@ pub fn run_with(
             Ok(Outcome::Stopped) => "stopped by a signal".to_owned(),
             Err(e) => format!("{e:#}"),
         };
-        headless::write_report(path, &headless::report(driver.session(), totals, ended))?;
+        let mut report = headless::report(driver.session(), totals, ended);
+        report.path_mtu = link.path_mtu();
+        headless::write_report(path, &report)?;
     }
     // A recording that stopped is an error, though the game went on.
     match driver.tap_failure() {

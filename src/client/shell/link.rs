@@ -9,11 +9,14 @@ use mio::{Events, Poll, Token};
 
 use crate::client::ClientConfig;
 use crate::client::known_servers::ServerPin;
+use crate::client::shell::path_probe::PathProbe;
 use crate::client::tap::LinkTotals;
 use crate::net::codec;
 use crate::net::conditioner::Conditions;
 use crate::net::map_chunks::MapAssembler;
-use crate::net::protocol::{ClientMsg, Cookie, RejectReason, ServerMsg, Welcome};
+use crate::net::protocol::{
+    ClientMsg, Cookie, MIN_CONNECT_BYTES, RejectReason, ServerMsg, Welcome,
+};
 use crate::net::secure::{self, ClientHandshake, Session};
 use crate::net::transport::{Traffic, Transport};
 
@@ -24,8 +27,8 @@ const CONNECT_RETRY: Duration = Duration::from_millis(250);
 /// The longest the connect loop sleeps before asking its caller whether to go on.
 const CONNECT_CHECK: Duration = Duration::from_millis(50);
 /// Connect requests sent with one cookie and left unanswered before the cookie is
-/// dropped and a fresh challenge asked for: a forged or corrupted challenge costs half
-/// a second, not the whole timeout.
+/// dropped and a fresh challenge asked for (a padded one counts as all, `path_probe`):
+/// a forged or corrupted challenge costs a retry or two, not the whole timeout.
 const COOKIE_TRIES: u32 = 2;
 /// Challenges answered at once in one retry period: each new cookie is tried as it
 /// comes (a forged one beside the real one costs a request, not a retry), but a flood
@@ -74,6 +77,9 @@ pub(crate) struct Link {
     last_opened: Instant,
     /// Our `Leave` is going out: the server's unsealed `Left` is taken.
     leaving: bool,
+    /// The size connect requests are padded to, which the server budgets the
+    /// session's datagrams by.
+    probe: PathProbe,
 }
 
 /// Appends a session's keys to the key log: a file only its owner may read (made so,
@@ -141,6 +147,7 @@ impl Link {
             forgotten: false,
             last_opened: Instant::now(),
             leaving: false,
+            probe: PathProbe::default(),
         })
         .map(|mut link| {
             link.new_session();
@@ -176,6 +183,11 @@ impl Link {
 
     pub(crate) fn server(&self) -> SocketAddr {
         self.server
+    }
+
+    /// The IP packet size the join's connect requests were padded to (`PathProbe`).
+    pub(crate) fn path_mtu(&self) -> usize {
+        self.probe.path_mtu(self.server.ip())
     }
 
     pub(crate) fn traffic(&self) -> Traffic {
@@ -328,6 +340,7 @@ impl Link {
         let mut welcome: Option<Welcome> = None;
         let mut map = MapAssembler::default();
         let mut early = VecDeque::new();
+        self.probe.restart();
         loop {
             if cancel()? {
                 return Ok(None);
@@ -337,17 +350,12 @@ impl Link {
                 return Err(self.no_answer(timeout));
             }
             if now >= next_try {
-                if cookie.is_some() && self.session.is_none() {
-                    // A cookie the server does not answer is forged or spoiled: ask for
-                    // a fresh challenge.
-                    if cookie_tries >= COOKIE_TRIES {
-                        cookie = None;
-                        cookie_tries = 0;
-                    } else {
-                        cookie_tries += 1;
-                    }
+                // A cookie the server does not answer is forged or spoiled: ask for a
+                // fresh challenge.
+                if cookie.is_some() && self.session.is_none() && cookie_tries >= COOKIE_TRIES {
+                    (cookie, cookie_tries) = (None, 0);
                 }
-                self.send_connect(now, name, cookie)?;
+                cookie_tries += self.send_connect(now, start, name, cookie)?;
                 next_try = now + CONNECT_RETRY;
                 prompt_answers = 0;
             }
@@ -385,12 +393,12 @@ impl Link {
                 challenge_rtt.get_or_insert(now - start);
             }
             for c in challenges {
+                (cookie, cookie_tries) = (Some(c), 0);
                 if prompt_answers < PROMPT_ANSWERS {
                     prompt_answers += 1;
-                    self.send_connect(now, name, Some(c))?;
+                    cookie_tries = self.send_connect(now, start, name, cookie)?;
+                    next_try = now + CONNECT_RETRY;
                 }
-                cookie = Some(c);
-                cookie_tries = 1;
             }
             // The server's answer opened (only the server's key makes one that does):
             // after that a refusal cannot be the server's. A challenge is no such proof.
@@ -424,18 +432,26 @@ impl Link {
         }
     }
 
-    /// Sends a connect request with our hello and `cookie`.
+    /// Sends a connect request with our hello and `cookie`: the cookie's tries it used.
     fn send_connect(
         &mut self,
         now: Instant,
+        start: Instant,
         name: &str,
         cookie: Option<Cookie>,
-    ) -> anyhow::Result<()> {
+    ) -> anyhow::Result<u32> {
         let hello = self.handshake.hello();
-        match codec::connect_request(name, cookie, hello, &mut self.buf) {
+        // A small path is tried once the simulated lag, if any, is waited out.
+        let lag = Duration::from_millis(self.handshake_lag_ms.into());
+        let (ip, session) = (self.server.ip(), self.session.is_some());
+        let size = self
+            .probe
+            .next_request(ip, now, start + lag, cookie.is_some(), session);
+        match codec::connect_request_padded(name, cookie, hello, size, &mut self.buf) {
             Ok(()) => {
                 self.transport.send(now, self.server, &self.buf);
-                Ok(())
+                let padded = size > MIN_CONNECT_BYTES;
+                Ok(if padded { COOKIE_TRIES } else { 1 })
             }
             Err(e) => bail!("cannot encode a connect request: {e}"),
         }
@@ -469,6 +485,8 @@ impl Link {
                 self.server,
                 self.handshake_lag_ms
             )
+        } else if let Some(why) = self.probe.no_answer(self.server.ip()) {
+            anyhow::anyhow!("no answer from {} within {secs} s {why}", self.server)
         } else {
             anyhow::anyhow!(
                 "no answer from {} within {secs} s: is a netarena server running there?",
@@ -486,13 +504,13 @@ mod tests {
     use crate::net::protocol::RosterEntry;
     use crate::net::secure::{ServerKey, accept};
 
-    /// Waits for a connect request on `server`: its sender, cookie and hello.
-    fn connect_request(server: &UdpSocket) -> (SocketAddr, Option<Cookie>, [u8; 32]) {
+    /// Waits for a connect request on `server`: its sender, cookie, hello and size.
+    fn connect_request(server: &UdpSocket) -> (SocketAddr, Option<Cookie>, [u8; 32], usize) {
         let mut buf = [0u8; 2048];
         loop {
             let (n, client) = server.recv_from(&mut buf).unwrap();
             if let Ok(ClientMsg::Connect { cookie, hello, .. }) = codec::decode_client(&buf[..n]) {
-                return (client, cookie, hello);
+                return (client, cookie, hello, n);
             }
         }
     }
@@ -500,7 +518,7 @@ mod tests {
     /// Answers the next connect request's hello as session `id`: the client's address
     /// and the server's end of the session.
     fn answer_hello(server: &UdpSocket, key: &ServerKey, id: u8) -> (SocketAddr, Session) {
-        let (client, _, hello) = connect_request(server);
+        let (client, _, hello, _) = connect_request(server);
         let (answer, session) = accept(key, &hello, id).unwrap();
         let mut out = Vec::new();
         codec::encode_server(&ServerMsg::Accept(answer), &mut out).unwrap();
@@ -708,7 +726,9 @@ mod tests {
     }
 
     /// A forged challenge (its cookie the server refuses, so it never answers) used to
-    /// hold the join until its timeout: the link now asks for a fresh one.
+    /// hold the join until its timeout: the link now asks for a fresh one. Its padded
+    /// request went unanswered, but the fresh cookie's is answered: the path is not
+    /// taken for a small one (the server got a full-size request).
     #[test]
     fn a_forged_challenge_costs_a_retry_not_the_timeout() {
         let server = UdpSocket::bind("127.0.0.1:0").unwrap();
@@ -725,7 +745,7 @@ mod tests {
             let key = ServerKey::generate();
             let mut forged_sent = false;
             loop {
-                let (client, cookie, hello) = connect_request(&server);
+                let (client, cookie, hello, len) = connect_request(&server);
                 let mut out = Vec::new();
                 let answer = match cookie {
                     // The first challenge is a forger's, winning the race.
@@ -735,6 +755,7 @@ mod tests {
                     }
                     None => ServerMsg::Challenge(real),
                     Some(c) if c == real => {
+                        assert_eq!(len, codec::MAX_CLIENT_DATAGRAM, "the real cookie's request");
                         let (answer, mut session) = accept(&key, &hello, 1).unwrap();
                         codec::encode_server(&ServerMsg::Accept(answer), &mut out).unwrap();
                         server.send_to(&out, client).unwrap();
@@ -763,6 +784,7 @@ mod tests {
         let welcome = link.connect("ann", Duration::from_secs(3), || Ok(false));
         fake.join().unwrap();
         assert_eq!(welcome.unwrap().unwrap().player_id, 1);
+        assert_eq!(link.path_mtu(), 1228, "a forged cookie is no small path");
     }
 
     /// A server whose key is not the pinned one is refused with one line.

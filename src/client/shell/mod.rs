@@ -26,6 +26,7 @@ pub mod headless;
 pub mod interactive;
 pub mod join_screen;
 mod link;
+mod path_probe;
 mod pump;
 mod rejoin;
 pub mod terminal;
