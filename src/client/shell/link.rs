@@ -4,7 +4,7 @@ use std::collections::VecDeque;
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use mio::{Events, Poll, Token};
 
 use crate::client::ClientConfig;
@@ -13,36 +13,26 @@ use crate::client::shell::path_probe::PathProbe;
 use crate::client::tap::LinkTotals;
 use crate::net::codec;
 use crate::net::conditioner::Conditions;
-use crate::net::map_chunks::MapAssembler;
-use crate::net::protocol::{
-    ClientMsg, Cookie, MIN_CONNECT_BYTES, RejectReason, ServerMsg, Welcome,
-};
+use crate::net::protocol::{ClientMsg, ServerMsg};
 use crate::net::secure::{self, ClientHandshake, Session};
 use crate::net::transport::{Traffic, Transport};
 
 const SOCKET: Token = Token(0);
 const TERMINAL: Token = Token(1);
-/// How often a connect request is repeated while waiting for an answer.
-const CONNECT_RETRY: Duration = Duration::from_millis(250);
-/// The longest the connect loop sleeps before asking its caller whether to go on.
-const CONNECT_CHECK: Duration = Duration::from_millis(50);
-/// Connect requests sent with one cookie and left unanswered before the cookie is
-/// dropped and a fresh challenge asked for (a padded one counts as all, `path_probe`):
-/// a forged or corrupted challenge costs a retry or two, not the whole timeout.
-const COOKIE_TRIES: u32 = 2;
-/// Challenges answered at once in one retry period: each new cookie is tried as it
-/// comes (a forged one beside the real one costs a request, not a retry), but a flood
-/// of forged ones does not make the client flood the server.
-const PROMPT_ANSWERS: u32 = 2;
-/// New challenges kept from one read: the first are answered at once and the last
-/// becomes the cookie; more are dropped (a flood of forged ones costs no quadratic
-/// search, and the real one comes again on the next retry).
-const CHALLENGES_KEPT: usize = 8;
-/// How long a refusal must stand, with requests still going out and no answer that
-/// opens coming back, before the join gives up (and at least three round trips of the
-/// challenge): a refusal carries no proof (an older client must be able to read it),
-/// so one forged by a stranger is outlived by the real server's answer.
-const REFUSAL_STANDS: Duration = Duration::from_millis(600);
+
+/// Sealed datagrams kept while the handshake's answer is on its way: the welcome and
+/// the map's chunks that overtook it. Dropped, each cost the client a repeated connect,
+/// which the server reads as a burst its link could not carry.
+const OVERTAKEN_KEPT: usize = 16;
+
+/// What came ahead of its turn during a join.
+#[derive(Default)]
+struct Early {
+    msgs: VecDeque<(ServerMsg, usize)>,
+    sealed: Vec<Vec<u8>>,
+}
+
+mod join;
 
 pub(crate) struct Link {
     poll: Poll,
@@ -55,8 +45,9 @@ pub(crate) struct Link {
     /// join that gets no answer says so (the server may answer from another address).
     strangers: u64,
     last_stranger: Option<SocketAddr>,
-    /// Messages that came in the same read as the welcome, for the first pump.
-    early: VecDeque<(ServerMsg, usize)>,
+    /// What came ahead of its turn: messages in the same read as the welcome (for the
+    /// first pump), and sealed datagrams that overtook the handshake's answer.
+    early: Early,
     /// The simulated delay of the join handshake (two round trips: the challenge, then
     /// the welcome), at the worst of the jitter, for saying why a connect timed out.
     handshake_lag_ms: u32,
@@ -132,7 +123,7 @@ impl Link {
             malformed: 0,
             strangers: 0,
             last_stranger: None,
-            early: VecDeque::new(),
+            early: Early::default(),
             handshake_lag_ms: 2
                 * (config.outgoing.latency_ms
                     + config.outgoing.jitter_ms
@@ -245,7 +236,7 @@ impl Link {
     /// while leaving, and "not connected", which the link weighs itself. The
     /// handshake's answer is taken here, so what follows it in the same read opens.
     pub(crate) fn pump(&mut self, now: Instant, mut deliver: impl FnMut(ServerMsg, usize)) {
-        for (msg, len) in self.early.drain(..) {
+        for (msg, len) in self.early.msgs.drain(..) {
             deliver(msg, len);
         }
         self.transport.flush(now);
@@ -257,6 +248,7 @@ impl Link {
         let key_log = self.key_log.as_deref();
         let (strangers, last_stranger) = (&mut self.strangers, &mut self.last_stranger);
         let (last_opened, leaving) = (&mut self.last_opened, self.leaving);
+        let overtook = &mut self.early.sealed;
         self.transport.receive(now, |from, bytes| {
             if from != server {
                 *strangers += 1;
@@ -292,6 +284,17 @@ impl Link {
                                 }
                                 *session = Some((done.id, done.session));
                                 *last_opened = now;
+                                // What overtook the answer on the way opens now.
+                                for b in overtook.drain(..) {
+                                    let keys = session.as_mut().map(|(_, s)| s);
+                                    match codec::open_server(keys, &b, scratch) {
+                                        Ok(msg) => deliver(msg, b.len()),
+                                        Err(e) => {
+                                            *malformed += 1;
+                                            tracing::debug!("dropped datagram from server: {e}");
+                                        }
+                                    }
+                                }
                             }
                             Err(line) => *refused_key = Some(line),
                         },
@@ -308,153 +311,17 @@ impl Link {
                     *malformed += 1;
                     tracing::debug!("dropped an unsealed {msg:?} in the session");
                 }
+                // Sealed before there is a session: it overtook the handshake's answer
+                // (a path that reorders), and opens once that comes.
+                Err(_) if sealed && session.is_none() && overtook.len() < OVERTAKEN_KEPT => {
+                    overtook.push(bytes.to_vec());
+                }
                 Err(e) => {
                     *malformed += 1;
                     tracing::debug!("dropped datagram from server: {e}");
                 }
             }
         });
-    }
-
-    /// Asks to join until welcomed, refused, or `timeout` passes. The server first
-    /// answers with a challenge cookie, which the next request echoes. `cancel` is asked
-    /// at least every 50 ms; when it says true the attempt ends with None.
-    pub(crate) fn connect(
-        &mut self,
-        name: &str,
-        timeout: Duration,
-        mut cancel: impl FnMut() -> anyhow::Result<bool>,
-    ) -> anyhow::Result<Option<Welcome>> {
-        let start = Instant::now();
-        let deadline = start + timeout;
-        let mut cookie = None;
-        let mut cookie_tries = 0;
-        let mut prompt_answers = 0;
-        let mut next_try = start;
-        // A refusal heard, and since when nothing of the handshake came back.
-        let mut refused: Option<(RejectReason, Instant)> = None;
-        // From the first request to the first challenge: the handshake's round trip.
-        let mut challenge_rtt: Option<Duration> = None;
-        // The map follows the welcome in chunks; until all are in, retrying the connect
-        // request has the server send the welcome and the chunks again.
-        let mut welcome: Option<Welcome> = None;
-        let mut map = MapAssembler::default();
-        let mut early = VecDeque::new();
-        self.probe.restart();
-        loop {
-            if cancel()? {
-                return Ok(None);
-            }
-            let now = Instant::now();
-            if now >= deadline {
-                return Err(self.no_answer(timeout));
-            }
-            if now >= next_try {
-                // A cookie the server does not answer is forged or spoiled: ask for a
-                // fresh challenge.
-                if cookie.is_some() && self.session.is_none() && cookie_tries >= COOKIE_TRIES {
-                    (cookie, cookie_tries) = (None, 0);
-                }
-                cookie_tries += self.send_connect(now, start, name, cookie)?;
-                next_try = now + CONNECT_RETRY;
-                prompt_answers = 0;
-            }
-            let had_session = self.session.is_some();
-            let mut progress = false;
-            let mut challenges: Vec<Cookie> = Vec::new();
-            let mut rejection = None;
-            self.pump(now, |msg, len| match msg {
-                ServerMsg::Welcome(w) => {
-                    welcome = Some(w);
-                    progress = true;
-                }
-                ServerMsg::MapChunk(c) => {
-                    if let Err(e) = map.add(now, &c) {
-                        tracing::warn!("the server sent an unusable map chunk: {e}");
-                    }
-                }
-                ServerMsg::Reject(reason) => rejection = Some(reason),
-                ServerMsg::Challenge(c)
-                    if challenges.len() < CHALLENGES_KEPT
-                        && !challenges.contains(&c)
-                        && Some(c) != cookie =>
-                {
-                    challenges.push(c);
-                }
-                ServerMsg::Challenge(_) => {}
-                // What follows the welcome (the roster, a snapshot) is the session's:
-                // keep it for the first pump.
-                other if welcome.is_some() => early.push_back((other, len)),
-                _ => {}
-            });
-            // Answer each new challenge at once rather than at the next retry: the real
-            // one is answered even when a forged one came in the same read.
-            if !challenges.is_empty() {
-                challenge_rtt.get_or_insert(now - start);
-            }
-            for c in challenges {
-                (cookie, cookie_tries) = (Some(c), 0);
-                if prompt_answers < PROMPT_ANSWERS {
-                    prompt_answers += 1;
-                    cookie_tries = self.send_connect(now, start, name, cookie)?;
-                    next_try = now + CONNECT_RETRY;
-                }
-            }
-            // The server's answer opened (only the server's key makes one that does):
-            // after that a refusal cannot be the server's. A challenge is no such proof.
-            progress |= self.session.is_some() && !had_session;
-            if progress {
-                refused = None;
-            } else if let Some(reason) = rejection
-                && self.session.is_none()
-            {
-                refused.get_or_insert((reason, now));
-            }
-            if let Some(w) = &mut welcome
-                && let Some(text) = map.take(&w.map)
-            {
-                w.map_text = text;
-                self.early = early;
-                return Ok(welcome.take());
-            }
-            if let Some(line) = self.refused_key.take() {
-                bail!("{line}");
-            }
-            let stands = REFUSAL_STANDS.max(challenge_rtt.unwrap_or_default() * 3);
-            if let Some((reason, since)) = &refused
-                && now >= *since + stands
-            {
-                bail!("{} refused to let us join: {reason}", self.server);
-            }
-            if next_try > now {
-                self.wait(next_try.min(deadline).min(now + CONNECT_CHECK))?;
-            }
-        }
-    }
-
-    /// Sends a connect request with our hello and `cookie`: the cookie's tries it used.
-    fn send_connect(
-        &mut self,
-        now: Instant,
-        start: Instant,
-        name: &str,
-        cookie: Option<Cookie>,
-    ) -> anyhow::Result<u32> {
-        let hello = self.handshake.hello();
-        // A small path is tried once the simulated lag, if any, is waited out.
-        let lag = Duration::from_millis(self.handshake_lag_ms.into());
-        let (ip, session) = (self.server.ip(), self.session.is_some());
-        let size = self
-            .probe
-            .next_request(ip, now, start + lag, cookie.is_some(), session);
-        match codec::connect_request_padded(name, cookie, hello, size, &mut self.buf) {
-            Ok(()) => {
-                self.transport.send(now, self.server, &self.buf);
-                let padded = size > MIN_CONNECT_BYTES;
-                Ok(if padded { COOKIE_TRIES } else { 1 })
-            }
-            Err(e) => bail!("cannot encode a connect request: {e}"),
-        }
     }
 
     /// What crossed the link in the `seconds` it was used.
@@ -469,31 +336,6 @@ impl Link {
             malformed_in: self.malformed(),
         }
     }
-
-    /// Why a connect got no answer: the simulated lag, if that alone is too long.
-    fn no_answer(&self, timeout: Duration) -> anyhow::Error {
-        let secs = timeout.as_secs_f64();
-        if let Some(other) = self.last_stranger {
-            anyhow::anyhow!(
-                "no answer from {} within {secs} s, but {} datagrams came from {other}: the server may be answering from another of its addresses; try joining that one",
-                self.server,
-                self.strangers
-            )
-        } else if Duration::from_millis(self.handshake_lag_ms.into()) >= timeout {
-            anyhow::anyhow!(
-                "no answer from {} within {secs} s: the simulated lag alone makes joining take {} ms (two round trips); lower --lag",
-                self.server,
-                self.handshake_lag_ms
-            )
-        } else if let Some(why) = self.probe.no_answer(self.server.ip()) {
-            anyhow::anyhow!("no answer from {} within {secs} s {why}", self.server)
-        } else {
-            anyhow::anyhow!(
-                "no answer from {} within {secs} s: is a netarena server running there?",
-                self.server
-            )
-        }
-    }
 }
 
 #[cfg(test)]
@@ -501,7 +343,7 @@ mod tests {
     use std::net::UdpSocket;
 
     use super::*;
-    use crate::net::protocol::RosterEntry;
+    use crate::net::protocol::{Cookie, RejectReason, RosterEntry};
     use crate::net::secure::{ServerKey, accept};
 
     /// Waits for a connect request on `server`: its sender, cookie, hello and size.
